@@ -1,0 +1,285 @@
+"""Configuration models (seed 003) and the layered loader.
+
+Every model forbids unknown keys, so a typo such as ``llm.timout`` is an error that
+names the key path and where it came from, never a silently ignored setting.
+
+Layers, lowest first: the defaults below < ``.agentls.yaml`` at the workspace root
+(or a file given) < overrides passed in (the server's initializationOptions and
+didChangeConfiguration, CLI flags).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import ValidationError as PydanticValidationError
+
+from agent.errors import ConfigError
+
+CONFIG_FILE_NAME = ".agentls.yaml"
+
+ConfirmMode = Literal["yolo", "confirm-all", "confirm-sensitive"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class LLMConfig(_Strict):
+    """How to reach the model, through litellm."""
+
+    provider: Literal["litellm"] = Field(
+        "litellm", description="Model access library; litellm is the only one supported."
+    )
+    mode: Literal["direct", "proxy"] = Field(
+        "direct",
+        description="`direct` calls the provider through litellm; `proxy` talks to a "
+        "LiteLLM proxy at `api_base` (model names are the proxy's aliases).",
+    )
+    model: str = Field("gpt-4o", description="Any litellm model name, e.g. `openai/gpt-4o-mini`.")
+    api_base: str | None = Field(
+        None, description="Custom base URL (LiteLLM proxy, Ollama, a local server)."
+    )
+    api_key_env: str = Field(
+        "LITELLM_API_KEY",
+        description="Name of the environment variable that holds the API key "
+        "(the key itself never goes in the config). Read at call time.",
+    )
+    timeout: int = Field(60, ge=1, description="Seconds allowed for one call to the model.")
+    retries: int = Field(
+        2, ge=0, le=10, description="Retries on transient errors (429, timeouts, 5xx)."
+    )
+    stream: bool = Field(True, description="Stream the model's text as it is written.")
+
+
+class AgentConfig(_Strict):
+    """One agent: its prompt, its tools and how much it may do without asking."""
+
+    system_prompt: str = Field(description="The first message of every run of this agent.")
+    allowed_tools: list[str] = Field(
+        default_factory=list, description="Tools this agent may use; empty means all of them."
+    )
+    confirm_mode: ConfirmMode = Field(
+        "confirm-sensitive",
+        description="`yolo`: never ask; `confirm-sensitive`: ask before tools that write, "
+        "delete or run things; `confirm-all`: ask before every tool.",
+    )
+    max_steps: int = Field(20, ge=1, description="Maximum iterations of the agent loop.")
+
+
+class LoggingConfig(_Strict):
+    """Where the server and the CLI write their logs (never to the LSP stream)."""
+
+    level: Literal["debug", "info", "warn", "error"] = Field("info", description="Log level.")
+    file: Path | None = Field(None, description="Optional JSONL log file.")
+    verbose: int = Field(0, ge=0, description="0=warn, 1=info, 2=debug, 3+=everything.")
+
+
+class WorkspaceConfig(_Strict):
+    """The directory the agent works in; every file operation is confined to it."""
+
+    root: Path = Field(Path("."), description="Workspace root, relative to the config file.")
+    allow_delete: bool = Field(False, description="Allow the delete_file tool.")
+
+
+class MCPServerConfig(_Strict):
+    """One remote MCP server whose tools the agent may call."""
+
+    name: str = Field(description="Identifier; tools are registered as `mcp_{name}_{tool}`.")
+    url: str = Field(description="The server's MCP endpoint, e.g. `http://127.0.0.1:8000/mcp`.")
+    token_env: str | None = Field(
+        None, description="Environment variable holding the Bearer token."
+    )
+    token: SecretStr | None = Field(
+        None, description="Inline Bearer token (discouraged: prefer `token_env`)."
+    )
+
+
+class MCPConfig(_Strict):
+    """Remote MCP servers."""
+
+    servers: list[MCPServerConfig] = Field(
+        default_factory=list, description="MCP servers to connect to."
+    )
+
+
+DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = (
+    ".git",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    "dist",
+    "build",
+    ".tox",
+    ".pytest_cache",
+    ".mypy_cache",
+)
+
+
+class IndexerConfig(_Strict):
+    """The repository index that gives the model its map of the workspace."""
+
+    enabled: bool = Field(True, description="Index the workspace and put its tree in the prompt.")
+    max_file_size: int = Field(
+        1_000_000, ge=1, description="Files larger than this many bytes are skipped."
+    )
+    exclude_dirs: list[str] = Field(
+        default_factory=list,
+        description="Directories to skip, beyond .git, node_modules, __pycache__, .venv, "
+        "venv, dist, build, .tox, .pytest_cache, .mypy_cache.",
+    )
+    exclude_patterns: list[str] = Field(
+        default_factory=list, description="File globs to skip, beyond *.pyc, *.min.js, etc."
+    )
+    use_cache: bool = Field(True, description="Cache the index on disk (5-minute TTL).")
+
+
+class ContextConfig(_Strict):
+    """The three levels that keep the conversation inside the model's window."""
+
+    max_tool_result_tokens: int = Field(
+        2000, ge=0, description="Level 1: truncate longer tool results (0 disables)."
+    )
+    summarize_after_steps: int = Field(
+        8, ge=0, description="Level 2: summarise old steps after this many (0 disables)."
+    )
+    keep_recent_steps: int = Field(
+        4, ge=0, description="Level 2: recent steps kept whole when summarising."
+    )
+    max_context_tokens: int = Field(
+        80000, ge=0, description="Level 3: hard limit, oldest steps dropped (0 disables)."
+    )
+    parallel_tools: bool = Field(True, description="Run independent tool calls in parallel.")
+
+
+class EvaluationConfig(_Strict):
+    """The SelfEvaluator that checks the result after a successful run."""
+
+    mode: Literal["off", "basic", "full"] = Field(
+        "off", description="`basic`: one check; `full`: check and retry with corrections."
+    )
+    max_retries: int = Field(2, ge=1, le=5, description="Correction rounds in `full` mode.")
+    confidence_threshold: float = Field(
+        0.8, ge=0.0, le=1.0, description="Minimum confidence to accept the result."
+    )
+
+
+class AppConfig(_Strict):
+    """The root of `.agentls.yaml`."""
+
+    llm: LLMConfig = Field(default_factory=LLMConfig, description="Model access.")
+    agents: dict[str, AgentConfig] = Field(
+        default_factory=dict, description="Custom agents, by name (override or add to defaults)."
+    )
+    logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Logging.")
+    workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig, description="Workspace.")
+    mcp: MCPConfig = Field(default_factory=MCPConfig, description="MCP servers.")
+    indexer: IndexerConfig = Field(default_factory=IndexerConfig, description="Repository index.")
+    context: ContextConfig = Field(default_factory=ContextConfig, description="Context window.")
+    evaluation: EvaluationConfig = Field(
+        default_factory=EvaluationConfig, description="Self-evaluation."
+    )
+
+    def redacted(self) -> dict[str, Any]:
+        """The config as plain data, safe to log or show: inline secrets are masked."""
+        data = self.model_dump(mode="json")
+        for server in data.get("mcp", {}).get("servers", []):
+            if server.get("token"):
+                server["token"] = "***"
+        return data
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge ``override`` into a copy of ``base``; nested mappings merge, the rest replaces."""
+    merged: dict[str, Any] = copy.deepcopy(dict(base))
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+_MESSAGES = {
+    "extra_forbidden": "extra field not permitted",
+    "missing": "field required",
+}
+
+
+def format_validation_error(error: PydanticValidationError, source: str) -> str:
+    """One line per problem: ``llm.timout: extra field not permitted in .agentls.yaml``."""
+    lines = []
+    for item in error.errors():
+        path = ".".join(str(part) for part in item["loc"]) or "(root)"
+        message = _MESSAGES.get(item["type"], item["msg"])
+        lines.append(f"{path}: {message} in {source}")
+    return "\n".join(lines)
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Parse a YAML config file into a mapping; a YAML or shape error is a ConfigError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path.name}{where}: invalid YAML: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path.name}: the top level must be a mapping of keys")
+    return data
+
+
+def validate_config(data: Mapping[str, Any], source: str) -> AppConfig:
+    """Validate plain data as an AppConfig, naming ``source`` in any error."""
+    try:
+        return AppConfig.model_validate(dict(data))
+    except PydanticValidationError as exc:
+        raise ConfigError(format_validation_error(exc, source)) from exc
+
+
+def load_config(
+    workspace: Path | str | None = None,
+    config_file: Path | str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    overrides_source: str = "overrides",
+) -> AppConfig:
+    """Build the effective config: defaults < YAML file < ``overrides``.
+
+    The YAML file is ``config_file`` when given, else ``.agentls.yaml`` in
+    ``workspace`` if it exists. ``workspace.root`` is resolved against the file's
+    directory; when a ``workspace`` argument is given it wins over the file.
+    """
+    base_dir = Path(workspace) if workspace is not None else Path.cwd()
+    file_data: dict[str, Any] = {}
+    source_name = CONFIG_FILE_NAME
+    path: Path | None = Path(config_file) if config_file is not None else None
+    if path is None and (base_dir / CONFIG_FILE_NAME).is_file():
+        path = base_dir / CONFIG_FILE_NAME
+    if path is not None:
+        file_data = read_config_file(path)
+        source_name = path.name
+        validate_config(file_data, source_name)  # errors name the file, not the merge
+
+    merged = deep_merge(file_data, overrides or {})
+    config = validate_config(merged, overrides_source if overrides else source_name)
+
+    root = config.workspace.root
+    if workspace is not None and "root" not in (overrides or {}).get("workspace", {}):
+        root = Path(workspace)
+    elif not root.is_absolute():
+        root = (path.parent if path is not None else base_dir) / root
+    config.workspace.root = Path(os.path.abspath(root))
+    return config

@@ -1,0 +1,372 @@
+"""File access for tools, confined to the workspace.
+
+``FileAccess`` is the seam between tools and storage: tools read and write through
+it and never touch ``open`` themselves. ``DiskFileAccess`` (here) writes atomically
+to disk; the language server substitutes one that reads the editor's buffers and
+turns writes into ``workspace/applyEdit``. Every path goes through ``confine``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import hashlib
+import os
+import stat
+import tempfile
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from agent.errors import PathTraversalError, ValidationError
+
+BINARY_SNIFF_BYTES = 8192
+
+
+def confine(root: Path, path: str, *, for_write: bool = False) -> Path:
+    """Resolve ``path`` (relative to ``root``) and refuse anything outside ``root``.
+
+    Refused: NUL bytes, ``~``, absolute paths, ``..`` escapes, symlinks (on the final
+    component or on any parent) that resolve outside, and writes into ``.git/``.
+    """
+    if not isinstance(path, str) or path.strip() == "":
+        raise PathTraversalError("empty path")
+    if "\x00" in path:
+        raise PathTraversalError(f"path contains a NUL byte: {path!r}")
+    if path.startswith("~"):
+        raise PathTraversalError(f"'~' paths are not allowed, use a workspace-relative path: {path}")
+    if os.path.isabs(path):
+        raise PathTraversalError(f"absolute paths are not allowed: {path}")
+    real_root = Path(os.path.realpath(root))
+    # realpath resolves every symlink on the way, parents included, even when the
+    # final component does not exist yet.
+    resolved = Path(os.path.realpath(real_root / path))
+    if resolved != real_root and real_root not in resolved.parents:
+        raise PathTraversalError(f"path escapes the workspace: {path}")
+    if for_write:
+        rel = resolved.relative_to(real_root)
+        if rel.parts and rel.parts[0] == ".git":
+            raise PathTraversalError(f"writing inside .git/ is not allowed: {path}")
+    return resolved
+
+
+def relpath(root: Path, path: Path) -> str:
+    """``path`` relative to the resolved ``root``, with forward slashes."""
+    return Path(path).relative_to(Path(os.path.realpath(root))).as_posix()
+
+
+def is_binary(data: bytes) -> bool:
+    """A NUL byte in the first few KiB marks a file as binary (as git does)."""
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A file's text as the agent sees it."""
+
+    path: str
+    text: str
+    lossy: bool = False  # non-UTF-8 bytes were replaced
+    version: int | None = None  # the editor's document version, when open
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file the agent wants changed. ``new_text=None`` deletes the file.
+
+    ``base_text`` is the text the change was computed from (None: the file is new);
+    an implementation refuses the change as stale if the file no longer holds it.
+    """
+
+    path: str
+    new_text: str | None
+    base_text: str | None
+
+
+EditStatus = Literal["applied", "rejected", "partial", "stale", "failed"]
+
+
+@dataclass
+class EditOutcome:
+    """What happened to a proposed change: the truth the model is told."""
+
+    status: EditStatus
+    message: str = ""
+    paths: list[str] = field(default_factory=list)
+    #: For ``partial``: per path, which hunks (1-based) were kept and which dropped.
+    kept_hunks: dict[str, list[int]] = field(default_factory=dict)
+    dropped_hunks: dict[str, list[int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EditProposal:
+    """A change shown to a human for confirmation."""
+
+    changes: Sequence[FileChange]
+    diff: str
+    added: int
+    removed: int
+
+
+EditConfirmer = Callable[[EditProposal], Awaitable[bool]]
+
+
+def unified_diff(path: str, old: str | None, new: str | None) -> str:
+    """A ``diff -u`` style text for display and for the model."""
+    old_lines = (old or "").splitlines(keepends=True)
+    new_lines = (new or "").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old_lines,
+        new_lines,
+        fromfile="/dev/null" if old is None else f"a/{path}",
+        tofile="/dev/null" if new is None else f"b/{path}",
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def diff_stats(diff: str) -> tuple[int, int]:
+    """Lines added and removed in a unified diff."""
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
+
+
+def make_proposal(changes: Sequence[FileChange]) -> EditProposal:
+    diff = "".join(unified_diff(c.path, c.base_text, c.new_text) for c in changes)
+    added, removed = diff_stats(diff)
+    return EditProposal(changes=list(changes), diff=diff, added=added, removed=removed)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class FileAccess(ABC):
+    """Reads and writes for tools; owns confinement and remembers what the agent read.
+
+    The read record is what protects text the user typed since the agent read a
+    file: a whole-file write over a file that changed since the agent's last read
+    is refused as stale.
+    """
+
+    def __init__(self, root: Path, *, max_file_size: int = 1_000_000) -> None:
+        self.root = Path(os.path.realpath(root))
+        self.max_file_size = max_file_size
+        self._seen: dict[str, str] = {}
+
+    # -- paths -----------------------------------------------------------------
+    def resolve(self, path: str, *, for_write: bool = False) -> Path:
+        return confine(self.root, path, for_write=for_write)
+
+    def rel(self, path: str) -> str:
+        """The canonical workspace-relative form of ``path`` (confined)."""
+        return relpath(self.root, self.resolve(path))
+
+    # -- the agent's view --------------------------------------------------------
+    def remember_read(self, path: str, text: str) -> None:
+        self._seen[self.rel(path)] = _digest(text)
+
+    def changed_since_read(self, path: str, current: str) -> bool:
+        """True when the agent read ``path`` before and it no longer holds that text."""
+        seen = self._seen.get(self.rel(path))
+        return seen is not None and seen != _digest(current)
+
+    # -- primitives ----------------------------------------------------------------
+    @abstractmethod
+    async def read_text(self, path: str) -> TextFile:
+        """The current text of ``path``. Raises ValidationError (missing, binary, too big)."""
+
+    @abstractmethod
+    async def exists(self, path: str) -> bool: ...
+
+    @abstractmethod
+    async def is_dir(self, path: str) -> bool: ...
+
+    @abstractmethod
+    async def list_dir(self, path: str) -> list[str]:
+        """Entry names of a directory (directories end with ``/``), sorted."""
+
+    @abstractmethod
+    async def apply(self, changes: Sequence[FileChange], *, confirm: bool) -> EditOutcome:
+        """Apply all ``changes`` or none. With ``confirm`` a human is asked first."""
+
+    async def write_text(self, path: str, text: str, *, confirm: bool = False) -> EditOutcome:
+        base = await self.read_text(path) if await self.exists(path) else None
+        change = FileChange(self.rel(path), text, base.text if base else None)
+        return await self.apply([change], confirm=confirm)
+
+    async def delete(self, path: str, *, confirm: bool = False) -> EditOutcome:
+        base = await self.read_text(path)
+        return await self.apply([FileChange(self.rel(path), None, base.text)], confirm=confirm)
+
+
+class DiskFileAccess(FileAccess):
+    """Files on disk: atomic writes, blocking work in threads.
+
+    ``confirmer`` asks a human about a change when ``confirm`` is set; without one
+    a change that needs confirmation is refused (nobody can be asked).
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        max_file_size: int = 1_000_000,
+        confirmer: EditConfirmer | None = None,
+    ) -> None:
+        super().__init__(root, max_file_size=max_file_size)
+        self.confirmer = confirmer
+        self._lock = asyncio.Lock()
+
+    async def read_text(self, path: str) -> TextFile:
+        target = self.resolve(path)
+        return await asyncio.to_thread(self._read_sync, path, target)
+
+    def _read_sync(self, path: str, target: Path) -> TextFile:
+        try:
+            info = target.stat()
+        except FileNotFoundError:
+            raise ValidationError(f"file not found: {path}") from None
+        except OSError as exc:
+            raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
+        if stat.S_ISDIR(info.st_mode):
+            raise ValidationError(f"{path} is a directory, not a file")
+        if info.st_size > self.max_file_size:
+            raise ValidationError(
+                f"{path} is {info.st_size} bytes, over the {self.max_file_size}-byte limit "
+                "(indexer.max_file_size); search it with grep or search_code instead"
+            )
+        try:
+            data = target.read_bytes()
+        except OSError as exc:
+            raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
+        if is_binary(data):
+            raise ValidationError(f"{path} is a binary file; only text files can be read")
+        try:
+            text, lossy = data.decode("utf-8"), False
+        except UnicodeDecodeError:
+            text, lossy = data.decode("utf-8", errors="replace"), True
+        # Universal newlines would hide CRLF from the patch engine: keep the text as is.
+        return TextFile(relpath(self.root, target), text, lossy)
+
+    async def exists(self, path: str) -> bool:
+        target = self.resolve(path)
+        return await asyncio.to_thread(target.exists)
+
+    async def is_dir(self, path: str) -> bool:
+        target = self.resolve(path)
+        return await asyncio.to_thread(target.is_dir)
+
+    async def list_dir(self, path: str) -> list[str]:
+        target = self.resolve(path)
+
+        def scan() -> list[str]:
+            try:
+                with os.scandir(target) as entries:
+                    names = []
+                    for entry in entries:
+                        try:
+                            names.append(entry.name + ("/" if entry.is_dir() else ""))
+                        except OSError:
+                            continue
+                    return sorted(names)
+            except FileNotFoundError:
+                raise ValidationError(f"directory not found: {path}") from None
+            except NotADirectoryError:
+                raise ValidationError(f"{path} is a file, not a directory") from None
+
+        return await asyncio.to_thread(scan)
+
+    async def apply(self, changes: Sequence[FileChange], *, confirm: bool) -> EditOutcome:
+        if not changes:
+            return EditOutcome("applied", "nothing to change")
+        targets = [self.resolve(c.path, for_write=True) for c in changes]
+        paths = [relpath(self.root, t) for t in targets]
+        # One change set at a time, so two parallel edits never interleave their
+        # stale-check and their write.
+        async with self._lock:
+            stale = await asyncio.to_thread(self._stale_paths, changes, targets)
+            if stale:
+                return EditOutcome(
+                    "stale",
+                    f"{', '.join(stale)} changed since the change was computed; read it again",
+                    paths,
+                )
+            if confirm:
+                if self.confirmer is None:
+                    return EditOutcome(
+                        "rejected",
+                        "this change needs confirmation and nobody can be asked "
+                        "(no terminal); nothing was changed",
+                        paths,
+                    )
+                if not await self.confirmer(make_proposal(changes)):
+                    return EditOutcome("rejected", "the user rejected this change", paths)
+            try:
+                await asyncio.to_thread(self._commit, changes, targets)
+            except OSError as exc:
+                return EditOutcome("failed", f"write failed: {exc}; nothing was changed", paths)
+        for change in changes:
+            if change.new_text is not None:
+                self.remember_read(change.path, change.new_text)
+        return EditOutcome("applied", "", paths)
+
+    def _stale_paths(self, changes: Sequence[FileChange], targets: Sequence[Path]) -> list[str]:
+        stale = []
+        for change, target in zip(changes, targets, strict=True):
+            if change.base_text is None:
+                if target.exists():
+                    stale.append(change.path)
+                continue
+            try:
+                current = self._read_sync(change.path, target).text
+            except ValidationError:
+                stale.append(change.path)
+                continue
+            if current != change.base_text:
+                stale.append(change.path)
+        return stale
+
+    def _commit(self, changes: Sequence[FileChange], targets: Sequence[Path]) -> None:
+        """Write every new file to a temp file first, then rename them all.
+
+        A failure before the renames leaves every file untouched; the renames
+        themselves are atomic per file.
+        """
+        staged: list[tuple[Path, Path]] = []
+        try:
+            for change, target in zip(changes, targets, strict=True):
+                if change.new_text is None:
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                mode = target.stat().st_mode & 0o7777 if target.exists() else None
+                fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                        handle.write(change.new_text)
+                        handle.flush()
+                        os.fsync(handle.fileno())
+                    if mode is not None:
+                        os.chmod(tmp, mode)
+                except BaseException:
+                    os.unlink(tmp)
+                    raise
+                staged.append((Path(tmp), target))
+        except BaseException:
+            for tmp, _ in staged:
+                tmp.unlink(missing_ok=True)
+            raise
+        for tmp, target in staged:
+            os.replace(tmp, target)
+        for change, target in zip(changes, targets, strict=True):
+            if change.new_text is None:
+                target.unlink(missing_ok=True)
