@@ -78,6 +78,14 @@ class Tool(ABC):
             "function": {"name": self.name, "description": self.description, "parameters": params},
         }
 
+    def auto_approval(self, args: dict[str, Any], agent: Any) -> str:
+        """A reason this sensitive call may run without asking (an allow-list match), or ''."""
+        return ""
+
+    async def describe_for_approval(self, args: Any, engine: Any) -> tuple[str, str]:
+        """(plain-words explanation, exact preview) shown when a human is asked."""
+        return f"The agent wants to run {self.name}.", ""
+
     def summarize_args(self, args: dict[str, Any]) -> dict[str, Any]:
         """Arguments safe and short enough to show in progress: paths and short values."""
         short: dict[str, Any] = {}

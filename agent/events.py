@@ -1,0 +1,126 @@
+"""Events the loop reports, and the Observer that receives them.
+
+The loop knows nothing of terminals or LSP: it emits these events and a front end
+renders them (the CLI prints, the server sends notifications and ``$/progress``).
+Observers are called synchronously from the loop and must not block: anything
+slow (I/O) is scheduled, not awaited.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class RunState(StrEnum):
+    """The run states of seed 001."""
+
+    IDLE = "idle"
+    PREPARING = "preparing"
+    MODEL_RUNNING = "model_running"
+    TOOL_RUNNING = "tool_running"
+    AWAITING_HUMAN = "awaiting_human"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class StatusChanged:
+    state: RunState
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class StreamText:
+    text: str
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    step: int
+    max_steps: int
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    step: int
+    max_steps: int
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    step: int
+    max_steps: int
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    success: bool
+    summary: str
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    text: str
+    status: str = "pending"  # pending | in_progress | done
+
+
+@dataclass(frozen=True)
+class PlanUpdated:
+    goal: str
+    steps: list[PlanStep] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class UsageReported:
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should know that is not part of the conversation."""
+
+    level: str  # info | warning | error
+    message: str
+
+
+AgentEvent = (
+    StatusChanged
+    | StreamText
+    | StepStarted
+    | ToolStarted
+    | ToolFinished
+    | PlanUpdated
+    | UsageReported
+    | Notice
+)
+
+Observer = Callable[[AgentEvent], None]
+
+
+def null_observer(event: AgentEvent) -> None:
+    """An observer that ignores everything."""
+
+
+def fan_out(observers: Iterable[Observer]) -> Observer:
+    """One observer that forwards to several; a failing observer never stops the loop."""
+    targets = list(observers)
+
+    def forward(event: AgentEvent) -> None:
+        for target in targets:
+            try:
+                target(event)
+            except Exception:
+                log.exception("observer failed on %s", type(event).__name__)
+
+    return forward
