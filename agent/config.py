@@ -139,6 +139,17 @@ class IndexerConfig(_Strict):
         default_factory=list, description="File globs to skip, beyond *.pyc, *.min.js, etc."
     )
     use_cache: bool = Field(True, description="Cache the index on disk (5-minute TTL).")
+    hold_text: bool = Field(
+        True,
+        description="Keep the text of indexed files in memory (one copy, kept current by the "
+        "watcher) so grep and search_code do not read the disk.",
+    )
+    max_text_bytes: int = Field(
+        256_000_000,
+        ge=0,
+        description="Memory cap for held text, in bytes; beyond it further files are searched "
+        "on disk.",
+    )
 
 
 class ContextConfig(_Strict):
