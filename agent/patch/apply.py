@@ -1,0 +1,134 @@
+"""Apply parsed file patches to text in memory, all or nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agent.errors import PatchError
+from agent.patch.model import FilePatch, Hunk
+from agent.patch.parse import parse_patch
+from agent.patch.seek import SeekFailure, seek
+
+Line = tuple[str, str]  # (text, line ending: "\n", "\r\n" or "" for a missing final newline)
+_SHOWN_LINES = 20
+
+
+def apply_patch(patch_text: str, read: Callable[[str], str | None]) -> dict[str, str | None]:
+    """Apply every file patch of ``patch_text`` and return path → new text (None = delete).
+
+    ``read(path)`` gives a file's current text or None when it does not exist. Nothing is
+    written: the caller writes the result only once every file has applied, so a failure in
+    the last file leaves the workspace untouched. Later patches of the same file see the
+    result of earlier ones.
+    """
+    result: dict[str, str | None] = {}
+
+    def current(path: str) -> str | None:
+        return result[path] if path in result else read(path)
+
+    for patch in parse_patch(patch_text):
+        new_text = apply_hunks(current(patch.source), patch)
+        if patch.is_rename:
+            if current(patch.path) is not None:
+                raise PatchError(f"cannot rename {patch.source} to {patch.path}: it exists")
+            result[patch.source] = None
+        result[patch.path] = new_text
+    return result
+
+
+def apply_hunks(old_text: str | None, fp: FilePatch) -> str | None:
+    """Apply ``fp`` to ``old_text`` (None: the file does not exist); None means deleted."""
+    if fp.is_new and old_text is not None:
+        raise PatchError(f"cannot create {fp.path}: it already exists")
+    if old_text is None and not fp.is_new:
+        verb = "delete" if fp.is_delete else "modify"
+        raise PatchError(
+            f"cannot {verb} {fp.source}: it does not exist (a new file needs '--- /dev/null')"
+        )
+    lines = _split(old_text or "")
+    eol = _dominant_eol(lines, fp.crlf)
+    out = _apply(lines, fp, eol)
+    if not fp.is_delete:
+        return "".join(text + ending for text, ending in out)
+    if out:
+        raise PatchError(
+            f"cannot delete {fp.path}: the patch removes only some of its lines "
+            f"({len(out)} would remain)"
+        )
+    return None
+
+
+def _apply(lines: list[Line], fp: FilePatch, eol: str) -> list[Line]:
+    texts = [text for text, _ in lines]
+    out: list[Line] = []
+    cursor = offset = 0
+    for number, hunk in enumerate(fp.hunks, 1):
+        stated = hunk.old_start - 1 if hunk.old_count else hunk.old_start
+        try:
+            at = seek(texts, hunk.old_lines, max(0, stated + offset), cursor)
+        except SeekFailure as exc:
+            raise PatchError(_failure(fp, number, hunk, str(exc))) from None
+        # Later hunks are usually displaced by as much as this one was.
+        offset = at - stated
+        out.extend(lines[cursor:at])
+        cursor = at
+        for line in hunk.lines:
+            if line.kind == " ":
+                out.append(lines[cursor])  # the file's version: it may differ in whitespace
+            if line.kind != "+":
+                cursor += 1
+            else:
+                out.append((line.text, eol))
+        if cursor == len(lines):
+            _set_final_newline(out, hunk, lines, eol)
+    out.extend(lines[cursor:])
+    return out
+
+
+def _set_final_newline(out: list[Line], hunk: Hunk, lines: list[Line], eol: str) -> None:
+    """Give the last line the ending the hunk's no-newline markers ask for.
+
+    Without a marker on either side the file keeps whatever it had: a model that never
+    writes the marker should not add or drop the final newline by accident.
+    """
+    if not out:
+        return
+    text, ending = out[-1]
+    if hunk.new_no_newline:
+        ending = ""
+    elif hunk.old_no_newline:
+        ending = ending or eol
+    elif lines and lines[-1][1] == "":
+        ending = ""
+    else:
+        ending = ending or eol
+    out[-1] = (text, ending)
+
+
+def _split(text: str) -> list[Line]:
+    # Not str.splitlines: it also splits on \f, \x1c, \u2028 and friends, which diff does not.
+    parts = text.split("\n")
+    last = parts.pop()
+    lines = [(part[:-1], "\r\n") if part.endswith("\r") else (part, "\n") for part in parts]
+    if last:
+        lines.append((last, ""))
+    return lines
+
+
+def _dominant_eol(lines: list[Line], patch_crlf: bool) -> str:
+    crlf = sum(ending == "\r\n" for _, ending in lines)
+    lf = sum(ending == "\n" for _, ending in lines)
+    if crlf or lf:
+        return "\r\n" if crlf > lf else "\n"
+    return "\r\n" if patch_crlf else "\n"
+
+
+def _failure(fp: FilePatch, number: int, hunk: Hunk, reason: str) -> str:
+    expected = hunk.old_lines
+    shown = "\n".join(f"    {line}" for line in expected[:_SHOWN_LINES])
+    hidden = len(expected) - _SHOWN_LINES
+    more = f"\n    ... ({hidden} more)" if hidden > 0 else ""
+    return (
+        f"hunk {number} of {fp.path} ({hunk.title()}) does not apply: {reason}.\n"
+        f"It expected these lines near line {hunk.old_start}:\n{shown}{more}"
+    )
