@@ -1,0 +1,34 @@
+"""Model access: the ``LLM`` protocol, its litellm adapter, and the scripted test server.
+
+Importing this package never imports litellm (see ``_litellm``): the adapter loads it
+in a worker thread on first use, or earlier through ``warm_up()``.
+"""
+
+from agent.llm._litellm import warm_up
+from agent.llm.adapter import LiteLLMAdapter
+from agent.llm.errors import (
+    LLMAuthError,
+    LLMBadRequestError,
+    LLMError,
+    LLMStreamInterrupted,
+    LLMTransientError,
+)
+from agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
+from agent.llm.protocol import LLM
+from agent.llm.retry import RetryPolicy
+
+__all__ = [
+    "LLM",
+    "LLMAuthError",
+    "LLMBadRequestError",
+    "LLMError",
+    "LLMResponse",
+    "LLMStreamInterrupted",
+    "LLMTransientError",
+    "LiteLLMAdapter",
+    "RetryPolicy",
+    "StreamChunk",
+    "ToolCall",
+    "Usage",
+    "warm_up",
+]

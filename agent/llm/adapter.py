@@ -1,0 +1,224 @@
+"""``LiteLLMAdapter``: the ``LLM`` protocol over ``litellm.acompletion``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from types import ModuleType
+from typing import Any
+
+from agent.config import LLMConfig
+from agent.llm import _litellm
+from agent.llm.errors import LLMError
+from agent.llm.failures import (
+    CallContext,
+    interrupted,
+    is_transient,
+    retry_after_seconds,
+    to_llm_error,
+)
+from agent.llm.models import LLMResponse, StreamChunk
+from agent.llm.retry import RetryPolicy
+from agent.llm.stream import StreamAssembler, response_from_completion
+
+log = logging.getLogger(__name__)
+
+PROXY_PREFIX = "litellm_proxy/"
+# The openai client refuses to start without some key, even for a local server that
+# ignores it; this one is sent only when the configured variable is unset.
+PLACEHOLDER_KEY = "sk-agentls-no-key"
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def chars_per_token_estimate(messages: list[dict[str, Any]]) -> int:
+    """About four characters per token, over everything the model will read."""
+    chars = 0
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            chars += len(content)
+        elif isinstance(content, list):
+            chars += sum(
+                len(str(part.get("text", ""))) for part in content if isinstance(part, dict)
+            )
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            chars += len(str(function.get("name", ""))) + len(str(function.get("arguments", "")))
+        chars += 4  # role and framing
+    return max(0, chars // 4)
+
+
+class LiteLLMAdapter:
+    """Calls the configured model through litellm, with retries on transient errors."""
+
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        retry_policy: RetryPolicy | None = None,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.config = config
+        self.retry_policy = retry_policy or RetryPolicy()
+        self._sleep = sleep
+
+    # -- what goes to litellm
+
+    @property
+    def model_name(self) -> str:
+        """The model as litellm sees it (proxy mode addresses the proxy's alias)."""
+        model = self.config.model
+        if self.config.mode == "proxy" and not model.startswith(PROXY_PREFIX):
+            return PROXY_PREFIX + model
+        return model
+
+    def _api_key(self) -> str | None:
+        key = os.environ.get(self.config.api_key_env) or None
+        if (
+            key is None
+            and self.config.api_base
+            and (self.config.mode == "proxy" or self.config.model.startswith("openai/"))
+        ):
+            return PLACEHOLDER_KEY
+        return key
+
+    def _context(self, api_key: str | None) -> CallContext:
+        return CallContext(
+            model=self.model_name,
+            api_base=self.config.api_base,
+            proxy=self.config.mode == "proxy",
+            api_key_env=self.config.api_key_env,
+            api_key=None if api_key == PLACEHOLDER_KEY else api_key,
+            timeout=self.config.timeout,
+        )
+
+    def _kwargs(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        api_key: str | None,
+    ) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": self.model_name,
+            "messages": messages,
+            "timeout": self.config.timeout,
+            # We retry ourselves, with jitter and only on transient errors.
+            "max_retries": 0,
+            "num_retries": 0,
+        }
+        if self.config.api_base:
+            kwargs["api_base"] = self.config.api_base
+        if api_key is not None:
+            kwargs["api_key"] = api_key
+        if tools:
+            kwargs["tools"] = tools
+        return kwargs
+
+    async def _backoff(
+        self, exc: BaseException, retry: int, ctx: CallContext, litellm: ModuleType
+    ) -> None:
+        delay = self.retry_policy.delay(retry, retry_after_seconds(exc))
+        err = to_llm_error(exc, ctx, litellm, attempts=1)
+        log.warning(
+            "model call failed (attempt %d of %d), retrying in %.2fs: %s",
+            retry + 1,
+            self.config.retries + 1,
+            delay,
+            err,
+        )
+        await self._sleep(delay)
+
+    # -- the LLM protocol
+
+    async def completion(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> LLMResponse:
+        litellm = await _litellm.load_litellm()
+        api_key = self._api_key()
+        ctx = self._context(api_key)
+        kwargs = self._kwargs(messages, tools, api_key)
+        retry = 0
+        while True:
+            try:
+                response = await litellm.acompletion(**kwargs)
+                return response_from_completion(response)
+            except Exception as exc:
+                if retry < self.config.retries and is_transient(exc, litellm):
+                    await self._backoff(exc, retry, ctx, litellm)
+                    retry += 1
+                    continue
+                raise to_llm_error(exc, ctx, litellm, retry + 1) from None
+
+    async def completion_stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> AsyncIterator[StreamChunk | LLMResponse]:
+        litellm = await _litellm.load_litellm()
+        api_key = self._api_key()
+        ctx = self._context(api_key)
+        kwargs = self._kwargs(messages, tools, api_key)
+        kwargs["stream"] = True
+        # Without it, usage is missing from streams (the LiteLLM proxy drops it too).
+        kwargs["stream_options"] = {"include_usage": True}
+        retry = 0
+        while True:
+            assembler = StreamAssembler()
+            stream: Any = None
+            failure: BaseException | None = None
+            try:
+                stream = await litellm.acompletion(**kwargs)
+                iterator = stream.__aiter__()
+                while True:
+                    try:
+                        chunk = await iterator.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    piece = assembler.add(chunk)
+                    if piece:
+                        # Outside any except clause: an exception thrown into the
+                        # generator at this yield must reach the caller untouched.
+                        yield StreamChunk(data=piece)
+            except Exception as exc:
+                failure = exc
+            finally:
+                await _close_quietly(stream)
+
+            if failure is None and assembler.finished:
+                yield assembler.finish()
+                return
+            if assembler.text:
+                raise interrupted(failure, ctx, assembler.text) from None
+            if failure is None:
+                raise LLMError(
+                    f"the stream from {ctx.model} ended without a finish reason or any output"
+                )
+            if retry < self.config.retries and is_transient(failure, litellm):
+                await self._backoff(failure, retry, ctx, litellm)
+                retry += 1
+                continue
+            raise to_llm_error(failure, ctx, litellm, retry + 1) from None
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """litellm's count for the model when litellm is loaded and knows it, else chars/4."""
+        litellm = _litellm.loaded()
+        if litellm is not None:
+            model = self.model_name.removeprefix(PROXY_PREFIX)
+            try:
+                return int(litellm.token_counter(model=model, messages=messages))
+            except Exception:  # an unknown model or message shape: estimate instead
+                log.debug("token_counter failed for %s; estimating", model, exc_info=True)
+        return chars_per_token_estimate(messages)
+
+
+async def _close_quietly(stream: Any) -> None:
+    if stream is None:
+        return
+    close = getattr(stream, "aclose", None)
+    if close is None:
+        return
+    try:
+        await close()
+    except Exception:  # closing a broken stream may fail again; the first error matters
+        log.debug("closing the model stream failed", exc_info=True)

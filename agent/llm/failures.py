@@ -1,0 +1,181 @@
+"""Classify what litellm raised and turn it into one of our ``LLMError`` subclasses."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from agent.llm.errors import (
+    LLMAuthError,
+    LLMBadRequestError,
+    LLMError,
+    LLMStreamInterrupted,
+    LLMTransientError,
+)
+
+MAX_PROVIDER_MESSAGE = 200
+
+# litellm prefixes messages with its class names twice ("litellm.RateLimitError:
+# RateLimitError: OpenAIException - ..."); the provider's words come after.
+_PREFIX = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Timeout):\s*)+")
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What an error message may say about the call (never the key itself)."""
+
+    model: str
+    api_base: str | None
+    proxy: bool
+    api_key_env: str
+    api_key: str | None
+    timeout: float | None = None
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    import httpx  # already imported by litellm/openai; cheap here
+
+    return (httpx.TransportError, ConnectionError, TimeoutError)
+
+
+def provider_message(exc: BaseException, ctx: CallContext) -> str:
+    raw = getattr(exc, "message", None)
+    text = raw if isinstance(raw, str) and raw else str(exc)
+    text = _PREFIX.sub("", text.strip(), count=1)
+    text = " ".join(text.split())
+    if ctx.api_key:
+        text = text.replace(ctx.api_key, "***")
+    if len(text) > MAX_PROVIDER_MESSAGE:
+        text = text[:MAX_PROVIDER_MESSAGE] + "…"
+    return text
+
+
+def _status(exc: BaseException) -> int | None:
+    # litellm gives connection failures and mid-stream breaks a made-up 500 or 408;
+    # naming an HTTP status the server never sent would mislead.
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if names & {"APIConnectionError", "MidStreamFallbackError"}:
+        return None
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _provider(exc: BaseException, ctx: CallContext) -> str:
+    provider = getattr(exc, "llm_provider", None)
+    if isinstance(provider, str) and provider:
+        return provider
+    return ctx.model.split("/", 1)[0] if "/" in ctx.model else "litellm"
+
+
+def is_transient(exc: BaseException, litellm: ModuleType) -> bool:
+    """Worth retrying: rate limit, timeout, connection failure, 5xx."""
+    permanent = (
+        litellm.AuthenticationError,
+        litellm.PermissionDeniedError,
+        litellm.BadRequestError,
+        litellm.NotFoundError,
+        litellm.UnprocessableEntityError,
+    )
+    if isinstance(exc, permanent):
+        return False
+    transient = (
+        litellm.RateLimitError,
+        litellm.Timeout,
+        litellm.APIConnectionError,
+        litellm.InternalServerError,
+        litellm.ServiceUnavailableError,
+        litellm.BadGatewayError,
+        *_transport_errors(),
+    )
+    if isinstance(exc, transient):
+        return True
+    status = _status(exc)
+    return status is not None and (status == 429 or status >= 500)
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    response: Any = getattr(exc, "response", None)
+    headers: Any = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    try:
+        value = headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_refused_key(exc: BaseException, ctx: CallContext, litellm: ModuleType) -> bool:
+    if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
+        return True
+    # A LiteLLM proxy without a database answers an unknown key with 400 "No connected db.".
+    return (
+        ctx.proxy
+        and isinstance(exc, litellm.BadRequestError)
+        and "no connected db" in str(exc).lower()
+    )
+
+
+def to_llm_error(
+    exc: BaseException, ctx: CallContext, litellm: ModuleType | None, attempts: int
+) -> LLMError:
+    """Our error for what litellm (or the transport under it) raised."""
+    if isinstance(exc, LLMError):
+        return exc
+    provider = _provider(exc, ctx)
+    status = _status(exc)
+    detail = provider_message(exc, ctx)
+    where = f"{provider}, HTTP {status}" if status is not None else provider
+    tries = f" after {attempts} attempts" if attempts > 1 else ""
+    limit = f" (limit {ctx.timeout:g}s)" if ctx.timeout else ""
+    target = f"{ctx.model}" + (f" at {ctx.api_base}" if ctx.api_base else "")
+    kwargs: dict[str, Any] = {"provider": provider, "status_code": status, "attempts": attempts}
+
+    if litellm is not None and _is_refused_key(exc, ctx, litellm):
+        who = "the LiteLLM proxy" if ctx.proxy else provider
+        key_state = "is not set" if ctx.api_key is None else "was refused"
+        return LLMAuthError(
+            f"{who} refused the API key for {target}: the key from ${ctx.api_key_env} "
+            f"{key_state} ({where}): {detail}",
+            **kwargs,
+        )
+    if litellm is not None and isinstance(exc, litellm.Timeout):
+        return LLMTransientError(
+            f"model call to {target} timed out{limit}{tries} ({where}): {detail}", **kwargs
+        )
+    if litellm is not None and isinstance(exc, litellm.RateLimitError):
+        return LLMTransientError(
+            f"model call to {target} was rate limited{tries} ({where}): {detail}", **kwargs
+        )
+    if litellm is not None and isinstance(exc, litellm.NotFoundError):
+        return LLMBadRequestError(f"model {target} was not found ({where}): {detail}", **kwargs)
+    if litellm is not None and isinstance(
+        exc, litellm.BadRequestError | litellm.UnprocessableEntityError
+    ):
+        return LLMBadRequestError(
+            f"model call to {target} was rejected as a bad request ({where}): {detail}",
+            **kwargs,
+        )
+    transient = is_transient(exc, litellm) if litellm is not None else False
+    if transient or isinstance(exc, _transport_errors()):
+        return LLMTransientError(
+            f"model call to {target} failed{tries} ({where}): {detail}", **kwargs
+        )
+    return LLMError(f"model call to {target} failed ({where}): {detail}", **kwargs)
+
+
+def interrupted(
+    exc: BaseException | None, ctx: CallContext, partial_text: str
+) -> LLMStreamInterrupted:
+    """The stream broke after text had been passed on to the caller."""
+    reason = provider_message(exc, ctx) if exc is not None else "no finish reason received"
+    status = _status(exc) if exc is not None else None
+    return LLMStreamInterrupted(
+        f"the stream from {ctx.model} broke off after {len(partial_text)} characters of text "
+        f"and was not retried, since that text was already shown: {reason}",
+        partial_text=partial_text,
+        provider=_provider(exc, ctx) if exc is not None else None,
+        status_code=status,
+    )

@@ -1,0 +1,39 @@
+"""The ``LLM`` protocol the agent loop depends on."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Protocol, runtime_checkable
+
+from agent.config import LLMConfig
+from agent.llm.models import LLMResponse, StreamChunk
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model: one answer at a time, streamed or whole.
+
+    Errors are ``agent.llm.errors.LLMError`` subclasses, already retried where that
+    made sense.
+    """
+
+    config: LLMConfig
+
+    async def completion(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> LLMResponse:
+        """The whole answer at once."""
+        ...
+
+    def completion_stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> AsyncIterator[StreamChunk | LLMResponse]:
+        """StreamChunks of text as they come, then exactly one LLMResponse, last.
+
+        Tool calls are not streamed: they arrive assembled in the final response.
+        """
+        ...
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """How many tokens ``messages`` cost for this model (an estimate if unknown)."""
+        ...
