@@ -1,0 +1,488 @@
+"""The conversation sent to the model, and the three levels that keep it in the window.
+
+``ContextBuilder`` shapes plain OpenAI-format messages: the system prompt (with the
+project tree), the user prompt, each step's assistant ``tool_calls`` message followed
+by one ``tool`` message per call, and plain assistant/user turns.
+
+``ContextManager`` keeps that list inside the model's context window (seed 000, F11):
+
+1. ``truncate_tool_result`` bounds every tool result before it enters the history
+   (head and tail lines, or head and tail characters for a single huge line).
+2. ``maybe_compress`` replaces the older steps with a summary written by the model,
+   once there are more than ``summarize_after_steps`` tool exchanges.
+3. ``enforce_window`` drops the oldest steps when the estimate still exceeds
+   ``max_context_tokens``, leaving a marker that says so.
+
+Levels 2 and 3 only ever cut between *units*: an assistant message with
+``tool_calls`` travels with all of its ``tool`` results (providers reject a call
+without its result, or a result without its call), and a plain assistant message
+travels with the user messages that answer it. Every level is disabled by a 0.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agent.config import ContextConfig
+from agent.llm.models import LLMResponse
+from agent.state import ToolCallResult
+
+log = logging.getLogger(__name__)
+
+Message = dict[str, Any]
+TokenCounter = Callable[[list[Message]], int]
+
+PROJECT_STRUCTURE_HEADING = "## Project structure"
+SUMMARY_PREFIX = "[Summary of earlier steps]"
+_DROPPED_RE = re.compile(
+    r"^\[(\d+) earlier steps? (?:was|were) dropped to fit the context window\]"
+)
+
+# Lines kept by level 1 when a result has many lines: the start of a file usually says
+# what it is (imports, headings) and the end where it stops.
+HEAD_LINES = 40
+TAIL_LINES = 20
+# Room left for the character marker so a cut result stays within its budget.
+_CHAR_MARKER_RESERVE = 50
+
+# The transcript handed to the summariser is itself bounded: each message is cut to
+# this many characters, since what matters is what was done, not every byte read.
+_TRANSCRIPT_ENTRY_CHARS = 1200
+
+SUMMARY_SYSTEM_PROMPT = """\
+You compress the history of a coding agent so it can keep working without losing the \
+thread. Write a summary of about 200 words, in plain prose or short bullets, covering:
+- what has been done so far, step by step in brief;
+- the files read, created or modified (exact paths);
+- decisions taken and facts learned that later steps rely on (names, errors, results);
+- what remains to be done to finish the task.
+Do not invent anything that is not in the transcript. Reply with the summary only."""
+
+
+class SupportsCompletion(Protocol):
+    """The part of the LLM adapter level 2 uses."""
+
+    async def completion(
+        self, messages: list[Message], tools: list[Message] | None = None
+    ) -> LLMResponse: ...
+
+
+def truncate_text(content: str, max_tokens: int) -> str:
+    """Level 1 as a pure function: bound ``content`` to about ``max_tokens * 4`` chars.
+
+    Many lines keep the first 40 and last 20 with ``[... N lines omitted ...]``. When
+    that is still too long (very long lines) or there are few lines (a minified file),
+    the text is cut by characters instead, so the result never exceeds the budget.
+    """
+    if max_tokens <= 0:
+        return content
+    max_chars = max_tokens * 4
+    if len(content) <= max_chars:
+        return content
+    lines = content.split("\n")
+    if len(lines) > HEAD_LINES + TAIL_LINES:
+        omitted = len(lines) - HEAD_LINES - TAIL_LINES
+        by_lines = (
+            "\n".join(lines[:HEAD_LINES])
+            + f"\n[... {omitted} lines omitted ...]\n"
+            + "\n".join(lines[-TAIL_LINES:])
+        )
+        if len(by_lines) <= max_chars:
+            return by_lines
+    budget = max(max_chars - _CHAR_MARKER_RESERVE, 0)
+    head = budget * 2 // 3
+    tail = budget - head
+    omitted_chars = len(content) - head - tail
+    tail_text = content[len(content) - tail :] if tail else ""
+    return content[:head] + f"\n[... {omitted_chars} characters omitted ...]\n" + tail_text
+
+
+def format_tool_result(result: ToolCallResult) -> str:
+    """What the model reads for one call: the output, plus the error when it adds to it."""
+    output = result.result.output
+    error = result.result.error
+    if error and error.strip() != output.strip():
+        return f"{output}\n\nError: {error}" if output else f"Error: {error}"
+    return output
+
+
+class ContextBuilder:
+    """Builds and extends the message list of a run; every method returns a new list."""
+
+    def __init__(
+        self,
+        context_config: ContextConfig,
+        tree: Callable[[], str | None] | None = None,
+    ) -> None:
+        self.config = context_config
+        self._tree = tree
+
+    def build_initial(self, system_prompt: str, prompt: str) -> list[Message]:
+        """``[system, user]``; the project tree is asked for now, so a live index shows
+        the files created since the previous run."""
+        system = system_prompt
+        tree = self._project_tree()
+        if tree:
+            system = f"{system_prompt}\n\n{PROJECT_STRUCTURE_HEADING}\n{tree}"
+        return [
+            {"role": "system", "content": system},
+            {"role": "user", "content": prompt},
+        ]
+
+    def append_tool_results(
+        self,
+        messages: Sequence[Message],
+        response: LLMResponse,
+        results: Sequence[ToolCallResult],
+    ) -> list[Message]:
+        """The assistant's ``tool_calls`` message, then one ``tool`` message per call.
+
+        Results are matched to calls by ``call_id`` when every result carries one,
+        otherwise by position; the tool messages follow the order the model asked in.
+        A call without a result still gets a tool message, because a dangling call
+        makes the provider reject the whole request.
+        """
+        assistant: Message = {
+            "role": "assistant",
+            "content": response.content or None,
+            "tool_calls": [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {
+                        "name": call.name,
+                        # The parsed arguments, never the raw string: some providers'
+                        # adapters re-parse the history and fail on invalid JSON. A
+                        # parse error reaches the model through the tool result instead.
+                        "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                    },
+                }
+                for call in response.tool_calls
+            ],
+        }
+        by_id: dict[str, ToolCallResult] = {}
+        if results and all(r.call_id for r in results):
+            by_id = {r.call_id: r for r in results}
+        out = [*messages, assistant]
+        for index, call in enumerate(response.tool_calls):
+            match: ToolCallResult | None
+            if by_id:
+                match = by_id.get(call.id)
+            else:
+                match = results[index] if index < len(results) else None
+            content = (
+                format_tool_result(match)
+                if match is not None
+                else "Error: this tool call was not executed."
+            )
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call.id,
+                    "content": truncate_text(content, self.config.max_tool_result_tokens),
+                }
+            )
+        return out
+
+    def append_assistant_message(self, messages: Sequence[Message], content: str) -> list[Message]:
+        return [*messages, {"role": "assistant", "content": content}]
+
+    def append_user_message(self, messages: Sequence[Message], content: str) -> list[Message]:
+        return [*messages, {"role": "user", "content": content}]
+
+    def _project_tree(self) -> str | None:
+        if self._tree is None:
+            return None
+        try:
+            tree = self._tree()
+        except Exception:
+            # A broken index must not stop the run: the model can still list files.
+            log.warning("project tree provider failed; prompt sent without a tree", exc_info=True)
+            return None
+        return tree if tree and tree.strip() else None
+
+
+# --------------------------------------------------------------------------- units
+
+
+@dataclass
+class _Unit:
+    """Messages that must stay together: a tool exchange, a plain turn, or a note."""
+
+    messages: list[Message]
+    kind: str  # "exchange" | "turn" | "user" | "summary" | "marker"
+
+    @property
+    def is_step(self) -> bool:
+        return self.kind in ("exchange", "turn")
+
+
+def _has_tool_calls(message: Message) -> bool:
+    return message.get("role") == "assistant" and bool(message.get("tool_calls"))
+
+
+def _text(message: Message) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    return json.dumps(content, ensure_ascii=False)
+
+
+def _head_length(messages: Sequence[Message]) -> int:
+    """How many leading messages are never touched: the system messages and the
+    first user message (the task)."""
+    for index, message in enumerate(messages):
+        if message.get("role") == "user":
+            return index + 1
+    return len(messages)
+
+
+def _split_units(messages: Sequence[Message]) -> list[_Unit]:
+    units: list[_Unit] = []
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        role = message.get("role")
+        if _has_tool_calls(message):
+            group = [message]
+            i += 1
+            while i < len(messages) and messages[i].get("role") == "tool":
+                group.append(messages[i])
+                i += 1
+            units.append(_Unit(group, "exchange"))
+            continue
+        if role == "assistant":
+            text = _text(message)
+            if text.startswith(SUMMARY_PREFIX):
+                units.append(_Unit([message], "summary"))
+                i += 1
+                continue
+            if _DROPPED_RE.match(text):
+                units.append(_Unit([message], "marker"))
+                i += 1
+                continue
+            group = [message]
+            i += 1
+            while i < len(messages) and messages[i].get("role") == "user":
+                group.append(messages[i])
+                i += 1
+            units.append(_Unit(group, "turn"))
+            continue
+        # A user message on its own (after a tool exchange), or anything unexpected
+        # such as an orphan tool message: kept as a unit of its own, never merged.
+        units.append(_Unit([message], "user"))
+        i += 1
+    return units
+
+
+def _flatten(units: Sequence[_Unit]) -> list[Message]:
+    return [message for unit in units for message in unit.messages]
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f" [... {len(text) - limit} characters omitted]"
+
+
+def _transcript(messages: Sequence[Message]) -> str:
+    """The older messages as readable text for the summariser."""
+    lines: list[str] = []
+    for message in messages:
+        role = message.get("role")
+        text = _text(message)
+        if role == "assistant":
+            if text:
+                lines.append(f"Assistant: {_clip(text, _TRANSCRIPT_ENTRY_CHARS)}")
+            for call in message.get("tool_calls") or []:
+                function = call.get("function", {})
+                lines.append(
+                    "Tool call "
+                    f"{function.get('name', '?')}"
+                    f"({_clip(str(function.get('arguments', '')), 300)})"
+                )
+        elif role == "tool":
+            lines.append(f"Tool result: {_clip(text, _TRANSCRIPT_ENTRY_CHARS)}")
+        else:
+            lines.append(f"{str(role).capitalize()}: {_clip(text, _TRANSCRIPT_ENTRY_CHARS)}")
+    return "\n".join(lines)
+
+
+def _default_estimate(messages: list[Message]) -> int:
+    return len(str(messages)) // 4
+
+
+def _marker(dropped: int) -> Message:
+    noun = "step was" if dropped == 1 else "steps were"
+    return {
+        "role": "assistant",
+        "content": f"[{dropped} earlier {noun} dropped to fit the context window]",
+    }
+
+
+class ContextManager:
+    """The three levels of seed 000 F11, configured by ``ContextConfig``.
+
+    ``token_counter`` is normally the adapter's ``count_tokens`` (litellm's counter for
+    the configured model); without one, level 3 estimates ``len(str(messages)) // 4``.
+    """
+
+    def __init__(
+        self,
+        config: ContextConfig,
+        token_counter: TokenCounter | None = None,
+    ) -> None:
+        self.config = config
+        self._count = token_counter or _default_estimate
+
+    # ----------------------------------------------------------------- level 1
+
+    def truncate_tool_result(self, content: str) -> str:
+        """Level 1: see ``truncate_text``; ``max_tool_result_tokens=0`` disables it."""
+        return truncate_text(content, self.config.max_tool_result_tokens)
+
+    # ----------------------------------------------------------------- level 2
+
+    async def maybe_compress(
+        self, messages: list[Message], llm: SupportsCompletion
+    ) -> list[Message]:
+        """Level 2: summarise the older steps with one model call.
+
+        Returns ``[system, task, summary, *later user messages, *recent]`` where
+        ``recent`` starts at the ``keep_recent_steps``-th last tool exchange, so a
+        cut never separates a call from its results. User messages written after the
+        task are kept verbatim (after the summary, in their order) rather than
+        paraphrased: they are the human's instructions, usually short, and a summary
+        must not be able to lose them. A previous summary is part of what gets
+        summarised, so the thread survives repeated compressions. If the model call
+        fails or returns nothing, the messages are returned unchanged.
+        """
+        threshold = self.config.summarize_after_steps
+        if threshold <= 0:
+            return messages
+        exchanges = sum(1 for message in messages if _has_tool_calls(message))
+        if exchanges <= threshold:
+            return messages
+
+        head_len = _head_length(messages)
+        head, units = list(messages[:head_len]), _split_units(messages[head_len:])
+        exchange_positions = [i for i, unit in enumerate(units) if unit.kind == "exchange"]
+        # At least the latest exchange stays whole even with keep_recent_steps=0: the
+        # history must end with the tool results the model is about to answer, not
+        # with an assistant message some providers would read as a prefill.
+        keep = max(self.config.keep_recent_steps, 1)
+        if keep >= len(exchange_positions):
+            return messages
+        cut = exchange_positions[-keep]
+        old, recent = units[:cut], units[cut:]
+        if not any(unit.is_step for unit in old):
+            return messages
+
+        try:
+            response = await llm.completion(
+                [
+                    {"role": "system", "content": SUMMARY_SYSTEM_PROMPT},
+                    {
+                        "role": "user",
+                        "content": "The task:\n"
+                        + _text(head[-1] if head else {})
+                        + "\n\nThe steps to summarise:\n"
+                        + _transcript(_flatten(old)),
+                    },
+                ],
+                tools=None,
+            )
+        except Exception:
+            log.debug("summarising older steps failed; history kept as is", exc_info=True)
+            return messages
+        summary = (response.content or "").strip()
+        if not summary:
+            log.debug("summariser returned no text; history kept as is")
+            return messages
+
+        later_users = [
+            message for unit in old for message in unit.messages if message.get("role") == "user"
+        ]
+        return [
+            *head,
+            {"role": "assistant", "content": f"{SUMMARY_PREFIX}\n{summary}"},
+            *later_users,
+            *_flatten(recent),
+        ]
+
+    # ----------------------------------------------------------------- level 3
+
+    def enforce_window(self, messages: list[Message]) -> list[Message]:
+        """Level 3: drop the oldest steps until the estimate fits ``max_context_tokens``.
+
+        The system messages, the task and the latest tool exchange (and anything after
+        it) always stay; a summary goes only when nothing else is left to drop. The
+        dropped steps are counted in a marker message (updated if one exists) placed
+        after the summary, so the model knows part of its history is missing.
+        """
+        limit = self.config.max_context_tokens
+        if limit <= 0 or self._count(messages) <= limit:
+            return messages
+
+        head_len = _head_length(messages)
+        head, units = list(messages[:head_len]), _split_units(messages[head_len:])
+        summary = next((u for u in units if u.kind == "summary"), None)
+        previous = next((u for u in units if u.kind == "marker"), None)
+        already_dropped = 0
+        if previous is not None:
+            found = _DROPPED_RE.match(_text(previous.messages[0]))
+            already_dropped = int(found.group(1)) if found else 0
+
+        exchange_positions = [i for i, u in enumerate(units) if u.kind == "exchange"]
+        protect_from = exchange_positions[-1] if exchange_positions else len(units) - 1
+        candidates = [
+            u for i, u in enumerate(units[:protect_from]) if u.kind not in ("summary", "marker")
+        ]
+        body = [u for u in units if u.kind not in ("summary", "marker")]
+
+        dropped_ids: set[int] = set()
+        dropped_steps = 0
+        keep_summary = summary is not None
+
+        def assemble() -> list[Message]:
+            kept = [u for u in body if id(u) not in dropped_ids]
+            total = already_dropped + dropped_steps
+            notes: list[Message] = []
+            if keep_summary and summary is not None:
+                notes.extend(summary.messages)
+            if total:
+                notes.append(_marker(total))
+            return [*head, *notes, *_flatten(kept)]
+
+        # Each unit is counted once and its cost subtracted, which keeps this linear
+        # even with litellm's counter; the real count then confirms the result.
+        total_tokens = self._count(messages)
+        costs = {id(u): self._count(u.messages) for u in candidates}
+        estimate = total_tokens
+        for unit in candidates:
+            if estimate <= limit:
+                result = assemble()
+                if self._count(result) <= limit:
+                    return result
+                estimate = self._count(result)
+            dropped_ids.add(id(unit))
+            if unit.is_step:
+                dropped_steps += 1
+            estimate -= costs[id(unit)]
+
+        result = assemble()
+        if summary is not None and self._count(result) > limit:
+            keep_summary = False
+            result = assemble()
+        if dropped_steps or not keep_summary:
+            log.debug(
+                "context window: dropped %d steps (summary kept: %s)", dropped_steps, keep_summary
+            )
+        return result
