@@ -1,0 +1,315 @@
+"""Pure text-edit arithmetic for ``workspace/applyEdit``: hunks, positions, WorkspaceEdits.
+
+Nothing here talks to a client. ``LspFileAccess`` (server/lsp_files.py) uses it to
+
+* cut the difference between two texts into line hunks (``compute_hunks``),
+* turn hunks into LSP ``TextEdit``s whose positions are counted in the negotiated
+  position encoding (UTF-16 code units unless the client chose otherwise),
+* build the ``WorkspaceEdit`` (versioned ``TextDocumentEdit``, ``CreateFile``,
+  ``DeleteFile``, change annotations that ask for confirmation), and
+* tell, from the text a document holds after the edit, which hunks the user kept.
+
+Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``, as LSP defines them (not at the
+other separators ``str.splitlines`` knows).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from lsprotocol import types as lsp
+
+Encoding = Literal["utf-8", "utf-16", "utf-32"]
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of ``text`` with their terminators; a last line without one is kept."""
+    return _LINE.findall(text)
+
+
+def units(text: str, encoding: Encoding = "utf-16") -> int:
+    """Length of ``text`` in the code units of ``encoding``."""
+    if encoding == "utf-32":
+        return len(text)
+    if encoding == "utf-8":
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def normalize_encoding(value: object) -> Encoding:
+    """The encoding a pygls workspace negotiated (``PositionEncodingKind`` or str)."""
+    raw = getattr(value, "value", value)
+    if raw == "utf-8":
+        return "utf-8"
+    if raw == "utf-32":
+        return "utf-32"
+    return "utf-16"
+
+
+def position_at(text: str, offset: int, encoding: Encoding = "utf-16") -> lsp.Position:
+    """The LSP position of character ``offset`` (a Python str index) in ``text``."""
+    line = 0
+    start = 0
+    for chunk in split_lines(text):
+        end = start + len(chunk)
+        body_end = end - (len(chunk) - len(chunk.rstrip("\r\n")))
+        if offset < end or (offset == end and not chunk.endswith(("\n", "\r"))):
+            col = min(offset, body_end) - start
+            return lsp.Position(line=line, character=units(text[start : start + col], encoding))
+        line += 1
+        start = end
+    return lsp.Position(line=line, character=0)
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One changed run of lines: ``old_text`` (at ``start:end`` of the old text) → ``new_text``.
+
+    ``index`` is 1-based; ``old_line`` is the 0-based first old line and ``new_line`` the
+    0-based first line in the new text.
+    """
+
+    index: int
+    start: int
+    end: int
+    old_text: str
+    new_text: str
+    old_line: int
+    new_line: int
+    added: int
+    removed: int
+
+    def summary(self) -> str:
+        """Short human description: ``+3 −1 at line 10``."""
+        return f"+{self.added} −{self.removed} at line {self.old_line + 1}"
+
+
+def compute_hunks(old: str, new: str) -> list[Hunk]:
+    """Minimal line hunks turning ``old`` into ``new`` (difflib on lines, no junk heuristic)."""
+    a = split_lines(old)
+    b = split_lines(new)
+    a_starts = [0]
+    for line in a:
+        a_starts.append(a_starts[-1] + len(line))
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    hunks: list[Hunk] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        hunks.append(
+            Hunk(
+                index=len(hunks) + 1,
+                start=a_starts[i1],
+                end=a_starts[i2],
+                old_text="".join(a[i1:i2]),
+                new_text="".join(b[j1:j2]),
+                old_line=i1,
+                new_line=j1,
+                added=j2 - j1,
+                removed=i2 - i1,
+            )
+        )
+    return hunks
+
+
+def apply_hunks(old: str, hunks: Sequence[Hunk], keep: Collection[int] | None = None) -> str:
+    """``old`` with the hunks whose index is in ``keep`` applied (all when ``keep`` is None)."""
+    out: list[str] = []
+    pos = 0
+    for hunk in hunks:
+        out.append(old[pos : hunk.start])
+        out.append(hunk.new_text if keep is None or hunk.index in keep else hunk.old_text)
+        pos = hunk.end
+    out.append(old[pos:])
+    return "".join(out)
+
+
+def kept_hunks(old: str, hunks: Sequence[Hunk], after: str) -> list[int] | None:
+    """Which hunks (1-based indexes) turn ``old`` into ``after``; None when no subset does.
+
+    The text between hunks is fixed, so ``after`` must read: gap, (old or new text of
+    hunk 1), gap, ... Each position reachable after hunk k is tracked with the
+    choices that led there; when both choices fit, both survive until a later gap
+    decides. Among several explanations the one keeping most hunks wins.
+    """
+    gaps: list[str] = []
+    pos = 0
+    for hunk in hunks:
+        gaps.append(old[pos : hunk.start])
+        pos = hunk.end
+    tail = old[pos:]
+    # reachable: position in ``after`` -> kept indexes so far
+    reachable: dict[int, tuple[int, ...]] = {0: ()}
+    for hunk, gap in zip(hunks, gaps, strict=True):
+        nxt: dict[int, tuple[int, ...]] = {}
+        for at, kept in reachable.items():
+            if not after.startswith(gap, at):
+                continue
+            at += len(gap)
+            for text, choice in ((hunk.new_text, (*kept, hunk.index)), (hunk.old_text, kept)):
+                if after.startswith(text, at):
+                    end = at + len(text)
+                    if end not in nxt or len(nxt[end]) < len(choice):
+                        nxt[end] = choice
+        reachable = nxt
+        if not reachable:
+            return None
+    for at, kept in reachable.items():
+        if after[at:] == tail:
+            return list(kept)
+    return None
+
+
+def text_edits(
+    old: str,
+    hunks: Sequence[Hunk],
+    encoding: Encoding = "utf-16",
+    annotation_ids: Sequence[str] | None = None,
+) -> list[lsp.TextEdit | lsp.AnnotatedTextEdit]:
+    """One TextEdit per hunk (AnnotatedTextEdit when ``annotation_ids`` gives one per hunk)."""
+    edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit] = []
+    for n, hunk in enumerate(hunks):
+        rng = lsp.Range(
+            start=position_at(old, hunk.start, encoding),
+            end=position_at(old, hunk.end, encoding),
+        )
+        if annotation_ids is not None:
+            edits.append(
+                lsp.AnnotatedTextEdit(
+                    range=rng, new_text=hunk.new_text, annotation_id=annotation_ids[n]
+                )
+            )
+        else:
+            edits.append(lsp.TextEdit(range=rng, new_text=hunk.new_text))
+    return edits
+
+
+FileOp = Literal["edit", "create", "delete"]
+
+
+@dataclass
+class FilePlan:
+    """What one file contributes to a WorkspaceEdit."""
+
+    path: str  # workspace-relative, for labels
+    uri: str
+    op: FileOp
+    old_text: str  # "" for a new file
+    new_text: str | None  # None for a deletion
+    version: int | None = None  # the open document's version
+    hunks: list[Hunk] = field(default_factory=list)
+
+    @property
+    def added(self) -> int:
+        return sum(h.added for h in self.hunks)
+
+    @property
+    def removed(self) -> int:
+        if self.op == "delete":
+            return len(split_lines(self.old_text))
+        return sum(h.removed for h in self.hunks)
+
+
+def plan_file(
+    path: str, uri: str, old_text: str | None, new_text: str | None, version: int | None
+) -> FilePlan:
+    """The plan for turning ``old_text`` (None: no file) into ``new_text`` (None: delete)."""
+    if new_text is None:
+        return FilePlan(path, uri, "delete", old_text or "", None, version)
+    if old_text is None:
+        return FilePlan(path, uri, "create", "", new_text, None, compute_hunks("", new_text))
+    return FilePlan(
+        path, uri, "edit", old_text, new_text, version, compute_hunks(old_text, new_text)
+    )
+
+
+def label_for(plan: FilePlan) -> str:
+    """Annotation label: ``agent: edit src/app.py`` / ``agent: create …`` / ``agent: delete …``."""
+    return f"agent: {plan.op} {plan.path}"
+
+
+@dataclass(frozen=True)
+class EditOptions:
+    """How to shape a WorkspaceEdit for what the client declared."""
+
+    encoding: Encoding = "utf-16"
+    document_changes: bool = True  # else the plain ``changes`` map (no versions, no files ops)
+    create_files: bool = True  # resourceOperations has "create"
+    annotate: bool = False  # annotations with needsConfirmation
+    annotation_prefix: str = "agentls"
+
+
+def build_workspace_edit(plans: Sequence[FilePlan], options: EditOptions) -> lsp.WorkspaceEdit:
+    """One WorkspaceEdit for all plans; with ``annotate`` every hunk gets its own annotation.
+
+    A new file is a ``CreateFile`` followed by an insert edit; when the client cannot
+    create files the insert alone goes to the new URI (Neovim and Emacs open a new
+    buffer for it). A deletion is a ``DeleteFile``; callers must not plan a deletion
+    for a client without document changes.
+    """
+    annotations: dict[str, lsp.ChangeAnnotation] = {}
+
+    def annotate(plan: FilePlan, key: str, description: str) -> str | None:
+        if not options.annotate:
+            return None
+        ident = f"{options.annotation_prefix}:{plan.op}:{plan.path}:{key}"
+        annotations[ident] = lsp.ChangeAnnotation(
+            label=label_for(plan), needs_confirmation=True, description=description
+        )
+        return ident
+
+    if not options.document_changes:
+        changes: dict[str, list[lsp.TextEdit]] = {}
+        for plan in plans:
+            edits = text_edits(plan.old_text, plan.hunks, options.encoding)
+            changes[plan.uri] = [lsp.TextEdit(range=e.range, new_text=e.new_text) for e in edits]
+        return lsp.WorkspaceEdit(changes=changes)
+
+    document_changes: list[
+        lsp.TextDocumentEdit | lsp.CreateFile | lsp.RenameFile | lsp.DeleteFile
+    ] = []
+    for plan in plans:
+        if plan.op == "delete":
+            ident = annotate(plan, "file", f"delete {plan.path} ({plan.removed} lines)")
+            document_changes.append(
+                lsp.DeleteFile(
+                    uri=plan.uri,
+                    options=lsp.DeleteFileOptions(ignore_if_not_exists=True),
+                    annotation_id=ident,
+                )
+            )
+            continue
+        if plan.op == "create" and options.create_files:
+            ident = annotate(plan, "file", f"create {plan.path} ({plan.added} lines)")
+            document_changes.append(
+                lsp.CreateFile(
+                    uri=plan.uri,
+                    options=lsp.CreateFileOptions(overwrite=False, ignore_if_exists=False),
+                    annotation_id=ident,
+                )
+            )
+        ids: list[str] | None = None
+        if options.annotate:
+            ids = []
+            for hunk in plan.hunks:
+                ident = annotate(plan, str(hunk.index), f"hunk {hunk.index}: {hunk.summary()}")
+                assert ident is not None
+                ids.append(ident)
+        document_changes.append(
+            lsp.TextDocumentEdit(
+                text_document=lsp.OptionalVersionedTextDocumentIdentifier(
+                    uri=plan.uri, version=plan.version if plan.op == "edit" else None
+                ),
+                edits=list(text_edits(plan.old_text, plan.hunks, options.encoding, ids)),
+            )
+        )
+    return lsp.WorkspaceEdit(
+        document_changes=document_changes,
+        change_annotations=annotations or None,
+    )

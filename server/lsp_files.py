@@ -1,0 +1,531 @@
+"""``LspFileAccess``: the agent's FileAccess while an editor is attached.
+
+Reads come from the editor first: a document the client opened (``didOpen`` /
+``didChange``, kept by pygls in ``server.workspace``) is read with its unsaved text and
+its version; anything else is read from disk with exactly the rules of
+``DiskFileAccess`` (confinement, binary and size limits, lossy decoding).
+
+Writes never touch the disk. ``apply`` turns the changes into one
+``workspace/applyEdit``: a versioned ``TextDocumentEdit`` of minimal line hunks per
+file, ``CreateFile`` plus an insert for a new file, ``DeleteFile`` for a deletion
+(server/edits.py builds it). How a change that needs confirmation is confirmed
+depends on what the client declared (docs/editors.md, DESIGN "Client capabilities
+decide how to confirm an edit"):
+
+* ``workspace.workspaceEdit.changeAnnotationSupport`` (VS Code): every hunk carries
+  an annotation with ``needsConfirmation: true``; the user keeps all, some or none
+  of the hunks in the editor's preview;
+* otherwise, ``window.showMessage`` (Neovim): one ``window/showMessageRequest``
+  "Apply edit to src/app.py (+3 −1)?" with Apply / Reject first, then a plain edit;
+* otherwise, when the front end says the editor asks about every server edit itself
+  (``client_confirms_edits=True``, e.g. eglot's ``eglot-confirm-server-initiated-edits``):
+  a plain edit, whose JSON-RPC error reply is the user's "no";
+* otherwise the change is refused: nobody can be asked.
+
+After the client answers, the document is read back and the outcome tells the
+truth: ``applied``, ``rejected`` (nothing changed), ``partial`` (which hunks were
+kept), ``stale`` (the file changed since the agent read it: checked here, before
+anything is sent, because Neovim 0.7 answers ``applied: true`` for an edit it skipped
+as stale) or ``failed``.
+
+Where the text ends up: an edit to a document that is open lands in the editor's
+buffer and stays unsaved until the user (or the VS Code extension, which saves after
+edits) saves it. An edit to a file that is not open is applied by the editor too:
+VS Code applies it to the file in its workspace; Neovim and Emacs load the file into
+a buffer and leave it unsaved, so the disk still holds the old text. This class
+remembers what it sent for such files and serves that text to later reads until the
+editor opens the document (then its buffer wins) or the file on disk changes; commands
+the agent runs next, however, see the disk. The outcome message says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
+
+from agent.errors import ValidationError
+from agent.workspace import (
+    DiskFileAccess,
+    EditOutcome,
+    FileAccess,
+    FileChange,
+    TextFile,
+    is_binary,
+    relpath,
+)
+from server.edits import (
+    EditOptions,
+    FilePlan,
+    build_workspace_edit,
+    kept_hunks,
+    normalize_encoding,
+    plan_file,
+)
+
+log = logging.getLogger(__name__)
+
+APPLY = "Apply"
+REJECT = "Reject"
+
+_LOCKS: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def edit_lock(server: Any) -> asyncio.Lock:
+    """The one lock per server that keeps edits (and their previews) one at a time."""
+    lock = _LOCKS.get(server)
+    if lock is None:
+        lock = _LOCKS[server] = asyncio.Lock()
+    return lock
+
+
+@dataclass(frozen=True)
+class ClientEditSupport:
+    """What the client declared about workspace edits and asking the user."""
+
+    apply_edit: bool = False
+    document_changes: bool = False
+    create_files: bool = False
+    delete_files: bool = False
+    annotations: bool = False
+    show_message: bool = False
+
+    @classmethod
+    def from_capabilities(cls, caps: lsp.ClientCapabilities | None) -> ClientEditSupport:
+        workspace = caps.workspace if caps else None
+        wedit = workspace.workspace_edit if workspace else None
+        ops = (
+            {getattr(op, "value", op) for op in (wedit.resource_operations or [])}
+            if wedit
+            else set()
+        )
+        window = caps.window if caps else None
+        return cls(
+            apply_edit=bool(workspace and workspace.apply_edit),
+            document_changes=bool(wedit and (wedit.document_changes or ops)),
+            create_files="create" in ops,
+            delete_files="delete" in ops,
+            annotations=bool(wedit and wedit.change_annotation_support is not None),
+            show_message=bool(window and window.show_message is not None),
+        )
+
+
+@dataclass
+class _Sent:
+    """Text sent to a file that is not open in the editor (it holds it unsaved)."""
+
+    text: str
+    disk_digest: str | None  # the disk's bytes when the edit was sent (None: no file)
+
+
+def _digest_file(target: Path) -> str | None:
+    try:
+        return hashlib.sha256(target.read_bytes()).hexdigest()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+    except OSError:
+        return "?"
+
+
+def _hunk_list(indexes: Sequence[int]) -> str:
+    return ", ".join(str(i) for i in indexes)
+
+
+class LspFileAccess(FileAccess):
+    """FileAccess over the editor's documents; writes go out as ``workspace/applyEdit``.
+
+    ``settle_timeout`` bounds how long the read-back waits for the client's
+    ``didChange`` after an applied edit; ``client_confirms_edits`` tells that the
+    editor asks the user about every server-initiated edit itself.
+    """
+
+    def __init__(
+        self,
+        server: LanguageServer,
+        root: Path,
+        *,
+        max_file_size: int = 1_000_000,
+        client_capabilities: lsp.ClientCapabilities | None = None,
+        client_confirms_edits: bool = False,
+        settle_timeout: float = 2.0,
+    ) -> None:
+        super().__init__(root, max_file_size=max_file_size)
+        self.server = server
+        self.client_root = Path(os.path.abspath(root))
+        self.support = ClientEditSupport.from_capabilities(client_capabilities)
+        self.client_confirms_edits = client_confirms_edits
+        self.settle_timeout = settle_timeout
+        self._disk = DiskFileAccess(root, max_file_size=max_file_size)
+        self._sent: dict[str, _Sent] = {}
+        self._seq = 0
+
+    # -- documents -----------------------------------------------------------------
+    def open_document(self, target: Path) -> TextDocument | None:
+        """The editor's open document for ``target`` (a resolved path), if any."""
+        docs: list[TextDocument] = list(self.server.workspace.text_documents.values())
+        for doc in docs:
+            path = to_fs_path(doc.uri)
+            if path is not None and os.path.realpath(path) == str(target):
+                return doc
+        return None
+
+    def uri_for(self, target: Path) -> str:
+        doc = self.open_document(target)
+        if doc is not None:
+            return doc.uri
+        return (self.client_root / relpath(self.root, target)).as_uri()
+
+    def _check_buffer(self, path: str, text: str) -> None:
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > self.max_file_size:
+            raise ValidationError(
+                f"{path} is {size} bytes, over the {self.max_file_size}-byte limit "
+                "(indexer.max_file_size); search it with grep or search_code instead"
+            )
+        if is_binary(text[:8192].encode("utf-8", "surrogatepass")):
+            raise ValidationError(f"{path} is a binary file; only text files can be read")
+
+    async def _sent_text(self, rel: str, target: Path) -> _Sent | None:
+        """What we sent to an unopened file, while the disk still holds what it held then."""
+        sent = self._sent.get(rel)
+        if sent is None:
+            return None
+        if await asyncio.to_thread(_digest_file, target) != sent.disk_digest:
+            del self._sent[rel]  # saved, or changed by someone else: the disk wins
+            return None
+        return sent
+
+    async def _current(self, target: Path) -> tuple[str | None, int | None]:
+        """(text or None when there is no file, open document version) of ``target``."""
+        doc = self.open_document(target)
+        if doc is not None:
+            return doc.source, doc.version
+        rel = relpath(self.root, target)
+        sent = await self._sent_text(rel, target)
+        if sent is not None:
+            return sent.text, None
+        if not await asyncio.to_thread(target.exists):
+            return None, None
+        try:
+            return (await self._disk.read_text(rel)).text, None
+        except ValidationError:
+            return None, None
+
+    # -- reads -----------------------------------------------------------------------
+    async def read_text(self, path: str) -> TextFile:
+        target = self.resolve(path)
+        rel = relpath(self.root, target)
+        doc = self.open_document(target)
+        if doc is not None:
+            text = doc.source
+            self._check_buffer(path, text)
+            return TextFile(rel, text, False, doc.version)
+        sent = await self._sent_text(rel, target)
+        if sent is not None:
+            self._check_buffer(path, sent.text)
+            return TextFile(rel, sent.text)
+        return await self._disk.read_text(path)
+
+    async def exists(self, path: str) -> bool:
+        target = self.resolve(path)
+        if self.open_document(target) is not None:
+            return True
+        if await self._sent_text(relpath(self.root, target), target) is not None:
+            return True
+        return await self._disk.exists(path)
+
+    async def is_dir(self, path: str) -> bool:
+        return await self._disk.is_dir(path)
+
+    async def list_dir(self, path: str) -> list[str]:
+        return await self._disk.list_dir(path)
+
+    # -- writes ----------------------------------------------------------------------
+    async def apply(self, changes: Sequence[FileChange], *, confirm: bool) -> EditOutcome:
+        if not changes:
+            return EditOutcome("applied", "nothing to change")
+        targets = [self.resolve(c.path, for_write=True) for c in changes]
+        paths = [relpath(self.root, t) for t in targets]
+        async with edit_lock(self.server):
+            plans: list[FilePlan] = []
+            stale: list[str] = []
+            for change, target, rel in zip(changes, targets, paths, strict=True):
+                current, version = await self._current(target)
+                if current != change.base_text:
+                    stale.append(rel)
+                    continue
+                plan = plan_file(rel, self.uri_for(target), current, change.new_text, version)
+                if plan.op == "edit" and not plan.hunks:
+                    continue  # already holds the new text
+                plans.append(plan)
+            if stale:
+                return EditOutcome(
+                    "stale",
+                    f"{', '.join(stale)} changed in the editor since you read it; "
+                    "read it again. Nothing was changed.",
+                    paths,
+                )
+            if not plans:
+                return EditOutcome("applied", "nothing to change: the files already hold it", paths)
+            return await self._send(plans, paths, targets, confirm=confirm)
+
+    def _unsupported(self, plans: Sequence[FilePlan]) -> str:
+        if not self.support.apply_edit:
+            return "the editor does not accept edits from the server (no workspace/applyEdit)"
+        for plan in plans:
+            if plan.op == "delete" and not (
+                self.support.document_changes and self.support.delete_files
+            ):
+                return f"the editor cannot delete files, so {plan.path} was not deleted"
+        return ""
+
+    async def _send(
+        self,
+        plans: list[FilePlan],
+        paths: list[str],
+        targets: list[Path],
+        *,
+        confirm: bool,
+    ) -> EditOutcome:
+        reason = self._unsupported(plans)
+        if reason:
+            return EditOutcome("failed", f"{reason}; nothing was changed", paths)
+        what = self._describe(plans)
+        annotate = False
+        if confirm:
+            if self.support.annotations and self.support.document_changes:
+                annotate = True
+            elif self.support.show_message:
+                if not await self._ask(plans):
+                    return EditOutcome(
+                        "rejected",
+                        f"The user rejected this edit; {', '.join(paths)} is exactly as it was.",
+                        paths,
+                    )
+            elif not self.client_confirms_edits:
+                return EditOutcome(
+                    "rejected",
+                    "this edit needs confirmation and the editor cannot ask; nothing was changed",
+                    paths,
+                )
+        self._seq += 1
+        options = EditOptions(
+            encoding=normalize_encoding(self.server.workspace.position_encoding),
+            document_changes=self.support.document_changes,
+            create_files=self.support.create_files,
+            annotate=annotate,
+            annotation_prefix=f"agentls-{self._seq}",
+        )
+        edit = build_workspace_edit(plans, options)
+        targets_by_plan = self._targets_of(plans, paths, targets)
+        before = {p.path: self._doc_version(t) for p, t in zip(plans, targets_by_plan, strict=True)}
+        try:
+            result = await self.server.workspace_apply_edit_async(
+                lsp.ApplyWorkspaceEditParams(edit=edit, label=what)
+            )
+        except JsonRpcException as exc:
+            message = str(getattr(exc, "message", "") or exc)
+            if "version" in message.lower():
+                return EditOutcome(
+                    "stale",
+                    f"the editor refused the edit because the file changed ({message}); "
+                    "read it again. Nothing was changed.",
+                    paths,
+                )
+            return EditOutcome(
+                "rejected",
+                f"The user rejected this edit (the editor answered: {message}); "
+                f"{', '.join(paths)} is exactly as it was.",
+                paths,
+            )
+        if not result.applied:
+            if result.failure_reason:
+                return EditOutcome(
+                    "failed",
+                    f"the editor could not apply the edit: {result.failure_reason}",
+                    paths,
+                )
+            return EditOutcome(
+                "rejected",
+                f"The user rejected this edit; {', '.join(paths)} is exactly as it was.",
+                paths,
+            )
+        return await self._read_back(plans, targets_by_plan, before, paths)
+
+    @staticmethod
+    def _targets_of(plans: Sequence[FilePlan], paths: list[str], targets: list[Path]) -> list[Path]:
+        by_path = dict(zip(paths, targets, strict=True))
+        return [by_path[p.path] for p in plans]
+
+    def _doc_version(self, target: Path) -> int | None:
+        doc = self.open_document(target)
+        return doc.version if doc is not None else None
+
+    def _describe(self, plans: Sequence[FilePlan]) -> str:
+        added = sum(p.added for p in plans)
+        removed = sum(p.removed for p in plans)
+        if len(plans) == 1:
+            plan = plans[0]
+            verb = {"edit": "edit", "create": "create", "delete": "delete"}[plan.op]
+            return f"agent: {verb} {plan.path} (+{added} −{removed})"
+        return f"agent: edit {len(plans)} files (+{added} −{removed})"
+
+    async def _ask(self, plans: Sequence[FilePlan]) -> bool:
+        added = sum(p.added for p in plans)
+        removed = sum(p.removed for p in plans)
+        if len(plans) == 1:
+            plan = plans[0]
+            verb = {"edit": "Apply edit to", "create": "Create", "delete": "Delete"}[plan.op]
+            question = f"{verb} {plan.path} (+{added} −{removed})?"
+        else:
+            names = ", ".join(p.path for p in plans)
+            question = f"Apply edits to {names} (+{added} −{removed})?"
+        try:
+            answer = await self.server.window_show_message_request_async(
+                lsp.ShowMessageRequestParams(
+                    type=lsp.MessageType.Info,
+                    message=question,
+                    actions=[
+                        lsp.MessageActionItem(title=APPLY),
+                        lsp.MessageActionItem(title=REJECT),
+                    ],
+                )
+            )
+        except JsonRpcException as exc:
+            log.info("showMessageRequest failed, taking it as a rejection: %s", exc)
+            return False
+        return answer is not None and answer.title == APPLY
+
+    async def _settle(
+        self, target: Path, expected: str, before: int | None, opened: bool
+    ) -> TextDocument | None:
+        """Wait (bounded) until the client's didChange/didOpen for our edit arrived."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self.settle_timeout if opened else min(self.settle_timeout, 0.5))
+        quiet = 0.25
+        last_version: int | None = before
+        last_change = loop.time()
+        while True:
+            doc = self.open_document(target)
+            now = loop.time()
+            if doc is not None:
+                if doc.source == expected:
+                    return doc
+                if doc.version != last_version:
+                    last_version = doc.version
+                    last_change = now
+                elif doc.version != before and now - last_change >= quiet:
+                    return doc  # it changed and went quiet: the user kept only some hunks
+            if now >= deadline:
+                return doc
+            await asyncio.sleep(0.02)
+
+    async def _read_back(
+        self,
+        plans: Sequence[FilePlan],
+        targets: Sequence[Path],
+        before: dict[str, int | None],
+        paths: list[str],
+    ) -> EditOutcome:
+        kept_by: dict[str, list[int]] = {}
+        dropped_by: dict[str, list[int]] = {}
+        notes: list[str] = []
+        unknown: list[str] = []
+        for plan, target in zip(plans, targets, strict=True):
+            if plan.op == "delete":
+                self._sent.pop(plan.path, None)
+                continue
+            assert plan.new_text is not None
+            was_open = before[plan.path] is not None
+            doc = await self._settle(target, plan.new_text, before[plan.path], was_open)
+            if doc is None:
+                # Not open in the editor: it holds the change in a buffer (or has
+                # written it, as VS Code does); we cannot observe which.
+                digest = await asyncio.to_thread(_digest_file, target)
+                self._sent[plan.path] = _Sent(plan.new_text, digest)
+                self.remember_read(plan.path, plan.new_text)
+                kept_by[plan.path] = [h.index for h in plan.hunks]
+                dropped_by[plan.path] = []
+                notes.append(
+                    f"{plan.path} is not open in the editor: the editor holds the change, "
+                    "possibly unsaved, so commands may still see the old file on disk"
+                )
+                continue
+            self._sent.pop(plan.path, None)
+            after = doc.source
+            kept = kept_hunks(plan.old_text, plan.hunks, after)
+            if kept is None:
+                unknown.append(plan.path)
+                self.remember_read(plan.path, after)
+                continue
+            kept_by[plan.path] = kept
+            dropped_by[plan.path] = [h.index for h in plan.hunks if h.index not in kept]
+            self.remember_read(plan.path, after)
+        return self._outcome(plans, kept_by, dropped_by, unknown, notes, paths)
+
+    @staticmethod
+    def _outcome(
+        plans: Sequence[FilePlan],
+        kept_by: dict[str, list[int]],
+        dropped_by: dict[str, list[int]],
+        unknown: list[str],
+        notes: list[str],
+        paths: list[str],
+    ) -> EditOutcome:
+        note = ("; ".join(notes) + ".") if notes else ""
+        if unknown:
+            return EditOutcome(
+                "partial",
+                f"the editor reported the edit applied, but {', '.join(unknown)} now holds text "
+                "that is neither the proposal nor the old text with some hunks kept; "
+                "read it again before changing it. " + note,
+                paths,
+                kept_by,
+                dropped_by,
+            )
+        edited = [p for p in plans if p.op != "delete"]
+        if all(not dropped_by.get(p.path) for p in edited):
+            return EditOutcome("applied", note, paths)
+        if all(not kept_by.get(p.path) for p in edited) and len(edited) == len(plans):
+            return EditOutcome(
+                "failed",
+                "the editor answered that it applied the edit but "
+                f"{', '.join(p.path for p in edited)} did not change; nothing was changed. "
+                "Read the file again.",
+                paths,
+                kept_by,
+                dropped_by,
+            )
+        parts = []
+        for plan in edited:
+            kept = kept_by.get(plan.path, [])
+            dropped = dropped_by.get(plan.path, [])
+            if not dropped:
+                parts.append(f"{plan.path}: all {len(plan.hunks)} hunks applied")
+                continue
+            summaries = "; ".join(
+                f"hunk {h.index} ({h.summary()})" for h in plan.hunks if h.index in dropped
+            )
+            parts.append(
+                f"{plan.path}: the user kept hunk(s) {_hunk_list(kept) or 'none'} of "
+                f"{len(plan.hunks)} and dropped {summaries}"
+            )
+        return EditOutcome(
+            "partial",
+            "Only part of the edit was applied. " + ". ".join(parts) + ". " + note,
+            paths,
+            kept_by,
+            dropped_by,
+        )
