@@ -1,0 +1,22 @@
+"""The repository index: file map, held text, live updates and search.
+
+Knows nothing of the agent or LSP: front ends pass plain ``IndexSettings``.
+"""
+
+from indexer.builder import RepoIndexer
+from indexer.cache import IndexCache
+from indexer.index import FileInfo, RepoIndex
+from indexer.settings import DEFAULT_EXCLUDE_DIRS, DEFAULT_EXCLUDE_PATTERNS, IndexSettings
+from indexer.watcher import ChangeBatch, IndexWatcher
+
+__all__ = [
+    "DEFAULT_EXCLUDE_DIRS",
+    "DEFAULT_EXCLUDE_PATTERNS",
+    "ChangeBatch",
+    "FileInfo",
+    "IndexCache",
+    "IndexSettings",
+    "IndexWatcher",
+    "RepoIndex",
+    "RepoIndexer",
+]

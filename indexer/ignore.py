@@ -1,0 +1,136 @@
+"""Which paths the index skips: fixed excludes, user globs and ``.gitignore`` files.
+
+``.gitignore`` syntax is left to ``pathspec``; this module only applies git's
+precedence: patterns of a deeper ``.gitignore`` win over shallower ones, the last
+matching pattern of a file wins, and nothing below an ignored directory can be
+re-included.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import pathspec
+
+from indexer.settings import IndexSettings
+
+GITIGNORE = ".gitignore"
+
+
+def _compile_globs(globs: Iterable[str]) -> re.Pattern[str] | None:
+    parts = [fnmatch.translate(g) for g in globs]
+    return re.compile("|".join(parts)) if parts else None
+
+
+class IgnoreRules:
+    """Decides whether a workspace-relative path (``/``-separated) is left out."""
+
+    def __init__(self, root: Path | str, settings: IndexSettings) -> None:
+        self.root = os.path.realpath(root)
+        self.settings = settings
+        names = {d.strip("/") for d in settings.exclude_dirs if "/" not in d.strip("/")}
+        names.add(".git")  # never content, whatever the settings say
+        self._dir_names = frozenset(names)
+        self._dir_paths = tuple(
+            d.strip("/") + "/" for d in settings.exclude_dirs if "/" in d.strip("/")
+        )
+        self._name_globs = _compile_globs(p for p in settings.exclude_patterns if "/" not in p)
+        self._path_globs = _compile_globs(
+            p.lstrip("/") for p in settings.exclude_patterns if "/" in p
+        )
+        self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
+        self._dir_verdicts: dict[str, bool] = {}
+
+    def invalidate(self) -> None:
+        """Forget loaded ``.gitignore`` files (one changed)."""
+        self._specs.clear()
+        self._dir_verdicts.clear()
+
+    # -- fixed excludes ---------------------------------------------------------
+    def excluded_dir(self, name: str, rel: str) -> bool:
+        if name in self._dir_names:
+            return True
+        return bool(self._dir_paths) and (rel + "/").startswith(self._dir_paths)
+
+    def excluded_file(self, name: str, rel: str) -> bool:
+        if self._name_globs is not None and self._name_globs.match(name):
+            return True
+        return self._path_globs is not None and self._path_globs.match(rel) is not None
+
+    def excluded_by_settings(self, rel: str) -> bool:
+        """Fixed excludes only (no ``.gitignore``): for paths git already filtered."""
+        parts = rel.split("/")
+        prefix = ""
+        for part in parts[:-1]:
+            prefix = f"{prefix}/{part}" if prefix else part
+            if self.excluded_dir(part, prefix):
+                return True
+        return self.excluded_file(parts[-1], rel)
+
+    # -- .gitignore -----------------------------------------------------------------
+    def spec_for(self, dir_rel: str) -> pathspec.GitIgnoreSpec | None:
+        """The compiled ``.gitignore`` of a directory (``""`` is the root), cached."""
+        if dir_rel in self._specs:
+            return self._specs[dir_rel]
+        lines: list[str] = []
+        sources = [os.path.join(self.root, dir_rel, GITIGNORE)]
+        if dir_rel == "":
+            sources.insert(0, os.path.join(self.root, ".git", "info", "exclude"))
+        for source in sources:
+            try:
+                with open(source, "rb") as fh:
+                    raw = fh.read()
+            except OSError:
+                continue
+            lines.extend(raw.decode("utf-8", "surrogateescape").splitlines())
+        spec: pathspec.GitIgnoreSpec | None = None
+        if any(line.strip() and not line.startswith("#") for line in lines):
+            try:
+                spec = pathspec.GitIgnoreSpec.from_lines(lines)
+            except (ValueError, TypeError, re.error):
+                spec = None  # an unparsable .gitignore ignores nothing rather than everything
+        self._specs[dir_rel] = spec
+        return spec
+
+    def gitignored(self, rel: str, is_dir: bool) -> bool:
+        """Whether ``rel`` itself matches the ``.gitignore`` files above it.
+
+        Ancestors are not checked here: the walk prunes ignored directories itself.
+        """
+        if not self.settings.use_gitignore:
+            return False
+        parts = rel.split("/")
+        # Deepest .gitignore first: the first one with an opinion decides.
+        for depth in range(len(parts) - 1, -1, -1):
+            base = "/".join(parts[:depth])
+            spec = self.spec_for(base)
+            if spec is None:
+                continue
+            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+            verdict = spec.check_file(sub).include
+            if verdict is not None:
+                return bool(verdict)
+        return False
+
+    def ignored(self, rel: str, *, is_dir: bool = False) -> bool:
+        """The full verdict for any path, ancestors included (used for watcher events)."""
+        parts = rel.split("/")
+        prefix = ""
+        for part in parts[:-1]:
+            prefix = f"{prefix}/{part}" if prefix else part
+            if self._dir_ignored(part, prefix):
+                return True
+        if is_dir:
+            return self._dir_ignored(parts[-1], rel)
+        return self.excluded_file(parts[-1], rel) or self.gitignored(rel, False)
+
+    def _dir_ignored(self, name: str, rel: str) -> bool:
+        verdict = self._dir_verdicts.get(rel)
+        if verdict is None:
+            verdict = self.excluded_dir(name, rel) or self.gitignored(rel, True)
+            self._dir_verdicts[rel] = verdict
+        return verdict

@@ -1,0 +1,270 @@
+"""Regex and literal search over file bytes, from held text or from disk.
+
+Both sources go through the same matcher on the same bytes, so results do not
+depend on whether the text was held. Speed comes from: a pre-scan for a literal
+every match must contain (skips most files without running the regex), one
+whole-file search instead of a loop over lines, and line numbers counted only
+up to each hit. Patterns match UTF-8 bytes: ``\\w``, ``\\d``, ``\\s`` and
+case-insensitivity are ASCII-only (like ``grep`` in the C locale).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from indexer.literals import required_literals
+from indexer.tree import display
+
+MAX_LINE_CHARS = 300
+
+Reader = Callable[[str], bytes | None]
+
+
+@dataclass(frozen=True)
+class Query:
+    """A compiled search. Build it with ``compile_query`` (raises ``re.error``)."""
+
+    regex: re.Pattern[bytes]
+    #: A match contains one of these (bytes; lower-cased when ``fold``), or None.
+    literals: tuple[bytes, ...] | None
+    fold: bool
+    #: Pure literal search: ``find`` replaces the regex.
+    needle: bytes | None
+    context_lines: int = 0
+    max_results: int = 50
+
+
+def compile_query(
+    pattern: str,
+    *,
+    literal: bool = False,
+    case_sensitive: bool = True,
+    context_lines: int = 0,
+    max_results: int = 50,
+) -> Query:
+    flags = re.MULTILINE if case_sensitive else re.MULTILINE | re.IGNORECASE
+    source = re.escape(pattern) if literal else pattern
+    re.compile(source, flags)  # the str form first: its error messages quote the pattern
+    regex = re.compile(source.encode("utf-8", "surrogateescape"), flags)
+    needle: bytes | None = None
+    literals: tuple[bytes, ...] | None = None
+    fold = not case_sensitive
+    if literal and pattern and "\n" not in pattern:
+        raw = pattern.encode("utf-8", "surrogateescape")
+        needle = raw.lower() if fold else raw
+        literals = (needle,)
+    elif not literal:
+        found = required_literals(pattern, flags)
+        if found is not None:
+            texts, fold = found
+            encoded = [t.encode("utf-8", "surrogateescape") for t in texts]
+            literals = tuple(e.lower() for e in encoded) if fold else tuple(encoded)
+    return Query(regex, literals, fold, needle, max(0, context_lines), max(1, max_results))
+
+
+@dataclass(frozen=True)
+class Line:
+    path: str
+    number: int
+    text: str
+    is_match: bool
+
+
+@dataclass
+class SearchResult:
+    groups: list[list[Line]] = field(default_factory=list)
+    matches: int = 0
+    truncated: bool = False
+    files_searched: int = 0
+    files_matched: int = 0
+
+    def render(self, context_lines: int, max_results: int) -> str:
+        out: list[str] = []
+        for i, group in enumerate(self.groups):
+            if i and context_lines > 0:
+                out.append("--")
+            for line in group:
+                sep = ":" if line.is_match else "-"
+                out.append(f"{display(line.path)}{sep}{line.number}{sep} {line.text}")
+        if self.truncated:
+            out.append(f"[results truncated at {max_results} matches]")
+        return "\n".join(out)
+
+
+def _text(data: bytes, start: int, end: int) -> str:
+    text = data[start:end].decode("utf-8", "replace").rstrip("\r")
+    if len(text) > MAX_LINE_CHARS:
+        text = text[:MAX_LINE_CHARS] + "…"
+    return text
+
+
+def _match_starts(data: bytes, query: Query, limit: int) -> list[tuple[int, int]]:
+    """(line start, line end) of up to ``limit`` matching lines, in order."""
+    out: list[tuple[int, int]] = []
+    size = len(data)
+    needle = query.needle
+    hay = data.lower() if needle is not None and query.fold else data
+    pos = 0
+    search = query.regex.search
+    while pos <= size and len(out) < limit:
+        if needle is not None:
+            at = hay.find(needle, pos)
+            if at < 0:
+                break
+        else:
+            m = search(data, pos)
+            if m is None:
+                break
+            at = m.start()
+        start = data.rfind(b"\n", 0, at) + 1
+        if start == size:
+            break  # the empty "line" after a final newline is not a line
+        end = data.find(b"\n", at)
+        if end < 0:
+            end = size
+        out.append((start, end))
+        pos = end + 1
+    return out
+
+
+def _might_match(data: bytes, query: Query) -> bool:
+    literals = query.literals
+    if literals is None:
+        return True
+    hay = data.lower() if query.fold else data
+    return any(lit in hay for lit in literals)
+
+
+def _groups_for_file(
+    path: str, data: bytes, hits: list[tuple[int, int]], context: int
+) -> list[list[Line]]:
+    if context == 0:
+        lines = []
+        number, counted = 1, 0
+        for start, end in hits:
+            number += data.count(b"\n", counted, start)
+            counted = start
+            lines.append(Line(path, number, _text(data, start, end), True))
+        return [[line] for line in lines]
+
+    size = len(data)
+    match_starts = {start for start, _ in hits}
+    groups: list[list[Line]] = []
+    number, counted = 1, 0
+    last_emitted = 0  # line number of the last line already printed
+    for start, _end in hits:
+        number += data.count(b"\n", counted, start)
+        counted = start
+        if number <= last_emitted:
+            continue  # already printed as the trailing context of an earlier hit
+        # Walk back over the leading context, without re-printing lines.
+        first = max(1, number - context, last_emitted + 1)
+        begin = start
+        for _ in range(number - first):
+            begin = data.rfind(b"\n", 0, begin - 1) + 1
+        if groups and first == last_emitted + 1:
+            group = groups[-1]
+        else:
+            group = []
+            groups.append(group)
+        line_no, pos = first, begin
+        stop_no = number + context
+        while line_no <= stop_no and pos <= size:
+            end = data.find(b"\n", pos)
+            if end < 0:
+                end = size
+            if pos == size and line_no > number:
+                break  # no phantom line after a final newline
+            group.append(Line(path, line_no, _text(data, pos, end), pos in match_starts))
+            last_emitted = line_no
+            line_no += 1
+            pos = end + 1
+            # The trailing context ends early if another hit starts: that hit extends it.
+            if line_no > number and pos in match_starts:
+                break
+    return groups
+
+
+def search(
+    sources: Iterable[tuple[str, bytes | None]],
+    query: Query,
+    read: Reader,
+) -> SearchResult:
+    """Search ``sources`` in order; ``read(path)`` supplies bytes not held in memory."""
+    result = SearchResult()
+    # One more than asked, to know whether the output was cut.
+    budget = query.max_results + 1
+    for path, held in sources:
+        data = held if held is not None else read(path)
+        if data is None:
+            continue
+        result.files_searched += 1
+        if not _might_match(data, query):
+            continue
+        hits = _match_starts(data, query, budget - result.matches)
+        if not hits:
+            continue
+        if result.matches + len(hits) > query.max_results:
+            hits = hits[: query.max_results - result.matches]
+            result.truncated = True
+        if hits:
+            result.files_matched += 1
+            result.matches += len(hits)
+            result.groups.extend(_groups_for_file(path, data, hits, query.context_lines))
+        if result.truncated:
+            break
+    return result
+
+
+# -- selecting files ------------------------------------------------------------------
+def expand_braces(pattern: str) -> list[str]:
+    """``*.{ts,tsx}`` → ``["*.ts", "*.tsx"]`` (one level, as models often write)."""
+    open_at = pattern.find("{")
+    close_at = pattern.find("}", open_at + 1)
+    if open_at < 0 or close_at < 0:
+        return [pattern]
+    head, body, tail = pattern[:open_at], pattern[open_at + 1 : close_at], pattern[close_at + 1 :]
+    out: list[str] = []
+    for choice in body.split(","):
+        out.extend(expand_braces(head + choice + tail))
+    return out
+
+
+def path_filter(under: str, glob: str, *, recursive: bool = True) -> Callable[[str], bool]:
+    """A predicate on workspace-relative paths: below ``under`` and matching ``glob``.
+
+    A glob without ``/`` matches the base name (``*.py``); with ``/`` it matches the
+    path relative to ``under`` or to the root (``src/*.py``, ``**/test_*.py``).
+    """
+    globs = [g for g in expand_braces(glob or "*") if g]
+    by_path = any("/" in g for g in globs)
+    translated = []
+    for g in globs:
+        translated.append(fnmatch.translate(g))
+        if g.startswith("**/"):
+            translated.append(fnmatch.translate(g[3:]))  # ** also matches zero directories
+    rx = re.compile("|".join(translated)) if translated else re.compile(".*")
+    match_all = globs in (["*"], [])
+    prefix = under.strip("/") + "/" if under.strip("/") else ""
+
+    def keep(path: str) -> bool:
+        if prefix and not path.startswith(prefix):
+            return False
+        rest = path[len(prefix) :]
+        if not recursive and "/" in rest:
+            return False
+        if match_all:
+            return True
+        name = rest.rpartition("/")[2]
+        if rx.match(name) is not None:
+            return True
+        return by_path and (rx.match(rest) is not None or rx.match(path) is not None)
+
+    return keep
+
+
+def select(paths: Sequence[str], keep: Callable[[str], bool]) -> list[str]:
+    return [p for p in paths if keep(p)]
