@@ -1,0 +1,191 @@
+"""``agentls``: the headless run, the demo, config docs, and the language server entry.
+
+Exit codes of ``agentls run``: 0 success, 2 partial, 1 failed, 130 interrupted by
+Ctrl-C. The first Ctrl-C stops after the current step (the seed's GracefulShutdown,
+carried over to a CancelToken); the second exits at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agent.cancel import CancelToken
+from agent.config import AppConfig, load_config
+from agent.errors import AgentError
+
+EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}
+EXIT_INTERRUPTED = 130
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", type=Path, help="workspace root (default: current dir)")
+    parser.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
+    parser.add_argument("--agent", default="build", help="agent name (build, plan, review, mixed, ...)")
+    parser.add_argument(
+        "--mode", choices=["yolo", "confirm-all", "confirm-sensitive"], help="confirm mode"
+    )
+    parser.add_argument("--max-steps", type=int, help="maximum loop iterations")
+    parser.add_argument("--self-eval", choices=["off", "basic", "full"], help="self-evaluation")
+    parser.add_argument("--timeout", type=float, default=0, help="per-step timeout in seconds")
+    parser.add_argument("--model", help="model name (overrides llm.model)")
+    parser.add_argument("--api-base", help="model API base URL (overrides llm.api_base)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--no-stream", action="store_true", help="do not stream model text")
+    parser.add_argument("--dry-run", action="store_true", help="report changes, make none")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentls", description=__doc__.splitlines()[0])
+    parser.add_argument("--stdio", action="store_true", help="run the language server on stdio")
+    parser.add_argument("--tcp", action="store_true", help="run the language server on TCP")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=2087)
+    sub = parser.add_subparsers(dest="command")
+
+    run = sub.add_parser("run", help="run the agent headless on a prompt")
+    run.add_argument("prompt")
+    _add_run_options(run)
+
+    demo = sub.add_parser("demo", help="show the product on a sample workspace")
+    demo.add_argument("--model", help="a real litellm model (default: scripted replies)")
+    demo.add_argument("--api-base", help="API base URL for --model")
+    demo.add_argument("--headless", action="store_true", help="run the loop without the server")
+
+    sub.add_parser("serve", help="run the language server on stdio")
+    sub.add_parser("config-schema", help="print the JSON Schema of .agentls.yaml")
+    sub.add_parser("config-docs", help="print the configuration table (Markdown)")
+    return parser
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    llm: dict[str, Any] = {}
+    if getattr(args, "model", None):
+        llm["model"] = args.model
+    if getattr(args, "api_base", None):
+        llm["api_base"] = args.api_base
+    if getattr(args, "no_stream", False):
+        llm["stream"] = False
+    return {"llm": llm} if llm else {}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.stdio or args.tcp or args.command == "serve":
+        from server.__main__ import main as serve
+
+        server_argv = ["--tcp", "--host", args.host, "--port", str(args.port)] if args.tcp else ["--stdio"]
+        return serve(server_argv) or 0
+    if args.command == "config-schema":
+        from agent.config_docs import config_schema
+
+        print(json.dumps(config_schema(), indent=2))
+        return 0
+    if args.command == "config-docs":
+        from agent.config_docs import config_table
+
+        print(config_table())
+        return 0
+    if args.command == "demo":
+        from agent.demo.runner import run_demo
+
+        return run_demo(model=args.model, api_base=args.api_base, headless=args.headless)
+    if args.command == "run":
+        try:
+            config = load_config(
+                args.workspace, args.config, _overrides(args), overrides_source="command-line flags"
+            )
+        except AgentError as exc:
+            print(f"agentls: {exc}", file=sys.stderr)
+            return 1
+        return asyncio.run(run_headless(args, config))
+    build_parser().print_help()
+    return 1
+
+
+async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
+    from agent.llm import LiteLLMAdapter
+    from agent.run import RunRequest, run_agent
+    from agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
+    from agent.workspace import DiskFileAccess
+
+    asker = TerminalAsker()
+    files = DiskFileAccess(
+        config.workspace.root,
+        max_file_size=config.indexer.max_file_size,
+        confirmer=asker.confirm_edit,
+    )
+    cancel = CancelToken()
+    interrupted = _install_sigint(cancel)
+    index = await _build_index(config)
+    request = RunRequest(
+        prompt=args.prompt,
+        agent=args.agent,
+        confirm_mode=args.mode,
+        max_steps=args.max_steps,
+        self_eval=args.self_eval,
+        dry_run=args.dry_run,
+        stream=False if (args.no_stream or args.json or args.quiet) else None,
+        step_timeout=args.timeout,
+    )
+    outcome = await run_agent(
+        request,
+        config=config,
+        llm=LiteLLMAdapter(config.llm),
+        files=files,
+        approver=TerminalApprover(asker),
+        observer=TerminalObserver(quiet=args.quiet),
+        index=index,
+        cancel=cancel,
+    )
+    if args.json:
+        print(json.dumps(outcome.to_result(), indent=2))
+    else:
+        sys.stderr.write("\n")
+        print(outcome.state.final_output or "")
+    if interrupted():
+        return EXIT_INTERRUPTED
+    return EXIT_CODES.get(outcome.state.status, 1)
+
+
+def _install_sigint(cancel: CancelToken) -> Any:
+    hits = 0
+
+    def on_sigint() -> None:
+        nonlocal hits
+        hits += 1
+        if hits == 1:
+            sys.stderr.write("\nInterrupted: stopping after the current step (Ctrl-C again to quit)\n")
+            cancel.cancel("interrupted by Ctrl-C")
+        else:
+            sys.stderr.write("\nAborted.\n")
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)
+
+    try:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError):  # pragma: no cover - not on Windows
+        pass
+    return lambda: hits > 0
+
+
+async def _build_index(config: AppConfig) -> Any:
+    if not config.indexer.enabled:
+        return None
+    try:
+        from agent.indexing import build_index
+    except ImportError:
+        return None
+    return await build_index(config)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

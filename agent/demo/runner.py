@@ -1,0 +1,78 @@
+"""``agentls demo``: the product on a fresh copy of the sample workspace.
+
+With ``--model`` (or ``AGENTLS_MODEL``) it uses that real model; otherwise it starts
+the local scripted model server and says plainly that the replies are scripted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from contextlib import ExitStack
+from typing import Any
+
+from agent.demo import DEMO_MODEL, DEMO_PROMPT, demo_turns, fresh_workspace
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def run_demo(model: str | None = None, api_base: str | None = None, headless: bool = False) -> int:
+    model = model or os.environ.get("AGENTLS_MODEL")
+    api_base = api_base or os.environ.get("AGENTLS_API_BASE")
+    workspace = fresh_workspace()
+    with ExitStack() as stack:
+        if model is None:
+            from agent.llm.scripted_server import ScriptedModelServer
+
+            server = stack.enter_context(ScriptedModelServer())
+            server.add(DEMO_MODEL, *demo_turns())
+            model, api_base = f"openai/{DEMO_MODEL}", server.api_base
+            _say(
+                "agentls demo: no model configured (set AGENTLS_MODEL or pass --model), so the "
+                "model's replies are SCRIPTED by a local server; everything else is real."
+            )
+        else:
+            _say(f"agentls demo: using model {model}")
+        _say(f"Workspace: {workspace}\nTask: {DEMO_PROMPT}\n")
+        overrides: dict[str, Any] = {"llm": {"model": model}}
+        if api_base:
+            overrides["llm"]["api_base"] = api_base
+        if not headless:
+            try:
+                from agent.demo.lsp_client import run_lsp_demo
+            except ImportError:
+                headless = True
+            else:
+                return asyncio.run(run_lsp_demo(workspace, overrides, DEMO_PROMPT))
+        return asyncio.run(_headless(workspace, overrides))
+    return 1
+
+
+async def _headless(workspace: Any, overrides: dict[str, Any]) -> int:
+    from agent.config import load_config
+    from agent.llm import LiteLLMAdapter
+    from agent.run import RunRequest, run_agent
+    from agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
+    from agent.workspace import DiskFileAccess
+
+    config = load_config(workspace, overrides=overrides)
+    asker = TerminalAsker()
+    confirmer = asker.confirm_edit if asker.interactive else None
+    files = DiskFileAccess(workspace, confirmer=confirmer)
+    # Without a terminal nobody can accept the edits: the demo then accepts them itself.
+    mode = "confirm-sensitive" if asker.interactive else "yolo"
+    outcome = await run_agent(
+        RunRequest(prompt=DEMO_PROMPT, confirm_mode=mode),
+        config=config,
+        llm=LiteLLMAdapter(config.llm),
+        files=files,
+        approver=TerminalApprover(asker),
+        observer=TerminalObserver(),
+    )
+    _say(f"\n\nStatus: {outcome.state.status}")
+    print(outcome.state.final_output or "")
+    return 0 if outcome.state.status == "success" else 1

@@ -1,0 +1,301 @@
+"""The agent loop (seeds 000 and 002), async.
+
+One iteration: check cancellation, call the model (streaming its text to the
+observer), stop if it answered without tool calls, else run the calls (in parallel
+when the seed allows), append the results, manage the context, go on. Everything
+the loop needs is passed in; it knows nothing of terminals or LSP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from agent.cancel import CancelToken
+from agent.config import AgentConfig
+from agent.engine_types import ContextBuilderLike, ContextManagerLike
+from agent.errors import StepTimeoutError
+from agent.events import (
+    Observer,
+    RunState,
+    StepStarted,
+    StreamText,
+    ToolFinished,
+    ToolStarted,
+    UsageReported,
+    null_observer,
+)
+from agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
+from agent.runstate import RunStateMachine
+from agent.state import AgentState, StepResult, ToolCallResult
+from agent.tools.base import ToolResult
+from agent.tools.engine import ExecutionEngine, RunAborted
+
+log = logging.getLogger(__name__)
+
+MAX_PARALLEL_TOOLS = 4
+REPEATED_FAILURE_LIMIT = 3
+CONTINUE_PROMPT = "Continue from where you left off."
+
+
+class LLMLike(Protocol):
+    async def completion(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> LLMResponse: ...
+
+    def completion_stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> Any: ...
+
+
+class _Cancelled(Exception):  # noqa: N818 - internal control flow
+    pass
+
+
+class AgentLoop:
+    def __init__(
+        self,
+        llm: LLMLike,
+        engine: ExecutionEngine,
+        agent_config: AgentConfig,
+        ctx: ContextBuilderLike,
+        *,
+        observer: Observer = null_observer,
+        cancel: CancelToken | None = None,
+        step_timeout: float = 0,
+        context_manager: ContextManagerLike | None = None,
+        stream: bool = True,
+        parallel_tools: bool = True,
+        model_name: str | None = None,
+    ) -> None:
+        self.llm = llm
+        self.engine = engine
+        self.agent_config = agent_config
+        self.ctx = ctx
+        self.observer = observer
+        self.cancel = cancel or CancelToken()
+        self.step_timeout = step_timeout
+        self.context_manager = context_manager
+        self.stream = stream
+        self.parallel_tools = parallel_tools
+        self.model_name = model_name
+        self.machine = RunStateMachine(observer)
+        self._failures: Counter[str] = Counter()
+
+    # -- the loop ----------------------------------------------------------------
+    async def run(
+        self, prompt: str, *, history: Sequence[dict[str, Any]] = ()
+    ) -> AgentState:
+        self.machine.to(RunState.PREPARING)
+        messages = self.ctx.build_initial(self.agent_config.system_prompt, prompt)
+        if history:
+            # Earlier turns of the session go between the system prompt and the new prompt.
+            messages = [messages[0], *history, *messages[1:]]
+        tools_schema = self.engine.registry.get_schemas(self.agent_config.allowed_tools or None)
+        state = AgentState(messages=messages, model=self.model_name)
+        max_steps = self.agent_config.max_steps
+        try:
+            for step_index in range(max_steps):
+                step = step_index + 1
+                if self.cancel.cancelled:
+                    self._interrupted(state)
+                    break
+                self.observer(StepStarted(step, max_steps))
+                self.machine.to(RunState.MODEL_RUNNING)
+                try:
+                    response = await self._call_model(state.messages, tools_schema or None)
+                except _Cancelled:
+                    self._interrupted(state)
+                    break
+                except StepTimeoutError as exc:
+                    self._end(state, "partial", f"Step {step} exceeded its timeout of {exc.seconds:g}s.")
+                    break
+                except Exception as exc:
+                    log.debug("model call failed", exc_info=True)
+                    self._end(state, "failed", f"LLM error: {exc}")
+                    break
+                state.usage = state.usage.add(response.usage)
+                if response.usage:
+                    u = state.usage
+                    self.observer(UsageReported(u.prompt_tokens, u.completion_tokens, u.total_tokens))
+
+                if response.tool_calls:
+                    self.machine.to(RunState.TOOL_RUNNING)
+                    try:
+                        results = await self._execute_batch(response.tool_calls, step)
+                    except RunAborted as exc:
+                        self._end(state, "partial", f"Run aborted: {exc}.", RunState.ABORTED)
+                        break
+                    state.messages = self.ctx.append_tool_results(state.messages, response, results)
+                    state.steps.append(StepResult(step, response, results))
+                    repeated = self._repeated_failure(results)
+                    if repeated:
+                        self._end(state, "partial", repeated)
+                        break
+                    if self.context_manager is not None:
+                        state.messages = await self.context_manager.maybe_compress(
+                            state.messages, self.llm
+                        )
+                        state.messages = self.context_manager.enforce_window(state.messages)
+                    continue
+                if response.finish_reason == "length":
+                    state.messages = self.ctx.append_assistant_message(
+                        state.messages, response.content or ""
+                    )
+                    state.messages = self.ctx.append_user_message(state.messages, CONTINUE_PROMPT)
+                    state.steps.append(StepResult(step, response, []))
+                    continue
+                if response.finish_reason == "stop":
+                    state.messages = self.ctx.append_assistant_message(
+                        state.messages, response.content or ""
+                    )
+                    self._end(state, "success", response.content or "")
+                    break
+                self._end(state, "partial", response.content or "")
+                break
+            else:
+                self._end(
+                    state,
+                    "partial",
+                    f"Reached the limit of {max_steps} steps before the task was finished.",
+                )
+        except asyncio.CancelledError:
+            # The whole task was cancelled from outside (a second Ctrl-C, server
+            # shutdown): record it, then let the cancellation go on.
+            if not state.is_finished:
+                self._interrupted(state)
+            raise
+        return state
+
+    # -- pieces -------------------------------------------------------------------
+    def _end(
+        self, state: AgentState, status: str, output: str, run_state: RunState | None = None
+    ) -> None:
+        state.finish(status, output)
+        if run_state is None:
+            run_state = {"success": RunState.COMPLETED, "failed": RunState.FAILED}.get(
+                status, RunState.COMPLETED
+            )
+        self.machine.to(run_state, "" if status == "success" else output)
+
+    def _interrupted(self, state: AgentState) -> None:
+        self._end(
+            state,
+            "partial",
+            f"Run interrupted ({self.cancel.reason or 'cancelled'}) after {len(state.steps)} "
+            "step(s); tool calls already made were completed.",
+            RunState.ABORTED,
+        )
+
+    async def _call_model(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> LLMResponse:
+        call = asyncio.ensure_future(self._model_turn(messages, tools))
+        cancel_wait = asyncio.ensure_future(self.cancel.wait())
+        try:
+            async with asyncio.timeout(self.step_timeout or None):
+                done, _ = await asyncio.wait(
+                    {call, cancel_wait}, return_when=asyncio.FIRST_COMPLETED
+                )
+        except TimeoutError:
+            call.cancel()
+            await asyncio.gather(call, return_exceptions=True)
+            raise StepTimeoutError(self.step_timeout) from None
+        finally:
+            cancel_wait.cancel()
+            if not call.done():
+                call.cancel()
+        if call not in done:
+            await asyncio.gather(call, return_exceptions=True)
+            raise _Cancelled
+        return call.result()
+
+    async def _model_turn(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> LLMResponse:
+        if not self.stream:
+            return await self.llm.completion(messages, tools)
+        response: LLMResponse | None = None
+        async for item in self.llm.completion_stream(messages, tools):
+            if isinstance(item, StreamChunk):
+                self.observer(StreamText(item.data))
+            else:
+                response = item
+        if response is None:
+            raise RuntimeError("the model stream ended without a final response")
+        return response
+
+    def _should_parallelize(self, calls: Sequence[ToolCall]) -> bool:
+        if not self.parallel_tools:
+            return False
+        mode = self.agent_config.confirm_mode
+        if mode == "confirm-all":
+            return False
+        if mode == "confirm-sensitive":
+            registry = self.engine.registry
+            for call in calls:
+                if registry.has_tool(call.name) and registry.get(call.name).sensitive:
+                    return False
+        return True
+
+    async def _execute_batch(self, calls: Sequence[ToolCall], step: int) -> list[ToolCallResult]:
+        if len(calls) <= 1 or not self._should_parallelize(calls):
+            return [await self._execute_one(call, step) for call in calls]
+        limit = asyncio.Semaphore(MAX_PARALLEL_TOOLS)
+
+        async def bounded(call: ToolCall) -> ToolCallResult:
+            async with limit:
+                return await self._execute_one(call, step)
+
+        # gather keeps the order the model asked for, whatever finishes first.
+        return list(await asyncio.gather(*(bounded(call) for call in calls)))
+
+    async def _execute_one(self, call: ToolCall, step: int) -> ToolCallResult:
+        max_steps = self.agent_config.max_steps
+        shown = self._shown_args(call)
+        self.observer(ToolStarted(step, max_steps, call.id, call.name, shown))
+        result = await self.engine.execute_tool_call(call, self.agent_config)
+        self.observer(
+            ToolFinished(
+                step,
+                max_steps,
+                call.id,
+                call.name,
+                shown,
+                result.result.success,
+                _summary(result.result),
+            )
+        )
+        return result
+
+    def _shown_args(self, call: ToolCall) -> dict[str, Any]:
+        if self.engine.registry.has_tool(call.name):
+            return self.engine.registry.get(call.name).summarize_args(call.arguments)
+        return {}
+
+    def _repeated_failure(self, results: list[ToolCallResult]) -> str:
+        for item in results:
+            if item.result.success:
+                continue
+            key = item.tool_name + json.dumps(item.args, sort_keys=True, default=str)
+            self._failures[key] += 1
+            if self._failures[key] >= REPEATED_FAILURE_LIMIT:
+                return (
+                    f"Stopped: the model repeated the same failing call {item.tool_name} "
+                    f"{REPEATED_FAILURE_LIMIT} times with the same arguments. Last error: "
+                    f"{_summary(item.result)}"
+                )
+        return ""
+
+
+def _summary(result: ToolResult) -> str:
+    text = (result.output or result.error or "").strip().splitlines()
+    first = text[0] if text else ""
+    return first if len(first) <= 160 else first[:157] + "..."
+
+
+__all__ = ["AgentLoop", "Usage"]

@@ -1,0 +1,193 @@
+"""One run of an agent, composed from injected parts: the front ends' entry point.
+
+The CLI and the language server differ only in what they pass in: the FileAccess
+(disk or the editor's buffers), the Approver (terminal or showMessageRequest) and
+the Observer (printing or notifications). Everything else is composed here.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.agents import MIXED, AgentRegistry
+from agent.approval import Approver
+from agent.cancel import CancelToken
+from agent.config import AgentConfig, AppConfig, ConfirmMode
+from agent.events import Notice, Observer, RunState, StatusChanged, null_observer
+from agent.llm.models import Usage
+from agent.loop import AgentLoop
+from agent.state import AgentState
+from agent.tools import build_registry
+from agent.tools.engine import ExecutionEngine
+from agent.tools.registry import ToolRegistry
+from agent.workspace import FileAccess
+
+log = logging.getLogger(__name__)
+
+PLAN_HANDOFF = (
+    "{prompt}\n\n## Plan prepared by the planning agent\n{plan}\n\n"
+    "Carry out this plan. Adjust it where the code shows it is wrong."
+)
+
+
+class RunRequest(BaseModel):
+    """What a front end asks for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str = Field(min_length=1)
+    agent: str = "build"
+    run_id: str | None = None
+    session_id: str | None = None
+    confirm_mode: ConfirmMode | None = None
+    max_steps: int | None = Field(None, ge=1)
+    self_eval: Literal["off", "basic", "full"] | None = None
+    dry_run: bool = False
+    stream: bool | None = None
+    step_timeout: float = Field(0, ge=0)
+
+
+@dataclass
+class RunOutcome:
+    state: AgentState
+    run_id: str
+    session_id: str
+    agent: str
+
+    @property
+    def usage(self) -> Usage:
+        return self.state.usage
+
+    def to_result(self) -> dict[str, Any]:
+        result = self.state.to_output_dict()
+        result.update(
+            runId=self.run_id,
+            sessionId=self.session_id,
+            usage=self.state.usage.model_dump(),
+        )
+        return result
+
+
+def resolve_agent(config: AppConfig, request: RunRequest) -> AgentConfig:
+    agent = AgentRegistry(config).get("build" if request.agent == MIXED else request.agent)
+    updates: dict[str, Any] = {}
+    if request.confirm_mode is not None:
+        updates["confirm_mode"] = request.confirm_mode
+    if request.max_steps is not None:
+        updates["max_steps"] = request.max_steps
+    return agent.model_copy(update=updates)
+
+
+async def run_agent(
+    request: RunRequest,
+    *,
+    config: AppConfig,
+    llm: Any,
+    files: FileAccess,
+    approver: Approver,
+    observer: Observer = null_observer,
+    index: Any = None,
+    cancel: CancelToken | None = None,
+    registry: ToolRegistry | None = None,
+    extras: dict[str, Any] | None = None,
+    history: list[dict[str, Any]] | None = None,
+) -> RunOutcome:
+    """Run ``request`` to the end. Never raises for a failure of the run itself:
+    errors become a ``failed`` state with a message; only cancellation of the
+    calling task propagates."""
+    from agent.context import ContextBuilder, ContextManager
+
+    run_id = request.run_id or uuid.uuid4().hex[:12]
+    session_id = request.session_id or uuid.uuid4().hex[:12]
+    cancel = cancel or CancelToken()
+    registry = registry or build_registry()
+    stream = config.llm.stream if request.stream is None else request.stream
+    extras = {"llm": llm, "cancel": cancel, **(extras or {})}
+
+    def tree() -> str | None:
+        format_tree = getattr(index, "format_tree", None)
+        return format_tree() if callable(format_tree) else None
+
+    counter = getattr(llm, "count_tokens", None)
+    context_manager = ContextManager(config.context, token_counter=counter)
+
+    async def one_run(prompt: str, agent: AgentConfig, *, streaming: bool) -> AgentState:
+        engine = ExecutionEngine(
+            registry,
+            files,
+            config,
+            approver=approver,
+            index=index,
+            dry_run=request.dry_run,
+            run_id=run_id,
+            extras=extras,
+        )
+        loop = AgentLoop(
+            llm,
+            engine,
+            agent,
+            ContextBuilder(config.context, tree=tree if index is not None else None),
+            observer=observer,
+            cancel=cancel,
+            step_timeout=request.step_timeout,
+            context_manager=context_manager,
+            stream=streaming,
+            parallel_tools=config.context.parallel_tools,
+            model_name=config.llm.model,
+        )
+        engine._on_state = loop.machine.to  # awaiting_human while a human is asked
+        return await loop.run(prompt, history=history or ())
+
+    try:
+        agent = resolve_agent(config, request)
+        if request.agent == MIXED:
+            planner = AgentRegistry(config).get("plan")
+            plan_state = await one_run(request.prompt, planner, streaming=False)
+            if plan_state.status != "success" or cancel.cancelled:
+                return RunOutcome(plan_state, run_id, session_id, request.agent)
+            prompt = PLAN_HANDOFF.format(prompt=request.prompt, plan=plan_state.final_output)
+            state = await one_run(prompt, agent, streaming=stream)
+            state.usage = state.usage.add(plan_state.usage)
+        else:
+            state = await one_run(request.prompt, agent, streaming=stream)
+        state = await _self_evaluate(request, config, llm, state, one_run, agent)
+    except Exception as exc:  # the run fails; the front end must not see a traceback
+        log.exception("run %s failed", run_id)
+        state = AgentState(messages=[], model=config.llm.model)
+        state.finish("failed", f"{type(exc).__name__}: {exc}")
+        observer(Notice("error", str(exc)))
+        observer(StatusChanged(RunState.FAILED, str(exc)))
+    return RunOutcome(state, run_id, session_id, request.agent)
+
+
+async def _self_evaluate(
+    request: RunRequest,
+    config: AppConfig,
+    llm: Any,
+    state: AgentState,
+    one_run: Any,
+    agent: AgentConfig,
+) -> AgentState:
+    mode = request.self_eval or config.evaluation.mode
+    if mode == "off" or state.status != "success":
+        return state
+    from agent.evaluator import SelfEvaluator, apply_self_eval
+
+    evaluator = SelfEvaluator(
+        llm,
+        max_retries=config.evaluation.max_retries,
+        confidence_threshold=config.evaluation.confidence_threshold,
+    )
+
+    async def rerun(prompt: str) -> AgentState:
+        # The seed runs corrections without streaming: the callback has no sense there.
+        result: AgentState = await one_run(prompt, agent, streaming=False)
+        return result
+
+    evaluated: AgentState = await apply_self_eval(mode, evaluator, request.prompt, state, rerun)
+    return evaluated

@@ -1,0 +1,150 @@
+"""The headless front end's rendering and asking: stderr for progress, the TTY for y/n.
+
+Seed 000 streams text to stderr so stdout carries only the final answer (or JSON).
+Asking needs a terminal: without one, confirm modes refuse sensitive tools with a
+clear message instead of hanging (the seed's NoTTYError case).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import IO, Any
+
+from agent.approval import ApprovalAnswer, ApprovalRequest
+from agent.errors import NoTTYError
+from agent.events import (
+    AgentEvent,
+    Notice,
+    PlanUpdated,
+    StatusChanged,
+    StreamText,
+    ToolFinished,
+    ToolStarted,
+)
+from agent.workspace import EditProposal
+
+NO_TTY_MESSAGE = (
+    "confirmation needed but there is no terminal to ask (run with --mode yolo to allow "
+    "sensitive tools without asking, or run in a terminal)"
+)
+
+
+def _use_color(stream: IO[str]) -> bool:
+    return stream.isatty() and os.environ.get("NO_COLOR") is None
+
+
+def colorize_diff(diff: str, color: bool) -> str:
+    if not color:
+        return diff
+    out = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("+++", "---")):
+            out.append(f"\x1b[1m{line}\x1b[0m")
+        elif line.startswith("+"):
+            out.append(f"\x1b[32m{line}\x1b[0m")
+        elif line.startswith("-"):
+            out.append(f"\x1b[31m{line}\x1b[0m")
+        elif line.startswith("@@"):
+            out.append(f"\x1b[36m{line}\x1b[0m")
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+class TerminalObserver:
+    """Prints streamed text and step progress to stderr."""
+
+    def __init__(self, stream: IO[str] | None = None, *, quiet: bool = False) -> None:
+        self.out = stream or sys.stderr
+        self.quiet = quiet
+        self._mid_line = False
+
+    def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, Notice):
+            self._line(f"[{event.level}] {event.message}")
+            return
+        if self.quiet:
+            return
+        if isinstance(event, StreamText):
+            self.out.write(event.text)
+            self._mid_line = not event.text.endswith("\n")
+            self.out.flush()
+        elif isinstance(event, ToolStarted):
+            args = " ".join(f"{k}={v}" for k, v in event.args.items())
+            self._line(f"▶ step {event.step}/{event.max_steps} {event.tool} {args}".rstrip())
+        elif isinstance(event, ToolFinished):
+            mark = "✓" if event.success else "✗"
+            self._line(f"  {mark} {event.tool}: {event.summary}")
+        elif isinstance(event, PlanUpdated):
+            marks = {"done": "[x]", "in_progress": "[~]"}
+            lines = [f"Plan: {event.goal}"] + [
+                f"  {marks.get(s.status, '[ ]')} {s.text}" for s in event.steps
+            ]
+            self._line("\n".join(lines))
+        elif isinstance(event, StatusChanged) and event.detail and event.state in ("failed",):
+            self._line(f"[{event.state}] {event.detail}")
+
+    def _line(self, text: str) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self._mid_line = False
+        self.out.write(text + "\n")
+        self.out.flush()
+
+
+class TerminalAsker:
+    """Asks y/n questions on the controlling terminal, off the event loop."""
+
+    def __init__(self, stdin: IO[str] | None = None, stderr: IO[str] | None = None) -> None:
+        self.stdin = stdin or sys.stdin
+        self.stderr = stderr or sys.stderr
+        self._lock = asyncio.Lock()
+
+    @property
+    def interactive(self) -> bool:
+        try:
+            return self.stdin.isatty()
+        except (ValueError, OSError):
+            return False
+
+    async def ask(self, question: str, choices: str = "y/N") -> str:
+        if not self.interactive:
+            raise NoTTYError(NO_TTY_MESSAGE)
+        async with self._lock:  # one question at a time, even with parallel tools
+            self.stderr.write(f"{question} [{choices}] ")
+            self.stderr.flush()
+            line = await asyncio.to_thread(self.stdin.readline)
+        return line.strip().lower()
+
+    async def confirm_edit(self, proposal: EditProposal) -> bool:
+        """The DiskFileAccess confirmer: show the diff, ask y/n. No TTY: refuse."""
+        if not self.interactive:
+            return False
+        self.stderr.write(colorize_diff(proposal.diff, _use_color(self.stderr)))
+        paths = ", ".join(c.path for c in proposal.changes)
+        answer = await self.ask(f"Apply this change to {paths} (+{proposal.added} -{proposal.removed})?")
+        return answer in ("y", "yes")
+
+
+class TerminalApprover:
+    """The Approver of the headless CLI."""
+
+    def __init__(self, asker: TerminalAsker) -> None:
+        self.asker = asker
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        if not self.asker.interactive:
+            return ApprovalAnswer("deny", message=NO_TTY_MESSAGE)
+        lines = [f"\nThe agent wants to run {request.tool} ({request.reason})."]
+        if request.explanation:
+            lines.append(request.explanation)
+        if request.preview:
+            lines.append(f"  {request.preview}")
+        self.asker.stderr.write("\n".join(lines) + "\n")
+        answer = await self.asker.ask("Allow?", "y = once / a = for this run / n = deny / q = abort")
+        kind: Any = {"y": "approve", "yes": "approve", "a": "approve_run", "q": "abort"}.get(
+            answer, "deny"
+        )
+        return ApprovalAnswer(kind)

@@ -1,0 +1,142 @@
+"""read_file, write_file, delete_file, list_files."""
+
+from __future__ import annotations
+
+import fnmatch
+
+from agent.errors import PathTraversalError, ValidationError
+from agent.tools.base import Tool, ToolContext, ToolResult
+from agent.tools.outcome import outcome_result
+from agent.tools.schemas import DeleteFileArgs, ListFilesArgs, ReadFileArgs, WriteFileArgs
+from agent.workspace import FileChange, diff_stats, unified_diff
+
+MAX_LIST_ENTRIES = 500
+#: Directories list_files does not descend into (noise for the model).
+SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache",
+                       ".pytest_cache", ".tox", ".ruff_cache", ".agentls"})
+
+
+class ReadFileTool(Tool):
+    name = "read_file"
+    description = (
+        "Read a text file of the workspace. Returns its exact content (the editor's unsaved "
+        "text when the file is open)."
+    )
+    args_model = ReadFileArgs
+
+    async def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            text_file = await ctx.files.read_text(args.path)
+        except (ValidationError, PathTraversalError) as exc:
+            return ToolResult.fail(str(exc))
+        ctx.files.remember_read(args.path, text_file.text)
+        if text_file.lossy:
+            return ToolResult.ok(
+                f"[note: {text_file.path} is not valid UTF-8; undecodable bytes are shown as "
+                f"U+FFFD and an edit would replace them]\n{text_file.text}"
+            )
+        return ToolResult.ok(text_file.text)
+
+
+class WriteFileTool(Tool):
+    name = "write_file"
+    description = (
+        "Create a file or replace its whole content (mode=overwrite), or append to it "
+        "(mode=append). Prefer edit_file or apply_patch to change part of an existing file."
+    )
+    args_model = WriteFileArgs
+    sensitive = True
+    edits_files = True
+
+    async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            path = ctx.files.rel(args.path)
+            ctx.files.resolve(args.path, for_write=True)
+            exists = await ctx.files.exists(path)
+            if exists and await ctx.files.is_dir(path):
+                return ToolResult.fail(f"{path} is a directory")
+            base = (await ctx.files.read_text(path)).text if exists else None
+        except (ValidationError, PathTraversalError) as exc:
+            return ToolResult.fail(str(exc))
+        if base is not None and args.mode == "overwrite" and ctx.files.changed_since_read(path, base):
+            return ToolResult.fail(
+                f"Not written: {path} changed since you read it (the user may have edited it). "
+                "Read it again, then write."
+            )
+        new = (base or "") + args.content if args.mode == "append" else args.content
+        if base == new:
+            return ToolResult.ok(f"{path} already has this content; nothing to do.")
+        added, removed = diff_stats(unified_diff(path, base, new))
+        verb = "Created" if base is None else ("Appended to" if args.mode == "append" else "Wrote")
+        summary = f"{verb} {path} (+{added} -{removed})"
+        if ctx.dry_run:
+            return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
+        outcome = await ctx.files.apply([FileChange(path, new, base)], confirm=ctx.confirm_edits)
+        return outcome_result(outcome, summary)
+
+
+class DeleteFileTool(Tool):
+    name = "delete_file"
+    description = "Delete a file of the workspace (only when the workspace allows deletion)."
+    args_model = DeleteFileArgs
+    sensitive = True
+    edits_files = True
+
+    async def run(self, args: DeleteFileArgs, ctx: ToolContext) -> ToolResult:
+        if not ctx.config.workspace.allow_delete:
+            return ToolResult.fail(
+                "Deleting files is disabled (workspace.allow_delete is false). Tell the user "
+                "which file should be deleted instead."
+            )
+        try:
+            path = ctx.files.rel(args.path)
+            ctx.files.resolve(args.path, for_write=True)
+            if await ctx.files.is_dir(path):
+                return ToolResult.fail(f"{path} is a directory; delete_file removes files only")
+            base = (await ctx.files.read_text(path)).text
+        except (ValidationError, PathTraversalError) as exc:
+            return ToolResult.fail(str(exc))
+        if ctx.dry_run:
+            return ToolResult.ok(f"[dry run] would have deleted {path}. Nothing was changed.")
+        outcome = await ctx.files.apply([FileChange(path, None, base)], confirm=ctx.confirm_edits)
+        return outcome_result(outcome, f"Deleted {path}")
+
+
+class ListFilesTool(Tool):
+    name = "list_files"
+    description = (
+        "List files and directories (directories end with /). Use pattern to filter by name "
+        "and recursive to descend."
+    )
+    args_model = ListFilesArgs
+
+    async def run(self, args: ListFilesArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            base = ctx.files.rel(args.path)
+            if not await ctx.files.is_dir(base):
+                return ToolResult.fail(f"not a directory: {args.path}")
+            entries: list[str] = []
+            truncated = await self._walk(ctx, base, args, entries)
+        except (ValidationError, PathTraversalError) as exc:
+            return ToolResult.fail(str(exc))
+        if not entries:
+            return ToolResult.ok(f"No entries in {base}" + (f" matching {args.pattern}" if args.pattern else ""))
+        text = "\n".join(entries)
+        if truncated:
+            text += f"\n[listing cut at {MAX_LIST_ENTRIES} entries; narrow the path or pattern]"
+        return ToolResult.ok(text)
+
+    async def _walk(self, ctx: ToolContext, base: str, args: ListFilesArgs, out: list[str]) -> bool:
+        pending = [base]
+        while pending:
+            directory = pending.pop(0)
+            for name in await ctx.files.list_dir(directory):
+                is_dir = name.endswith("/")
+                rel = name if directory in ("", ".") else f"{directory}/{name}"
+                if is_dir and args.recursive and name.rstrip("/") not in SKIP_DIRS:
+                    pending.append(rel.rstrip("/"))
+                if args.pattern is None or fnmatch.fnmatch(name.rstrip("/"), args.pattern):
+                    out.append(rel)
+                    if len(out) >= MAX_LIST_ENTRIES:
+                        return True
+        return False

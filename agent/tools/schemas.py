@@ -1,0 +1,53 @@
+"""Argument models of the file and edit tools (seed 003, ``tools/schemas.py``).
+
+Each model's JSON schema is exactly what the model sees; ``extra="forbid"`` so an
+argument the tool does not take is an error the model is told about.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReadFileArgs(_Args):
+    path: str = Field(description="File path relative to the workspace root.")
+
+
+class WriteFileArgs(_Args):
+    path: str = Field(description="File path relative to the workspace root.")
+    content: str = Field(description="The text to write.")
+    mode: Literal["overwrite", "append"] = Field(
+        "overwrite", description="`overwrite` replaces the file; `append` adds to its end."
+    )
+
+
+class DeleteFileArgs(_Args):
+    path: str = Field(description="File path relative to the workspace root.")
+
+
+class ListFilesArgs(_Args):
+    path: str = Field(".", description="Directory relative to the workspace root.")
+    pattern: str | None = Field(None, description="Glob on file names, e.g. `*.py`.")
+    recursive: bool = Field(False, description="Descend into subdirectories.")
+
+
+class EditFileArgs(_Args):
+    path: str = Field(description="File to modify, relative to the workspace root.")
+    old_str: str = Field(
+        description="Exact text to replace; must occur exactly once in the file "
+        "(include surrounding lines to make it unique)."
+    )
+    new_str: str = Field(description="Replacement text.")
+
+
+class ApplyPatchArgs(_Args):
+    path: str = Field(
+        description="File the patch modifies (used when the patch has no ---/+++ headers)."
+    )
+    patch: str = Field(description="A unified diff (--- a/f, +++ b/f, @@ hunks).")
