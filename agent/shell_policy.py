@@ -388,7 +388,7 @@ def describe(analysis: ShellAnalysis) -> str:
         )
     steps: list[str] = []
     for connector, members in analysis.steps:
-        piped = " piped into ".join(f"`{_short(c.text)}`" for c in members)
+        piped = " piped into ".join(f"`{_short(c.source or c.text)}`" for c in members)
         steps.append(f"{connector} {piped}".strip())
     count = len(analysis.commands)
     head = f"Runs {count} command{'s' if count != 1 else ''}: " + ", ".join(steps)
@@ -396,7 +396,7 @@ def describe(analysis: ShellAnalysis) -> str:
     nested = [c for c in analysis.commands if c.origin not in ("top", "pipeline")]
     if nested:
         extra.append(
-            "also runs " + ", ".join(f"`{_short(c.text)}` ({c.origin})" for c in nested)
+            "also runs " + ", ".join(f"`{_short(c.source or c.text)}` ({c.origin})" for c in nested)
         )
     if analysis.writes:
         extra.append("writes to: " + ", ".join(f"{w} (redirect)" for w in analysis.writes))
@@ -409,4 +409,7 @@ def describe(analysis: ShellAnalysis) -> str:
         extra.append("deletes files (rm)")
     if names & _NETWORK_PROGRAMS:
         extra.append("may use the network (" + ", ".join(sorted(names & _NETWORK_PROGRAMS)) + ")")
+    unclear = [p for p in analysis.problems if not p.startswith("it writes to a file")]
+    if unclear:
+        extra.append("cannot be fully analysed: " + "; ".join(unclear[:3]))
     return head + ("; " + "; ".join(extra) if extra else "") + "."
