@@ -46,7 +46,9 @@ class RepoIndexer:
 
     def new_index(self, source: str = "walk") -> RepoIndex:
         store = TextStore(self.settings.max_text_bytes) if self.settings.hold_text else None
-        return RepoIndex(self.root, text=store, source=source)
+        return RepoIndex(
+            self.root, text=store, source=source, max_file_size=self.settings.max_file_size
+        )
 
     # -- building -------------------------------------------------------------------
     def build(self) -> RepoIndex:
@@ -62,6 +64,7 @@ class RepoIndexer:
             if not self.settings.hold_text:
                 cached = self.cache.load(self.root, signature)
                 if cached is not None:
+                    cached.max_file_size = self.settings.max_file_size
                     return cached
         index = self.new_index(source)
         apply_scans(index, self.scan_many(paths))

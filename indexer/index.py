@@ -46,8 +46,11 @@ class RepoIndex:
         text: TextStore | None = None,
         build_time_ms: float = 0.0,
         source: str = "walk",
+        max_file_size: int = 1_000_000,
     ) -> None:
         self.root = Path(os.path.realpath(root))
+        #: Files not held are read from disk under the same size limit as indexing.
+        self.max_file_size = max_file_size
         self.text = text
         self.build_time_ms = build_time_ms
         self.source = source  # "git", "walk" or "cache"

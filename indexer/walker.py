@@ -81,8 +81,22 @@ def scan_file(real_root: str, rel: str, max_file_size: int) -> Scanned:
     return Scanned(rel, info, data)
 
 
+def is_file(real_root: str, rel: str) -> bool:
+    """An existing regular file, or a link to one that stays inside the root."""
+    full = os.path.join(real_root, rel)
+    try:
+        st = os.lstat(full)
+        if stat.S_ISLNK(st.st_mode):
+            if not inside(real_root, os.path.realpath(full)):
+                return False
+            st = os.stat(full)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode)
+
+
 def _git_list(real_root: str, args: list[str], under: str) -> list[str] | None:
-    cmd = ["git", "-C", real_root, "ls-files", "-z", *args]
+    cmd = ["git", "--literal-pathspecs", "-C", real_root, "ls-files", "-z", *args]
     if under:
         cmd += ["--", under]
     try:

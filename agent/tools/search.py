@@ -1,0 +1,239 @@
+"""Search tools: ``search_code`` (regex), ``grep`` (literal text), ``find_files`` (names).
+
+They use the live index in ``ctx.index`` when it indexes this workspace (held text:
+no disk reads) and otherwise list and read the disk under the same rules
+(excludes, ``.gitignore``, binaries, size limit). Results are the same either way.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.config import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
+from agent.errors import PathTraversalError
+from agent.tools.base import Tool, ToolContext, ToolResult
+from indexer.builder import RepoIndexer
+from indexer.index import RepoIndex
+from indexer.query import find_paths, search_files
+from indexer.search import SearchResult, compile_query
+from indexer.settings import DEFAULT_EXCLUDE_PATTERNS, IndexSettings
+from indexer.tree import display
+
+MAX_FOUND_FILES = 500
+#: The agent's own state (sessions, index cache) is never part of the workspace map.
+AGENT_DIRS = (".agentls",)
+
+
+def index_settings(config: IndexerConfig) -> IndexSettings:
+    """Translate the user's ``indexer`` config into the indexer's plain settings."""
+    return IndexSettings(
+        exclude_dirs=(*DEFAULT_EXCLUDE_DIRS, *AGENT_DIRS, *config.exclude_dirs),
+        exclude_patterns=(*DEFAULT_EXCLUDE_PATTERNS, *config.exclude_patterns),
+        max_file_size=config.max_file_size,
+        hold_text=config.hold_text,
+        max_text_bytes=config.max_text_bytes,
+    )
+
+
+def live_index(ctx: ToolContext) -> RepoIndex | None:
+    """The index in ``ctx.index`` (a RepoIndex, or anything with an ``index`` attribute
+    holding one, such as an ``IndexWatcher``) when it covers this workspace."""
+    candidate: Any = ctx.index
+    if candidate is not None and not isinstance(candidate, RepoIndex):
+        candidate = getattr(candidate, "index", None)
+    if isinstance(candidate, RepoIndex) and candidate.root == ctx.files.root:
+        return candidate
+    return None
+
+
+def _indexer(ctx: ToolContext, config: AppConfig) -> RepoIndexer:
+    return RepoIndexer(ctx.files.root, index_settings(config.indexer))
+
+
+def _target(ctx: ToolContext, path: str) -> str:
+    """Workspace-relative form of ``path`` ("" for the root). Raises PathTraversalError."""
+    resolved = ctx.files.resolve(path)
+    if not resolved.exists():
+        raise FileNotFoundError(path)
+    return resolved.relative_to(ctx.files.root).as_posix().removeprefix(".")
+
+
+def _where(rel: str) -> str:
+    return display(rel) or "."
+
+
+async def _run_search(
+    ctx: ToolContext,
+    *,
+    pattern: str,
+    literal: bool,
+    case_sensitive: bool,
+    path: str,
+    file_pattern: str,
+    recursive: bool,
+    context_lines: int,
+    max_results: int,
+) -> ToolResult:
+    try:
+        rel = _target(ctx, path)
+    except PathTraversalError as exc:
+        return ToolResult.fail(f"path refused: {exc}")
+    except FileNotFoundError:
+        return ToolResult.fail(f"path not found: {path}")
+    try:
+        query = compile_query(
+            pattern,
+            literal=literal,
+            case_sensitive=case_sensitive,
+            context_lines=context_lines,
+            max_results=max_results,
+        )
+    except re.error as exc:
+        return ToolResult.fail(f"invalid regular expression {pattern!r}: {exc}")
+    result: SearchResult = await search_files(
+        query,
+        rel=rel,
+        file_glob=file_pattern,
+        recursive=recursive,
+        indexer=_indexer(ctx, ctx.config),
+        index=live_index(ctx),
+    )
+    if not result.matches:
+        return ToolResult.ok(
+            f"No matches for {pattern!r} in {_where(rel)} "
+            f"({result.files_searched} files matching {file_pattern!r} searched)"
+        )
+    return ToolResult.ok(result.render(context_lines, max_results))
+
+
+class SearchCodeArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str = Field(
+        description="Python regular expression, matched line by line (^ and $ are line "
+        "anchors; \\w, \\d, \\s and case-insensitivity are ASCII-only). Use (?i) to ignore case."
+    )
+    path: str = Field(".", description="Directory (or one file) to search, workspace-relative.")
+    file_pattern: str = Field(
+        "*.py",
+        description="Glob on file names, e.g. `*.py`, `*.{ts,tsx}`; with `/` it matches "
+        "the relative path, e.g. `src/**/*.js`. Use `*` for every file.",
+    )
+    context_lines: int = Field(
+        2, ge=0, le=20, description="Lines of context printed before and after each match."
+    )
+    max_results: int = Field(
+        50, ge=1, le=1000, description="Maximum matching lines; the output says when it was cut."
+    )
+
+
+class GrepArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str = Field(description="Literal text to find (not a regular expression).")
+    path: str = Field(".", description="Directory (or one file) to search, workspace-relative.")
+    file_pattern: str = Field("*", description="Glob on file names, e.g. `*.md`.")
+    recursive: bool = Field(True, description="Search subdirectories too.")
+    case_sensitive: bool = Field(True, description="Match letter case exactly (ASCII).")
+    max_results: int = Field(
+        100, ge=1, le=1000, description="Maximum matching lines; the output says when it was cut."
+    )
+
+
+class FindFilesArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str = Field(
+        description="Glob on file names, e.g. `*.yaml`, `test_*.py`, `*.{ts,tsx}`; with `/` "
+        "it matches the relative path, e.g. `src/**/models.py`."
+    )
+    path: str = Field(".", description="Directory to search, workspace-relative.")
+    recursive: bool = Field(True, description="Search subdirectories too.")
+
+
+class SearchCodeTool(Tool):
+    name: ClassVar[str] = "search_code"
+    description: ClassVar[str] = (
+        "Search file contents with a regular expression. Prints `path:line: text` for "
+        "matching lines and `path-line- text` for context lines, groups separated by `--`. "
+        "Skips ignored (.gitignore), excluded, binary and oversized files."
+    )
+    args_model: ClassVar[type[BaseModel]] = SearchCodeArgs
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+        a: SearchCodeArgs = args
+        return await _run_search(
+            ctx,
+            pattern=a.pattern,
+            literal=False,
+            case_sensitive=True,
+            path=a.path,
+            file_pattern=a.file_pattern,
+            recursive=True,
+            context_lines=a.context_lines,
+            max_results=a.max_results,
+        )
+
+
+class GrepTool(Tool):
+    name: ClassVar[str] = "grep"
+    description: ClassVar[str] = (
+        "Find lines containing literal text. Prints `path:line: text` per matching line. "
+        "Skips ignored (.gitignore), excluded, binary and oversized files."
+    )
+    args_model: ClassVar[type[BaseModel]] = GrepArgs
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+        a: GrepArgs = args
+        if a.pattern == "":
+            return ToolResult.fail("pattern is empty: give the text to find")
+        return await _run_search(
+            ctx,
+            pattern=a.pattern,
+            literal=True,
+            case_sensitive=a.case_sensitive,
+            path=a.path,
+            file_pattern=a.file_pattern,
+            recursive=a.recursive,
+            context_lines=0,
+            max_results=a.max_results,
+        )
+
+
+class FindFilesTool(Tool):
+    name: ClassVar[str] = "find_files"
+    description: ClassVar[str] = (
+        "List files whose name matches a glob, one workspace-relative path per line. "
+        "Skips ignored (.gitignore) and excluded files."
+    )
+    args_model: ClassVar[type[BaseModel]] = FindFilesArgs
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+        a: FindFilesArgs = args
+        try:
+            rel = _target(ctx, a.path)
+        except PathTraversalError as exc:
+            return ToolResult.fail(f"path refused: {exc}")
+        except FileNotFoundError:
+            return ToolResult.fail(f"path not found: {a.path}")
+        if not ctx.files.resolve(a.path).is_dir():
+            return ToolResult.fail(f"{a.path} is a file, not a directory")
+        found = await find_paths(
+            a.pattern,
+            rel=rel,
+            recursive=a.recursive,
+            indexer=_indexer(ctx, ctx.config),
+            index=live_index(ctx),
+        )
+        if not found:
+            return ToolResult.ok(f"No files match {a.pattern!r} in {_where(rel)}")
+        lines = [display(p) for p in found[:MAX_FOUND_FILES]]
+        if len(found) > MAX_FOUND_FILES:
+            lines.append(f"[results truncated at {MAX_FOUND_FILES} of {len(found)} files]")
+        return ToolResult.ok("\n".join(lines))
+
+
+SEARCH_TOOLS: tuple[type[Tool], ...] = (SearchCodeTool, GrepTool, FindFilesTool)
