@@ -166,22 +166,23 @@ class LiteLLMAdapter:
         while True:
             assembler = StreamAssembler()
             stream: Any = None
-            failure: BaseException | None = None
+            failure: Exception | None = None
             try:
-                stream = await litellm.acompletion(**kwargs)
-                iterator = stream.__aiter__()
                 while True:
                     try:
-                        chunk = await iterator.__anext__()
+                        if stream is None:
+                            stream = await litellm.acompletion(**kwargs)
+                        chunk = await anext(stream)
                     except StopAsyncIteration:
+                        break
+                    except Exception as exc:
+                        failure = exc
                         break
                     piece = assembler.add(chunk)
                     if piece:
-                        # Outside any except clause: an exception thrown into the
-                        # generator at this yield must reach the caller untouched.
+                        # Not inside the except clauses above: whatever is thrown into
+                        # the generator here must reach the caller untouched.
                         yield StreamChunk(data=piece)
-            except Exception as exc:
-                failure = exc
             finally:
                 await _close_quietly(stream)
 

@@ -78,7 +78,10 @@ def is_transient(exc: BaseException, litellm: ModuleType) -> bool:
         litellm.NotFoundError,
         litellm.UnprocessableEntityError,
     )
-    if isinstance(exc, permanent):
+    status = _status(exc)
+    if isinstance(exc, permanent) or (
+        status is not None and 400 <= status < 500 and status not in (408, 429)
+    ):
         return False
     transient = (
         litellm.RateLimitError,
@@ -91,7 +94,6 @@ def is_transient(exc: BaseException, litellm: ModuleType) -> bool:
     )
     if isinstance(exc, transient):
         return True
-    status = _status(exc)
     return status is not None and (status == 429 or status >= 500)
 
 
@@ -108,7 +110,10 @@ def retry_after_seconds(exc: BaseException) -> float | None:
 
 
 def _is_refused_key(exc: BaseException, ctx: CallContext, litellm: ModuleType) -> bool:
+    # litellm maps some providers' 403 to a plain APIError, so the status decides too.
     if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
+        return True
+    if _status(exc) in (401, 403):
         return True
     # A LiteLLM proxy without a database answers an unknown key with 400 "No connected db.".
     return (
@@ -151,9 +156,10 @@ def to_llm_error(
         )
     if litellm is not None and isinstance(exc, litellm.NotFoundError):
         return LLMBadRequestError(f"model {target} was not found ({where}): {detail}", **kwargs)
-    if litellm is not None and isinstance(
-        exc, litellm.BadRequestError | litellm.UnprocessableEntityError
-    ):
+    if (
+        litellm is not None
+        and isinstance(exc, litellm.BadRequestError | litellm.UnprocessableEntityError)
+    ) or (status is not None and 400 <= status < 500 and status not in (408, 429)):
         return LLMBadRequestError(
             f"model call to {target} was rejected as a bad request ({where}): {detail}",
             **kwargs,
