@@ -41,9 +41,10 @@ def apply_hunks(old_text: str | None, fp: FilePatch) -> str | None:
     if fp.is_new and old_text is not None:
         raise PatchError(f"cannot create {fp.path}: it already exists")
     if old_text is None and not fp.is_new:
-        verb = "delete" if fp.is_delete else "modify"
+        if fp.is_delete:
+            raise PatchError(f"cannot delete {fp.source}: it does not exist")
         raise PatchError(
-            f"cannot {verb} {fp.source}: it does not exist (a new file needs '--- /dev/null')"
+            f"cannot modify {fp.source}: it does not exist (a new file needs '--- /dev/null')"
         )
     lines = _split(old_text or "")
     eol = _dominant_eol(lines, fp.crlf)
@@ -82,6 +83,10 @@ def _apply(lines: list[Line], fp: FilePatch, eol: str) -> list[Line]:
         if cursor == len(lines):
             _set_final_newline(out, hunk, lines, eol)
     out.extend(lines[cursor:])
+    # A line that used to end the file without a newline may now have lines after it.
+    for index in range(len(out) - 1):
+        if not out[index][1]:
+            out[index] = (out[index][0], eol)
     return out
 
 

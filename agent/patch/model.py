@@ -54,9 +54,11 @@ class Hunk:
         return _last_marked(self.lines, "-")
 
     def title(self) -> str:
-        return self.header or (
-            f"@@ -{self.old_start},{self.old_count} +{self.new_start},{self.new_count} @@"
-        )
+        """The ``@@ ... @@`` part of the header, without git's function-name context."""
+        end = self.header.find("@@", 2)
+        if end > 0:
+            return self.header[: end + 2]
+        return f"@@ -{self.old_start},{self.old_count} +{self.new_start},{self.new_count} @@"
 
 
 def _last_marked(lines: list[HunkLine], other_side: LineKind) -> bool:

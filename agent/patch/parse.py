@@ -147,7 +147,7 @@ class _Parser:
             int(group) if group is not None else 1 for group in match.groups()[:4]
         )
         hunk = Hunk(old_start, old_count, new_start, new_count, [], header, header_index + 1)
-        name = f"hunk {len(patch.hunks) + 1} of {patch.path} ({_short(header)})"
+        name = f"hunk {len(patch.hunks) + 1} of {patch.path} ({hunk.title()})"
         if old_count == 0 and new_count == 0:
             raise self._error(header_index, f"{name} is empty")
         if patch.is_new and old_count:
@@ -165,7 +165,8 @@ class _Parser:
                 continue
             kind = raw[:1] or " "
             if kind not in " -+":
-                raise self._error(self.i, self._count_message(name, hunk, old_seen, new_seen))
+                message = self._count_message(name, hunk, old_seen, new_seen)
+                raise self._error(self.i, f"{message}; {raw[:60]!r} is not a body line")
             text = raw[1:]
             self.cr_lines += text.endswith("\r")
             hunk.lines.append(HunkLine(_kind(kind), text.removesuffix("\r")))
@@ -207,7 +208,7 @@ class _Parser:
         hunk = patch.hunks[-1]
         raise self._error(
             index,
-            f"hunk {len(patch.hunks)} of {patch.path} ({_short(hunk.header)}) has more lines "
+            f"hunk {len(patch.hunks)} of {patch.path} ({hunk.title()}) has more lines "
             f"than its header counts ({hunk.old_count} old, {hunk.new_count} new)",
         )
 
@@ -217,8 +218,3 @@ def _kind(char: str) -> LineKind:
         return "-"
     return "+" if char == "+" else " "
 
-
-def _short(header: str) -> str:
-    """The ``@@ ... @@`` part of a header, without git's function-name context."""
-    end = header.find("@@", 2)
-    return header[: end + 2] if end > 0 else header
