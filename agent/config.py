@@ -65,6 +65,28 @@ class AgentConfig(_Strict):
     allowed_tools: list[str] = Field(
         default_factory=list, description="Tools this agent may use; empty means all of them."
     )
+    allowed_commands: list[str] = Field(
+        default_factory=list,
+        description="Shell commands that run without asking under `confirm-sensitive`: glob "
+        "patterns matched against every simple command the shell would run (`pytest*` = "
+        "pytest with any arguments, `git status` = exactly that). Chains, pipes and "
+        "substitutions are allowed only when every part matches; redirection to files, "
+        "wrappers (`env`, `timeout`, `sudo`…), `eval` and `bash -c` always ask.",
+    )
+    sandbox: Literal["workspace-write", "read-only", "off"] = Field(
+        "workspace-write",
+        description="How execute_command and python_executor are confined with bubblewrap: "
+        "`workspace-write` (only the workspace and a private /tmp are writable), "
+        "`read-only` (nothing is writable but a private /tmp), `off`.",
+    )
+    network: bool = Field(
+        False, description="Let sandboxed commands use the network (no effect when `sandbox: off`)."
+    )
+    command_timeout: int = Field(
+        120,
+        ge=1,
+        description="Default seconds a command or Python run may take before it is killed.",
+    )
     confirm_mode: ConfirmMode = Field(
         "confirm-sensitive",
         description="`yolo`: never ask; `confirm-sensitive`: ask before tools that write, "
