@@ -200,6 +200,11 @@ class SelfEvaluator:
 
     async def evaluate_basic(self, original_prompt: str, state: AgentState) -> EvalResult:
         """One model call, without tools; never raises."""
+        result, _ = await self._evaluate(original_prompt, state)
+        return result
+
+    async def _evaluate(self, original_prompt: str, state: AgentState) -> tuple[EvalResult, bool]:
+        """The verdict, and whether the model could be asked at all."""
         messages: list[Message] = [
             {"role": "system", "content": EVAL_SYSTEM_PROMPT},
             {
@@ -217,10 +222,11 @@ class SelfEvaluator:
         except Exception as exc:
             log.debug("self-evaluation call failed", exc_info=True)
             result = EvalResult(False, 0.0, [f"Evaluation failed: {type(exc).__name__}: {exc}"])
-        else:
-            result = self._parse_eval(response.content)
+            self.last_result = result
+            return result, False
+        result = self._parse_eval(response.content)
         self.last_result = result
-        return result
+        return result, True
 
     def _parse_eval(self, content: str | None) -> EvalResult:
         return parse_eval(content)
@@ -244,12 +250,16 @@ class SelfEvaluator:
 
         As in the seed, up to ``max_retries`` rounds; the state of the last run is
         returned whether or not it was checked to pass, and a failing rerun ends the
-        rounds with the state it had.
+        rounds with the state it had. When the evaluator model cannot be reached the
+        rounds end too: a correction prompt would carry no real issue, only the
+        error, and rerunning the agent on it would spend a whole run for nothing.
         """
         for attempt in range(self.max_retries):
-            result = await self.evaluate_basic(original_prompt, state)
+            result, answered = await self._evaluate(original_prompt, state)
             if self.passed(result):
                 return state
+            if not answered:
+                break
             correction = self._build_correction_prompt(original_prompt, result)
             try:
                 state = await run_fn(correction)
