@@ -1,0 +1,361 @@
+"""execute_command and python_executor: run things in the workspace (seed 004).
+
+Both are sensitive: under ``confirm-sensitive`` a human is asked first, with a
+plain-words explanation and the exact command or code (``describe_for_approval``).
+Shell commands whose every part matches ``allowed_commands`` skip the question
+(``agent.shell_policy``); Python never does. Both run in their own process group
+with a timeout (``agent.process``), under bubblewrap when available
+(``agent.sandbox``), and report exit code, bounded output and the files they changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import logging
+import os
+import shutil
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.config import AgentConfig
+from agent.errors import AgentError
+from agent.process import (
+    ChangesProbe,
+    FileSnapshotProbe,
+    ProcessResult,
+    child_env,
+    redact,
+    run_process,
+)
+from agent.sandbox import NO_BWRAP_NOTE, SandboxMode, make_sandbox
+from agent.shell_policy import analyze, approval_reason, describe
+from agent.tools.base import Tool, ToolContext, ToolResult
+
+log = logging.getLogger(__name__)
+
+#: The model may ask for longer than the configured default, up to this (or the default).
+MAX_TIMEOUT = 600
+EXPLAIN_TIMEOUT = 10.0
+SHOWN_CHANGED_FILES = 10
+
+
+@dataclass(frozen=True)
+class ExecSettings:
+    sandbox: SandboxMode
+    network: bool
+    command_timeout: int
+
+    @classmethod
+    def from_agent(cls, agent: AgentConfig | None) -> ExecSettings:
+        if agent is not None:
+            return cls(agent.sandbox, agent.network, agent.command_timeout)
+        fields = AgentConfig.model_fields
+        return cls(
+            fields["sandbox"].default, fields["network"].default, fields["command_timeout"].default
+        )
+
+
+def settings_for(ctx: ToolContext) -> ExecSettings:
+    """The running agent's settings: ``ctx.agent`` or ``ctx.extras["agent_config"]``.
+
+    ToolContext carries the AppConfig, not the agent the run uses, so the engine (or
+    whoever builds the context) hands the AgentConfig over; defaults otherwise.
+    """
+    agent = getattr(ctx, "agent", None) or ctx.extras.get("agent_config")
+    return ExecSettings.from_agent(agent if isinstance(agent, AgentConfig) else None)
+
+
+def effective_timeout(requested: int | None, settings: ExecSettings) -> int:
+    cap = max(settings.command_timeout, MAX_TIMEOUT)
+    return min(requested or settings.command_timeout, cap)
+
+
+class ExecuteCommandArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(description="A shell command line, run with bash -c.")
+    timeout: int | None = Field(
+        None,
+        ge=1,
+        description=f"Seconds before the command is killed (default from config, max "
+        f"{MAX_TIMEOUT} unless the configured default is higher).",
+    )
+    cwd: str = Field(".", description="Working directory, relative to the workspace root.")
+
+
+class PythonExecutorArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    code: str = Field(description="Python source to run in a fresh interpreter.")
+    timeout: int | None = Field(
+        None, ge=1, description="Seconds before the run is killed (default from config)."
+    )
+
+
+def _shell() -> str:
+    return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
+
+
+def workspace_python(root: Path) -> str:
+    """The workspace's own interpreter when it has a .venv, else ours."""
+    candidate = root / ".venv" / "bin" / "python"
+    if candidate.is_file() and os.access(candidate, os.X_OK):
+        return str(candidate)
+    return sys.executable
+
+
+def _exit_text(result: ProcessResult, limit: int) -> str:
+    if result.timed_out:
+        return f"Timed out after {limit} s; the command and all its processes were killed."
+    code = result.exit_code
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"Killed by {name}."
+    return f"Exit code: {code}"
+
+
+def format_changed(paths: list[str]) -> str:
+    shown = ", ".join(paths[:SHOWN_CHANGED_FILES])
+    more = len(paths) - SHOWN_CHANGED_FILES
+    return f"Files changed: {shown}" + (f" (+{more} more)" if more > 0 else "")
+
+
+class _Runner(Tool):
+    """What both tools share: sandbox, probe, process, report."""
+
+    sensitive: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        self._warned_runs: set[str] = set()
+
+    async def _execute(
+        self,
+        ctx: ToolContext,
+        argv: list[str],
+        cwd: Path,
+        requested_timeout: int | None,
+        *,
+        stdin_data: bytes | None = None,
+        label: str,
+    ) -> ToolResult:
+        settings = settings_for(ctx)
+        limit = effective_timeout(requested_timeout, settings)
+        root = Path(ctx.files.root)
+        sandbox = make_sandbox(root, settings.sandbox, settings.network)
+        probe = ctx.extras.get("changes_probe")
+        if not isinstance(probe, ChangesProbe):
+            probe = FileSnapshotProbe(root)
+        before = await _safe_snapshot(probe)
+        try:
+            result = await run_process(
+                sandbox.wrap(argv, cwd),
+                cwd=cwd,
+                env=child_env(),
+                time_limit=limit,
+                stdin_data=stdin_data,
+            )
+        except OSError as exc:
+            return ToolResult.fail(f"Could not start {label}: {exc}")
+        changed = await _safe_changed(probe, before)
+
+        lines = [_exit_text(result, limit)]
+        output = redact(result.output)
+        lines.append(output.rstrip("\n") if output.strip() else "(no output)")
+        if result.stragglers:
+            lines.append(
+                f"Note: {result.stragglers} background process(es) still running when the "
+                "command ended were stopped; commands cannot leave processes behind."
+            )
+        lines += sandbox.explain_failure(output, result.exit_code)
+        if sandbox.missing and ctx.run_id not in self._warned_runs:
+            self._warned_runs.add(ctx.run_id)
+            lines.append(NO_BWRAP_NOTE)
+        if changed:
+            lines.append(format_changed(changed))
+        text = "\n".join(lines)
+        if result.exit_code == 0 and not result.timed_out:
+            return ToolResult.ok(text)
+        return ToolResult.fail(text, error=lines[0])
+
+    def _resolve_cwd(self, ctx: ToolContext, cwd: str) -> Path | ToolResult:
+        try:
+            target = ctx.files.resolve(cwd)
+        except AgentError as exc:
+            return ToolResult.fail(f"Invalid cwd: {exc}. Use a directory inside the workspace.")
+        if not target.is_dir():
+            return ToolResult.fail(f"Invalid cwd: {cwd} is not a directory in the workspace.")
+        return target
+
+
+async def _safe_snapshot(probe: ChangesProbe) -> Any:
+    try:
+        return await probe.snapshot()
+    except Exception:  # a broken probe must not stop the command
+        log.warning("changes probe failed to snapshot", exc_info=True)
+        return None
+
+
+async def _safe_changed(probe: ChangesProbe, before: Any) -> list[str]:
+    if before is None:
+        return []
+    try:
+        return list(await probe.changed_since(before))
+    except Exception:
+        log.warning("changes probe failed", exc_info=True)
+        return []
+
+
+async def _model_explanation(engine: Any, what: str, text: str) -> str:
+    """One short model call; '' when there is no model or it fails or is slow."""
+    extras = getattr(engine, "extras", None)
+    llm = extras.get("llm") if isinstance(extras, dict) else None
+    if llm is None:
+        return ""
+    messages = [
+        {
+            "role": "system",
+            "content": f"Explain in one or two plain sentences what this {what} will do, "
+            "for a user deciding whether to allow it. Mention anything destructive or "
+            "any network use. No preamble, no code.",
+        },
+        {"role": "user", "content": text},
+    ]
+    try:
+        async with asyncio.timeout(EXPLAIN_TIMEOUT):
+            response = await llm.completion(messages)
+    except Exception:  # any failure falls back to the deterministic summary
+        log.info("approval explanation from the model failed", exc_info=True)
+        return ""
+    content = getattr(response, "content", None)
+    if not isinstance(content, str):
+        return ""
+    return " ".join(content.split())[:600]
+
+
+class ExecuteCommandTool(_Runner):
+    name: ClassVar[str] = "execute_command"
+    description: ClassVar[str] = (
+        "Run a shell command (bash -c) in the workspace and return its exit code and "
+        "output (stdout and stderr interleaved, long output cut in the middle). Runs "
+        "sandboxed when available: only the workspace is writable, no network. Use it "
+        "for tests, builds, git; prefer the file tools to read or edit files."
+    )
+    args_model: ClassVar[type[BaseModel]] = ExecuteCommandArgs
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+        assert isinstance(args, ExecuteCommandArgs)
+        if not args.command.strip():
+            return ToolResult.fail("The command is empty.")
+        cwd = self._resolve_cwd(ctx, args.cwd)
+        if isinstance(cwd, ToolResult):
+            return cwd
+        if ctx.dry_run:
+            return ToolResult.ok(f"Dry run: would run `{args.command}` in {args.cwd}.")
+        return await self._execute(
+            ctx, [_shell(), "-c", args.command], cwd, args.timeout, label="the command"
+        )
+
+    def auto_approval(self, args: dict[str, Any], agent: Any) -> str:
+        command = args.get("command")
+        patterns = getattr(agent, "allowed_commands", None) or []
+        if not isinstance(command, str):
+            return ""
+        return approval_reason(command, list(patterns))
+
+    async def describe_for_approval(self, args: Any, engine: Any) -> tuple[str, str]:
+        command = args.command if isinstance(args, ExecuteCommandArgs) else str(args)
+        explanation = await _model_explanation(engine, "shell command", command)
+        return explanation or describe(analyze(command)), command
+
+
+class PythonExecutorTool(_Runner):
+    name: ClassVar[str] = "python_executor"
+    description: ClassVar[str] = (
+        "Run Python code in a fresh interpreter (the workspace's .venv if it has one), "
+        "with the workspace as working directory, and return its exit code and output. "
+        "Print what you want to see. Sandboxed like execute_command."
+    )
+    args_model: ClassVar[type[BaseModel]] = PythonExecutorArgs
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+        assert isinstance(args, PythonExecutorArgs)
+        if not args.code.strip():
+            return ToolResult.fail("The code is empty.")
+        root = Path(ctx.files.root)
+        if ctx.dry_run:
+            return ToolResult.ok("Dry run: would run the Python code in the workspace.")
+        # The code goes through stdin, not -c: argv strings are capped at 128 KiB.
+        return await self._execute(
+            ctx,
+            [workspace_python(root), "-u", "-"],
+            root,
+            args.timeout,
+            stdin_data=args.code.encode("utf-8"),
+            label="Python",
+        )
+
+    def auto_approval(self, args: dict[str, Any], agent: Any) -> str:
+        return ""  # allowed_commands covers shell commands only; Python always asks
+
+    async def describe_for_approval(self, args: Any, engine: Any) -> tuple[str, str]:
+        code = args.code if isinstance(args, PythonExecutorArgs) else str(args)
+        explanation = await _model_explanation(engine, "Python code", code)
+        return explanation or describe_python(code), code
+
+
+def describe_python(code: str) -> str:
+    """A deterministic summary: size, imports and the risky calls it makes."""
+    lines = len(code.splitlines())
+    head = f"Runs {lines} line{'s' if lines != 1 else ''} of Python in a fresh interpreter"
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return f"{head}; it does not parse ({exc.msg}, line {exc.lineno}), so it will fail."
+    imports: list[str] = []
+    calls: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imports += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imports.append(node.module)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                calls.add(f"{func.value.id}.{func.attr}")
+            elif isinstance(func, ast.Name):
+                calls.add(func.id)
+    parts = [head]
+    if imports:
+        parts.append("imports " + ", ".join(dict.fromkeys(imports)))
+    risky = sorted(
+        c
+        for c in calls
+        if c
+        in {
+            "os.system",
+            "os.remove",
+            "os.unlink",
+            "os.rmdir",
+            "shutil.rmtree",
+            "subprocess.run",
+            "subprocess.Popen",
+            "subprocess.call",
+            "subprocess.check_call",
+            "subprocess.check_output",
+            "eval",
+            "exec",
+            "open",
+        }
+    )
+    if risky:
+        parts.append("calls " + ", ".join(risky))
+    return "; ".join(parts) + "."
