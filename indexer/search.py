@@ -244,8 +244,8 @@ def path_filter(under: str, glob: str, *, recursive: bool = True) -> Callable[[s
     translated = []
     for g in globs:
         translated.append(fnmatch.translate(g))
-        if g.startswith("**/"):
-            translated.append(fnmatch.translate(g[3:]))  # ** also matches zero directories
+        if "**/" in g:
+            translated.append(fnmatch.translate(g.replace("**/", "")))  # ** can be no dirs
     rx = re.compile("|".join(translated)) if translated else re.compile(".*")
     match_all = globs in (["*"], [])
     prefix = under.strip("/") + "/" if under.strip("/") else ""
