@@ -55,7 +55,7 @@ class _Parser:
             line = self._header_line(self.i)
             if line.startswith("diff --git "):
                 files.append(self._git_file())
-            elif line.startswith("--- "):
+            elif line.startswith("--- ") and self._starts_file(self.i + 1):
                 files.append(self._file(None))
             elif line.startswith("@@"):
                 raise self._error(self.i, "hunk header without '--- ' and '+++ ' file headers")
@@ -67,6 +67,11 @@ class _Parser:
                 "followed by '@@ -start,count +start,count @@' hunks"
             )
         return files
+
+    def _starts_file(self, index: int) -> bool:
+        # A "--- " line of prose (commit messages) is junk unless a header or hunk follows;
+        # "--- " right before "@@" is a file header whose "+++ " line was lost.
+        return self._header_line(index).startswith(("+++ ", "@@"))
 
     def _header_line(self, index: int) -> str:
         return self.lines[index].rstrip("\r") if index < len(self.lines) else ""
@@ -217,4 +222,3 @@ def _kind(char: str) -> LineKind:
     if char == "-":
         return "-"
     return "+" if char == "+" else " "
-

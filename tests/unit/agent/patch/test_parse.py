@@ -120,6 +120,11 @@ def test_malformed(patch: str, message: str) -> None:
         parse_patch(patch)
 
 
+def test_prose_dashes_before_the_patch_are_junk() -> None:
+    [fp] = parse_patch("--- see below\nwords\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")
+    assert fp.line_no == 3
+
+
 def test_format_patch_signature_is_not_a_body_line() -> None:
     [fp] = parse_patch("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n-- \n2.39.5\n")
     assert len(fp.hunks[0].lines) == 2
