@@ -226,6 +226,11 @@ def _has_tool_calls(message: Message) -> bool:
     return message.get("role") == "assistant" and bool(message.get("tool_calls"))
 
 
+def count_tool_exchanges(messages: Sequence[Message]) -> int:
+    """Assistant messages with a non-empty ``tool_calls``: the steps level 2 counts."""
+    return sum(1 for message in messages if _has_tool_calls(message))
+
+
 def _text(message: Message) -> str:
     content = message.get("content")
     if isinstance(content, str):
@@ -367,8 +372,7 @@ class ContextManager:
         threshold = self.config.summarize_after_steps
         if threshold <= 0:
             return messages
-        exchanges = sum(1 for message in messages if _has_tool_calls(message))
-        if exchanges <= threshold:
+        if count_tool_exchanges(messages) <= threshold:
             return messages
 
         head_len = _head_length(messages)

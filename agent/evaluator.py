@@ -5,7 +5,9 @@ not pass. ``full`` asks, and while the check fails it runs the agent again with 
 correction prompt (up to ``max_retries`` rounds), returning the last state.
 
 Evaluation never raises: an unreadable answer or a failed model call is a check that
-did not pass, with the reason in ``issues``.
+did not pass, with the reason in ``issues``. In ``full`` mode an unreadable answer
+still leads to a correction run (as in the seed), but an unreachable evaluator ends
+the rounds: there is no verdict to correct against.
 """
 
 from __future__ import annotations
