@@ -17,6 +17,7 @@ import inspect
 import logging
 import os
 import stat
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -132,6 +133,8 @@ class IndexWatcher:
         self._tick_cond = asyncio.Condition()
         self._running = False
         self.batches_applied = 0
+        self.restarts = 0
+        self._apply_lock = asyncio.Lock()
 
     # -- subscribers --------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -187,35 +190,56 @@ class IndexWatcher:
         return True
 
     async def run(self, stop_event: asyncio.Event | None = None) -> None:
-        """Watch until ``stop_event`` (or ``stop()``) is set, or the task is cancelled."""
+        """Watch until ``stop_event`` (or ``stop()``) is set, or the task is cancelled.
+
+        If the notifier dies (watchfiles raises on a file name that is not UTF-8, or
+        inotify runs out of watches) it is restarted after a back-off, and the index
+        is re-synchronised with a full listing, since events were lost meanwhile.
+        """
         stop = stop_event or self._stop
         if stop_event is not None:
             self._stop = stop_event
         self._running = True
+        failures = 0
         try:
-            async for changes in awatch(
-                self.indexer.root,
-                watch_filter=None,
-                step=self.step,
-                debounce=self.debounce,
-                stop_event=stop,
-                rust_timeout=self.rust_timeout,
-                yield_on_timeout=True,
-                ignore_permission_denied=True,
-            ):
-                self._ready.set()
-                if changes:
-                    rels = self._relative(path for _change, path in changes)
-                    if rels:
-                        await self.apply_paths(rels)
-                    continue
-                async with self._tick_cond:
-                    self._ticks += 1
-                    self._tick_cond.notify_all()
+            while not stop.is_set():
+                started = time.monotonic()
+                try:
+                    await self._watch(stop)
+                    return
+                except Exception:
+                    log.warning("file watcher failed; restarting it", exc_info=True)
+                    self.restarts += 1
+                    failures = 1 if time.monotonic() - started > 30 else failures + 1
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), min(10.0, 0.05 * 2**failures))
+                if not stop.is_set():
+                    await self.resync()
         finally:
             self._running = False
             self._ready.clear()
             async with self._tick_cond:
+                self._tick_cond.notify_all()
+
+    async def _watch(self, stop: asyncio.Event) -> None:
+        async for changes in awatch(
+            self.indexer.root,
+            watch_filter=None,
+            step=self.step,
+            debounce=self.debounce,
+            stop_event=stop,
+            rust_timeout=self.rust_timeout,
+            yield_on_timeout=True,
+            ignore_permission_denied=True,
+        ):
+            self._ready.set()
+            if changes:
+                rels = self._relative(path for _change, path in changes)
+                if rels:
+                    await self.apply_paths(rels)
+                continue
+            async with self._tick_cond:
+                self._ticks += 1
                 self._tick_cond.notify_all()
 
     async def settle(self, max_wait: float = 10.0) -> bool:
@@ -257,15 +281,24 @@ class IndexWatcher:
             out.add(rel)
         return out
 
-    async def apply_paths(self, rels: Iterable[str]) -> ChangeBatch:
+    async def resync(self) -> ChangeBatch:
+        """Re-list the whole tree and re-read what changed (size or mtime) since indexed."""
+        return await self.apply_paths((), relist=True)
+
+    async def apply_paths(self, rels: Iterable[str], *, relist: bool = False) -> ChangeBatch:
         """Bring ``rels`` (files or directories, relative) up to date in the index.
 
         Public so a front end can also push paths it knows changed (e.g. after a
-        write it made) without waiting for the notifier.
+        write it made) without waiting for the notifier. Calls are serialised; the
+        index is only mutated here, on the loop, so worker threads may read it while
+        a call is in progress.
         """
-        todo = sorted(set(rels))
+        async with self._apply_lock:
+            return await self._apply_paths(sorted(set(rels)), relist)
+
+    async def _apply_paths(self, todo: list[str], relist: bool) -> ChangeBatch:
         acc = _Accumulator(self.index)
-        if any(r.rpartition("/")[2] == GITIGNORE for r in todo):
+        if relist or any(r.rpartition("/")[2] == GITIGNORE for r in todo):
             self.indexer.rules.invalidate()
             plan = await asyncio.to_thread(self._plan_relist, todo)
             self._apply(plan, acc)
@@ -311,10 +344,22 @@ class IndexWatcher:
         listed, _source = self.indexer.candidates()
         relist = set(listed)
         plan = _Plan(relist=relist)
-        # Re-read only what is new to the index or was itself reported changed.
-        fresh = [p for p in listed if not self.index.known(p)]
-        changed = [r for r in rels if r in relist]
-        plan.scans = self.indexer.scan_many(sorted(set(fresh) | set(changed)))
+        # Re-read only what is new, was reported changed, or differs in size or mtime.
+        stale = {r for r in rels if r in relist}
+        root = self.indexer.real_root
+        for path in listed:
+            info = self.index.get(path)
+            if info is None:
+                stale.add(path)
+                continue
+            try:
+                st = os.stat(os.path.join(root, path))
+            except OSError:
+                stale.add(path)
+                continue
+            if st.st_size != info.size or st.st_mtime_ns != info.mtime_ns:
+                stale.add(path)
+        plan.scans = self.indexer.scan_many(sorted(stale))
         return plan
 
     def _apply(self, plan: _Plan, acc: _Accumulator) -> None:
