@@ -183,8 +183,7 @@ async def test_subscribers_sync_async_and_failing(live: Live) -> None:
 
 
 async def test_non_utf8_names_do_not_break_the_watcher(live: Live) -> None:
-    with open(os.path.join(os.fsencode(live.root), b"caf\xe9.py"), "wb") as fh:
-        fh.write(b"x = 1\n")
+    Path(os.fsdecode(os.path.join(os.fsencode(live.root), b"caf\xe9.py"))).write_bytes(b"x\n")
     (live.root / "after.py").write_text("y = 2\n")
     await live.settle()
     assert "after.py" in live.index
