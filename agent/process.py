@@ -153,7 +153,7 @@ async def _pump(stream: asyncio.StreamReader, buffer: OutputBuffer) -> None:
 async def _exited(proc: asyncio.subprocess.Process) -> None:
     # Not proc.wait(): on 3.11 it also waits for the pipes to close, which a
     # background child holding stdout delays until it ends (possibly never).
-    while proc.returncode is None:
+    while proc.returncode is None:  # noqa: ASYNC110 - no event exists to wait on
         await asyncio.sleep(_POLL)
 
 
@@ -169,7 +169,7 @@ async def run_process(
     *,
     cwd: Path,
     env: Mapping[str, str] | None = None,
-    timeout: float,
+    time_limit: float,
     stdin_data: bytes | None = None,
     max_output: int = DEFAULT_MAX_OUTPUT,
     grace: float = DEFAULT_GRACE,
@@ -199,7 +199,7 @@ async def run_process(
     stragglers = 0
     try:
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(time_limit):
                 await _exited(proc)
         except TimeoutError:
             timed_out = True

@@ -1,0 +1,151 @@
+"""bubblewrap confinement of execute_command / python_executor, with real bwrap.
+
+The tests install bubblewrap through scripts/ensure_bwrap.sh when it is missing;
+set AGENTLS_SKIP_SANDBOX_TESTS=1 to skip the ones that need it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent import sandbox as sandbox_module
+from agent.config import AgentConfig, AppConfig
+from agent.sandbox import NO_BWRAP_NOTE, Sandbox, make_sandbox
+from agent.tools.base import ToolContext, ToolResult
+from agent.tools.exec import (
+    ExecuteCommandArgs,
+    ExecuteCommandTool,
+    PythonExecutorArgs,
+    PythonExecutorTool,
+)
+from agent.workspace import DiskFileAccess
+
+REPO = Path(__file__).parents[3]
+
+
+@pytest.fixture(scope="module")
+def bwrap() -> str:
+    if os.environ.get("AGENTLS_SKIP_SANDBOX_TESTS") == "1":
+        pytest.skip("AGENTLS_SKIP_SANDBOX_TESTS=1")
+    subprocess.run(["bash", str(REPO / "scripts" / "ensure_bwrap.sh")], check=True)
+    found = sandbox_module.find_bwrap()
+    assert found, "ensure_bwrap.sh ran but bwrap is not on PATH"
+    return found
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    # Not under /tmp: the sandbox gives the command its own empty /tmp.
+    path = Path("/var/tmp") / f"agentls-sandbox-{uuid.uuid4().hex}"
+    yield path
+    path.unlink(missing_ok=True)
+
+
+def _ctx(root: Path, run_id: str = "run-1", **agent: Any) -> ToolContext:
+    config = AgentConfig.model_validate({"system_prompt": "x", **agent})
+    return ToolContext(
+        files=DiskFileAccess(root),
+        config=AppConfig(),
+        run_id=run_id,
+        extras={"agent_config": config},
+    )
+
+
+async def run_cmd(root: Path, command: str, **agent: Any) -> ToolResult:
+    return await ExecuteCommandTool().run(ExecuteCommandArgs(command=command), _ctx(root, **agent))
+
+
+def test_wrap_binds_the_workspace_and_cuts_the_network(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path, "workspace-write", network=False, bwrap="/usr/bin/bwrap")
+    argv = box.wrap(["sh", "-c", "true"], tmp_path)
+    ws = str(tmp_path)
+    assert argv[:5] == ["/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev"]
+    assert argv[argv.index("--bind") + 1 : argv.index("--bind") + 3] == [ws, ws]
+    # The workspace is bound after the private /tmp, or a workspace in /tmp would vanish.
+    assert argv.index("--tmpfs") < argv.index("--bind")
+    assert "--unshare-net" in argv and "--die-with-parent" in argv
+    assert argv[-4:] == ["--", "sh", "-c", "true"]
+    read_only = Sandbox(tmp_path, "read-only", bwrap="/usr/bin/bwrap").wrap(["x"], tmp_path)
+    assert "--bind" not in read_only and read_only.count("--ro-bind") == 2
+    online = Sandbox(tmp_path, network=True, bwrap="/usr/bin/bwrap").wrap(["x"], tmp_path)
+    assert "--unshare-net" not in online
+    assert Sandbox(tmp_path, "off", bwrap="/usr/bin/bwrap").wrap(["x"], tmp_path) == ["x"]
+
+
+async def test_writes_inside_the_workspace_are_allowed(bwrap: str, tmp_path: Path) -> None:
+    result = await run_cmd(tmp_path, "echo hi > inside.txt && cat inside.txt")
+    assert result.success, result.output
+    assert (tmp_path / "inside.txt").read_text() == "hi\n"
+    assert "Files changed: inside.txt" in result.output
+
+
+async def test_writes_outside_are_refused_with_a_note(
+    bwrap: str, tmp_path: Path, outside: Path
+) -> None:
+    result = await run_cmd(tmp_path, f"echo x > {outside}")
+    assert not result.success
+    assert "Read-only file system" in result.output
+    assert "Note: the sandbox makes the filesystem outside the workspace read-only" in (
+        result.output
+    )
+    assert not outside.exists()
+
+
+async def test_tmp_is_private_and_writable(bwrap: str, tmp_path: Path) -> None:
+    name = f"agentls-{uuid.uuid4().hex}"
+    result = await run_cmd(tmp_path, f"echo x > /tmp/{name} && cat /tmp/{name}")
+    assert result.success, result.output
+    assert not (Path("/tmp") / name).exists()
+
+
+async def test_read_only_mode_protects_the_workspace(bwrap: str, tmp_path: Path) -> None:
+    result = await run_cmd(tmp_path, "echo x > inside.txt", sandbox="read-only")
+    assert not result.success
+    assert "the workspace included" in result.output
+    assert not (tmp_path / "inside.txt").exists()
+
+
+async def test_network_is_refused(bwrap: str, tmp_path: Path) -> None:
+    code = "import socket\nsocket.create_connection(('192.0.2.1', 80), timeout=5)\n"
+    result = await PythonExecutorTool().run(PythonExecutorArgs(code=code), _ctx(tmp_path))
+    assert not result.success
+    assert "Network is unreachable" in result.output
+    assert "Note: the sandbox disables network access" in result.output
+
+
+async def test_timeout_kills_sandboxed_children(bwrap: str, tmp_path: Path) -> None:
+    args = ExecuteCommandArgs(command="sleep 876601 & sleep 876601; wait", timeout=1)
+    result = await ExecuteCommandTool().run(args, _ctx(tmp_path))
+    assert not result.success and "Timed out" in result.output
+    alive = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if b"876601" in Path(f"/proc/{entry}/cmdline").read_bytes():
+                    alive.append(entry)
+            except OSError:
+                continue
+    assert alive == []
+
+
+async def test_without_bwrap_the_result_says_so_once_per_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sandbox_module, "find_bwrap", lambda: None)
+    assert make_sandbox(tmp_path, "workspace-write", False).missing
+    tool = ExecuteCommandTool()
+    first = await tool.run(ExecuteCommandArgs(command="true"), _ctx(tmp_path))
+    second = await tool.run(ExecuteCommandArgs(command="true"), _ctx(tmp_path))
+    other_run = await tool.run(ExecuteCommandArgs(command="true"), _ctx(tmp_path, "run-2"))
+    assert NO_BWRAP_NOTE in first.output
+    assert NO_BWRAP_NOTE not in second.output
+    assert NO_BWRAP_NOTE in other_run.output
+    off = await tool.run(ExecuteCommandArgs(command="true"), _ctx(tmp_path, "r3", sandbox="off"))
+    assert NO_BWRAP_NOTE not in off.output
