@@ -95,7 +95,9 @@ class AgentRegistry:
             AgentInfo(name, description, _is_read_only(agent))
             for name, (description, agent) in sorted(self._agents.items())
         ]
-        infos.append(AgentInfo(MIXED, "Plans first (plan agent), then builds with that plan.", False))
+        infos.append(
+            AgentInfo(MIXED, "Plans first (plan agent), then builds with that plan.", False)
+        )
         return infos
 
     def exists(self, name: str) -> bool:

@@ -28,7 +28,9 @@ EXIT_INTERRUPTED = 130
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workspace", type=Path, help="workspace root (default: current dir)")
     parser.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
-    parser.add_argument("--agent", default="build", help="agent name (build, plan, review, mixed, ...)")
+    parser.add_argument(
+        "--agent", default="build", help="agent name (build, plan, review, mixed, ...)"
+    )
     parser.add_argument(
         "--mode", choices=["yolo", "confirm-all", "confirm-sensitive"], help="confirm mode"
     )
@@ -82,7 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.stdio or args.tcp or args.command == "serve":
         from server.__main__ import main as serve
 
-        server_argv = ["--tcp", "--host", args.host, "--port", str(args.port)] if args.tcp else ["--stdio"]
+        server_argv = (
+            ["--tcp", "--host", args.host, "--port", str(args.port)] if args.tcp else ["--stdio"]
+        )
         return serve(server_argv) or 0
     if args.command == "config-schema":
         from agent.config_docs import config_schema
@@ -163,7 +167,9 @@ def _install_sigint(cancel: CancelToken) -> Any:
         nonlocal hits
         hits += 1
         if hits == 1:
-            sys.stderr.write("\nInterrupted: stopping after the current step (Ctrl-C again to quit)\n")
+            sys.stderr.write(
+                "\nInterrupted: stopping after the current step (Ctrl-C again to quit)\n"
+            )
             cancel.cancel("interrupted by Ctrl-C")
         else:
             sys.stderr.write("\nAborted.\n")

@@ -87,9 +87,7 @@ class AgentLoop:
         self._failures: Counter[str] = Counter()
 
     # -- the loop ----------------------------------------------------------------
-    async def run(
-        self, prompt: str, *, history: Sequence[dict[str, Any]] = ()
-    ) -> AgentState:
+    async def run(self, prompt: str, *, history: Sequence[dict[str, Any]] = ()) -> AgentState:
         self.machine.to(RunState.PREPARING)
         messages = self.ctx.build_initial(self.agent_config.system_prompt, prompt)
         if history:
@@ -112,7 +110,9 @@ class AgentLoop:
                     self._interrupted(state)
                     break
                 except StepTimeoutError as exc:
-                    self._end(state, "partial", f"Step {step} exceeded its timeout of {exc.seconds:g}s.")
+                    self._end(
+                        state, "partial", f"Step {step} exceeded its timeout of {exc.seconds:g}s."
+                    )
                     break
                 except Exception as exc:
                     log.debug("model call failed", exc_info=True)
@@ -121,7 +121,9 @@ class AgentLoop:
                 state.usage = state.usage.add(response.usage)
                 if response.usage:
                     u = state.usage
-                    self.observer(UsageReported(u.prompt_tokens, u.completion_tokens, u.total_tokens))
+                    self.observer(
+                        UsageReported(u.prompt_tokens, u.completion_tokens, u.total_tokens)
+                    )
 
                 if response.tool_calls:
                     self.machine.to(RunState.TOOL_RUNNING)

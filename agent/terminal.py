@@ -124,7 +124,9 @@ class TerminalAsker:
             return False
         self.stderr.write(colorize_diff(proposal.diff, _use_color(self.stderr)))
         paths = ", ".join(c.path for c in proposal.changes)
-        answer = await self.ask(f"Apply this change to {paths} (+{proposal.added} -{proposal.removed})?")
+        answer = await self.ask(
+            f"Apply this change to {paths} (+{proposal.added} -{proposal.removed})?"
+        )
         return answer in ("y", "yes")
 
 
@@ -143,7 +145,9 @@ class TerminalApprover:
         if request.preview:
             lines.append(f"  {request.preview}")
         self.asker.stderr.write("\n".join(lines) + "\n")
-        answer = await self.asker.ask("Allow?", "y = once / a = for this run / n = deny / q = abort")
+        answer = await self.asker.ask(
+            "Allow?", "y = once / a = for this run / n = deny / q = abort"
+        )
         kind: Any = {"y": "approve", "yes": "approve", "a": "approve_run", "q": "abort"}.get(
             answer, "deny"
         )

@@ -36,7 +36,9 @@ def confine(root: Path, path: str, *, for_write: bool = False) -> Path:
     if "\x00" in path:
         raise PathTraversalError(f"path contains a NUL byte: {path!r}")
     if path.startswith("~"):
-        raise PathTraversalError(f"'~' paths are not allowed, use a workspace-relative path: {path}")
+        raise PathTraversalError(
+            f"'~' paths are not allowed, use a workspace-relative path: {path}"
+        )
     if os.path.isabs(path):
         raise PathTraversalError(f"absolute paths are not allowed: {path}")
     real_root = Path(os.path.realpath(root))

@@ -108,7 +108,9 @@ class ApplyPatchTool(Tool):
                 ctx.files.resolve(fp.path, for_write=True)
                 if rel not in current:
                     current[rel] = (
-                        (await ctx.files.read_text(rel)).text if await ctx.files.exists(rel) else None
+                        (await ctx.files.read_text(rel)).text
+                        if await ctx.files.exists(rel)
+                        else None
                     )
             results = apply_patch(patch, lambda p: current.get(ctx.files.rel(p)))
         except (PatchError, ValidationError, PathTraversalError) as exc:
@@ -127,7 +129,9 @@ class ApplyPatchTool(Tool):
             return ToolResult.ok("The patch changes nothing.")
         parts = []
         for change in changes:
-            added, removed = diff_stats(unified_diff(change.path, change.base_text, change.new_text))
+            added, removed = diff_stats(
+                unified_diff(change.path, change.base_text, change.new_text)
+            )
             parts.append(f"{change.path} (+{added} -{removed})")
         summary = "Patched " + ", ".join(parts)
         if ctx.dry_run:

@@ -85,7 +85,9 @@ class ExecutionEngine:
             self._on_state(state)
 
     async def execute_tool_call(self, call: ToolCall, agent: AgentConfig) -> ToolCallResult:
-        def done(result: ToolResult, args: dict[str, Any] | None = None, **kw: Any) -> ToolCallResult:
+        def done(
+            result: ToolResult, args: dict[str, Any] | None = None, **kw: Any
+        ) -> ToolCallResult:
             return ToolCallResult(
                 tool_name=call.name,
                 args=call.arguments if args is None else args,
@@ -111,7 +113,9 @@ class ExecutionEngine:
         except PydanticValidationError as exc:
             return done(ToolResult.fail(format_args_error(tool, exc)))
 
-        decision = decide(tool, call.arguments, agent, allowed_for_run=frozenset(self._allowed_for_run))
+        decision = decide(
+            tool, call.arguments, agent, allowed_for_run=frozenset(self._allowed_for_run)
+        )
         if decision.kind == "forbidden":
             return done(ToolResult.fail(f"Not allowed: {decision.reason}."), was_confirmed=False)
 
@@ -191,4 +195,6 @@ class ExecutionEngine:
 
 
 def _short(args: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v[:200] + "..." if isinstance(v, str) and len(v) > 200 else v) for k, v in args.items()}
+    return {
+        k: (v[:200] + "..." if isinstance(v, str) and len(v) > 200 else v) for k, v in args.items()
+    }

@@ -12,8 +12,20 @@ from agent.workspace import FileChange, diff_stats, unified_diff
 
 MAX_LIST_ENTRIES = 500
 #: Directories list_files does not descend into (noise for the model).
-SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache",
-                       ".pytest_cache", ".tox", ".ruff_cache", ".agentls"})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".tox",
+        ".ruff_cache",
+        ".agentls",
+    }
+)
 
 
 class ReadFileTool(Tool):
@@ -58,7 +70,11 @@ class WriteFileTool(Tool):
             base = (await ctx.files.read_text(path)).text if exists else None
         except (ValidationError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
-        if base is not None and args.mode == "overwrite" and ctx.files.changed_since_read(path, base):
+        if (
+            base is not None
+            and args.mode == "overwrite"
+            and ctx.files.changed_since_read(path, base)
+        ):
             return ToolResult.fail(
                 f"Not written: {path} changed since you read it (the user may have edited it). "
                 "Read it again, then write."
@@ -120,7 +136,9 @@ class ListFilesTool(Tool):
         except (ValidationError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
         if not entries:
-            return ToolResult.ok(f"No entries in {base}" + (f" matching {args.pattern}" if args.pattern else ""))
+            return ToolResult.ok(
+                f"No entries in {base}" + (f" matching {args.pattern}" if args.pattern else "")
+            )
         text = "\n".join(entries)
         if truncated:
             text += f"\n[listing cut at {MAX_LIST_ENTRIES} entries; narrow the path or pattern]"

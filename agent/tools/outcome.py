@@ -37,4 +37,6 @@ def outcome_result(outcome: EditOutcome, done: str) -> ToolResult:
             f"Not applied: {where} changed since you read it (edited in the editor or on "
             f"disk). Read it again and redo the change against its current text. {outcome.message}"
         )
-    return ToolResult.fail(f"The change to {where} failed and nothing was changed: {outcome.message}")
+    return ToolResult.fail(
+        f"The change to {where} failed and nothing was changed: {outcome.message}"
+    )

@@ -105,7 +105,9 @@ async def test_multi_file_change_is_all_or_nothing(ws: Path) -> None:
 
 async def test_stale_base_text_refused(ws: Path) -> None:
     files = DiskFileAccess(ws)
-    outcome = await files.apply([FileChange("src/app.py", "new\n", "not what is there\n")], confirm=False)
+    outcome = await files.apply(
+        [FileChange("src/app.py", "new\n", "not what is there\n")], confirm=False
+    )
     assert outcome.status == "stale"
     assert (ws / "src" / "app.py").read_text() == "print('hi')\n"
 
@@ -118,7 +120,9 @@ async def test_confirmation_asks_and_respects_no(ws: Path) -> None:
         return False
 
     files = DiskFileAccess(ws, confirmer=say_no)
-    outcome = await files.apply([FileChange("src/app.py", "print('bye')\n", "print('hi')\n")], confirm=True)
+    outcome = await files.apply(
+        [FileChange("src/app.py", "print('bye')\n", "print('hi')\n")], confirm=True
+    )
     assert outcome.status == "rejected"
     assert seen and "+print('bye')" in seen[0].diff and seen[0].added == 1
     assert (ws / "src" / "app.py").read_text() == "print('hi')\n"

@@ -1,0 +1,45 @@
+"""Fixtures shared by every test: a scripted model server and adapters pointed at it."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from agent.config import LLMConfig
+from agent.llm import LiteLLMAdapter, RetryPolicy
+from agent.llm.scripted_server import ScriptedModelServer
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+FAST_RETRY = RetryPolicy(base_delay=0.001, max_delay=0.01)
+
+
+@pytest.fixture
+def scripted() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as server:
+        yield server
+
+
+AdapterFactory = Callable[..., tuple[LiteLLMAdapter, str]]
+
+
+@pytest.fixture
+def adapter_for(scripted: ScriptedModelServer) -> AdapterFactory:
+    """``adapter_for(**llm_config)`` -> (adapter, queue name) with a fresh model queue."""
+
+    def make(**overrides: Any) -> tuple[LiteLLMAdapter, str]:
+        name = overrides.pop("name", None) or f"m-{uuid.uuid4().hex[:8]}"
+        settings: dict[str, Any] = {
+            "model": f"openai/{name}",
+            "api_base": scripted.api_base,
+            "timeout": 10,
+            "retries": 1,
+            **overrides,
+        }
+        return LiteLLMAdapter(LLMConfig(**settings), retry_policy=FAST_RETRY), name
+
+    return make
