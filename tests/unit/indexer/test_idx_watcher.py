@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from conftest import write_file
 
 from indexer import ChangeBatch, IndexSettings, IndexWatcher, RepoIndex, RepoIndexer
 
@@ -183,7 +183,7 @@ async def test_subscribers_sync_async_and_failing(live: Live) -> None:
 
 
 async def test_non_utf8_names_do_not_break_the_watcher(live: Live) -> None:
-    Path(os.fsdecode(os.path.join(os.fsencode(live.root), b"caf\xe9.py"))).write_bytes(b"x\n")
+    write_file(live.root, b"caf\xe9.py")
     (live.root / "after.py").write_text("y = 2\n")
     await live.settle()
     assert "after.py" in live.index
