@@ -81,12 +81,12 @@ class ExecuteCommandArgs(BaseModel):
 
     command: str = Field(description="A shell command line, run with bash -c.")
     timeout: int | None = Field(
-        None,
+        default=None,
         ge=1,
         description=f"Seconds before the command is killed (default from config, max "
         f"{MAX_TIMEOUT} unless the configured default is higher).",
     )
-    cwd: str = Field(".", description="Working directory, relative to the workspace root.")
+    cwd: str = Field(default=".", description="Working directory, relative to the workspace root.")
 
 
 class PythonExecutorArgs(BaseModel):
@@ -94,7 +94,7 @@ class PythonExecutorArgs(BaseModel):
 
     code: str = Field(description="Python source to run in a fresh interpreter.")
     timeout: int | None = Field(
-        None, ge=1, description="Seconds before the run is killed (default from config)."
+        default=None, ge=1, description="Seconds before the run is killed (default from config)."
     )
 
 

@@ -185,7 +185,7 @@ async def test_python_executor_runs_in_the_workspace(tmp_path: Path) -> None:
     code = "import os, helper\nprint(os.getcwd())\nprint(helper.VALUE + 1)\n"
     result = await PythonExecutorTool().run(PythonExecutorArgs(code=code), _ctx(tmp_path))
     assert result.success, result.output
-    assert os.path.realpath(tmp_path) in result.output and "42" in result.output
+    assert str(tmp_path) in result.output and "42" in result.output
 
 
 async def test_python_executor_reports_failures_and_timeouts(tmp_path: Path) -> None:

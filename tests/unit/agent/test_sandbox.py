@@ -60,6 +60,10 @@ def _processes_with(marker: str) -> list[str]:
     return alive
 
 
+def _exists(path: Path) -> bool:
+    return path.exists()
+
+
 def _ctx(root: Path, run_id: str = "run-1", **agent: Any) -> ToolContext:
     config = AgentConfig.model_validate({"system_prompt": "x", **agent})
     return ToolContext(
@@ -107,7 +111,7 @@ async def test_writes_outside_are_refused_with_a_note(
     assert "Note: the sandbox makes the filesystem outside the workspace read-only" in (
         result.output
     )
-    assert not os.path.exists(outside)
+    assert not _exists(outside)
 
 
 async def test_tmp_is_private_and_writable(bwrap: str, tmp_path: Path) -> None:
