@@ -146,9 +146,10 @@ def _hunk_list(indexes: Sequence[int]) -> str:
 class LspFileAccess(FileAccess):
     """FileAccess over the editor's documents; writes go out as ``workspace/applyEdit``.
 
-    ``settle_timeout`` bounds how long the read-back waits for the client's
-    ``didChange`` after an applied edit; ``client_confirms_edits`` tells that the
-    editor asks the user about every server-initiated edit itself.
+    ``client_caps`` is an alias of ``client_capabilities``. ``settle_timeout`` bounds
+    how long the read-back waits for the client's ``didChange`` after an applied edit;
+    ``client_confirms_edits`` tells that the editor asks the user about every
+    server-initiated edit itself.
     """
 
     def __init__(
@@ -158,13 +159,15 @@ class LspFileAccess(FileAccess):
         *,
         max_file_size: int = 1_000_000,
         client_capabilities: lsp.ClientCapabilities | None = None,
+        client_caps: lsp.ClientCapabilities | None = None,
         client_confirms_edits: bool = False,
         settle_timeout: float = 2.0,
     ) -> None:
         super().__init__(root, max_file_size=max_file_size)
         self.server = server
         self.client_root = Path(os.path.abspath(root))
-        self.support = ClientEditSupport.from_capabilities(client_capabilities)
+        caps = client_capabilities if client_capabilities is not None else client_caps
+        self.support = ClientEditSupport.from_capabilities(caps)
         self.client_confirms_edits = client_confirms_edits
         self.settle_timeout = settle_timeout
         self._disk = DiskFileAccess(root, max_file_size=max_file_size)
