@@ -161,6 +161,7 @@ async def test_key_never_appears_in_errors_or_logs(
     model_server: ScriptedModelServer,
     api_key: str,
     caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     llm, name = make_llm(retries=1)
     # Providers do echo keys back ("Incorrect API key provided: sk-...").
@@ -173,6 +174,8 @@ async def test_key_never_appears_in_errors_or_logs(
     assert KEY_ENV in message and "refused" in message
     assert api_key not in caplog.text
     assert len(model_server.requests_for(name)) == 2
+    # litellm's "Give Feedback / Get Help" banner would corrupt an LSP stdio stream.
+    assert capfd.readouterr().out == ""
 
 
 async def test_unset_key_variable_sends_a_placeholder_to_a_local_server(

@@ -1,0 +1,64 @@
+"""litellm is loaded lazily, configured quietly, and token counting works either way."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+
+from agent.config import LLMConfig
+from agent.llm import LiteLLMAdapter, _litellm, warm_up
+from agent.llm.adapter import chars_per_token_estimate
+
+MESSAGES = [
+    {"role": "system", "content": "You are a careful coding agent. " * 10},
+    {"role": "user", "content": "Rename the function parse_args to read_arguments everywhere."},
+]
+
+
+def test_importing_agent_llm_does_not_import_litellm() -> None:
+    code = (
+        "import sys, agent.llm, agent.llm.adapter, agent.llm.scripted_server;"
+        "print('litellm' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "False"
+
+
+async def test_warm_up_configures_litellm_to_stay_off_stdout() -> None:
+    await warm_up()
+    litellm = _litellm.loaded()
+    assert litellm is not None
+    assert litellm.suppress_debug_info is True and litellm.drop_params is True
+    assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+        for handler in logging.getLogger(name).handlers:
+            assert getattr(handler, "stream", None) is not sys.stdout
+
+
+def test_count_tokens_estimates_before_litellm_and_counts_after() -> None:
+    llm = LiteLLMAdapter(LLMConfig(model="gpt-4o"))
+    estimate = chars_per_token_estimate(MESSAGES)
+    assert estimate > 20
+    if _litellm.loaded() is None:
+        assert llm.count_tokens(MESSAGES) == estimate
+
+
+async def test_count_tokens_uses_litellm_once_loaded() -> None:
+    await warm_up()
+    llm = LiteLLMAdapter(LLMConfig(model="gpt-4o"))
+    counted = llm.count_tokens(MESSAGES)
+    estimate = chars_per_token_estimate(MESSAGES)
+    assert counted > 0 and abs(counted - estimate) < estimate  # same order of magnitude
+    proxied = LiteLLMAdapter(LLMConfig(model="gpt-4o", mode="proxy", api_base="http://x"))
+    assert proxied.model_name == "litellm_proxy/gpt-4o"
+    assert proxied.count_tokens(MESSAGES) == counted
+
+
+def test_proxy_prefix_is_added_once() -> None:
+    config = LLMConfig(model="litellm_proxy/fast", mode="proxy", api_base="http://x")
+    assert LiteLLMAdapter(config).model_name == "litellm_proxy/fast"
+    assert LiteLLMAdapter(LLMConfig(model="openai/fast")).model_name == "openai/fast"
