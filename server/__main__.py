@@ -1,0 +1,78 @@
+"""``python -m server --stdio`` (default) or ``--tcp --host H --port P`` (debugging).
+
+``main(argv)`` is importable so the ``agentls`` CLI can delegate ``agentls --stdio``
+and ``agentls serve`` to it. In stdio mode stdout is protected before anything else
+runs: the LSP stream gets a private duplicate of fd 1, then fd 1 and ``sys.stdout``
+are pointed at stderr, so a stray ``print`` (or a library's banner) can never corrupt
+the stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from typing import BinaryIO
+
+from server.logging import configure_logging
+
+
+def protect_stdout() -> BinaryIO:
+    """The LSP output stream; from now on fd 1 and ``sys.stdout`` write to stderr."""
+    sys.stdout.flush()
+    lsp_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(lsp_fd, "wb", buffering=0)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m server", description="agentls language server")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
+    mode.add_argument("--tcp", action="store_true", help="listen on a TCP port (debugging)")
+    parser.add_argument("--host", default="127.0.0.1", help="TCP host (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
+    parser.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warn", "error"],
+        default="info",
+        help="log level until the configuration is read (logs go to stderr)",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if hasattr(signal, "SIGUSR1"):  # `kill -USR1 <pid>` dumps every thread's stack to stderr
+        faulthandler.register(signal.SIGUSR1, file=sys.stderr)
+    lsp_out = None if args.tcp else protect_stdout()
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    configure_logging(args.log_level)
+
+    from server.app import build_server
+
+    server = build_server()
+    if args.tcp:
+        server.start_tcp(args.host, args.port)
+    else:
+        server.start_io(sys.stdin.buffer, lsp_out)
+    # LSP: exit code 0 after shutdown + exit, 1 when the client went away without.
+    return 0 if getattr(server.protocol, "_shutdown", False) else 1
+
+
+def run(argv: Sequence[str] | None = None) -> None:
+    """Entry point that never lingers: daemon threads (a litellm import in progress)
+    and pending background work must not keep an exited server alive."""
+    code = main(argv)
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,187 @@
+"""``build_server``: the agentls language server, assembled from small features.
+
+The server object holds the shared services (settings, runs, index, background
+tasks); each module of ``server.features`` registers the handlers of one LSP concern
+on it. Dependencies that tests or other front ends may swap (the model adapter, the
+file access) are injected through ``build_server``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.lsp.server import LanguageServer
+
+from agent.config import AppConfig
+from agent.workspace import DiskFileAccess, FileAccess
+from server.index_service import IndexService
+from server.runs import FilesFactory, LLMFactory, RunManager
+from server.settings import SettingsManager
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "agentls"
+SERVER_VERSION = "0.1.0"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def default_llm_factory(config: AppConfig) -> Any:
+    """A LiteLLMAdapter for the run's config (litellm itself is imported lazily)."""
+    from agent.llm import LiteLLMAdapter
+
+    return LiteLLMAdapter(config.llm)
+
+
+def lsp_files_factory(ls: LanguageServer) -> FilesFactory:
+    """Runs read the editor's buffers and write through ``workspace/applyEdit``."""
+
+    def make(config: AppConfig) -> FileAccess:
+        try:
+            from server.lsp_files import LspFileAccess
+        except ImportError:  # not landed yet: disk access, no overlay
+            log.warning("server.lsp_files is missing: runs use the disk directly")
+            return DiskFileAccess(config.workspace.root, max_file_size=config.indexer.max_file_size)
+        return LspFileAccess(
+            ls,
+            config.workspace.root,
+            max_file_size=config.indexer.max_file_size,
+            client_capabilities=ls.client_capabilities,
+            client_confirms_edits=client_confirms_edits(ls),
+        )
+
+    return make
+
+
+def client_confirms_edits(ls: LanguageServer) -> bool:
+    """Whether the editor asks its user about every server-initiated edit by itself.
+
+    Eglot does (``eglot-confirm-server-initiated-edits``) and says no with an error
+    reply; it declares no capability for it, so it is recognised by its clientInfo.
+    """
+    info = getattr(ls, "client_info", None)
+    return info is not None and "eglot" in (info.name or "").lower()
+
+
+class AgentLanguageServer(LanguageServer):
+    """pygls' LanguageServer plus the services the features share."""
+
+    def __init__(
+        self,
+        *,
+        llm_factory: LLMFactory = default_llm_factory,
+        files_factory: FilesFactory | None = None,
+        warm_up: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        super().__init__(
+            SERVER_NAME,
+            SERVER_VERSION,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.settings = SettingsManager()
+        self.client_info: types.ClientInfo | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.warm_up = warm_up
+        self.warm_up_task: asyncio.Task[Any] | None = None
+        self.index_service = IndexService(self, spawn=self.spawn)
+        self.runs = RunManager(
+            self,
+            config=lambda: self.settings.config,
+            llm_factory=llm_factory,
+            files_factory=files_factory or lsp_files_factory(self),
+            index=lambda: self.index_service.index,
+        )
+
+    @property
+    def config(self) -> AppConfig:
+        return self.settings.config
+
+    @property
+    def root(self) -> Path:
+        return self.settings.root
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
+        """Start a background task: keep a reference, log its failure."""
+        task = asyncio.get_running_loop().create_task(coro, name=f"agentls-{name}")
+        self._tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and (exc := t.exception()) is not None:
+                log.error("background task %s failed", name, exc_info=exc)
+
+        task.add_done_callback(done)
+        return task
+
+    def show_error(self, message: str) -> None:
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=message)
+        )
+
+
+def guarded(name: str, *, notification: bool = False) -> Callable[[F], F]:
+    """Wrap a handler so a bug in one feature never takes down the server.
+
+    Requests answer with an InternalError naming the feature; notifications
+    (``notification=True``) are logged and dropped. Cancellation and deliberate
+    JSON-RPC errors pass through.
+    """
+
+    def decorate(fn: F) -> F:
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return await fn(*args, **kwargs)
+                except (asyncio.CancelledError, JsonRpcException):
+                    raise
+                except Exception as exc:
+                    log.exception("%s failed", name)
+                    if notification:
+                        return None
+                    raise JsonRpcInternalError(
+                        f"{name} failed: {type(exc).__name__}: {exc}"
+                    ) from exc
+
+            return run_async  # type: ignore[return-value]
+
+        @functools.wraps(fn)
+        def run_sync(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except JsonRpcException:
+                raise
+            except Exception as exc:
+                log.exception("%s failed", name)
+                if notification:
+                    return None
+                raise JsonRpcInternalError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+
+        return run_sync  # type: ignore[return-value]
+
+    return decorate
+
+
+def build_server(
+    *,
+    llm_factory: LLMFactory = default_llm_factory,
+    files_factory: FilesFactory | None = None,
+    warm_up: Callable[[], Awaitable[None]] | None = None,
+) -> AgentLanguageServer:
+    """A ready-to-start server. ``files_factory=None`` uses LspFileAccess (editor buffers
+    + workspace/applyEdit); ``warm_up=None`` imports litellm after ``initialized``."""
+    from server.features import agents, cancel, configuration, lifecycle, ping, run
+
+    ls = AgentLanguageServer(llm_factory=llm_factory, files_factory=files_factory, warm_up=warm_up)
+    for feature in (lifecycle, configuration, run, cancel, agents, ping):
+        feature.register(ls)
+    return ls

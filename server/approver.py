@@ -1,0 +1,149 @@
+"""Approvals and questions for the human, over LSP.
+
+- ``LspApprover.ask`` implements ``agent.approval.Approver`` with
+  ``window/showMessageRequest``: "Allow once" / "Allow for this run" / "Deny"; a null
+  answer (the user closed the message) is a denial. File edits do not come here: their
+  confirmation travels with the edit (see ``server.lsp_files``).
+- ``LspApprover.ask_user`` sends ``agent/askUser {runId, question}`` → ``{answer}`` to
+  clients that declare ``experimental.agentls.askUser``; for others it raises
+  ``AskUserUnsupported``, which the tool reports to the model as a clear error.
+
+When the run is cancelled while a question is open, the pending request is withdrawn
+with ``$/cancelRequest`` and the approval answers ``abort`` so nothing runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from agent.approval import ApprovalAnswer, ApprovalRequest
+from agent.cancel import CancelToken
+from agent.errors import AgentError
+from server.settings import plain
+
+log = logging.getLogger(__name__)
+
+ALLOW_ONCE = "Allow once"
+ALLOW_RUN = "Allow for this run"
+DENY = "Deny"
+MAX_PREVIEW_CHARS = 1500
+
+
+class AskUserUnsupported(AgentError):
+    """The client cannot answer questions (no ``experimental.agentls.askUser``)."""
+
+
+def client_supports_ask_user(caps: types.ClientCapabilities | None) -> bool:
+    experimental = plain(caps.experimental) if caps is not None else None
+    if not isinstance(experimental, dict):
+        return False
+    agentls = experimental.get("agentls")
+    return isinstance(agentls, dict) and bool(agentls.get("askUser"))
+
+
+def approval_message(request: ApprovalRequest) -> str:
+    """The text of the approval question: what, why, and the exact thing that will run."""
+    lines = [f"agentls wants to run {request.tool}."]
+    if request.explanation:
+        lines.append(request.explanation)
+    if request.preview:
+        preview = request.preview
+        if len(preview) > MAX_PREVIEW_CHARS:
+            preview = preview[:MAX_PREVIEW_CHARS] + "\n… (truncated)"
+        lines.append(preview)
+    if request.reason:
+        lines.append(f"(Asked because {request.reason}.)")
+    return "\n\n".join(lines)
+
+
+class LspApprover:
+    """Asks the editor's user; one per run (``cancel`` is the run's token)."""
+
+    def __init__(
+        self,
+        ls: LanguageServer,
+        run_id: str,
+        *,
+        cancel: CancelToken | None = None,
+    ) -> None:
+        self._ls = ls
+        self.run_id = run_id
+        self._cancel = cancel or CancelToken()
+
+    async def _request(self, method: str, params: Any) -> tuple[bool, Any]:
+        """Send a request to the client; (False, None) if the run was cancelled meanwhile."""
+        msg_id = f"agentls-{uuid.uuid4().hex[:12]}"
+        answer = asyncio.ensure_future(
+            self._ls.protocol.send_request_async(method, params, msg_id=msg_id)
+        )
+        cancelled = asyncio.ensure_future(self._cancel.wait())
+        try:
+            await asyncio.wait({answer, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            cancelled.cancel()
+        if answer.done():
+            return True, answer.result()
+        answer.cancel()
+        self._ls.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+        return False, None
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=approval_message(request),
+            actions=[
+                types.MessageActionItem(title=ALLOW_ONCE),
+                types.MessageActionItem(title=ALLOW_RUN),
+                types.MessageActionItem(title=DENY),
+            ],
+        )
+        try:
+            answered, result = await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+        except Exception as exc:
+            log.warning("run %s: approval request failed: %s", self.run_id, exc)
+            return ApprovalAnswer("deny", message=f"the editor could not ask the user ({exc})")
+        if not answered:
+            return ApprovalAnswer("abort", message="the run was cancelled")
+        title = getattr(result, "title", None)
+        if title is None and isinstance(result, dict):
+            title = result.get("title")
+        if title == ALLOW_ONCE:
+            return ApprovalAnswer("approve")
+        if title == ALLOW_RUN:
+            return ApprovalAnswer("approve_run")
+        if title == DENY:
+            return ApprovalAnswer("deny", message="the user chose Deny")
+        return ApprovalAnswer("deny", message="the user dismissed the question")
+
+    @property
+    def can_ask_user(self) -> bool:
+        return client_supports_ask_user(self._ls.client_capabilities)
+
+    async def ask_user(self, run_id: str, question: str) -> str | None:
+        """The user's answer, or None when they declined to answer.
+
+        Raises ``AskUserUnsupported`` for clients that cannot be asked and when the
+        run is cancelled while the question is open.
+        """
+        if not self.can_ask_user:
+            raise AskUserUnsupported(
+                "This editor cannot answer questions (it does not declare "
+                "experimental.agentls.askUser). Do not ask again: proceed with the most "
+                "reasonable assumption, or finish and state the question in your answer."
+            )
+        answered, result = await self._request(
+            "agent/askUser", {"runId": run_id, "question": question}
+        )
+        if not answered:
+            raise AskUserUnsupported("the run was cancelled while waiting for the user's answer")
+        data = plain(result)
+        if isinstance(data, dict):
+            answer = data.get("answer")
+            return answer if isinstance(answer, str) else None
+        return data if isinstance(data, str) else None

@@ -1,0 +1,1 @@
+"""One module per LSP concern; each has ``register(ls)`` and names its methods."""

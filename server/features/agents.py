@@ -1,0 +1,27 @@
+"""``agent/agents`` → ``{agents: [{name, description, readOnly}]}``: the agents a run
+can use (defaults plus the ``agents:`` of the config, and the ``mixed`` mode)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent.agents import AgentRegistry
+
+if TYPE_CHECKING:
+    from server.app import AgentLanguageServer
+
+METHOD = "agent/agents"
+
+
+def register(ls: AgentLanguageServer) -> None:
+    from server.app import guarded
+
+    @ls.feature(METHOD)
+    @guarded(METHOD)
+    def agent_agents(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return {
+            "agents": [
+                {"name": a.name, "description": a.description, "readOnly": a.read_only}
+                for a in AgentRegistry(ls.config).list()
+            ]
+        }

@@ -1,0 +1,36 @@
+"""``workspace/didChangeConfiguration``: the ``settings.agentls`` layer of the config.
+
+An invalid change is shown with ``window/showMessage`` (the message names the key)
+and ignored: the last valid config stays in force. Runs in flight keep the config
+they started with; the next run uses the new one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from server.features.lifecycle import apply_logging
+
+if TYPE_CHECKING:
+    from server.app import AgentLanguageServer
+
+
+def register(ls: AgentLanguageServer) -> None:
+    from server.app import guarded
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @guarded("workspace/didChangeConfiguration", notification=True)
+    def did_change_configuration(
+        ls: AgentLanguageServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        update = ls.settings.change(params.settings)
+        if update.error:
+            ls.show_error(
+                f"agentls: invalid configuration, using the last valid one:\n{update.error}"
+            )
+            return
+        if update.changed:
+            apply_logging(ls)
+            ls.index_service.start(ls.config)

@@ -1,0 +1,123 @@
+"""``initialize``, ``initialized`` and ``shutdown``.
+
+``initialize`` answers fast: it only reads the configuration (``.agentls.yaml`` +
+``initializationOptions``). Everything slow starts after ``initialized`` as background
+tasks: importing litellm (in a worker thread, via ``agent.llm.warm_up``) and building
+the repository index. A config error is shown with ``window/showMessage`` once the
+client is ready; the server goes on with the last valid config (or the defaults).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from lsprotocol import types
+
+from server.logging import configure_logging
+
+if TYPE_CHECKING:
+    from server.app import AgentLanguageServer
+
+log = logging.getLogger(__name__)
+
+#: How long ``shutdown`` waits for runs to stop after cancelling them.
+SHUTDOWN_GRACE_SECONDS = 5.0
+
+
+def workspace_root(ls: AgentLanguageServer, params: types.InitializeParams) -> Path:
+    folders = params.workspace_folders or []
+    if folders:
+        from pygls.uris import to_fs_path
+
+        path = to_fs_path(folders[0].uri)
+        if path:
+            return Path(path)
+    root = ls.workspace.root_path
+    return Path(root) if root else Path.cwd()
+
+
+def apply_logging(ls: AgentLanguageServer) -> None:
+    cfg = ls.config.logging
+    configure_logging(cfg.level, file=cfg.file, verbose=cfg.verbose)
+
+
+def register(ls: AgentLanguageServer) -> None:
+    from server.app import guarded
+
+    pending_error: list[str] = []
+
+    @ls.feature(types.INITIALIZE)
+    @guarded("initialize")
+    async def initialize(ls: AgentLanguageServer, params: types.InitializeParams) -> None:
+        ls.client_info = params.client_info
+        root = workspace_root(ls, params)
+        update = await asyncio.to_thread(
+            ls.settings.initialize, root, params.initialization_options
+        )
+        apply_logging(ls)
+        if update.error:
+            pending_error.append(update.error)
+        log.info("workspace %s, model %s", ls.config.workspace.root, ls.config.llm.model)
+
+    @ls.feature(types.INITIALIZED)
+    @guarded("initialized", notification=True)
+    def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
+        for message in pending_error:
+            ls.show_error(f"agentls: invalid configuration, using the last valid one:\n{message}")
+        pending_error.clear()
+        ls.warm_up_task = ls.spawn(_warm_up(ls), name="llm-warm-up")
+        ls.index_service.start(ls.config)
+
+    @ls.feature(types.SHUTDOWN)
+    @guarded("shutdown")
+    async def shutdown(ls: AgentLanguageServer, params: None) -> None:
+        ls.runs.cancel_all("the editor is shutting down")
+        await ls.runs.wait_all(SHUTDOWN_GRACE_SECONDS)
+        ls.index_service.stop()
+
+
+async def _warm_up(ls: AgentLanguageServer) -> None:
+    if ls.warm_up is not None:
+        await ls.warm_up()
+        return
+    from agent.llm._litellm import import_litellm_sync
+
+    # A daemon thread, not asyncio.to_thread: an executor thread would hold up the
+    # server's exit until the ~3 s import finished (asyncio.run joins its executor).
+    await in_daemon_thread(import_litellm_sync, name="agentls-litellm-import")
+    log.info("litellm ready")
+
+
+T = TypeVar("T")
+
+
+async def in_daemon_thread(fn: Callable[[], T], *, name: str) -> T:
+    """``fn()`` in a daemon thread, awaited without blocking the loop."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def target() -> None:
+        try:
+            result, error = fn(), None
+        except BaseException as exc:
+            result, error = None, exc
+        if not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=target, name=name, daemon=True).start()
+    return await future

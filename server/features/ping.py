@@ -1,0 +1,20 @@
+"""``agent/ping`` → ``{pong: true, runs}``: a trivial request, for health checks and for
+measuring the server's responsiveness (bench/server_responsiveness.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.app import AgentLanguageServer
+
+METHOD = "agent/ping"
+
+
+def register(ls: AgentLanguageServer) -> None:
+    from server.app import guarded
+
+    @ls.feature(METHOD)
+    @guarded(METHOD)
+    def agent_ping(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return {"pong": True, "runs": len(ls.runs.runs)}

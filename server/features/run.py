@@ -1,0 +1,26 @@
+"""``agent/run``: run an agent to the end; the result is the run's output dict.
+
+Params ``{prompt, agent?, runId?, sessionId?, confirmMode?, maxSteps?, selfEval?,
+dryRun?, workDoneToken?}``; result ``{status, output, steps, tools_used,
+duration_seconds, model, runId, sessionId, usage}``. Progress arrives meanwhile as
+``agent/stream``, ``agent/step``, ``agent/status``, ``agent/plan`` and ``$/progress``.
+``$/cancelRequest`` on this request stops the run cleanly, then answers RequestCancelled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.app import AgentLanguageServer
+
+METHOD = "agent/run"
+
+
+def register(ls: AgentLanguageServer) -> None:
+    from server.app import guarded
+
+    @ls.feature(METHOD)
+    @guarded(METHOD)
+    async def agent_run(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        return await ls.runs.run(params)

@@ -1,0 +1,110 @@
+"""The live repository index of the server: built in the background after
+``initialized`` (with ``$/progress`` "Indexing…"), then kept current by a watcher so
+a file created between two runs is in the next run's system prompt.
+
+The index is optional: while it builds, or when ``indexer.enabled`` is off, or if the
+build fails, runs get ``None`` and work without a tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from agent.config import AppConfig
+from agent.tools.search import index_settings
+from indexer.builder import RepoIndexer
+from indexer.index import RepoIndex
+from indexer.settings import IndexSettings
+from indexer.watcher import ChangeBatch, IndexWatcher
+from server.progress import client_supports_progress
+
+log = logging.getLogger(__name__)
+
+PROGRESS_TOKEN = "agentls/index"
+
+
+class IndexService:
+    """Owns the RepoIndex and its watcher; ``index`` is what runs get."""
+
+    def __init__(self, ls: LanguageServer, *, spawn: Callable[..., asyncio.Task[Any]]) -> None:
+        self._ls = ls
+        self._spawn = spawn
+        self.index: RepoIndex | None = None
+        self.indexer: RepoIndexer | None = None
+        self.watcher: IndexWatcher | None = None
+        self._subscribers: list[Callable[[ChangeBatch], Any]] = []
+        self.ready = asyncio.Event()
+        self._key: tuple[Path, IndexSettings] | None = None
+
+    def start(self, config: AppConfig) -> None:
+        """(Re)build for ``config`` in the background; a no-op if nothing relevant changed."""
+        if not config.indexer.enabled:
+            self.stop()
+            self.index = None
+            self._key = None
+            self.ready.set()
+            return
+        key = (config.workspace.root, index_settings(config.indexer))
+        if key == self._key:
+            return
+        self._key = key
+        self.stop()
+        self._spawn(self._build_and_watch(*key), name="index")
+
+    def subscribe(self, callback: Callable[[ChangeBatch], Any]) -> None:
+        """Call ``callback(batch)`` after every change the watcher applies (any index)."""
+        self._subscribers.append(callback)
+        if self.watcher is not None:
+            self.watcher.subscribe(callback)
+
+    def stop(self) -> None:
+        watcher, self.watcher = self.watcher, None
+        if watcher is not None:
+            self._spawn(watcher.stop(), name="index-watcher-stop")
+
+    async def _build_and_watch(self, root: Path, settings: IndexSettings) -> None:
+        token = await self._progress_begin()
+        indexer = RepoIndexer(root, settings)
+        try:
+            index = await indexer.abuild()
+        except Exception:
+            self._progress_end(token, "Indexing failed")
+            raise
+        self.indexer, self.index = indexer, index
+        self.ready.set()
+        self._progress_end(token, f"{index.total_files} files")
+        log.info("indexed %d files in %.0f ms", index.total_files, index.build_time_ms or 0)
+        watcher = IndexWatcher(indexer, index)
+        for callback in self._subscribers:
+            watcher.subscribe(callback)
+        self.watcher = watcher
+        watcher.start()
+
+    async def _progress_begin(self) -> str | None:
+        if not client_supports_progress(self._ls.client_capabilities):
+            return None
+        progress = self._ls.work_done_progress
+        try:
+            if PROGRESS_TOKEN not in progress.tokens:
+                await progress.create_async(PROGRESS_TOKEN)
+        except Exception as exc:
+            log.debug("no index progress: %s", exc)
+            return None
+        progress.begin(
+            PROGRESS_TOKEN, types.WorkDoneProgressBegin(title="Indexing…", cancellable=False)
+        )
+        return PROGRESS_TOKEN
+
+    def _progress_end(self, token: str | None, message: str) -> None:
+        if token is None:
+            return
+        progress = self._ls.work_done_progress
+        progress.end(token, types.WorkDoneProgressEnd(message=message))
+        progress.tokens.pop(token, None)

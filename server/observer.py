@@ -1,0 +1,196 @@
+"""Agent events → LSP: ``agent/stream``, ``agent/step``, ``agent/status``, ``agent/plan``
+notifications and the run's ``$/progress`` reports.
+
+The loop calls the observer synchronously and it must not block: every event turns
+into a notification written at once, except streamed text, which is coalesced (a
+flush at most every ``FLUSH_INTERVAL`` seconds, or as soon as ``FLUSH_CHARS``
+characters wait) so a model streaming one token at a time does not flood the client.
+Any other event flushes pending text first, so the client sees everything in the
+order the loop reported it; nothing is dropped. ``seq`` is strictly increasing per run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from agent.events import (
+    AgentEvent,
+    Notice,
+    PlanUpdated,
+    StatusChanged,
+    StepStarted,
+    StreamText,
+    ToolFinished,
+    ToolStarted,
+    UsageReported,
+)
+from server.progress import RunProgress
+
+log = logging.getLogger(__name__)
+
+FLUSH_INTERVAL = 0.02
+FLUSH_CHARS = 512
+MAX_ARG_CHARS = 80
+
+Notify = Callable[[str, dict[str, Any]], None]
+
+
+def short_args(args: dict[str, Any]) -> dict[str, Any]:
+    """Arguments fit to show: scalars, and strings that are short and on one line."""
+    short: dict[str, Any] = {}
+    for key, value in args.items():
+        scalar = isinstance(value, bool | int | float) or value is None
+        short_text = isinstance(value, str) and len(value) <= MAX_ARG_CHARS and "\n" not in value
+        if scalar or short_text:
+            short[key] = value
+    return short
+
+
+def step_label(tool: str, args: dict[str, Any]) -> str:
+    """``edit_file src/app.py``: the tool and its most telling short argument."""
+    for key in ("path", "file", "pattern", "query", "command", "name"):
+        value = args.get(key)
+        if isinstance(value, str) and value and "\n" not in value:
+            return f"{tool} {value[:60]}"
+    return tool
+
+
+class LspRunObserver:
+    """The Observer of one run; ``close()`` flushes what is left."""
+
+    def __init__(
+        self,
+        run_id: str,
+        notify: Notify,
+        *,
+        progress: RunProgress | None = None,
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self._notify = notify
+        self._progress = progress
+        self._loop = loop or asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self._pending: list[str] = []
+        self._pending_chars = 0
+        self._timer: asyncio.TimerHandle | None = None
+        self._seq = 0
+        self._closed = False
+        self.last_state: str | None = None
+        self.usage: dict[str, int] | None = None
+
+    # -- Observer ---------------------------------------------------------------------
+    def __call__(self, event: AgentEvent) -> None:
+        if threading.get_ident() != self._loop_thread:
+            self._loop.call_soon_threadsafe(self._handle, event)
+            return
+        self._handle(event)
+
+    def _handle(self, event: AgentEvent) -> None:
+        if self._closed:
+            return
+        try:
+            if isinstance(event, StreamText):
+                self._add_text(event.text)
+                return
+            self.flush()
+            self._dispatch(event)
+        except Exception:  # an observer never breaks the run
+            log.exception("run %s: cannot report %s", self.run_id, type(event).__name__)
+
+    def _dispatch(self, event: AgentEvent) -> None:
+        run_id = self.run_id
+        if isinstance(event, StatusChanged):
+            self.last_state = event.state.value
+            params: dict[str, Any] = {"runId": run_id, "state": event.state.value}
+            if event.detail:
+                params["detail"] = event.detail
+            self._notify("agent/status", params)
+        elif isinstance(event, ToolStarted | ToolFinished):
+            args = short_args(event.args)
+            params = {
+                "runId": run_id,
+                "step": event.step,
+                "maxSteps": event.max_steps,
+                "phase": "tool_start" if isinstance(event, ToolStarted) else "tool_end",
+                "tool": event.tool,
+                "callId": event.call_id,
+                "args": args,
+            }
+            if isinstance(event, ToolFinished):
+                params["success"] = event.success
+                params["summary"] = event.summary[:200]
+            self._notify("agent/step", params)
+            if isinstance(event, ToolStarted):
+                self._report(event.step, event.max_steps, step_label(event.tool, args))
+        elif isinstance(event, StepStarted):
+            self._report(event.step, event.max_steps, "thinking")
+        elif isinstance(event, PlanUpdated):
+            self._notify(
+                "agent/plan",
+                {
+                    "runId": run_id,
+                    "goal": event.goal,
+                    "steps": [{"text": s.text, "status": s.status} for s in event.steps],
+                },
+            )
+        elif isinstance(event, UsageReported):
+            self.usage = {
+                "prompt_tokens": event.prompt_tokens,
+                "completion_tokens": event.completion_tokens,
+                "total_tokens": event.total_tokens,
+            }
+        elif isinstance(event, Notice):
+            kind = {"error": 1, "warning": 2}.get(event.level, 3)
+            self._notify(
+                "window/logMessage", {"type": kind, "message": f"[{run_id}] {event.message}"}
+            )
+
+    def _report(self, step: int, max_steps: int, label: str) -> None:
+        if self._progress is None:
+            return
+        percentage = int(100 * max(0, step - 1) / max_steps) if max_steps else None
+        self._progress.report(f"Step {step}/{max_steps} · {label}", percentage)
+
+    # -- streamed text ------------------------------------------------------------------
+    def _add_text(self, text: str) -> None:
+        if not text:
+            return
+        self._pending.append(text)
+        self._pending_chars += len(text)
+        if self._pending_chars >= FLUSH_CHARS:
+            self.flush()
+        elif self._timer is None:
+            self._timer = self._loop.call_later(FLUSH_INTERVAL, self._timed_flush)
+
+    def _timed_flush(self) -> None:
+        self._timer = None
+        try:
+            self.flush()
+        except Exception:
+            log.exception("run %s: cannot flush streamed text", self.run_id)
+
+    def flush(self) -> None:
+        """Send the text waiting, as one ``agent/stream`` notification."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._pending:
+            return
+        text = "".join(self._pending)
+        self._pending.clear()
+        self._pending_chars = 0
+        self._seq += 1
+        self._notify("agent/stream", {"runId": self.run_id, "seq": self._seq, "text": text})
+
+    def close(self) -> None:
+        """Flush and stop: events that arrive later are ignored."""
+        if threading.get_ident() != self._loop_thread:
+            self._loop.call_soon_threadsafe(self.close)
+            return
+        self.flush()
+        self._closed = True

@@ -1,0 +1,247 @@
+"""RunManager: the runs in flight, each an asyncio task with its own cancel token.
+
+``agent/run`` hands its params here. The manager snapshots the config, creates the
+run's progress, observer, approver and file access, and starts ``agent.run.run_agent``
+as a task of its own, so the request handler can be cancelled (``$/cancelRequest``)
+without cancelling the run mid-tool: the handler sets the run's ``CancelToken``, waits
+for the run to finish cleanly, then re-raises. ``agent/cancel`` and
+``window/workDoneProgress/cancel`` set the same token. Several runs may be in flight
+at once, one per session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from lsprotocol import types
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError as PydanticValidationError
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+
+from agent.agents import AgentRegistry
+from agent.cancel import CancelToken
+from agent.config import AppConfig, ConfirmMode
+from agent.events import RunState, StatusChanged
+from agent.run import RunOutcome, RunRequest, run_agent
+from agent.workspace import FileAccess
+from server.approver import LspApprover
+from server.observer import LspRunObserver
+from server.progress import RunProgress
+from server.settings import plain
+
+log = logging.getLogger(__name__)
+
+#: How long a cancelled request waits for its run to stop cleanly before forcing it.
+CANCEL_GRACE_SECONDS = 10.0
+
+
+class RunParams(BaseModel):
+    """``agent/run`` params (camelCase on the wire)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    prompt: str = Field(min_length=1)
+    agent: str = "build"
+    run_id: str | None = Field(None, alias="runId", min_length=1, max_length=128)
+    session_id: str | None = Field(None, alias="sessionId", min_length=1, max_length=128)
+    confirm_mode: ConfirmMode | None = Field(None, alias="confirmMode")
+    max_steps: int | None = Field(None, alias="maxSteps", ge=1)
+    self_eval: Literal["off", "basic", "full"] | None = Field(None, alias="selfEval")
+    dry_run: bool = Field(False, alias="dryRun")
+    work_done_token: int | str | None = Field(None, alias="workDoneToken")
+
+
+def parse_params(model: type[BaseModel], params: Any) -> Any:
+    """Validate request params; a bad one is an InvalidParams error naming the field."""
+    data = plain(params)
+    if data is None:
+        data = {}
+    try:
+        return model.model_validate(data)
+    except PydanticValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(params)'}: {e['msg']}" for e in exc.errors()
+        )
+        raise JsonRpcInvalidParams(f"invalid params: {problems}") from None
+
+
+@dataclass
+class RunHandle:
+    run_id: str
+    session_id: str
+    agent: str
+    token: CancelToken
+    task: asyncio.Task[RunOutcome] | None = None
+    progress: RunProgress | None = None
+    observer: LspRunObserver | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+ConfigProvider = Callable[[], AppConfig]
+LLMFactory = Callable[[AppConfig], Any]
+FilesFactory = Callable[[AppConfig], FileAccess]
+IndexProvider = Callable[[], Any]
+
+
+class RunManager:
+    def __init__(
+        self,
+        ls: LanguageServer,
+        *,
+        config: ConfigProvider,
+        llm_factory: LLMFactory,
+        files_factory: FilesFactory,
+        index: IndexProvider = lambda: None,
+    ) -> None:
+        self._ls = ls
+        self._config = config
+        self._llm_factory = llm_factory
+        self._files_factory = files_factory
+        self._index = index
+        self.runs: dict[str, RunHandle] = {}
+
+    # -- notifications ------------------------------------------------------------------
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        if method == types.WINDOW_LOG_MESSAGE:
+            self._ls.window_log_message(
+                types.LogMessageParams(
+                    type=types.MessageType(params["type"]), message=params["message"]
+                )
+            )
+            return
+        self._ls.protocol.notify(method, params)
+
+    # -- agent/run ----------------------------------------------------------------------
+    async def run(self, raw_params: Any) -> dict[str, Any]:
+        params: RunParams = parse_params(RunParams, raw_params)
+        config = self._config()
+        if not AgentRegistry(config).exists(params.agent):
+            known = ", ".join(AgentRegistry(config).names())
+            raise JsonRpcInvalidParams(f"unknown agent {params.agent!r}; known agents: {known}")
+        run_id = params.run_id or uuid.uuid4().hex[:12]
+        session_id = params.session_id or uuid.uuid4().hex[:12]
+        if run_id in self.runs:
+            raise JsonRpcInvalidParams(f"run {run_id!r} is already in flight")
+        if any(h.session_id == session_id for h in self.runs.values()):
+            raise JsonRpcInvalidParams(
+                f"session {session_id!r} already has a run in flight; wait for it or cancel it"
+            )
+        handle = RunHandle(run_id, session_id, params.agent, CancelToken())
+        self.runs[run_id] = handle
+        try:
+            return await self._run(handle, params, config)
+        finally:
+            self.runs.pop(run_id, None)
+
+    async def _run(self, handle: RunHandle, params: RunParams, config: AppConfig) -> dict[str, Any]:
+        run_id = handle.run_id
+
+        def on_progress_cancel() -> None:
+            self.cancel(run_id, "cancelled from the progress UI")
+
+        progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
+        handle.progress = progress
+        observer = LspRunObserver(run_id, self.notify, progress=progress)
+        handle.observer = observer
+        outcome: RunOutcome | None = None
+        try:
+            await progress.begin(
+                f"Agent: {params.agent}",
+                token=params.work_done_token,
+                fallback_token=f"agentls/run/{run_id}",
+            )
+            approver = LspApprover(self._ls, run_id, cancel=handle.token)
+            request = RunRequest.model_validate(
+                {
+                    "prompt": params.prompt,
+                    "agent": params.agent,
+                    "run_id": run_id,
+                    "session_id": handle.session_id,
+                    "confirm_mode": params.confirm_mode,
+                    "max_steps": params.max_steps,
+                    "self_eval": params.self_eval,
+                    "dry_run": params.dry_run,
+                }
+            )
+            extras: dict[str, Any] = {"ask_user": approver.ask_user, "approver": approver}
+            handle.extras = extras
+            task = asyncio.create_task(
+                run_agent(
+                    request,
+                    config=config,
+                    llm=self._llm_factory(config),
+                    files=self._files_factory(config),
+                    approver=approver,
+                    observer=observer,
+                    index=self._index(),
+                    cancel=handle.token,
+                    extras=extras,
+                ),
+                name=f"agentls-run-{run_id}",
+            )
+            handle.task = task
+            try:
+                outcome = await asyncio.shield(task)
+            except asyncio.CancelledError:
+                # $/cancelRequest on this request (or shutdown): stop the run cleanly,
+                # then let pygls answer RequestCancelled.
+                handle.token.cancel("cancelled by the client ($/cancelRequest)")
+                with contextlib.suppress(BaseException):
+                    outcome = await asyncio.wait_for(asyncio.shield(task), CANCEL_GRACE_SECONDS)
+                if not task.done():
+                    task.cancel()
+                raise
+            return outcome.to_result()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # run_agent should not raise; never leave the client hanging
+            log.exception("run %s crashed", run_id)
+            observer(StatusChanged(RunState.FAILED, f"{type(exc).__name__}: {exc}"))
+            return self._failed_result(handle, f"internal error: {type(exc).__name__}: {exc}")
+        finally:
+            observer.close()
+            if outcome is not None:
+                status = outcome.state.status
+            else:
+                status = "partial" if handle.token.cancelled else "failed"
+            progress.end(status)
+
+    @staticmethod
+    def _failed_result(handle: RunHandle, message: str) -> dict[str, Any]:
+        return {
+            "status": "failed",
+            "output": message,
+            "steps": 0,
+            "tools_used": [],
+            "duration_seconds": 0.0,
+            "model": None,
+            "runId": handle.run_id,
+            "sessionId": handle.session_id,
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        }
+
+    # -- cancellation -------------------------------------------------------------------
+    def cancel(self, run_id: str, reason: str = "cancelled by the user") -> bool:
+        """Ask run ``run_id`` to stop; False if no such run is in flight."""
+        handle = self.runs.get(run_id)
+        if handle is None or handle.token.cancelled:
+            return False
+        log.info("run %s: %s", run_id, reason)
+        handle.token.cancel(reason)
+        return True
+
+    def cancel_all(self, reason: str) -> None:
+        for run_id in list(self.runs):
+            self.cancel(run_id, reason)
+
+    async def wait_all(self, grace: float) -> None:
+        tasks = [h.task for h in self.runs.values() if h.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace)

@@ -1,0 +1,112 @@
+"""The server's configuration, layered and always valid.
+
+Layers, lowest first: defaults < ``.agentls.yaml`` in the workspace root <
+``initializationOptions`` < ``workspace/didChangeConfiguration`` (``settings.agentls``),
+every layer with the shape of the YAML file. An invalid layer never replaces a valid
+config: ``SettingsManager`` keeps the last valid one (or the defaults) and returns the
+``ConfigError`` text, which names the bad key, for the server to show the user.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.config import AppConfig, deep_merge, load_config
+from agent.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+SETTINGS_SECTION = "agentls"
+
+
+@dataclass(frozen=True)
+class SettingsUpdate:
+    """What a (re)load produced: the config now in force and the error, if any."""
+
+    config: AppConfig
+    error: str | None = None
+    changed: bool = False
+
+
+def plain(value: Any) -> Any:
+    """JSON-like data from what pygls hands over (namedtuples for untyped params)."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+class SettingsManager:
+    """Holds the effective AppConfig of the server and the layers it came from."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = Path(root) if root is not None else Path.cwd()
+        self._init_options: dict[str, Any] = {}
+        self._client_settings: dict[str, Any] = {}
+        self.config = self._defaults()
+
+    def _defaults(self) -> AppConfig:
+        config = AppConfig()
+        config.workspace.root = self.root.resolve()
+        return config
+
+    def initialize(self, root: Path | None, init_options: Any) -> SettingsUpdate:
+        """First load, at ``initialize``: the YAML file and the client's initializationOptions."""
+        if root is not None:
+            self.root = root
+        options = plain(init_options)
+        error: str | None = None
+        if options is not None and not isinstance(options, dict):
+            error = "initializationOptions: must be an object with the shape of .agentls.yaml"
+            options = {}
+        self._init_options = options or {}
+        update = self._reload("initializationOptions")
+        if update.error is not None and self._init_options:
+            # Go on with the YAML file alone, if it is valid, rather than the defaults.
+            self._init_options = {}
+            fallback = self._reload("initializationOptions")
+            return SettingsUpdate(fallback.config, update.error, fallback.changed)
+        if error is not None:
+            return SettingsUpdate(update.config, error, update.changed)
+        return update
+
+    def change(self, settings: Any) -> SettingsUpdate:
+        """``workspace/didChangeConfiguration``: ``settings.agentls`` (or the whole settings)."""
+        data = plain(settings)
+        if isinstance(data, dict) and SETTINGS_SECTION in data:
+            data = data[SETTINGS_SECTION]
+        if data is None:
+            return SettingsUpdate(self.config)
+        if not isinstance(data, dict):
+            return SettingsUpdate(
+                self.config,
+                f"settings.{SETTINGS_SECTION}: must be an object with the shape of .agentls.yaml",
+            )
+        previous = self._client_settings
+        self._client_settings = data
+        update = self._reload(f"workspace/didChangeConfiguration settings.{SETTINGS_SECTION}")
+        if update.error is not None:
+            self._client_settings = previous  # keep the last valid layer
+        return update
+
+    def reload_file(self) -> SettingsUpdate:
+        """``.agentls.yaml`` changed on disk."""
+        return self._reload("initializationOptions")
+
+    def _reload(self, source: str) -> SettingsUpdate:
+        overrides = deep_merge(self._init_options, self._client_settings)
+        try:
+            config = load_config(self.root, overrides=overrides or None, overrides_source=source)
+        except ConfigError as exc:
+            log.warning("invalid configuration, keeping the last valid one: %s", exc)
+            return SettingsUpdate(self.config, str(exc))
+        changed = config != self.config
+        self.config = config
+        return SettingsUpdate(config, None, changed)

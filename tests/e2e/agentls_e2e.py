@@ -1,0 +1,365 @@
+"""Shared fixtures and helpers for the end-to-end tests: the real server over stdio, driven by a
+pytest-lsp client, against the scripted model server running in this process.
+
+- ``scripted``: a ``ScriptedModelServer`` (queue turns per model name; every request
+  the model got is recorded).
+- ``workspace``: a fresh temp workspace (``src/app.py``, ``README.md``, a git repo).
+- ``lsp``: a factory ``await lsp(caps=VSCODE, init_options=..., model="alice")`` that
+  starts ``python -m server --stdio``, initializes it and returns an ``AgentClient``;
+  every client started is shut down at teardown.
+- ``VSCODE`` / ``NEOVIM``: client capabilities like those editors declare (VS Code:
+  change annotations, workDoneProgress, ``experimental.agentls.askUser``; Neovim 0.7:
+  none of those, but showMessage requests).
+
+``AgentClient`` records every ``agent/*`` notification in ``events`` and answers
+``window/showMessageRequest`` with ``client.approvals`` (a queue of titles, or a
+callable), ``agent/askUser`` with ``client.answers`` and ``workspace/applyEdit`` by
+applying the edit to its own copy of the open documents and to disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import register_lsp_features
+from pygls.protocol import default_converter
+
+from agent.llm.scripted_server import ScriptedModelServer
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+VSCODE = types.ClientCapabilities(
+    workspace=types.WorkspaceClientCapabilities(
+        apply_edit=True,
+        workspace_edit=types.WorkspaceEditClientCapabilities(
+            document_changes=True,
+            resource_operations=[
+                types.ResourceOperationKind.Create,
+                types.ResourceOperationKind.Delete,
+                types.ResourceOperationKind.Rename,
+            ],
+            change_annotation_support=types.ChangeAnnotationsSupportOptions(groups_on_label=True),
+        ),
+        did_change_configuration=types.DidChangeConfigurationClientCapabilities(
+            dynamic_registration=False
+        ),
+    ),
+    window=types.WindowClientCapabilities(
+        work_done_progress=True,
+        show_message=types.ShowMessageRequestClientCapabilities(
+            message_action_item=types.ClientShowMessageActionItemOptions(
+                additional_properties_support=True
+            )
+        ),
+    ),
+    experimental={"agentls": {"askUser": True}},
+)
+
+NEOVIM = types.ClientCapabilities(
+    workspace=types.WorkspaceClientCapabilities(
+        apply_edit=True,
+        workspace_edit=types.WorkspaceEditClientCapabilities(
+            document_changes=True,
+            resource_operations=[
+                types.ResourceOperationKind.Create,
+                types.ResourceOperationKind.Delete,
+                types.ResourceOperationKind.Rename,
+            ],
+        ),
+    ),
+    window=types.WindowClientCapabilities(
+        work_done_progress=False,
+        show_message=types.ShowMessageRequestClientCapabilities(
+            message_action_item=types.ClientShowMessageActionItemOptions(
+                additional_properties_support=False
+            )
+        ),
+    ),
+)
+
+CLIENTS = {"vscode": VSCODE, "neovim": NEOVIM}
+
+APP_PY = 'def greet(name):\n    return f"hello {name}"\n'
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": os.pathsep.join(
+            [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+        ),
+    }
+    env.update(extra)
+    return env
+
+
+def server_command() -> list[str]:
+    return [sys.executable, "-m", "server", "--stdio"]
+
+
+Responder = Callable[[types.ShowMessageRequestParams], str | None]
+
+
+class AgentClient(LanguageClient):
+    """A pytest-lsp client that records agentls notifications and answers its requests."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.event_times: list[float] = []
+        self.approvals: list[str | None] | Responder = []
+        self.approval_requests: list[types.ShowMessageRequestParams] = []
+        self.approval_asked = asyncio.Event()
+        self.answers: list[str | None] = []
+        self.questions: list[dict[str, Any]] = []
+        self.edits: list[Any] = []
+        self.root: Path | None = None
+        self.docs: dict[str, tuple[int, str]] = {}
+
+    # -- notifications ----------------------------------------------------------------
+    def of(self, method: str, run_id: str | None = None) -> list[dict[str, Any]]:
+        return [
+            p
+            for m, p in self.events
+            if m == method and (run_id is None or p.get("runId") == run_id)
+        ]
+
+    def streamed(self, run_id: str) -> str:
+        return "".join(p["text"] for p in self.of("agent/stream", run_id))
+
+    def states(self, run_id: str) -> list[str]:
+        return [p["state"] for p in self.of("agent/status", run_id)]
+
+    async def wait_for(
+        self, predicate: Callable[[], bool], timeout: float = 15.0, what: str = "condition"
+    ) -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; events: {self.events[-10:]}")
+            await asyncio.sleep(0.01)
+
+    # -- documents ------------------------------------------------------------------------
+    def open(self, rel: str, text: str, version: int = 1) -> str:
+        assert self.root is not None
+        uri = from_fs_path(str(self.root / rel)) or ""
+        self.docs[uri] = (version, text)
+        self.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id="python", version=version, text=text
+                )
+            )
+        )
+        return uri
+
+    def change(self, uri: str, text: str) -> None:
+        version = self.docs[uri][0] + 1
+        self.docs[uri] = (version, text)
+        self.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    # -- runs ---------------------------------------------------------------------------
+    def run(self, **params: Any) -> asyncio.Future[Any]:
+        """Send ``agent/run`` now; returns the future of its result (a namedtuple)."""
+        return asyncio.ensure_future(self.protocol.send_request_async("agent/run", params))
+
+    async def request(self, method: str, params: Any) -> Any:
+        return await self.protocol.send_request_async(method, params)
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def plain(value: Any) -> Any:
+    """A result as dicts and lists (pygls gives namedtuples for untyped results)."""
+    return _plain(value)
+
+
+def _apply_text_edits(text: str, edits: list[Any]) -> str:
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def offset(pos: types.Position) -> int:
+        if pos.line >= len(lines):
+            return len(text)
+        return offsets[pos.line] + pos.character  # ASCII tests: UTF-16 == code points
+
+    for edit in sorted(
+        edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
+    ):
+        start, end = offset(edit.range.start), offset(edit.range.end)
+        text = text[:start] + edit.new_text + text[end:]
+    return text
+
+
+def make_client() -> AgentClient:
+    client = AgentClient(converter_factory=default_converter)
+    register_lsp_features(client)
+
+    def record(method: str) -> None:
+        @client.feature(method)
+        def handler(ls: AgentClient, params: Any) -> None:
+            ls.events.append((method, plain(params)))
+            ls.event_times.append(time.monotonic())
+
+    for method in ("agent/stream", "agent/step", "agent/status", "agent/plan"):
+        record(method)
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    async def show_message_request(
+        ls: AgentClient, params: types.ShowMessageRequestParams
+    ) -> types.MessageActionItem | None:
+        ls.approval_requests.append(params)
+        ls.approval_asked.set()
+        if callable(ls.approvals):
+            title = ls.approvals(params)
+        elif ls.approvals:
+            title = ls.approvals.pop(0)
+        else:
+            await asyncio.sleep(3600)  # never answered: the test cancels meanwhile
+            title = None
+        return None if title is None else types.MessageActionItem(title=title)
+
+    @client.feature("agent/askUser")
+    def ask_user(ls: AgentClient, params: Any) -> dict[str, Any]:
+        ls.questions.append(plain(params))
+        return {"answer": ls.answers.pop(0) if ls.answers else None}
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(
+        ls: AgentClient, params: types.ApplyWorkspaceEditParams
+    ) -> types.ApplyWorkspaceEditResult:
+        ls.edits.append(params)
+        for change in params.edit.document_changes or []:
+            if isinstance(change, types.TextDocumentEdit):
+                uri = change.text_document.uri
+                path = Path(to_fs_path(uri) or "")
+                if uri in ls.docs:
+                    version, text = ls.docs[uri]
+                    ls.change(uri, _apply_text_edits(text, list(change.edits)))
+                else:
+                    text = path.read_text() if path.exists() else ""
+                    path.write_text(_apply_text_edits(text, list(change.edits)))
+            elif isinstance(change, types.CreateFile):
+                path = Path(to_fs_path(change.uri) or "")
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.touch()
+            elif isinstance(change, types.DeleteFile):
+                Path(to_fs_path(change.uri) or "").unlink(missing_ok=True)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    return client
+
+
+@pytest.fixture
+def scripted() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text(APP_PY)
+    (root / "README.md").write_text("# demo\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    return root
+
+
+def llm_options(scripted: ScriptedModelServer, model: str = "alice") -> dict[str, Any]:
+    return {"llm": {"model": f"openai/{model}", "api_base": scripted.api_base, "retries": 0}}
+
+
+LspFactory = Callable[..., Awaitable[AgentClient]]
+
+
+@pytest.fixture
+async def lsp(scripted: ScriptedModelServer, workspace: Path) -> AsyncIterator[LspFactory]:
+    started: list[AgentClient] = []
+
+    async def start(
+        *,
+        caps: types.ClientCapabilities = VSCODE,
+        init_options: dict[str, Any] | None = None,
+        model: str = "alice",
+        env: dict[str, str] | None = None,
+        root: Path | None = None,
+        client_name: str = "pytest",
+    ) -> AgentClient:
+        config = ClientServerConfig(
+            server_command=server_command(),
+            server_env=server_env(**(env or {})),
+            client_factory=make_client,
+        )
+        client = await config.start()
+        assert isinstance(client, AgentClient)
+        started.append(client)
+        client.root = root or workspace
+        options = llm_options(scripted, model) if init_options is None else init_options
+        await client.initialize_session(
+            types.InitializeParams(
+                capabilities=caps,
+                root_uri=from_fs_path(str(client.root)),
+                workspace_folders=[
+                    types.WorkspaceFolder(uri=from_fs_path(str(client.root)) or "", name="ws")
+                ],
+                initialization_options=options,
+                client_info=types.ClientInfo(name=client_name),
+            )
+        )
+        return client
+
+    yield start
+    for client in started:
+        try:
+            await asyncio.wait_for(client.shutdown_session(), 10)
+        finally:
+            await client.stop()
+
+
+@pytest.fixture(params=sorted(CLIENTS))
+def caps(request: pytest.FixtureRequest) -> types.ClientCapabilities:
+    """Parametrise a test over the VS Code-like and the Neovim-like client."""
+    return CLIENTS[request.param]
+
+
+__all__ = [
+    "APP_PY",
+    "CLIENTS",
+    "NEOVIM",
+    "VSCODE",
+    "AgentClient",
+    "LspFactory",
+    "client_capabilities",
+    "llm_options",
+    "make_client",
+    "plain",
+    "server_command",
+    "server_env",
+]
