@@ -1,0 +1,32 @@
+/**
+ * Declares the client capabilities that are agentls's own, in
+ * `capabilities.experimental.agentls` (e.g. `askUser: true`: the server may send
+ * `agent/askUser` requests).
+ */
+import type { ClientCapabilities, FeatureState, StaticFeature } from 'vscode-languageclient';
+
+export const AGENTLS_EXPERIMENTAL = { askUser: true } as const;
+
+export function addAgentCapabilities(capabilities: ClientCapabilities): void {
+  const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+  experimental.agentls = { ...((experimental.agentls as object | undefined) ?? {}), ...AGENTLS_EXPERIMENTAL };
+  capabilities.experimental = experimental;
+}
+
+export class AgentCapabilities implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    addAgentCapabilities(capabilities);
+  }
+
+  initialize(): void {
+    // Nothing to set up: the capability only announces what the client handles.
+  }
+
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+
+  clear(): void {
+    // Stateless.
+  }
+}

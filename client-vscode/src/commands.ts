@@ -1,0 +1,144 @@
+/**
+ * The palette commands: Run…, Run with agent…, Cancel, Show output, Set API key, Restart
+ * server.
+ */
+import * as vscode from 'vscode';
+import { logError } from './logging';
+import { Methods, type AgentsResult } from './protocol';
+import { buildPrompt, describeLines, type SelectionContext } from './prompt';
+import type { RunOutcome, Runs } from './runs';
+import type { ApiKeys } from './secrets';
+import type { ServerManager } from './server';
+import { runOptions, type AgentSettings } from './settings';
+import type { Ui } from './vscodeapi';
+
+export interface CommandDeps {
+  server: ServerManager;
+  runs: Runs;
+  keys: ApiKeys;
+  ui: Ui;
+  output: vscode.OutputChannel;
+  settings: () => AgentSettings;
+}
+
+/** Programmatic arguments of `agentls.run` (tests, keybindings with args). */
+export interface RunArgs {
+  prompt?: string;
+  agent?: string;
+  /** Add the active editor's selection as context (default true). */
+  useSelection?: boolean;
+}
+
+function isRunArgs(value: unknown): value is RunArgs {
+  return typeof value === 'object' && value !== null && !(value instanceof vscode.Uri) &&
+    ('prompt' in value || 'agent' in value || 'useSelection' in value);
+}
+
+export function currentSelection(): SelectionContext | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.selection.isEmpty || editor.document.uri.scheme !== 'file') {
+    return undefined;
+  }
+  const { selection, document } = editor;
+  // A selection ending at column 0 of a line does not include that line.
+  const endLine = selection.end.character === 0 && selection.end.line > selection.start.line
+    ? selection.end.line - 1
+    : selection.end.line;
+  return {
+    path: vscode.workspace.asRelativePath(document.uri, false),
+    startLine: selection.start.line + 1,
+    endLine: endLine + 1,
+    text: document.getText(selection),
+    languageId: document.languageId,
+  };
+}
+
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { server, runs, keys, ui, output, settings } = deps;
+
+  async function startRun(args: RunArgs, agent: string | undefined): Promise<RunOutcome | undefined> {
+    const selection = args.useSelection === false ? undefined : currentSelection();
+    let prompt = args.prompt;
+    if (prompt === undefined) {
+      prompt = await ui.showInputBox({
+        title: agent ? `Agent (${agent}): Run` : 'Agent: Run',
+        prompt: selection
+          ? `The selected ${describeLines(selection.startLine, selection.endLine)} of ${selection.path} are added as context.`
+          : 'What should the agent do?',
+        placeHolder: 'e.g. Add type hints to this function and run the tests',
+        ignoreFocusOut: true,
+      });
+    }
+    if (!prompt || prompt.trim() === '') {
+      return undefined;
+    }
+    const client = await server.ready();
+    if (!client) {
+      return undefined; // the server manager already told the user why
+    }
+    output.show(true);
+    return runs.run(client, buildPrompt(prompt, selection), runOptions(settings(), agent));
+  }
+
+  return [
+    vscode.commands.registerCommand('agentls.run', (arg?: unknown) =>
+      startRun(isRunArgs(arg) ? arg : {}, isRunArgs(arg) ? arg.agent : undefined),
+    ),
+    vscode.commands.registerCommand('agentls.runWithAgent', async (arg?: unknown) => {
+      const args = isRunArgs(arg) ? arg : {};
+      let agent = args.agent;
+      if (!agent) {
+        const client = await server.ready();
+        if (!client) {
+          return undefined;
+        }
+        let result: AgentsResult;
+        try {
+          result = await client.sendRequest<AgentsResult>(Methods.agents, {});
+        } catch (error) {
+          logError('agent/agents failed', error);
+          void ui.showErrorMessage(`Agent: could not list the agents (${error instanceof Error ? error.message : String(error)}).`);
+          return undefined;
+        }
+        const picked = await ui.showQuickPick(
+          result.agents.map((a) => ({
+            label: a.name,
+            description: a.readOnly ? 'read-only' : undefined,
+            detail: a.description,
+          })),
+          { title: 'Agent: Run with agent', placeHolder: 'Pick an agent' },
+        );
+        agent = picked?.label;
+      }
+      return agent ? startRun(args, agent) : undefined;
+    }),
+    vscode.commands.registerCommand('agentls.cancel', async (runId?: unknown) => {
+      const cancelled = await runs.cancel(typeof runId === 'string' ? runId : undefined);
+      if (!cancelled && runs.activeRunIds.length === 0) {
+        void ui.showInformationMessage('Agent: no run to cancel.');
+      }
+      return cancelled;
+    }),
+    vscode.commands.registerCommand('agentls.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('agentls.setApiKey', async () => {
+      const envName = settings().apiKeyEnv;
+      const value = await ui.showInputBox({
+        title: 'Agent: Set API key',
+        prompt: `Stored in VS Code's secret storage and passed to the server as ${envName}. Empty: remove the stored key.`,
+        password: true,
+        ignoreFocusOut: true,
+      });
+      if (value === undefined) {
+        return;
+      }
+      // Storing fires SecretStorage.onDidChange, which restarts the server (extension.ts).
+      await keys.set(envName, value.trim());
+      void ui.showInformationMessage(value.trim() ? `Agent: API key stored for ${envName}.` : `Agent: stored API key for ${envName} removed.`);
+    }),
+    vscode.commands.registerCommand('agentls.restartServer', async () => {
+      runs.serverGone();
+      const client = await server.restart();
+      return client !== undefined;
+    }),
+  ];
+}

@@ -1,0 +1,111 @@
+/**
+ * Entry point: wires settings, the server, runs, the status bar and the output channel, and
+ * returns a small API (used by the end-to-end tests).
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { registerCommands } from './commands';
+import { createLog, logInfo, logWarn } from './logging';
+import { Runs } from './runs';
+import { ApiKeys } from './secrets';
+import { ServerManager } from './server';
+import { didChangeConfigurationParams, readSettings, RESTART_KEYS, SECTION, SERVER_KEYS, type AgentSettings } from './settings';
+import { RunStatusBar } from './statusBar';
+import { Transcript } from './transcript';
+import { realUi, type Ui } from './vscodeapi';
+
+const MIRROR_LIMIT = 500_000;
+
+export interface AgentlsApi {
+  /** Replaceable UI calls (input box, quick pick, messages). */
+  ui: Ui;
+  server: ServerManager;
+  runs: Runs;
+  /** What was written to the "Agent" output channel (its last 500 kB). */
+  outputText(): string;
+  /** The run status bar item's text ('' when hidden). */
+  statusText(): string;
+  settings(): AgentSettings;
+}
+
+function settingsNow(): AgentSettings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const { settings, problems } = readSettings((key) => config.get(key));
+  for (const problem of problems) {
+    logWarn(problem.message);
+  }
+  return settings;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<AgentlsApi> {
+  const log = createLog();
+  const ui: Ui = realUi();
+  const output = vscode.window.createOutputChannel('Agent');
+  let mirror = '';
+  const transcript = new Transcript({
+    append(text) {
+      output.append(text);
+      mirror = (mirror + text).slice(-MIRROR_LIMIT);
+    },
+  });
+  const statusBar = new RunStatusBar();
+  const api = {} as AgentlsApi;
+  // Calls go through api.ui so that tests can swap single methods.
+  const uiProxy: Ui = {
+    showInputBox: (o) => api.ui.showInputBox(o),
+    showQuickPick: (items, o) => api.ui.showQuickPick(items, o),
+    showErrorMessage: (m, ...a) => api.ui.showErrorMessage(m, ...a),
+    showWarningMessage: (m, ...a) => api.ui.showWarningMessage(m, ...a),
+    showInformationMessage: (m, ...a) => api.ui.showInformationMessage(m, ...a),
+  };
+  const runs = new Runs(statusBar, transcript, uiProxy);
+  const keys = new ApiKeys(context.secrets);
+  const server = new ServerManager(log, settingsNow, keys, uiProxy, {
+    onClient: (client: LanguageClient) => runs.attach(client),
+    onClientGone: () => runs.serverGone(),
+  });
+  Object.assign(api, {
+    ui,
+    server,
+    runs,
+    outputText: () => mirror,
+    statusText: () => statusBar.text,
+    settings: settingsNow,
+  });
+
+  context.subscriptions.push(
+    log,
+    output,
+    statusBar,
+    runs,
+    server,
+    ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow }),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (!event.affectsConfiguration(SECTION)) {
+        return;
+      }
+      if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
+        logInfo('Interpreter or API key variable changed: restarting the server');
+        await server.restart();
+        return;
+      }
+      const client = server.current;
+      if (client && SERVER_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
+        await client.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(settingsNow()));
+      }
+    }),
+    keys.onDidChange(async (event) => {
+      if (keys.isKeyOfOurs(event.key)) {
+        logInfo('API key changed: restarting the server');
+        await server.restart();
+      }
+    }),
+  );
+
+  void server.start();
+  return api;
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions; the server is stopped by ServerManager.dispose.
+}

@@ -1,0 +1,46 @@
+/**
+ * The "agentls server" log channel: the language client's own log, the server's stderr and
+ * the extension's messages. Secrets registered with `addSecret` are masked in everything
+ * the extension itself writes here.
+ */
+import * as vscode from 'vscode';
+
+const secrets = new Set<string>();
+
+export function addSecret(secret: string | undefined): void {
+  if (secret && secret.length >= 4) {
+    secrets.add(secret);
+  }
+}
+
+export function redact(text: string): string {
+  let out = text;
+  for (const secret of secrets) {
+    out = out.split(secret).join('***');
+  }
+  return out;
+}
+
+let channel: vscode.LogOutputChannel | undefined;
+
+export function createLog(): vscode.LogOutputChannel {
+  channel ??= vscode.window.createOutputChannel('agentls server', { log: true });
+  return channel;
+}
+
+export function logInfo(message: string): void {
+  channel?.info(redact(message));
+}
+
+export function logWarn(message: string): void {
+  channel?.warn(redact(message));
+}
+
+export function logError(message: string, error?: unknown): void {
+  const detail = error instanceof Error ? `: ${error.message}` : error !== undefined ? `: ${String(error)}` : '';
+  channel?.error(redact(`${message}${detail}`));
+}
+
+export function showLog(): void {
+  channel?.show(true);
+}

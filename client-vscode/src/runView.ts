@@ -1,0 +1,132 @@
+/**
+ * What the user sees of one run: the state machine fed by `agent/status` and `agent/step`,
+ * and the status bar texts derived from it. Pure, unit-tested.
+ */
+import type { RunResult, StatusParams, StepParams } from './protocol';
+
+export interface RunSnapshot {
+  runId: string;
+  state: string;
+  detail?: string;
+  step?: number;
+  maxSteps?: number;
+  tool?: string;
+  target?: string;
+  toolRunning: boolean;
+}
+
+const TARGET_KEYS = ['path', 'file', 'filePath', 'file_path', 'target', 'command', 'cmd', 'pattern', 'query', 'url'];
+const PATH_KEYS = new Set(['path', 'file', 'filePath', 'file_path', 'target']);
+
+export function truncate(text: string, max: number): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length <= max ? oneLine : `${oneLine.slice(0, Math.max(0, max - 1))}…`;
+}
+
+function basename(path: string): string {
+  const parts = path.split(/[\\/]/).filter((p) => p !== '');
+  return parts.length ? parts[parts.length - 1] : path;
+}
+
+/** The most telling argument of a tool call, for one line of UI ("app.py", "pytest -q"). */
+export function toolTarget(args: Record<string, unknown> | undefined, full = false): string | undefined {
+  if (!args) {
+    return undefined;
+  }
+  for (const key of TARGET_KEYS) {
+    const value = args[key];
+    if (typeof value === 'string' && value.trim() !== '') {
+      const shown = PATH_KEYS.has(key) && !full ? basename(value) : value;
+      return truncate(shown, 40);
+    }
+  }
+  return undefined;
+}
+
+const STATE_WORDS: Record<string, string> = {
+  preparing: 'preparing',
+  model_running: 'thinking',
+  tool_running: 'running a tool',
+  awaiting_human: 'waiting for you',
+  completed: 'finishing',
+  failed: 'failing',
+  aborted: 'cancelling',
+};
+
+export class RunView {
+  private snapshot: RunSnapshot;
+
+  constructor(runId: string) {
+    this.snapshot = { runId, state: 'preparing', toolRunning: false };
+  }
+
+  get current(): Readonly<RunSnapshot> {
+    return this.snapshot;
+  }
+
+  onStatus(params: StatusParams): void {
+    this.snapshot = { ...this.snapshot, state: params.state, detail: params.detail };
+  }
+
+  onStep(params: StepParams): void {
+    this.snapshot = {
+      ...this.snapshot,
+      step: params.step,
+      maxSteps: params.maxSteps,
+      tool: params.tool,
+      target: toolTarget(params.args),
+      toolRunning: params.phase === 'tool_start',
+    };
+  }
+
+  /** `$(sync~spin) Agent · step 3/20 · edit_file app.py` */
+  statusText(): string {
+    const s = this.snapshot;
+    const parts = ['$(sync~spin) Agent'];
+    if (s.step !== undefined) {
+      parts.push(s.maxSteps ? `step ${s.step}/${s.maxSteps}` : `step ${s.step}`);
+    }
+    if (s.state === 'awaiting_human') {
+      parts.push('waiting for you');
+    } else if (s.tool && (s.toolRunning || s.state === 'tool_running')) {
+      parts.push(s.target ? `${s.tool} ${s.target}` : s.tool);
+    } else {
+      parts.push(STATE_WORDS[s.state] ?? s.state);
+    }
+    return parts.join(' · ');
+  }
+
+  tooltip(): string {
+    const s = this.snapshot;
+    const lines = [`Agent run ${s.runId}: ${STATE_WORDS[s.state] ?? s.state}`];
+    if (s.detail) {
+      lines.push(s.detail);
+    }
+    lines.push('Click to show the output.');
+    return lines.join('\n');
+  }
+}
+
+/** The text shown briefly after a run ends. */
+export function finalStatusText(result: RunResult | undefined, error?: string, cancelled = false): string {
+  if (cancelled) {
+    return '$(circle-slash) Agent · cancelled';
+  }
+  if (!result) {
+    return `$(error) Agent · failed: ${truncate(error ?? 'no result', 60)}`;
+  }
+  const steps = typeof result.steps === 'number' ? ` (${result.steps} step${result.steps === 1 ? '' : 's'})` : '';
+  const reason = truncate(firstLine(result.output ?? ''), 60);
+  switch (result.status) {
+    case 'success':
+      return `$(check) Agent · done${steps}`;
+    case 'partial':
+      return `$(warning) Agent · partial${steps}${reason ? `: ${reason}` : ''}`;
+    default:
+      return `$(error) Agent · failed${reason ? `: ${reason}` : ''}`;
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((l) => l.trim() !== '') ?? '';
+}

@@ -1,0 +1,237 @@
+/**
+ * Starts, restarts and stops the agentls server (`<python> -m server --stdio`, cwd = the
+ * workspace folder) through vscode-languageclient, and reports a server that cannot start
+ * with ONE notification that offers the log.
+ */
+import { spawn, type ChildProcess } from 'child_process';
+import * as readline from 'readline';
+import * as vscode from 'vscode';
+import {
+  ApplyWorkspaceEditRequest,
+  CancellationToken,
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  ResponseError,
+  State,
+  type ApplyWorkspaceEditParams,
+  type ApplyWorkspaceEditResult,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+import { AgentCapabilities } from './capabilities';
+import { logError, logInfo, redact, showLog } from './logging';
+import { resolveInterpreter } from './python';
+import { serverEnvironment, type ApiKeys } from './secrets';
+import { serverConfig, type AgentSettings } from './settings';
+import { describeStartupFailure, type StartupFacts } from './startupFailure';
+import { saveEditedDocuments } from './saveAfterEdit';
+import type { Ui } from './vscodeapi';
+import { workspaceFolder } from './vscodeapi';
+
+const STDERR_TAIL = 40;
+const MAX_CRASH_RESTARTS = 3;
+const CRASH_WINDOW_MS = 3 * 60_000;
+
+/** A LanguageClient whose own error notifications are turned off: this module shows one. */
+class AgentLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown, _showNotification?: boolean | 'force'): void {
+    super.error(message, data, false);
+  }
+}
+
+export interface ServerHooks {
+  /** Called with each new client before it starts: register notification handlers here. */
+  onClient(client: LanguageClient): void;
+  /** Called when the client is gone (stopped or crashed). */
+  onClientGone(): void;
+}
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  private facts: StartupFacts = { python: '', stderrTail: [] };
+  private crashes: number[] = [];
+  private everRunning = false;
+  private disposed = false;
+
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly settings: () => AgentSettings,
+    private readonly keys: ApiKeys,
+    private readonly ui: Ui,
+    private readonly hooks: ServerHooks,
+  ) {}
+
+  get current(): LanguageClient | undefined {
+    return this.client?.state === State.Running ? this.client : undefined;
+  }
+
+  /** The running client, starting the server if needed; undefined if it cannot start. */
+  async ready(): Promise<LanguageClient | undefined> {
+    if (this.current) {
+      return this.current;
+    }
+    return this.start();
+  }
+
+  start(): Promise<LanguageClient | undefined> {
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  async restart(): Promise<LanguageClient | undefined> {
+    await this.stop();
+    this.crashes = [];
+    return this.start();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      this.hooks.onClientGone();
+      try {
+        if (client.state !== State.Stopped) {
+          await client.stop(5000);
+        }
+      } catch (error) {
+        logError('Stopping the server failed', error);
+      }
+      await client.dispose().catch(() => undefined);
+    }
+  }
+
+  private async doStart(): Promise<LanguageClient | undefined> {
+    if (this.disposed) {
+      return undefined;
+    }
+    const settings = this.settings();
+    const folder = workspaceFolder();
+    const interpreter = await resolveInterpreter(settings.python, folder);
+    const key = await this.keys.get(settings.apiKeyEnv);
+    const env = serverEnvironment(process.env, settings.apiKeyEnv, key);
+    const cwd = folder?.uri.fsPath ?? process.cwd();
+    this.facts = { python: interpreter.command, stderrTail: [] };
+    logInfo(
+      `Starting ${interpreter.command} -m server --stdio (interpreter from ${interpreter.source}; cwd ${cwd}; ` +
+        `API key ${key ? `set in ${settings.apiKeyEnv}` : `not set (${settings.apiKeyEnv})`})`,
+    );
+
+    const facts = this.facts;
+    const serverOptions: ServerOptions = async () => {
+      const child: ChildProcess = spawn(interpreter.command, ['-m', 'server', '--stdio'], { cwd, env });
+      await new Promise<void>((resolve, reject) => {
+        child.once('spawn', () => resolve());
+        child.once('error', (error: NodeJS.ErrnoException) => {
+          facts.spawnError = { code: error.code, message: error.message };
+          reject(error);
+        });
+      });
+      child.once('exit', (code, signal) => {
+        facts.exitCode = code;
+        facts.signal = signal;
+        logInfo(`Server process exited (code ${code ?? '-'}, signal ${signal ?? '-'})`);
+      });
+      return child;
+    };
+
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }],
+      outputChannel: this.log,
+      initializationOptions: serverConfig(settings),
+      stdioOptions: {
+        stdout: (input) => {
+          input.resume();
+        },
+        stderr: (input, channel) => {
+          readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (line) => {
+            facts.stderrTail.push(line);
+            if (facts.stderrTail.length > STDERR_TAIL) {
+              facts.stderrTail.shift();
+            }
+            channel.info(redact(line));
+          });
+        },
+      },
+      middleware: {
+        workspace: {
+          handleApplyEdit: (params, next) => this.applyEdit(params, next),
+        },
+      },
+      errorHandler: {
+        error: () => ({ action: ErrorAction.Continue, handled: true }),
+        closed: () => this.onClosed(),
+      },
+      initializationFailedHandler: () => false,
+    };
+
+    const client = new AgentLanguageClient('agentls', 'agentls', serverOptions, clientOptions);
+    client.registerFeature(new AgentCapabilities());
+    this.client = client;
+    this.hooks.onClient(client);
+    try {
+      await client.start();
+      this.everRunning = true;
+      logInfo('Server is running');
+      return client;
+    } catch (error) {
+      facts.error = error instanceof Error ? error.message : String(error);
+      // Give the process a moment to report its exit code and the end of its stderr.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      if (this.client === client) {
+        this.client = undefined;
+        this.hooks.onClientGone();
+      }
+      await client.dispose().catch(() => undefined);
+      this.notifyFailure(describeStartupFailure(facts));
+      return undefined;
+    }
+  }
+
+  private async applyEdit(
+    params: ApplyWorkspaceEditParams,
+    next: ApplyWorkspaceEditRequest.HandlerSignature,
+  ): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
+    const result = await next(params, CancellationToken.None);
+    if (!(result instanceof ResponseError) && result.applied && this.settings().saveAfterEdit) {
+      await saveEditedDocuments(params.edit);
+    }
+    return result;
+  }
+
+  private onClosed(): { action: CloseAction; handled: boolean } {
+    if (!this.everRunning || this.disposed) {
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    const now = Date.now();
+    this.crashes = this.crashes.filter((t) => now - t < CRASH_WINDOW_MS);
+    this.crashes.push(now);
+    this.hooks.onClientGone();
+    if (this.crashes.length <= MAX_CRASH_RESTARTS) {
+      logError(`The server stopped unexpectedly; restarting (${this.crashes.length}/${MAX_CRASH_RESTARTS})`);
+      return { action: CloseAction.Restart, handled: true };
+    }
+    this.notifyFailure(
+      `The agentls server stopped ${this.crashes.length} times in 3 minutes and will not be restarted. ` +
+        'Use "Agent: Restart server" after fixing the cause.',
+    );
+    return { action: CloseAction.DoNotRestart, handled: true };
+  }
+
+  private notifyFailure(message: string): void {
+    logError(message);
+    void this.ui.showErrorMessage(`Agent: ${message}`, 'Show log').then((choice) => {
+      if (choice === 'Show log') {
+        showLog();
+      }
+    });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    void this.stop();
+  }
+}

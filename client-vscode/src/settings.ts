@@ -1,0 +1,195 @@
+/**
+ * The extension's settings (`agentls.*`) and how they travel to the server.
+ *
+ * Pure: no runtime dependency on the VS Code API, so the mapping is unit-tested with
+ * `node --test`. Server-wide settings go as initializationOptions and in
+ * `workspace/didChangeConfiguration`, in the `.agentls.yaml` shape; per-run settings go in
+ * the params of each `agent/run`.
+ */
+
+export const SECTION = 'agentls';
+
+export type ConfirmMode = 'yolo' | 'confirm-all' | 'confirm-sensitive';
+export type SelfEval = 'off' | 'basic' | 'full';
+export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+
+export interface AgentSettings {
+  python: string;
+  model: string;
+  apiBase: string;
+  apiKeyEnv: string;
+  confirmMode: ConfirmMode;
+  maxSteps: number;
+  selfEval: SelfEval;
+  agent: string;
+  logLevel: LogLevel;
+  saveAfterEdit: boolean;
+}
+
+export const DEFAULT_SETTINGS: Readonly<AgentSettings> = Object.freeze({
+  python: '',
+  model: '',
+  apiBase: '',
+  apiKeyEnv: 'LITELLM_API_KEY',
+  confirmMode: 'confirm-sensitive',
+  maxSteps: 20,
+  selfEval: 'off',
+  agent: 'build',
+  logLevel: 'info',
+  saveAfterEdit: true,
+});
+
+const CONFIRM_MODES: readonly ConfirmMode[] = ['yolo', 'confirm-all', 'confirm-sensitive'];
+const SELF_EVALS: readonly SelfEval[] = ['off', 'basic', 'full'];
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warning', 'error'];
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Reads one key of the `agentls` section (e.g. `WorkspaceConfiguration.get`). */
+export type SettingGetter = (key: string) => unknown;
+
+/** A setting whose value was unusable and was replaced by its default. */
+export interface SettingProblem {
+  key: string;
+  message: string;
+}
+
+export interface ReadSettings {
+  settings: AgentSettings;
+  problems: SettingProblem[];
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[]): value is T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value);
+}
+
+/**
+ * Read every setting through `get`, falling back to the default (and reporting a problem
+ * that names the key) for a value of the wrong type or outside its enum.
+ */
+export function readSettings(get: SettingGetter): ReadSettings {
+  const problems: SettingProblem[] = [];
+  const settings: AgentSettings = { ...DEFAULT_SETTINGS };
+  const bad = (key: string, value: unknown, expected: string): void => {
+    problems.push({
+      key: `${SECTION}.${key}`,
+      message: `${SECTION}.${key}: ${JSON.stringify(value)} is not ${expected}; using the default`,
+    });
+  };
+
+  const str = (key: 'python' | 'model' | 'apiBase' | 'agent'): void => {
+    const value = get(key);
+    if (value === undefined || value === null) {
+      return;
+    }
+    if (typeof value !== 'string') {
+      bad(key, value, 'a string');
+      return;
+    }
+    settings[key] = value.trim();
+  };
+  str('python');
+  str('model');
+  str('apiBase');
+  str('agent');
+  if (settings.agent === '') {
+    settings.agent = DEFAULT_SETTINGS.agent;
+  }
+
+  const keyEnv = get('apiKeyEnv');
+  if (keyEnv !== undefined && keyEnv !== null && keyEnv !== '') {
+    if (typeof keyEnv === 'string' && ENV_NAME.test(keyEnv.trim())) {
+      settings.apiKeyEnv = keyEnv.trim();
+    } else {
+      bad('apiKeyEnv', keyEnv, 'an environment variable name');
+    }
+  }
+
+  const confirmMode = get('confirmMode');
+  if (confirmMode !== undefined) {
+    if (oneOf(confirmMode, CONFIRM_MODES)) {
+      settings.confirmMode = confirmMode;
+    } else {
+      bad('confirmMode', confirmMode, `one of ${CONFIRM_MODES.join(', ')}`);
+    }
+  }
+  const selfEval = get('selfEval');
+  if (selfEval !== undefined) {
+    if (oneOf(selfEval, SELF_EVALS)) {
+      settings.selfEval = selfEval;
+    } else {
+      bad('selfEval', selfEval, `one of ${SELF_EVALS.join(', ')}`);
+    }
+  }
+  const logLevel = get('logLevel');
+  if (logLevel !== undefined) {
+    if (oneOf(logLevel, LOG_LEVELS)) {
+      settings.logLevel = logLevel;
+    } else {
+      bad('logLevel', logLevel, `one of ${LOG_LEVELS.join(', ')}`);
+    }
+  }
+  const maxSteps = get('maxSteps');
+  if (maxSteps !== undefined) {
+    if (typeof maxSteps === 'number' && Number.isInteger(maxSteps) && maxSteps >= 1) {
+      settings.maxSteps = maxSteps;
+    } else {
+      bad('maxSteps', maxSteps, 'a positive integer');
+    }
+  }
+  const save = get('saveAfterEdit');
+  if (save !== undefined) {
+    if (typeof save === 'boolean') {
+      settings.saveAfterEdit = save;
+    } else {
+      bad('saveAfterEdit', save, 'true or false');
+    }
+  }
+  return { settings, problems };
+}
+
+/** The server-wide configuration in the `.agentls.yaml` shape. Empty strings are left out
+ * so that they do not override `.agentls.yaml` or the server's defaults. */
+export interface ServerConfig {
+  llm: { model?: string; api_base?: string; api_key_env: string };
+  logging: { level: LogLevel };
+}
+
+export function serverConfig(settings: AgentSettings): ServerConfig {
+  const llm: ServerConfig['llm'] = { api_key_env: settings.apiKeyEnv };
+  if (settings.model) {
+    llm.model = settings.model;
+  }
+  if (settings.apiBase) {
+    llm.api_base = settings.apiBase;
+  }
+  return { llm, logging: { level: settings.logLevel } };
+}
+
+/** Params of `workspace/didChangeConfiguration`. */
+export function didChangeConfigurationParams(settings: AgentSettings): {
+  settings: { agentls: ServerConfig };
+} {
+  return { settings: { agentls: serverConfig(settings) } };
+}
+
+/** The per-run part of `agent/run` params. */
+export interface RunOptions {
+  agent: string;
+  confirmMode: ConfirmMode;
+  maxSteps: number;
+  selfEval: SelfEval;
+}
+
+export function runOptions(settings: AgentSettings, agent?: string): RunOptions {
+  return {
+    agent: agent || settings.agent,
+    confirmMode: settings.confirmMode,
+    maxSteps: settings.maxSteps,
+    selfEval: settings.selfEval,
+  };
+}
+
+/** Keys whose change needs a new server process (interpreter, environment). */
+export const RESTART_KEYS: readonly (keyof AgentSettings)[] = ['python', 'apiKeyEnv'];
+/** Keys the server gets through `workspace/didChangeConfiguration`. */
+export const SERVER_KEYS: readonly (keyof AgentSettings)[] = ['model', 'apiBase', 'apiKeyEnv', 'logLevel'];

@@ -1,0 +1,152 @@
+/**
+ * Renders a run's notifications as plain text for the "Agent" output channel: streamed
+ * text in `seq` order, one line per tool call as it starts and ends, the plan as a
+ * checklist. Pure (it writes to a `Sink`), unit-tested.
+ */
+import type { PlanParams, RunResult, StepParams, StreamParams } from './protocol';
+import { toolTarget, truncate } from './runView';
+
+export interface Sink {
+  append(text: string): void;
+}
+
+interface RunTrack {
+  nextSeq: number | undefined;
+  pending: Map<number, string>;
+  streamed: boolean;
+}
+
+const PLAN_MARKS: Record<string, string> = {
+  done: '[x]',
+  completed: '[x]',
+  complete: '[x]',
+  success: '[x]',
+  in_progress: '[~]',
+  active: '[~]',
+  running: '[~]',
+  failed: '[!]',
+  skipped: '[-]',
+  cancelled: '[-]',
+};
+
+export class Transcript {
+  private readonly runs = new Map<string, RunTrack>();
+  private atLineStart = true;
+
+  constructor(private readonly sink: Sink) {}
+
+  private write(text: string): void {
+    if (text === '') {
+      return;
+    }
+    this.sink.append(text);
+    this.atLineStart = text.endsWith('\n');
+  }
+
+  private line(text: string): void {
+    if (!this.atLineStart) {
+      this.write('\n');
+    }
+    this.write(`${text}\n`);
+  }
+
+  private track(runId: string): RunTrack {
+    let run = this.runs.get(runId);
+    if (!run) {
+      run = { nextSeq: undefined, pending: new Map(), streamed: false };
+      this.runs.set(runId, run);
+    }
+    return run;
+  }
+
+  begin(runId: string, prompt: string, agent: string): void {
+    this.track(runId);
+    this.line('');
+    this.line(`━━ Agent run ${runId} (${agent}) ━━`);
+    this.line(`> ${truncate(prompt, 200)}`);
+  }
+
+  stream(params: StreamParams): void {
+    const run = this.track(params.runId);
+    if (run.nextSeq === undefined) {
+      run.nextSeq = params.seq;
+    }
+    if (params.seq < run.nextSeq || run.pending.has(params.seq)) {
+      return; // a duplicate
+    }
+    run.pending.set(params.seq, params.text);
+    this.drain(run, false);
+  }
+
+  /** Write what is buffered in order; with `force`, also past gaps in `seq`. */
+  private drain(run: RunTrack, force: boolean): void {
+    while (run.pending.size > 0 && run.nextSeq !== undefined) {
+      let text = run.pending.get(run.nextSeq);
+      if (text === undefined) {
+        if (!force) {
+          return;
+        }
+        run.nextSeq = Math.min(...run.pending.keys());
+        text = run.pending.get(run.nextSeq) ?? '';
+      }
+      run.pending.delete(run.nextSeq);
+      run.nextSeq += 1;
+      run.streamed = true;
+      this.write(text);
+    }
+  }
+
+  step(params: StepParams): void {
+    const run = this.track(params.runId);
+    this.drain(run, true);
+    const stepNo = params.maxSteps ? `${params.step}/${params.maxSteps}` : `${params.step}`;
+    if (params.phase === 'tool_start') {
+      const target = toolTarget(params.args, true);
+      this.line(`▶ step ${stepNo} ${params.tool}${target ? ` ${target}` : ''}`);
+    } else {
+      const mark = params.success === false ? '✗' : '✓';
+      const summary = params.summary ? ` ${truncate(params.summary, 200)}` : '';
+      this.line(`  ${mark} ${params.tool}${summary}`);
+    }
+  }
+
+  plan(params: PlanParams): void {
+    this.drain(this.track(params.runId), true);
+    this.line(params.goal ? `Plan: ${params.goal}` : 'Plan:');
+    for (const step of params.steps) {
+      this.line(`  ${PLAN_MARKS[step.status] ?? '[ ]'} ${step.text}`);
+    }
+  }
+
+  status(runId: string, state: string, detail?: string): void {
+    if (state === 'awaiting_human' || detail) {
+      this.drain(this.track(runId), true);
+      this.line(`… ${state.replace(/_/g, ' ')}${detail ? `: ${detail}` : ''}`);
+    }
+  }
+
+  end(runId: string, result: RunResult | undefined, error?: string, cancelled = false): void {
+    const run = this.track(runId);
+    this.drain(run, true);
+    if (result) {
+      if (!run.streamed && result.output) {
+        this.line(result.output.trimEnd());
+      }
+      const facts: string[] = [];
+      if (typeof result.steps === 'number') {
+        facts.push(`${result.steps} step${result.steps === 1 ? '' : 's'}`);
+      }
+      if (typeof result.duration_seconds === 'number') {
+        facts.push(`${result.duration_seconds.toFixed(1)} s`);
+      }
+      if (result.usage?.total_tokens) {
+        facts.push(`${result.usage.total_tokens} tokens`);
+      }
+      const status = cancelled && result.status !== 'success' ? `${result.status} (cancelled)` : result.status;
+      this.line(`━━ ${status}${facts.length ? ` · ${facts.join(' · ')}` : ''} ━━`);
+    } else {
+      this.line(`━━ ${cancelled ? 'cancelled' : 'failed'}${error ? `: ${truncate(error, 300)}` : ''} ━━`);
+    }
+    this.runs.delete(runId);
+  }
+}
