@@ -67,7 +67,9 @@ class RepoIndexer:
                     cached.max_file_size = self.settings.max_file_size
                     return cached
         index = self.new_index(source)
-        apply_scans(index, self.scan_many(paths))
+        root, limit = self.real_root, self.settings.max_file_size
+        # A generator, not a list: without held text each file's bytes are freed at once.
+        apply_scans(index, (scan_file(root, rel, limit) for rel in paths))
         index.build_time_ms = (time.perf_counter() - start) * 1000
         index.generation = 0
         if self.cache is not None:

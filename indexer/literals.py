@@ -95,3 +95,87 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[tuple[str, ...], bo
     if all_flags & re.VERBOSE:
         return None  # whitespace and comments already stripped, but stay conservative
     return tuple(sorted(found)), bool(all_flags & re.IGNORECASE)
+
+
+_NEWLINE_CATEGORIES = (
+    "CATEGORY_SPACE",
+    "CATEGORY_NOT_WORD",
+    "CATEGORY_NOT_DIGIT",
+    "CATEGORY_LINEBREAK",
+    "CATEGORY_UNI_SPACE",
+    "CATEGORY_UNI_NOT_WORD",
+    "CATEGORY_UNI_NOT_DIGIT",
+    "CATEGORY_UNI_LINEBREAK",
+)
+_LOCAL_OPS = frozenset(
+    {
+        "LITERAL",
+        "NOT_LITERAL",
+        "ANY",
+        "IN",
+        "SUBPATTERN",
+        "BRANCH",
+        "AT",
+        "MAX_REPEAT",
+        "MIN_REPEAT",
+        "POSSESSIVE_REPEAT",
+        "ATOMIC_GROUP",
+        "GROUPREF",
+    }
+)
+_LOCAL_ATS = frozenset({"AT_BEGINNING", "AT_END", "AT_BOUNDARY", "AT_NON_BOUNDARY"})
+
+
+def _class_has_newline(items: Any) -> bool:
+    negate = any(str(op) == "NEGATE" for op, _ in items)
+    hit = False
+    for op, av in items:
+        name = str(op)
+        if (
+            (name == "LITERAL" and av == 10)
+            or (name == "RANGE" and av[0] <= 10 <= av[1])
+            or (name == "CATEGORY" and str(av) in _NEWLINE_CATEGORIES)
+        ):
+            hit = True
+    return hit != negate
+
+
+def _local(items: Any, dotall: bool) -> bool:
+    for op, av in items:
+        name = str(op)
+        if name not in _LOCAL_OPS:
+            return False  # lookarounds, \A, \Z, conditionals: may see past the line
+        if name == "LITERAL" and av == 10:
+            return False
+        if name == "NOT_LITERAL" and av != 10:
+            return False
+        if name == "ANY" and dotall:
+            return False
+        if name == "IN" and _class_has_newline(av):
+            return False
+        if name == "AT" and str(av) not in _LOCAL_ATS:
+            return False
+        if name == "SUBPATTERN":
+            _group, add_flags, _del, sub = av
+            if not _local(sub, dotall or bool(add_flags & re.DOTALL)):
+                return False
+        elif (
+            (name == "BRANCH" and not all(_local(b, dotall) for b in av[1]))
+            or (name in _REPEATS and not _local(av[2], dotall))
+            or (name == "ATOMIC_GROUP" and not _local(av, dotall))
+        ):
+            return False
+    return True
+
+
+def line_local(pattern: str, flags: int = 0) -> bool:
+    """True when no match can span or look beyond one line, so each candidate line can
+    be searched on its own (``search(data, line_start, line_end)``)."""
+    if _p is None:
+        return False
+    try:
+        parsed = _p.parse(pattern, flags)
+        dotall = bool((int(parsed.state.flags) | flags) & re.DOTALL)
+        return _local(parsed, dotall)
+    except Exception:
+        return False

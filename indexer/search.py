@@ -14,8 +14,9 @@ import fnmatch
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from indexer.literals import required_literals
+from indexer.literals import line_local, required_literals
 from indexer.tree import display
 
 MAX_LINE_CHARS = 300
@@ -33,6 +34,8 @@ class Query:
     fold: bool
     #: Pure literal search: ``find`` replaces the regex.
     needle: bytes | None
+    #: Matches never span lines: only lines holding a literal are handed to the regex.
+    local: bool = False
     context_lines: int = 0
     max_results: int = 50
 
@@ -62,11 +65,13 @@ def compile_query(
             texts, fold = found
             encoded = [t.encode("utf-8", "surrogateescape") for t in texts]
             literals = tuple(e.lower() for e in encoded) if fold else tuple(encoded)
-    return Query(regex, literals, fold, needle, max(0, context_lines), max(1, max_results))
+    local = literals is not None and needle is None and line_local(pattern, flags)
+    return Query(regex, literals, fold, needle, local, max(0, context_lines), max(1, max_results))
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
+    """One printed line (a tuple: cheap to make by the ten thousand)."""
+
     path: str
     number: int
     text: str
@@ -103,22 +108,17 @@ def _text(data: bytes, start: int, end: int) -> str:
 
 def _match_starts(data: bytes, query: Query, limit: int) -> list[tuple[int, int]]:
     """(line start, line end) of up to ``limit`` matching lines, in order."""
+    if query.needle is not None or query.local:
+        return _literal_lines(data, query, limit)
     out: list[tuple[int, int]] = []
     size = len(data)
-    needle = query.needle
-    hay = data.lower() if needle is not None and query.fold else data
     pos = 0
     search = query.regex.search
     while pos <= size and len(out) < limit:
-        if needle is not None:
-            at = hay.find(needle, pos)
-            if at < 0:
-                break
-        else:
-            m = search(data, pos)
-            if m is None:
-                break
-            at = m.start()
+        m = search(data, pos)
+        if m is None:
+            break
+        at = m.start()
         start = data.rfind(b"\n", 0, at) + 1
         if start == size:
             break  # the empty "line" after a final newline is not a line
@@ -127,6 +127,48 @@ def _match_starts(data: bytes, query: Query, limit: int) -> list[tuple[int, int]
             end = size
         out.append((start, end))
         pos = end + 1
+    return out
+
+
+def _literal_lines(data: bytes, query: Query, limit: int) -> list[tuple[int, int]]:
+    """Lines holding a literal; for a line-local regex, those the regex also matches."""
+    assert query.literals is not None
+    hay = data.lower() if query.fold else data
+    size = len(data)
+    literals = query.literals
+    regex = None if query.needle is not None else query.regex
+    out: list[tuple[int, int]] = []
+    if len(literals) == 1:  # the common case, without the bookkeeping below
+        lit = literals[0]
+        at = hay.find(lit)
+        while at >= 0 and len(out) < limit:
+            start = hay.rfind(b"\n", 0, at) + 1
+            end = hay.find(b"\n", at)
+            if end < 0:
+                end = size
+            if regex is None or regex.search(data, start, end) is not None:
+                out.append((start, end))
+            at = hay.find(lit, end + 1)
+        return out
+    # Next occurrence of each literal at or after ``pos``; recomputed only when passed.
+    nexts = [hay.find(lit) for lit in literals]
+    pos = 0
+    while len(out) < limit:
+        live = [n for n in nexts if n >= 0]
+        if not live:
+            break
+        at = min(live)
+        start = hay.rfind(b"\n", 0, at) + 1
+        end = hay.find(b"\n", at)
+        if end < 0:
+            end = size
+        if regex is None or regex.search(data, start, end) is not None:
+            out.append((start, end))
+        pos = end + 1
+        nexts = [
+            n if n >= pos or n < 0 else hay.find(lit, pos)
+            for n, lit in zip(nexts, literals, strict=True)
+        ]
     return out
 
 
@@ -202,7 +244,7 @@ def search(
         if data is None:
             continue
         result.files_searched += 1
-        if not _might_match(data, query):
+        if not query.local and query.needle is None and not _might_match(data, query):
             continue
         hits = _match_starts(data, query, budget - result.matches)
         if not hits:

@@ -42,6 +42,29 @@ class Scanned:
     skipped: str | None = None
 
 
+def _read(full: str, size: int, max_file_size: int) -> bytes | None:
+    """The file's bytes, or None when binary: the sniffed head is read first, so a large
+    binary costs one small read. Raw ``os.read`` skips the buffered-file machinery."""
+    fd = os.open(full, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        head = os.read(fd, BINARY_SNIFF_BYTES)
+        if b"\x00" in head:
+            return None
+        if len(head) < BINARY_SNIFF_BYTES:
+            return head
+        parts = [head]
+        got = len(head)
+        while got <= max_file_size:
+            chunk = os.read(fd, max(size - got + 1, 65536))
+            if not chunk:
+                break
+            parts.append(chunk)
+            got += len(chunk)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
 def inside(real_root: str, real_path: str) -> bool:
     return real_path == real_root or real_path.startswith(real_root + os.sep)
 
@@ -61,17 +84,16 @@ def scan_file(real_root: str, rel: str, max_file_size: int) -> Scanned:
             return Scanned(rel, skipped=NOT_FILE)
         if st.st_size > max_file_size:
             return Scanned(rel, skipped=TOO_LARGE)
-        with open(full, "rb") as fh:
-            data = fh.read()
+        data = _read(full, st.st_size, max_file_size)
     except FileNotFoundError:
         # Gone mid-walk, a broken symlink, or a tracked file deleted from the work tree.
         return Scanned(rel, skipped=MISSING)
     except OSError:
         return Scanned(rel, skipped=ERROR)
+    if data is None:
+        return Scanned(rel, skipped=BINARY)
     if len(data) > max_file_size:
         return Scanned(rel, skipped=TOO_LARGE)
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        return Scanned(rel, skipped=BINARY)
     lines = data.count(b"\n")
     if data and not data.endswith(b"\n"):
         lines += 1
