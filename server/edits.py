@@ -248,8 +248,8 @@ class EditOptions:
 def build_workspace_edit(plans: Sequence[FilePlan], options: EditOptions) -> lsp.WorkspaceEdit:
     """One WorkspaceEdit for all plans; with ``annotate`` every hunk gets its own annotation.
 
-    A new file is a ``CreateFile`` followed by an insert edit; when the client cannot
-    create files the insert alone goes to the new URI (Neovim and Emacs open a new
+    A new file is a ``CreateFile`` (all of them first) and an insert edit; when the
+    client cannot create files the insert alone goes to the new URI (Neovim and Emacs open a new
     buffer for it). A deletion is a ``DeleteFile``; callers must not plan a deletion
     for a client without document changes.
     """
@@ -271,6 +271,9 @@ def build_workspace_edit(plans: Sequence[FilePlan], options: EditOptions) -> lsp
             changes[plan.uri] = [lsp.TextEdit(range=e.range, new_text=e.new_text) for e in edits]
         return lsp.WorkspaceEdit(changes=changes)
 
+    # CreateFile operations go first: a client that fails on them (Neovim 0.7 declares
+    # "create" but cannot do it) then fails before any text was changed.
+    creates: list[lsp.TextDocumentEdit | lsp.CreateFile | lsp.RenameFile | lsp.DeleteFile] = []
     document_changes: list[
         lsp.TextDocumentEdit | lsp.CreateFile | lsp.RenameFile | lsp.DeleteFile
     ] = []
@@ -287,7 +290,7 @@ def build_workspace_edit(plans: Sequence[FilePlan], options: EditOptions) -> lsp
             continue
         if plan.op == "create" and options.create_files:
             ident = annotate(plan, "file", f"create {plan.path} ({plan.added} lines)")
-            document_changes.append(
+            creates.append(
                 lsp.CreateFile(
                     uri=plan.uri,
                     options=lsp.CreateFileOptions(overwrite=False, ignore_if_exists=False),
@@ -310,6 +313,6 @@ def build_workspace_edit(plans: Sequence[FilePlan], options: EditOptions) -> lsp
             )
         )
     return lsp.WorkspaceEdit(
-        document_changes=document_changes,
+        document_changes=creates + document_changes,
         change_annotations=annotations or None,
     )

@@ -41,6 +41,7 @@ the agent runs next, however, see the disk. The outcome message says so.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 import os
@@ -173,6 +174,7 @@ class LspFileAccess(FileAccess):
         self._disk = DiskFileAccess(root, max_file_size=max_file_size)
         self._sent: dict[str, _Sent] = {}
         self._seq = 0
+        self._create_broken = False  # the client declared "create" but failed on it
 
     # -- documents -----------------------------------------------------------------
     def open_document(self, target: Path) -> TextDocument | None:
@@ -327,17 +329,34 @@ class LspFileAccess(FileAccess):
         options = EditOptions(
             encoding=normalize_encoding(self.server.workspace.position_encoding),
             document_changes=self.support.document_changes,
-            create_files=self.support.create_files,
+            create_files=self.support.create_files and not self._create_broken,
             annotate=annotate,
             annotation_prefix=f"agentls-{self._seq}",
         )
-        edit = build_workspace_edit(plans, options)
         targets_by_plan = self._targets_of(plans, paths, targets)
         before = {p.path: self._doc_version(t) for p, t in zip(plans, targets_by_plan, strict=True)}
         try:
             result = await self.server.workspace_apply_edit_async(
-                lsp.ApplyWorkspaceEditParams(edit=edit, label=what)
+                lsp.ApplyWorkspaceEditParams(edit=build_workspace_edit(plans, options), label=what)
             )
+            if (
+                not result.applied
+                and result.failure_reason
+                and options.create_files
+                and any(p.op == "create" for p in plans)
+            ):
+                # Neovim 0.7 declares resourceOperations "create" but fails on it
+                # ("attempt to call field 'create_file'"). CreateFile goes first, so
+                # nothing was changed: send the inserts alone, as to any client that
+                # cannot create files (it opens a new buffer for the URI).
+                log.info("CreateFile failed (%s); retrying without it", result.failure_reason)
+                self._create_broken = True
+                options = dataclasses.replace(options, create_files=False)
+                result = await self.server.workspace_apply_edit_async(
+                    lsp.ApplyWorkspaceEditParams(
+                        edit=build_workspace_edit(plans, options), label=what
+                    )
+                )
         except JsonRpcException as exc:
             message = str(getattr(exc, "message", "") or exc)
             if "version" in message.lower():
@@ -468,6 +487,16 @@ class LspFileAccess(FileAccess):
                 continue
             self._sent.pop(plan.path, None)
             after = doc.source
+            if was_open and doc.version == before[plan.path] and after == plan.old_text:
+                # No didChange yet (eglot sends it from an idle timer): trust the
+                # client's "applied", say that it is unconfirmed, remember nothing.
+                kept_by[plan.path] = [h.index for h in plan.hunks]
+                dropped_by[plan.path] = []
+                notes.append(
+                    f"the editor reported the edit to {plan.path} applied but has not sent "
+                    "the new text yet; read the file again before changing it further"
+                )
+                continue
             kept = kept_hunks(plan.old_text, plan.hunks, after)
             if kept is None:
                 unknown.append(plan.path)

@@ -221,3 +221,84 @@ async def start_editor(
 
 async def request(editor: FakeEditor, method: str, params: dict[str, Any]) -> Any:
     return await editor.client.protocol.send_request_async(method, params)  # type: ignore[no-untyped-call]
+
+
+# -- real editors ----------------------------------------------------------------------
+EDITORS_DIR = REPO / "tests" / "e2e" / "editors"
+ENSURE_EDITORS = REPO / "scripts" / "ensure_editors.sh"
+HARNESS_CMD = [sys.executable, str(SERVER)]
+
+
+def ensure_editors() -> None:
+    """Install Neovim / Emacs + eglot if missing; skip only when told to."""
+    import os
+    import subprocess
+
+    import pytest
+
+    if os.environ.get("AGENTLS_SKIP_EDITOR_TESTS") == "1":
+        pytest.skip("AGENTLS_SKIP_EDITOR_TESTS=1")
+    subprocess.run(["bash", str(ENSURE_EDITORS)], check=True, timeout=900)
+
+
+async def run_editor(
+    editor: Literal["nvim", "emacs"],
+    root: Path,
+    *,
+    file: str,
+    method: str,
+    params: dict[str, Any],
+    answer: str,
+    server_cmd: list[str] | None = None,
+    init: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    limit: float = 150,
+) -> dict[str, Any]:
+    """Run a scripted headless editor against a server; the JSON report it wrote."""
+    import json
+    import os
+
+    out = root.parent / f"{editor}-report-{os.getpid()}-{id(params)}.json"
+    environ = {
+        **os.environ,
+        **(env or {}),
+        "AGENTLS_TEST_ROOT": str(root),
+        "AGENTLS_TEST_CMD": json.dumps(server_cmd or HARNESS_CMD),
+        "AGENTLS_TEST_FILE": file,
+        "AGENTLS_TEST_METHOD": method,
+        "AGENTLS_TEST_PARAMS": json.dumps(params),
+        "AGENTLS_TEST_ANSWER": answer,
+        "AGENTLS_TEST_INIT": json.dumps(init) if init is not None else "",
+        "AGENTLS_TEST_OUT": str(out),
+        "HOME": str(root.parent),  # no user config of either editor
+    }
+    if editor == "nvim":
+        argv = [
+            "nvim",
+            "--headless",
+            "-u",
+            "NONE",
+            "-c",
+            f"luafile {EDITORS_DIR / 'nvim_request.lua'}",
+        ]
+    else:
+        argv = ["emacs", "--batch", "-l", str(EDITORS_DIR / "emacs_request.el")]
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=str(REPO),
+        env=environ,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    try:
+        output, _ = await asyncio.wait_for(proc.communicate(), limit)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise AssertionError(f"{editor} did not finish within {limit}s") from None
+    if not out.exists():
+        raise AssertionError(f"{editor} wrote no report:\n{output.decode(errors='replace')}")
+    report: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    report["output"] = output.decode(errors="replace")
+    return report

@@ -126,12 +126,21 @@ async def test_stale_edit_is_refused_before_anything_is_sent(start: Start) -> No
     assert editor.edits_seen == []
 
 
-async def test_edit_skipped_by_the_client_is_not_reported_applied(start: Start) -> None:
-    # Neovim 0.7 answers applied=true for an edit it skipped: the read-back tells.
+async def test_edit_not_reported_back_is_flagged_unconfirmed(start: Start) -> None:
+    # The client says applied=true but never sends the new text (Neovim 0.7 when it
+    # skipped an edit, or an editor whose didChange is late): the outcome says so.
     editor = await start(mode="ignore")
     editor.open("app.py")
     result = await apply(editor, newText=NEW)
-    assert result["status"] == "failed"
+    assert result["status"] == "applied"
+    assert "has not sent the new text yet" in result["message"]
+
+
+async def test_edit_undone_by_the_client_is_not_reported_applied(start: Start) -> None:
+    editor = await start(mode="some", keep=set())
+    editor.open("app.py")
+    result = await apply(editor, newText=NEW)
+    assert result["status"] == "failed", result
     assert "did not change" in result["message"]
 
 
