@@ -51,6 +51,7 @@ NPM_PACKAGES = {
     "react": "18.3.1",
     "react-dom": "18.3.1",
     "core-js": "3.37.1",
+    "@mui/icons-material": "5.15.18",
 }
 # Index everything but .git, like `rg -uu`: the comparison is about speed, not rules.
 SETTINGS = IndexSettings(
@@ -170,13 +171,14 @@ async def update_latency(root: Path, writes: int) -> tuple[float, float]:
     await watcher.wait_ready(60)
     probe = root / "__agentls_bench_probe.py"
     samples = []
+    applied = asyncio.Event()
+    watcher.subscribe(lambda _batch: applied.set())  # called right after a batch is applied
     try:
         for i in range(writes):
-            before = index.generation
+            applied.clear()
             start = time.perf_counter()
             probe.write_text(f"value = {i}\n" * (i % 7 + 1))
-            while index.generation == before:
-                await asyncio.sleep(0.0005)
+            await asyncio.wait_for(applied.wait(), 30)
             samples.append((time.perf_counter() - start) * 1000)
             await asyncio.sleep(0.02)
     finally:
@@ -238,7 +240,11 @@ def bench_corpus(name: str, root: Path, runs: int, writes: int, have_rg: bool) -
         counts: list[int] = []
 
         def ours(
-            limit: int, p: str = pattern, lit: bool = literal, cs: bool = case_sensitive
+            limit: int,
+            p: str = pattern,
+            lit: bool = literal,
+            cs: bool = case_sensitive,
+            seen: list[int] = counts,
         ) -> None:
             query = compile_query(p, literal=lit, case_sensitive=cs, max_results=limit)
             result = asyncio.run(
@@ -246,11 +252,11 @@ def bench_corpus(name: str, root: Path, runs: int, writes: int, have_rg: bool) -
                     query, rel="", file_glob="*", recursive=True, indexer=indexer, index=index
                 )
             )
-            counts.append(result.matches)
+            seen.append(result.matches)
 
-        every = timed(lambda: ours(10**9), runs)  # noqa: B023
+        every = timed(lambda: ours(10**9), runs)
         hits = counts[-1]
-        first = timed(lambda: ours(100), runs)  # noqa: B023
+        first = timed(lambda: ours(100), runs)
         cell = f"{fmt(every)} ({hits:,} lines); first 100: {fmt(first)}"
         if have_rg:
             flags = ["-F"] if literal else []

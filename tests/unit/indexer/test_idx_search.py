@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import Writer
 
 from indexer import IndexSettings, RepoIndexer
-from indexer.literals import required_literals
+from indexer.literals import line_local, required_literals
 from indexer.query import find_paths, search_files
 from indexer.search import compile_query, expand_braces, path_filter, search
 
@@ -189,3 +191,39 @@ async def test_find_paths_parity(tmp_path: Path, write: Writer, mode: str) -> No
         assert from_index == from_disk
     assert await find_paths("*.dat", rel="", recursive=True, indexer=indexer) == ["bin.dat"]
     assert "big.py" in await find_paths("big.py", rel="", recursive=True, indexer=indexer)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "local"),
+    [
+        (r"\w+Error\(", True),
+        ("TODO|FIXME", True),
+        (r"^def \w+$", True),
+        ("(?i)todo", True),
+        (r"foo\sbar", False),  # \s matches a newline
+        ("foo[^x]bar", False),
+        ("(?s)foo.bar", False),
+        (r"foo\nbar", False),
+        (r"(?<=a)foo", False),  # a lookbehind could look at the previous line
+        (r"foo\Z", False),
+        (r"foo\W", False),
+    ],
+)
+def test_line_local_detection(pattern: str, local: bool) -> None:
+    assert line_local(pattern) is local
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"\w+Error\(", "TODO|FIXME|XXX", r"^\s*def \w+", r"(?i)fix(me)?\b", "a+b"]
+)
+def test_line_local_search_equals_whole_file_search(pattern: str) -> None:
+    files = {
+        "a.py": b"raise ValueError('x')\n# TODO: FIXME later\n  def go():\nXXX aab\n",
+        "b.py": b"no hits here\nFixMe\nKeyError(\nab",
+    }
+    fast = compile_query(pattern, max_results=100)
+    slow = dataclasses.replace(fast, literals=None, local=False)
+    read: Callable[[str], bytes | None] = lambda _p: None  # noqa: E731
+    expected = search(sorted(files.items()), slow, read).render(0, 100)
+    assert search(sorted(files.items()), fast, read).render(0, 100) == expected
+    assert expected
