@@ -125,7 +125,7 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     files = DiskFileAccess(
         config.workspace.root,
         max_file_size=config.indexer.max_file_size,
-        confirmer=asker.confirm_edit,
+        confirmer=asker.confirm_edit if asker.interactive else None,
     )
     cancel = CancelToken()
     interrupted = _install_sigint(cancel)

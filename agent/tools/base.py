@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from agent.config import AppConfig
+    from agent.config import AgentConfig, AppConfig
     from agent.workspace import FileAccess
 
 
@@ -43,6 +43,7 @@ class ToolContext:
     dry_run: bool = False
     confirm_edits: bool = False
     index: Any = None  # indexer.RepoIndex-like object offering search, or None
+    agent: AgentConfig | None = None  # the running agent's settings (sandbox, timeouts)
     call_id: str = ""
     run_id: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
@@ -61,6 +62,9 @@ class Tool(ABC):
     sensitive: ClassVar[bool] = False
     #: Changes files through FileAccess, which can carry the confirmation itself.
     edits_files: ClassVar[bool] = False
+    #: Stopped at once when the run is cancelled (a long command), rather than
+    #: allowed to finish like a file edit, which is atomic and quick.
+    interruptible: ClassVar[bool] = False
 
     @abstractmethod
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:

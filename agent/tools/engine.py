@@ -9,6 +9,7 @@ abort the whole run.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable
@@ -163,9 +164,10 @@ class ExecutionEngine:
             call_id=call.id,
             run_id=self.run_id,
             extras=self.extras,
+            agent=agent,
         )
         try:
-            result = await tool.run(args, ctx)
+            result = await self._run(tool, args, ctx)
         except AgentError as exc:
             result = ToolResult.fail(str(exc))
         except Exception as exc:  # a bug in a tool must not end the run
@@ -174,6 +176,24 @@ class ExecutionEngine:
         if note:
             result = result.model_copy(update={"output": note + result.output})
         return done(result, arguments, was_dry_run=self.dry_run and tool.sensitive)
+
+    async def _run(self, tool: Tool, args: Any, ctx: ToolContext) -> ToolResult:
+        cancel = self.extras.get("cancel")
+        if not tool.interruptible or cancel is None:
+            return await tool.run(args, ctx)
+        work = asyncio.ensure_future(tool.run(args, ctx))
+        stop = asyncio.ensure_future(cancel.wait())
+        try:
+            done, _ = await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        if work in done:
+            return work.result()
+        work.cancel()  # the tool kills what it started (the whole process group)
+        await asyncio.gather(work, return_exceptions=True)
+        return ToolResult.fail(
+            f"{tool.name} was stopped because the run was cancelled; what it started was killed."
+        )
 
     async def _ask(self, tool: Tool, call: ToolCall, reason: str, args: Any) -> ApprovalAnswer:
         explanation, preview = await tool.describe_for_approval(args, self)

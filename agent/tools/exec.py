@@ -133,6 +133,7 @@ class _Runner(Tool):
     """What both tools share: sandbox, probe, process, report."""
 
     sensitive: ClassVar[bool] = True
+    interruptible: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self._warned_runs: set[str] = set()

@@ -1,0 +1,93 @@
+"""The headless CLI as a user runs it: a subprocess against the scripted model server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
+
+ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    return tmp_path
+
+
+def agentls(ws: Path, server: ScriptedModelServer, model: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agent.cli", "run", *args, "--workspace", str(ws),
+         "--model", f"openai/{model}", "--api-base", server.api_base],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, env=ENV, timeout=120,
+    )
+
+
+def test_success_exits_0_with_json_on_stdout(ws: Path, scripted: ScriptedModelServer) -> None:
+    scripted.add("ok", tool_call("read_file", {"path": "app.py"}), text("x is one."))
+    done = agentls(ws, scripted, "ok", "what is x?", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "success" and result["output"] == "x is one."
+    assert {"steps", "tools_used", "duration_seconds", "model", "runId", "sessionId", "usage"} <= set(result)
+    assert "read_file" in done.stderr  # progress goes to stderr, never stdout
+
+
+def test_partial_exits_2(ws: Path, scripted: ScriptedModelServer) -> None:
+    scripted.add("pt", tool_call("read_file", {"path": "app.py"}))
+    done = agentls(ws, scripted, "pt", "loop", "--max-steps", "1")
+    assert done.returncode == 2 and "limit of 1 steps" in done.stdout
+
+
+def test_failed_exits_1(ws: Path, scripted: ScriptedModelServer) -> None:
+    scripted.add("fl", error(401, "invalid key"))
+    done = agentls(ws, scripted, "fl", "x")
+    assert done.returncode == 1 and "LLM error" in done.stdout
+
+
+def test_no_tty_refuses_sensitive_tools_instead_of_hanging(ws: Path, scripted: ScriptedModelServer) -> None:
+    scripted.add("tty", tool_call("write_file", {"path": "app.py", "content": "x = 2\n"}), text("tried"))
+    done = agentls(ws, scripted, "tty", "change x", "--mode", "confirm-sensitive")
+    assert done.returncode == 0
+    assert (ws / "app.py").read_text() == "x = 1\n"
+    told = scripted.requests_for("tty")[1].messages[-1]["content"]
+    assert "rejected" in told and "no terminal" in told
+
+
+def test_bad_config_is_a_clear_error(ws: Path, scripted: ScriptedModelServer) -> None:
+    (ws / ".agentls.yaml").write_text("llm:\n  timout: 3\n")
+    done = agentls(ws, scripted, "cfg", "x")
+    assert done.returncode == 1
+    assert "llm.timout: extra field not permitted in .agentls.yaml" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_unknown_agent_lists_known_ones(ws: Path, scripted: ScriptedModelServer) -> None:
+    done = agentls(ws, scripted, "ag", "x", "--agent", "nope")
+    assert done.returncode == 1 and "known agents: build" in done.stdout
+
+
+def test_first_ctrl_c_stops_after_the_step_and_exits_130(ws: Path, scripted: ScriptedModelServer) -> None:
+    scripted.add("int", text("slow " * 400, chunk_delay=0.05), text("never"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent.cli", "run", "x", "--workspace", str(ws),
+         "--model", "openai/int", "--api-base", scripted.api_base],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=ENV,
+    )
+    deadline = time.time() + 60
+    while not scripted.requests_for("int") and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in out.lower()
+    assert "Traceback" not in err
