@@ -29,7 +29,14 @@ local ok, err = pcall(function()
     if answer == '' then
       return vim.NIL
     end
-    return { title = answer }
+    -- answer with the action of that title; other questions (tool approvals) get
+    -- their first action ("Allow once")
+    for _, action in ipairs(params.actions or {}) do
+      if action.title == answer then
+        return action
+      end
+    end
+    return (params.actions or {})[1] or vim.NIL
   end
   vim.lsp.handlers['window/showMessage'] = function(_, params)
     table.insert(report.log, params.message)
