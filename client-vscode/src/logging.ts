@@ -22,6 +22,14 @@ export function redact(text: string): string {
 }
 
 let channel: vscode.LogOutputChannel | undefined;
+/** Also copy the log to the extension host's console (the e2e runner shows it). */
+const toConsole = process.env.AGENTLS_LOG_CONSOLE === '1';
+
+function mirror(level: string, message: string): void {
+  if (toConsole) {
+    console.log(`[agentls ${level}] ${message}`);
+  }
+}
 
 export function createLog(): vscode.LogOutputChannel {
   channel ??= vscode.window.createOutputChannel('agentls server', { log: true });
@@ -30,15 +38,23 @@ export function createLog(): vscode.LogOutputChannel {
 
 export function logInfo(message: string): void {
   channel?.info(redact(message));
+  mirror('info', redact(message));
 }
 
 export function logWarn(message: string): void {
   channel?.warn(redact(message));
+  mirror('warn', redact(message));
 }
 
 export function logError(message: string, error?: unknown): void {
   const detail = error instanceof Error ? `: ${error.message}` : error !== undefined ? `: ${String(error)}` : '';
   channel?.error(redact(`${message}${detail}`));
+  mirror('error', redact(`${message}${detail}`));
+}
+
+/** The server's stderr lines also go to the console in e2e runs. */
+export function logServerLine(line: string): void {
+  mirror('server', redact(line));
 }
 
 export function showLog(): void {

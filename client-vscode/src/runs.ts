@@ -47,6 +47,8 @@ export function newRunId(): string {
 export class Runs implements vscode.Disposable {
   private readonly active = new Map<string, ActiveRun>();
   private latest: string | undefined;
+  /** The outcome of the run that ended last. */
+  lastOutcome: RunOutcome | undefined;
   private readonly changed = new vscode.EventEmitter<string>();
   /** Fires with a runId whenever that run's view changes (tests wait on it). */
   readonly onDidChange = this.changed.event;
@@ -114,6 +116,7 @@ export class Runs implements vscode.Disposable {
 
   private finish(outcome: RunOutcome): void {
     this.active.delete(outcome.runId);
+    this.lastOutcome = outcome;
     this.transcript.end(outcome.runId, outcome.result, outcome.error, outcome.cancelled);
     if (this.latest === outcome.runId) {
       const failed = !outcome.cancelled && (outcome.result === undefined || outcome.result.status === 'failed');

@@ -20,7 +20,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { AgentCapabilities } from './capabilities';
-import { logError, logInfo, redact, showLog } from './logging';
+import { logError, logInfo, logServerLine, redact, showLog } from './logging';
 import { resolveInterpreter } from './python';
 import { serverEnvironment, type ApiKeys } from './secrets';
 import { serverConfig, type AgentSettings } from './settings';
@@ -153,6 +153,7 @@ export class ServerManager implements vscode.Disposable {
               facts.stderrTail.shift();
             }
             channel.info(redact(line));
+            logServerLine(line);
           });
         },
       },

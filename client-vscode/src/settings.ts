@@ -11,7 +11,7 @@ export const SECTION = 'agentls';
 
 export type ConfirmMode = 'yolo' | 'confirm-all' | 'confirm-sensitive';
 export type SelfEval = 'off' | 'basic' | 'full';
-export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface AgentSettings {
   python: string;
@@ -41,7 +41,7 @@ export const DEFAULT_SETTINGS: Readonly<AgentSettings> = Object.freeze({
 
 const CONFIRM_MODES: readonly ConfirmMode[] = ['yolo', 'confirm-all', 'confirm-sensitive'];
 const SELF_EVALS: readonly SelfEval[] = ['off', 'basic', 'full'];
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warning', 'error'];
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Reads one key of the `agentls` section (e.g. `WorkspaceConfiguration.get`). */

@@ -24,7 +24,7 @@ export function describeStartupFailure(facts: StartupFacts): string {
     return `Could not start "${python}": ${facts.spawnError.message}`;
   }
   const missing = facts.stderrTail
-    .map((line) => /(?:ModuleNotFoundError|ImportError): (.*)/.exec(line))
+    .map((line) => /(?:ModuleNotFoundError|ImportError): (.*)/.exec(line) ?? /: (No module named .*)/.exec(line))
     .find((m) => m !== null);
   if (missing) {
     return `The agentls server cannot be imported by "${python}" (${missing[1].trim()}). Install agentls into that environment or set "agentls.python".`;

@@ -72,10 +72,10 @@ describe('readSettings', () => {
 
 describe('serverConfig', () => {
   it('maps to the .agentls.yaml shape', () => {
-    const settings = { ...DEFAULT_SETTINGS, model: 'openai/m', apiBase: 'http://x/v1', apiKeyEnv: 'K', logLevel: 'warning' as const };
+    const settings = { ...DEFAULT_SETTINGS, model: 'openai/m', apiBase: 'http://x/v1', apiKeyEnv: 'K', logLevel: 'warn' as const };
     assert.deepEqual(serverConfig(settings), {
       llm: { model: 'openai/m', api_base: 'http://x/v1', api_key_env: 'K' },
-      logging: { level: 'warning' },
+      logging: { level: 'warn' },
     });
   });
 

@@ -1,0 +1,225 @@
+// Drives the VS Code server build (already started by scripts/vscode_e2e.sh) in Debian's
+// Chromium with playwright-core: opens the workbench with the extension loaded from its
+// development folder and its mocha tests (out/test/index.js) running in the real extension
+// host, relays their console output, performs the UI actions they ask for, and writes
+// screenshots.
+//
+// The tests ask for UI work by logging one line `@@E2E {json}`:
+//   {"screenshot": "name"}                        save <artifacts>/name.png
+//   {"refactor": "apply" | "discard", "screenshot"?: "name"}
+//       wait for the Refactor Preview, (apply:) check every edit, click Apply / Discard
+//   {"expectStatusBar": "text", "id"?: "agentls.agentls.status"}
+//       a runner check: the status bar item shows `text` within 10 s
+//   {"palette": "Agent: Run…", "type"?: "prompt text"}
+//       run a command from the command palette, then type into the input box and press Enter
+// Runner checks count in the final `N passed, N failed` line with the mocha results.
+//
+// Usage: node runner.mjs --port P --workspace DIR --ext DIR --artifacts DIR [--timeout S]
+//        [--chromium PATH]; writes `RESULT <passed> <failed>` as its last stdout line.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { format } from 'node:util';
+
+function parseArgs(argv) {
+  const args = { timeout: 300, chromium: '/usr/bin/chromium' };
+  for (let i = 0; i < argv.length; i += 2) {
+    args[argv[i].replace(/^--/, '')] = argv[i + 1];
+  }
+  for (const key of ['port', 'workspace', 'ext', 'artifacts']) {
+    if (!args[key]) {
+      throw new Error(`missing --${key}`);
+    }
+  }
+  return args;
+}
+
+const args = parseArgs(process.argv.slice(2));
+const authority = `127.0.0.1:${args.port}`;
+fs.mkdirSync(args.artifacts, { recursive: true });
+
+let mochaPassed = 0;
+let mochaFailed = 0;
+let sawSummary = false;
+let runnerPassed = 0;
+let runnerFailed = 0;
+
+function say(line) {
+  process.stdout.write(`${line}\n`);
+}
+
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-chromium-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: args.chromium,
+  headless: true,
+  viewport: { width: 1400, height: 900 },
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+});
+const page = context.pages()[0] ?? (await context.newPage());
+
+let exitCode;
+let resolveExit;
+const exited = new Promise((resolve) => {
+  resolveExit = resolve;
+});
+
+let actions = Promise.resolve();
+
+async function screenshot(name) {
+  const file = path.join(args.artifacts, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.png`);
+  await page.screenshot({ path: file });
+  say(`[runner] screenshot ${file}`);
+}
+
+function check(ok, what) {
+  if (ok) {
+    runnerPassed += 1;
+    say(`[runner] ✓ ${what}`);
+  } else {
+    runnerFailed += 1;
+    say(`[runner] ✗ ${what}`);
+  }
+}
+
+async function refactor(decision, shot) {
+  const panel = page.locator('.bulk-edit-panel');
+  await panel.locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 20_000 });
+  if (shot) {
+    await screenshot(shot);
+  }
+  if (decision === 'apply') {
+    // Edits that need confirmation start unchecked: check them all (a file row's checkbox
+    // checks its edits, so re-query after each click).
+    for (let i = 0; i < 50; i += 1) {
+      const unchecked = panel.locator('.edit-checkbox[aria-checked="false"]');
+      if ((await unchecked.count()) === 0) {
+        break;
+      }
+      await unchecked.first().click();
+    }
+  }
+  const label = decision === 'apply' ? 'Apply' : 'Discard';
+  await panel.locator(`.buttons .monaco-button:has-text("${label}")`).first().click();
+  say(`[runner] refactor preview: ${label}`);
+}
+
+async function expectStatusBar(text, id) {
+  const item = page.locator(`[id="${id ?? 'agentls.agentls.status'}"]`);
+  try {
+    await item.filter({ hasText: text }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    check(true, `status bar shows "${text}"`);
+  } catch {
+    const seen = (await item.allInnerTexts().catch(() => [])).join(' | ');
+    check(false, `status bar shows "${text}" (saw "${seen}")`);
+  }
+}
+
+async function palette(title, typed) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(`>${title}`);
+  await page.locator(`.quick-input-list .monaco-list-row:has-text("${title}")`).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  if (typed !== undefined) {
+    // Wait for the command's own input box (its title replaces the palette's).
+    await page.waitForTimeout(500);
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(typed);
+    await page.keyboard.press('Enter');
+  }
+  say(`[runner] palette: ${title}${typed !== undefined ? ` + "${typed}"` : ''}`);
+}
+
+function perform(request) {
+  actions = actions.then(async () => {
+    try {
+      if (request.refactor) {
+        await refactor(request.refactor, request.screenshot);
+      } else if (request.screenshot) {
+        await screenshot(request.screenshot);
+      }
+      if (request.expectStatusBar) {
+        await expectStatusBar(request.expectStatusBar, request.id);
+      }
+      if (request.palette) {
+        await palette(request.palette, request.type);
+      }
+    } catch (error) {
+      check(false, `UI action ${JSON.stringify(request)}: ${error.message}`);
+      await screenshot(`failed-action-${runnerFailed}`).catch(() => undefined);
+    }
+  });
+}
+
+function onLog(type, logArgs) {
+  const parts = Array.isArray(logArgs) ? logArgs : [logArgs];
+  const text = format(...parts.map((p) => (typeof p === 'string' || typeof p === 'number' ? p : JSON.stringify(p))));
+  for (const line of text.split('\n')) {
+    const marker = line.indexOf('@@E2E ');
+    if (marker >= 0) {
+      try {
+        perform(JSON.parse(line.slice(marker + 6)));
+      } catch (error) {
+        say(`[runner] bad @@E2E line: ${line} (${error.message})`);
+      }
+      continue;
+    }
+    const summary = /E2E_SUMMARY (\d+) passing, (\d+) failing/.exec(line);
+    if (summary) {
+      mochaPassed = Number(summary[1]);
+      mochaFailed = Number(summary[2]);
+      sawSummary = true;
+      continue;
+    }
+    say(`${type === 'error' ? '[exthost:err] ' : ''}${line}`);
+  }
+}
+
+await page.exposeFunction('codeAutomationLog', onLog);
+await page.exposeFunction('codeAutomationExit', (code) => {
+  exitCode = code;
+  resolveExit();
+});
+page.on('pageerror', (error) => say(`[page error] ${error.message}`));
+
+const payload = [
+  ['extensionDevelopmentPath', `vscode-remote://${authority}${args.ext}`],
+  ['extensionTestsPath', `vscode-remote://${authority}${args.ext}/out/test/index.js`],
+];
+const url = `http://${authority}/?folder=${encodeURIComponent(args.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+say(`[runner] opening ${url}`);
+await page.goto(url);
+
+const timeoutMs = Number(args.timeout) * 1000;
+const timedOut = await Promise.race([
+  exited.then(() => false),
+  new Promise((resolve) => setTimeout(() => resolve(true), timeoutMs)),
+]);
+await actions.catch(() => undefined);
+await screenshot('final').catch((error) => say(`[runner] final screenshot failed: ${error.message}`));
+await context.close().catch(() => undefined);
+fs.rmSync(profile, { recursive: true, force: true });
+
+if (timedOut) {
+  say(`[runner] the tests did not finish within ${args.timeout} s`);
+  mochaFailed += 1;
+} else if (!sawSummary) {
+  say(`[runner] the tests exited with code ${exitCode} without a summary`);
+  if (exitCode !== 0) {
+    mochaFailed += 1;
+  }
+} else if (exitCode !== 0 && mochaFailed === 0) {
+  mochaFailed += 1;
+}
+say(`RESULT ${mochaPassed + runnerPassed} ${mochaFailed + runnerFailed}`);
+process.exit(0);

@@ -1,0 +1,20 @@
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import { getApi, waitFor } from './helpers';
+
+describe('harness', () => {
+  it('loads the extension in a real VS Code with a workspace', async () => {
+    const api = await getApi();
+    assert.ok(api, 'the extension returns its API');
+    assert.ok(vscode.workspace.workspaceFolders?.length, 'a workspace folder is open');
+    assert.ok(vscode.version.startsWith('1.'), `VS Code ${vscode.version}`);
+    console.log(`VS Code ${vscode.version}, workspace ${vscode.workspace.workspaceFolders?.[0].uri.fsPath}`);
+  });
+
+  it('starts the Python server', async () => {
+    const api = await getApi();
+    const client = await waitFor(() => api.server.current, 'the server to run', 60_000);
+    const agents = await client.sendRequest<{ agents: { name: string }[] }>('agent/agents', {});
+    assert.ok(agents.agents.some((a) => a.name === 'build'), JSON.stringify(agents));
+  });
+});

@@ -1,0 +1,92 @@
+/** Helpers of the end-to-end tests (they run inside VS Code's extension host). */
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { AgentlsApi } from '../../extension';
+
+export const EXTENSION_ID = 'agentls.agentls';
+export const MODEL = 'e2e';
+
+export async function getApi(): Promise<AgentlsApi> {
+  const ext = vscode.extensions.getExtension<AgentlsApi>(EXTENSION_ID);
+  if (!ext) {
+    throw new Error(`${EXTENSION_ID} is not loaded`);
+  }
+  return ext.isActive ? ext.exports : ext.activate();
+}
+
+/** Ask the playwright runner for UI work (see e2e/runner.mjs). */
+export function ui(request: Record<string, unknown>): void {
+  console.log(`@@E2E ${JSON.stringify(request)}`);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await sleep(100);
+  }
+}
+
+function modelUrl(): string {
+  const url = process.env.AGENTLS_E2E_MODEL_URL;
+  if (!url) {
+    throw new Error('AGENTLS_E2E_MODEL_URL is not set (run the tests with scripts/vscode_e2e.sh)');
+  }
+  return url;
+}
+
+/** Replace the scripted model's turns (turn format: agent/llm/scripted_server.py). */
+export async function script(turns: unknown[]): Promise<void> {
+  const reset = await fetch(`${modelUrl()}/_reset`, { method: 'POST', body: '{}' });
+  if (!reset.ok) {
+    throw new Error(`scripted server /_reset: ${reset.status}`);
+  }
+  const response = await fetch(`${modelUrl()}/_script`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL, turns }),
+  });
+  if (!response.ok) {
+    throw new Error(`scripted server /_script: ${response.status} ${await response.text()}`);
+  }
+}
+
+export interface RecordedRequest {
+  path: string;
+  auth_present: boolean;
+  auth_sha256: string | null;
+  body: { model?: string; messages?: { role: string; content: unknown }[] };
+}
+
+export async function modelRequests(): Promise<RecordedRequest[]> {
+  const response = await fetch(`${modelUrl()}/_requests`);
+  const data = (await response.json()) as RecordedRequest[] | { requests: RecordedRequest[] };
+  return Array.isArray(data) ? data : data.requests;
+}
+
+export function workspaceRoot(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) {
+    throw new Error('no workspace folder');
+  }
+  return folder.uri.fsPath;
+}
+
+export function onDisk(relative: string): string {
+  return fs.readFileSync(path.join(workspaceRoot(), relative), 'utf8');
+}
+
+export async function setSetting(key: string, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration('agentls').update(key, value, vscode.ConfigurationTarget.Global);
+}

@@ -1,0 +1,34 @@
+/**
+ * Entry point of the end-to-end tests inside VS Code's extension host
+ * (`extensionTestsPath` = out/test/index.js): runs the mocha suites in ./e2e and logs
+ * `E2E_SUMMARY <passing> passing, <failing> failing` for the runner.
+ */
+import * as fs from 'fs';
+import Mocha from 'mocha';
+import * as path from 'path';
+
+export function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, color: false, reporter: 'spec' });
+  const dir = path.join(__dirname, 'e2e');
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort()) {
+    mocha.addFile(path.join(dir, file));
+  }
+  return new Promise((resolve, reject) => {
+    let passing = 0;
+    let failing = 0;
+    const runner = mocha.run((failures) => {
+      console.log(`E2E_SUMMARY ${passing} passing, ${failing} failing`);
+      if (failures > 0) {
+        reject(new Error(`${failures} end-to-end tests failed`));
+      } else {
+        resolve();
+      }
+    });
+    runner.on('pass', () => {
+      passing += 1;
+    });
+    runner.on('fail', () => {
+      failing += 1;
+    });
+  });
+}
