@@ -121,11 +121,6 @@ class MCPServerConfig(_Strict):
     token: SecretStr | None = Field(
         None, description="Inline Bearer token (discouraged: prefer `token_env`)."
     )
-    trusted: bool = Field(
-        False,
-        description="Treat this server's tools as not sensitive (no confirmation under "
-        "`confirm-sensitive`). By default every MCP tool asks.",
-    )
 
 
 class MCPConfig(_Strict):
@@ -134,19 +129,6 @@ class MCPConfig(_Strict):
     servers: list[MCPServerConfig] = Field(
         default_factory=list, description="MCP servers to connect to."
     )
-    max_tool_schemas: int = Field(
-        30,
-        ge=0,
-        description="Most MCP tool schemas sent to the model; beyond it the model gets "
-        "`list_mcp_tools`, `describe_mcp_tool` and `call_mcp_tool` to find and call them.",
-    )
-    connect_timeout: float = Field(
-        10.0,
-        gt=0,
-        description="Seconds allowed to connect to a server and list its tools; servers "
-        "connect in parallel, so a dead one delays the start by at most this.",
-    )
-    call_timeout: float = Field(60.0, gt=0, description="Seconds allowed for one MCP tool call.")
 
 
 DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = (
@@ -222,6 +204,16 @@ class EvaluationConfig(_Strict):
     )
 
 
+class SessionsConfig(_Strict):
+    """Where conversations are kept, so a run can continue an earlier one."""
+
+    dir: Path = Field(
+        Path(".agentls/sessions"),
+        description="Directory of the session files (one JSONL file per session), relative "
+        "to the workspace root; never indexed.",
+    )
+
+
 class AppConfig(_Strict):
     """The root of `.agentls.yaml`."""
 
@@ -237,6 +229,7 @@ class AppConfig(_Strict):
     evaluation: EvaluationConfig = Field(
         default_factory=EvaluationConfig, description="Self-evaluation."
     )
+    sessions: SessionsConfig = Field(default_factory=SessionsConfig, description="Sessions.")
 
     def redacted(self) -> dict[str, Any]:
         """The config as plain data, safe to log or show: inline secrets are masked."""

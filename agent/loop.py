@@ -4,6 +4,12 @@ One iteration: check cancellation, call the model (streaming its text to the
 observer), stop if it answered without tool calls, else run the calls (in parallel
 when the seed allows), append the results, manage the context, go on. Everything
 the loop needs is passed in; it knows nothing of terminals or LSP.
+
+With a ``SessionRecorder`` the loop also persists the run (seed 001): each model
+turn gets a ``model_call_index`` (retries inside the adapter reuse it), streamed
+deltas are de-duplicated by (runId, model_call_index, seq), only the final
+assistant message of a turn is committed, each tool call is written before it runs
+and its result after, and a failed session write ends the run at once as failed.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any, Protocol
 
 from agent.cancel import CancelToken
 from agent.config import AgentConfig
+from agent.context import format_tool_result
 from agent.engine_types import ContextBuilderLike, ContextManagerLike
 from agent.errors import StepTimeoutError
 from agent.events import (
@@ -31,6 +38,7 @@ from agent.events import (
 )
 from agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
 from agent.runstate import RunStateMachine
+from agent.sessions import SessionRecorder, SessionWriteError
 from agent.state import AgentState, StepResult, ToolCallResult
 from agent.tools.base import ToolResult
 from agent.tools.engine import ExecutionEngine, RunAborted
@@ -52,8 +60,22 @@ class LLMLike(Protocol):
     ) -> Any: ...
 
 
-class _Cancelled(Exception):  # noqa: N818 - internal control flow
+class _Cancelled(Exception):
     pass
+
+
+class DeltaDedupe:
+    """Seed 001: a streamed delta is shown once per (runId, model_call_index, seq)."""
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[str, int, int]] = set()
+
+    def first_time(self, run_id: str, model_call_index: int, seq: int) -> bool:
+        key = (run_id, model_call_index, seq)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
 
 
 class AgentLoop:
@@ -71,6 +93,7 @@ class AgentLoop:
         stream: bool = True,
         parallel_tools: bool = True,
         model_name: str | None = None,
+        session: SessionRecorder | None = None,
     ) -> None:
         self.llm = llm
         self.engine = engine
@@ -85,6 +108,9 @@ class AgentLoop:
         self.model_name = model_name
         self.machine = RunStateMachine(observer)
         self._failures: Counter[str] = Counter()
+        self.session = session
+        self.model_call_index = session.model_call_index if session is not None else 0
+        self.deltas = DeltaDedupe()
 
     # -- the loop ----------------------------------------------------------------
     async def run(self, prompt: str, *, history: Sequence[dict[str, Any]] = ()) -> AgentState:
@@ -97,6 +123,8 @@ class AgentLoop:
         state = AgentState(messages=messages, model=self.model_name)
         max_steps = self.agent_config.max_steps
         try:
+            if self.session is not None:
+                await self.session.user(prompt)
             for step_index in range(max_steps):
                 step = step_index + 1
                 if self.cancel.cancelled:
@@ -104,6 +132,7 @@ class AgentLoop:
                     break
                 self.observer(StepStarted(step, max_steps))
                 self.machine.to(RunState.MODEL_RUNNING)
+                self._next_model_call()  # once per turn: the adapter's retries reuse it
                 try:
                     response = await self._call_model(state.messages, tools_schema or None)
                 except _Cancelled:
@@ -118,6 +147,10 @@ class AgentLoop:
                     log.debug("model call failed", exc_info=True)
                     self._end(state, "failed", f"LLM error: {exc}")
                     break
+                if self.session is not None:  # only the final assistant message is committed
+                    await self.session.assistant(
+                        response.content, response.tool_calls, response.finish_reason
+                    )
                 state.usage = state.usage.add(response.usage)
                 if response.usage:
                     u = state.usage
@@ -139,16 +172,23 @@ class AgentLoop:
                         self._end(state, "partial", repeated)
                         break
                     if self.context_manager is not None:
+                        before = len(state.messages)
                         state.messages = await self.context_manager.maybe_compress(
                             state.messages, self.llm
                         )
                         state.messages = self.context_manager.enforce_window(state.messages)
+                        if self.session is not None and len(state.messages) != before:
+                            await self.session.context_update(
+                                "compacted", before, len(state.messages)
+                            )
                     continue
                 if response.finish_reason == "length":
                     state.messages = self.ctx.append_assistant_message(
                         state.messages, response.content or ""
                     )
                     state.messages = self.ctx.append_user_message(state.messages, CONTINUE_PROMPT)
+                    if self.session is not None:
+                        await self.session.user(CONTINUE_PROMPT)
                     state.steps.append(StepResult(step, response, []))
                     continue
                 if response.finish_reason == "stop":
@@ -165,6 +205,9 @@ class AgentLoop:
                     "partial",
                     f"Reached the limit of {max_steps} steps before the task was finished.",
                 )
+        except SessionWriteError as exc:
+            # Seed 001: memory and disk must not diverge, so the run stops here.
+            self._end(state, "failed", f"Run stopped: {exc}")
         except asyncio.CancelledError:
             # The whole task was cancelled from outside (a second Ctrl-C, server
             # shutdown): record it, then let the cancellation go on.
@@ -222,9 +265,12 @@ class AgentLoop:
         if not self.stream:
             return await self.llm.completion(messages, tools)
         response: LLMResponse | None = None
+        seq = 0
         async for item in self.llm.completion_stream(messages, tools):
             if isinstance(item, StreamChunk):
-                self.observer(StreamText(item.data))
+                seq += 1
+                if self.deltas.first_time(self.engine.run_id, self.model_call_index, seq):
+                    self.observer(StreamText(item.data))
             else:
                 response = item
         if response is None:
@@ -256,11 +302,16 @@ class AgentLoop:
         # gather keeps the order the model asked for, whatever finishes first.
         return list(await asyncio.gather(*(bounded(call) for call in calls)))
 
+    def _next_model_call(self) -> None:
+        self.model_call_index += 1
+        if self.session is not None:
+            self.session.model_call_index = self.model_call_index
+
     async def _execute_one(self, call: ToolCall, step: int) -> ToolCallResult:
         max_steps = self.agent_config.max_steps
         shown = self._shown_args(call)
         self.observer(ToolStarted(step, max_steps, call.id, call.name, shown))
-        result = await self.engine.execute_tool_call(call, self.agent_config)
+        result = await self._run_tool(call)
         self.observer(
             ToolFinished(
                 step,
@@ -271,6 +322,28 @@ class AgentLoop:
                 result.result.success,
                 _summary(result.result),
             )
+        )
+        return result
+
+    async def _run_tool(self, call: ToolCall) -> ToolCallResult:
+        """The engine's result, persisted: the call is written before it runs, its
+        result after; a call whose result is already stored never runs again."""
+        session, index = self.session, self.model_call_index
+        if session is None:
+            return await self.engine.execute_tool_call(call, self.agent_config)
+        stored = session.stored_result(index, call.id)
+        if stored is not None:
+            output = ToolResult(success=stored.success, output=stored.content)
+            return ToolCallResult(call.name, call.arguments, output, call_id=call.id)
+        await session.tool_call(index, call.id, call.name, call.arguments)
+        try:
+            result = await self.engine.execute_tool_call(call, self.agent_config)
+        except RunAborted:
+            text = "The user aborted the run before this call ran; it did not run."
+            await session.tool_result(index, call.id, call.name, False, text)
+            raise
+        await session.tool_result(
+            index, call.id, call.name, result.result.success, format_tool_result(result)
         )
         return result
 

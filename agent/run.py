@@ -3,6 +3,12 @@
 The CLI and the language server differ only in what they pass in: the FileAccess
 (disk or the editor's buffers), the Approver (terminal or showMessageRequest) and
 the Observer (printing or notifications). Everything else is composed here.
+
+Every run belongs to a session (``agent.sessions``): the session's earlier turns
+are the loop's ``history``, the loop writes the run's entries through a
+``SessionRecorder``, and human decisions are recorded by a ``RecordingApprover``.
+Tools reach the observer (``update_plan``), the recorder, the run's state machine
+(``run_state``) and the front end's ``ask_user`` through ``ctx.extras``.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from agent.config import AgentConfig, AppConfig, ConfirmMode
 from agent.events import Notice, Observer, RunState, StatusChanged, null_observer
 from agent.llm.models import Usage
 from agent.loop import AgentLoop
+from agent.sessions import RecordingApprover, SessionRecorder, SessionStore, store_for
 from agent.state import AgentState
 from agent.tools import build_registry
 from agent.tools.engine import ExecutionEngine
@@ -96,10 +103,12 @@ async def run_agent(
     registry: ToolRegistry | None = None,
     extras: dict[str, Any] | None = None,
     history: list[dict[str, Any]] | None = None,
+    sessions: SessionStore | None = None,
 ) -> RunOutcome:
     """Run ``request`` to the end. Never raises for a failure of the run itself:
     errors become a ``failed`` state with a message; only cancellation of the
-    calling task propagates."""
+    calling task propagates. ``history=None`` continues the session's conversation;
+    ``sessions`` defaults to the store of ``config.sessions.dir``."""
     from agent.context import ContextBuilder, ContextManager
 
     run_id = request.run_id or uuid.uuid4().hex[:12]
@@ -107,7 +116,10 @@ async def run_agent(
     cancel = cancel or CancelToken()
     registry = registry or build_registry()
     stream = config.llm.stream if request.stream is None else request.stream
-    extras = {"llm": llm, "cancel": cancel, **(extras or {})}
+    extras = {"llm": llm, "cancel": cancel, "observer": observer, **(extras or {})}
+    store = sessions or store_for(config.workspace.root, config.sessions.dir)
+    recorder: SessionRecorder | None = None
+    last_state = RunState.IDLE
 
     def tree() -> str | None:
         format_tree = getattr(index, "format_tree", None)
@@ -117,15 +129,17 @@ async def run_agent(
     context_manager = ContextManager(config.context, token_counter=counter)
 
     async def one_run(prompt: str, agent: AgentConfig, *, streaming: bool) -> AgentState:
+        nonlocal last_state
+        run_extras = {**extras, "session": recorder}
         engine = ExecutionEngine(
             registry,
             files,
             config,
-            approver=approver,
+            approver=approver if recorder is None else RecordingApprover(approver, recorder),
             index=index,
             dry_run=request.dry_run,
             run_id=run_id,
-            extras=extras,
+            extras=run_extras,
         )
         loop = AgentLoop(
             llm,
@@ -139,11 +153,20 @@ async def run_agent(
             stream=streaming,
             parallel_tools=config.context.parallel_tools,
             model_name=config.llm.model,
+            session=recorder,
         )
         engine._on_state = loop.machine.to  # awaiting_human while a human is asked
-        return await loop.run(prompt, history=history or ())
+        run_extras["run_state"] = loop.machine.to  # ask_user waits in awaiting_human too
+        try:
+            return await loop.run(prompt, history=history or ())
+        finally:
+            last_state = loop.machine.state
 
     try:
+        recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
+        if history is None:
+            history = recorder.history()
+        await recorder.start(request.prompt)
         agent = resolve_agent(config, request)
         if request.agent == MIXED:
             planner = AgentRegistry(config).get("plan")
@@ -162,7 +185,22 @@ async def run_agent(
         state.finish("failed", f"{type(exc).__name__}: {exc}")
         observer(Notice("error", str(exc)))
         observer(StatusChanged(RunState.FAILED, str(exc)))
+    if recorder is not None:
+        await _record_finish(recorder, state, last_state, observer)
     return RunOutcome(state, run_id, session_id, request.agent)
+
+
+async def _record_finish(
+    recorder: SessionRecorder, state: AgentState, last: RunState, observer: Observer
+) -> None:
+    """The run's last entry. If even that cannot be written, the run is failed."""
+    try:
+        await recorder.finish(state.status, last.value, state.final_output or "")
+    except Exception as exc:
+        log.warning("run %s: %s", recorder.run_id, exc)
+        if state.status != "failed":
+            state.finish("failed", f"Run stopped: {exc}")
+            observer(Notice("error", str(exc)))
 
 
 async def _self_evaluate(

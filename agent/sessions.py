@@ -1,0 +1,559 @@
+"""Sessions: one append-only JSONL file per conversation (seed 001's persistence rules).
+
+``<workspace>/.agentls/sessions/<sessionId>.jsonl`` holds one typed entry per line
+(``type`` is the discriminator): ``run_start``, ``user_message``,
+``assistant_message``, ``tool_call``, ``tool_result``, ``approval_decision``,
+``context_update``, ``plan`` and ``run_finish``. Every entry carries ``run_id``,
+``model_call_index`` and ``ts`` (seconds since the epoch).
+
+The rules:
+
+- Every write is one ``write`` of a whole line, flushed and fsynced, under a lock per
+  session file, so lines are never interleaved. The blocking write runs in a thread.
+- Appends are idempotent: an entry with a key (``assistant_message`` by
+  ``run_id + model_call_index``, tool entries by ``run_id + model_call_index +
+  call_id``, the start and finish of a run by ``run_id``) that is already stored is
+  not written again.
+- A torn last line (the process died mid-write) is ignored on load and the next
+  append starts on a fresh line; an unreadable line never makes a session unusable.
+- A failed write raises ``SessionWriteError`` naming the path: the loop ends the run
+  at once (memory and disk must not diverge).
+
+``Session.history()`` rebuilds valid OpenAI messages from the entries. A tool call
+with no stored result is answered with ``INTERRUPTED`` when it had started (a
+``tool_call`` entry exists) and with ``NOT_STARTED`` when it never did, so the model
+is never silently made to re-run something whose effect is unknown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from agent.approval import ApprovalAnswer, ApprovalRequest, Approver
+from agent.errors import AgentError
+
+log = logging.getLogger(__name__)
+
+INTERRUPTED = (
+    "Error: this tool call was interrupted (the agent stopped while it was running); "
+    "state unknown, check before retrying."
+)
+NOT_STARTED = "Error: this tool call was not executed: the run stopped before it started."
+SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+TITLE_CHARS = 80
+
+
+class SessionWriteError(AgentError):
+    """A session entry could not be written (disk full, permissions, a bad path)."""
+
+
+class SessionIdError(AgentError):
+    """A session id that cannot name a file."""
+
+
+# -- entries ---------------------------------------------------------------------------
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    run_id: str
+    model_call_index: int = 0
+    ts: float = Field(default_factory=time.time)
+
+    def key(self) -> tuple[str | int, ...] | None:
+        """The idempotency key; None for entries that are always appended."""
+        return None
+
+
+class RunStart(_Entry):
+    type: Literal["run_start"] = "run_start"
+    prompt: str
+    agent: str = "build"
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("run_start", self.run_id)
+
+
+class UserMessage(_Entry):
+    type: Literal["user_message"] = "user_message"
+    content: str
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("user_message", self.run_id, self.model_call_index)
+
+
+class StoredToolCall(BaseModel):
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class AssistantMessage(_Entry):
+    type: Literal["assistant_message"] = "assistant_message"
+    content: str | None = None
+    tool_calls: list[StoredToolCall] = Field(default_factory=list)
+    finish_reason: str = "stop"
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("assistant_message", self.run_id, self.model_call_index)
+
+
+class ToolCallEntry(_Entry):
+    """Written just before the engine gets the call: the call may have started."""
+
+    type: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("tool_call", self.run_id, self.model_call_index, self.call_id)
+
+
+class ToolResultEntry(_Entry):
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    success: bool
+    content: str
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("tool_result", self.run_id, self.model_call_index, self.call_id)
+
+
+class ApprovalDecision(_Entry):
+    type: Literal["approval_decision"] = "approval_decision"
+    call_id: str
+    tool: str
+    decision: str  # approve | approve_run | deny | modify | abort
+    message: str = ""
+    args: dict[str, Any] = Field(default_factory=dict)
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("approval_decision", self.run_id, self.model_call_index, self.call_id)
+
+
+class ContextUpdate(_Entry):
+    """The context manager changed what the model sees (summarised or dropped steps)."""
+
+    type: Literal["context_update"] = "context_update"
+    kind: str
+    messages_before: int
+    messages_after: int
+
+
+class PlanEntry(_Entry):
+    type: Literal["plan"] = "plan"
+    goal: str
+    steps: list[dict[str, str]] = Field(default_factory=list)
+
+
+class RunFinish(_Entry):
+    type: Literal["run_finish"] = "run_finish"
+    status: str
+    state: str = ""
+    output: str = ""
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("run_finish", self.run_id)
+
+
+Entry = Annotated[
+    RunStart
+    | UserMessage
+    | AssistantMessage
+    | ToolCallEntry
+    | ToolResultEntry
+    | ApprovalDecision
+    | ContextUpdate
+    | PlanEntry
+    | RunFinish,
+    Field(discriminator="type"),
+]
+_ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
+
+
+def parse_entry(line: str | bytes) -> Entry:
+    return _ENTRY.validate_json(line)
+
+
+# -- one session ------------------------------------------------------------------------
+
+_FILE_LOCKS: dict[str, threading.Lock] = {}
+_FILE_LOCKS_GUARD = threading.Lock()
+
+
+def _lock_for(path: Path) -> threading.Lock:
+    with _FILE_LOCKS_GUARD:
+        return _FILE_LOCKS.setdefault(str(path.absolute()), threading.Lock())
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    id: str
+    title: str
+    updated: float
+    status: str
+    runs: int
+    entries: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sessionId": self.id,
+            "title": self.title,
+            "updated": self.updated,
+            "status": self.status,
+            "runs": self.runs,
+            "entries": self.entries,
+        }
+
+
+class Session:
+    """The entries of one session file, loaded once and kept in step with each append."""
+
+    def __init__(self, session_id: str, path: Path) -> None:
+        self.id = session_id
+        self.path = path
+        self.entries: list[Entry] = []
+        self.torn = False  # the file ends with a partial line
+        self.skipped = 0  # unreadable lines ignored on load
+        self._keys: set[tuple[str | int, ...]] = set()
+        self._needs_newline = False
+        self._lock = _lock_for(path)
+        self._load()
+
+    def _load(self) -> None:
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise SessionWriteError(f"cannot read session file {self.path}: {exc}") from exc
+        if not data:
+            return
+        self._needs_newline = not data.endswith(b"\n")
+        lines = data.split(b"\n")
+        last = len(lines) - 1
+        for number, raw in enumerate(lines):
+            if not raw.strip():
+                continue
+            try:
+                entry = parse_entry(raw)
+            except ValidationError:
+                if number == last:
+                    self.torn = True
+                    log.warning("session %s: ignoring a torn last line", self.path)
+                else:
+                    self.skipped += 1
+                    log.warning("session %s: ignoring unreadable line %d", self.path, number + 1)
+                continue
+            self._remember(entry)
+
+    def _remember(self, entry: Entry) -> None:
+        self.entries.append(entry)
+        key = entry.key()
+        if key is not None:
+            self._keys.add(key)
+
+    # -- writing ----------------------------------------------------------------------
+    def has(self, entry: Entry) -> bool:
+        key = entry.key()
+        return key is not None and key in self._keys
+
+    def append_sync(self, entry: Entry) -> bool:
+        """Write ``entry`` (flushed, fsynced). False when its key was already stored."""
+        with self._lock:
+            if self.has(entry):
+                return False
+            line = entry.model_dump_json().encode() + b"\n"
+            if self._needs_newline:
+                line = b"\n" + line  # never continue a torn line
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    view = memoryview(line)
+                    while view:
+                        written = os.write(fd, view)
+                        view = view[written:]
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                raise SessionWriteError(
+                    f"cannot write session file {self.path}: {exc.strerror or exc}"
+                ) from exc
+            self._needs_newline = False
+            self._remember(entry)
+            return True
+
+    async def append(self, entry: Entry) -> bool:
+        """``append_sync`` in a worker thread, so the event loop stays responsive."""
+        return await asyncio.to_thread(self.append_sync, entry)
+
+    # -- reading ----------------------------------------------------------------------
+    def last_model_call_index(self, run_id: str) -> int:
+        return max((e.model_call_index for e in self.entries if e.run_id == run_id), default=0)
+
+    def result_for(self, run_id: str, index: int, call_id: str) -> ToolResultEntry | None:
+        for entry in self.entries:
+            if (
+                isinstance(entry, ToolResultEntry)
+                and entry.run_id == run_id
+                and entry.model_call_index == index
+                and entry.call_id == call_id
+            ):
+                return entry
+        return None
+
+    def history(self) -> list[dict[str, Any]]:
+        """The conversation as OpenAI chat messages (no system prompt)."""
+        return rebuild_history(self.entries)
+
+    def summary(self) -> SessionSummary:
+        title = next((e.prompt for e in self.entries if isinstance(e, RunStart)), "")
+        title = " ".join(title.split())
+        if len(title) > TITLE_CHARS:
+            title = title[: TITLE_CHARS - 1] + "…"
+        runs = [e for e in self.entries if isinstance(e, RunStart)]
+        finished = {e.run_id: e for e in self.entries if isinstance(e, RunFinish)}
+        status = "empty"
+        if runs:
+            last = finished.get(runs[-1].run_id)
+            status = last.status if last is not None else "interrupted"
+        try:
+            updated = self.path.stat().st_mtime
+        except OSError:
+            updated = max((e.ts for e in self.entries), default=0.0)
+        return SessionSummary(self.id, title, updated, status, len(runs), len(self.entries))
+
+
+def rebuild_history(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    """User, assistant (with ``tool_calls``) and tool messages, in order and always valid:
+    every assistant tool call is followed by exactly one tool message."""
+    items = list(entries)
+    results: dict[tuple[str, int, str], ToolResultEntry] = {}
+    started: set[tuple[str, int, str]] = set()
+    for entry in items:
+        if isinstance(entry, ToolResultEntry):
+            results[(entry.run_id, entry.model_call_index, entry.call_id)] = entry
+        elif isinstance(entry, ToolCallEntry):
+            started.add((entry.run_id, entry.model_call_index, entry.call_id))
+    messages: list[dict[str, Any]] = []
+    for entry in items:
+        if isinstance(entry, UserMessage):
+            messages.append({"role": "user", "content": entry.content})
+        elif isinstance(entry, AssistantMessage):
+            if not entry.tool_calls:
+                messages.append({"role": "assistant", "content": entry.content or ""})
+                continue
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": entry.content or None,
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {
+                                "name": call.name,
+                                "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                            },
+                        }
+                        for call in entry.tool_calls
+                    ],
+                }
+            )
+            for call in entry.tool_calls:
+                key = (entry.run_id, entry.model_call_index, call.id)
+                result = results.get(key)
+                if result is not None:
+                    content = result.content
+                elif key in started:
+                    content = INTERRUPTED
+                else:
+                    content = NOT_STARTED
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+    return messages
+
+
+# -- the store --------------------------------------------------------------------------
+
+
+class SessionStore:
+    """The session files under one directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path_for(self, session_id: str) -> Path:
+        if not SESSION_ID_PATTERN.match(session_id):
+            raise SessionIdError(
+                f"invalid session id {session_id!r}: use letters, digits, '.', '_' or '-' "
+                "(at most 128 characters)"
+            )
+        return self.root / f"{session_id}.jsonl"
+
+    def exists(self, session_id: str) -> bool:
+        return self.path_for(session_id).is_file()
+
+    def open(self, session_id: str) -> Session:
+        """The session (loaded); a new one has no entries and no file until the first append."""
+        return Session(session_id, self.path_for(session_id))
+
+    def list(self) -> list[SessionSummary]:
+        """Every session, most recently updated first."""
+        try:
+            paths = [p for p in self.root.glob("*.jsonl") if p.is_file()]
+        except OSError:
+            return []
+        summaries = []
+        for path in paths:
+            try:
+                summaries.append(Session(path.stem, path).summary())
+            except AgentError:
+                log.warning("cannot read session %s", path)
+        return sorted(summaries, key=lambda s: s.updated, reverse=True)
+
+
+def store_for(root: Path, directory: Path) -> SessionStore:
+    """The store of a workspace: ``directory`` is relative to the workspace root."""
+    return SessionStore(directory if directory.is_absolute() else root / directory)
+
+
+# -- what the loop writes through -------------------------------------------------------
+
+
+class SessionRecorder:
+    """Writes one run's entries; the loop sets ``model_call_index`` before each model call."""
+
+    def __init__(self, session: Session, run_id: str, agent: str = "build") -> None:
+        self.session = session
+        self.run_id = run_id
+        self.agent = agent
+        self.model_call_index = session.last_model_call_index(run_id)
+
+    @property
+    def path(self) -> Path:
+        return self.session.path
+
+    def _base(self, index: int | None = None) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "model_call_index": self.model_call_index if index is None else index,
+        }
+
+    def history(self) -> list[dict[str, Any]]:
+        return self.session.history()
+
+    async def start(self, prompt: str) -> None:
+        await self.session.append(RunStart(prompt=prompt, agent=self.agent, **self._base()))
+
+    async def user(self, content: str) -> None:
+        await self.session.append(UserMessage(content=content, **self._base()))
+
+    async def assistant(
+        self,
+        content: str | None,
+        tool_calls: Sequence[Any] = (),
+        finish_reason: str = "stop",
+    ) -> bool:
+        calls = [StoredToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in tool_calls]
+        entry = AssistantMessage(
+            content=content, tool_calls=calls, finish_reason=finish_reason, **self._base()
+        )
+        return await self.session.append(entry)
+
+    async def tool_call(self, index: int, call_id: str, name: str, args: dict[str, Any]) -> None:
+        entry = ToolCallEntry(call_id=call_id, name=name, arguments=args, **self._base(index))
+        await self.session.append(entry)
+
+    async def tool_result(
+        self, index: int, call_id: str, name: str, success: bool, content: str
+    ) -> None:
+        entry = ToolResultEntry(
+            call_id=call_id, name=name, success=success, content=content, **self._base(index)
+        )
+        await self.session.append(entry)
+
+    def stored_result(self, index: int, call_id: str) -> ToolResultEntry | None:
+        return self.session.result_for(self.run_id, index, call_id)
+
+    async def approval(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
+        entry = ApprovalDecision(
+            call_id=request.call_id,
+            tool=request.tool,
+            decision=answer.kind,
+            message=answer.message,
+            args=answer.args,
+            **self._base(),
+        )
+        await self.session.append(entry)
+
+    async def plan(self, goal: str, steps: Sequence[dict[str, str]]) -> None:
+        await self.session.append(PlanEntry(goal=goal, steps=list(steps), **self._base()))
+
+    async def context_update(self, kind: str, before: int, after: int) -> None:
+        entry = ContextUpdate(
+            kind=kind, messages_before=before, messages_after=after, **self._base()
+        )
+        await self.session.append(entry)
+
+    async def finish(self, status: str, state: str, output: str) -> None:
+        entry = RunFinish(status=status, state=state, output=output[:4000], **self._base())
+        await self.session.append(entry)
+
+
+class RecordingApprover:
+    """An Approver that records every human decision in the session, then returns it."""
+
+    def __init__(self, inner: Approver, recorder: SessionRecorder) -> None:
+        self.inner = inner
+        self.recorder = recorder
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        answer = await self.inner.ask(request)
+        await self.recorder.approval(request, answer)
+        return answer
+
+    def __getattr__(self, name: str) -> Any:  # ask_user, can_ask_user... of the inner one
+        return getattr(self.inner, name)
+
+
+__all__ = [
+    "INTERRUPTED",
+    "NOT_STARTED",
+    "ApprovalDecision",
+    "AssistantMessage",
+    "ContextUpdate",
+    "Entry",
+    "PlanEntry",
+    "RecordingApprover",
+    "RunFinish",
+    "RunStart",
+    "Session",
+    "SessionIdError",
+    "SessionRecorder",
+    "SessionStore",
+    "SessionSummary",
+    "SessionWriteError",
+    "ToolCallEntry",
+    "ToolResultEntry",
+    "UserMessage",
+    "parse_entry",
+    "rebuild_history",
+    "store_for",
+]
