@@ -121,6 +121,11 @@ class MCPServerConfig(_Strict):
     token: SecretStr | None = Field(
         None, description="Inline Bearer token (discouraged: prefer `token_env`)."
     )
+    trusted: bool = Field(
+        False,
+        description="Treat this server's tools as not sensitive (no confirmation under "
+        "`confirm-sensitive`). By default every MCP tool asks.",
+    )
 
 
 class MCPConfig(_Strict):
@@ -129,6 +134,19 @@ class MCPConfig(_Strict):
     servers: list[MCPServerConfig] = Field(
         default_factory=list, description="MCP servers to connect to."
     )
+    max_tool_schemas: int = Field(
+        30,
+        ge=0,
+        description="Most MCP tool schemas sent to the model; beyond it the model gets "
+        "`list_mcp_tools`, `describe_mcp_tool` and `call_mcp_tool` to find and call them.",
+    )
+    connect_timeout: float = Field(
+        10.0,
+        gt=0,
+        description="Seconds allowed to connect to a server and list its tools; servers "
+        "connect in parallel, so a dead one delays the start by at most this.",
+    )
+    call_timeout: float = Field(60.0, gt=0, description="Seconds allowed for one MCP tool call.")
 
 
 DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = (
