@@ -179,9 +179,9 @@ def build_server(
 ) -> AgentLanguageServer:
     """A ready-to-start server. ``files_factory=None`` uses LspFileAccess (editor buffers
     + workspace/applyEdit); ``warm_up=None`` imports litellm after ``initialized``."""
-    from server.features import agents, cancel, configuration, lifecycle, ping, run
+    from server.features import agents, cancel, configuration, lifecycle, ping, run, sessions
 
     ls = AgentLanguageServer(llm_factory=llm_factory, files_factory=files_factory, warm_up=warm_up)
-    for feature in (lifecycle, configuration, run, cancel, agents, ping):
+    for feature in (lifecycle, configuration, run, cancel, agents, sessions, ping):
         feature.register(ls)
     return ls

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import uuid
 from collections.abc import Callable
@@ -170,7 +171,11 @@ class RunManager:
                     "dry_run": params.dry_run,
                 }
             )
-            extras: dict[str, Any] = {"ask_user": approver.ask_user, "approver": approver}
+            extras: dict[str, Any] = {
+                # the ask_user tool calls ask_user(question)
+                "ask_user": functools.partial(approver.ask_user, run_id),
+                "approver": approver,
+            }
             handle.extras = extras
             task = asyncio.create_task(
                 run_agent(

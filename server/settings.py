@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.config import AppConfig, deep_merge, load_config
+from agent.config import AppConfig, deep_merge, load_config, validate_config
 from agent.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,7 @@ class SettingsManager:
         self.root = Path(root) if root is not None else Path.cwd()
         self._init_options: dict[str, Any] = {}
         self._client_settings: dict[str, Any] = {}
+        self._yaml_broken = False
         self.config = self._defaults()
 
     def _defaults(self) -> AppConfig:
@@ -61,6 +62,7 @@ class SettingsManager:
         """First load, at ``initialize``: the YAML file and the client's initializationOptions."""
         if root is not None:
             self.root = root
+        self.config = self._defaults()
         options = plain(init_options)
         error: str | None = None
         if options is not None and not isinstance(options, dict):
@@ -68,11 +70,12 @@ class SettingsManager:
             options = {}
         self._init_options = options or {}
         update = self._reload("initializationOptions")
-        if update.error is not None and self._init_options:
-            # Go on with the YAML file alone, if it is valid, rather than the defaults.
-            self._init_options = {}
-            fallback = self._reload("initializationOptions")
-            return SettingsUpdate(fallback.config, update.error, fallback.changed)
+        if update.error is not None:
+            # No valid config yet: drop the broken layer, keep the other one.
+            fallback = self._fallback()
+            if fallback is not None:
+                self.config = fallback
+            return SettingsUpdate(self.config, update.error, True)
         if error is not None:
             return SettingsUpdate(update.config, error, update.changed)
         return update
@@ -100,10 +103,43 @@ class SettingsManager:
         """``.agentls.yaml`` changed on disk."""
         return self._reload("initializationOptions")
 
+    def _fallback(self) -> AppConfig | None:
+        """At start-up, when one layer is invalid: the YAML file alone if it is valid
+        (the initializationOptions were wrong), else the initializationOptions alone."""
+        try:
+            config = load_config(self.root)
+        except ConfigError:
+            pass
+        else:
+            if self._init_options:
+                self._init_options = {}
+                return config
+        try:
+            config = self._without_file(self._init_options, "initializationOptions")
+        except ConfigError:
+            return None
+        self._yaml_broken = True
+        return config
+
+    def _without_file(self, overrides: dict[str, Any], source: str) -> AppConfig:
+        config = validate_config(overrides, source)
+        root = config.workspace.root
+        if "root" not in overrides.get("workspace", {}):
+            root = self.root
+        elif not root.is_absolute():
+            root = self.root / root
+        config.workspace.root = root.resolve()
+        return config
+
+    def _load(self, overrides: dict[str, Any], source: str) -> AppConfig:
+        if self._yaml_broken:  # until the server restarts, the broken file is skipped
+            return self._without_file(overrides, source)
+        return load_config(self.root, overrides=overrides or None, overrides_source=source)
+
     def _reload(self, source: str) -> SettingsUpdate:
         overrides = deep_merge(self._init_options, self._client_settings)
         try:
-            config = load_config(self.root, overrides=overrides or None, overrides_source=source)
+            config = self._load(overrides, source)
         except ConfigError as exc:
             log.warning("invalid configuration, keeping the last valid one: %s", exc)
             return SettingsUpdate(self.config, str(exc))

@@ -1,5 +1,6 @@
-"""``agent/ping`` → ``{pong: true, runs}``: a trivial request, for health checks and for
-measuring the server's responsiveness (bench/server_responsiveness.py)."""
+"""``agent/ping`` → ``{pong: true, runs, llmReady}``: a trivial request, for health checks
+and for measuring the server's responsiveness (bench/server_responsiveness.py).
+``llmReady`` turns true once litellm has been imported (after ``initialized``)."""
 
 from __future__ import annotations
 
@@ -17,4 +18,6 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.feature(METHOD)
     @guarded(METHOD)
     def agent_ping(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        return {"pong": True, "runs": len(ls.runs.runs)}
+        task = ls.warm_up_task
+        ready = task is not None and task.done() and not task.cancelled() and not task.exception()
+        return {"pong": True, "runs": len(ls.runs.runs), "llmReady": ready}

@@ -30,10 +30,10 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
-from pygls.protocol import default_converter
 
 from agent.llm.scripted_server import ScriptedModelServer
 
@@ -143,9 +143,9 @@ class AgentClient(LanguageClient):
         return [p["state"] for p in self.of("agent/status", run_id)]
 
     async def wait_for(
-        self, predicate: Callable[[], bool], timeout: float = 15.0, what: str = "condition"
+        self, predicate: Callable[[], bool], limit: float = 60.0, what: str = "condition"
     ) -> None:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + limit
         while not predicate():
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}; events: {self.events[-10:]}")
@@ -259,7 +259,7 @@ def make_client() -> AgentClient:
                 uri = change.text_document.uri
                 path = Path(to_fs_path(uri) or "")
                 if uri in ls.docs:
-                    version, text = ls.docs[uri]
+                    _version, text = ls.docs[uri]
                     ls.change(uri, _apply_text_edits(text, list(change.edits)))
                 else:
                     text = path.read_text() if path.exists() else ""

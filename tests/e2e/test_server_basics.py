@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from agent.llm.scripted_server import ScriptedModelServer, text
 from agentls_e2e import LspFactory, plain
+
+from agent.llm.scripted_server import ScriptedModelServer, text
 
 
 async def test_agents_and_ping(lsp: LspFactory) -> None:

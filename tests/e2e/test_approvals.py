@@ -1,0 +1,61 @@
+"""confirm-all asks through window/showMessageRequest; yolo never asks; the answer
+reaches the model as the tool result."""
+
+from __future__ import annotations
+
+from agentls_e2e import APP_PY, NEOVIM, LspFactory, plain
+
+from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+
+
+def _tool_message(scripted: ScriptedModelServer, index: int) -> str:
+    request = scripted.requests_for("alice")[index]
+    return str([m for m in request.messages if m.get("role") == "tool"][-1]["content"])
+
+
+async def test_confirm_all_deny(lsp: LspFactory, scripted: ScriptedModelServer) -> None:
+    scripted.add("alice", tool_call("read_file", {"path": "src/app.py"}), text("ok, not reading"))
+    client = await lsp(caps=NEOVIM)
+    client.approvals = ["Deny"]
+    result = plain(await client.run(prompt="read", runId="a1", confirmMode="confirm-all"))
+    assert result["status"] == "success"
+    [asked] = client.approval_requests
+    assert "read_file" in asked.message
+    assert [a.title for a in asked.actions or []] == ["Allow once", "Allow for this run", "Deny"]
+    assert "denied" in _tool_message(scripted, 1)
+    assert "awaiting_human" in client.states("a1")
+
+
+async def test_confirm_all_dismissed_is_deny(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    scripted.add("alice", tool_call("read_file", {"path": "src/app.py"}), text("fine"))
+    client = await lsp()
+    client.approvals = [None]
+    await client.run(prompt="read", runId="a2", confirmMode="confirm-all")
+    assert "denied" in _tool_message(scripted, 1)
+
+
+async def test_allow_for_this_run_asks_once(lsp: LspFactory, scripted: ScriptedModelServer) -> None:
+    scripted.add(
+        "alice",
+        tool_call("read_file", {"path": "src/app.py"}),
+        tool_call("read_file", {"path": "README.md"}),
+        text("read both"),
+    )
+    client = await lsp()
+    client.approvals = ["Allow for this run"]
+    result = plain(await client.run(prompt="read", runId="a3", confirmMode="confirm-all"))
+    assert result["status"] == "success"
+    assert len(client.approval_requests) == 1
+    assert "hello" in _tool_message(scripted, 1)  # the file's text reached the model
+    assert "# demo" in _tool_message(scripted, 2)
+
+
+async def test_yolo_never_asks(lsp: LspFactory, scripted: ScriptedModelServer) -> None:
+    scripted.add("alice", tool_call("read_file", {"path": "src/app.py"}), text("done"))
+    client = await lsp()
+    result = plain(await client.run(prompt="read", runId="a4", confirmMode="yolo"))
+    assert result["status"] == "success"
+    assert client.approval_requests == []
+    assert APP_PY.splitlines()[0] in _tool_message(scripted, 1)
