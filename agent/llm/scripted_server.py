@@ -76,25 +76,25 @@ class Turn(BaseModel):
     text: str | None = None
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
     finish_reason: str | None = Field(
-        None, description="Default: `tool_calls` when there are tool calls, else `stop`."
+        default=None, description="Default: `tool_calls` when there are tool calls, else `stop`."
     )
     usage: dict[str, int] | None = Field(
-        None, description="Usage reported in the final chunk; default: rough counts."
+        default=None, description="Usage reported in the final chunk; default: rough counts."
     )
-    status: int = Field(200, description="An HTTP status >= 400 makes this turn an error.")
+    status: int = Field(default=200, description="An HTTP status >= 400 makes this turn an error.")
     error_message: str = "scripted error"
     error_body: dict[str, Any] | str | None = Field(
-        None, description="The error's body; default: OpenAI's `{error: {message, ...}}`."
+        default=None, description="The error's body; default: OpenAI's `{error: {message, ...}}`."
     )
     headers: dict[str, str] = Field(default_factory=dict, description="Extra headers.")
-    delay: float = Field(0.0, ge=0, description="Seconds before the response starts.")
-    chunk_delay: float = Field(0.0, ge=0, description="Seconds between streamed chunks.")
-    chunk_size: int = Field(6, ge=1, description="Characters of text per streamed chunk.")
+    delay: float = Field(default=0.0, ge=0, description="Seconds before the response starts.")
+    chunk_delay: float = Field(default=0.0, ge=0, description="Seconds between streamed chunks.")
+    chunk_size: int = Field(default=6, ge=1, description="Characters of text per streamed chunk.")
     drop_after_chunks: int | None = Field(
-        None, ge=0, description="Close the socket after this many streamed chunks."
+        default=None, ge=0, description="Close the socket after this many streamed chunks."
     )
     interleave: bool = Field(
-        False, description="Interleave the argument pieces of several tool calls."
+        default=False, description="Interleave the argument pieces of several tool calls."
     )
 
     def resolved_finish_reason(self) -> str:

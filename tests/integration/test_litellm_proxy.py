@@ -18,6 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,7 +43,7 @@ KEY_ENV = "AGENTLS_TEST_PROXY_KEY"
 STARTUP_SECONDS = 180
 
 USER = [{"role": "user", "content": "hi"}]
-TOOLS = [
+TOOLS: list[dict[str, Any]] = [
     {
         "type": "function",
         "function": {
@@ -156,7 +157,7 @@ def proxied_llm(proxy: Proxy, monkeypatch: pytest.MonkeyPatch) -> LiteLLMAdapter
 
 
 async def run_stream(
-    llm: LiteLLMAdapter, tools: list[dict[str, object]] | None = None
+    llm: LiteLLMAdapter, tools: list[dict[str, Any]] | None = None
 ) -> tuple[list[str], LLMResponse]:
     items = [item async for item in llm.completion_stream(USER, tools)]
     final = items[-1]
