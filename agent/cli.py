@@ -139,17 +139,26 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
         dry_run=args.dry_run,
         stream=False if (args.no_stream or args.json or args.quiet) else None,
         step_timeout=args.timeout,
+        session_id=args.session,
     )
-    outcome = await run_agent(
-        request,
-        config=config,
-        llm=LiteLLMAdapter(config.llm),
-        files=files,
-        approver=TerminalApprover(asker),
-        observer=TerminalObserver(quiet=args.quiet),
-        index=index,
-        cancel=cancel,
-    )
+    from agent.mcp import mcp_tools
+
+    def warn(message: str) -> None:
+        print(f"agentls: warning: {message}", file=sys.stderr)
+
+    async with mcp_tools(config, warn=warn) as registry:
+        outcome = await run_agent(
+            request,
+            config=config,
+            llm=LiteLLMAdapter(config.llm),
+            files=files,
+            approver=TerminalApprover(asker),
+            observer=TerminalObserver(quiet=args.quiet),
+            index=index,
+            cancel=cancel,
+            registry=registry,
+            extras={"ask_user": _terminal_question(asker)},
+        )
     if args.json:
         print(json.dumps(outcome.to_result(), indent=2))
     else:
