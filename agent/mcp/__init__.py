@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
-from agent.config import MCPConfig
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from agent.config import AppConfig, MCPConfig
 from agent.mcp.connection import MCPConnection, resolve_token
 from agent.mcp.manager import MCPManager
 from agent.mcp.names import VALID_NAME, dedupe, prefixed_name, sanitize
@@ -27,6 +30,31 @@ async def load_mcp_tools(config: MCPConfig, registry: ToolRegistry) -> MCPManage
     return manager
 
 
+@asynccontextmanager
+async def mcp_tools(
+    config: AppConfig,
+    *,
+    warn: Callable[[str], None],
+    registry: ToolRegistry | None = None,
+) -> AsyncIterator[ToolRegistry | None]:
+    """For one run: the registry with the MCP tools added, closed when the block ends.
+
+    Yields ``registry`` unchanged (None: let ``run_agent`` build the default) when no
+    server is configured. Each server that cannot be used is passed to ``warn`` once.
+    """
+    if not config.mcp.servers:
+        yield registry
+        return
+    from agent.tools import build_registry
+
+    target = registry if registry is not None else build_registry()
+    async with MCPManager(config.mcp) as manager:
+        manager.register(target)
+        for message in manager.warnings:
+            warn(message)
+        yield target
+
+
 __all__ = [
     "VALID_NAME",
     "MCPConnection",
@@ -37,6 +65,7 @@ __all__ = [
     "discovery_tools",
     "load_mcp_tools",
     "make_tool",
+    "mcp_tools",
     "prefixed_name",
     "render_block",
     "render_result",

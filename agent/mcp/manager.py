@@ -90,7 +90,7 @@ class MCPManager:
             await connection.connect()
         except MCPConnectionError as exc:
             message = f"{exc}; its tools are not available"
-            log.warning("%s", message)
+            log.info("%s", message)  # the front end shows self.warnings; once is enough
             self.warnings.append(message)
             return False
         except Exception as exc:  # a bug or surprise must not stop the other servers
