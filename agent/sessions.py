@@ -47,8 +47,8 @@ from agent.errors import AgentError
 log = logging.getLogger(__name__)
 
 INTERRUPTED = (
-    "Error: this tool call was interrupted (the agent stopped while it was running); "
-    "state unknown, check before retrying."
+    "Error: this tool call was interrupted; state unknown, check before retrying (the "
+    "agent stopped while the call was running: it may or may not have taken effect)."
 )
 NOT_STARTED = "Error: this tool call was not executed: the run stopped before it started."
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
