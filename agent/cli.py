@@ -1,4 +1,4 @@
-"""``agentls``: the headless run, the demo, config docs, and the language server entry.
+"""``agentls``: the headless run, the headless demo and the config docs.
 
 Exit codes of ``agentls run``: 0 success, 2 partial, 1 failed, 130 interrupted by
 Ctrl-C. The first Ctrl-C stops after the current step (the seed's GracefulShutdown,
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -43,6 +44,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--no-stream", action="store_true", help="do not stream model text")
     parser.add_argument("--dry-run", action="store_true", help="report changes, make none")
+    parser.add_argument(
+        "--session", metavar="ID", help="continue session ID (or start a new one under that id)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--model", help="a real litellm model (default: scripted replies)")
     demo.add_argument("--api-base", help="API base URL for --model")
     demo.add_argument("--headless", action="store_true", help="run the loop without the server")
+
+    sessions = sub.add_parser("sessions", help="list the sessions of the workspace")
+    sessions.add_argument("--workspace", type=Path, help="workspace root (default: current dir)")
+    sessions.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
+    sessions.add_argument("--json", action="store_true", help="print the list as JSON")
 
     sub.add_parser("serve", help="run the language server on stdio")
     sub.add_parser("config-schema", help="print the JSON Schema of .agentls.yaml")
@@ -82,12 +91,9 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.stdio or args.tcp or args.command == "serve":
-        from server.__main__ import main as serve
-
-        server_argv = (
-            ["--tcp", "--host", args.host, "--port", str(args.port)] if args.tcp else ["--stdio"]
-        )
-        return serve(server_argv) or 0
+        # agent/ knows nothing of LSP: the `agentls` console script (server.cli) serves.
+        print("agentls: the language server is started by `agentls --stdio`", file=sys.stderr)
+        return 1
     if args.command == "config-schema":
         from agent.config_docs import config_schema
 
@@ -101,7 +107,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "demo":
         from agent.demo.runner import run_demo
 
-        return run_demo(model=args.model, api_base=args.api_base, headless=args.headless)
+        return run_demo(model=args.model, api_base=args.api_base)
+    if args.command == "sessions":
+        try:
+            config = load_config(args.workspace, args.config)
+        except AgentError as exc:
+            print(f"agentls: {exc}", file=sys.stderr)
+            return 1
+        return list_sessions(config, as_json=args.json)
     if args.command == "run":
         try:
             config = load_config(
@@ -169,6 +182,46 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     return EXIT_CODES.get(outcome.state.status, 1)
 
 
+def _terminal_question(asker: Any) -> Any:
+    """The ``ask_user`` of the headless run: the question on stderr, the answer from the
+    TTY. Without a terminal it raises ``NoTTYError`` (the tool reports it to the model)."""
+    from agent.errors import NoTTYError
+
+    async def ask(question: str) -> str | None:
+        if not asker.interactive:
+            raise NoTTYError("there is no terminal to ask the user")
+        asker.stderr.write(f"\nThe agent asks: {question}\n> ")
+        asker.stderr.flush()
+        line: str = await asyncio.to_thread(asker.stdin.readline)
+        return line.strip() or None
+
+    return ask
+
+
+def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:
+    """``agentls sessions``: id, last update, last status and title, newest first."""
+    import time
+
+    from agent.sessions import store_for
+
+    summaries = store_for(config.workspace.root, config.sessions.dir).list()
+    if as_json:
+        print(json.dumps([s.to_json() for s in summaries], indent=2))
+        return 0
+    if not summaries:
+        print("No sessions yet.")
+        return 0
+    rows = [
+        (s.id, time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated)), s.status, s.title)
+        for s in summaries
+    ]
+    header = ("SESSION", "UPDATED", "STATUS", "TITLE")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+    return 0
+
+
 def _install_sigint(cancel: CancelToken) -> Any:
     hits = 0
 
@@ -185,10 +238,8 @@ def _install_sigint(cancel: CancelToken) -> Any:
             sys.stderr.flush()
             os._exit(EXIT_INTERRUPTED)
 
-    try:
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_sigint)
-    except (NotImplementedError, RuntimeError):  # pragma: no cover - not on Windows
-        pass
     return lambda: hits > 0
 
 
