@@ -1,4 +1,4 @@
-"""``agentls``: the headless run, the headless demo and the config docs.
+"""``agentls``: the headless run, the demo, config docs, and the language server entry.
 
 Exit codes of ``agentls run``: 0 success, 2 partial, 1 failed, 130 interrupted by
 Ctrl-C. The first Ctrl-C stops after the current step (the seed's GracefulShutdown,
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import signal
@@ -91,9 +90,12 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.stdio or args.tcp or args.command == "serve":
-        # agent/ knows nothing of LSP: the `agentls` console script (server.cli) serves.
-        print("agentls: the language server is started by `agentls --stdio`", file=sys.stderr)
-        return 1
+        from server.__main__ import main as serve
+
+        server_argv = (
+            ["--tcp", "--host", args.host, "--port", str(args.port)] if args.tcp else ["--stdio"]
+        )
+        return serve(server_argv) or 0
     if args.command == "config-schema":
         from agent.config_docs import config_schema
 
@@ -107,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "demo":
         from agent.demo.runner import run_demo
 
-        return run_demo(model=args.model, api_base=args.api_base)
+        return run_demo(model=args.model, api_base=args.api_base, headless=args.headless)
     if args.command == "sessions":
         try:
             config = load_config(args.workspace, args.config)
@@ -238,8 +240,10 @@ def _install_sigint(cancel: CancelToken) -> Any:
             sys.stderr.flush()
             os._exit(EXIT_INTERRUPTED)
 
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+    try:
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError):  # pragma: no cover - not on Windows
+        pass
     return lambda: hits > 0
 
 
