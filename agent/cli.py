@@ -1,4 +1,4 @@
-"""``agentls``: the headless run, the demo, config docs, and the language server entry.
+"""``agentls``: the headless run, the headless demo and the config docs.
 
 Exit codes of ``agentls run``: 0 success, 2 partial, 1 failed, 130 interrupted by
 Ctrl-C. The first Ctrl-C stops after the current step (the seed's GracefulShutdown,
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -90,12 +91,9 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.stdio or args.tcp or args.command == "serve":
-        from server.__main__ import main as serve
-
-        server_argv = (
-            ["--tcp", "--host", args.host, "--port", str(args.port)] if args.tcp else ["--stdio"]
-        )
-        return serve(server_argv) or 0
+        # agent/ knows nothing of LSP: the `agentls` console script (server.cli) serves.
+        print("agentls: the language server is started by `agentls --stdio`", file=sys.stderr)
+        return 1
     if args.command == "config-schema":
         from agent.config_docs import config_schema
 
@@ -109,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "demo":
         from agent.demo.runner import run_demo
 
-        return run_demo(model=args.model, api_base=args.api_base, headless=args.headless)
+        return run_demo(model=args.model, api_base=args.api_base)
     if args.command == "sessions":
         try:
             config = load_config(args.workspace, args.config)
@@ -240,10 +238,8 @@ def _install_sigint(cancel: CancelToken) -> Any:
             sys.stderr.flush()
             os._exit(EXIT_INTERRUPTED)
 
-    try:
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_sigint)
-    except (NotImplementedError, RuntimeError):  # pragma: no cover - not on Windows
-        pass
     return lambda: hits > 0
 
 

@@ -115,7 +115,7 @@ class TerminalAsker:
         async with self._lock:  # one question at a time, even with parallel tools
             self.stderr.write(f"{question} [{choices}] ")
             self.stderr.flush()
-            line = await asyncio.to_thread(self.stdin.readline)
+            line: str = await asyncio.to_thread(self.stdin.readline)
         return line.strip().lower()
 
     async def confirm_edit(self, proposal: EditProposal) -> bool:

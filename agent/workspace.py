@@ -364,11 +364,11 @@ class DiskFileAccess(FileAccess):
                     raise
                 staged.append((Path(tmp), target))
         except BaseException:
-            for tmp, _ in staged:
-                tmp.unlink(missing_ok=True)
+            for staged_tmp, _ in staged:
+                staged_tmp.unlink(missing_ok=True)
             raise
-        for tmp, target in staged:
-            os.replace(tmp, target)
+        for staged_tmp, target in staged:
+            os.replace(staged_tmp, target)
         for change, target in zip(changes, targets, strict=True):
             if change.new_text is None:
                 target.unlink(missing_ok=True)

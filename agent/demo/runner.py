@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections.abc import Callable, Coroutine
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 from agent.demo import DEMO_MODEL, DEMO_PROMPT, demo_turns, fresh_workspace
@@ -20,7 +22,14 @@ def _say(text: str) -> None:
     sys.stderr.flush()
 
 
-def run_demo(model: str | None = None, api_base: str | None = None, headless: bool = False) -> int:
+LspRunner = Callable[[Path, dict[str, Any], str], Coroutine[Any, Any, int]]
+
+
+def run_demo(
+    model: str | None = None, api_base: str | None = None, lsp_runner: LspRunner | None = None
+) -> int:
+    """Run the demo; through the language server when a front end passes ``lsp_runner``
+    (agent/ knows nothing of LSP), else the loop directly (``--headless``)."""
     model = model or os.environ.get("AGENTLS_MODEL")
     api_base = api_base or os.environ.get("AGENTLS_API_BASE")
     workspace = fresh_workspace()
@@ -41,18 +50,12 @@ def run_demo(model: str | None = None, api_base: str | None = None, headless: bo
         overrides: dict[str, Any] = {"llm": {"model": model}}
         if api_base:
             overrides["llm"]["api_base"] = api_base
-        if not headless:
-            try:
-                from agent.demo.lsp_client import run_lsp_demo
-            except ImportError:
-                headless = True
-            else:
-                return asyncio.run(run_lsp_demo(workspace, overrides, DEMO_PROMPT))
+        if lsp_runner is not None:
+            return asyncio.run(lsp_runner(workspace, overrides, DEMO_PROMPT))
         return asyncio.run(_headless(workspace, overrides))
-    return 1
 
 
-async def _headless(workspace: Any, overrides: dict[str, Any]) -> int:
+async def _headless(workspace: Path, overrides: dict[str, Any]) -> int:
     from agent.config import load_config
     from agent.llm import LiteLLMAdapter
     from agent.run import RunRequest, run_agent

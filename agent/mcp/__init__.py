@@ -13,6 +13,7 @@ from agent.config import AppConfig, MCPConfig
 from agent.mcp.connection import MCPConnection, resolve_token
 from agent.mcp.manager import MCPManager
 from agent.mcp.names import VALID_NAME, dedupe, prefixed_name, sanitize
+from agent.mcp.pool import MCPPool
 from agent.mcp.render import render_block, render_result
 from agent.mcp.tools import MCPTool, RemoteTool, discovery_tools, make_tool
 from agent.tools.registry import ToolRegistry
@@ -59,6 +60,7 @@ __all__ = [
     "VALID_NAME",
     "MCPConnection",
     "MCPManager",
+    "MCPPool",
     "MCPTool",
     "RemoteTool",
     "dedupe",

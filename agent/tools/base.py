@@ -94,8 +94,7 @@ class Tool(ABC):
         """Arguments safe and short enough to show in progress: paths and short values."""
         short: dict[str, Any] = {}
         for key, value in args.items():
-            if isinstance(value, bool | int | float) or value is None:
-                short[key] = value
-            elif isinstance(value, str) and len(value) <= 80 and "\n" not in value:
+            is_short_text = isinstance(value, str) and len(value) <= 80 and "\n" not in value
+            if isinstance(value, bool | int | float) or value is None or is_short_text:
                 short[key] = value
         return short

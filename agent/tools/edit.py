@@ -16,7 +16,8 @@ def _line_of(text: str, offset: int) -> int:
 
 
 def _occurrences(text: str, needle: str) -> list[int]:
-    found, start = [], 0
+    found: list[int] = []
+    start = 0
     while True:
         at = text.find(needle, start)
         if at < 0:
@@ -73,7 +74,10 @@ class EditFileTool(Tool):
     def _not_found(path: str, text: str, old_str: str) -> str:
         squashed = re.sub(r"\s+", " ", old_str).strip()
         if squashed and squashed in re.sub(r"\s+", " ", text):
-            hint = " It does occur if whitespace is ignored: copy the exact indentation and line breaks."
+            hint = (
+                " It does occur if whitespace is ignored: "
+                "copy the exact indentation and line breaks."
+            )
         else:
             hint = " Read the file again and copy the text exactly."
         return f"old_str was not found in {path}.{hint}"

@@ -30,7 +30,7 @@ from agent.workspace import FileAccess
 log = logging.getLogger(__name__)
 
 
-class RunAborted(Exception):  # noqa: N818 - a control-flow signal, not an error
+class RunAborted(Exception):
     """The human chose to abort the run while approving a tool call."""
 
     def __init__(self, message: str = "the user aborted the run") -> None:

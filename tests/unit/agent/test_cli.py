@@ -23,11 +23,28 @@ def ws(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def agentls(ws: Path, server: ScriptedModelServer, model: str, *args: str) -> subprocess.CompletedProcess[str]:
+def agentls(
+    ws: Path, server: ScriptedModelServer, model: str, *args: str
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agent.cli", "run", *args, "--workspace", str(ws),
-         "--model", f"openai/{model}", "--api-base", server.api_base],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, env=ENV, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "agent.cli",
+            "run",
+            *args,
+            "--workspace",
+            str(ws),
+            "--model",
+            f"openai/{model}",
+            "--api-base",
+            server.api_base,
+        ],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=ENV,
+        timeout=120,
     )
 
 
@@ -37,7 +54,15 @@ def test_success_exits_0_with_json_on_stdout(ws: Path, scripted: ScriptedModelSe
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "success" and result["output"] == "x is one."
-    assert {"steps", "tools_used", "duration_seconds", "model", "runId", "sessionId", "usage"} <= set(result)
+    assert {
+        "steps",
+        "tools_used",
+        "duration_seconds",
+        "model",
+        "runId",
+        "sessionId",
+        "usage",
+    } <= set(result)
     assert "read_file" in done.stderr  # progress goes to stderr, never stdout
 
 
@@ -53,8 +78,12 @@ def test_failed_exits_1(ws: Path, scripted: ScriptedModelServer) -> None:
     assert done.returncode == 1 and "LLM error" in done.stdout
 
 
-def test_no_tty_refuses_sensitive_tools_instead_of_hanging(ws: Path, scripted: ScriptedModelServer) -> None:
-    scripted.add("tty", tool_call("write_file", {"path": "app.py", "content": "x = 2\n"}), text("tried"))
+def test_no_tty_refuses_sensitive_tools_instead_of_hanging(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    scripted.add(
+        "tty", tool_call("write_file", {"path": "app.py", "content": "x = 2\n"}), text("tried")
+    )
     done = agentls(ws, scripted, "tty", "change x", "--mode", "confirm-sensitive")
     assert done.returncode == 0
     assert (ws / "app.py").read_text() == "x = 1\n"
@@ -75,12 +104,29 @@ def test_unknown_agent_lists_known_ones(ws: Path, scripted: ScriptedModelServer)
     assert done.returncode == 1 and "known agents: build" in done.stdout
 
 
-def test_first_ctrl_c_stops_after_the_step_and_exits_130(ws: Path, scripted: ScriptedModelServer) -> None:
+def test_first_ctrl_c_stops_after_the_step_and_exits_130(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
     scripted.add("int", text("slow " * 400, chunk_delay=0.05), text("never"))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agent.cli", "run", "x", "--workspace", str(ws),
-         "--model", "openai/int", "--api-base", scripted.api_base],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=ENV,
+        [
+            sys.executable,
+            "-m",
+            "agent.cli",
+            "run",
+            "x",
+            "--workspace",
+            str(ws),
+            "--model",
+            "openai/int",
+            "--api-base",
+            scripted.api_base,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=ENV,
     )
     deadline = time.time() + 60
     while not scripted.requests_for("int") and time.time() < deadline:

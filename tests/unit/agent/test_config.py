@@ -68,7 +68,7 @@ def test_layers_defaults_file_overrides(tmp_path: Path) -> None:
 
 def test_override_errors_name_their_source(tmp_path: Path) -> None:
     with pytest.raises(
-        ConfigError, match="llm.bogus: extra field not permitted in initializationOptions"
+        ConfigError, match=r"llm\.bogus: extra field not permitted in initializationOptions"
     ):
         load_config(
             tmp_path, overrides={"llm": {"bogus": 1}}, overrides_source="initializationOptions"

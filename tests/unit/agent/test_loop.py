@@ -221,11 +221,18 @@ async def test_cancel_mid_stream(
     llm, name = adapter_for()
     scripted.add(name, text("word " * 200, chunk_delay=0.05))
     cancel = CancelToken()
-    rec = Recorder()
+    streaming = asyncio.Event()
+
+    class Signal(Recorder):
+        def __call__(self, event: AgentEvent) -> None:
+            super().__call__(event)
+            if isinstance(event, StreamText):
+                streaming.set()
+
+    rec = Signal()
     loop = make_loop(ws, llm, observer=rec, cancel=cancel)
     task = asyncio.create_task(loop.run("x"))
-    while not any(isinstance(e, StreamText) for e in rec.events):
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(streaming.wait(), 30)
     cancel.cancel("cancelled by the test")
     state = await asyncio.wait_for(task, 10)
     assert state.status == "partial" and "interrupted" in (state.final_output or "")

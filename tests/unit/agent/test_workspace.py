@@ -53,7 +53,7 @@ def test_confine_allows_symlink_inside(ws: Path) -> None:
 
 def test_writes_into_git_refused(ws: Path) -> None:
     confine(ws, ".git/config")  # reading is fine
-    with pytest.raises(PathTraversalError, match=".git"):
+    with pytest.raises(PathTraversalError, match=r"\.git"):
         confine(ws, ".git/config", for_write=True)
     with pytest.raises(PathTraversalError):
         confine(ws, "src/../.git/hooks/pre-commit", for_write=True)
@@ -66,7 +66,7 @@ async def test_read_binary_oversize_and_non_utf8(ws: Path) -> None:
     (ws / "latin.txt").write_bytes("caf\xe9\n".encode("latin-1"))
     with pytest.raises(ValidationError, match="binary"):
         await files.read_text("bin.dat")
-    with pytest.raises(ValidationError, match="over the 100-byte limit"):
+    with pytest.raises(ValidationError, match=r"over the 100-byte limit"):
         await files.read_text("big.txt")
     with pytest.raises(ValidationError, match="not found"):
         await files.read_text("missing.txt")

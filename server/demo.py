@@ -1,0 +1,242 @@
+"""``agentls demo``: a small terminal LSP client that shows the product end to end.
+
+It spawns the language server over stdio exactly as an editor does, on a fresh copy
+of the sample workspace, sends ``agent/run``, renders streamed text and step
+progress, shows each proposed WorkspaceEdit as a coloured diff and asks accept or
+reject (accepting by itself when there is no terminal to ask), applies accepted
+edits to the files as an editor would, and prints the final status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+from lsprotocol import types as lsp
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path, to_fs_path
+
+from agent.terminal import colorize_diff
+from agent.workspace import unified_diff
+
+
+def _offset(text: str, position: lsp.Position) -> int:
+    """Offset of an LSP position (UTF-16 columns) in ``text``."""
+    lines = text.splitlines(keepends=True)
+    if position.line >= len(lines):
+        return len(text)
+    start = sum(len(line) for line in lines[: position.line])
+    line, units, index = lines[position.line], 0, 0
+    while index < len(line) and units < position.character:
+        units += 2 if ord(line[index]) > 0xFFFF else 1
+        index += 1
+    return start + index
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    """pygls hands custom notification params over as namedtuples."""
+    if value is None:
+        return {}
+    if hasattr(value, "_asdict"):
+        return dict(value._asdict())
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def apply_text_edits(text: str, edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit]) -> str:
+    def position(edit: lsp.TextEdit | lsp.AnnotatedTextEdit) -> tuple[int, int]:
+        return (edit.range.start.line, edit.range.start.character)
+
+    for edit in sorted(edits, key=position, reverse=True):
+        start, end = _offset(text, edit.range.start), _offset(text, edit.range.end)
+        text = text[:start] + edit.new_text + text[end:]
+    return text
+
+
+class DemoClient:
+    def __init__(self, workspace: Path, interactive: bool) -> None:
+        self.workspace = workspace
+        self.interactive = interactive
+        self.client = LanguageClient("agentls-demo", "0.1")
+        self.color = sys.stderr.isatty() and os.environ.get("NO_COLOR") is None
+        self._mid_line = False
+        self._register()
+
+    def say(self, text: str) -> None:
+        if self._mid_line:
+            sys.stderr.write("\n")
+            self._mid_line = False
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    async def ask(self, question: str) -> bool:
+        if not self.interactive:
+            self.say(f"{question} [auto-accepted: no terminal]")
+            return True
+        sys.stderr.write(f"{question} [Y/n] ")
+        sys.stderr.flush()
+        answer = (await asyncio.to_thread(sys.stdin.readline)).strip().lower()
+        return answer in ("", "y", "yes")
+
+    def _register(self) -> None:
+        def on_stream(params: Any) -> None:
+            sys.stderr.write(params.text)
+            sys.stderr.flush()
+            self._mid_line = not params.text.endswith("\n")
+
+        def on_step(params: Any) -> None:
+            args = " ".join(f"{k}={v}" for k, v in _fields(params.args).items())
+            if params.phase == "tool_start":
+                self.say(f"▶ step {params.step}/{params.maxSteps} {params.tool} {args}".rstrip())
+            else:
+                mark = "✓" if getattr(params, "success", False) else "✗"
+                self.say(f"  {mark} {params.tool}: {getattr(params, 'summary', '') or ''}")
+
+        def on_plan(params: Any) -> None:
+            marks = {"done": "[x]", "in_progress": "[~]"}
+            steps = "\n".join(f"  {marks.get(s.status, '[ ]')} {s.text}" for s in params.steps)
+            self.say(f"Plan: {params.goal}\n{steps}")
+
+        def on_status(params: Any) -> None:
+            if params.state in ("failed", "aborted"):
+                self.say(f"[{params.state}] {getattr(params, 'detail', '') or ''}")
+
+        def on_progress_create(params: lsp.WorkDoneProgressCreateParams) -> None:
+            return None
+
+        def on_progress(params: lsp.ProgressParams) -> None:
+            return None
+
+        def on_message(params: lsp.ShowMessageParams) -> None:
+            self.say(f"[server] {params.message}")
+
+        def on_log(params: lsp.LogMessageParams) -> None:
+            return None
+
+        async def on_request(params: lsp.ShowMessageRequestParams) -> lsp.MessageActionItem | None:
+            actions = params.actions or []
+            if not actions:
+                self.say(params.message)
+                return None
+            first = actions[0].title
+            ok = await self.ask(f"{params.message} ({first}?)")
+            if ok:
+                return actions[0]
+            deny = next((a for a in actions if a.title.lower() in ("deny", "reject")), None)
+            return deny
+
+        async def on_apply(params: lsp.ApplyWorkspaceEditParams) -> lsp.ApplyWorkspaceEditResult:
+            return await self.apply_edit(params.edit)
+
+        self._on("agent/stream", on_stream)
+        self._on("agent/step", on_step)
+        self._on("agent/plan", on_plan)
+        self._on("agent/status", on_status)
+        self._on(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE, on_progress_create)
+        self._on(lsp.PROGRESS, on_progress)
+        self._on(lsp.WINDOW_SHOW_MESSAGE, on_message)
+        self._on(lsp.WINDOW_LOG_MESSAGE, on_log)
+        self._on(lsp.WINDOW_SHOW_MESSAGE_REQUEST, on_request)
+        self._on(lsp.WORKSPACE_APPLY_EDIT, on_apply)
+
+    def _on(self, method: str, handler: Callable[..., Any]) -> None:
+        # pygls' feature decorator is untyped; registering through it keeps handlers typed.
+        cast(Any, self.client).feature(method)(handler)
+
+    def _plan(self, edit: lsp.WorkspaceEdit) -> tuple[dict[Path, str | None], str]:
+        """The text every file would have after ``edit``, and the diff to show."""
+        planned: dict[Path, str | None] = {}
+        for change in edit.document_changes or []:
+            if isinstance(change, lsp.CreateFile):
+                planned.setdefault(Path(to_fs_path(change.uri) or ""), "")
+            elif isinstance(change, lsp.DeleteFile):
+                planned[Path(to_fs_path(change.uri) or "")] = None
+            elif isinstance(change, lsp.TextDocumentEdit):
+                path = Path(to_fs_path(change.text_document.uri) or "")
+                current = planned.get(path)
+                if current is None:
+                    current = path.read_text(encoding="utf-8") if path.exists() else ""
+                edits = [
+                    e for e in change.edits if isinstance(e, lsp.TextEdit | lsp.AnnotatedTextEdit)
+                ]
+                planned[path] = apply_text_edits(current, edits)
+        diff = ""
+        for path, new in planned.items():
+            old = path.read_text(encoding="utf-8") if path.exists() else None
+            diff += unified_diff(path.relative_to(self.workspace).as_posix(), old, new)
+        return planned, diff
+
+    @staticmethod
+    def _write(planned: dict[Path, str | None]) -> None:
+        for path, new in planned.items():
+            if new is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(new, encoding="utf-8")
+
+    async def apply_edit(self, edit: lsp.WorkspaceEdit) -> lsp.ApplyWorkspaceEditResult:
+        """Show the whole edit as a diff, ask once, then apply it to the files."""
+        planned, diff = await asyncio.to_thread(self._plan, edit)
+        self.say(colorize_diff(diff, self.color).rstrip("\n"))
+        if not await self.ask("Accept this edit?"):
+            self.say("  rejected")
+            return lsp.ApplyWorkspaceEditResult(
+                applied=False, failure_reason="rejected by the user"
+            )
+        await asyncio.to_thread(self._write, planned)
+        return lsp.ApplyWorkspaceEditResult(applied=True)
+
+    async def run(self, overrides: dict[str, Any], prompt: str) -> int:
+        client = self.client
+        env_cwd = str(self.workspace)
+        await client.start_io(sys.executable, "-m", "server", "--stdio", cwd=env_cwd)
+        uri = from_fs_path(str(self.workspace)) or ""
+        capabilities = lsp.ClientCapabilities(
+            workspace=lsp.WorkspaceClientCapabilities(
+                apply_edit=True,
+                workspace_edit=lsp.WorkspaceEditClientCapabilities(
+                    document_changes=True,
+                    resource_operations=[
+                        lsp.ResourceOperationKind.Create,
+                        lsp.ResourceOperationKind.Delete,
+                    ],
+                    # The demo confirms every edit itself, with the diff in front of the user.
+                    change_annotation_support=lsp.ChangeAnnotationsSupportOptions(
+                        groups_on_label=False
+                    ),
+                ),
+            ),
+            window=lsp.WindowClientCapabilities(
+                work_done_progress=True,
+                show_message=lsp.ShowMessageRequestClientCapabilities(),
+            ),
+        )
+        try:
+            await client.initialize_async(
+                lsp.InitializeParams(
+                    capabilities=capabilities,
+                    root_uri=uri,
+                    workspace_folders=[lsp.WorkspaceFolder(uri=uri, name="demo")],
+                    initialization_options=overrides,
+                )
+            )
+            client.initialized(lsp.InitializedParams())
+            result = await client.protocol.send_request_async(
+                "agent/run", {"prompt": prompt, "confirmMode": "confirm-sensitive"}
+            )
+            status = result.status
+            self.say(f"\nStatus: {status} after {result.steps} step(s)")
+            await client.shutdown_async(None)
+            client.exit(None)
+        finally:
+            await cast(Any, client).stop()
+        return 0 if status == "success" else 1
+
+
+async def run_lsp_demo(workspace: Path, overrides: dict[str, Any], prompt: str) -> int:
+    interactive = sys.stdin.isatty()
+    return await DemoClient(workspace, interactive).run(overrides, prompt)
