@@ -390,3 +390,28 @@ def test_cli_run_loads_mcp_tools(
     assert json.loads(done.stdout)["output"] == "five"
     assert tool_messages(scripted, "mcpcli", 1) == ["5"]
     assert done.stderr.count("'gone'") == 1 and TOKEN not in done.stderr
+
+
+async def test_server_pool_reports_once_and_reuses_connections(server: McpServer) -> None:
+    from agent.mcp import MCPPool
+
+    warnings: list[str] = []
+    config = AppConfig(
+        mcp=MCPConfig(
+            servers=[
+                MCPServerConfig(name="test", url=server.url, token_env=TOKEN_ENV),
+                MCPServerConfig(name="gone", url=f"http://127.0.0.1:{free_port()}/mcp"),
+            ],
+            connect_timeout=3,
+        )
+    )
+    pool = MCPPool()
+    try:
+        first = await pool.registry_for(config, warn=warnings.append)
+        second = await pool.registry_for(config, warn=warnings.append)
+        assert first is not None and second is not None and first is not second
+        assert first.has_tool("mcp_test_add") and first.has_tool("read_file")
+        assert len(warnings) == 1 and "'gone'" in warnings[0]
+        assert await pool.registry_for(AppConfig(), warn=warnings.append) is None
+    finally:
+        await pool.aclose()

@@ -1,0 +1,61 @@
+"""MCP connections that outlive one run: the language server's view of MCP.
+
+The server runs many agent runs over its life. Connecting to every MCP server for
+each run would cost a handshake per run and repeat every start-up warning, so the
+pool keeps one ``MCPManager`` for the current ``mcp:`` settings, starts it on the
+first run that needs it, replaces it when the settings change, and closes it at
+shutdown. Each run still gets its own registry (built-ins plus the MCP tools).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from agent.config import AppConfig
+from agent.mcp.manager import MCPManager
+from agent.tools.registry import ToolRegistry
+
+
+class MCPPool:
+    def __init__(self) -> None:
+        self._manager: MCPManager | None = None
+        self._key: str = ""
+        self._lock = asyncio.Lock()
+
+    async def registry_for(
+        self, config: AppConfig, *, warn: Callable[[str], None]
+    ) -> ToolRegistry | None:
+        """A fresh registry with the MCP tools of ``config``, or None when it has no servers.
+
+        ``warn`` receives the start-up warnings, once per (re)connection of the pool.
+        """
+        if not config.mcp.servers:
+            return None
+        key = config.mcp.model_dump_json()
+        async with self._lock:
+            if self._manager is None or key != self._key:
+                if self._manager is not None:
+                    await self._manager.aclose()
+                self._manager = MCPManager(config.mcp)
+                self._key = key
+                for message in await self._manager.start():
+                    warn(message)
+            manager = self._manager
+        from agent.tools import build_registry
+
+        registry = build_registry()
+        before = len(manager.warnings)
+        manager.register(registry)
+        for message in manager.warnings[before:]:
+            warn(message)
+        # register() appends clash warnings each time; keep them from piling up per run.
+        del manager.warnings[before:]
+        return registry
+
+    async def aclose(self) -> None:
+        async with self._lock:
+            if self._manager is not None:
+                await self._manager.aclose()
+            self._manager = None
+            self._key = ""
