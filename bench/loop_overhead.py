@@ -24,14 +24,14 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.config import AgentConfig, AppConfig, LLMConfig  # noqa: E402
-from agent.context import ContextBuilder, ContextManager  # noqa: E402
-from agent.llm import LiteLLMAdapter  # noqa: E402
-from agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call  # noqa: E402
-from agent.loop import AgentLoop  # noqa: E402
-from agent.tools import build_registry  # noqa: E402
-from agent.tools.engine import ExecutionEngine  # noqa: E402
-from agent.workspace import DiskFileAccess  # noqa: E402
+from agent.config import AgentConfig, AppConfig, LLMConfig
+from agent.context import ContextBuilder, ContextManager
+from agent.llm import LiteLLMAdapter
+from agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call
+from agent.loop import AgentLoop
+from agent.tools import build_registry
+from agent.tools.engine import ExecutionEngine
+from agent.workspace import DiskFileAccess
 
 
 def script(steps: int) -> list[Turn]:
