@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit e2e vscode bench clean
+.PHONY: demo test lint typecheck pytest vscode-check vscode-e2e clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
@@ -23,10 +23,24 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-unit: $(STAMP)
+# Every Python test: unit, integration (a real LiteLLM proxy), end-to-end over stdio and with
+# real editors. Tests install what they need (scripts/ensure_*.sh).
+pytest: $(STAMP)
 	$(VENV)/bin/pytest -q
 
-test: lint typecheck unit
+client-vscode/node_modules/.installed: client-vscode/package-lock.json
+	cd client-vscode && npm ci --no-audit --no-fund
+	touch $@
+
+# tsc (strict), eslint and the extension's unit tests.
+vscode-check: client-vscode/node_modules/.installed
+	cd client-vscode && npm run check
+
+# The extension in a real VS Code (code-server's build + Chromium + playwright), cached in .cache/.
+vscode-e2e: $(STAMP) client-vscode/node_modules/.installed
+	bash scripts/vscode_e2e.sh
+
+test: lint typecheck pytest vscode-check vscode-e2e
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
