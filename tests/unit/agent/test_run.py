@@ -104,7 +104,8 @@ async def test_self_eval_basic_downgrades_to_partial(
         "ev",
         text("done"),
         text(
-            '{"completed": false, "confidence": 0.3, "issues": ["no tests"], "suggestion": "add tests"}'
+            '{"completed": false, "confidence": 0.3, '
+            '"issues": ["no tests"], "suggestion": "add tests"}'
         ),
     )
     outcome = await run(
@@ -123,7 +124,8 @@ async def test_self_eval_full_retries_with_a_correction(
         "full",
         text("first try"),
         text(
-            '{"completed": false, "confidence": 0.2, "issues": ["missing file"], "suggestion": "create it"}'
+            '{"completed": false, "confidence": 0.2, '
+            '"issues": ["missing file"], "suggestion": "create it"}'
         ),
         text("second try"),
         text('{"completed": true, "confidence": 0.95, "issues": [], "suggestion": ""}'),
