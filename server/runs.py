@@ -30,6 +30,7 @@ from agent.agents import AgentRegistry
 from agent.cancel import CancelToken
 from agent.config import AppConfig, ConfirmMode
 from agent.events import RunState, StatusChanged
+from agent.mcp import MCPPool
 from agent.run import RunOutcome, RunRequest, run_agent
 from agent.workspace import FileAccess
 from server.approver import LspApprover
@@ -107,6 +108,8 @@ class RunManager:
         self._files_factory = files_factory
         self._index = index
         self.runs: dict[str, RunHandle] = {}
+        #: MCP connections shared by the runs; closed at shutdown (features/lifecycle).
+        self.mcp = MCPPool()
 
     # -- notifications ------------------------------------------------------------------
     def notify(self, method: str, params: dict[str, Any]) -> None:
@@ -118,6 +121,11 @@ class RunManager:
             )
             return
         self._ls.protocol.notify(method, params)
+
+    def _warn(self, message: str) -> None:
+        self._ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=f"agentls: {message}")
+        )
 
     # -- agent/run ----------------------------------------------------------------------
     async def run(self, raw_params: Any) -> dict[str, Any]:
@@ -177,6 +185,7 @@ class RunManager:
                 "approver": approver,
             }
             handle.extras = extras
+            registry = await self.mcp.registry_for(config, warn=self._warn)
             task = asyncio.create_task(
                 run_agent(
                     request,
@@ -188,6 +197,7 @@ class RunManager:
                     index=self._index(),
                     cancel=handle.token,
                     extras=extras,
+                    registry=registry,
                 ),
                 name=f"agentls-run-{run_id}",
             )

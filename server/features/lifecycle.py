@@ -79,6 +79,7 @@ def register(ls: AgentLanguageServer) -> None:
     async def shutdown(ls: AgentLanguageServer, params: None) -> None:
         ls.runs.cancel_all("the editor is shutting down")
         await ls.runs.wait_all(SHUTDOWN_GRACE_SECONDS)
+        await ls.runs.mcp.aclose()
         ls.index_service.stop()
 
 
