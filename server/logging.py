@@ -125,5 +125,5 @@ def configure_logging(
 
     # pygls logs every message body at INFO; litellm is chatty too.
     logging.getLogger("pygls").setLevel(logging.WARNING)
-    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "httpcore"):
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "httpcore", "watchfiles"):
         logging.getLogger(name).setLevel(max(numeric, logging.WARNING))

@@ -34,7 +34,7 @@ async def test_new_file_reaches_next_run(
     assert end.message == "2 files"
 
     await client.run(prompt="first", runId="i1")
-    assert "src/app.py" in _system_prompt(scripted, 0)
+    assert "app.py" in _system_prompt(scripted, 0)
     assert "brand_new.py" not in _system_prompt(scripted, 0)
 
     (workspace / "src" / "brand_new.py").write_text("VALUE = 1\n")

@@ -1,0 +1,160 @@
+"""How responsive the agentls server stays: ping latency idle vs during a busy run,
+and start-up time (spawn → ``initialize`` result) against a bare pygls server.
+
+    .venv/bin/python bench/server_responsiveness.py [--pings 300] [--spawns 5]
+
+The busy run streams ~200 chunks/s from the scripted model server and edits files
+(yolo ``write_file`` → ``workspace/applyEdit``, applied by this client) while this
+client sends ``agent/ping`` every 10 ms. Goals: p99 while running ≤ 10 ms;
+initialize ≤ 1.2× bare pygls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+from agentls_e2e import VSCODE, AgentClient, make_client, server_command, server_env  # noqa: E402
+from lsprotocol import types  # noqa: E402
+from pygls.uris import from_fs_path  # noqa: E402
+from pytest_lsp import ClientServerConfig  # noqa: E402
+
+from agent.llm.scripted_server import ScriptedModelServer, Turn, call  # noqa: E402
+
+BARE_PYGLS = "from pygls.lsp.server import LanguageServer\nLanguageServer('bare', '0').start_io()\n"
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def start(
+    command: list[str], root: Path, options: dict[str, Any] | None
+) -> tuple[AgentClient, float]:
+    config = ClientServerConfig(
+        server_command=command, server_env=server_env(), client_factory=make_client
+    )
+    spawned = time.perf_counter()
+    client = await config.start()
+    assert isinstance(client, AgentClient)
+    client.root = root
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=VSCODE,
+            root_uri=from_fs_path(str(root)),
+            initialization_options=options,
+        )
+    )
+    return client, time.perf_counter() - spawned
+
+
+async def stop(client: AgentClient) -> None:
+    try:
+        await asyncio.wait_for(client.shutdown_session(), 10)
+    finally:
+        await client.stop()
+
+
+async def ping(client: AgentClient) -> float:
+    t = time.perf_counter()
+    await client.request("agent/ping", {})
+    return (time.perf_counter() - t) * 1000
+
+
+async def spawn_times(root: Path, spawns: int) -> tuple[list[float], list[float]]:
+    agentls, bare = [], []
+    for _ in range(spawns):  # interleaved, so machine load hits both alike
+        client, seconds = await start(server_command(), root, {})
+        agentls.append(seconds * 1000)
+        await stop(client)
+        client, seconds = await start([sys.executable, "-c", BARE_PYGLS], root, None)
+        bare.append(seconds * 1000)
+        await stop(client)
+    return agentls, bare
+
+
+def busy_script(server: ScriptedModelServer, turns: int) -> None:
+    """Each turn streams ~1,600 characters (8 per chunk, 5 ms apart: ~200 chunks/s)
+    and writes a file; the last turn ends the run."""
+    prose = "".join(f"token{i} " for i in range(200))
+    for i in range(turns):
+        content = f"VALUE = {i}\n" * 20
+        server.add(
+            "bench",
+            Turn(
+                text=prose,
+                tool_calls=[call("write_file", {"path": f"out/file{i}.py", "content": content})],
+                chunk_size=8,
+                chunk_delay=0.005,
+            ),
+        )
+    server.add("bench", Turn(text="done"))
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pings", type=int, default=300)
+    parser.add_argument("--spawns", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=6)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp, ScriptedModelServer() as model:
+        root = Path(tmp)
+        (root / "src").mkdir()
+        (root / "src" / "app.py").write_text("def f():\n    return 1\n")
+        options = {
+            "llm": {"model": "openai/bench", "api_base": model.api_base, "retries": 0},
+            "agents": {},
+        }
+        client, _ = await start(server_command(), root, options)
+        # measure idle after the litellm warm-up, as an editor would see it
+        for _ in range(1200):
+            if (await client.request("agent/ping", {})).llmReady:
+                break
+            await asyncio.sleep(0.1)
+        idle = [await ping(client) for _ in range(args.pings)]
+
+        busy_script(model, args.turns)
+        run = client.run(prompt="busy", runId="bench", confirmMode="yolo", maxSteps=50)
+        await client.wait_for(lambda: bool(client.of("agent/stream", "bench")), what="stream")
+        busy: list[float] = []
+        while not run.done():
+            busy.append(await ping(client))
+            await asyncio.sleep(0.01)
+        result = run.result()
+        chunks = len(client.of("agent/stream", "bench"))
+        await stop(client)
+        agentls, bare = await spawn_times(root, args.spawns)
+
+    print(
+        f"run: status={result.status}, {result.steps} steps, {len(client.edits)} applyEdits, "
+        f"{chunks} agent/stream notifications, {len(busy)} pings during the run"
+    )
+    print()
+    print(f"{'measure':<34} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'n':>5}")
+    for name, values in (("ping, idle", idle), ("ping, during a streaming+edit run", busy)):
+        p50, p99 = pct(values, 0.5), pct(values, 0.99)
+        print(f"{name:<34} {p50:8.2f} {p99:8.2f} {max(values):8.2f} {len(values):5d}")
+    print()
+    print(f"{'spawn → initialize result':<34} {'median ms':>10} {'min ms':>8}")
+    print(f"{'bare pygls':<34} {statistics.median(bare):10.0f} {min(bare):8.0f}")
+    print(f"{'agentls':<34} {statistics.median(agentls):10.0f} {min(agentls):8.0f}")
+    ratio = statistics.median(agentls) / statistics.median(bare)
+    print(f"{'ratio agentls / bare (median)':<34} {ratio:10.2f}   goal ≤ 1.20")
+    p99 = pct(busy, 0.99)
+    print(f"p99 while running: {p99:.2f} ms   goal ≤ 10 ms")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
