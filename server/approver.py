@@ -24,7 +24,7 @@ from pygls.lsp.server import LanguageServer
 
 from agent.approval import ApprovalAnswer, ApprovalRequest
 from agent.cancel import CancelToken
-from agent.errors import AgentError
+from agent.errors import AgentError, NoTTYError
 from server.settings import plain
 
 log = logging.getLogger(__name__)
@@ -35,7 +35,7 @@ DENY = "Deny"
 MAX_PREVIEW_CHARS = 1500
 
 
-class AskUserUnsupported(AgentError):
+class AskUserUnsupported(NoTTYError):
     """The client cannot answer questions (no ``experimental.agentls.askUser``)."""
 
 
@@ -141,7 +141,7 @@ class LspApprover:
             "agent/askUser", {"runId": run_id, "question": question}
         )
         if not answered:
-            raise AskUserUnsupported("the run was cancelled while waiting for the user's answer")
+            raise AgentError("the run was cancelled while waiting for the user's answer")
         data = plain(result)
         if isinstance(data, dict):
             answer = data.get("answer")

@@ -59,3 +59,30 @@ async def test_yolo_never_asks(lsp: LspFactory, scripted: ScriptedModelServer) -
     assert result["status"] == "success"
     assert client.approval_requests == []
     assert APP_PY.splitlines()[0] in _tool_message(scripted, 1)
+
+
+async def test_ask_user_vscode(lsp: LspFactory, scripted: ScriptedModelServer) -> None:
+    scripted.add("alice", tool_call("ask_user", {"question": "Which colour?"}), text("blue it is"))
+    client = await lsp()
+    client.answers = ["blue"]
+    result = plain(await client.run(prompt="paint", runId="q1"))
+    assert result["status"] == "success"
+    assert client.questions == [{"runId": "q1", "question": "Which colour?"}]
+    assert "blue" in _tool_message(scripted, 1)
+    assert "awaiting_human" in client.states("q1")
+
+
+async def test_ask_user_unsupported_is_a_tool_error(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    scripted.add("alice", tool_call("ask_user", {"question": "Which colour?"}), text("assumed"))
+    client = await lsp(caps=NEOVIM)
+    result = plain(await client.run(prompt="paint", runId="q2"))
+    assert result["status"] == "success"
+    assert client.questions == []
+    assert result["tools_used"][0] == {
+        "name": "ask_user",
+        "args": {"question": "Which colour?"},
+        "success": False,
+    }
+    assert "Do not ask again" in _tool_message(scripted, 1)

@@ -65,23 +65,35 @@ async def test_progress_cancel_mid_stream(lsp: LspFactory, scripted: ScriptedMod
     assert "progress" in result["output"]
 
 
-@pytest.mark.parametrize("how", ["agent/cancel", "progress"])
+@pytest.mark.parametrize("how", ["agent/cancel", "progress", "$/cancelRequest"])
 async def test_cancel_mid_approval(
     lsp: LspFactory, scripted: ScriptedModelServer, how: str
 ) -> None:
     scripted.add("alice", tool_call("read_file", {"path": "src/app.py"}), text("never"))
     client = await lsp()  # client.approvals is empty: the question is never answered
-    run = client.run(prompt="read", runId="c4", confirmMode="confirm-all")
+    run = asyncio.ensure_future(
+        client.protocol.send_request_async(
+            "agent/run",
+            {"prompt": "read", "runId": "c4", "confirmMode": "confirm-all"},
+            msg_id="run-c4",
+        )
+    )
     await asyncio.wait_for(client.approval_asked.wait(), 60)
     assert "awaiting_human" in client.states("c4")
     if how == "agent/cancel":
         await client.request("agent/cancel", {"runId": "c4"})
-    else:
+    elif how == "progress":
         client.window_work_done_progress_cancel(
             types.WorkDoneProgressCancelParams(token="agentls/run/c4")
         )
-    result = plain(await asyncio.wait_for(run, 10))
-    assert result["status"] == "partial"
-    assert result["tools_used"] == [] or result["tools_used"][0]["success"] is False
-    assert client.states("c4")[-1] == "aborted"
+    else:
+        client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="run-c4"))
+    if how == "$/cancelRequest":
+        with pytest.raises(JsonRpcRequestCancelled):
+            await asyncio.wait_for(run, 10)
+    else:
+        result = plain(await asyncio.wait_for(run, 10))
+        assert result["status"] == "partial"
+        assert result["tools_used"] == [] or result["tools_used"][0]["success"] is False
+    await client.wait_for(lambda: "aborted" in client.states("c4"), what="aborted")
     assert scripted.remaining("alice") == 1  # the model was not called again
