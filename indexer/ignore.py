@@ -44,11 +44,13 @@ class IgnoreRules:
         )
         self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
         self._dir_verdicts: dict[str, bool] = {}
+        self._chains: dict[str, tuple[tuple[str, pathspec.GitIgnoreSpec], ...]] = {}
 
     def invalidate(self) -> None:
         """Forget loaded ``.gitignore`` files (one changed)."""
         self._specs.clear()
         self._dir_verdicts.clear()
+        self._chains.clear()
 
     # -- fixed excludes ---------------------------------------------------------
     def excluded_dir(self, name: str, rel: str) -> bool:
@@ -103,18 +105,26 @@ class IgnoreRules:
         """
         if not self.settings.use_gitignore:
             return False
-        parts = rel.split("/")
+        parent = rel.rpartition("/")[0]
+        suffix = "/" if is_dir else ""
         # Deepest .gitignore first: the first one with an opinion decides.
-        for depth in range(len(parts) - 1, -1, -1):
-            base = "/".join(parts[:depth])
-            spec = self.spec_for(base)
-            if spec is None:
-                continue
-            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
-            verdict = spec.check_file(sub).include
+        for base, spec in self._chain(parent):
+            sub = rel[len(base) + 1 :] if base else rel
+            verdict = spec.check_file(sub + suffix).include
             if verdict is not None:
                 return bool(verdict)
         return False
+
+    def _chain(self, dir_rel: str) -> tuple[tuple[str, pathspec.GitIgnoreSpec], ...]:
+        """The ``.gitignore`` files that apply inside ``dir_rel``, deepest first (cached:
+        a file check then costs one lookup, not one per ancestor)."""
+        chain = self._chains.get(dir_rel)
+        if chain is None:
+            parent = self._chain(dir_rel.rpartition("/")[0]) if dir_rel else ()
+            spec = self.spec_for(dir_rel)
+            chain = ((dir_rel, spec), *parent) if spec is not None else parent
+            self._chains[dir_rel] = chain
+        return chain
 
     def ignored(self, rel: str, *, is_dir: bool = False) -> bool:
         """The full verdict for any path, ancestors included (used for watcher events)."""

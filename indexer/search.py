@@ -239,12 +239,19 @@ def search(
     result = SearchResult()
     # One more than asked, to know whether the output was cut.
     budget = query.max_results + 1
+    literals = query.literals
+    # Most files hold no match: reject them with one `in` and no function call.
+    single = literals[0] if literals is not None and len(literals) == 1 else None
+    fold = query.fold
     for path, held in sources:
         data = held if held is not None else read(path)
         if data is None:
             continue
         result.files_searched += 1
-        if not query.local and query.needle is None and not _might_match(data, query):
+        if single is not None:
+            if single not in (data.lower() if fold else data):
+                continue
+        elif literals is not None and not _might_match(data, query):
             continue
         hits = _match_starts(data, query, budget - result.matches)
         if not hits:
