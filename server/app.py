@@ -14,17 +14,22 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
-from agent.config import AppConfig
-from agent.workspace import DiskFileAccess, FileAccess
 from server.index_service import IndexService
-from server.runs import FilesFactory, LLMFactory, RunManager
-from server.settings import SettingsManager
+
+if TYPE_CHECKING:
+    # Not imported at start-up: pydantic, the config models and the run machinery
+    # cost more than pygls itself, and `initialize` must not wait for them. They are
+    # loaded in a worker thread right after `initialize` (see features/lifecycle).
+    from agent.config import AppConfig
+    from agent.workspace import FileAccess
+    from server.runs import FilesFactory, LLMFactory, RunManager
+    from server.settings import SettingsManager
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +50,8 @@ def lsp_files_factory(ls: LanguageServer) -> FilesFactory:
     """Runs read the editor's buffers and write through ``workspace/applyEdit``."""
 
     def make(config: AppConfig) -> FileAccess:
+        from agent.workspace import DiskFileAccess
+
         try:
             from server.lsp_files import LspFileAccess
         except ImportError:  # not landed yet: disk access, no overlay
@@ -86,19 +93,58 @@ class AgentLanguageServer(LanguageServer):
             SERVER_VERSION,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
-        self.settings = SettingsManager()
+        self._settings: SettingsManager | None = None
         self.client_info: types.ClientInfo | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.warm_up = warm_up
         self.warm_up_task: asyncio.Task[Any] | None = None
+        self.ready_task: asyncio.Task[Any] | None = None
         self.index_service = IndexService(self, spawn=self.spawn)
-        self.runs = RunManager(
-            self,
-            config=lambda: self.settings.config,
-            llm_factory=llm_factory,
-            files_factory=files_factory or lsp_files_factory(self),
-            index=lambda: self.index_service.index,
-        )
+        self._llm_factory = llm_factory
+        self._files_factory = files_factory
+        self._runs: RunManager | None = None
+
+    def load_services(self) -> None:
+        """Import and create the settings and the run manager (blocking: a worker thread)."""
+        from server.runs import RunManager
+        from server.settings import SettingsManager
+
+        if self._settings is None:
+            self._settings = SettingsManager()
+        if self._runs is None:
+            self._runs = RunManager(
+                self,
+                config=lambda: self.settings.config,
+                llm_factory=self._llm_factory,
+                files_factory=self._files_factory or lsp_files_factory(self),
+                index=lambda: self.index_service.index,
+            )
+
+    async def wait_ready(self) -> None:
+        """Until the configuration is loaded (right after ``initialize``)."""
+        if self.ready_task is not None:
+            await asyncio.shield(self.ready_task)
+        if self._settings is None or self._runs is None:
+            self.load_services()
+
+    @property
+    def settings(self) -> SettingsManager:
+        if self._settings is None:
+            self.load_services()
+        assert self._settings is not None
+        return self._settings
+
+    @property
+    def runs(self) -> RunManager:
+        if self._runs is None:
+            self.load_services()
+        assert self._runs is not None
+        return self._runs
+
+    @property
+    def active_runs(self) -> int:
+        """Runs in flight (without loading anything)."""
+        return len(self._runs.runs) if self._runs is not None else 0
 
     @property
     def config(self) -> AppConfig:

@@ -12,18 +12,19 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from agent.config import AppConfig
-from agent.tools.search import index_settings
-from indexer.builder import RepoIndexer
-from indexer.index import RepoIndex
-from indexer.settings import IndexSettings
-from indexer.watcher import ChangeBatch, IndexWatcher
 from server.progress import client_supports_progress
+
+if TYPE_CHECKING:  # imported when indexing starts, after `initialized`
+    from agent.config import AppConfig
+    from indexer.builder import RepoIndexer
+    from indexer.index import RepoIndex
+    from indexer.settings import IndexSettings
+    from indexer.watcher import ChangeBatch, IndexWatcher
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,8 @@ class IndexService:
             self._key = None
             self.ready.set()
             return
+        from agent.tools.search import index_settings
+
         key = (config.workspace.root, index_settings(config.indexer))
         if key == self._key:
             return
@@ -70,6 +73,9 @@ class IndexService:
             self._spawn(watcher.stop(), name="index-watcher-stop")
 
     async def _build_and_watch(self, root: Path, settings: IndexSettings) -> None:
+        from indexer.builder import RepoIndexer
+        from indexer.watcher import IndexWatcher
+
         token = await self._progress_begin()
         indexer = RepoIndexer(root, settings)
         try:

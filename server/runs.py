@@ -18,7 +18,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from lsprotocol import types
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,13 +30,17 @@ from agent.agents import AgentRegistry
 from agent.cancel import CancelToken
 from agent.config import AppConfig, ConfirmMode
 from agent.events import RunState, StatusChanged
-from agent.mcp import MCPPool
-from agent.run import RunOutcome, RunRequest, run_agent
 from agent.workspace import FileAccess
 from server.approver import LspApprover
 from server.observer import LspRunObserver
 from server.progress import RunProgress
 from server.settings import plain
+
+if TYPE_CHECKING:
+    # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
+    # the MCP SDK (~2 s together), which `initialize` must not wait for.
+    from agent.mcp import MCPPool
+    from agent.run import RunOutcome
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +112,7 @@ class RunManager:
         self._files_factory = files_factory
         self._index = index
         self.runs: dict[str, RunHandle] = {}
-        #: MCP connections shared by the runs; closed at shutdown (features/lifecycle).
-        self.mcp = MCPPool()
+        self._mcp: MCPPool | None = None
 
     # -- notifications ------------------------------------------------------------------
     def notify(self, method: str, params: dict[str, Any]) -> None:
@@ -121,6 +124,20 @@ class RunManager:
             )
             return
         self._ls.protocol.notify(method, params)
+
+    @property
+    def mcp(self) -> MCPPool:
+        """MCP connections shared by the runs (created, and the SDK imported, on first use)."""
+        if self._mcp is None:
+            from agent.mcp import MCPPool
+
+            self._mcp = MCPPool()
+        return self._mcp
+
+    async def aclose(self) -> None:
+        """Close what the runs share (MCP connections); at shutdown."""
+        if self._mcp is not None:
+            await self._mcp.aclose()
 
     def _warn(self, message: str) -> None:
         self._ls.window_show_message(
@@ -150,6 +167,8 @@ class RunManager:
             self.runs.pop(run_id, None)
 
     async def _run(self, handle: RunHandle, params: RunParams, config: AppConfig) -> dict[str, Any]:
+        from agent.run import RunRequest, run_agent
+
         run_id = handle.run_id
 
         def on_progress_cancel() -> None:

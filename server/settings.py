@@ -13,10 +13,15 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent.config import AppConfig, deep_merge, load_config, validate_config
 from agent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agent.config import AppConfig
+
+# agent.config (pydantic and the models) is imported by the methods that need it, so
+# that ``plain`` is cheap to import at start-up.
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +59,8 @@ class SettingsManager:
         self.config = self._defaults()
 
     def _defaults(self) -> AppConfig:
+        from agent.config import AppConfig
+
         config = AppConfig()
         config.workspace.root = self.root.resolve()
         return config
@@ -106,6 +113,8 @@ class SettingsManager:
     def _fallback(self) -> AppConfig | None:
         """At start-up, when one layer is invalid: the YAML file alone if it is valid
         (the initializationOptions were wrong), else the initializationOptions alone."""
+        from agent.config import load_config
+
         try:
             config = load_config(self.root)
         except ConfigError:
@@ -122,6 +131,8 @@ class SettingsManager:
         return config
 
     def _without_file(self, overrides: dict[str, Any], source: str) -> AppConfig:
+        from agent.config import validate_config
+
         config = validate_config(overrides, source)
         root = config.workspace.root
         if "root" not in overrides.get("workspace", {}):
@@ -132,11 +143,15 @@ class SettingsManager:
         return config
 
     def _load(self, overrides: dict[str, Any], source: str) -> AppConfig:
+        from agent.config import load_config
+
         if self._yaml_broken:  # until the server restarts, the broken file is skipped
             return self._without_file(overrides, source)
         return load_config(self.root, overrides=overrides or None, overrides_source=source)
 
     def _reload(self, source: str) -> SettingsUpdate:
+        from agent.config import deep_merge
+
         overrides = deep_merge(self._init_options, self._client_settings)
         try:
             config = self._load(overrides, source)

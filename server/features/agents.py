@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent.agents import AgentRegistry
-
 if TYPE_CHECKING:
     from server.app import AgentLanguageServer
 
@@ -18,7 +16,10 @@ def register(ls: AgentLanguageServer) -> None:
 
     @ls.feature(METHOD)
     @guarded(METHOD)
-    def agent_agents(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def agent_agents(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        await ls.wait_ready()
+        from agent.agents import AgentRegistry
+
         return {
             "agents": [
                 {"name": a.name, "description": a.description, "readOnly": a.read_only}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pygls.exceptions import JsonRpcInvalidParams
 
-from server.runs import parse_params
+from server.settings import plain
 
 if TYPE_CHECKING:
     from server.app import AgentLanguageServer
@@ -18,10 +18,15 @@ if TYPE_CHECKING:
 METHOD = "agent/cancel"
 
 
-class CancelParams(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    run_id: str = Field(alias="runId", min_length=1)
+def run_id_of(params: Any) -> str:
+    """``runId`` of the params; anything else is InvalidParams naming the field."""
+    data = plain(params)
+    if not isinstance(data, dict) or set(data) - {"runId"}:
+        raise JsonRpcInvalidParams("invalid params: expected {runId: string}")
+    run_id = data.get("runId")
+    if not isinstance(run_id, str) or not run_id:
+        raise JsonRpcInvalidParams("invalid params: runId: a non-empty string is required")
+    return run_id
 
 
 def register(ls: AgentLanguageServer) -> None:
@@ -30,5 +35,7 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.feature(METHOD)
     @guarded(METHOD)
     def agent_cancel(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        parsed: CancelParams = parse_params(CancelParams, params)
-        return {"cancelled": ls.runs.cancel(parsed.run_id, "cancelled by agent/cancel")}
+        run_id = run_id_of(params)
+        if not ls.active_runs:
+            return {"cancelled": False}
+        return {"cancelled": ls.runs.cancel(run_id, "cancelled by agent/cancel")}

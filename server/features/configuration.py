@@ -22,9 +22,10 @@ def register(ls: AgentLanguageServer) -> None:
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @guarded("workspace/didChangeConfiguration", notification=True)
-    def did_change_configuration(
+    async def did_change_configuration(
         ls: AgentLanguageServer, params: types.DidChangeConfigurationParams
     ) -> None:
+        await ls.wait_ready()
         update = ls.settings.change(params.settings)
         if update.error:
             ls.show_error(

@@ -1,10 +1,12 @@
 """``initialize``, ``initialized`` and ``shutdown``.
 
-``initialize`` answers fast: it only reads the configuration (``.agentls.yaml`` +
-``initializationOptions``). Everything slow starts after ``initialized`` as background
-tasks: importing litellm (in a worker thread, via ``agent.llm.warm_up``) and building
-the repository index. A config error is shown with ``window/showMessage`` once the
-client is ready; the server goes on with the last valid config (or the defaults).
+``initialize`` answers at once, as fast as a bare pygls server: it starts loading the
+configuration (``.agentls.yaml`` + ``initializationOptions``, with pydantic and the run
+machinery imported in a worker thread) and every feature that needs it awaits
+``ls.wait_ready()``. Everything slow starts after ``initialized`` as background tasks:
+importing litellm (in a daemon thread) and building the repository index. A config
+error is shown with ``window/showMessage`` once the client is ready; the server goes on
+with the last valid config (or the defaults).
 """
 
 from __future__ import annotations
@@ -52,34 +54,48 @@ def register(ls: AgentLanguageServer) -> None:
 
     pending_error: list[str] = []
 
-    @ls.feature(types.INITIALIZE)
-    @guarded("initialize")
-    async def initialize(ls: AgentLanguageServer, params: types.InitializeParams) -> None:
-        ls.client_info = params.client_info
-        root = workspace_root(ls, params)
-        update = await asyncio.to_thread(
-            ls.settings.initialize, root, params.initialization_options
-        )
-        apply_logging(ls)
+    def load(root: Path, options: object) -> None:
+        """In a worker thread: import the config machinery and read the config."""
+        ls.load_services()
+        update = ls.settings.initialize(root, options)
         if update.error:
             pending_error.append(update.error)
+
+    async def ready(root: Path, options: object) -> None:
+        await asyncio.to_thread(load, root, options)
+        apply_logging(ls)
         log.info("workspace %s, model %s", ls.config.workspace.root, ls.config.llm.model)
+
+    @ls.feature(types.INITIALIZE)
+    @guarded("initialize")
+    def initialize(ls: AgentLanguageServer, params: types.InitializeParams) -> None:
+        # Answer at once: the configuration loads in the background and every
+        # feature that needs it awaits ``ls.wait_ready()``.
+        ls.client_info = params.client_info
+        root = workspace_root(ls, params)
+        ls.ready_task = ls.spawn(ready(root, params.initialization_options), name="settings")
 
     @ls.feature(types.INITIALIZED)
     @guarded("initialized", notification=True)
     def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
+        ls.warm_up_task = ls.spawn(_warm_up(ls), name="llm-warm-up")
+        ls.spawn(after_ready(ls), name="start-index")
+
+    async def after_ready(ls: AgentLanguageServer) -> None:
+        await ls.wait_ready()
         for message in pending_error:
             ls.show_error(f"agentls: invalid configuration, using the last valid one:\n{message}")
         pending_error.clear()
-        ls.warm_up_task = ls.spawn(_warm_up(ls), name="llm-warm-up")
         ls.index_service.start(ls.config)
 
     @ls.feature(types.SHUTDOWN)
     @guarded("shutdown")
     async def shutdown(ls: AgentLanguageServer, params: None) -> None:
-        ls.runs.cancel_all("the editor is shutting down")
-        await ls.runs.wait_all(SHUTDOWN_GRACE_SECONDS)
-        await ls.runs.mcp.aclose()
+        if ls.active_runs:
+            ls.runs.cancel_all("the editor is shutting down")
+            await ls.runs.wait_all(SHUTDOWN_GRACE_SECONDS)
+        if ls.ready_task is not None and ls.ready_task.done():
+            await ls.runs.aclose()
         ls.index_service.stop()
 
 

@@ -20,4 +20,4 @@ def register(ls: AgentLanguageServer) -> None:
     def agent_ping(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         task = ls.warm_up_task
         ready = task is not None and task.done() and not task.cancelled() and not task.exception()
-        return {"pong": True, "runs": len(ls.runs.runs), "llmReady": ready}
+        return {"pong": True, "runs": ls.active_runs, "llmReady": ready}

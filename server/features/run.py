@@ -23,4 +23,5 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.feature(METHOD)
     @guarded(METHOD)
     async def agent_run(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        await ls.wait_ready()
         return await ls.runs.run(params)
