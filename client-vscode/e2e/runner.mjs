@@ -100,11 +100,11 @@ async function refactor(decision, shot) {
     // Edits that need confirmation start unchecked: check them all (a file row's checkbox
     // checks its edits, so re-query after each click).
     for (let i = 0; i < 50; i += 1) {
-      const unchecked = panel.locator('.edit-checkbox[aria-checked="false"]');
+      const unchecked = panel.locator('.edit-checkbox[aria-checked="false"]:visible');
       if ((await unchecked.count()) === 0) {
         break;
       }
-      await unchecked.first().click();
+      await unchecked.first().click({ timeout: 5000 });
     }
   }
   const label = decision === 'apply' ? 'Apply' : 'Discard';

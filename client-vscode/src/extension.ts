@@ -26,6 +26,8 @@ export interface AgentlsApi {
   /** The run status bar item's text ('' when hidden). */
   statusText(): string;
   settings(): AgentSettings;
+  /** The runId of the run that ended last (tests wait on it). */
+  lastOutcomeRunId(): string | undefined;
 }
 
 function settingsNow(): AgentSettings {
@@ -71,6 +73,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     outputText: () => mirror,
     statusText: () => statusBar.text,
     settings: settingsNow,
+    lastOutcomeRunId: () => runs.lastOutcome?.runId,
   });
 
   context.subscriptions.push(

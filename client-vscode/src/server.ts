@@ -52,7 +52,7 @@ export class ServerManager implements vscode.Disposable {
   private starting: Promise<LanguageClient | undefined> | undefined;
   private facts: StartupFacts = { python: '', stderrTail: [] };
   private crashes: number[] = [];
-  private everRunning = false;
+  private restarting: Promise<unknown> = Promise.resolve();
   private disposed = false;
 
   constructor(
@@ -82,19 +82,27 @@ export class ServerManager implements vscode.Disposable {
     return this.starting;
   }
 
-  async restart(): Promise<LanguageClient | undefined> {
-    await this.stop();
-    this.crashes = [];
-    return this.start();
+  /** Stop, then start; restarts asked for while one is under way run one after another. */
+  restart(): Promise<LanguageClient | undefined> {
+    const next = this.restarting.then(async () => {
+      await this.stop();
+      this.crashes = [];
+      return this.start();
+    });
+    this.restarting = next.catch(() => undefined);
+    return next;
   }
 
   async stop(): Promise<void> {
+    if (this.starting) {
+      await this.starting.catch(() => undefined);
+    }
     const client = this.client;
     this.client = undefined;
     if (client) {
       this.hooks.onClientGone();
       try {
-        if (client.state !== State.Stopped) {
+        if (client.state === State.Running) {
           await client.stop(5000);
         }
       } catch (error) {
@@ -138,6 +146,7 @@ export class ServerManager implements vscode.Disposable {
       return child;
     };
 
+    let started = false;
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
       outputChannel: this.log,
@@ -164,7 +173,7 @@ export class ServerManager implements vscode.Disposable {
       },
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue, handled: true }),
-        closed: () => this.onClosed(),
+        closed: () => this.onClosed(started),
       },
       initializationFailedHandler: () => false,
     };
@@ -175,7 +184,7 @@ export class ServerManager implements vscode.Disposable {
     this.hooks.onClient(client);
     try {
       await client.start();
-      this.everRunning = true;
+      started = true;
       logInfo('Server is running');
       return client;
     } catch (error) {
@@ -203,8 +212,9 @@ export class ServerManager implements vscode.Disposable {
     return result;
   }
 
-  private onClosed(): { action: CloseAction; handled: boolean } {
-    if (!this.everRunning || this.disposed) {
+  private onClosed(started: boolean): { action: CloseAction; handled: boolean } {
+    // A server that never finished starting is reported once by doStart, not restarted.
+    if (!started || this.disposed) {
       return { action: CloseAction.DoNotRestart, handled: true };
     }
     const now = Date.now();

@@ -87,6 +87,7 @@ export function onDisk(relative: string): string {
   return fs.readFileSync(path.join(workspaceRoot(), relative), 'utf8');
 }
 
+/** Set (or with undefined, remove) a workspace-level setting over the e2e user settings. */
 export async function setSetting(key: string, value: unknown): Promise<void> {
-  await vscode.workspace.getConfiguration('agentls').update(key, value, vscode.ConfigurationTarget.Global);
+  await vscode.workspace.getConfiguration('agentls').update(key, value, vscode.ConfigurationTarget.Workspace);
 }

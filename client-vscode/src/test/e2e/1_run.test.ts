@@ -1,0 +1,147 @@
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import type { AgentlsApi } from '../../extension';
+import { getApi, modelRequests, onDisk, script, setSetting, sleep, ui, waitFor, workspaceRoot } from './helpers';
+
+describe('Agent: Run', () => {
+  let api: AgentlsApi;
+
+  before(async () => {
+    api = await getApi();
+    await waitFor(() => api.server.current, 'the server to run', 60_000);
+  });
+
+  afterEach(async () => {
+    // A failed test must not leave its run behind for the next one.
+    for (const runId of api.runs.activeRunIds) {
+      await api.runs.cancel(runId);
+    }
+    await waitFor(() => api.runs.activeRunIds.length === 0, 'runs to end', 30_000).catch(() => undefined);
+    await setSetting('confirmMode', undefined);
+  });
+
+  it('runs a scripted task from the palette: status bar, output, saved edit, selection as context', async () => {
+    await script([
+      {
+        text: 'I will add a docstring.',
+        tool_calls: [
+          {
+            name: 'edit_file',
+            arguments: { path: 'greet.py', old_str: 'def greet(name):\n', new_str: 'def greet(name):\n    """Say hello."""\n' },
+          },
+        ],
+      },
+      { text: 'Done: greet() has a docstring now.', delay: 4 },
+    ]);
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(`${workspaceRoot()}/greet.py`));
+    const editor = await vscode.window.showTextDocument(document);
+    editor.selection = new vscode.Selection(0, 0, 1, 30);
+    const statusTexts = new Set<string>();
+    const listener = api.runs.onDidChange(() => statusTexts.add(api.statusText()));
+    const before = api.lastOutcomeRunId();
+    try {
+      // The real palette and input box, typed by playwright.
+      ui({ palette: 'Agent: Run…', type: 'Add a docstring to greet' });
+      const runId = await waitFor(() => api.runs.activeRunIds[0], 'a run to start', 20_000);
+      await waitFor(() => api.runs.view(runId)?.current.step === 1, 'step 1', 30_000);
+      ui({ expectStatusBar: 'step 1/10' });
+      ui({ screenshot: 'run-active' });
+      await waitFor(() => api.lastOutcomeRunId() !== before && api.lastOutcomeRunId() === runId, 'the run to end', 60_000);
+    } finally {
+      listener.dispose();
+    }
+    const outcome = api.runs.lastOutcome!;
+    assert.strictEqual(outcome.result?.status, 'success', JSON.stringify(outcome));
+    assert.ok(
+      [...statusTexts].some((t) => t === '$(sync~spin) Agent · step 1/10 · edit_file greet.py'),
+      `status texts: ${JSON.stringify([...statusTexts])}`,
+    );
+    assert.match(api.statusText(), /^\$\(check\) Agent · done/);
+    ui({ expectStatusBar: 'done' });
+
+    // Saved to disk by saveAfterEdit (files.autoSave is off in the e2e settings).
+    assert.match(onDisk('greet.py'), /"""Say hello\."""/);
+    assert.strictEqual(document.isDirty, false);
+
+    const output = api.outputText();
+    assert.match(output, /▶ step 1\/10 edit_file greet\.py/);
+    assert.match(output, /✓ edit_file/);
+    assert.match(output, /I will add a docstring\./);
+    assert.match(output, /Done: greet\(\) has a docstring now\./);
+
+    const requests = await modelRequests();
+    const first = JSON.stringify(requests[0]?.body.messages ?? []);
+    assert.match(first, /Add a docstring to greet/);
+    assert.match(first, /the selected lines 1-2 of greet\.py/);
+  });
+
+  it('accepts one edit and rejects another in the refactor preview', async () => {
+    await setSetting('confirmMode', 'confirm-all');
+    await script([
+      { tool_calls: [{ name: 'edit_file', arguments: { path: 'calc.py', old_str: 'TOTAL = 1', new_str: 'TOTAL = 2' } }] },
+      { tool_calls: [{ name: 'edit_file', arguments: { path: 'shapes.py', old_str: 'w * h', new_str: 'h * w' } }] },
+      { text: 'Changed what you allowed.' },
+    ]);
+    const running = vscode.commands.executeCommand<{ result?: { status: string } }>('agentls.run', {
+      prompt: 'Bump TOTAL and swap the factors',
+      useSelection: false,
+    });
+    const runId = await waitFor(() => api.runs.activeRunIds[0], 'a run to start', 20_000);
+    await waitFor(() => api.runs.view(runId)?.current.step === 1, 'step 1', 30_000);
+    ui({ refactor: 'apply', screenshot: 'refactor-preview' });
+    await waitFor(() => api.runs.view(runId)?.current.step === 2, 'step 2', 60_000);
+    ui({ refactor: 'discard' });
+    const outcome = await running;
+    assert.ok(outcome?.result, 'the run returned a result');
+
+    assert.match(onDisk('calc.py'), /^TOTAL = 2$/m, 'the accepted edit is saved to disk');
+    assert.match(onDisk('shapes.py'), /return w \* h/, 'the rejected edit left the file alone');
+    const output = api.outputText();
+    const tail = output.slice(output.lastIndexOf('Bump TOTAL'));
+    assert.match(tail, /▶ step 1\/10 edit_file calc\.py\n {2}✓ edit_file/);
+    assert.match(tail, /▶ step 2\/10 edit_file shapes\.py\n {2}✗ edit_file/);
+  });
+
+  it('cancels a run', async () => {
+    await script([{ text: 'counting '.repeat(300), chunk_size: 9, chunk_delay: 0.1 }]);
+    const running = vscode.commands.executeCommand<{ cancelled: boolean; result?: { status: string } }>('agentls.run', {
+      prompt: 'Count slowly',
+      useSelection: false,
+    });
+    const runId = await waitFor(() => api.runs.activeRunIds[0], 'a run to start', 20_000);
+    await waitFor(() => /counting counting/.test(api.outputText().slice(-2000)), 'streamed text', 30_000);
+    ui({ expectStatusBar: 'Agent', screenshot: 'run-streaming' });
+    await sleep(300);
+    const started = Date.now();
+    const cancelled = await vscode.commands.executeCommand<boolean>('agentls.cancel');
+    assert.strictEqual(cancelled, true, 'agent/cancel answered cancelled: true');
+    const outcome = await running;
+    assert.ok(Date.now() - started < 15_000, 'the run stopped soon after the cancel');
+    assert.strictEqual(outcome?.cancelled, true, JSON.stringify(outcome));
+    assert.notStrictEqual(outcome?.result?.status, 'success');
+    assert.strictEqual(api.statusText(), '$(circle-slash) Agent · cancelled');
+    assert.deepStrictEqual(api.runs.activeRunIds, []);
+    assert.ok(runId);
+    ui({ expectStatusBar: 'cancelled' });
+  });
+
+  it('runs with an agent picked from agent/agents', async () => {
+    await script([{ text: 'Here is the plan.' }]);
+    const picked: string[] = [];
+    const realPick = api.ui.showQuickPick;
+    const realInput = api.ui.showInputBox;
+    api.ui.showQuickPick = async (items) => {
+      picked.push(...items.map((i) => i.label));
+      return items.find((i) => i.label === 'build');
+    };
+    api.ui.showInputBox = async () => 'Say something';
+    try {
+      const outcome = await vscode.commands.executeCommand<{ result?: { status: string } }>('agentls.runWithAgent');
+      assert.strictEqual(outcome?.result?.status, 'success');
+    } finally {
+      api.ui.showQuickPick = realPick;
+      api.ui.showInputBox = realInput;
+    }
+    assert.ok(picked.includes('build'), `agents offered: ${picked.join(', ')}`);
+  });
+});

@@ -1,0 +1,75 @@
+import * as assert from 'assert';
+import * as crypto from 'crypto';
+import * as vscode from 'vscode';
+import type { AgentlsApi } from '../../extension';
+import { getApi, modelRequests, script, setSetting, waitFor } from './helpers';
+
+describe('server lifecycle', () => {
+  let api: AgentlsApi;
+
+  before(async () => {
+    api = await getApi();
+    await waitFor(() => api.server.current, 'the server to run', 60_000);
+  });
+
+  it('a missing interpreter gives one notification with "Show log"', async () => {
+    const shown: { message: string; actions: string[] }[] = [];
+    const real = api.ui.showErrorMessage;
+    api.ui.showErrorMessage = async (message, ...actions) => {
+      shown.push({ message, actions });
+      return undefined;
+    };
+    try {
+      await setSetting('python', '/nonexistent/bin/python3');
+      await waitFor(() => shown.length > 0, 'the failure notification', 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.strictEqual(shown.length, 1, JSON.stringify(shown));
+      assert.match(shown[0].message, /Python interpreter not found: "\/nonexistent\/bin\/python3"/);
+      assert.deepStrictEqual(shown[0].actions, ['Show log']);
+      assert.strictEqual(api.server.current, undefined);
+
+      // An interpreter without the server package: an import error, said once.
+      shown.length = 0;
+      await setSetting('python', '/usr/bin/python3');
+      await waitFor(() => shown.length > 0, 'the import failure notification', 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.strictEqual(shown.length, 1, JSON.stringify(shown));
+      assert.match(shown[0].message, /cannot be imported by "\/usr\/bin\/python3"/);
+    } finally {
+      api.ui.showErrorMessage = real;
+      await setSetting('python', undefined);
+    }
+    await waitFor(() => api.server.current, 'the server to run again', 60_000);
+  });
+
+  it('"Agent: Set API key" restarts the server with the key in its environment', async () => {
+    const oldClient = api.server.current;
+    const key = `sk-e2e-secret-${Date.now()}`;
+    const real = api.ui.showInputBox;
+    api.ui.showInputBox = async (options) => (options.password ? key : undefined);
+    try {
+      await vscode.commands.executeCommand('agentls.setApiKey');
+    } finally {
+      api.ui.showInputBox = real;
+    }
+    await waitFor(() => api.server.current && api.server.current !== oldClient, 'a restarted server', 60_000);
+    await script([{ text: 'ok' }]);
+    const outcome = await vscode.commands.executeCommand<{ result?: { status: string } }>('agentls.run', {
+      prompt: 'Say ok',
+      useSelection: false,
+    });
+    assert.strictEqual(outcome?.result?.status, 'success');
+    const requests = await modelRequests();
+    const sha = crypto.createHash('sha256').update(key).digest('hex');
+    assert.ok(requests.length > 0);
+    assert.ok(requests[0].auth_present, 'the model got a key');
+    assert.ok(sha.startsWith(requests[0].auth_sha256 ?? 'none'), `fingerprint ${requests[0].auth_sha256} is of the stored key`);
+  });
+
+  it('"Agent: Restart server" starts a new server', async () => {
+    const oldClient = api.server.current;
+    const ok = await vscode.commands.executeCommand<boolean>('agentls.restartServer');
+    assert.strictEqual(ok, true);
+    assert.ok(api.server.current && api.server.current !== oldClient);
+  });
+});
