@@ -64,6 +64,8 @@ class ApprovalRequest:
     explanation: str = ""
     #: The exact thing that will run or change (a command, code, a diff).
     preview: str = ""
+    #: The argument a human may edit before it runs (``command``, ``code``), if any.
+    editable_arg: str | None = None
 
 
 @dataclass(frozen=True)

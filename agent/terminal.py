@@ -118,6 +118,21 @@ class TerminalAsker:
             line: str = await asyncio.to_thread(self.stdin.readline)
         return line.strip().lower()
 
+    async def read_block(self, prompt: str) -> str:
+        """Lines typed until one holding only ``.`` (code may contain blank lines)."""
+        if not self.interactive:
+            raise NoTTYError(NO_TTY_MESSAGE)
+        async with self._lock:
+            self.stderr.write(prompt + "\n")
+            self.stderr.flush()
+            lines: list[str] = []
+            while True:
+                line: str = await asyncio.to_thread(self.stdin.readline)
+                if line == "" or line.rstrip("\n") == ".":
+                    break
+                lines.append(line)
+        return "".join(lines).rstrip("\n")
+
     async def confirm_edit(self, proposal: EditProposal) -> bool:
         """The DiskFileAccess confirmer: show the diff, ask y/n. No TTY: refuse."""
         if not self.interactive:
@@ -145,9 +160,16 @@ class TerminalApprover:
         if request.preview:
             lines.append(f"  {request.preview}")
         self.asker.stderr.write("\n".join(lines) + "\n")
-        answer = await self.asker.ask(
-            "Allow?", "y = once / a = for this run / n = deny / q = abort"
-        )
+        editable = request.editable_arg
+        choices = "y = once / a = for this run / n = deny / q = abort"
+        if editable:
+            choices += f" / m = modify the {editable}"
+        answer = await self.asker.ask("Allow?", choices)
+        if answer == "m" and editable:
+            new_value = await self.asker.read_block(
+                f"New {editable} (end with a line holding only '.'):"
+            )
+            return ApprovalAnswer("modify", args={**request.args, editable: new_value})
         kind: Any = {"y": "approve", "yes": "approve", "a": "approve_run", "q": "abort"}.get(
             answer, "deny"
         )

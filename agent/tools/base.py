@@ -65,6 +65,8 @@ class Tool(ABC):
     #: Stopped at once when the run is cancelled (a long command), rather than
     #: allowed to finish like a file edit, which is atomic and quick.
     interruptible: ClassVar[bool] = False
+    #: The argument a human may rewrite when approving (a command, code), if any.
+    editable_arg: ClassVar[str | None] = None
 
     @abstractmethod
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:

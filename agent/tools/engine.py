@@ -208,6 +208,7 @@ class ExecutionEngine:
                     reason=reason,
                     explanation=explanation,
                     preview=preview,
+                    editable_arg=tool.editable_arg,
                 )
             )
         finally:

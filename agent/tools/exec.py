@@ -244,6 +244,7 @@ async def _model_explanation(engine: Any, what: str, text: str) -> str:
 
 class ExecuteCommandTool(_Runner):
     name: ClassVar[str] = "execute_command"
+    editable_arg: ClassVar[str | None] = "command"
     description: ClassVar[str] = (
         "Run a shell command (bash -c) in the workspace and return its exit code and "
         "output (stdout and stderr interleaved, long output cut in the middle). Runs "
@@ -280,6 +281,7 @@ class ExecuteCommandTool(_Runner):
 
 class PythonExecutorTool(_Runner):
     name: ClassVar[str] = "python_executor"
+    editable_arg: ClassVar[str | None] = "code"
     description: ClassVar[str] = (
         "Run Python code in a fresh interpreter (the workspace's .venv if it has one), "
         "with the workspace as working directory, and return its exit code and output. "

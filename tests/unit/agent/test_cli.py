@@ -137,3 +137,68 @@ def test_first_ctrl_c_stops_after_the_step_and_exits_130(
     assert proc.returncode == 130, err
     assert "interrupted" in out.lower()
     assert "Traceback" not in err
+
+
+def test_approve_deny_modify_abort_on_a_terminal(ws: Path, scripted: ScriptedModelServer) -> None:
+    """A real pseudo-terminal answers the CLI's questions: deny, modify, abort."""
+    import pty
+
+    explain = text("Writes one line to a file.")  # seed 004: a short model call explains first
+    scripted.add(
+        "pty",
+        tool_call("execute_command", {"command": "echo first > out1.txt"}),
+        explain,
+        tool_call("execute_command", {"command": "echo wrong > out2.txt"}),
+        explain,
+        tool_call("execute_command", {"command": "echo never > out3.txt"}),
+        explain,
+        text("unreachable"),
+    )
+    main, child = pty.openpty()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agent.cli",
+            "run",
+            "go",
+            "--workspace",
+            str(ws),
+            "--model",
+            "openai/pty",
+            "--api-base",
+            scripted.api_base,
+        ],
+        stdin=child,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+        text=True,
+    )
+    os.close(child)
+
+    def wait_requests(n: int) -> None:
+        deadline = time.time() + 90
+        while len(scripted.requests_for("pty")) < n and time.time() < deadline:
+            time.sleep(0.2)
+
+    wait_requests(2)
+    time.sleep(2)
+    os.write(main, b"n\n")  # deny the first command
+    wait_requests(4)
+    time.sleep(2)
+    os.write(main, b"m\necho right > out2.txt\n.\n")  # modify the second
+    wait_requests(6)
+    time.sleep(2)
+    os.write(main, b"q\n")  # abort on the third
+    out, err = proc.communicate(timeout=90)
+    os.close(main)
+    assert proc.returncode == 2, err
+    assert not (ws / "out1.txt").exists()
+    assert (ws / "out2.txt").read_text().strip() == "right"
+    assert not (ws / "out3.txt").exists()
+    told = [r.messages[-1]["content"] for r in scripted.requests_for("pty")[2:5:2]]
+    assert "denied" in told[0]
+    assert "modified" in told[1] and "echo right" in told[1]
+    assert "aborted" in out.lower()
+    assert "Writes one line to a file." in err  # the explanation was shown before asking
