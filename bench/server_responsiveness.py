@@ -124,6 +124,10 @@ async def main() -> None:
                 break
             await asyncio.sleep(0.1)
         idle = [await ping(client) for _ in range(args.pings)]
+        # One short run first, as an editor that has run the agent once: litellm and
+        # httpx import a few modules lazily on their first call (a one-time cost).
+        model.add("bench", Turn(text="warm"))
+        await client.run(prompt="warm up", runId="warm", confirmMode="yolo")
 
         busy_script(model, args.turns)
         run = client.run(prompt="busy", runId="bench", confirmMode="yolo", maxSteps=50)

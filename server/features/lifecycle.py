@@ -55,8 +55,11 @@ def register(ls: AgentLanguageServer) -> None:
     pending_error: list[str] = []
 
     def load(root: Path, options: object) -> None:
-        """In a worker thread: import the config machinery and read the config."""
+        """In a worker thread: import the config and run machinery, read the config."""
         ls.load_services()
+        import agent.run  # imported here so that the first run does not import it
+        import agent.tools.search  # noqa: F401 - the index service needs it
+
         update = ls.settings.initialize(root, options)
         if update.error:
             pending_error.append(update.error)
@@ -105,9 +108,13 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
         return
     from agent.llm._litellm import import_litellm_sync
 
+    def preload() -> None:
+        import_litellm_sync()
+        import agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
+
     # A daemon thread, not asyncio.to_thread: an executor thread would hold up the
     # server's exit until the ~3 s import finished (asyncio.run joins its executor).
-    await in_daemon_thread(import_litellm_sync, name="agentls-litellm-import")
+    await in_daemon_thread(preload, name="agentls-litellm-import")
     log.info("litellm ready")
 
 
