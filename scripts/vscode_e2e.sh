@@ -69,7 +69,7 @@ cat > "$tmp/user/User/settings.json" <<JSON
   "agentls.apiBase": "http://127.0.0.1:$model_port/v1",
   "agentls.confirmMode": "yolo",
   "agentls.maxSteps": 10,
-  "agentls.logLevel": "debug"
+  "agentls.logLevel": "info"
 }
 JSON
 

@@ -10,6 +10,7 @@
 //       wait for the Refactor Preview, (apply:) check every edit, click Apply / Discard
 //   {"expectStatusBar": "text", "id"?: "agentls.agentls.status"}
 //       a runner check: the status bar item shows `text` within 10 s
+//   {"input": "text"}   type into the open input box (e.g. agent/askUser) and press Enter
 //   {"palette": "Agent: Run…", "type"?: "prompt text"}
 //       run a command from the command palette, then type into the input box and press Enter
 // Runner checks count in the final `N passed, N failed` line with the mocha results.
@@ -148,8 +149,15 @@ function perform(request) {
       } else if (request.screenshot) {
         await screenshot(request.screenshot);
       }
-      if (request.expectStatusBar) {
+      if (request.expectStatusBar !== undefined) {
         await expectStatusBar(request.expectStatusBar, request.id);
+      }
+      if (request.input !== undefined) {
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: 20_000 });
+        await input.fill(request.input);
+        await page.keyboard.press('Enter');
+        say(`[runner] input box: "${request.input}"`);
       }
       if (request.palette) {
         await palette(request.palette, request.type);

@@ -45,6 +45,7 @@ describe('Agent: Run', () => {
       const runId = await waitFor(() => api.runs.activeRunIds[0], 'a run to start', 20_000);
       await waitFor(() => api.runs.view(runId)?.current.step === 1, 'step 1', 30_000);
       ui({ expectStatusBar: 'step 1/10' });
+      ui({ expectStatusBar: '', id: 'agentls.agentls.cancel' });
       ui({ screenshot: 'run-active' });
       await waitFor(() => api.lastOutcomeRunId() !== before && api.lastOutcomeRunId() === runId, 'the run to end', 60_000);
     } finally {
@@ -123,6 +124,42 @@ describe('Agent: Run', () => {
     assert.deepStrictEqual(api.runs.activeRunIds, []);
     assert.ok(runId);
     ui({ expectStatusBar: 'cancelled' });
+  });
+
+  it('renders the plan and answers agent/askUser in an input box', async () => {
+    await script([
+      {
+        tool_calls: [
+          {
+            name: 'update_plan',
+            arguments: {
+              goal: 'Greet the right person',
+              steps: [
+                { text: 'Read greet.py', status: 'done' },
+                { text: 'Ask whom to greet', status: 'in_progress' },
+                { text: 'Answer', status: 'pending' },
+              ],
+            },
+          },
+        ],
+      },
+      { tool_calls: [{ name: 'ask_user', arguments: { question: 'Whom should I greet?' } }] },
+      { text: 'I will greet them.' },
+    ]);
+    const running = vscode.commands.executeCommand<{ result?: { status: string } }>('agentls.run', {
+      prompt: 'Greet someone',
+      useSelection: false,
+    });
+    const runId = await waitFor(() => api.runs.activeRunIds[0], 'a run to start', 20_000);
+    await waitFor(() => api.runs.view(runId)?.current.state === 'awaiting_human', 'the question', 30_000);
+    ui({ screenshot: 'ask-user' });
+    ui({ input: 'Ada Lovelace' });
+    const outcome = await running;
+    assert.strictEqual(outcome?.result?.status, 'success', JSON.stringify(outcome));
+    const output = api.outputText();
+    assert.match(output, /Plan: Greet the right person\n {2}\[x\] Read greet\.py\n {2}\[~\] Ask whom to greet\n {2}\[ \] Answer/);
+    const requests = await modelRequests();
+    assert.match(JSON.stringify(requests[requests.length - 1].body.messages), /Ada Lovelace/);
   });
 
   it('runs with an agent picked from agent/agents', async () => {
