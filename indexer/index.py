@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,16 +107,21 @@ class RepoIndex:
     def holds_text(self) -> bool:
         return self.text is not None
 
-    def sources(self) -> list[tuple[str, bytes | None]]:
-        """(path, held bytes or None) for every indexed file, in path order.
+    def sources(
+        self, keep: Callable[[str], bool] | None = None
+    ) -> tuple[list[str], list[bytes | None]]:
+        """Paths (in order, filtered by ``keep``) and their held bytes, None meaning
+        "read it from disk" (text not held, or refused by the cap).
 
-        None means "read it from disk": text not held, or refused by the cap.
+        Two flat lists rather than pairs: 50k small tuples would wake the garbage
+        collector, which then walks the whole index (~100 ms measured).
         """
+        paths = list(self.paths()) if keep is None else [p for p in self.paths() if keep(p)]
         store = self.text
         if store is None:
-            return [(p, None) for p in self.paths()]
+            return paths, [None] * len(paths)
         get = store.get
-        return [(p, get(p)) for p in self.paths()]
+        return paths, [get(p) for p in paths]
 
     def format_tree(self, max_chars: int = 12_000, detailed_limit: int = 300) -> str:
         """The workspace map for the system prompt (see ``indexer.tree``)."""

@@ -30,17 +30,18 @@ def _is_dir(real_root: str, rel: str) -> bool:
 
 
 def _sources(
-    index: RepoIndex | None, indexer: RepoIndexer, rel: str, keep: Callable[[str], bool]
-) -> list[tuple[str, bytes | None]]:
+    index: RepoIndex | None, indexer: RepoIndexer, rel: str, keep: Callable[[str], bool] | None
+) -> tuple[list[str], list[bytes | None]]:
     real_root = indexer.real_root
     if not _is_dir(real_root, rel):
         # A file named explicitly is searched even if the rules would skip it.
         held = index.text.get(rel) if index is not None and index.text is not None else None
-        return [(rel, held)]
+        return [rel], [held]
     if index is not None:
-        return [(p, data) for p, data in index.sources() if keep(p)]
+        return index.sources(keep)
     listed, _ = indexer.candidates(under=rel)
-    return [(p, None) for p in listed if keep(p)]
+    paths = listed if keep is None else [p for p in listed if keep(p)]
+    return paths, [None] * len(paths)
 
 
 async def search_files(
@@ -57,14 +58,15 @@ async def search_files(
     ``index`` must be an index of ``indexer.root``; the snapshot of it is taken on
     the calling loop, the matching runs in a worker thread.
     """
-    keep = path_filter(rel, file_glob, recursive=recursive)
+    everything = rel == "" and recursive and file_glob in ("", "*")
+    keep = None if everything else path_filter(rel, file_glob, recursive=recursive)
     max_size = index.max_file_size if index is not None else indexer.settings.max_file_size
     read = _reader(indexer.real_root, max_size)
     if index is not None:
-        sources = _sources(index, indexer, rel, keep)
+        paths, held = _sources(index, indexer, rel, keep)  # on the loop: a consistent view
     else:
-        sources = await asyncio.to_thread(_sources, None, indexer, rel, keep)
-    return await asyncio.to_thread(search, sources, query, read)
+        paths, held = await asyncio.to_thread(_sources, None, indexer, rel, keep)
+    return await asyncio.to_thread(search, zip(paths, held, strict=True), query, read)
 
 
 async def find_paths(
