@@ -7,7 +7,8 @@
 // The tests ask for UI work by logging one line `@@E2E {json}`:
 //   {"screenshot": "name"}                        save <artifacts>/name.png
 //   {"refactor": "apply" | "discard", "screenshot"?: "name"}
-//       wait for the Refactor Preview, (apply:) check every edit, click Apply / Discard
+//       wait for the Refactor Preview, (apply:) check every edit, click Apply / Discard;
+//       with "ifOpen": true, do nothing when no preview is open
 //   {"expectStatusBar": "text", "id"?: "agentls.agentls.status"}
 //       a runner check: the status bar item shows `text` within 10 s
 //   {"input": "text"}   type into the open input box (e.g. agent/askUser) and press Enter
@@ -91,21 +92,30 @@ function check(ok, what) {
   }
 }
 
-async function refactor(decision, shot) {
+async function refactor(decision, shot, ifOpen) {
   const panel = page.locator('.bulk-edit-panel');
-  await panel.locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 20_000 });
+  try {
+    await panel.locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: ifOpen ? 3000 : 20_000 });
+  } catch (error) {
+    if (ifOpen) {
+      say('[runner] no refactor preview open');
+      return;
+    }
+    throw error;
+  }
   if (shot) {
     await screenshot(shot);
   }
   if (decision === 'apply') {
-    // Edits that need confirmation start unchecked: check them all (a file row's checkbox
-    // checks its edits, so re-query after each click).
-    for (let i = 0; i < 50; i += 1) {
-      const unchecked = panel.locator('.edit-checkbox[aria-checked="false"]:visible');
-      if ((await unchecked.count()) === 0) {
-        break;
-      }
-      await unchecked.first().click({ timeout: 5000 });
+    // Edits that need confirmation start unchecked: check them all. A file row's checkbox
+    // checks its edits and the list re-renders, so re-query after each click.
+    const unchecked = panel.locator('.edit-checkbox[aria-checked="false"]:visible');
+    for (let i = 0; i < 20 && (await unchecked.count()) > 0; i += 1) {
+      await unchecked.first().click({ timeout: 2000 }).catch(() => undefined);
+      await page.waitForTimeout(200);
+    }
+    if ((await unchecked.count()) > 0) {
+      throw new Error('some edits in the refactor preview stay unchecked');
     }
   }
   const label = decision === 'apply' ? 'Apply' : 'Discard';
@@ -145,7 +155,7 @@ function perform(request) {
   actions = actions.then(async () => {
     try {
       if (request.refactor) {
-        await refactor(request.refactor, request.screenshot);
+        await refactor(request.refactor, request.screenshot, request.ifOpen);
       } else if (request.screenshot) {
         await screenshot(request.screenshot);
       }

@@ -12,7 +12,11 @@ describe('Agent: Run', () => {
   });
 
   afterEach(async () => {
-    // A failed test must not leave its run behind for the next one.
+    // A failed test must not leave its run behind for the next one (a run waiting in the
+    // refactor preview only ends when the preview is answered).
+    if (api.runs.activeRunIds.length > 0) {
+      ui({ refactor: 'discard', ifOpen: true });
+    }
     for (const runId of api.runs.activeRunIds) {
       await api.runs.cancel(runId);
     }

@@ -12,6 +12,26 @@ describe('server lifecycle', () => {
     await waitFor(() => api.server.current, 'the server to run', 60_000);
   });
 
+  it('a changed model setting reaches the running server (didChangeConfiguration)', async () => {
+    const client = api.server.current;
+    try {
+      await setSetting('model', 'openai/e2e-two');
+      await script([{ text: 'from the second model' }], 'e2e-two');
+      // Give the notification a moment; the server applies it to the next run.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const outcome = await vscode.commands.executeCommand<{ result?: { status: string; model?: string } }>('agentls.run', {
+        prompt: 'Which model?',
+        useSelection: false,
+      });
+      assert.strictEqual(outcome?.result?.status, 'success', JSON.stringify(outcome));
+      const requests = await modelRequests();
+      assert.strictEqual(requests[requests.length - 1].body.model, 'e2e-two');
+      assert.strictEqual(api.server.current, client, 'no restart for a model change');
+    } finally {
+      await setSetting('model', undefined);
+    }
+  });
+
   it('a missing interpreter gives one notification with "Show log"', async () => {
     const shown: { message: string; actions: string[] }[] = [];
     const real = api.ui.showErrorMessage;

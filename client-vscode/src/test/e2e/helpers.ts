@@ -47,7 +47,7 @@ function modelUrl(): string {
 }
 
 /** Replace the scripted model's turns (turn format: agent/llm/scripted_server.py). */
-export async function script(turns: unknown[]): Promise<void> {
+export async function script(turns: unknown[], model = MODEL): Promise<void> {
   const reset = await fetch(`${modelUrl()}/_reset`, { method: 'POST', body: '{}' });
   if (!reset.ok) {
     throw new Error(`scripted server /_reset: ${reset.status}`);
@@ -55,7 +55,7 @@ export async function script(turns: unknown[]): Promise<void> {
   const response = await fetch(`${modelUrl()}/_script`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: MODEL, turns }),
+    body: JSON.stringify({ model, turns }),
   });
   if (!response.ok) {
     throw new Error(`scripted server /_script: ${response.status} ${await response.text()}`);
