@@ -232,6 +232,17 @@ class SessionsConfig(_Strict):
     )
 
 
+class EditorConfig(_Strict):
+    """What the editor integration says about the editor (set in initializationOptions)."""
+
+    confirms_edits: bool = Field(
+        False,
+        description="The editor itself asks before applying every server edit (Emacs eglot "
+        "with `eglot-confirm-server-initiated-edits`), so edits that need confirmation are "
+        "sent plain and its answer is the user's.",
+    )
+
+
 class AppConfig(_Strict):
     """The root of `.agentls.yaml`."""
 
@@ -248,6 +259,9 @@ class AppConfig(_Strict):
         default_factory=EvaluationConfig, description="Self-evaluation."
     )
     sessions: SessionsConfig = Field(default_factory=SessionsConfig, description="Sessions.")
+    editor: EditorConfig = Field(
+        default_factory=EditorConfig, description="What the editor integration declares."
+    )
 
     def redacted(self) -> dict[str, Any]:
         """The config as plain data, safe to log or show: inline secrets are masked."""

@@ -176,7 +176,11 @@ class AgentLoop:
                         state.messages = await self.context_manager.maybe_compress(
                             state.messages, self.llm
                         )
-                        state.messages = self.context_manager.enforce_window(state.messages)
+                        # Counting tokens is CPU work (litellm's tokenizer): keep it off the
+                        # event loop so the editor stays responsive.
+                        state.messages = await asyncio.to_thread(
+                            self.context_manager.enforce_window, state.messages
+                        )
                         if self.session is not None and len(state.messages) != before:
                             await self.session.context_update(
                                 "compacted", before, len(state.messages)

@@ -50,19 +50,15 @@ def lsp_files_factory(ls: LanguageServer) -> FilesFactory:
     """Runs read the editor's buffers and write through ``workspace/applyEdit``."""
 
     def make(config: AppConfig) -> FileAccess:
-        from agent.workspace import DiskFileAccess
 
-        try:
-            from server.lsp_files import LspFileAccess
-        except ImportError:  # not landed yet: disk access, no overlay
-            log.warning("server.lsp_files is missing: runs use the disk directly")
-            return DiskFileAccess(config.workspace.root, max_file_size=config.indexer.max_file_size)
+        from server.lsp_files import LspFileAccess
+
         return LspFileAccess(
             ls,
             config.workspace.root,
             max_file_size=config.indexer.max_file_size,
             client_capabilities=ls.client_capabilities,
-            client_confirms_edits=client_confirms_edits(ls),
+            client_confirms_edits=config.editor.confirms_edits or client_confirms_edits(ls),
         )
 
     return make

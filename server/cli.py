@@ -17,11 +17,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = agent_cli.build_parser().parse_args(arguments)
     if args.stdio or args.tcp or args.command == "serve":
-        from server.__main__ import main as serve
+        from server.__main__ import run as serve
 
+        # run() never returns: it ends the process so no stray thread keeps it alive.
         if args.tcp:
-            return serve(["--tcp", "--host", args.host, "--port", str(args.port)]) or 0
-        return serve(["--stdio"]) or 0
+            serve(["--tcp", "--host", args.host, "--port", str(args.port)])
+        serve(["--stdio"])
     if args.command == "demo" and not args.headless:
         from agent.demo.runner import run_demo
         from server.demo import run_lsp_demo

@@ -7,37 +7,28 @@ from agent.tools.registry import ToolRegistry
 
 
 def builtin_tools() -> list[Tool]:
-    """Every built-in tool. Imported lazily so optional families load only when used."""
+    """Every built-in tool (MCP tools are added per run by agent.mcp)."""
     from agent.tools.edit import ApplyPatchTool, EditFileTool
+    from agent.tools.exec import ExecuteCommandTool, PythonExecutorTool
     from agent.tools.files import DeleteFileTool, ListFilesTool, ReadFileTool, WriteFileTool
+    from agent.tools.interaction import AskUserTool, UpdatePlanTool
+    from agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
 
-    tools: list[Tool] = [
+    return [
         ReadFileTool(),
         WriteFileTool(),
         DeleteFileTool(),
         ListFilesTool(),
         EditFileTool(),
         ApplyPatchTool(),
+        SearchCodeTool(),
+        GrepTool(),
+        FindFilesTool(),
+        ExecuteCommandTool(),
+        PythonExecutorTool(),
+        UpdatePlanTool(),
+        AskUserTool(),
     ]
-    try:
-        from agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
-    except ImportError:  # pragma: no cover - the search family is part of the package
-        pass
-    else:
-        tools += [SearchCodeTool(), GrepTool(), FindFilesTool()]
-    for module_name, class_names in _OPTIONAL.items():
-        try:
-            module = __import__(module_name, fromlist=class_names)
-        except ImportError:
-            continue
-        tools += [getattr(module, name)() for name in class_names if hasattr(module, name)]
-    return tools
-
-
-_OPTIONAL: dict[str, list[str]] = {
-    "agent.tools.exec": ["ExecuteCommandTool", "PythonExecutorTool"],
-    "agent.tools.interaction": ["UpdatePlanTool", "AskUserTool"],
-}
 
 
 def build_registry() -> ToolRegistry:

@@ -63,8 +63,10 @@ async def agent_run(
     model: ScriptedModelServer,
     answer: str,
     confirm_mode: str = "confirm-all",
+    init_extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     init = {"llm": {"model": "openai/editor", "api_base": model.api_base, "retries": 0}}
+    init.update(init_extra or {})
     report: dict[str, Any] = await run_editor(
         editor,
         workspace,
@@ -100,11 +102,12 @@ async def test_nvim_agent_run_edit(
 async def test_emacs_agent_run_edit(
     workspace: Path, model: ScriptedModelServer, answer: str, applied: bool
 ) -> None:
-    # eglot 1.9 sends no clientInfo, so the server cannot tell that it confirms edits
-    # itself and refuses confirm-mode edits to it; in yolo mode eglot still asks its
-    # own "Server wants to edit ... Proceed?" before every server edit.
+    # eglot 1.9 sends no clientInfo: its set-up declares in initializationOptions that
+    # the editor confirms every server edit itself ("Server wants to edit ... Proceed?").
     script(model)
-    report = await agent_run("emacs", workspace, model, answer, confirm_mode="yolo")
+    report = await agent_run(
+        "emacs", workspace, model, answer, init_extra={"editor": {"confirms_edits": True}}
+    )
     assert report["error"] is None, report
     result = report["result"]
     if isinstance(result, str):
