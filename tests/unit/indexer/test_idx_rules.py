@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import Writer
+from idx_helpers import Writer
 
 from indexer import IndexSettings, RepoIndexer
 
@@ -170,7 +170,7 @@ def test_text_cap_stops_holding_further_files(tmp_path: Path, write: Writer) -> 
 
 
 def test_git_lists_untracked_and_tracked_files(tmp_path: Path, write: Writer) -> None:
-    from conftest import git_init
+    from idx_helpers import git_init
 
     git_init(tmp_path)
     write("tracked.py")

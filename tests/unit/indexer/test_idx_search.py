@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Writer
+from idx_helpers import Writer
 
 from indexer import IndexSettings, RepoIndexer
 from indexer.literals import line_local, required_literals

@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from conftest import Writer
+from idx_helpers import Writer
 
 from indexer import IndexCache, IndexSettings, RepoIndexer
 from indexer.tree import TRUNCATED

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from conftest import write_file
+from idx_helpers import write_file
 
 from indexer import ChangeBatch, IndexSettings, IndexWatcher, RepoIndex, RepoIndexer
 
