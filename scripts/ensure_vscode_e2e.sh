@@ -45,19 +45,18 @@ if [ ! -x "$n24" ] || [ "$("$n24" -p 'process.versions.node.split(".")[0]' 2>/de
 fi
 
 # The extension's dependencies (vscode-languageclient, typescript, playwright-core, ...):
-# `npm ci` when the lock file changed since the last run. Runs in the background while
+# `npm ci` when the lock file is newer than the installed modules. Runs in the background while
 # code-server builds.
 ext_dir="$repo_root/client-vscode"
 ext_deps() {
   [ -f "$ext_dir/package-lock.json" ] || return 0
-  local stamp="$ext_dir/node_modules/.agentls-lock-stamp"
-  local want
-  want="$(sha256sum "$ext_dir/package-lock.json" | cut -d' ' -f1)"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    log "npm ci in client-vscode"
-    (cd "$ext_dir" && npm ci --no-audit --no-fund >&2) || return 1
-    echo "$want" > "$stamp"
+  # npm writes node_modules/.package-lock.json on every install: newer than the lock file
+  # means the dependencies are installed (by this script, `npm ci` or `npm install`).
+  if [ "$ext_dir/node_modules/.package-lock.json" -nt "$ext_dir/package-lock.json" ]; then
+    return 0
   fi
+  log "npm ci in client-vscode"
+  (cd "$ext_dir" && npm ci --no-audit --no-fund >&2)
 }
 ext_deps &
 ext_pid=$!
