@@ -1,9 +1,11 @@
 """Approvals and questions for the human, over LSP.
 
 - ``LspApprover.ask`` implements ``agent.approval.Approver`` with
-  ``window/showMessageRequest``: "Allow once" / "Allow for this run" / "Deny"; a null
-  answer (the user closed the message) is a denial. File edits do not come here: their
-  confirmation travels with the edit (see ``server.lsp_files``).
+  ``window/showMessageRequest``: "Allow once" / "Allow for this run" / "Edit…" / "Deny" /
+  "Stop the run"; a null answer (the user closed the message) is a denial. "Edit…" is
+  offered for tools whose command or code a human may rewrite, to clients that can
+  answer ``agent/askUser``: the edited text is what runs, and the model is told. File
+  edits do not come here: their confirmation travels with the edit (server.lsp_files).
 - ``LspApprover.ask_user`` sends ``agent/askUser {runId, question}`` → ``{answer}`` to
   clients that declare ``experimental.agentls.askUser``; for others it raises
   ``AskUserUnsupported``, which the tool reports to the model as a clear error.
@@ -32,6 +34,8 @@ log = logging.getLogger(__name__)
 ALLOW_ONCE = "Allow once"
 ALLOW_RUN = "Allow for this run"
 DENY = "Deny"
+EDIT = "Edit…"
+STOP = "Stop the run"
 MAX_PREVIEW_CHARS = 1500
 
 
@@ -94,14 +98,15 @@ class LspApprover:
         return False, None
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        titles = [ALLOW_ONCE, ALLOW_RUN]
+        editable = request.editable_arg if self.can_ask_user else None
+        if editable:
+            titles.append(EDIT)
+        titles += [DENY, STOP]
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
             message=approval_message(request),
-            actions=[
-                types.MessageActionItem(title=ALLOW_ONCE),
-                types.MessageActionItem(title=ALLOW_RUN),
-                types.MessageActionItem(title=DENY),
-            ],
+            actions=[types.MessageActionItem(title=title) for title in titles],
         )
         try:
             answered, result = await self._request(types.WINDOW_SHOW_MESSAGE_REQUEST, params)
@@ -119,7 +124,29 @@ class LspApprover:
             return ApprovalAnswer("approve_run")
         if title == DENY:
             return ApprovalAnswer("deny", message="the user chose Deny")
+        if title == STOP:
+            return ApprovalAnswer("abort", message="the user stopped the run")
+        if title == EDIT and editable:
+            return await self._edit(request, editable)
         return ApprovalAnswer("deny", message="the user dismissed the question")
+
+    async def _edit(self, request: ApprovalRequest, editable: str) -> ApprovalAnswer:
+        current = str(request.args.get(editable, ""))
+        answered, result = await self._request(
+            "agent/askUser",
+            {
+                "runId": self.run_id,
+                "question": f"Edit the {editable} to run ({request.tool}):",
+                "default": current,
+            },
+        )
+        if not answered:
+            return ApprovalAnswer("abort", message="the run was cancelled")
+        data = plain(result)
+        new_value = data.get("answer") if isinstance(data, dict) else data
+        if not isinstance(new_value, str) or not new_value.strip():
+            return ApprovalAnswer("deny", message="the user cancelled the edit")
+        return ApprovalAnswer("modify", args={**request.args, editable: new_value})
 
     @property
     def can_ask_user(self) -> bool:

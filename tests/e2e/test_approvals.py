@@ -3,6 +3,8 @@ reaches the model as the tool result."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agentls_e2e import APP_PY, NEOVIM, LspFactory, plain
 
 from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
@@ -21,7 +23,8 @@ async def test_confirm_all_deny(lsp: LspFactory, scripted: ScriptedModelServer) 
     assert result["status"] == "success"
     [asked] = client.approval_requests
     assert "read_file" in asked.message
-    assert [a.title for a in asked.actions or []] == ["Allow once", "Allow for this run", "Deny"]
+    titles = [a.title for a in asked.actions or []]
+    assert titles == ["Allow once", "Allow for this run", "Deny", "Stop the run"]
     assert "denied" in _tool_message(scripted, 1)
     assert "awaiting_human" in client.states("a1")
 
@@ -86,3 +89,36 @@ async def test_ask_user_unsupported_is_a_tool_error(
         "success": False,
     }
     assert "Do not ask again" in _tool_message(scripted, 1)
+
+
+async def test_edit_runs_the_users_command_and_tells_the_model(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    explain = text("Writes a line to a file.")  # seed 004: a short model call explains first
+    scripted.add(
+        "alice",
+        tool_call("execute_command", {"command": "echo wrong > out.txt"}),
+        explain,
+        text("done"),
+    )
+    client = await lsp()  # VS Code-like: declares experimental.agentls.askUser
+    client.approvals = ["Edit…"]
+    client.answers = ["echo right > out.txt"]
+    result = plain(await client.run(prompt="write", runId="e1", confirmMode="confirm-sensitive"))
+    assert result["status"] == "success"
+    [asked] = client.approval_requests
+    assert "Edit…" in [a.title for a in asked.actions or []]
+    assert "echo wrong > out.txt" in asked.message  # the exact command is shown
+    assert (workspace / "out.txt").read_text().strip() == "right"
+    told = _tool_message(scripted, 2)
+    assert "modified" in told and "echo right" in told
+
+
+async def test_stop_the_run_aborts(lsp: LspFactory, scripted: ScriptedModelServer) -> None:
+    scripted.add("alice", tool_call("read_file", {"path": "src/app.py"}), text("never"))
+    client = await lsp(caps=NEOVIM)
+    client.approvals = ["Stop the run"]
+    result = plain(await client.run(prompt="read", runId="s1", confirmMode="confirm-all"))
+    assert result["status"] == "partial" and "aborted" in result["output"].lower()
+    assert client.states("s1")[-1] == "aborted"
+    assert len(scripted.requests_for("alice")) == 1  # nothing ran after the stop
