@@ -82,7 +82,7 @@ setsid env HOME="$tmp/home" PATH="$n24_bin:$PATH" \
   > "$tmp/vscode-server.log" 2>&1 &
 server_pgid=$!
 for _ in $(seq 1 150); do
-  curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
   kill -0 "$server_pgid" 2>/dev/null || { cat "$tmp/vscode-server.log" >&2; fail "the VS Code server exited"; }
   sleep 0.2
 done
