@@ -41,7 +41,7 @@ export interface RunResult {
   status: RunStatus;
   output?: string;
   steps?: number;
-  tools_used?: string[];
+  tools_used?: unknown[];
   duration_seconds?: number;
   model?: string;
   runId?: string;
@@ -102,6 +102,8 @@ export interface PlanParams {
 export interface AskUserParams {
   runId?: string;
   question: string;
+  /** Text to start from, e.g. the command the user is editing in an approval. */
+  default?: string;
 }
 
 export interface AskUserResult {

@@ -185,6 +185,7 @@ export class Runs implements vscode.Disposable {
     const answer = await this.ui.showInputBox({
       title: 'The agent asks',
       prompt: params.question,
+      value: params.default,
       placeHolder: 'Your answer (Escape: no answer)',
       ignoreFocusOut: true,
     });
