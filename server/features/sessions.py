@@ -12,6 +12,7 @@ A run continues a session by passing its ``sessionId`` to ``agent/run``.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -59,13 +60,17 @@ def get_session(store: SessionStore, session_id: str) -> dict[str, Any]:
 def register(ls: AgentLanguageServer) -> None:
     from server.app import guarded
 
+    # Both wait for the configuration (the workspace root decides where sessions are)
+    # and read the files in a thread: the event loop stays free for the editor.
     @ls.feature(LIST_METHOD)
     @guarded(LIST_METHOD)
-    def agent_sessions(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        return list_sessions(_store(ls))
+    async def agent_sessions(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        await ls.wait_ready()
+        return await asyncio.to_thread(list_sessions, _store(ls))
 
     @ls.feature(GET_METHOD)
     @guarded(GET_METHOD)
-    def agent_session(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def agent_session(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         parsed: SessionParams = parse_params(SessionParams, params)
-        return get_session(_store(ls), parsed.session_id)
+        await ls.wait_ready()
+        return await asyncio.to_thread(get_session, _store(ls), parsed.session_id)
