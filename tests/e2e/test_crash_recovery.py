@@ -14,7 +14,6 @@ import signal
 from pathlib import Path
 from typing import Any
 
-import pytest
 from agentls_e2e import (
     NEOVIM,
     AgentClient,
