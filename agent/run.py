@@ -108,7 +108,8 @@ async def run_agent(
     """Run ``request`` to the end. Never raises for a failure of the run itself:
     errors become a ``failed`` state with a message; only cancellation of the
     calling task propagates. ``history=None`` continues the session's conversation;
-    ``sessions`` defaults to the store of ``config.sessions.dir``."""
+    ``sessions`` defaults to the store of ``config.sessions.dir`` in the workspace the
+    run works on (the FileAccess root, never the process's current directory)."""
     from agent.context import ContextBuilder, ContextManager
 
     run_id = request.run_id or uuid.uuid4().hex[:12]
@@ -117,7 +118,7 @@ async def run_agent(
     registry = registry or build_registry()
     stream = config.llm.stream if request.stream is None else request.stream
     extras = {"llm": llm, "cancel": cancel, "observer": observer, **(extras or {})}
-    store = sessions or store_for(config.workspace.root, config.sessions.dir)
+    store = sessions or store_for(files.root, config.sessions.dir)
     recorder: SessionRecorder | None = None
     last_state = RunState.IDLE
 
