@@ -125,6 +125,9 @@ class AgentClient(LanguageClient):
         self.answers: list[str | None] = []
         self.questions: list[dict[str, Any]] = []
         self.edits: list[Any] = []
+        #: How to answer each workspace/applyEdit in turn (True: apply; False: the user
+        #: rejects it); when empty every edit is applied.
+        self.edit_answers: list[bool] = []
         self.root: Path | None = None
         self.docs: dict[str, tuple[int, str]] = {}
 
@@ -254,6 +257,8 @@ def make_client() -> AgentClient:
         ls: AgentClient, params: types.ApplyWorkspaceEditParams
     ) -> types.ApplyWorkspaceEditResult:
         ls.edits.append(params)
+        if ls.edit_answers and not ls.edit_answers.pop(0):
+            return types.ApplyWorkspaceEditResult(applied=False)
         for change in params.edit.document_changes or []:
             if isinstance(change, types.TextDocumentEdit):
                 uri = change.text_document.uri
