@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic import ValidationError as PydanticValidationError
 
 from agent.errors import ConfigError
+from indexer.settings import DEFAULT_EXCLUDE_DIRS as INDEXER_EXCLUDE_DIRS
 
 CONFIG_FILE_NAME = ".agentls.yaml"
 
@@ -149,18 +150,8 @@ class MCPConfig(_Strict):
     call_timeout: float = Field(60.0, gt=0, description="Seconds allowed for one MCP tool call.")
 
 
-DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = (
-    ".git",
-    "node_modules",
-    "__pycache__",
-    ".venv",
-    "venv",
-    "dist",
-    "build",
-    ".tox",
-    ".pytest_cache",
-    ".mypy_cache",
-)
+# The seed's default excluded directories live with the indexer, which applies them.
+DEFAULT_EXCLUDE_DIRS = INDEXER_EXCLUDE_DIRS
 
 
 class IndexerConfig(_Strict):

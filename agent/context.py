@@ -111,6 +111,41 @@ def format_tool_result(result: ToolCallResult) -> str:
     return output
 
 
+class CallLike(Protocol):
+    """A requested tool call: the model's ToolCall or one read back from a session."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def arguments(self) -> dict[str, Any]: ...
+
+
+def assistant_tool_calls_message(content: str | None, calls: Sequence[CallLike]) -> Message:
+    """The OpenAI-format assistant message that asks for ``calls``."""
+    return {
+        "role": "assistant",
+        "content": content or None,
+        "tool_calls": [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    # The parsed arguments, never the raw string: some providers'
+                    # adapters re-parse the history and fail on invalid JSON. A
+                    # parse error reaches the model through the tool result instead.
+                    "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                },
+            }
+            for call in calls
+        ],
+    }
+
+
 class ContextBuilder:
     """Builds and extends the message list of a run; every method returns a new list."""
 
@@ -147,24 +182,7 @@ class ContextBuilder:
         A call without a result still gets a tool message, because a dangling call
         makes the provider reject the whole request.
         """
-        assistant: Message = {
-            "role": "assistant",
-            "content": response.content or None,
-            "tool_calls": [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {
-                        "name": call.name,
-                        # The parsed arguments, never the raw string: some providers'
-                        # adapters re-parse the history and fail on invalid JSON. A
-                        # parse error reaches the model through the tool result instead.
-                        "arguments": json.dumps(call.arguments, ensure_ascii=False),
-                    },
-                }
-                for call in response.tool_calls
-            ],
-        }
+        assistant = assistant_tool_calls_message(response.content, response.tool_calls)
         by_id: dict[str, ToolCallResult] = {}
         if results and all(r.call_id for r in results):
             by_id = {r.call_id: r for r in results}

@@ -28,7 +28,6 @@ is never silently made to re-run something whose effect is unknown.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import re
@@ -42,6 +41,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from agent.approval import ApprovalAnswer, ApprovalRequest, Approver
+from agent.context import assistant_tool_calls_message
 from agent.errors import AgentError
 
 log = logging.getLogger(__name__)
@@ -360,23 +360,7 @@ def rebuild_history(entries: Iterable[Entry]) -> list[dict[str, Any]]:
             if not entry.tool_calls:
                 messages.append({"role": "assistant", "content": entry.content or ""})
                 continue
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": entry.content or None,
-                    "tool_calls": [
-                        {
-                            "id": call.id,
-                            "type": "function",
-                            "function": {
-                                "name": call.name,
-                                "arguments": json.dumps(call.arguments, ensure_ascii=False),
-                            },
-                        }
-                        for call in entry.tool_calls
-                    ],
-                }
-            )
+            messages.append(assistant_tool_calls_message(entry.content, entry.tool_calls))
             for call in entry.tool_calls:
                 key = (entry.run_id, entry.model_call_index, call.id)
                 result = results.get(key)
