@@ -114,6 +114,7 @@ class AgentLanguageServer(LanguageServer):
                 llm_factory=self._llm_factory,
                 files_factory=self._files_factory or lsp_files_factory(self),
                 index=lambda: self.index_service.index,
+                changes_probe=lambda: self.index_service.changes_probe(),
             )
 
     async def wait_ready(self) -> None:

@@ -31,6 +31,35 @@ log = logging.getLogger(__name__)
 PROGRESS_TOKEN = "agentls/index"
 
 
+class WatcherChangesProbe:
+    """What a shell command changed, as the live index's watcher saw it.
+
+    ``snapshot`` lets the watcher catch up, then starts collecting its change
+    batches; ``changed_since`` waits until everything written before it is indexed
+    and returns the paths seen in between (the exec tools list them for the model).
+    """
+
+    def __init__(self, watcher: IndexWatcher) -> None:
+        self._watcher = watcher
+
+    async def snapshot(self) -> tuple[set[str], Callable[[], None]]:
+        await self._watcher.settle()
+        seen: set[str] = set()
+
+        def collect(batch: ChangeBatch) -> None:
+            seen.update(batch.paths)
+
+        return seen, self._watcher.subscribe(collect)
+
+    async def changed_since(self, snapshot: tuple[set[str], Callable[[], None]]) -> list[str]:
+        seen, unsubscribe = snapshot
+        try:
+            await self._watcher.settle()
+        finally:
+            unsubscribe()
+        return sorted(seen)
+
+
 class IndexService:
     """Owns the RepoIndex and its watcher; ``index`` is what runs get."""
 
@@ -60,6 +89,11 @@ class IndexService:
         self._key = key
         self.stop()
         self._spawn(self._build_and_watch(*key), name="index")
+
+    def changes_probe(self) -> WatcherChangesProbe | None:
+        """A probe over the running watcher, or None (the tools then snapshot files)."""
+        watcher = self.watcher
+        return WatcherChangesProbe(watcher) if watcher is not None and watcher.running else None
 
     def subscribe(self, callback: Callable[[ChangeBatch], Any]) -> None:
         """Call ``callback(batch)`` after every change the watcher applies (any index)."""

@@ -105,12 +105,14 @@ class RunManager:
         llm_factory: LLMFactory,
         files_factory: FilesFactory,
         index: IndexProvider = lambda: None,
+        changes_probe: Callable[[], Any] = lambda: None,
     ) -> None:
         self._ls = ls
         self._config = config
         self._llm_factory = llm_factory
         self._files_factory = files_factory
         self._index = index
+        self._changes_probe = changes_probe
         self.runs: dict[str, RunHandle] = {}
         self._mcp: MCPPool | None = None
 
@@ -203,6 +205,9 @@ class RunManager:
                 "ask_user": functools.partial(approver.ask_user, run_id),
                 "approver": approver,
             }
+            probe = self._changes_probe()
+            if probe is not None:  # the live index reports what a command changed
+                extras["changes_probe"] = probe
             handle.extras = extras
             registry = await self.mcp.registry_for(config, warn=self._warn)
             task = asyncio.create_task(

@@ -1,6 +1,7 @@
-"""``agent/ping`` → ``{pong: true, runs, llmReady}``: a trivial request, for health checks
-and for measuring the server's responsiveness (bench/server_responsiveness.py).
-``llmReady`` turns true once litellm has been imported (after ``initialized``)."""
+"""``agent/ping`` → ``{pong: true, runs, llmReady, watching}``: a trivial request, for
+health checks and for measuring the server's responsiveness (bench/server_responsiveness.py).
+``llmReady`` turns true once litellm has been imported (after ``initialized``);
+``watching`` once the index is built and its watcher keeps it live."""
 
 from __future__ import annotations
 
@@ -20,4 +21,6 @@ def register(ls: AgentLanguageServer) -> None:
     def agent_ping(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         task = ls.warm_up_task
         ready = task is not None and task.done() and not task.cancelled() and not task.exception()
-        return {"pong": True, "runs": ls.active_runs, "llmReady": ready}
+        watcher = ls.index_service.watcher
+        watching = watcher is not None and watcher.running
+        return {"pong": True, "runs": ls.active_runs, "llmReady": ready, "watching": watching}
