@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -82,6 +83,7 @@ class Sandbox:
             "/proc",
             "--tmpfs",
             "/tmp",
+            *_rebind_under_tmp(argv),
             bind,
             ws,
             ws,
@@ -120,3 +122,22 @@ def make_sandbox(workspace: Path, mode: SandboxMode, network: bool) -> Sandbox:
         network=network,
         bwrap=find_bwrap() if mode != "off" else None,
     )
+
+
+def _rebind_under_tmp(argv: list[str]) -> list[str]:
+    """Read-only binds for what the command needs that lives under /tmp.
+
+    The private tmpfs on /tmp would hide an interpreter or a program installed there
+    (a checkout, and so its .venv, cloned under /tmp): bind those back, read-only.
+    """
+    candidates = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    if argv and os.path.isabs(argv[0]):
+        candidates.add(os.path.dirname(os.path.realpath(argv[0])))
+    binds: list[str] = []
+    for path in sorted(candidates):
+        real = os.path.realpath(path)
+        if real.startswith("/tmp/") and os.path.isdir(real):
+            binds += ["--ro-bind", real, real]
+            if path != real and path.startswith("/tmp/"):
+                binds += ["--ro-bind", real, path]
+    return binds

@@ -89,10 +89,26 @@ def test_wrap_binds_the_workspace_and_cuts_the_network(tmp_path: Path) -> None:
     assert "--unshare-net" in argv and "--die-with-parent" in argv
     assert argv[-4:] == ["--", "sh", "-c", "true"]
     read_only = Sandbox(tmp_path, "read-only", bwrap="/usr/bin/bwrap").wrap(["x"], tmp_path)
-    assert "--bind" not in read_only and read_only.count("--ro-bind") == 2
+    assert "--bind" not in read_only
+    last_ro = len(read_only) - 1 - read_only[::-1].index("--ro-bind")
+    assert read_only[last_ro : last_ro + 3] == ["--ro-bind", ws, ws]
     online = Sandbox(tmp_path, network=True, bwrap="/usr/bin/bwrap").wrap(["x"], tmp_path)
     assert "--unshare-net" not in online
     assert Sandbox(tmp_path, "off", bwrap="/usr/bin/bwrap").wrap(["x"], tmp_path) == ["x"]
+
+
+def test_programs_under_tmp_stay_visible(tmp_path: Path) -> None:
+    """A checkout (and its .venv) under /tmp must not vanish under the private /tmp."""
+    tool_dir = tmp_path / "checkout" / ".venv" / "bin"
+    tool_dir.mkdir(parents=True)
+    (tool_dir / "python").write_text("")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    argv = Sandbox(ws, bwrap="/usr/bin/bwrap").wrap([str(tool_dir / "python"), "-"], ws)
+    real = os.path.realpath(tool_dir)
+    at = argv.index(real)
+    assert argv[at - 1 : at + 2] == ["--ro-bind", real, real]
+    assert argv.index("--tmpfs") < at  # bound back after /tmp is replaced
 
 
 async def test_writes_inside_the_workspace_are_allowed(bwrap: str, tmp_path: Path) -> None:
