@@ -40,7 +40,9 @@ vscode-check: client-vscode/node_modules/.installed
 vscode-e2e: $(STAMP) client-vscode/node_modules/.installed
 	bash scripts/vscode_e2e.sh
 
-test: lint typecheck pytest vscode-check vscode-e2e
+# Everything above, with the VS Code toolchain set-up overlapping pytest (scripts/test_all.sh).
+test: $(STAMP) client-vscode/node_modules/.installed
+	bash scripts/test_all.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The whole test suite (`make test`): lint, types, every Python test, the VS Code
+# extension's checks and its e2e in a real VS Code. The VS Code toolchain set-up (minutes
+# when cold: Node 24, code-server) runs in the background while pytest runs, after the
+# Debian packages are installed in one go. Runs everything, then fails if anything failed.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+venv=.venv/bin
+failed=()
+step() { echo; echo "== $*"; }
+
+step lint
+"$venv/ruff" check . && "$venv/ruff" format --check . || failed+=(lint)
+step typecheck
+"$venv/mypy" || failed+=(mypy)
+
+step "system packages"
+bash scripts/ensure_system_packages.sh || failed+=(system-packages)
+
+mkdir -p .cache
+step "VS Code e2e toolchain (background, log in .cache/vscode-e2e-setup.log)"
+bash scripts/ensure_vscode_e2e.sh > .cache/vscode-e2e-setup.log 2>&1 &
+setup_pid=$!
+
+step pytest
+"$venv/pytest" -q || failed+=(pytest)
+
+step "VS Code extension: tsc, eslint, unit tests"
+(cd client-vscode && npm run check) || failed+=(vscode-check)
+
+step "VS Code e2e"
+if wait "$setup_pid"; then
+  bash scripts/vscode_e2e.sh || failed+=(vscode-e2e)
+else
+  tail -n 40 .cache/vscode-e2e-setup.log
+  failed+=(vscode-e2e-setup)
+fi
+
+echo
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "all checks passed"
