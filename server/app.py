@@ -40,10 +40,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def default_llm_factory(config: AppConfig) -> Any:
-    """A LiteLLMAdapter for the run's config (litellm itself is imported lazily)."""
+    """A LiteLLMAdapter for the run's config (litellm itself is imported lazily), whose
+    calls run on a background event loop: litellm's per-call CPU work must not delay the
+    loop that answers the editor."""
     from agent.llm import LiteLLMAdapter
+    from agent.llm.offloop import OffloopLLM
 
-    return LiteLLMAdapter(config.llm)
+    return OffloopLLM(LiteLLMAdapter(config.llm))
 
 
 def lsp_files_factory(ls: LanguageServer) -> FilesFactory:

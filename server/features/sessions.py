@@ -15,12 +15,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
-from pygls.exceptions import JsonRpcInvalidParams
-
-from agent.sessions import SessionIdError, SessionStore, store_for
-from server.runs import parse_params
-
 if TYPE_CHECKING:
     from server.app import AgentLanguageServer
 
@@ -28,49 +22,27 @@ LIST_METHOD = "agent/sessions"
 GET_METHOD = "agent/session"
 
 
-class SessionParams(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    session_id: str = Field(alias="sessionId", min_length=1, max_length=128)
-
-
-def _store(ls: AgentLanguageServer) -> SessionStore:
-    config = ls.config
-    return store_for(config.workspace.root, config.sessions.dir)
-
-
-def list_sessions(store: SessionStore) -> dict[str, Any]:
-    return {"sessions": [s.to_json() for s in store.list()]}
-
-
-def get_session(store: SessionStore, session_id: str) -> dict[str, Any]:
-    try:
-        if not store.exists(session_id):
-            raise JsonRpcInvalidParams(f"no session {session_id!r}")
-        session = store.open(session_id)
-    except SessionIdError as exc:
-        raise JsonRpcInvalidParams(str(exc)) from None
-    return {
-        "sessionId": session.id,
-        "entries": [entry.model_dump(mode="json") for entry in session.entries],
-        "torn": session.torn,
-    }
-
-
 def register(ls: AgentLanguageServer) -> None:
     from server.app import guarded
 
     # Both wait for the configuration (the workspace root decides where sessions are)
-    # and read the files in a thread: the event loop stays free for the editor.
+    # and read the files in a thread: the event loop stays free for the editor. The
+    # implementation (pydantic, the session store) is imported on first use, so that
+    # `initialize` is answered before any of it loads.
     @ls.feature(LIST_METHOD)
     @guarded(LIST_METHOD)
     async def agent_sessions(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        from server.sessions_view import list_sessions, store
+
         await ls.wait_ready()
-        return await asyncio.to_thread(list_sessions, _store(ls))
+        return await asyncio.to_thread(list_sessions, store(ls))
 
     @ls.feature(GET_METHOD)
     @guarded(GET_METHOD)
     async def agent_session(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        from server.runs import parse_params
+        from server.sessions_view import SessionParams, get_session, store
+
         parsed: SessionParams = parse_params(SessionParams, params)
         await ls.wait_ready()
-        return await asyncio.to_thread(get_session, _store(ls), parsed.session_id)
+        return await asyncio.to_thread(get_session, store(ls), parsed.session_id)
