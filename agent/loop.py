@@ -94,6 +94,7 @@ class AgentLoop:
         parallel_tools: bool = True,
         model_name: str | None = None,
         session: SessionRecorder | None = None,
+        machine: RunStateMachine | None = None,
     ) -> None:
         self.llm = llm
         self.engine = engine
@@ -106,7 +107,8 @@ class AgentLoop:
         self.stream = stream
         self.parallel_tools = parallel_tools
         self.model_name = model_name
-        self.machine = RunStateMachine(observer)
+        # Shared with the engine (awaiting_human) when the caller builds both.
+        self.machine = machine or RunStateMachine(observer)
         self._failures: Counter[str] = Counter()
         self.session = session
         self.model_call_index = session.model_call_index if session is not None else 0

@@ -27,6 +27,7 @@ from agent.config import AgentConfig, AppConfig, ConfirmMode
 from agent.events import Notice, Observer, RunState, StatusChanged, null_observer
 from agent.llm.models import Usage
 from agent.loop import AgentLoop
+from agent.runstate import RunStateMachine
 from agent.sessions import RecordingApprover, SessionRecorder, SessionStore, store_for
 from agent.state import AgentState
 from agent.tools import build_registry
@@ -131,7 +132,9 @@ async def run_agent(
 
     async def one_run(prompt: str, agent: AgentConfig, *, streaming: bool) -> AgentState:
         nonlocal last_state
-        run_extras = {**extras, "session": recorder}
+        machine = RunStateMachine(observer)
+        # ask_user waits in awaiting_human, like an approval does.
+        run_extras = {**extras, "session": recorder, "run_state": machine.to}
         engine = ExecutionEngine(
             registry,
             files,
@@ -141,6 +144,7 @@ async def run_agent(
             dry_run=request.dry_run,
             run_id=run_id,
             extras=run_extras,
+            on_state=machine.to,  # awaiting_human while a human is asked
         )
         loop = AgentLoop(
             llm,
@@ -155,9 +159,8 @@ async def run_agent(
             parallel_tools=config.context.parallel_tools,
             model_name=config.llm.model,
             session=recorder,
+            machine=machine,
         )
-        engine._on_state = loop.machine.to  # awaiting_human while a human is asked
-        run_extras["run_state"] = loop.machine.to  # ask_user waits in awaiting_human too
         try:
             return await loop.run(prompt, history=history or ())
         finally:
