@@ -1,5 +1,5 @@
 # Each target creates the venv it needs, so a fresh clone needs only `make demo` / `make test`.
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
