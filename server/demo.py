@@ -22,19 +22,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from agent.terminal import colorize_diff
 from agent.workspace import unified_diff
-
-
-def _offset(text: str, position: lsp.Position) -> int:
-    """Offset of an LSP position (UTF-16 columns) in ``text``."""
-    lines = text.splitlines(keepends=True)
-    if position.line >= len(lines):
-        return len(text)
-    start = sum(len(line) for line in lines[: position.line])
-    line, units, index = lines[position.line], 0, 0
-    while index < len(line) and units < position.character:
-        units += 2 if ord(line[index]) > 0xFFFF else 1
-        index += 1
-    return start + index
+from server.edits import apply_text_edits
 
 
 def _fields(value: Any) -> dict[str, Any]:
@@ -44,16 +32,6 @@ def _fields(value: Any) -> dict[str, Any]:
     if hasattr(value, "_asdict"):
         return dict(value._asdict())
     return dict(value) if isinstance(value, dict) else {}
-
-
-def apply_text_edits(text: str, edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit]) -> str:
-    def position(edit: lsp.TextEdit | lsp.AnnotatedTextEdit) -> tuple[int, int]:
-        return (edit.range.start.line, edit.range.start.character)
-
-    for edit in sorted(edits, key=position, reverse=True):
-        start, end = _offset(text, edit.range.start), _offset(text, edit.range.end)
-        text = text[:start] + edit.new_text + text[end:]
-    return text
 
 
 class DemoClient:

@@ -19,7 +19,7 @@ import difflib
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from lsprotocol import types as lsp
 
@@ -65,6 +65,36 @@ def position_at(text: str, offset: int, encoding: Encoding = "utf-16") -> lsp.Po
         line += 1
         start = end
     return lsp.Position(line=line, character=0)
+
+
+def offset_at(text: str, position: lsp.Position, encoding: Encoding = "utf-16") -> int:
+    """The str index of an LSP ``position`` in ``text`` (the inverse of ``position_at``);
+    past the end of a line it clamps to the line's end, past the last line to the text's."""
+    lines = split_lines(text)
+    if position.line >= len(lines):
+        return len(text)
+    start = sum(len(line) for line in lines[: position.line])
+    body = lines[position.line].rstrip("\r\n")
+    count = 0
+    for index, char in enumerate(body):
+        if count >= position.character:
+            return start + index
+        count += units(char, encoding)
+    return start + len(body)
+
+
+def apply_text_edits(text: str, edits: Sequence[Any], encoding: Encoding = "utf-16") -> str:
+    """``text`` after the LSP ``TextEdit``s (or ``AnnotatedTextEdit``s) of one document,
+    as an editor applies them: all ranges refer to the original text."""
+
+    def start(edit: Any) -> tuple[int, int]:
+        return (edit.range.start.line, edit.range.start.character)
+
+    for edit in sorted(edits, key=start, reverse=True):
+        begin = offset_at(text, edit.range.start, encoding)
+        end = offset_at(text, edit.range.end, encoding)
+        text = text[:begin] + edit.new_text + text[end:]
+    return text
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
 from agent.llm.scripted_server import ScriptedModelServer
+from server.edits import apply_text_edits
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -200,25 +201,6 @@ def plain(value: Any) -> Any:
     return _plain(value)
 
 
-def _apply_text_edits(text: str, edits: list[Any]) -> str:
-    lines = text.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-
-    def offset(pos: types.Position) -> int:
-        if pos.line >= len(lines):
-            return len(text)
-        return offsets[pos.line] + pos.character  # ASCII tests: UTF-16 == code points
-
-    for edit in sorted(
-        edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
-    ):
-        start, end = offset(edit.range.start), offset(edit.range.end)
-        text = text[:start] + edit.new_text + text[end:]
-    return text
-
-
 def make_client() -> AgentClient:
     client = AgentClient(converter_factory=default_converter)
     register_lsp_features(client)
@@ -265,10 +247,10 @@ def make_client() -> AgentClient:
                 path = Path(to_fs_path(uri) or "")
                 if uri in ls.docs:
                     _version, text = ls.docs[uri]
-                    ls.change(uri, _apply_text_edits(text, list(change.edits)))
+                    ls.change(uri, apply_text_edits(text, list(change.edits)))
                 else:
                     text = path.read_text() if path.exists() else ""
-                    path.write_text(_apply_text_edits(text, list(change.edits)))
+                    path.write_text(apply_text_edits(text, list(change.edits)))
             elif isinstance(change, types.CreateFile):
                 path = Path(to_fs_path(change.uri) or "")
                 path.parent.mkdir(parents=True, exist_ok=True)

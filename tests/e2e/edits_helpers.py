@@ -19,35 +19,12 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInternalError
 from pytest_lsp import LanguageClient, make_test_lsp_client
 
-from server.edits import split_lines, units
+from server.edits import apply_text_edits
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = REPO / "tests" / "e2e" / "edits_server.py"
 
 Mode = Literal["accept", "reject", "error", "version-error", "some", "ignore"]
-
-
-def offset_of(text: str, pos: lsp.Position) -> int:
-    """Str offset of a UTF-16 LSP position in ``text``."""
-    lines = split_lines(text)
-    if pos.line >= len(lines):
-        return len(text)
-    start = sum(len(line) for line in lines[: pos.line])
-    body = lines[pos.line].rstrip("\r\n")
-    count = 0
-    for i, ch in enumerate(body):
-        if count >= pos.character:
-            return start + i
-        count += units(ch)
-    return start + len(body)
-
-
-def apply_text_edits(text: str, edits: list[Any]) -> str:
-    ordered = sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character))
-    for edit in reversed(ordered):
-        start, end = offset_of(text, edit.range.start), offset_of(text, edit.range.end)
-        text = text[:start] + edit.new_text + text[end:]
-    return text
 
 
 @dataclass

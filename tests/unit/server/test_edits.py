@@ -12,9 +12,11 @@ from server.edits import (
     Encoding,
     Hunk,
     apply_hunks,
+    apply_text_edits,
     build_workspace_edit,
     compute_hunks,
     kept_hunks,
+    offset_at,
     plan_file,
     position_at,
     split_lines,
@@ -233,3 +235,35 @@ def test_changes_map_for_clients_without_document_changes() -> None:
     assert wedit.document_changes is None
     assert wedit.changes is not None
     assert apply_lsp_edits(OLD, list(wedit.changes["file:///w/a.py"])) == NEW
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "a\nb\n", "no newline", "cr\r\nlf\n", "emoji 😀 x\nünï\n", "x\r\ry\n"],
+)
+def test_offset_at_inverts_position_at(text: str) -> None:
+    for offset in range(len(text) + 1):
+        position = position_at(text, offset)
+        back = offset_at(text, position)
+        # Exact, except an offset inside a line break, which maps to that line's end.
+        assert back == offset or (back < offset and text[back:offset].strip("\r\n") == "")
+        assert position_at(text, back) == position
+
+
+def test_apply_text_edits_uses_original_ranges() -> None:
+    text = "one\ntwo 😀 x\nthree\n"
+    edits = [
+        lsp.TextEdit(
+            range=lsp.Range(
+                start=lsp.Position(line=1, character=7), end=lsp.Position(line=1, character=8)
+            ),
+            new_text="y",
+        ),
+        lsp.TextEdit(
+            range=lsp.Range(
+                start=lsp.Position(line=0, character=0), end=lsp.Position(line=1, character=0)
+            ),
+            new_text="",
+        ),
+    ]
+    assert apply_text_edits(text, edits) == "two 😀 y\nthree\n"
