@@ -88,10 +88,3 @@ class DenyingApprover:
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         return ApprovalAnswer("deny", message=self.why)
-
-
-class AutoApprover:
-    """Approves everything (tests and scripted demos)."""
-
-    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
-        return ApprovalAnswer("approve")

@@ -8,13 +8,10 @@ slow (I/O) is scheduled, not awaited.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-
-log = logging.getLogger(__name__)
 
 
 class RunState(StrEnum):
@@ -110,17 +107,3 @@ Observer = Callable[[AgentEvent], None]
 
 def null_observer(event: AgentEvent) -> None:
     """An observer that ignores everything."""
-
-
-def fan_out(observers: Iterable[Observer]) -> Observer:
-    """One observer that forwards to several; a failing observer never stops the loop."""
-    targets = list(observers)
-
-    def forward(event: AgentEvent) -> None:
-        for target in targets:
-            try:
-                target(event)
-            except Exception:
-                log.exception("observer failed on %s", type(event).__name__)
-
-    return forward
