@@ -92,7 +92,9 @@ class IgnoreRules:
         spec: pathspec.GitIgnoreSpec | None = None
         if any(line.strip() and not line.startswith("#") for line in lines):
             try:
-                spec = pathspec.GitIgnoreSpec.from_lines(lines)
+                # "simple" (Python's re): the faster backends pathspec picks when
+                # hyperscan or re2 is installed cannot take non-UTF-8 file names.
+                spec = pathspec.GitIgnoreSpec.from_lines(lines, backend="simple")
             except (ValueError, TypeError, re.error):
                 spec = None  # an unparsable .gitignore ignores nothing rather than everything
         self._specs[dir_rel] = spec

@@ -66,7 +66,7 @@ async def search_files(
         paths, held = _sources(index, indexer, rel, keep)  # on the loop: a consistent view
     else:
         paths, held = await asyncio.to_thread(_sources, None, indexer, rel, keep)
-    return await asyncio.to_thread(search, zip(paths, held, strict=True), query, read)
+    return await asyncio.to_thread(search, paths, held, query, read)
 
 
 async def find_paths(

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import NamedTuple
 
+from indexer.accelerated import Matcher, Span, lines_from_spans, matcher_for
 from indexer.literals import line_local, required_literals
 from indexer.tree import display
 
@@ -38,6 +41,8 @@ class Query:
     local: bool = False
     context_lines: int = 0
     max_results: int = 50
+    #: Hyperscan finds the candidate lines when it is installed and can be exact.
+    matcher: Matcher | None = None
 
 
 def compile_query(
@@ -47,6 +52,7 @@ def compile_query(
     case_sensitive: bool = True,
     context_lines: int = 0,
     max_results: int = 50,
+    accelerate: bool = True,
 ) -> Query:
     flags = re.MULTILINE if case_sensitive else re.MULTILINE | re.IGNORECASE
     source = re.escape(pattern) if literal else pattern
@@ -66,7 +72,12 @@ def compile_query(
             encoded = [t.encode("utf-8", "surrogateescape") for t in texts]
             literals = tuple(e.lower() for e in encoded) if fold else tuple(encoded)
     local = literals is not None and needle is None and line_local(pattern, flags)
-    return Query(regex, literals, fold, needle, local, max(0, context_lines), max(1, max_results))
+    matcher = None
+    if accelerate:
+        matcher = matcher_for(regex, needle, fold, needle is None and line_local(pattern, flags))
+    return Query(
+        regex, literals, fold, needle, local, max(0, context_lines), max(1, max_results), matcher
+    )
 
 
 class Line(NamedTuple):
@@ -230,13 +241,42 @@ def _groups_for_file(
     return groups
 
 
+def _add_hits(result: SearchResult, path: str, data: bytes, hits: list[Span], query: Query) -> bool:
+    """Record one file's matching lines; True once the output is full (stop searching)."""
+    if not hits:
+        return False
+    if result.matches + len(hits) > query.max_results:
+        hits = hits[: query.max_results - result.matches]
+        result.truncated = True
+    if hits:
+        result.files_matched += 1
+        result.matches += len(hits)
+        result.groups.extend(_groups_for_file(path, data, hits, query.context_lines))
+    return result.truncated
+
+
 def search(
-    sources: Iterable[tuple[str, bytes | None]],
-    query: Query,
-    read: Reader,
+    paths: Sequence[str], helds: Sequence[bytes | None], query: Query, read: Reader
 ) -> SearchResult:
-    """Search ``sources`` in order; ``read(path)`` supplies bytes not held in memory."""
+    """Search ``paths`` in order. ``helds[i]`` is the text of ``paths[i]`` held in
+    memory, or None: then ``read(path)`` supplies it from disk.
+
+    Two flat sequences rather than pairs: 50k small tuples would wake the garbage
+    collector, which then walks the whole index.
+    """
     result = SearchResult()
+    if query.matcher is None:
+        _search_python(result, zip(paths, helds, strict=True), query, read)
+        return result
+    done = _search_batches(result, paths, helds, query, read, query.matcher)
+    if done < len(paths) and not result.truncated:  # dense hits: Python is faster
+        _search_python(result, zip(paths[done:], helds[done:], strict=True), query, read)
+    return result
+
+
+def _search_python(
+    result: SearchResult, sources: Iterable[tuple[str, bytes | None]], query: Query, read: Reader
+) -> None:
     # One more than asked, to know whether the output was cut.
     budget = query.max_results + 1
     literals = query.literals
@@ -254,18 +294,93 @@ def search(
         elif literals is not None and not _might_match(data, query):
             continue
         hits = _match_starts(data, query, budget - result.matches)
-        if not hits:
-            continue
-        if result.matches + len(hits) > query.max_results:
-            hits = hits[: query.max_results - result.matches]
-            result.truncated = True
-        if hits:
-            result.files_matched += 1
-            result.matches += len(hits)
-            result.groups.extend(_groups_for_file(path, data, hits, query.context_lines))
-        if result.truncated:
-            break
-    return result
+        if _add_hits(result, path, data, hits, query):
+            return
+
+
+def _read_batch(
+    paths: Sequence[str], helds: Sequence[bytes | None], first: int, size: int, read: Reader
+) -> tuple[list[bytes], list[int], int]:
+    """About ``size`` bytes of sources from ``first``, read from disk where not held:
+    (their bytes, their source indices, the index after the last one looked at)."""
+    datas: list[bytes] = []
+    at: list[int] = []
+    total, stop = 0, first
+    while stop < len(paths) and total < size:
+        data = helds[stop]
+        if data is None:
+            data = read(paths[stop])
+        if data is not None:
+            datas.append(data)
+            at.append(stop)
+            total += len(data)
+        stop += 1
+    return datas, at, stop
+
+
+#: Bytes per Hyperscan call: small first (a search that stops at the first results
+#: should not scan the whole tree), then doubling, to amortise the per-call cost.
+FIRST_BATCH_BYTES = 256 * 1024
+MAX_BATCH_BYTES = 32 * 1024 * 1024
+#: Past this many reported matches per MiB, each match's callback into Python costs
+#: more than the scan saves: the rest of the search runs in Python alone.
+DENSE_REPORTS_PER_MIB = 400
+
+
+def _search_batches(
+    result: SearchResult,
+    paths: Sequence[str],
+    helds: Sequence[bytes | None],
+    query: Query,
+    read: Reader,
+    matcher: Matcher,
+) -> int:
+    """Hyperscan finds the candidate lines, a batch of files per call. Returns how many
+    sources were searched (fewer than all when the output filled up or hits are dense)."""
+    budget = query.max_results + 1
+    regex = query.regex
+    confirm = (
+        None
+        if matcher.literal_length is not None
+        else lambda data, start, end: regex.search(data, start, end) is not None
+    )
+    total = len(paths)
+    first = 0  # sources before ``first`` are searched
+    batch_bytes = FIRST_BATCH_BYTES
+    scanned = reports = 0
+    # Everything held (the usual case with an index): batches are slices, cut where
+    # the running total of sizes passes the batch size; no Python loop over files.
+    all_held = None not in helds
+    ends = list(accumulate(map(len, helds))) if all_held else []  # type: ignore[arg-type]
+    while first < total:
+        datas: list[bytes]
+        at: Sequence[int]  # source index of each batch entry (unreadable files left out)
+        if all_held:
+            base = ends[first - 1] if first else 0
+            stop = min(total, bisect_left(ends, base + batch_bytes, first) + 1)
+            datas = helds[first:stop]  # type: ignore[assignment]
+            at = range(first, stop)
+        else:
+            datas, at, stop = _read_batch(paths, helds, first, batch_bytes, read)
+        if not datas:
+            return total
+        batch_bytes = min(batch_bytes * 2, MAX_BATCH_BYTES)
+        per_file, done = matcher.scan(datas)
+        if done == 0:  # one file with more matches than a scan collects: Python for it
+            return at[0]
+        for index in sorted(per_file):
+            data = datas[index]
+            hits = lines_from_spans(data, per_file[index], confirm, budget - result.matches)
+            if _add_hits(result, paths[at[index]], data, hits, query):
+                result.files_searched += index + 1
+                return at[index] + 1
+        result.files_searched += done
+        first = at[done] if done < len(datas) else stop
+        scanned += sum(map(len, datas[:done]))
+        reports += sum(map(len, per_file.values()))
+        if reports > DENSE_REPORTS_PER_MIB * max(scanned, FIRST_BATCH_BYTES) / 2**20:
+            return first
+    return total
 
 
 # -- selecting files ------------------------------------------------------------------

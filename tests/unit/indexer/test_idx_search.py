@@ -20,7 +20,8 @@ def _render(files: dict[str, bytes], pattern: str, **kw: object) -> str:
     context = int(kw.pop("context_lines", 0))  # type: ignore[call-overload]
     max_results = int(kw.pop("max_results", 50))  # type: ignore[call-overload]
     query = compile_query(pattern, context_lines=context, max_results=max_results, **kw)  # type: ignore[arg-type]
-    result = search(sorted(files.items()), query, lambda _p: None)
+    paths = sorted(files)
+    result = search(paths, [files[p] for p in paths], query, lambda _p: None)
     return result.render(context, max_results)
 
 
@@ -222,8 +223,10 @@ def test_line_local_search_equals_whole_file_search(pattern: str) -> None:
         "b.py": b"no hits here\nFixMe\nKeyError(\nab",
     }
     fast = compile_query(pattern, max_results=100)
-    slow = dataclasses.replace(fast, literals=None, local=False)
+    slow = dataclasses.replace(fast, literals=None, local=False, matcher=None)
     read: Callable[[str], bytes | None] = lambda _p: None  # noqa: E731
-    expected = search(sorted(files.items()), slow, read).render(0, 100)
-    assert search(sorted(files.items()), fast, read).render(0, 100) == expected
+    paths = sorted(files)
+    helds = [files[p] for p in paths]
+    expected = search(paths, helds, slow, read).render(0, 100)
+    assert search(paths, helds, fast, read).render(0, 100) == expected
     assert expected
