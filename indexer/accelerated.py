@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import importlib
 import re
+import threading
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
@@ -64,53 +65,50 @@ class Matcher:
     """A compiled Hyperscan database for one query."""
 
     database: Any
-    #: Length of the needle for a plain literal (its start is ``end - length``);
-    #: None for a regex, whose start Hyperscan reports (SOM_LEFTMOST).
-    literal_length: int | None
 
-    def scan(self, buffers: list[bytes]) -> tuple[dict[int, list[Span]], int]:
-        """Match spans of the buffers that hold a match, by buffer index, for
-        ``buffers[:done]``; ``done`` < len when the scan was cut short after
-        MAX_REPORTS_PER_SCAN reports (resume from ``done``)."""
+    def scan(
+        self, buffers: Sequence[bytes], cancel: threading.Event | None = None
+    ) -> tuple[dict[int, list[int]], int]:
+        """End offsets of the matches in each buffer that holds one, by buffer index,
+        for ``buffers[:done]``; ``done`` < len when the scan was cut short after
+        MAX_REPORTS_PER_SCAN reports (resume from ``done``), or when ``cancel`` was
+        set (the result is then not wanted)."""
+        if not buffers or (cancel is not None and cancel.is_set()):
+            return {}, 0
         hs = hyperscan_module()
         vector = [_SEPARATOR] * (2 * len(buffers))
         vector[0::2] = buffers
-        reports: list[Span] = []
+        reports: list[int] = []
         add = reports.append
 
-        def on_match(_id: int, start: int, end: int, _flags: int, _ctx: object) -> bool:
-            add((start, end))
-            return len(reports) >= MAX_REPORTS_PER_SCAN
+        def on_match(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> bool:
+            add(end)
+            return len(reports) >= MAX_REPORTS_PER_SCAN or (cancel is not None and cancel.is_set())
 
         cut = False
         try:
             self.database.scan(vector, on_match, scratch=hs.Scratch(self.database))
         except hs.ScanTerminated:
             cut = True
-        per_file: dict[int, list[Span]] = {}
+        per_file: dict[int, list[int]] = {}
         if reports:
-            reports.sort(key=lambda span: span[1])
+            reports.sort()
             # End offset of every vector entry; buffer i is entry 2i (a separator follows).
             ends = list(accumulate(map(len, vector)))
-            length = self.literal_length
-            for start, end in reports:
+            for end in reports:
                 index = bisect_left(ends, end) // 2
-                base = ends[2 * index] - len(buffers[index])
-                if length is not None:
-                    start = end - length
-                per_file.setdefault(index, []).append((max(start, base) - base, end - base))
+                per_file.setdefault(index, []).append(end - ends[2 * index] + len(buffers[index]))
         done = len(buffers)
         if cut:
-            done = bisect_left(ends, reports[-1][1]) // 2  # that file may have more: again
-            per_file = {i: spans for i, spans in per_file.items() if i < done}
+            done = bisect_left(ends, reports[-1]) // 2  # that file may have more: again
+            per_file = {i: found for i, found in per_file.items() if i < done}
         return per_file, done
 
 
-def _compile(expression: bytes, som: bool) -> Any:
+def _compile(expression: bytes) -> Any:
     hs = hyperscan_module()
-    flags = hs.HS_FLAG_MULTILINE | (hs.HS_FLAG_SOM_LEFTMOST if som else 0)
     database = hs.Database(mode=hs.HS_MODE_VECTORED)
-    database.compile(expressions=[expression], ids=[0], elements=1, flags=[flags])
+    database.compile(expressions=[expression], ids=[0], elements=1, flags=[hs.HS_FLAG_MULTILINE])
     return database
 
 
@@ -123,58 +121,35 @@ def matcher_for(
         return None
     try:
         if needle is not None:
-            return Matcher(_compile(literal_expression(needle, fold), som=False), len(needle))
+            return Matcher(_compile(literal_expression(needle, fold)))
         if not local:
             return None
         expression = translate(regex.pattern, regex.flags)
         if expression is None:
             return None
-        return Matcher(_compile(expression, som=True), None)
+        return Matcher(_compile(expression))
     except Exception:  # hyperscan refuses (empty match, too large...): Python alone
         return None
 
 
-def lines_from_spans(
-    data: bytes,
-    spans: list[Span],
-    confirm: Callable[[bytes, int, int], bool] | None,
-    limit: int,
-) -> list[Span]:
-    """(line start, line end) of up to ``limit`` lines holding a match, in order.
+def lines_from_ends(data: bytes, ends: list[int], limit: int) -> list[Span]:
+    """(line start, line end) of up to ``limit`` lines in which a match ends, in order.
 
-    ``spans`` are the match spans Hyperscan reported in ``data`` (ordered by end);
-    ``confirm(data, start, line_end)`` re-checks a line with Python from the
-    leftmost reported start (None for a plain literal, which needs no check).
+    ``ends`` are match end offsets in ``data``, ascending. A match is never empty and
+    never holds a newline, so its last byte (``end - 1``) is on its line.
     """
     out: list[Span] = []
     size = len(data)
     line_end = -1
-    pending: tuple[int, int, int] | None = None  # (line start, line end, leftmost start)
-    for start, end in spans:
-        if start <= line_end and pending is not None:
-            if start < pending[2]:
-                pending = (pending[0], pending[1], start)
-            continue
-        if pending is not None and _accept(data, pending, confirm):
-            out.append((pending[0], pending[1]))
-            if len(out) >= limit:
-                return out
-        line_start = data.rfind(b"\n", 0, start) + 1
-        line_end = data.find(b"\n", max(start, end - 1))
+    find, rfind = data.find, data.rfind
+    for end in ends:
+        if end <= line_end:
+            continue  # another match on the line already taken
+        last = end - 1
+        line_end = find(b"\n", last)
         if line_end < 0:
             line_end = size
-        pending = (line_start, line_end, start)
-    if pending is not None and _accept(data, pending, confirm):
-        out.append((pending[0], pending[1]))
+        out.append((rfind(b"\n", 0, last) + 1, line_end))
+        if len(out) >= limit:
+            break
     return out
-
-
-def _accept(
-    data: bytes, pending: tuple[int, int, int], confirm: Callable[[bytes, int, int], bool] | None
-) -> bool:
-    if confirm is None:
-        return True
-    line_start, line_end, leftmost = pending
-    # Hyperscan and Python agree on these constructs; the re-check from the line start
-    # only runs if they ever did not, so a disagreement cannot produce a wrong line.
-    return confirm(data, leftmost, line_end) or confirm(data, line_start, line_end)

@@ -111,7 +111,8 @@ class _Translator:
 
 def translate(pattern: bytes, flags: int) -> bytes | None:
     """A Hyperscan expression (to compile with HS_FLAG_MULTILINE only) that matches
-    exactly where ``re.compile(pattern, flags)`` does, or None.
+    exactly where ``re.compile(pattern, flags)`` does and never matches the empty
+    string, or None.
 
     ``flags`` must include ``re.MULTILINE`` (the search always uses it), so that
     ``^``/``$`` mean line start/end in both engines.
@@ -123,6 +124,8 @@ def translate(pattern: bytes, flags: int) -> bytes | None:
         all_flags = int(parsed.state.flags) | flags
         if all_flags & (re.LOCALE | re.DOTALL):
             return None
+        if parsed.getwidth()[0] == 0:
+            return None  # can match the empty string (``a*$``): lines are found by end
         return _Translator(parsed.state, all_flags).sequence(parsed)
     except (_Refuse, re.error, RecursionError, ValueError, TypeError, AttributeError):
         return None

@@ -61,6 +61,8 @@ class RepoIndex:
         self._files: dict[str, FileInfo] = {}
         self._other: dict[str, str] = {}
         self._sorted: list[str] | None = None
+        #: (generation, paths, held) of the last unfiltered ``sources()``; callers only read.
+        self._all_sources: tuple[int, list[str], list[bytes | None]] | None = None
         self._total_lines = 0
         self._languages: Counter[str] = Counter()
 
@@ -116,12 +118,21 @@ class RepoIndex:
         Two flat lists rather than pairs: 50k small tuples would wake the garbage
         collector, which then walks the whole index (~100 ms measured).
         """
-        paths = list(self.paths()) if keep is None else [p for p in self.paths() if keep(p)]
+        if keep is not None:
+            paths = [p for p in self.paths() if keep(p)]
+            store = self.text
+            return paths, ([None] * len(paths) if store is None else [store.get(p) for p in paths])
+        # The whole tree, as every unfiltered search asks: kept until the index changes.
+        cached = self._all_sources
+        if cached is not None and cached[0] == self.generation:
+            return cached[1], cached[2]
+        paths = list(self.paths())
         store = self.text
-        if store is None:
-            return paths, [None] * len(paths)
-        get = store.get
-        return paths, [get(p) for p in paths]
+        held: list[bytes | None] = (
+            [None] * len(paths) if store is None else [store.get(p) for p in paths]
+        )
+        self._all_sources = (self.generation, paths, held)
+        return paths, held
 
     def format_tree(self, max_chars: int = 12_000, detailed_limit: int = 300) -> str:
         """The workspace map for the system prompt (see ``indexer.tree``)."""

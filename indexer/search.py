@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import threading
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
 
-from indexer.accelerated import Matcher, Span, lines_from_spans, matcher_for
+from indexer.accelerated import Matcher, Span, lines_from_ends, matcher_for
+from indexer.linenumbers import BLOCK, LINE_NUMBERS
 from indexer.literals import line_local, required_literals
 from indexer.tree import display
 
@@ -111,6 +114,9 @@ class SearchResult:
 
 
 def _text(data: bytes, start: int, end: int) -> str:
+    # A minified line can be megabytes: decode only what can be shown (UTF-8 takes at
+    # most 4 bytes a character, so this prefix still yields more than the limit).
+    end = min(end, start + 4 * MAX_LINE_CHARS + 4)
     text = data[start:end].decode("utf-8", "replace").rstrip("\r")
     if len(text) > MAX_LINE_CHARS:
         text = text[:MAX_LINE_CHARS] + "…"
@@ -198,7 +204,10 @@ def _groups_for_file(
         lines = []
         number, counted = 1, 0
         for start, end in hits:
-            number += data.count(b"\n", counted, start)
+            if start - counted > BLOCK:
+                number = LINE_NUMBERS.line_of(data, start)
+            else:
+                number += data.count(b"\n", counted, start)
             counted = start
             lines.append(Line(path, number, _text(data, start, end), True))
         return [[line] for line in lines]
@@ -209,7 +218,10 @@ def _groups_for_file(
     number, counted = 1, 0
     last_emitted = 0  # line number of the last line already printed
     for start, _end in hits:
-        number += data.count(b"\n", counted, start)
+        if start - counted > BLOCK:
+            number = LINE_NUMBERS.line_of(data, start)
+        else:
+            number += data.count(b"\n", counted, start)
         counted = start
         if number <= last_emitted:
             continue  # already printed as the trailing context of an earlier hit
@@ -327,6 +339,33 @@ MAX_BATCH_BYTES = 32 * 1024 * 1024
 DENSE_REPORTS_PER_MIB = 400
 
 
+@dataclass
+class _Batch:
+    datas: Sequence[bytes]
+    at: Sequence[int]  # source index of each entry (unreadable files left out)
+    stop: int  # source index after the last one looked at
+    base: int = 0  # total size of the held sources before this batch
+
+    def scan(
+        self, matcher: Matcher, cancel: threading.Event
+    ) -> Future[tuple[dict[int, list[int]], int]]:
+        return _scanner().submit(matcher.scan, self.datas, cancel)
+
+
+_SCANNER: ThreadPoolExecutor | None = None
+_SCANNER_LOCK = threading.Lock()
+
+
+def _scanner() -> ThreadPoolExecutor:
+    """Threads that run Hyperscan (which releases the GIL) while the caller's thread
+    turns the previous batch into lines."""
+    global _SCANNER
+    with _SCANNER_LOCK:
+        if _SCANNER is None:
+            _SCANNER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agentls-scan")
+        return _SCANNER
+
+
 def _search_batches(
     result: SearchResult,
     paths: Sequence[str],
@@ -335,52 +374,62 @@ def _search_batches(
     read: Reader,
     matcher: Matcher,
 ) -> int:
-    """Hyperscan finds the candidate lines, a batch of files per call. Returns how many
-    sources were searched (fewer than all when the output filled up or hits are dense)."""
+    """Hyperscan finds the candidate lines, a batch of files per call, the next batch
+    being scanned while this one is turned into lines. Returns how many sources were
+    searched (fewer than all when the output filled up or hits are dense)."""
     budget = query.max_results + 1
-    regex = query.regex
-    confirm = (
-        None
-        if matcher.literal_length is not None
-        else lambda data, start, end: regex.search(data, start, end) is not None
-    )
     total = len(paths)
-    first = 0  # sources before ``first`` are searched
-    batch_bytes = FIRST_BATCH_BYTES
+    try:
+        # All held (the usual case with an index): batches are slices, cut where the
+        # running total of sizes passes the batch size; no Python loop over files.
+        ends: list[int] | None = list(accumulate(map(len, helds)))  # type: ignore[arg-type]
+    except TypeError:  # a None: some files are read from disk
+        ends = None
+
+    def batch_from(first: int, size: int) -> _Batch:
+        if ends is None:
+            datas, at, stop = _read_batch(paths, helds, first, size, read)
+            return _Batch(datas, at, stop)
+        base = ends[first - 1] if first else 0
+        stop = min(total, bisect_left(ends, base + size, first) + 1)
+        return _Batch(helds[first:stop], range(first, stop), stop, base)  # type: ignore[arg-type]
+
+    cancel = threading.Event()  # stops a look-ahead scan that is no longer wanted
+    size = FIRST_BATCH_BYTES
+    batch = batch_from(0, size)
+    pending = batch.scan(matcher, cancel)
     scanned = reports = 0
-    # Everything held (the usual case with an index): batches are slices, cut where
-    # the running total of sizes passes the batch size; no Python loop over files.
-    all_held = None not in helds
-    ends = list(accumulate(map(len, helds))) if all_held else []  # type: ignore[arg-type]
-    while first < total:
-        datas: list[bytes]
-        at: Sequence[int]  # source index of each batch entry (unreadable files left out)
-        if all_held:
-            base = ends[first - 1] if first else 0
-            stop = min(total, bisect_left(ends, base + batch_bytes, first) + 1)
-            datas = helds[first:stop]  # type: ignore[assignment]
-            at = range(first, stop)
-        else:
-            datas, at, stop = _read_batch(paths, helds, first, batch_bytes, read)
-        if not datas:
-            return total
-        batch_bytes = min(batch_bytes * 2, MAX_BATCH_BYTES)
-        per_file, done = matcher.scan(datas)
-        if done == 0:  # one file with more matches than a scan collects: Python for it
-            return at[0]
-        for index in sorted(per_file):
-            data = datas[index]
-            hits = lines_from_spans(data, per_file[index], confirm, budget - result.matches)
-            if _add_hits(result, paths[at[index]], data, hits, query):
-                result.files_searched += index + 1
-                return at[index] + 1
-        result.files_searched += done
-        first = at[done] if done < len(datas) else stop
-        scanned += sum(map(len, datas[:done]))
-        reports += sum(map(len, per_file.values()))
-        if reports > DENSE_REPORTS_PER_MIB * max(scanned, FIRST_BATCH_BYTES) / 2**20:
-            return first
-    return total
+    try:
+        while batch.datas:
+            per_file, done = pending.result()
+            size = min(size * 2, MAX_BATCH_BYTES)
+            upcoming = batch_from(batch.stop, size)
+            pending = upcoming.scan(matcher, cancel)
+            if done == 0:  # one file with more matches than a scan collects: Python for it
+                return batch.at[0]
+            for index in sorted(per_file):
+                data = batch.datas[index]
+                hits = lines_from_ends(data, per_file[index], budget - result.matches)
+                if _add_hits(result, paths[batch.at[index]], data, hits, query):
+                    result.files_searched += index + 1
+                    return batch.at[index] + 1
+            result.files_searched += done
+            if done < len(batch.datas):  # cut short: resume at the first file not done
+                upcoming = batch_from(batch.at[done], size)
+                pending.cancel()
+                pending = upcoming.scan(matcher, cancel)
+            first = upcoming.at[0] if upcoming.datas else total
+            if ends is None:
+                scanned += sum(map(len, batch.datas[:done]))
+            else:
+                scanned = ends[first - 1] if first else 0
+            reports += sum(map(len, per_file.values()))
+            if reports > DENSE_REPORTS_PER_MIB * max(scanned, FIRST_BATCH_BYTES) / 2**20:
+                return first
+            batch = upcoming
+        return total
+    finally:
+        cancel.set()
 
 
 # -- selecting files ------------------------------------------------------------------
