@@ -36,6 +36,8 @@ _SEPARATOR = b"\n"
 MAX_REPORTS_PER_SCAN = 65_536
 
 Span = tuple[int, int]
+#: (running totals of sizes, index of the first buffer in them, total before it)
+Running = tuple[Sequence[int], int, int]
 
 
 def _load_hyperscan() -> Any:
@@ -67,12 +69,19 @@ class Matcher:
     database: Any
 
     def scan(
-        self, buffers: Sequence[bytes], cancel: threading.Event | None = None
+        self,
+        buffers: Sequence[bytes],
+        cancel: threading.Event | None = None,
+        running: Running | None = None,
     ) -> tuple[dict[int, list[int]], int]:
         """End offsets of the matches in each buffer that holds one, by buffer index,
         for ``buffers[:done]``; ``done`` < len when the scan was cut short after
         MAX_REPORTS_PER_SCAN reports (resume from ``done``), or when ``cancel`` was
-        set (the result is then not wanted)."""
+        set (the result is then not wanted).
+
+        ``running`` = (totals, first, base) with ``totals[first + i] - base`` the size
+        of ``buffers[: i + 1]``, when the caller has it; computed otherwise.
+        """
         if not buffers or (cancel is not None and cancel.is_set()):
             return {}, 0
         hs = hyperscan_module()
@@ -90,17 +99,30 @@ class Matcher:
             self.database.scan(vector, on_match, scratch=hs.Scratch(self.database))
         except hs.ScanTerminated:
             cut = True
+        if not reports:
+            return {}, len(buffers)
+        totals, first, base = running or (list(accumulate(map(len, buffers))), 0, 0)
+
+        def vector_end(i: int) -> int:  # where buffer i ends in the vector (separators between)
+            return totals[first + i] - base + i
+
+        # Matches are few next to bytes: find each one's buffer by bisection over the
+        # buffers' ends rather than building an offset table of the whole vector.
+        positions = range(len(buffers))
+        reports.sort()
         per_file: dict[int, list[int]] = {}
-        if reports:
-            reports.sort()
-            # End offset of every vector entry; buffer i is entry 2i (a separator follows).
-            ends = list(accumulate(map(len, vector)))
-            for end in reports:
-                index = bisect_left(ends, end) // 2
-                per_file.setdefault(index, []).append(end - ends[2 * index] + len(buffers[index]))
+        limit = -1  # end of the current buffer in the vector
+        found: list[int] = []
+        for end in reports:
+            if end > limit:
+                index = bisect_left(positions, end, key=vector_end)
+                limit = vector_end(index)
+                start = limit - len(buffers[index])
+                found = per_file[index] = []
+            found.append(end - start)
         done = len(buffers)
-        if cut:
-            done = bisect_left(ends, reports[-1]) // 2  # that file may have more: again
+        if cut:  # the file of the last report may have more: scan it again
+            done = bisect_left(positions, reports[-1], key=vector_end)
             per_file = {i: found for i, found in per_file.items() if i < done}
         return per_file, done
 

@@ -14,13 +14,14 @@ import fnmatch
 import re
 import threading
 from bisect import bisect_left
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
 
-from indexer.accelerated import Matcher, Span, lines_from_ends, matcher_for
+from indexer.accelerated import Matcher, Running, Span, lines_from_ends, matcher_for
 from indexer.linenumbers import BLOCK, LINE_NUMBERS
 from indexer.literals import line_local, required_literals
 from indexer.tree import display
@@ -333,6 +334,8 @@ def _read_batch(
 #: Bytes per Hyperscan call: small first (a search that stops at the first results
 #: should not scan the whole tree), then doubling, to amortise the per-call cost.
 FIRST_BATCH_BYTES = 256 * 1024
+#: Batches being scanned ahead of the one being turned into lines.
+LOOKAHEAD = 2
 MAX_BATCH_BYTES = 32 * 1024 * 1024
 #: Past this many reported matches per MiB, each match's callback into Python costs
 #: more than the scan saves: the rest of the search runs in Python alone.
@@ -345,11 +348,12 @@ class _Batch:
     at: Sequence[int]  # source index of each entry (unreadable files left out)
     stop: int  # source index after the last one looked at
     base: int = 0  # total size of the held sources before this batch
+    running: Running | None = None  # running totals of sizes, when all are held
 
     def scan(
         self, matcher: Matcher, cancel: threading.Event
     ) -> Future[tuple[dict[int, list[int]], int]]:
-        return _scanner().submit(matcher.scan, self.datas, cancel)
+        return _scanner().submit(matcher.scan, self.datas, cancel, self.running)
 
 
 _SCANNER: ThreadPoolExecutor | None = None
@@ -392,19 +396,36 @@ def _search_batches(
             return _Batch(datas, at, stop)
         base = ends[first - 1] if first else 0
         stop = min(total, bisect_left(ends, base + size, first) + 1)
-        return _Batch(helds[first:stop], range(first, stop), stop, base)  # type: ignore[arg-type]
+        return _Batch(
+            helds[first:stop],  # type: ignore[arg-type]
+            range(first, stop),
+            stop,
+            base,
+            (ends, first, base),
+        )
 
-    cancel = threading.Event()  # stops a look-ahead scan that is no longer wanted
+    cancel = threading.Event()  # stops look-ahead scans that are no longer wanted
+    ahead: deque[tuple[_Batch, Future[tuple[dict[int, list[int]], int]]]] = deque()
     size = FIRST_BATCH_BYTES
-    batch = batch_from(0, size)
-    pending = batch.scan(matcher, cancel)
+    next_first = 0
+
+    def look_ahead() -> None:
+        """Keep LOOKAHEAD batches being scanned (Hyperscan runs without the GIL)."""
+        nonlocal size, next_first
+        while len(ahead) < LOOKAHEAD and next_first < total:
+            batch = batch_from(next_first, size)
+            size = min(size * 2, MAX_BATCH_BYTES)
+            next_first = batch.stop
+            if batch.datas:
+                ahead.append((batch, batch.scan(matcher, cancel)))
+
     scanned = reports = 0
     try:
-        while batch.datas:
+        look_ahead()
+        while ahead:
+            batch, pending = ahead.popleft()
+            look_ahead()
             per_file, done = pending.result()
-            size = min(size * 2, MAX_BATCH_BYTES)
-            upcoming = batch_from(batch.stop, size)
-            pending = upcoming.scan(matcher, cancel)
             if done == 0:  # one file with more matches than a scan collects: Python for it
                 return batch.at[0]
             for index in sorted(per_file):
@@ -415,10 +436,12 @@ def _search_batches(
                     return batch.at[index] + 1
             result.files_searched += done
             if done < len(batch.datas):  # cut short: resume at the first file not done
-                upcoming = batch_from(batch.at[done], size)
-                pending.cancel()
-                pending = upcoming.scan(matcher, cancel)
-            first = upcoming.at[0] if upcoming.datas else total
+                for _batch, stale in ahead:
+                    stale.cancel()
+                ahead.clear()
+                next_first = batch.at[done]
+                look_ahead()
+            first = ahead[0][0].at[0] if ahead else total
             if ends is None:
                 scanned += sum(map(len, batch.datas[:done]))
             else:
@@ -426,7 +449,6 @@ def _search_batches(
             reports += sum(map(len, per_file.values()))
             if reports > DENSE_REPORTS_PER_MIB * max(scanned, FIRST_BATCH_BYTES) / 2**20:
                 return first
-            batch = upcoming
         return total
     finally:
         cancel.set()
