@@ -14,6 +14,7 @@ from indexer.ignore import IgnoreRules
 from indexer.index import RepoIndex
 from indexer.settings import IndexSettings
 from indexer.textstore import TextStore
+from indexer.treescan import scan_tree
 from indexer.walker import KEPT_AS_OTHER, Scanned, list_candidates, scan_file
 
 
@@ -68,8 +69,9 @@ class RepoIndexer:
                     return cached
         index = self.new_index(source)
         root, limit = self.real_root, self.settings.max_file_size
-        # A generator, not a list: without held text each file's bytes are freed at once.
-        apply_scans(index, (scan_file(root, rel, limit) for rel in paths))
+        scanned = scan_tree(root, paths, limit, keep_data=index.text is not None)
+        index.load(scanned.infos, scanned.datas if index.text is not None else None)
+        apply_scans(index, scanned.others)
         index.build_time_ms = (time.perf_counter() - start) * 1000
         index.generation = 0
         if self.cache is not None:

@@ -63,6 +63,13 @@ class IgnoreRules:
             return True
         return self._path_globs is not None and self._path_globs.match(rel) is not None
 
+    def keeps_every_file_in(self, dir_rel: str) -> bool:
+        """True when no rule can leave out a file of this directory (no file patterns,
+        no ``.gitignore`` above it): a walk then skips the per-file checks."""
+        if self._name_globs is not None or self._path_globs is not None:
+            return False
+        return not self.settings.use_gitignore or not self._chain(dir_rel)
+
     def excluded_by_settings(self, rel: str) -> bool:
         """Fixed excludes only (no ``.gitignore``): for paths git already filtered."""
         parts = rel.split("/")

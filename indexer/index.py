@@ -169,6 +169,22 @@ class RepoIndex:
                 self.text.put(path, data)
         self.generation += 1
 
+    def load(self, infos: list[FileInfo], datas: list[bytes] | None) -> None:
+        """Add many files at once: what ``put`` does per file, in bulk when the index is
+        empty (a fresh build). ``datas[i]`` is the text of ``infos[i]`` (None: no text to hold)."""
+        if self._files or self._other:
+            for i, info in enumerate(infos):  # not empty: the careful way
+                self.put(info, None if datas is None else datas[i])
+            return
+        paths = [info.path for info in infos]
+        self._files.update(zip(paths, infos, strict=True))
+        self._sorted = None
+        self._total_lines += sum(info.lines for info in infos)
+        self._languages.update(info.language for info in infos)
+        if self.text is not None and datas is not None:
+            self.text.put_many(paths, datas)
+        self.generation += len(infos)
+
     def put_other(self, path: str, reason: str) -> None:
         """Record an existing file that is not indexed as text."""
         self.remove(path)

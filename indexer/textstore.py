@@ -20,6 +20,16 @@ class TextStore:
         self.total_bytes += len(data)
         return True
 
+    def put_many(self, paths: list[str], datas: list[bytes]) -> None:
+        """``put`` for each pair, in order; in one step when the store is empty and all fit."""
+        size = sum(map(len, datas))
+        if not self._data and size <= self.max_bytes:
+            self._data.update(zip(paths, datas, strict=True))
+            self.total_bytes += size
+            return
+        for path, data in zip(paths, datas, strict=True):
+            self.put(path, data)
+
     def get(self, path: str) -> bytes | None:
         return self._data.get(path)
 

@@ -167,9 +167,11 @@ def walk_candidates(real_root: str, rules: IgnoreRules, under: str = "") -> list
                 entries = list(it)
         except OSError:
             continue
+        keep_files = rules.keeps_every_file_in(rel_dir)
+        prefix = f"{rel_dir}/" if rel_dir else ""
         for entry in entries:
             name = entry.name
-            rel = f"{rel_dir}/{name}" if rel_dir else name
+            rel = prefix + name
             try:
                 # Directory links are not followed: no cycles, no escapes, like git.
                 is_dir = entry.is_dir(follow_symlinks=False)
@@ -178,7 +180,9 @@ def walk_candidates(real_root: str, rules: IgnoreRules, under: str = "") -> list
             if is_dir:
                 if not rules.excluded_dir(name, rel) and not rules.gitignored(rel, True):
                     stack.append(rel)
-            elif not rules.excluded_file(name, rel) and not rules.gitignored(rel, False):
+            elif keep_files or (
+                not rules.excluded_file(name, rel) and not rules.gitignored(rel, False)
+            ):
                 out.append(rel)
     out.sort()
     return out
