@@ -29,7 +29,8 @@ from lsprotocol import types  # noqa: E402
 from pygls.uris import from_fs_path  # noqa: E402
 from pytest_lsp import ClientServerConfig  # noqa: E402
 
-from agent.llm.scripted_server import ScriptedModelServer, Turn, call  # noqa: E402
+from agent.llm.scripted_process import RemoteScriptedServer, spawn_scripted_server  # noqa: E402
+from agent.llm.scripted_server import Turn, call  # noqa: E402
 
 BARE_PYGLS = "from pygls.lsp.server import LanguageServer\nLanguageServer('bare', '0').start_io()\n"
 
@@ -84,7 +85,7 @@ async def spawn_times(root: Path, spawns: int) -> tuple[list[float], list[float]
     return agentls, bare
 
 
-def busy_script(server: ScriptedModelServer, turns: int) -> None:
+def busy_script(server: RemoteScriptedServer, turns: int) -> None:
     """Each turn streams ~1,600 characters (8 per chunk, 5 ms apart: ~200 chunks/s)
     and writes a file; the last turn ends the run."""
     prose = "".join(f"token{i} " for i in range(200))
@@ -109,7 +110,10 @@ async def main() -> None:
     parser.add_argument("--turns", type=int, default=6)
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmp, ScriptedModelServer() as model:
+    # The model server runs in its own process, as a real provider would: in this
+    # process its streaming thread would compete with the client for the GIL and
+    # slow the client's side of each ping.
+    with tempfile.TemporaryDirectory() as tmp, spawn_scripted_server() as model:
         root = Path(tmp)
         (root / "src").mkdir()
         (root / "src" / "app.py").write_text("def f():\n    return 1\n")

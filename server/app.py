@@ -87,10 +87,14 @@ class AgentLanguageServer(LanguageServer):
         files_factory: FilesFactory | None = None,
         warm_up: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
+        from server.converter import agentls_converter
+
+        self.converter = agentls_converter()
         super().__init__(
             SERVER_NAME,
             SERVER_VERSION,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            converter_factory=lambda: self.converter,
         )
         self._settings: SettingsManager | None = None
         self.client_info: types.ClientInfo | None = None

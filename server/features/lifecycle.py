@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import threading
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 
+from server.converter import prime
 from server.logging import configure_logging
 
 if TYPE_CHECKING:
@@ -49,6 +51,23 @@ def apply_logging(ls: AgentLanguageServer) -> None:
     configure_logging(cfg.level, file=cfg.file, verbose=cfg.verbose)
 
 
+#: Modules a run imports on first use; loaded in the background at start-up.
+RUN_MODULES = (
+    "agent.llm.offloop",
+    "agent.process",
+    "agent.sandbox",
+    "agent.shell_policy",
+    "agent.tools.edit",
+    "agent.tools.exec",
+    "agent.tools.files",
+    "agent.tools.interaction",
+    "agent.tools.outcome",
+    "agent.tools.schemas",
+    "server.edits",
+    "server.lsp_files",
+)
+
+
 def register(ls: AgentLanguageServer) -> None:
     from server.app import guarded
 
@@ -63,6 +82,12 @@ def register(ls: AgentLanguageServer) -> None:
         update = ls.settings.initialize(root, options)
         if update.error:
             pending_error.append(update.error)
+        # What the first run would otherwise do on the event loop: import the tools
+        # (bashlex builds its parser tables on import) and generate the converter's
+        # functions for the LSP messages a run exchanges.
+        for name in RUN_MODULES:
+            importlib.import_module(name)
+        prime(ls.converter)
 
     async def ready(root: Path, options: object) -> None:
         await asyncio.to_thread(load, root, options)

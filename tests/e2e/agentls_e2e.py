@@ -30,12 +30,12 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from pygls.protocol import default_converter
 from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
 from agent.llm.scripted_server import ScriptedModelServer
+from server.converter import agentls_converter
 from server.edits import apply_text_edits
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -202,7 +202,7 @@ def plain(value: Any) -> Any:
 
 
 def make_client() -> AgentClient:
-    client = AgentClient(converter_factory=default_converter)
+    client = AgentClient(converter_factory=agentls_converter)
     register_lsp_features(client)
 
     def record(method: str) -> None:
