@@ -9,6 +9,7 @@ build fails, runs get ``None`` and work without a tree.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -118,6 +119,9 @@ class IndexService:
             self._progress_end(token, "Indexing failed")
             raise
         self.indexer, self.index = indexer, index
+        # The index is tens of thousands of long-lived objects: keep them out of the
+        # cyclic collector's full passes, which stop every thread (see lifecycle).
+        gc.freeze()
         self.ready.set()
         self._progress_end(token, f"{index.total_files} files")
         log.info("indexed %d files in %.0f ms", index.total_files, index.build_time_ms or 0)

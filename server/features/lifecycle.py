@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import logging
 import threading
@@ -136,6 +137,12 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
     def preload() -> None:
         import_litellm_sync()
         import agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
+
+        # litellm, openai and the MCP SDK leave ~1M long-lived objects. Every full
+        # collection would walk them all (tens of ms with every thread stopped, in the
+        # middle of a run); frozen, collections only look at what came after.
+        gc.collect()
+        gc.freeze()
 
     # A daemon thread, not asyncio.to_thread: an executor thread would hold up the
     # server's exit until the ~3 s import finished (asyncio.run joins its executor).
