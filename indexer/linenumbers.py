@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-BLOCK = 64 * 1024
+BLOCK = 16 * 1024
 MIN_SIZE = 2 * BLOCK
 #: Total size of the files whose checkpoints are kept (least recently used first out).
 MAX_BYTES = 64 * 1024 * 1024
