@@ -347,7 +347,6 @@ class _Batch:
     datas: Sequence[bytes]
     at: Sequence[int]  # source index of each entry (unreadable files left out)
     stop: int  # source index after the last one looked at
-    base: int = 0  # total size of the held sources before this batch
     running: Running | None = None  # running totals of sizes, when all are held
 
     def scan(
@@ -400,7 +399,6 @@ def _search_batches(
             helds[first:stop],  # type: ignore[arg-type]
             range(first, stop),
             stop,
-            base,
             (ends, first, base),
         )
 
