@@ -13,8 +13,8 @@ a line holds a match* are translated: literals and byte classes, groups,
 alternation, greedy and lazy repeats, and the ``^ $ \\b \\B`` anchors under
 MULTILINE. Anything else (back-references, lookarounds, atomic groups, possessive
 repeats, ``\\A``/``\\Z``, scoped flags, LOCALE) returns None and the caller keeps
-the pure-Python path. A wrong translation could only lose matches, so the
-translator refuses whenever it is unsure.
+the pure-Python path. Lines found by Hyperscan are not re-checked in Python, so
+the translator refuses whenever it is unsure.
 """
 
 from __future__ import annotations
