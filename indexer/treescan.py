@@ -4,8 +4,8 @@ A build reads tens of thousands of files of a few KB each, so what costs is not
 bytes but the Python work per file: a dozen function calls and objects each
 (``scan_file``, ``_read``, ``Scanned``, ``RepoIndex.put``...) added about 40 % to
 the system calls themselves. This loop does the same checks for the usual case
-(a regular file, readable, within the size limit) with local names only and
-collects plain lists that ``RepoIndex.load`` takes in bulk. Anything unusual
+(a regular file, readable, within the size limit) in one loop, and collects
+plain lists that ``RepoIndex.load`` takes in bulk. Anything unusual
 (a symlink, a special file, an error) goes through ``scan_file``, the reference
 behaviour; tests compare the two on the same trees.
 """
@@ -16,8 +16,15 @@ import os
 from dataclasses import dataclass, field
 
 from indexer.index import FileInfo
-from indexer.languages import _BY_EXT, _BY_NAME, OTHER
-from indexer.walker import BINARY, BINARY_SNIFF_BYTES, TOO_LARGE, Scanned, scan_file
+from indexer.languages import language_of, split_ext
+from indexer.walker import (
+    BINARY,
+    BINARY_SNIFF_BYTES,
+    TOO_LARGE,
+    Scanned,
+    line_count,
+    scan_file,
+)
 
 #: Up to this size a file is read in one call, binary or not (a larger binary would
 #: cost more to read whole than a separate read of its head).
@@ -43,7 +50,6 @@ def scan_tree(real_root: str, paths: list[str], max_file_size: int, keep_data: b
     # O_NOFOLLOW: a link fails to open (ELOOP) and takes the careful path, which
     # checks where it leads. O_NONBLOCK: opening a FIFO must not wait for a writer.
     flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
-    by_name, by_ext = _BY_NAME.get, _BY_EXT.get
     sniff = BINARY_SNIFF_BYTES
     prefix = real_root + "/"
     for rel in paths:
@@ -84,14 +90,12 @@ def scan_tree(real_root: str, paths: list[str], max_file_size: int, keep_data: b
         if len(data) > size or (size and not data):  # changed while read
             add_other(scan_file(real_root, rel, max_file_size))
             continue
-        lines = data.count(b"\n")
-        if data and data[-1] != 10:
-            lines += 1
         name = rel[rel.rfind("/") + 1 :]
-        dot = name.rfind(".")
-        ext = name[dot:].lower() if dot > 0 else ""
-        language = by_name(name) or by_ext(ext, OTHER)
-        add_info(FileInfo(rel, len(data), ext, language, lines, st.st_mtime_ns))
+        ext = split_ext(name)
+        info = FileInfo(
+            rel, len(data), ext, language_of(name, ext), line_count(data), st.st_mtime_ns
+        )
+        add_info(info)
         if keep_data:
             add_data(data)
     return out

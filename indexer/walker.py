@@ -94,13 +94,18 @@ def scan_file(real_root: str, rel: str, max_file_size: int) -> Scanned:
         return Scanned(rel, skipped=BINARY)
     if len(data) > max_file_size:
         return Scanned(rel, skipped=TOO_LARGE)
-    lines = data.count(b"\n")
-    if data and not data.endswith(b"\n"):
-        lines += 1
     name = rel.rpartition("/")[2]
     ext = split_ext(name)
-    info = FileInfo(rel, len(data), ext, language_of(name, ext), lines, st.st_mtime_ns)
+    info = FileInfo(rel, len(data), ext, language_of(name, ext), line_count(data), st.st_mtime_ns)
     return Scanned(rel, info, data)
+
+
+def line_count(data: bytes) -> int:
+    """Lines as an editor counts them: a last line without a newline counts too."""
+    lines = data.count(b"\n")
+    if data and data[-1] != 10:
+        lines += 1
+    return lines
 
 
 def is_file(real_root: str, rel: str) -> bool:
