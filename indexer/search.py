@@ -75,10 +75,9 @@ def compile_query(
             texts, fold = found
             encoded = [t.encode("utf-8", "surrogateescape") for t in texts]
             literals = tuple(e.lower() for e in encoded) if fold else tuple(encoded)
-    local = literals is not None and needle is None and line_local(pattern, flags)
-    matcher = None
-    if accelerate:
-        matcher = matcher_for(regex, needle, fold, needle is None and line_local(pattern, flags))
+    one_line = needle is None and line_local(pattern, flags)
+    local = literals is not None and one_line
+    matcher = matcher_for(regex, needle, fold, one_line) if accelerate else None
     return Query(
         regex, literals, fold, needle, local, max(0, context_lines), max(1, max_results), matcher
     )
@@ -198,6 +197,13 @@ def _might_match(data: bytes, query: Query) -> bool:
     return any(lit in hay for lit in literals)
 
 
+def _line_number(data: bytes, number: int, counted: int, start: int) -> int:
+    """The number of the line at ``start``, knowing the line at ``counted`` is ``number``."""
+    if start - counted > BLOCK:  # far ahead: from the memoised checkpoints
+        return LINE_NUMBERS.line_of(data, start)
+    return number + data.count(b"\n", counted, start)
+
+
 def _groups_for_file(
     path: str, data: bytes, hits: list[tuple[int, int]], context: int
 ) -> list[list[Line]]:
@@ -205,10 +211,7 @@ def _groups_for_file(
         lines = []
         number, counted = 1, 0
         for start, end in hits:
-            if start - counted > BLOCK:
-                number = LINE_NUMBERS.line_of(data, start)
-            else:
-                number += data.count(b"\n", counted, start)
+            number = _line_number(data, number, counted, start)
             counted = start
             lines.append(Line(path, number, _text(data, start, end), True))
         return [[line] for line in lines]
@@ -219,10 +222,7 @@ def _groups_for_file(
     number, counted = 1, 0
     last_emitted = 0  # line number of the last line already printed
     for start, _end in hits:
-        if start - counted > BLOCK:
-            number = LINE_NUMBERS.line_of(data, start)
-        else:
-            number += data.count(b"\n", counted, start)
+        number = _line_number(data, number, counted, start)
         counted = start
         if number <= last_emitted:
             continue  # already printed as the trailing context of an earlier hit

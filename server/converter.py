@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections import namedtuple
 from functools import lru_cache
 from typing import Any
@@ -26,8 +25,6 @@ from pygls.protocol import (
     JsonRPCResponseMessage,
     default_converter,
 )
-
-_lock = threading.Lock()
 
 
 @lru_cache(maxsize=1024)
@@ -42,9 +39,7 @@ def _dict_to_object(d: Any) -> Any:
     type_name = d.pop("type_name", "Object")
 
     def hook(p: dict[str, Any]) -> Any:
-        with _lock:  # lru_cache is thread-safe, but one class per key is nicer to debug
-            cls = _record_class(type_name, tuple(p))
-        return cls(*p.values())
+        return _record_class(type_name, tuple(p))(*p.values())
 
     return json.loads(json.dumps(d), object_hook=hook)
 
