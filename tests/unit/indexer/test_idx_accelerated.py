@@ -8,6 +8,7 @@ the files-searched count.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -134,8 +135,22 @@ def test_scan_cut_short_resumes_where_it_stopped(monkeypatch: pytest.MonkeyPatch
 def test_dense_hits_hand_over_to_python(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "DENSE_REPORTS_PER_MIB", 0)
     monkeypatch.setattr(search, "FIRST_BATCH_BYTES", 16)
-    fast, slow, _ = _pair("o", literal=True, max_results=1000)
-    assert _same(fast, slow)
+    handed_over: list[bool] = []
+    python_search = search._search_python
+
+    def spy(result: SearchResult, *args: Any) -> None:
+        handed_over.append(True)
+        python_search(result, *args)
+
+    monkeypatch.setattr(search, "_search_python", spy)
+    fast = compile_query("o", literal=True, max_results=1000)
+    assert fast.matcher is not None
+    paths = sorted(FILES)
+    result = search.search(paths, [FILES[p] for p in paths], fast, FILES.get)
+    assert handed_over == [True]  # the accelerated search gave the rest to Python
+    monkeypatch.setattr(search, "_search_python", python_search)
+    _, slow, _ = _pair("o", literal=True, max_results=1000)
+    assert _same(result, slow)
 
 
 def test_files_read_from_disk_and_unreadable_ones(monkeypatch: pytest.MonkeyPatch) -> None:

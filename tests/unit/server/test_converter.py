@@ -31,7 +31,12 @@ def test_params_equal_pygls_own_and_classes_are_reused() -> None:
 
 def test_prime_builds_the_run_messages_hooks() -> None:
     converter = agentls_converter()
+    # cattrs memoises the hook of each type it has dispatched on (a private attribute:
+    # the only way to see that prime did the work ahead rather than on first use).
+    built = converter._unstructure_func.dispatch.cache_info
+    before = built().currsize
     prime(converter)
+    assert built().currsize > before + 5
     edit = types.ApplyWorkspaceEditParams(
         edit=types.WorkspaceEdit(
             document_changes=[types.CreateFile(uri="file:///w/a.py")],
