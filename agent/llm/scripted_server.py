@@ -485,7 +485,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, wire.completion(), turn.headers)
             return
         options = body.get("stream_options") or {}
-        self._stream(turn, wire.stream_chunks(bool(options.get("include_usage"))))
+        self._stream(turn, model, wire.stream_chunks(bool(options.get("include_usage"))))
 
     def _send_error_turn(self, turn: Turn) -> None:
         payload: dict[str, Any] | str
@@ -501,7 +501,7 @@ class _Handler(BaseHTTPRequestHandler):
             }
         self._send_json(turn.status, payload, turn.headers)
 
-    def _stream(self, turn: Turn, chunks: Iterator[dict[str, Any]]) -> None:
+    def _stream(self, turn: Turn, model: str, chunks: Iterator[dict[str, Any]]) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
@@ -509,18 +509,23 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in turn.headers.items():
             self.send_header(name, value)
         self.end_headers()
-        stopping = self.server.owner._stopping
-        for sent, chunk in enumerate(chunks):
-            if turn.drop_after_chunks is not None and sent >= turn.drop_after_chunks:
-                self._drop()
-                return
-            if sent and turn.chunk_delay and stopping.wait(turn.chunk_delay):
-                self._drop()
-                return
-            self._write_event(json.dumps(chunk))
-        self._write_event("[DONE]")
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+        owner = self.server.owner
+        try:
+            for sent, chunk in enumerate(chunks):
+                if turn.drop_after_chunks is not None and sent >= turn.drop_after_chunks:
+                    self._drop()
+                    return
+                if sent and turn.chunk_delay and owner._stopping.wait(turn.chunk_delay):
+                    self._drop()
+                    return
+                self._write_event(json.dumps(chunk))
+            self._write_event("[DONE]")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            # The client closed the stream before its end: a cancelled call.
+            owner._abandon(model)
+            self.close_connection = True
 
     def _write_event(self, data: str) -> None:
         payload = f"data: {data}\n\n".encode()
@@ -549,6 +554,7 @@ class ScriptedModelServer:
         self._lock = threading.Lock()
         self._queues: dict[str, deque[Scripted]] = {}
         self._requests: list[RecordedRequest] = []
+        self._abandoned: list[str] = []
         self._stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -630,6 +636,7 @@ class ScriptedModelServer:
         with self._lock:
             self._queues.clear()
             self._requests.clear()
+            self._abandoned.clear()
 
     def _next_turn(self, model: str, body: dict[str, Any]) -> Turn | None:
         with self._lock:
@@ -656,6 +663,16 @@ class ScriptedModelServer:
     def requests_for(self, model: str | None) -> list[RecordedRequest]:
         name = queue_name(model)
         return [r for r in self.requests if queue_name(r.model) == name]
+
+    def _abandon(self, model: str) -> None:
+        with self._lock:
+            self._abandoned.append(queue_name(model))
+
+    def abandoned(self, model: str | None) -> int:
+        """How many streams of ``model``'s queue the client closed before their end."""
+        name = queue_name(model)
+        with self._lock:
+            return sum(1 for m in self._abandoned if m == name)
 
 
 # ---------------------------------------------------------------- subprocess

@@ -1,0 +1,93 @@
+"""The JSON-lines protocol between ``ProcessLLM`` and the model worker process.
+
+One JSON object per line, in both directions. The parent sends requests::
+
+    {"id": 7, "op": "stream" | "complete", "config": {LLMConfig}, "messages": [...], "tools": [...]}
+    {"id": 7, "op": "cancel"}
+
+and the worker answers, for each request id, zero or more ``chunk`` frames then exactly
+one ``response`` or ``error`` frame (none after a cancel)::
+
+    {"id": 7, "kind": "chunk", "text": "..."}
+    {"id": 7, "kind": "response", "response": {LLMResponse}}
+    {"id": 7, "kind": "error", "error": {"type": "LLMTransientError", "message": ..., ...}}
+
+plus frames that belong to no request: ``{"kind": "ready"}`` once litellm is imported,
+and ``{"kind": "log", "level": 30, "name": "agent.llm.adapter", "message": "..."}`` so the
+worker's warnings reach the server's own log handlers (stderr, the JSONL file).
+
+Frames are plain dicts rather than pydantic models: a stream sends hundreds of chunks
+a second and each one is decoded on the server's event loop. What crosses with a
+shape of its own (the config, the final response) is validated with its model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.llm.errors import (
+    LLMAuthError,
+    LLMBadRequestError,
+    LLMError,
+    LLMStreamInterrupted,
+    LLMTransientError,
+)
+
+#: Requests carry the whole conversation; a line can be megabytes.
+MAX_LINE_BYTES = 256 * 1024 * 1024
+
+_ERROR_TYPES: dict[str, type[LLMError]] = {
+    cls.__name__: cls
+    for cls in (LLMError, LLMTransientError, LLMAuthError, LLMBadRequestError, LLMStreamInterrupted)
+}
+
+
+def encode(frame: dict[str, Any]) -> bytes:
+    """One frame as a line (ASCII-only JSON, so no newline can hide inside a value)."""
+    return json.dumps(frame, separators=(",", ":"), default=str).encode("ascii") + b"\n"
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """One line as a frame; ``ValueError`` when it is not a JSON object."""
+    frame = json.loads(line)
+    if not isinstance(frame, dict):
+        raise ValueError(f"not a JSON object: {line[:80]!r}")
+    return frame
+
+
+def error_to_wire(exc: BaseException) -> dict[str, Any]:
+    """An exception from the adapter as an error payload (any other exception: LLMError)."""
+    if not isinstance(exc, LLMError):
+        return {"type": "LLMError", "message": f"the model call failed: {exc!r}"}
+    payload: dict[str, Any] = {
+        "type": type(exc).__name__ if type(exc).__name__ in _ERROR_TYPES else "LLMError",
+        "message": str(exc),
+        "provider": exc.provider,
+        "status_code": exc.status_code,
+        "attempts": exc.attempts,
+    }
+    if isinstance(exc, LLMStreamInterrupted):
+        payload["partial_text"] = exc.partial_text
+    return payload
+
+
+def error_from_wire(payload: dict[str, Any]) -> LLMError:
+    """The exception an error payload stands for, of the same ``LLMError`` class."""
+    cls = _ERROR_TYPES.get(str(payload.get("type")), LLMError)
+    message = str(payload.get("message") or "the model call failed")
+    provider = payload.get("provider")
+    status_code = payload.get("status_code")
+    if cls is LLMStreamInterrupted:
+        return LLMStreamInterrupted(
+            message,
+            partial_text=str(payload.get("partial_text") or ""),
+            provider=provider,
+            status_code=status_code,
+        )
+    return cls(
+        message,
+        provider=provider,
+        status_code=status_code,
+        attempts=int(payload.get("attempts") or 1),
+    )

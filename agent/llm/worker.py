@@ -1,0 +1,231 @@
+"""``python -m agent.llm.worker``: litellm's model calls in a process of their own.
+
+litellm does tens of milliseconds of Python work per call and parses every streamed
+chunk in Python. In a language server that work held the GIL away from the event loop
+that answers the editor, whichever thread it ran on (measured: p99 of a trivial request
+12-13 ms during a streaming run with the calls on a background thread). In this process
+it costs the server nothing but reading one short line per chunk.
+
+The worker runs the unchanged ``LiteLLMAdapter`` (retries, error mapping, stream
+assembly) and speaks the JSON-lines protocol of ``agent.llm.wire`` on stdin/stdout. It
+exits when stdin closes, so it never outlives the process that started it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, BinaryIO
+
+from agent.config import LLMConfig
+from agent.llm import _litellm
+from agent.llm.adapter import LiteLLMAdapter
+from agent.llm.models import LLMResponse
+from agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_to_wire
+
+log = logging.getLogger("agent.llm.worker")
+
+Send = Callable[[dict[str, Any]], None]
+
+
+class ForwardingHandler(logging.Handler):
+    """Log records as ``log`` frames: the parent logs them with its own handlers."""
+
+    def __init__(self, send: Send, level: int) -> None:
+        super().__init__(level)
+        self._send = send
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+            if record.exc_info:
+                message += "\n" + logging.Formatter().formatException(record.exc_info)
+            self._send(
+                {"kind": "log", "level": record.levelno, "name": record.name, "message": message}
+            )
+        except Exception:  # a log line must never break a model call
+            self.handleError(record)
+
+
+class Worker:
+    """Runs the requests of one parent; each call is a task that can be cancelled."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self._calls: dict[int, asyncio.Task[None]] = {}
+        self._adapters: dict[str, LiteLLMAdapter] = {}
+
+    def handle(self, frame: dict[str, Any]) -> None:
+        call_id = frame.get("id")
+        op = frame.get("op")
+        if not isinstance(call_id, int):
+            log.warning("model worker: a request without an integer id was ignored: %r", op)
+            return
+        if op == "cancel":
+            task = self._calls.pop(call_id, None)
+            if task is not None:
+                task.cancel()
+            return
+        if op not in ("stream", "complete"):
+            self._fail(call_id, f"model worker: unknown operation {op!r}")
+            return
+        try:
+            adapter = self._adapter(frame.get("config"))
+            messages = frame["messages"]
+            tools = frame.get("tools")
+        except Exception as exc:
+            self._fail(call_id, f"model worker: malformed request: {exc}")
+            return
+        task = asyncio.create_task(self._call(call_id, op, adapter, messages, tools))
+        self._calls[call_id] = task
+        task.add_done_callback(lambda _: self._calls.pop(call_id, None))
+
+    def cancel_all(self) -> None:
+        for task in self._calls.values():
+            task.cancel()
+
+    async def wait_all(self) -> None:
+        await asyncio.gather(*self._calls.values(), return_exceptions=True)
+
+    def _adapter(self, config: Any) -> LiteLLMAdapter:
+        parsed = LLMConfig.model_validate(config)
+        key = parsed.model_dump_json()
+        adapter = self._adapters.get(key)
+        if adapter is None:
+            adapter = self._adapters[key] = LiteLLMAdapter(parsed)
+        return adapter
+
+    def _fail(self, call_id: int, message: str) -> None:
+        self._send(
+            {"id": call_id, "kind": "error", "error": {"type": "LLMError", "message": message}}
+        )
+
+    async def _call(
+        self,
+        call_id: int,
+        op: str,
+        adapter: LiteLLMAdapter,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+    ) -> None:
+        response: LLMResponse | None = None
+        try:
+            if op == "complete":
+                response = await adapter.completion(messages, tools)
+            else:
+                async for item in adapter.completion_stream(messages, tools):
+                    if isinstance(item, LLMResponse):
+                        response = item
+                    else:
+                        self._send({"id": call_id, "kind": "chunk", "text": item.data})
+                if response is None:
+                    raise RuntimeError("the stream ended without a final response")
+        except asyncio.CancelledError:
+            raise  # the parent asked for it and expects no answer
+        except Exception as exc:
+            self._send({"id": call_id, "kind": "error", "error": error_to_wire(exc)})
+        else:
+            assert response is not None
+            self._send({"id": call_id, "kind": "response", "response": response.model_dump()})
+
+
+def protect_stdout() -> BinaryIO:
+    """The protocol's output; fd 1 and ``sys.stdout`` now write to stderr, so nothing
+    litellm prints can corrupt the stream."""
+    sys.stdout.flush()
+    out_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(out_fd, "wb", buffering=0)
+
+
+async def serve(stdin: BinaryIO, stdout: BinaryIO, log_level: int) -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    transport, _ = await loop.connect_write_pipe(asyncio.BaseProtocol, stdout)
+
+    loop_thread = threading.get_ident()
+
+    def write(data: bytes) -> None:
+        if not transport.is_closing():
+            transport.write(data)
+
+    def send(frame: dict[str, Any]) -> None:
+        # Log records can come from other threads (litellm's import runs in one).
+        if threading.get_ident() == loop_thread:
+            write(encode(frame))
+        else:
+            loop.call_soon_threadsafe(write, encode(frame))
+
+    handler = ForwardingHandler(send, log_level)
+    logging.getLogger().addHandler(handler)
+    logging.getLogger().setLevel(log_level)
+    worker = Worker(send)
+
+    async def warm_up() -> None:
+        await _litellm.load_litellm()
+        # Long-lived import garbage out of later collections (as in the server).
+        gc.collect()
+        gc.freeze()
+        send({"kind": "ready"})
+
+    warming = asyncio.create_task(warm_up())
+    try:
+        while True:
+            try:
+                line = await reader.readline()
+            except ValueError as exc:  # a line over the limit: nothing to answer to
+                log.error("model worker: request dropped: %s", exc)
+                continue
+            if not line:
+                break  # the parent closed stdin (or exited)
+            if not line.strip():
+                continue
+            try:
+                frame = decode(line)
+            except ValueError as exc:
+                log.error("model worker: a malformed line was ignored: %s", exc)
+                continue
+            worker.handle(frame)
+    finally:
+        warming.cancel()
+        worker.cancel_all()
+        await worker.wait_all()
+        logging.getLogger().removeHandler(handler)
+        transport.close()
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m agent.llm.worker",
+        description="agentls model worker: JSON lines on stdin/stdout (see agent.llm.wire)",
+    )
+    parser.add_argument("--log-level", default="INFO", help="forward records from this level")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    out = protect_stdout()
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    level = logging.getLevelName(args.log_level.upper())
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(
+        serve(sys.stdin.buffer, out, level if isinstance(level, int) else logging.INFO)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    # Not asyncio.run: its shutdown joins the executor thread, and a litellm import in
+    # progress (~3 s) would keep a worker whose parent is gone alive and busy.
+    sys.stderr.flush()
+    os._exit(code)
