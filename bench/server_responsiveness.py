@@ -103,11 +103,33 @@ def busy_script(server: RemoteScriptedServer, turns: int) -> None:
     server.add("bench", Turn(text="done"))
 
 
+def show_slow(client: AgentClient, sent: list[float], busy: list[float], limit: float) -> None:
+    """Slow pings in time order among the run's step and status events (not its text),
+    to see which phase of a run they fall in."""
+    start = sent[0]
+    lines = [
+        (at, f"  {method} {params.get('phase') or params.get('state') or ''}")
+        for (method, params), at in zip(client.events, client.event_times, strict=True)
+        if method in ("agent/step", "agent/status") and at >= start
+    ]
+    slow = [(at, ms) for at, ms in zip(sent, busy, strict=True) if ms > limit]
+    lines += [(at, f"SLOW ping {ms:.1f} ms") for at, ms in slow]
+    for at, text in sorted(lines):
+        print(f"{(at - start) * 1000:8.0f} ms  {text}")
+    print()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pings", type=int, default=300)
     parser.add_argument("--spawns", type=int, default=5)
     parser.add_argument("--turns", type=int, default=6)
+    parser.add_argument(
+        "--show-slow",
+        type=float,
+        metavar="MS",
+        help="list the pings during the run slower than MS, between the run's step events",
+    )
     args = parser.parse_args()
 
     # The model server runs in its own process, as a real provider would: in this
@@ -137,10 +159,14 @@ async def main() -> None:
         run = client.run(prompt="busy", runId="bench", confirmMode="yolo", maxSteps=50)
         await client.wait_for(lambda: bool(client.of("agent/stream", "bench")), what="stream")
         busy: list[float] = []
+        sent: list[float] = []
         while not run.done():
+            sent.append(time.monotonic())
             busy.append(await ping(client))
             await asyncio.sleep(0.01)
         result = run.result()
+        if args.show_slow is not None:
+            show_slow(client, sent, busy, args.show_slow)
         chunks = len(client.of("agent/stream", "bench"))
         await stop(client)
         agentls, bare = await spawn_times(root, args.spawns)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     # cost more than pygls itself, and `initialize` must not wait for them. They are
     # loaded in a worker thread right after `initialize` (see features/lifecycle).
     from agent.config import AppConfig
+    from agent.llm.process import ModelWorker
     from agent.workspace import FileAccess
     from server.runs import FilesFactory, LLMFactory, RunManager
     from server.settings import SettingsManager
@@ -37,16 +38,6 @@ SERVER_NAME = "agentls"
 SERVER_VERSION = "0.1.0"
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def default_llm_factory(config: AppConfig) -> Any:
-    """A LiteLLMAdapter for the run's config (litellm itself is imported lazily), whose
-    calls run on a background event loop: litellm's per-call CPU work must not delay the
-    loop that answers the editor."""
-    from agent.llm import LiteLLMAdapter
-    from agent.llm.offloop import OffloopLLM
-
-    return OffloopLLM(LiteLLMAdapter(config.llm))
 
 
 def lsp_files_factory(ls: LanguageServer) -> FilesFactory:
@@ -83,7 +74,7 @@ class AgentLanguageServer(LanguageServer):
     def __init__(
         self,
         *,
-        llm_factory: LLMFactory = default_llm_factory,
+        llm_factory: LLMFactory | None = None,
         files_factory: FilesFactory | None = None,
         warm_up: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
@@ -103,7 +94,8 @@ class AgentLanguageServer(LanguageServer):
         self.warm_up_task: asyncio.Task[Any] | None = None
         self.ready_task: asyncio.Task[Any] | None = None
         self.index_service = IndexService(self, spawn=self.spawn)
-        self._llm_factory = llm_factory
+        self._llm_factory = llm_factory or self.worker_llm
+        self._model_worker: ModelWorker | None = None
         self._files_factory = files_factory
         self._runs: RunManager | None = None
 
@@ -123,6 +115,27 @@ class AgentLanguageServer(LanguageServer):
                 index=lambda: self.index_service.index,
                 changes_probe=lambda: self.index_service.changes_probe(),
             )
+
+    @property
+    def model_worker(self) -> ModelWorker:
+        """The process that makes the model calls of every run (spawned on first use)."""
+        if self._model_worker is None:
+            from agent.llm.process import ModelWorker
+
+            self._model_worker = ModelWorker()
+        return self._model_worker
+
+    def worker_llm(self, config: AppConfig) -> Any:
+        """The default model access: litellm's calls in the model worker process, so that
+        its per-call and per-chunk CPU work never holds the GIL this loop needs to answer
+        the editor (see agent/llm/worker.py)."""
+        from agent.llm.process import ProcessLLM
+
+        return ProcessLLM(config.llm, self.model_worker)
+
+    async def close_model_worker(self) -> None:
+        if self._model_worker is not None:
+            await self._model_worker.close()
 
     async def wait_ready(self) -> None:
         """Until the configuration is loaded (right after ``initialize``)."""
@@ -223,12 +236,14 @@ def guarded(name: str, *, notification: bool = False) -> Callable[[F], F]:
 
 def build_server(
     *,
-    llm_factory: LLMFactory = default_llm_factory,
+    llm_factory: LLMFactory | None = None,
     files_factory: FilesFactory | None = None,
     warm_up: Callable[[], Awaitable[None]] | None = None,
 ) -> AgentLanguageServer:
-    """A ready-to-start server. ``files_factory=None`` uses LspFileAccess (editor buffers
-    + workspace/applyEdit); ``warm_up=None`` imports litellm after ``initialized``."""
+    """A ready-to-start server. ``llm_factory=None`` makes the model calls in a worker
+    process; ``files_factory=None`` uses LspFileAccess (editor buffers +
+    workspace/applyEdit); ``warm_up=None`` starts that worker and imports litellm (for
+    token counts) after ``initialized``."""
     from server.features import agents, cancel, configuration, lifecycle, ping, run, sessions
 
     ls = AgentLanguageServer(llm_factory=llm_factory, files_factory=files_factory, warm_up=warm_up)

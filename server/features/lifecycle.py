@@ -4,9 +4,10 @@
 configuration (``.agentls.yaml`` + ``initializationOptions``, with pydantic and the run
 machinery imported in a worker thread) and every feature that needs it awaits
 ``ls.wait_ready()``. Everything slow starts after ``initialized`` as background tasks:
-importing litellm (in a daemon thread) and building the repository index. A config
-error is shown with ``window/showMessage`` once the client is ready; the server goes on
-with the last valid config (or the defaults).
+starting the model worker process, importing litellm (in a daemon thread, for token
+counts) and building the repository index. A config error is shown with
+``window/showMessage`` once the client is ready; the server goes on with the last valid
+config (or the defaults).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def apply_logging(ls: AgentLanguageServer) -> None:
 
 #: Modules a run imports on first use; loaded in the background at start-up.
 RUN_MODULES = (
-    "agent.llm.offloop",
+    "agent.llm.process",
     "agent.process",
     "agent.sandbox",
     "agent.shell_policy",
@@ -126,6 +127,7 @@ def register(ls: AgentLanguageServer) -> None:
         if ls.ready_task is not None and ls.ready_task.done():
             await ls.runs.aclose()
         ls.index_service.stop()
+        await ls.close_model_worker()
 
 
 async def _warm_up(ls: AgentLanguageServer) -> None:
@@ -138,16 +140,30 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
         import_litellm_sync()
         import agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
 
+    async def start_worker() -> None:
+        await ls.wait_ready()  # agent.llm.process is imported then, off the loop
+        await ls.model_worker.wait_ready()
+
+    def settle() -> None:
+        from agent.llm.adapter import LiteLLMAdapter
+
+        # litellm loads the model's tokenizer on its first count (tiktoken's: ~100 ms,
+        # measured as a 99 ms stall of the loop in the first step of a run).
+        LiteLLMAdapter(ls.config.llm).count_tokens([{"role": "user", "content": "warm up"}])
         # litellm, openai and the MCP SDK leave ~350k long-lived objects. A full
         # collection walks them all (~220 ms measured, every thread stopped, in the
         # middle of a run); frozen, collections only look at what came after.
         gc.collect()
         gc.freeze()
 
-    # A daemon thread, not asyncio.to_thread: an executor thread would hold up the
+    # Daemon threads, not asyncio.to_thread: an executor thread would hold up the
     # server's exit until the ~3 s import finished (asyncio.run joins its executor).
-    await in_daemon_thread(preload, name="agentls-litellm-import")
-    log.info("litellm ready")
+    # litellm is loaded in this process only for token counts, which the context
+    # manager needs synchronously; the calls themselves are made by the model worker
+    # process, which starts (and imports litellm on its own) at the same time.
+    await asyncio.gather(in_daemon_thread(preload, name="agentls-litellm-import"), start_worker())
+    await in_daemon_thread(settle, name="agentls-tokenizer")
+    log.info("litellm ready; model worker pid %s", ls.model_worker.pid)
 
 
 T = TypeVar("T")

@@ -1,6 +1,7 @@
 """``agent/ping`` → ``{pong: true, runs, llmReady, watching}``: a trivial request, for
 health checks and for measuring the server's responsiveness (bench/server_responsiveness.py).
-``llmReady`` turns true once litellm has been imported (after ``initialized``);
+``llmReady`` turns true once the model worker is ready and litellm is loaded for token
+counts (after ``initialized``);
 ``watching`` once the index is built and its watcher keeps it live."""
 
 from __future__ import annotations
