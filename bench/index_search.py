@@ -135,6 +135,18 @@ def rg(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["rg", "-uu", "--no-messages", *args], capture_output=True, check=False)
 
 
+def rg_first(lines: int, *args: str) -> None:
+    """The first ``lines`` lines of rg's output, then rg is stopped (as ``| head`` does)."""
+    with subprocess.Popen(
+        ["rg", "-uu", "--no-messages", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    ) as proc:
+        assert proc.stdout is not None
+        for _ in range(lines):
+            if not proc.stdout.readline():
+                break
+        proc.kill()
+
+
 def rg_count(out: bytes) -> int:
     return sum(int(line.rsplit(b":", 1)[1]) for line in out.splitlines() if line)
 
@@ -266,16 +278,23 @@ def bench_corpus(name: str, root: Path, runs: int, writes: int, have_rg: bool) -
         flags = ["-F"] if literal else []
         contenders = [lambda: ours(10**9), lambda: ours(100)]
         if have_rg:
-            contenders.append(lambda: rg("-c", *flags, "--", pattern, str(root)))  # noqa: B023
+            # Every matching line with its number, as we return them; and the first 100
+            # in path order, as the tools return them (`rg --sort path | head -100`:
+            # sorting makes rg single-threaded, which is what path order costs it).
+            contenders.append(lambda: rg("-n", *flags, "--", pattern, str(root)))  # noqa: B023
+            contenders.append(
+                lambda: rg_first(100, "-n", "--sort", "path", *flags, "--", pattern, str(root))  # noqa: B023
+            )
         medians = interleaved(contenders, runs)
         every, first = medians[:2]
         cell = f"{fmt(every)} ({counts[0]:,} lines); first 100: {fmt(first)}"
         if have_rg:
-            theirs = medians[2]
+            theirs, theirs_first = medians[2:4]
             rg_hits = rg_count(rg("-c", *flags, "--", pattern, str(root)).stdout)
             rows.append(
-                f"| {name} | {tool} {label} `{pattern}` | {cell} | {ratio(every, theirs)} of rg "
-                f"| rg {fmt(theirs)} ({rg_hits:,} lines) |"
+                f"| {name} | {tool} {label} `{pattern}` | {cell} | {ratio(every, theirs)}; "
+                f"first 100: {ratio(first, theirs_first)} | rg -n {fmt(theirs)} "
+                f"({rg_hits:,} lines); first 100 `--sort path`: {fmt(theirs_first)} |"
             )
         else:
             rows.append(f"| {name} | {tool} {label} `{pattern}` | {cell} | | |")

@@ -21,7 +21,7 @@ import itertools
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -127,8 +127,10 @@ class ModelWorker:
     ) -> _Call:
         """Send one request; its frames arrive on the returned call's queue."""
         await self.start()
-        process = self._process
-        assert process is not None and process.stdin is not None
+        process, reader = self._process, self._reader
+        if process is None or process.stdin is None or reader is None or reader.done():
+            # It died between start() and here; the next call starts a new one.
+            raise LLMTransientError("the model worker exited before the call could be sent")
         call = _Call(next(self._ids))
         frame = {
             "id": call.id,
@@ -141,6 +143,8 @@ class ModelWorker:
             data = encode(frame)
         except (TypeError, ValueError) as exc:
             raise LLMError(f"the conversation cannot be sent to the model: {exc}") from None
+        # Registered while the reader runs: if the worker dies from now on, the reader
+        # hands this call an "exit" frame, so it can never wait forever.
         self._calls[call.id] = call
         try:
             process.stdin.write(data)
@@ -238,23 +242,25 @@ class ProcessLLM:
     async def completion(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> LLMResponse:
-        async for item in self._frames("complete", messages, tools):
-            if isinstance(item, LLMResponse):
-                return item
+        async with contextlib.aclosing(self._frames("complete", messages, tools)) as frames:
+            async for item in frames:
+                if isinstance(item, LLMResponse):
+                    return item
         raise LLMError("the model worker answered without a response")
 
     async def completion_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> AsyncIterator[StreamChunk | LLMResponse]:
-        async for item in self._frames("stream", messages, tools):
-            yield item
+        async with contextlib.aclosing(self._frames("stream", messages, tools)) as frames:
+            async for item in frames:
+                yield item
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         return self._local.count_tokens(messages)
 
     async def _frames(
         self, op: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
-    ) -> AsyncIterator[StreamChunk | LLMResponse]:
+    ) -> AsyncGenerator[StreamChunk | LLMResponse, None]:
         call = await self.worker.open(op, self.config, messages, tools)
         finished = False
         text: list[str] = []

@@ -20,7 +20,9 @@ applying the edit to its own copy of the open documents and to disk.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -344,9 +346,43 @@ __all__ = [
     "AgentClient",
     "LspFactory",
     "client_capabilities",
+    "kill",
     "llm_options",
     "make_client",
     "plain",
     "server_command",
     "server_env",
+    "start_killable",
 ]
+
+
+# -- servers a test kills itself ----------------------------------------------------------
+
+
+async def start_killable(root: Path, scripted: ScriptedModelServer, model: str) -> AgentClient:
+    """A server this test kills itself (the ``lsp`` fixture would try to shut it down)."""
+    config = ClientServerConfig(
+        server_command=server_command(), server_env=server_env(), client_factory=make_client
+    )
+    client = await config.start()
+    assert isinstance(client, AgentClient)
+    client.root = root
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=NEOVIM,
+            root_uri=from_fs_path(str(root)),
+            workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(root)) or "", name="ws")],
+            initialization_options=llm_options(scripted, model),
+        )
+    )
+    return client
+
+
+async def kill(client: AgentClient) -> None:
+    server = client._server
+    assert server is not None
+    os.kill(server.pid, signal.SIGKILL)
+    await asyncio.wait_for(server.wait(), 10)
+    assert server.returncode == -signal.SIGKILL
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(client.stop(), 5)

@@ -7,60 +7,16 @@ command), so "never executed twice" is checked on disk, not on the agent's word.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
-import signal
 from pathlib import Path
 from typing import Any
 
-from agentls_e2e import (
-    NEOVIM,
-    AgentClient,
-    LspFactory,
-    llm_options,
-    make_client,
-    plain,
-    server_command,
-    server_env,
-)
-from lsprotocol import types
-from pygls.uris import from_fs_path
-from pytest_lsp import ClientServerConfig
+from agentls_e2e import LspFactory, kill, plain, start_killable
 
 from agent.llm.scripted_server import ScriptedModelServer, call, text, tool_call, tool_calls
 from agent.sessions import INTERRUPTED, SessionStore
 
 COUNT = "echo ran >> counter.txt"
-
-
-async def start_killable(root: Path, scripted: ScriptedModelServer, model: str) -> AgentClient:
-    """A server this test kills itself (the ``lsp`` fixture would try to shut it down)."""
-    config = ClientServerConfig(
-        server_command=server_command(), server_env=server_env(), client_factory=make_client
-    )
-    client = await config.start()
-    assert isinstance(client, AgentClient)
-    client.root = root
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=NEOVIM,
-            root_uri=from_fs_path(str(root)),
-            workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(root)) or "", name="ws")],
-            initialization_options=llm_options(scripted, model),
-        )
-    )
-    return client
-
-
-async def kill(client: AgentClient) -> None:
-    server = client._server
-    assert server is not None
-    os.kill(server.pid, signal.SIGKILL)
-    await asyncio.wait_for(server.wait(), 10)
-    assert server.returncode == -signal.SIGKILL
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(client.stop(), 5)
 
 
 def session_lines(root: Path, session_id: str) -> list[dict[str, Any]]:

@@ -1,0 +1,111 @@
+"""The model worker process, seen from outside: the server's model calls run in one child
+process, which dies with the server, and whose death mid-run fails that run clearly
+without taking the server or the next run with it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+from agentls_e2e import AgentClient, LspFactory, kill, plain, start_killable
+
+from agent.llm.scripted_server import ScriptedModelServer, text
+
+WORKER_MODULE = b"agent.llm.worker"
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces, so split after its ")"
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def worker_pids(server_pid: int) -> list[int]:
+    pids = []
+    for child in children(server_pid):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if WORKER_MODULE in cmdline:
+            pids.append(child)
+    return pids
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+async def wait_llm_ready(client: AgentClient) -> None:
+    for _ in range(600):
+        if (await client.request("agent/ping", {})).llmReady:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("llmReady never came")
+
+
+def server_pid(client: AgentClient) -> int:
+    assert client._server is not None
+    return client._server.pid
+
+
+async def test_model_calls_run_in_one_child_that_exits_with_the_server(
+    scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    client = await start_killable(workspace, scripted, "alice")
+    await wait_llm_ready(client)
+    pid = server_pid(client)
+    workers = worker_pids(pid)
+    assert len(workers) == 1
+    scripted.add("alice", text("first"), text("second"))
+    for run_id in ("w1", "w2"):
+        result = plain(await client.run(prompt="hi", runId=run_id))
+        assert result["status"] == "success"
+    assert worker_pids(pid) == workers  # one worker serves every run
+    assert scripted.requests_for("alice")  # the calls reached the provider
+
+    await kill(client)  # SIGKILL, no shutdown: the worker must notice on its own
+    for _ in range(100):
+        if not alive(workers[0]):
+            break
+        await asyncio.sleep(0.1)
+    assert not alive(workers[0]), "the model worker outlived its server"
+
+
+async def test_a_worker_killed_mid_stream_fails_that_run_and_the_next_run_works(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    client = await lsp()
+    await wait_llm_ready(client)
+    pid = server_pid(client)
+    [first] = worker_pids(pid)
+    scripted.add("alice", text("word " * 400, chunk_delay=0.05), text("back again"))
+    run = client.run(prompt="talk", runId="k1")
+    await client.wait_for(lambda: bool(client.of("agent/stream", "k1")), what="streamed text")
+    os.kill(first, signal.SIGKILL)
+    result = plain(await asyncio.wait_for(run, 60))
+    assert result["status"] == "failed"
+    assert "model worker process exited" in result["output"]
+    assert "restarted on the next call" in result["output"]
+
+    result = plain(await client.run(prompt="again", runId="k2"))
+    assert result["status"] == "success"
+    assert client.streamed("k2") == "back again"
+    [second] = worker_pids(pid)
+    assert second != first
+    assert (await client.request("agent/ping", {})).pong
