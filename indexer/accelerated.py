@@ -66,19 +66,23 @@ def hyperscan_module() -> Any:
 
 @dataclass(frozen=True)
 class Matcher:
-    """A compiled Hyperscan database for one query."""
+    """A compiled Hyperscan database for one query; when not ``exact`` it finds a
+    superset of the matching lines, each to be checked with the query's regex."""
 
     database: Any
+    exact: bool = True
 
     def scan(
         self,
         buffers: Sequence[bytes],
         cancel: threading.Event | None = None,
         running: Running | None = None,
+        max_reports: int | None = None,
     ) -> tuple[dict[int, list[int]], int]:
         """End offsets of the matches in each buffer that holds one, by buffer index,
         for ``buffers[:done]``; ``done`` < len when the scan was cut short after
-        MAX_REPORTS_PER_SCAN reports (resume from ``done``), or when ``cancel`` was
+        ``max_reports`` reports (default and most MAX_REPORTS_PER_SCAN; resume from
+        ``done``), or when ``cancel`` was
         set (the result is then not wanted).
 
         ``running`` = (totals, first, base) with ``totals[first + i] - base`` the size
@@ -91,10 +95,11 @@ class Matcher:
         vector[0::2] = buffers
         reports: list[int] = []
         add = reports.append
+        cap = min(MAX_REPORTS_PER_SCAN, max_reports or MAX_REPORTS_PER_SCAN)
 
         def on_match(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> bool:
             add(end)
-            return len(reports) >= MAX_REPORTS_PER_SCAN or (cancel is not None and cancel.is_set())
+            return len(reports) >= cap or (cancel is not None and cancel.is_set())
 
         cut = False
         try:
@@ -148,16 +153,19 @@ def matcher_for(
             return Matcher(_compile(literal_expression(needle, fold)))
         if not local:
             return None
-        expression = translate(regex.pattern, regex.flags)
-        if expression is None:
+        translation = translate(regex.pattern, regex.flags)
+        if translation is None:
             return None
-        return Matcher(_compile(expression))
+        return Matcher(_compile(translation.expression), translation.exact)
     except Exception:  # hyperscan refuses (empty match, too large...): Python alone
         return None
 
 
-def lines_from_ends(data: bytes, ends: list[int], limit: int) -> list[Span]:
-    """(line start, line end) of up to ``limit`` lines in which a match ends, in order.
+def lines_from_ends(
+    data: bytes, ends: list[int], limit: int, check: re.Pattern[bytes] | None = None
+) -> list[Span]:
+    """(line start, line end) of up to ``limit`` lines in which a match ends, in order;
+    with ``check``, only the lines where it also matches.
 
     ``ends`` are match end offsets in ``data``, ascending. A match is never empty and
     never holds a newline, so its last byte (``end - 1``) is on its line.
@@ -173,7 +181,10 @@ def lines_from_ends(data: bytes, ends: list[int], limit: int) -> list[Span]:
         line_end = find(b"\n", last)
         if line_end < 0:
             line_end = size
-        out.append((rfind(b"\n", 0, last) + 1, line_end))
+        start = rfind(b"\n", 0, last) + 1
+        if check is not None and check.search(data, start, line_end) is None:
+            continue
+        out.append((start, line_end))
         if len(out) >= limit:
             break
     return out

@@ -10,18 +10,25 @@ the byte sets, so Hyperscan never folds case itself.
 
 Only constructs whose meaning is the same in both engines *for deciding whether
 a line holds a match* are translated: literals and byte classes, groups,
-alternation, greedy and lazy repeats, and the ``^ $ \\b \\B`` anchors under
+alternation, greedy and lazy repeats, and the ``^ \\b \\B`` anchors under
 MULTILINE. Anything else (back-references, lookarounds, atomic groups, possessive
 repeats, ``\\A``/``\\Z``, scoped flags, LOCALE) returns None and the caller keeps
-the pure-Python path. Lines found by Hyperscan are not re-checked in Python, so
-the translator refuses whenever it is unsure.
+the pure-Python path. Lines found by an exact translation are not re-checked in
+Python, so the translator refuses whenever it is unsure.
+
+``$`` is the exception: Hyperscan 5.4 (hyperscan 0.9.1 on PyPI) misses some matches
+that end right before the last newline of a buffer (``.[ab]$`` in ``"…xa\\n"`` once the
+buffer passes 16 bytes; found by the random-pattern test, reproduced on Hyperscan
+alone). So ``$`` is left out, which makes the expression match a superset of the
+lines, and the translation says it is not exact: the caller checks each candidate line
+with Python's regex.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 try:  # private but stable across 3.11-3.13; any surprise means "no translation"
     _parser: Any = importlib.import_module("re._parser")
@@ -33,12 +40,20 @@ _ATOMS = frozenset({"LITERAL", "NOT_LITERAL", "ANY", "IN"})
 _REPEATS = frozenset({"MAX_REPEAT", "MIN_REPEAT"})
 _ANCHORS = {
     "AT_BEGINNING": b"^",
-    "AT_END": b"$",
+    "AT_END": b"",  # see the module's doc: left out, the lines are checked in Python
     "AT_BOUNDARY": b"\\b",
     "AT_NON_BOUNDARY": b"\\B",
 }
 #: Above this, Hyperscan builds huge automata (or refuses); Python handles it instead.
 MAX_REPEAT_BOUND = 1000
+
+
+class Translation(NamedTuple):
+    """A Hyperscan expression; ``exact`` False when it matches a superset of the lines
+    (candidates to check with Python's regex)."""
+
+    expression: bytes
+    exact: bool
 
 
 class _Refuse(Exception):
@@ -67,6 +82,7 @@ class _Translator:
         self.state = state
         self.flags = flags
         self._atoms: dict[str, bytes] = {}
+        self.exact = True
 
     def atom(self, node: tuple[Any, Any]) -> bytes:
         """The bytes Python accepts for a single-byte atom, asked of Python itself."""
@@ -89,6 +105,8 @@ class _Translator:
                 anchor = _ANCHORS.get(str(av))
                 if anchor is None:
                     raise _Refuse(str(av))
+                if not anchor:
+                    self.exact = False
                 out.append(anchor)
             elif name == "SUBPATTERN":
                 _group, add_flags, del_flags, sub = av
@@ -109,10 +127,10 @@ class _Translator:
         return b"".join(out)
 
 
-def translate(pattern: bytes, flags: int) -> bytes | None:
+def translate(pattern: bytes, flags: int) -> Translation | None:
     """A Hyperscan expression (to compile with HS_FLAG_MULTILINE only) that matches
-    exactly where ``re.compile(pattern, flags)`` does and never matches the empty
-    string, or None.
+    where ``re.compile(pattern, flags)`` does (on more lines when not ``exact``) and
+    never matches the empty string, or None.
 
     ``flags`` must include ``re.MULTILINE`` (the search always uses it), so that
     ``^``/``$`` mean line start/end in both engines.
@@ -126,7 +144,9 @@ def translate(pattern: bytes, flags: int) -> bytes | None:
             return None
         if parsed.getwidth()[0] == 0:
             return None  # can match the empty string (``a*$``): lines are found by end
-        return _Translator(parsed.state, all_flags).sequence(parsed)
+        translator = _Translator(parsed.state, all_flags)
+        expression = translator.sequence(parsed)
+        return Translation(expression, translator.exact)
     except (_Refuse, re.error, RecursionError, ValueError, TypeError, AttributeError):
         return None
 

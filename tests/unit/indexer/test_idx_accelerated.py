@@ -8,6 +8,8 @@ the files-searched count.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from itertools import accumulate
 from typing import Any
 
 import pytest
@@ -114,10 +116,10 @@ def test_unsafe_patterns_stay_in_python(pattern: str) -> None:
 
 def test_translation_uses_pythons_byte_sets() -> None:
     # \s in Python bytes is [\t\n\v\f\r ], \w ASCII, case folding ASCII only.
-    expression = translate(rb"\s", re.MULTILINE)
-    assert expression == rb"[\x09-\x0d\x20]"
-    assert translate(rb"k", re.MULTILINE | re.IGNORECASE) == rb"[\x4b\x6b]"
-    assert translate(rb"x{,3}y", re.MULTILINE) == rb"(?:\x78){0,3}\x79"
+    assert translate(rb"\s", re.MULTILINE) == (rb"[\x09-\x0d\x20]", True)
+    assert translate(rb"k", re.MULTILINE | re.IGNORECASE) == (rb"[\x4b\x6b]", True)
+    assert translate(rb"x{,3}y", re.MULTILINE) == (rb"(?:\x78){0,3}\x79", True)
+    assert translate(rb"^a\b", re.MULTILINE) == (rb"^\x61\b", True)
     assert translate(rb"x{,3}", re.MULTILINE) is None  # can match the empty string
     assert translate(rb"ab", 0) is None  # MULTILINE is required for ^ and $
 
@@ -234,3 +236,86 @@ def test_random_regexes_match_python(pattern: str, files: list[list[bytes]], fin
     a = search.search(paths, datas, fast, lambda _p: None)
     b = search.search(paths, datas, slow, lambda _p: None)
     assert _same(a, b), pattern
+
+
+def test_scans_collect_no_more_reports_than_the_output_can_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(search, "DENSE_REPORTS_PER_MIB", 10**9)  # stay in Hyperscan
+    monkeypatch.setattr(search, "MIN_REPORTS_PER_SCAN", 1)
+    monkeypatch.setattr(search, "FIRST_BATCH_BYTES", 1 << 20)  # every file in one batch
+    caps: list[int | None] = []
+    scan = accelerated.Matcher.scan
+
+    def spy(self: accelerated.Matcher, *args: Any) -> Any:
+        caps.append(args[3] if len(args) > 3 else None)
+        return scan(self, *args)
+
+    monkeypatch.setattr(accelerated.Matcher, "scan", spy)
+    # "a" is on many lines, several times on some: a cap of 4 × the lines still wanted
+    # cuts the scan, which then resumes where it stopped.
+    for max_results in (1, 2, 3, 1000):
+        caps.clear()
+        fast, slow, accelerated_ = _pair("a", literal=True, max_results=max_results)
+        assert accelerated_ and _same(fast, slow)
+        assert caps[0] == 4 * (max_results + 1)
+
+
+def test_a_first_batch_that_fills_the_output_scans_nothing_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(search, "FIRST_BATCH_BYTES", 32)
+    monkeypatch.setattr(search, "DENSE_REPORTS_PER_MIB", 10**9)  # stay in Hyperscan
+    many = {f"f{i:03d}.txt": b"word\n" * 10 for i in range(200)}
+    paths = sorted(many)
+    helds = [many[p] for p in paths]
+    scanned: list[int] = []
+    scan = accelerated.Matcher.scan
+
+    def spy(self: accelerated.Matcher, buffers: Any, *args: Any) -> Any:
+        scanned.append(len(buffers))
+        return scan(self, buffers, *args)
+
+    monkeypatch.setattr(accelerated.Matcher, "scan", spy)
+    query = compile_query("word", literal=True, max_results=5)
+    result = search.search(paths, helds, query, many.get)
+    assert result.matches == 5 and result.truncated
+    assert scanned == [1]  # the first file held enough; nothing was scanned ahead
+    scanned.clear()
+    query = compile_query("word", literal=True, max_results=1500)
+    result = search.search(paths, helds, query, many.get)
+    assert result.matches == 1500 and len(scanned) > 2  # batches doubling, scanned ahead
+
+
+@given(
+    sizes=st.lists(st.integers(min_value=0, max_value=50), max_size=60),
+    value=st.integers(min_value=0, max_value=3000),
+    low=st.integers(min_value=0, max_value=60),
+)
+def test_running_totals_are_accumulate_and_bisect_left(
+    sizes: list[int], value: int, low: int
+) -> None:
+    helds = [b"x" * n for n in sizes]
+    expected = list(accumulate(sizes))
+    totals = search._RunningTotals(helds)
+    totals.STEP = 7  # several extensions
+    low = min(low, len(sizes))
+    assert totals.bisect(value, low) == bisect_left(expected, value, low)
+    assert [totals[i] for i in range(len(sizes))] == expected
+
+
+def test_end_anchors_are_left_to_python_because_hyperscan_misses_some() -> None:
+    # Hyperscan alone misses this match (it ends right before the buffer's last
+    # newline); without `$` it finds a superset, and Python checks each line.
+    assert translate(rb".[ab]$", re.MULTILINE) == (rb"[\x00-\x09\x0b-\xff][\x61-\x62]", False)
+    data = "1111111ééééa".encode() + b"\n"
+    for pattern in (r"(?:a|[^\n])(?:a|b)$", r".[ab]$", r"a$|zz", r"a$b"):
+        fast = compile_query(pattern, max_results=1000)
+        slow = compile_query(pattern, max_results=1000, accelerate=False)
+        assert fast.matcher is not None and not fast.matcher.exact
+        others = [b"xa\nab\nzz\n", b"b" * 40 + b"a\n" + b"c" * 40]
+        paths = ["f0", "f1", "f2"]
+        a = search.search(paths, [data, *others], fast, lambda _p: None)
+        b = search.search(paths, [data, *others], slow, lambda _p: None)
+        assert _same(a, b), pattern
+    assert search.search(["f"], [data], compile_query(r".[ab]$"), lambda _p: None).matches == 1
