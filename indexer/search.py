@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import threading
 from bisect import bisect_left
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
@@ -157,15 +154,17 @@ def _literal_lines(data: bytes, query: Query, limit: int) -> list[tuple[int, int
     out: list[tuple[int, int]] = []
     if len(literals) == 1:  # the common case, without the bookkeeping below
         lit = literals[0]
-        at = hay.find(lit)
-        while at >= 0 and len(out) < limit:
-            start = hay.rfind(b"\n", 0, at) + 1
-            end = hay.find(b"\n", at)
+        find, rfind, add = hay.find, hay.rfind, out.append
+        at = find(lit)
+        while at >= 0 and limit > 0:
+            start = rfind(b"\n", 0, at) + 1
+            end = find(b"\n", at)
             if end < 0:
                 end = size
             if regex is None or regex.search(data, start, end) is not None:
-                out.append((start, end))
-            at = hay.find(lit, end + 1)
+                add((start, end))
+                limit -= 1
+            at = find(lit, end + 1)
         return out
     # Next occurrence of each literal at or after ``pos``; recomputed only when passed.
     nexts = [hay.find(lit) for lit in literals]
@@ -207,14 +206,25 @@ def _line_number(data: bytes, number: int, counted: int, start: int) -> int:
 def _groups_for_file(
     path: str, data: bytes, hits: list[tuple[int, int]], context: int
 ) -> list[list[Line]]:
-    if context == 0:
-        lines = []
+    if context == 0:  # one group: nothing separates lines without context
+        # The loop of a search with 100k hits: _line_number and _text inlined.
+        lines: list[Line] = []
+        add = lines.append
+        count = data.count
+        make = tuple.__new__
+        longest = 4 * MAX_LINE_CHARS + 4  # see _text
         number, counted = 1, 0
         for start, end in hits:
-            number = _line_number(data, number, counted, start)
+            if start - counted > BLOCK:
+                number = LINE_NUMBERS.line_of(data, start)
+            else:
+                number += count(b"\n", counted, start)
             counted = start
-            lines.append(Line(path, number, _text(data, start, end), True))
-        return [[line] for line in lines]
+            text = data[start : min(end, start + longest)].decode("utf-8", "replace").rstrip("\r")
+            if len(text) > MAX_LINE_CHARS:
+                text = text[:MAX_LINE_CHARS] + "…"
+            add(make(Line, (path, number, text, True)))
+        return [lines]
 
     size = len(data)
     match_starts = {start for start, _ in hits}
@@ -336,8 +346,6 @@ def _read_batch(
 FIRST_BATCH_BYTES = 256 * 1024
 #: The fewest match reports a scan collects before it stops to hand them over.
 MIN_REPORTS_PER_SCAN = 1024
-#: Batches being scanned ahead of the one being turned into lines.
-LOOKAHEAD = 2
 MAX_BATCH_BYTES = 32 * 1024 * 1024
 #: Past this many reported matches per MiB, each match's callback into Python costs
 #: more than the scan saves: the rest of the search runs in Python alone.
@@ -345,19 +353,27 @@ DENSE_REPORTS_PER_MIB = 400
 
 
 class _RunningTotals:
-    """Running totals of the held sizes, summed only as far as the search gets: a
-    search that stops at its first 100 results need not sum 57k sizes (2.5 ms)."""
+    """Running totals of the held sizes, summed only as far as the search goes: a
+    search that stops at its first 100 results need not read 57k sizes (each one a
+    cache miss, ~0.3 µs). A source not held (None) counts as empty."""
 
-    STEP = 2048
+    #: Sizes summed by the first extension; each extension doubles what is summed.
+    STEP = 128
+    MAX_STEP = 8192
 
-    def __init__(self, helds: Sequence[bytes]) -> None:
+    def __init__(self, helds: Sequence[bytes | None]) -> None:
         self._helds = helds
         self.totals: list[int] = []
 
     def _extend(self) -> None:
         done = len(self.totals)
         base = self.totals[-1] if done else 0
-        more = accumulate(map(len, self._helds[done : done + self.STEP]), initial=base)
+        chunk = self._helds[done : done + min(max(self.STEP, done), self.MAX_STEP)]
+        try:
+            sizes = list(map(len, chunk))  # type: ignore[arg-type]  # a None: TypeError
+        except TypeError:
+            sizes = [0 if data is None else len(data) for data in chunk]
+        more = accumulate(sizes, initial=base)
         next(more)  # the initial value itself
         self.totals.extend(more)
 
@@ -380,25 +396,6 @@ class _Batch:
     stop: int  # source index after the last one looked at
     running: Running | None = None  # running totals of sizes, when all are held
 
-    def scan(
-        self, matcher: Matcher, cancel: threading.Event, max_reports: int
-    ) -> Future[tuple[dict[int, list[int]], int]]:
-        return _scanner().submit(matcher.scan, self.datas, cancel, self.running, max_reports)
-
-
-_SCANNER: ThreadPoolExecutor | None = None
-_SCANNER_LOCK = threading.Lock()
-
-
-def _scanner() -> ThreadPoolExecutor:
-    """Threads that run Hyperscan (which releases the GIL) while the caller's thread
-    turns the previous batch into lines."""
-    global _SCANNER
-    with _SCANNER_LOCK:
-        if _SCANNER is None:
-            _SCANNER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agentls-scan")
-        return _SCANNER
-
 
 def _search_batches(
     result: SearchResult,
@@ -408,85 +405,63 @@ def _search_batches(
     read: Reader,
     matcher: Matcher,
 ) -> int:
-    """Hyperscan finds the candidate lines, a batch of files per call, the next batch
-    being scanned while this one is turned into lines. Returns how many sources were
-    searched (fewer than all when the output filled up or hits are dense)."""
+    """Hyperscan finds the candidate lines, a batch of files per call. Returns how
+    many sources were searched (fewer than all when the output filled up or hits are
+    dense).
+
+    The batches are scanned one after the other in this thread. Scanning the next
+    batch in other threads while this one is turned into lines (Hyperscan releases
+    the GIL) was measured slower on 2 cores, for the first 100 results and for every
+    result alike: each hand-over costs a thread wake-up, and the scan's match
+    callbacks compete for the GIL with the line-building.
+    """
     budget = query.max_results + 1
     total = len(paths)
     check = None if matcher.exact else query.regex
-    # All held (the usual case with an index): batches are slices, cut where the
-    # running total of sizes passes the batch size; no Python loop over files.
-    ends: _RunningTotals | None = None if None in helds else _RunningTotals(helds)  # type: ignore[arg-type]
+    # Held text (the usual case with an index): a batch is a slice, cut where the
+    # running total of sizes passes the batch size; no Python loop over files. That
+    # all is held is checked a batch at a time: `None in helds` over 57k files costs
+    # ~5 ms, more than a whole search that stops at its first 100 results.
+    ends = _RunningTotals(helds)
 
     def batch_from(first: int, size: int) -> _Batch:
-        if ends is None:
-            datas, at, stop = _read_batch(paths, helds, first, size, read)
-            return _Batch(datas, at, stop)
-        base = ends[first - 1] if first else 0
-        stop = min(total, ends.bisect(base + size, first) + 1)
-        return _Batch(
-            helds[first:stop],  # type: ignore[arg-type]
-            range(first, stop),
-            stop,
-            (ends.totals, first, base),
-        )
+        if helds[first] is not None:
+            base = ends[first - 1] if first else 0
+            stop = min(total, ends.bisect(base + size, first) + 1)
+            datas = helds[first:stop]
+            if None not in datas:
+                return _Batch(datas, range(first, stop), stop, (ends.totals, first, base))  # type: ignore[arg-type]
+        datas, at, stop = _read_batch(paths, helds, first, size, read)  # some from disk
+        return _Batch(datas, at, stop)
 
-    cancel = threading.Event()  # stops look-ahead scans that are no longer wanted
-    ahead: deque[tuple[_Batch, Future[tuple[dict[int, list[int]], int]]]] = deque()
     size = FIRST_BATCH_BYTES
-    next_first = 0
-
-    def look_ahead(depth: int = LOOKAHEAD) -> None:
-        """Keep ``depth`` batches being scanned (Hyperscan runs without the GIL)."""
-        nonlocal size, next_first
-        while len(ahead) < depth and next_first < total:
-            batch = batch_from(next_first, size)
-            size = min(size * 2, MAX_BATCH_BYTES)
-            next_first = batch.stop
-            if batch.datas:
-                # No more match callbacks than the output can use (a line may hold a
-                # few matches; a scan cut short is resumed where it stopped).
-                wanted = max(4 * (budget - result.matches), MIN_REPORTS_PER_SCAN)
-                ahead.append((batch, batch.scan(matcher, cancel, wanted)))
-
-    scanned = reports = 0
-    try:
-        # The first batch alone: when it fills the output (a common word, the first 100
-        # lines), scans ahead would only compete for the GIL with their match callbacks.
-        look_ahead(1)
-        while ahead:
-            batch, pending = ahead.popleft()
-            per_file, done = pending.result()
-            found = sum(map(len, per_file.values()))
-            if found < budget - result.matches:  # this batch cannot fill the output
-                look_ahead()
-            if done == 0:  # one file with more matches than a scan collects: Python for it
-                return batch.at[0]
-            for index in sorted(per_file):
-                data = batch.datas[index]
-                hits = lines_from_ends(data, per_file[index], budget - result.matches, check)
-                if _add_hits(result, paths[batch.at[index]], data, hits, query):
-                    result.files_searched += index + 1
-                    return batch.at[index] + 1
-            result.files_searched += done
-            if done < len(batch.datas):  # cut short: resume at the first file not done
-                for _batch, stale in ahead:
-                    stale.cancel()
-                ahead.clear()
-                next_first = batch.at[done]
-                look_ahead()
-            first = ahead[0][0].at[0] if ahead else next_first
-            if ends is None:
-                scanned += sum(map(len, batch.datas[:done]))
-            else:
-                scanned = ends[first - 1] if first else 0
-            reports += found
-            if reports > DENSE_REPORTS_PER_MIB * max(scanned, FIRST_BATCH_BYTES) / 2**20:
-                return first
-            look_ahead()  # when this batch held many matches on few lines
-        return total
-    finally:
-        cancel.set()
+    first = scanned = reports = 0
+    while first < total:
+        batch = batch_from(first, size)
+        size = min(size * 2, MAX_BATCH_BYTES)
+        first = batch.stop
+        if not batch.datas:
+            continue
+        # No more match callbacks than the output can use (a line may hold a few
+        # matches; a scan cut short is resumed where it stopped).
+        wanted = max(4 * (budget - result.matches), MIN_REPORTS_PER_SCAN)
+        per_file, done = matcher.scan(batch.datas, batch.running, wanted)
+        if done == 0:  # one file with more matches than a scan collects: Python for it
+            return batch.at[0]
+        for index in sorted(per_file):
+            data = batch.datas[index]
+            hits = lines_from_ends(data, per_file[index], budget - result.matches, check)
+            if _add_hits(result, paths[batch.at[index]], data, hits, query):
+                result.files_searched += index + 1
+                return batch.at[index] + 1
+        result.files_searched += done
+        if done < len(batch.datas):  # cut short: resume at the first file not done
+            first = batch.at[done]
+        scanned += sum(map(len, batch.datas[:done]))
+        reports += sum(map(len, per_file.values()))
+        if reports > DENSE_REPORTS_PER_MIB * max(scanned, FIRST_BATCH_BYTES) / 2**20:
+            return first
+    return total
 
 
 # -- selecting files ------------------------------------------------------------------
