@@ -280,25 +280,31 @@ def bench_corpus(name: str, root: Path, runs: int, writes: int, have_rg: bool) -
             seen.append(result.matches)
 
         flags = ["-F"] if literal else []
-        contenders = [lambda: ours(10**9), lambda: ours(100)]
+        # Every matching line; the first 100 (the tools' default); the first 1,000 (the
+        # most a tool call can ask for).
+        contenders = [lambda: ours(10**9), lambda: ours(100), lambda: ours(1000)]
         if have_rg:
-            # Every matching line with its number, as we return them; and the first 100
-            # in path order, as the tools return them (`rg --sort path | head -100`:
+            # Every matching line with its number, as we return them; and the first N
+            # in path order, as the tools return them (`rg --sort path | head -N`:
             # sorting makes rg single-threaded, which is what path order costs it).
             contenders.append(lambda: rg("-n", *flags, "--", pattern, str(root)))  # noqa: B023
-            contenders.append(
-                lambda: rg_first(100, "-n", "--sort", "path", *flags, "--", pattern, str(root))  # noqa: B023
-            )
+            rg_args = ["-n", "--sort", "path", *flags, "--", pattern, str(root)]
+            contenders.append(lambda a=rg_args: rg_first(100, *a))
+            contenders.append(lambda a=rg_args: rg_first(1000, *a))
         medians = interleaved(contenders, runs)
-        every, first = medians[:2]
-        cell = f"{fmt(every)} ({counts[0]:,} lines); first 100: {fmt(first)}"
+        every, first, first_k = medians[:3]
+        cell = (
+            f"{fmt(every)} ({counts[0]:,} lines); first 100: {fmt(first)}; "
+            f"first 1,000: {fmt(first_k)}"
+        )
         if have_rg:
-            theirs, theirs_first = medians[2:4]
+            theirs, theirs_first, theirs_k = medians[3:6]
             rg_hits = rg_count(rg("-c", *flags, "--", pattern, str(root)).stdout)
             rows.append(
                 f"| {name} | {tool} {label} `{pattern}` | {cell} | {ratio(every, theirs)}; "
-                f"first 100: {ratio(first, theirs_first)} | rg -n {fmt(theirs)} "
-                f"({rg_hits:,} lines); first 100 `--sort path`: {fmt(theirs_first)} |"
+                f"first 100: {ratio(first, theirs_first)}; first 1,000: "
+                f"{ratio(first_k, theirs_k)} | rg -n {fmt(theirs)} ({rg_hits:,} lines); "
+                f"`--sort path \\| head`: -100 {fmt(theirs_first)}, -1000 {fmt(theirs_k)} |"
             )
         else:
             rows.append(f"| {name} | {tool} {label} `{pattern}` | {cell} | | |")
