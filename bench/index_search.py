@@ -280,6 +280,7 @@ def bench_corpus(name: str, root: Path, runs: int, writes: int, have_rg: bool) -
             seen.append(result.matches)
 
         flags = ["-F"] if literal else []
+        shown = pattern.replace("|", "\\|")  # a `|` would end the table cell
         # Every matching line; the first 100 (the tools' default); the first 1,000 (the
         # most a tool call can ask for).
         contenders = [lambda: ours(10**9), lambda: ours(100), lambda: ours(1000)]
@@ -301,13 +302,13 @@ def bench_corpus(name: str, root: Path, runs: int, writes: int, have_rg: bool) -
             theirs, theirs_first, theirs_k = medians[3:6]
             rg_hits = rg_count(rg("-c", *flags, "--", pattern, str(root)).stdout)
             rows.append(
-                f"| {name} | {tool} {label} `{pattern}` | {cell} | {ratio(every, theirs)}; "
+                f"| {name} | {tool} {label} `{shown}` | {cell} | {ratio(every, theirs)}; "
                 f"first 100: {ratio(first, theirs_first)}; first 1,000: "
                 f"{ratio(first_k, theirs_k)} | rg -n {fmt(theirs)} ({rg_hits:,} lines); "
                 f"`--sort path \\| head`: -100 {fmt(theirs_first)}, -1000 {fmt(theirs_k)} |"
             )
         else:
-            rows.append(f"| {name} | {tool} {label} `{pattern}` | {cell} | | |")
+            rows.append(f"| {name} | {tool} {label} `{shown}` | {cell} | | |")
     loop.close()
 
     base = float(
