@@ -63,12 +63,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(args.log_level)
 
     from server.app import build_server
+    from server.stdio import start_io
 
     server = build_server()
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
-        server.start_io(sys.stdin.buffer, lsp_out)
+        assert lsp_out is not None
+        start_io(server, sys.stdin.buffer, lsp_out)
     # LSP: exit code 0 after shutdown + exit, 1 when the client went away without.
     return 0 if getattr(server.protocol, "_shutdown", False) else 1
 

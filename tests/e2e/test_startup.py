@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-from agentls_e2e import LspFactory, plain, server_env
+from agentls_e2e import LspFactory, plain, server_command, server_env
 
 from agent.llm.scripted_server import ScriptedModelServer, text
 
@@ -65,3 +67,83 @@ def test_stdout_is_protected() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"LSP-ONLY"
     assert b"stray print" in done.stderr and b"raw fd write" in done.stderr
+
+
+def _framed(*messages: dict[str, object]) -> bytes:
+    out = b""
+    for message in messages:
+        body = json.dumps(message).encode()
+        out += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    return out
+
+
+def _responses(stdout: bytes) -> dict[int, dict[str, object]]:
+    found: dict[int, dict[str, object]] = {}
+    while stdout:
+        header, _, rest = stdout.partition(b"\r\n\r\n")
+        fields = dict(line.split(b": ", 1) for line in header.split(b"\r\n"))
+        length = int(fields[b"Content-Length"])
+        message = json.loads(rest[:length])
+        stdout = rest[length:]
+        if "id" in message and "method" not in message:
+            found[message["id"]] = message
+    return found
+
+
+def _opening(root: Path) -> bytes:
+    return _framed(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}},
+        },
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "agent/ping", "params": {}},
+    )
+
+
+def test_stdin_from_a_pipe_is_read_by_the_event_loop(tmp_path: Path) -> None:
+    """A pipe (how editors spawn servers) is read by the loop itself, with messages
+    split across reads; shutdown then exit ends the process with 0."""
+    proc = subprocess.Popen(
+        [*server_command(), "--log-level", "error"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=server_env(),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    opening = _opening(tmp_path) + _framed({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+    for at in range(0, len(opening), 7):
+        proc.stdin.write(opening[at : at + 7])
+        proc.stdin.flush()
+    seen = b""
+    while 3 not in _responses(seen):  # exit only after the shutdown answer, as LSP says
+        chunk = proc.stdout.read1(65536)
+        assert chunk, seen[:500]
+        seen += chunk
+    rest, _ = proc.communicate(_framed({"jsonrpc": "2.0", "method": "exit"}), timeout=60)
+    answers = _responses(seen + rest)
+    assert sorted(answers) == [1, 2, 3]
+    assert "capabilities" in answers[1]["result"]  # type: ignore[operator]
+    assert answers[2]["result"]["pong"] is True  # type: ignore[index]
+    assert proc.returncode == 0
+
+
+def test_stdin_that_is_not_a_pipe_is_read_by_pygls(tmp_path: Path) -> None:
+    """A regular file (or a terminal, or a socket shared with stdout) keeps pygls's
+    own reader: the same answers; the input ends without shutdown, so the exit code is 1."""
+    (tmp_path / "in.bin").write_bytes(_opening(tmp_path))
+    with (tmp_path / "in.bin").open("rb") as stdin:
+        done = subprocess.run(
+            [*server_command(), "--log-level", "error"],
+            stdin=stdin,
+            capture_output=True,
+            env=server_env(),
+            timeout=60,
+        )
+    answers = _responses(done.stdout)
+    assert sorted(answers) == [1, 2], done.stdout[:500]
+    assert answers[2]["result"]["pong"] is True  # type: ignore[index]
+    assert done.returncode == 1
