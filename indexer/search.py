@@ -144,10 +144,17 @@ def _match_starts(data: bytes, query: Query, limit: int) -> list[tuple[int, int]
     return out
 
 
-def _literal_lines(data: bytes, query: Query, limit: int) -> list[tuple[int, int]]:
-    """Lines holding a literal; for a line-local regex, those the regex also matches."""
+def _literal_lines(
+    data: bytes, query: Query, limit: int, hay: bytes | None = None, first: int = 0
+) -> list[tuple[int, int]]:
+    """Lines holding a literal; for a line-local regex, those the regex also matches.
+
+    ``hay`` is ``data`` as searched (lower-cased when folding) when the caller has it;
+    with one literal, ``first`` is where the caller found it (no need to look again).
+    """
     assert query.literals is not None
-    hay = data.lower() if query.fold else data
+    if hay is None:
+        hay = data.lower() if query.fold else data
     size = len(data)
     literals = query.literals
     regex = None if query.needle is not None else query.regex
@@ -155,7 +162,7 @@ def _literal_lines(data: bytes, query: Query, limit: int) -> list[tuple[int, int
     if len(literals) == 1:  # the common case, without the bookkeeping below
         lit = literals[0]
         find, rfind, add = hay.find, hay.rfind, out.append
-        at = find(lit)
+        at = find(lit, first)
         while at >= 0 and limit > 0:
             start = rfind(b"\n", 0, at) + 1
             end = find(b"\n", at)
@@ -309,17 +316,25 @@ def _search_python(
     # Most files hold no match: reject them with one `in` and no function call.
     single = literals[0] if literals is not None and len(literals) == 1 else None
     fold = query.fold
+    by_literal = query.needle is not None or query.local  # as _match_starts decides
     for path, held in sources:
         data = held if held is not None else read(path)
         if data is None:
             continue
         result.files_searched += 1
         if single is not None:
-            if single not in (data.lower() if fold else data):
+            hay = data.lower() if fold else data
+            first = hay.find(single)
+            if first < 0:
                 continue
+            if by_literal:  # start from the first occurrence, with the same hay
+                hits = _literal_lines(data, query, budget - result.matches, hay, first)
+            else:
+                hits = _match_starts(data, query, budget - result.matches)
         elif literals is not None and not _might_match(data, query):
             continue
-        hits = _match_starts(data, query, budget - result.matches)
+        else:
+            hits = _match_starts(data, query, budget - result.matches)
         if _add_hits(result, path, data, hits, query):
             return
 
