@@ -120,10 +120,13 @@ def _text(data: bytes, start: int, end: int) -> str:
     return text
 
 
-def _match_starts(data: bytes, query: Query, limit: int) -> list[tuple[int, int]]:
-    """(line start, line end) of up to ``limit`` matching lines, in order."""
+def _match_starts(
+    data: bytes, query: Query, limit: int, hay: bytes | None = None, first: int = 0
+) -> list[tuple[int, int]]:
+    """(line start, line end) of up to ``limit`` matching lines, in order. ``hay`` and
+    ``first``: see ``_literal_lines`` (a regex search does not need them)."""
     if query.needle is not None or query.local:
-        return _literal_lines(data, query, limit)
+        return _literal_lines(data, query, limit, hay, first)
     out: list[tuple[int, int]] = []
     size = len(data)
     pos = 0
@@ -313,28 +316,24 @@ def _search_python(
     # One more than asked, to know whether the output was cut.
     budget = query.max_results + 1
     literals = query.literals
-    # Most files hold no match: reject them with one `in` and no function call.
+    # Most files hold no match: reject them with one `find` and no function call; in
+    # the others the search starts where that `find` stopped.
     single = literals[0] if literals is not None and len(literals) == 1 else None
     fold = query.fold
-    by_literal = query.needle is not None or query.local  # as _match_starts decides
     for path, held in sources:
         data = held if held is not None else read(path)
         if data is None:
             continue
         result.files_searched += 1
+        hay, first = None, 0
         if single is not None:
             hay = data.lower() if fold else data
             first = hay.find(single)
             if first < 0:
                 continue
-            if by_literal:  # start from the first occurrence, with the same hay
-                hits = _literal_lines(data, query, budget - result.matches, hay, first)
-            else:
-                hits = _match_starts(data, query, budget - result.matches)
         elif literals is not None and not _might_match(data, query):
             continue
-        else:
-            hits = _match_starts(data, query, budget - result.matches)
+        hits = _match_starts(data, query, budget - result.matches, hay, first)
         if _add_hits(result, path, data, hits, query):
             return
 

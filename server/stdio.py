@@ -50,8 +50,10 @@ def start_io(server: JsonRPCServer, stdin: BinaryIO, stdout: BinaryIO) -> None:
     """Serve the LSP stream on ``stdin``/``stdout`` until exit or end of input (as
     ``server.start_io``, which it falls back to when stdin is not a pipe)."""
     if not is_pipe(stdin):
+        log.debug("stdin is not a pipe: pygls's reader reads it")
         server.start_io(stdin, stdout)
         return
+    log.debug("stdin is a pipe: the event loop reads it")
     server._stop_event = stop = threading.Event()
     server.protocol.set_writer(StdoutWriter(stdout))
 

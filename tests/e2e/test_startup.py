@@ -106,11 +106,12 @@ def _opening(root: Path) -> bytes:
 def test_stdin_from_a_pipe_is_read_by_the_event_loop(tmp_path: Path) -> None:
     """A pipe (how editors spawn servers) is read by the loop itself, with messages
     split across reads; shutdown then exit ends the process with 0."""
+    errors = (tmp_path / "stderr.log").open("wb")  # a file: a full pipe could block the server
     proc = subprocess.Popen(
-        [*server_command(), "--log-level", "error"],
+        [*server_command(), "--log-level", "debug"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=errors,
         env=server_env(),
     )
     assert proc.stdin is not None and proc.stdout is not None
@@ -129,6 +130,8 @@ def test_stdin_from_a_pipe_is_read_by_the_event_loop(tmp_path: Path) -> None:
     assert "capabilities" in answers[1]["result"]  # type: ignore[operator]
     assert answers[2]["result"]["pong"] is True  # type: ignore[index]
     assert proc.returncode == 0
+    errors.close()
+    assert "stdin is a pipe: the event loop reads it" in (tmp_path / "stderr.log").read_text()
 
 
 def test_stdin_that_is_not_a_pipe_is_read_by_pygls(tmp_path: Path) -> None:
@@ -137,7 +140,7 @@ def test_stdin_that_is_not_a_pipe_is_read_by_pygls(tmp_path: Path) -> None:
     (tmp_path / "in.bin").write_bytes(_opening(tmp_path))
     with (tmp_path / "in.bin").open("rb") as stdin:
         done = subprocess.run(
-            [*server_command(), "--log-level", "error"],
+            [*server_command(), "--log-level", "debug"],
             stdin=stdin,
             capture_output=True,
             env=server_env(),
@@ -147,3 +150,4 @@ def test_stdin_that_is_not_a_pipe_is_read_by_pygls(tmp_path: Path) -> None:
     assert sorted(answers) == [1, 2], done.stdout[:500]
     assert answers[2]["result"]["pong"] is True  # type: ignore[index]
     assert done.returncode == 1
+    assert b"stdin is not a pipe: pygls's reader reads it" in done.stderr
