@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck pytest vscode-check vscode-e2e clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py indexer/_lines.c
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -U pip

@@ -32,12 +32,12 @@ from itertools import accumulate
 from typing import Any
 
 from indexer.hyperscan_pattern import literal_expression, translate
+from indexer.lines import Span, spans_from_ends
 
 _SEPARATOR = b"\n"
 #: Reports collected per scan before it is cut short and resumed (bounds memory).
 MAX_REPORTS_PER_SCAN = 65_536
 
-Span = tuple[int, int]
 #: (running totals of sizes, index of the first buffer in them, total before it)
 Running = tuple[Sequence[int], int, int]
 
@@ -173,21 +173,12 @@ def lines_from_ends(
     ``ends`` are match end offsets in ``data``, ascending. A match is never empty and
     never holds a newline, so its last byte (``end - 1``) is on its line.
     """
+    if check is None:
+        return spans_from_ends(data, ends, limit)
     out: list[Span] = []
-    size = len(data)
-    line_end = -1
-    find, rfind = data.find, data.rfind
-    for end in ends:
-        if end <= line_end:
-            continue  # another match on the line already taken
-        last = end - 1
-        line_end = find(b"\n", last)
-        if line_end < 0:
-            line_end = size
-        start = rfind(b"\n", 0, last) + 1
-        if check is not None and check.search(data, start, line_end) is None:
-            continue
-        out.append((start, line_end))
-        if len(out) >= limit:
-            break
+    for start, end in spans_from_ends(data, ends, len(ends)):
+        if check.search(data, start, end) is not None:
+            out.append((start, end))
+            if len(out) >= limit:
+                break
     return out

@@ -16,14 +16,12 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, islice
-from typing import NamedTuple
 
-from indexer.accelerated import Matcher, Running, Span, lines_from_ends, matcher_for
+from indexer.accelerated import Matcher, Running, lines_from_ends, matcher_for
 from indexer.linenumbers import BLOCK, LINE_NUMBERS
+from indexer.lines import Line, Span, line_text, literal_spans, numbered_lines
 from indexer.literals import line_local, required_literals
 from indexer.tree import display
-
-MAX_LINE_CHARS = 300
 
 Reader = Callable[[str], bytes | None]
 
@@ -80,15 +78,6 @@ def compile_query(
     )
 
 
-class Line(NamedTuple):
-    """One printed line (a tuple: cheap to make by the ten thousand)."""
-
-    path: str
-    number: int
-    text: str
-    is_match: bool
-
-
 @dataclass
 class SearchResult:
     groups: list[list[Line]] = field(default_factory=list)
@@ -108,16 +97,6 @@ class SearchResult:
         if self.truncated:
             out.append(f"[results truncated at {max_results} matches]")
         return "\n".join(out)
-
-
-def _text(data: bytes, start: int, end: int) -> str:
-    # A minified line can be megabytes: decode only what can be shown (UTF-8 takes at
-    # most 4 bytes a character, so this prefix still yields more than the limit).
-    end = min(end, start + 4 * MAX_LINE_CHARS + 4)
-    text = data[start:end].decode("utf-8", "replace").rstrip("\r")
-    if len(text) > MAX_LINE_CHARS:
-        text = text[:MAX_LINE_CHARS] + "…"
-    return text
 
 
 def _match_starts(
@@ -150,7 +129,8 @@ def _match_starts(
 def _literal_lines(
     data: bytes, query: Query, limit: int, hay: bytes | None = None, first: int = 0
 ) -> list[tuple[int, int]]:
-    """Lines holding a literal; for a line-local regex, those the regex also matches.
+    """Lines holding the literal of a literal search; for a line-local regex, the lines
+    holding one of its literals that the regex also matches.
 
     ``hay`` is ``data`` as searched (lower-cased when folding) when the caller has it;
     with one literal, ``first`` is where the caller found it (no need to look again).
@@ -160,7 +140,9 @@ def _literal_lines(
         hay = data.lower() if query.fold else data
     size = len(data)
     literals = query.literals
-    regex = None if query.needle is not None else query.regex
+    if query.needle is not None:  # a literal search
+        return literal_spans(hay, query.needle, first, limit)
+    regex = query.regex
     out: list[tuple[int, int]] = []
     if len(literals) == 1:  # the common case, without the bookkeeping below
         lit = literals[0]
@@ -171,7 +153,7 @@ def _literal_lines(
             end = find(b"\n", at)
             if end < 0:
                 end = size
-            if regex is None or regex.search(data, start, end) is not None:
+            if regex.search(data, start, end) is not None:
                 add((start, end))
                 limit -= 1
             at = find(lit, end + 1)
@@ -188,7 +170,7 @@ def _literal_lines(
         end = hay.find(b"\n", at)
         if end < 0:
             end = size
-        if regex is None or regex.search(data, start, end) is not None:
+        if regex.search(data, start, end) is not None:
             out.append((start, end))
         pos = end + 1
         nexts = [
@@ -217,24 +199,7 @@ def _groups_for_file(
     path: str, data: bytes, hits: list[tuple[int, int]], context: int
 ) -> list[list[Line]]:
     if context == 0:  # one group: nothing separates lines without context
-        # The loop of a search with 100k hits: _line_number and _text inlined.
-        lines: list[Line] = []
-        add = lines.append
-        count = data.count
-        make = tuple.__new__
-        longest = 4 * MAX_LINE_CHARS + 4  # see _text
-        number, counted = 1, 0
-        for start, end in hits:
-            if start - counted > BLOCK:
-                number = LINE_NUMBERS.line_of(data, start)
-            else:
-                number += count(b"\n", counted, start)
-            counted = start
-            text = data[start : min(end, start + longest)].decode("utf-8", "replace").rstrip("\r")
-            if len(text) > MAX_LINE_CHARS:
-                text = text[:MAX_LINE_CHARS] + "…"
-            add(make(Line, (path, number, text, True)))
-        return [lines]
+        return [numbered_lines(path, data, hits)]
 
     size = len(data)
     match_starts = {start for start, _ in hits}
@@ -264,7 +229,7 @@ def _groups_for_file(
                 end = size
             if pos == size and line_no > number:
                 break  # no phantom line after a final newline
-            group.append(Line(path, line_no, _text(data, pos, end), pos in match_starts))
+            group.append(Line(path, line_no, line_text(data, pos, end), pos in match_starts))
             last_emitted = line_no
             line_no += 1
             pos = end + 1
