@@ -103,7 +103,7 @@ append_span(PyObject *out, Py_ssize_t start, Py_ssize_t end)
     }
     PyTuple_SET_ITEM(span, 0, a);
     PyTuple_SET_ITEM(span, 1, b);
-    PyObject_GC_UnTrack(span); /* see numbered_lines */
+    PyObject_GC_UnTrack(span); /* see make_line */
     int failed = PyList_Append(out, span);
     Py_DECREF(span);
     return failed;
@@ -246,8 +246,52 @@ read_span(PyObject *item, Py_ssize_t counted, Py_ssize_t size, Py_ssize_t *start
     return 0;
 }
 
+/* A new line_type(path, number, text, True), or NULL with an exception set. */
+static PyObject *
+make_line(PyTypeObject *line_type, PyObject *path, const char *data, Py_ssize_t start,
+          Py_ssize_t end, Py_ssize_t number, Py_ssize_t max_chars, PyObject *ellipsis)
+{
+    PyObject *text = line_text(data, start, end, max_chars, ellipsis);
+    PyObject *line = text == NULL ? NULL : line_type->tp_alloc(line_type, 4);
+    PyObject *number_obj = line == NULL ? NULL : PyLong_FromSsize_t(number);
+    if (number_obj == NULL) {
+        Py_XDECREF(text);
+        Py_XDECREF(line);
+        return NULL;
+    }
+    /* As tuple.__new__ fills a tuple subclass made by tp_alloc. */
+    Py_INCREF(path);
+    PyTuple_SET_ITEM(line, 0, path);
+    PyTuple_SET_ITEM(line, 1, number_obj);
+    PyTuple_SET_ITEM(line, 2, text);
+    Py_INCREF(Py_True);
+    PyTuple_SET_ITEM(line, 3, Py_True);
+    /* A str, an int and a bool cannot be part of a cycle, so the cyclic collector need
+     * not track the line (it untracks such plain tuples itself, but never a tuple
+     * subclass); nor a tuple of such lines, which is how they are returned. Tracked,
+     * 200k lines made the collections during a search cost more than the search (76
+     * of 116 ms for 197k lines, measured); in a list, each full collection still
+     * visited every line (7 ms each). */
+    PyObject_GC_UnTrack(line);
+    return line;
+}
+
+static int
+check_line_args(PyTypeObject *line_type, Py_ssize_t max_chars)
+{
+    if (!PyType_IsSubtype(line_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "line_type must be a tuple subclass");
+        return -1;
+    }
+    if (max_chars < 0) {
+        PyErr_SetString(PyExc_ValueError, "max_chars must be >= 0");
+        return -1;
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(numbered_lines_doc,
-"numbered_lines(line_type, path, data, spans, max_chars) -> list\n\n"
+"numbered_lines(line_type, path, data, spans, max_chars) -> tuple\n\n"
 "line_type(path, number, text, True) for each (start, end) in `spans` (ascending):\n"
 "`number` 1-based, `text` as indexer.lines.line_text. `line_type` is a tuple subclass.");
 
@@ -262,12 +306,7 @@ numbered_lines(PyObject *module, PyObject *args)
                           &data, &size, &spans_arg, &max_chars)) {
         return NULL;
     }
-    if (!PyType_IsSubtype(line_type, &PyTuple_Type)) {
-        PyErr_SetString(PyExc_TypeError, "line_type must be a tuple subclass");
-        return NULL;
-    }
-    if (max_chars < 0) {
-        PyErr_SetString(PyExc_ValueError, "max_chars must be >= 0");
+    if (check_line_args(line_type, max_chars) < 0) {
         return NULL;
     }
     PyObject *spans = PySequence_Fast(spans_arg, "spans must be a sequence");
@@ -276,7 +315,7 @@ numbered_lines(PyObject *module, PyObject *args)
     }
     PyObject *ellipsis = PyUnicode_FromString("\xe2\x80\xa6");
     Py_ssize_t count = PySequence_Fast_GET_SIZE(spans);
-    PyObject *out = ellipsis == NULL ? NULL : PyList_New(count);
+    PyObject *out = ellipsis == NULL ? NULL : PyTuple_New(count);
     if (out == NULL) {
         goto fail;
     }
@@ -288,42 +327,89 @@ numbered_lines(PyObject *module, PyObject *args)
         }
         number += count_newlines((const unsigned char *)data + counted, start - counted);
         counted = start;
-        PyObject *text = line_text(data, start, end, max_chars, ellipsis);
-        PyObject *line = text == NULL ? NULL : line_type->tp_alloc(line_type, 4);
-        PyObject *number_obj = line == NULL ? NULL : PyLong_FromSsize_t(number);
-        if (number_obj == NULL) {
-            Py_XDECREF(text);
-            Py_XDECREF(line);
+        PyObject *line = make_line(line_type, path, data, start, end, number, max_chars, ellipsis);
+        if (line == NULL) {
             goto fail;
         }
-        /* As tuple.__new__ fills a tuple subclass made by tp_alloc. */
-        Py_INCREF(path);
-        PyTuple_SET_ITEM(line, 0, path);
-        PyTuple_SET_ITEM(line, 1, number_obj);
-        PyTuple_SET_ITEM(line, 2, text);
-        Py_INCREF(Py_True);
-        PyTuple_SET_ITEM(line, 3, Py_True);
-        /* A str, an int and a bool cannot be part of a cycle, so the cyclic collector
-         * need not track the line (it untracks such plain tuples itself, but never a
-         * tuple subclass). Tracked, 200k lines made the collections during a search
-         * cost more than the search (76 of 116 ms for 197k lines, measured). */
-        PyObject_GC_UnTrack(line);
-        PyList_SET_ITEM(out, i, line);
+        PyTuple_SET_ITEM(out, i, line);
     }
     Py_DECREF(spans);
     Py_DECREF(ellipsis);
+    PyObject_GC_UnTrack(out); /* see make_line */
     return out;
 fail:
     Py_DECREF(spans);
     Py_XDECREF(ellipsis);
-    Py_XDECREF(out); /* its unset items are NULL, which list_dealloc skips */
+    Py_XDECREF(out); /* its unset items are NULL, which tuple_dealloc skips */
     return NULL;
+}
+
+PyDoc_STRVAR(literal_lines_doc,
+"literal_lines(line_type, path, data, hay, needle, first, limit, max_chars) -> tuple\n\n"
+"numbered_lines(line_type, path, data, literal_spans(hay, needle, first, limit),\n"
+"max_chars) in one pass, without the spans. `hay` is `data` as searched (lower-cased\n"
+"for a case-insensitive search: the same length, the same newlines).");
+
+static PyObject *
+literal_lines(PyObject *module, PyObject *args)
+{
+    PyTypeObject *line_type;
+    PyObject *path;
+    const char *data, *hay, *needle;
+    Py_ssize_t size, hay_size, length, first, limit, max_chars;
+    if (!PyArg_ParseTuple(args, "O!Uy#y#y#nnn:literal_lines", &PyType_Type, &line_type, &path,
+                          &data, &size, &hay, &hay_size, &needle, &length, &first, &limit,
+                          &max_chars)) {
+        return NULL;
+    }
+    if (check_line_args(line_type, max_chars) < 0) {
+        return NULL;
+    }
+    if (hay_size != size) {
+        PyErr_SetString(PyExc_ValueError, "hay and data must have the same length");
+        return NULL;
+    }
+    if (length == 0 || memchr(needle, '\n', (size_t)length) != NULL) {
+        PyErr_SetString(PyExc_ValueError, "the needle must be non-empty and hold no newline");
+        return NULL;
+    }
+    PyObject *ellipsis = PyUnicode_FromString("\xe2\x80\xa6");
+    PyObject *out = ellipsis == NULL ? NULL : PyList_New(0);
+    if (out == NULL) {
+        Py_XDECREF(ellipsis);
+        return NULL;
+    }
+    Py_ssize_t number = 1, counted = 0;
+    Py_ssize_t at = find(hay, size, needle, length, first < 0 ? 0 : first);
+    while (at >= 0 && limit > 0) {
+        Py_ssize_t start = line_start(hay, at), end = line_end(hay, at, size);
+        number += count_newlines((const unsigned char *)hay + counted, start - counted);
+        counted = start;
+        PyObject *line = make_line(line_type, path, data, start, end, number, max_chars, ellipsis);
+        if (line == NULL || PyList_Append(out, line) < 0) {
+            Py_XDECREF(line);
+            Py_DECREF(out);
+            Py_DECREF(ellipsis);
+            return NULL;
+        }
+        Py_DECREF(line);
+        limit--;
+        at = find(hay, size, needle, length, end + 1);
+    }
+    Py_DECREF(ellipsis);
+    PyObject *lines = PyList_AsTuple(out);
+    Py_DECREF(out);
+    if (lines != NULL) {
+        PyObject_GC_UnTrack(lines); /* see make_line */
+    }
+    return lines;
 }
 
 static PyMethodDef methods[] = {
     {"literal_spans", literal_spans, METH_VARARGS, literal_spans_doc},
     {"spans_from_ends", spans_from_ends, METH_VARARGS, spans_from_ends_doc},
     {"numbered_lines", numbered_lines, METH_VARARGS, numbered_lines_doc},
+    {"literal_lines", literal_lines, METH_VARARGS, literal_lines_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -15,4 +15,15 @@ def numbered_lines(
     spans: Sequence[tuple[int, int]],
     max_chars: int,
     /,
-) -> list[_T]: ...
+) -> tuple[_T, ...]: ...
+def literal_lines(
+    line_type: type[_T],
+    path: str,
+    data: bytes,
+    hay: bytes,
+    needle: bytes,
+    first: int,
+    limit: int,
+    max_chars: int,
+    /,
+) -> tuple[_T, ...]: ...

@@ -91,7 +91,7 @@ def py_spans_from_ends(data: bytes, ends: Sequence[int], limit: int) -> list[Spa
     return out
 
 
-def py_numbered_lines(path: str, data: bytes, spans: Sequence[Span]) -> list[Line]:
+def py_numbered_lines(path: str, data: bytes, spans: Sequence[Span]) -> tuple[Line, ...]:
     """A matching ``Line`` for each span (ascending), numbered from 1."""
     lines: list[Line] = []
     add = lines.append
@@ -109,7 +109,15 @@ def py_numbered_lines(path: str, data: bytes, spans: Sequence[Span]) -> list[Lin
         if len(text) > MAX_LINE_CHARS:
             text = text[:MAX_LINE_CHARS] + "…"
         add(make(Line, (path, number, text, True)))
-    return lines
+    return tuple(lines)
+
+
+def py_literal_lines(
+    path: str, data: bytes, hay: bytes, needle: bytes, first: int, limit: int
+) -> tuple[Line, ...]:
+    """The ``Line`` of each of the first ``limit`` lines holding ``needle`` (searched in
+    ``hay``: ``data`` itself, or lower-cased for a case-insensitive search)."""
+    return py_numbered_lines(path, data, py_literal_spans(hay, needle, first, limit))
 
 
 def literal_spans(hay: bytes, needle: bytes, first: int, limit: int) -> list[Span]:
@@ -126,8 +134,19 @@ def spans_from_ends(data: bytes, ends: Sequence[int], limit: int) -> list[Span]:
     return spans
 
 
-def numbered_lines(path: str, data: bytes, spans: Sequence[Span]) -> list[Line]:
+def numbered_lines(path: str, data: bytes, spans: Sequence[Span]) -> tuple[Line, ...]:
     if NATIVE is None:
         return py_numbered_lines(path, data, spans)
-    lines: list[Line] = NATIVE.numbered_lines(Line, path, data, spans, MAX_LINE_CHARS)
+    lines: tuple[Line, ...] = NATIVE.numbered_lines(Line, path, data, spans, MAX_LINE_CHARS)
+    return lines
+
+
+def literal_lines(
+    path: str, data: bytes, hay: bytes, needle: bytes, first: int, limit: int
+) -> tuple[Line, ...]:
+    if NATIVE is None:
+        return py_literal_lines(path, data, hay, needle, first, limit)
+    lines: tuple[Line, ...] = NATIVE.literal_lines(
+        Line, path, data, hay, needle, first, limit, MAX_LINE_CHARS
+    )
     return lines

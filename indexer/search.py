@@ -19,7 +19,7 @@ from itertools import accumulate, islice
 
 from indexer.accelerated import Matcher, Running, lines_from_ends, matcher_for
 from indexer.linenumbers import BLOCK, LINE_NUMBERS
-from indexer.lines import Line, Span, line_text, literal_spans, numbered_lines
+from indexer.lines import Line, Span, line_text, literal_lines, literal_spans, numbered_lines
 from indexer.literals import line_local, required_literals
 from indexer.tree import display
 
@@ -80,7 +80,8 @@ def compile_query(
 
 @dataclass
 class SearchResult:
-    groups: list[list[Line]] = field(default_factory=list)
+    #: One tuple of lines per run of adjacent lines (per file, without context lines).
+    groups: list[tuple[Line, ...]] = field(default_factory=list)
     matches: int = 0
     truncated: bool = False
     files_searched: int = 0
@@ -197,7 +198,7 @@ def _line_number(data: bytes, number: int, counted: int, start: int) -> int:
 
 def _groups_for_file(
     path: str, data: bytes, hits: list[tuple[int, int]], context: int
-) -> list[list[Line]]:
+) -> list[tuple[Line, ...]]:
     if context == 0:  # one group: nothing separates lines without context
         return [numbered_lines(path, data, hits)]
 
@@ -236,7 +237,7 @@ def _groups_for_file(
             # The trailing context ends early if another hit starts: that hit extends it.
             if line_no > number and pos in match_starts:
                 break
-    return groups
+    return [tuple(group) for group in groups]
 
 
 def _add_hits(result: SearchResult, path: str, data: bytes, hits: list[Span], query: Query) -> bool:
@@ -250,6 +251,20 @@ def _add_hits(result: SearchResult, path: str, data: bytes, hits: list[Span], qu
         result.files_matched += 1
         result.matches += len(hits)
         result.groups.extend(_groups_for_file(path, data, hits, query.context_lines))
+    return result.truncated
+
+
+def _add_lines(result: SearchResult, lines: tuple[Line, ...], query: Query) -> bool:
+    """``_add_hits`` for the lines of one file made in one go (no context lines)."""
+    if not lines:
+        return False
+    if result.matches + len(lines) > query.max_results:
+        lines = lines[: query.max_results - result.matches]
+        result.truncated = True
+    if lines:
+        result.files_matched += 1
+        result.matches += len(lines)
+        result.groups.append(lines)
     return result.truncated
 
 
@@ -285,6 +300,8 @@ def _search_python(
     # the others the search starts where that `find` stopped.
     single = literals[0] if literals is not None and len(literals) == 1 else None
     fold = query.fold
+    # A literal search without context: each file's lines in one call, no spans.
+    direct = query.needle is not None and query.context_lines == 0
     for path, held in sources:
         data = held if held is not None else read(path)
         if data is None:
@@ -295,6 +312,11 @@ def _search_python(
             hay = data.lower() if fold else data
             first = hay.find(single)
             if first < 0:
+                continue
+            if direct:
+                lines = literal_lines(path, data, hay, single, first, budget - result.matches)
+                if _add_lines(result, lines, query):
+                    return
                 continue
         elif literals is not None and not _might_match(data, query):
             continue
