@@ -4,6 +4,7 @@ from typing import TypeVar
 
 _T = TypeVar("_T", bound=tuple[object, ...])
 
+def find(hay: bytes, needle: bytes, start: int, /) -> int: ...
 def literal_spans(
     hay: bytes, needle: bytes, first: int, limit: int, /
 ) -> list[tuple[int, int]]: ...

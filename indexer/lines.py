@@ -11,7 +11,7 @@ was not built (no C compiler): tests check that both give the same results.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import NamedTuple
 
@@ -118,6 +118,16 @@ def py_literal_lines(
     """The ``Line`` of each of the first ``limit`` lines holding ``needle`` (searched in
     ``hay``: ``data`` itself, or lower-cased for a case-insensitive search)."""
     return py_numbered_lines(path, data, py_literal_spans(hay, needle, first, limit))
+
+
+def finder() -> Callable[[bytes, bytes, int], int]:
+    """``find(hay, needle, start)``, equal to ``hay.find(needle, start)`` for start >= 0:
+    glibc's ``memmem`` where the extension is built, 2-4× faster than ``bytes.find`` on
+    source text (a search runs it over every file it does not reject by name)."""
+    if NATIVE is None:
+        return bytes.find
+    native_find: Callable[[bytes, bytes, int], int] = NATIVE.find
+    return native_find
 
 
 def literal_spans(hay: bytes, needle: bytes, first: int, limit: int) -> list[Span]:

@@ -19,7 +19,15 @@ from itertools import accumulate, islice
 
 from indexer.accelerated import Matcher, Running, lines_from_ends, matcher_for
 from indexer.linenumbers import BLOCK, LINE_NUMBERS
-from indexer.lines import Line, Span, line_text, literal_lines, literal_spans, numbered_lines
+from indexer.lines import (
+    Line,
+    Span,
+    finder,
+    line_text,
+    literal_lines,
+    literal_spans,
+    numbered_lines,
+)
 from indexer.literals import line_local, required_literals
 from indexer.tree import display
 
@@ -146,21 +154,25 @@ def _literal_lines(
     regex = query.regex
     out: list[tuple[int, int]] = []
     if len(literals) == 1:  # the common case, without the bookkeeping below
-        lit = literals[0]
-        find, rfind, add = hay.find, hay.rfind, out.append
-        at = find(lit, first)
-        while at >= 0 and limit > 0:
-            start = rfind(b"\n", 0, at) + 1
-            end = find(b"\n", at)
-            if end < 0:
-                end = size
-            if regex.search(data, start, end) is not None:
-                add((start, end))
-                limit -= 1
-            at = find(lit, end + 1)
+        # The lines holding the literal come in runs from the native scan; the regex
+        # checks each. A run asks for as many lines as are still wanted: one that comes
+        # back short was the last.
+        lit, search = literals[0], regex.search
+        at = first
+        while limit > 0:
+            wanted = limit
+            candidates = literal_spans(hay, lit, at, wanted)
+            for start, end in candidates:
+                if search(data, start, end) is not None:
+                    out.append((start, end))
+                    limit -= 1
+            if len(candidates) < wanted:
+                break
+            at = candidates[-1][1] + 1
         return out
     # Next occurrence of each literal at or after ``pos``; recomputed only when passed.
-    nexts = [hay.find(lit) for lit in literals]
+    find = finder()
+    nexts = [find(hay, lit, 0) for lit in literals]
     pos = 0
     while len(out) < limit:
         live = [n for n in nexts if n >= 0]
@@ -175,7 +187,7 @@ def _literal_lines(
             out.append((start, end))
         pos = end + 1
         nexts = [
-            n if n >= pos or n < 0 else hay.find(lit, pos)
+            n if n >= pos or n < 0 else find(hay, lit, pos)
             for n, lit in zip(nexts, literals, strict=True)
         ]
     return out
@@ -186,7 +198,8 @@ def _might_match(data: bytes, query: Query) -> bool:
     if literals is None:
         return True
     hay = data.lower() if query.fold else data
-    return any(lit in hay for lit in literals)
+    find = finder()
+    return any(find(hay, lit, 0) >= 0 for lit in literals)
 
 
 def _line_number(data: bytes, number: int, counted: int, start: int) -> int:
@@ -302,6 +315,7 @@ def _search_python(
     fold = query.fold
     # A literal search without context: each file's lines in one call, no spans.
     direct = query.needle is not None and query.context_lines == 0
+    find = finder()
     for path, held in sources:
         data = held if held is not None else read(path)
         if data is None:
@@ -310,7 +324,7 @@ def _search_python(
         hay, first = None, 0
         if single is not None:
             hay = data.lower() if fold else data
-            first = hay.find(single)
+            first = find(hay, single, 0)
             if first < 0:
                 continue
             if direct:

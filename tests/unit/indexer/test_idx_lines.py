@@ -71,6 +71,9 @@ def test_literal_spans_and_lines_equal_python(
 ) -> None:
     hay = data.lower()  # as a case-insensitive search hands it over
     impl = _native()
+    for start in (0, max(first, 0)):
+        assert impl.find(hay, needle, start) == hay.find(needle, start)
+        assert impl.find(hay, b"", start) == hay.find(b"", start)
     assert impl.literal_spans(hay, needle, first, limit) == py_literal_spans(
         hay, needle, first, limit
     )
@@ -122,6 +125,7 @@ def test_line_numbers_far_apart_in_a_large_file() -> None:
 @pytest.mark.parametrize(
     ("call", "error"),
     [
+        (lambda n: n.find(b"abc", b"c", -1), ValueError),
         (lambda n: n.literal_spans(b"abc", b"", 0, 5), ValueError),
         (lambda n: n.literal_spans(b"a\nb", b"\n", 0, 5), ValueError),
         (lambda n: n.literal_lines(Line, "p", b"ab", b"abc", b"a", 0, 5, 300), ValueError),
