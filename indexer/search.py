@@ -253,31 +253,33 @@ def _groups_for_file(
     return [tuple(group) for group in groups]
 
 
+def _take(result: SearchResult, found: int, query: Query) -> int:
+    """How many of one file's ``found`` matching lines fit in the output; counts them,
+    and marks the output truncated when not all fit."""
+    room = query.max_results - result.matches
+    if found > room:
+        found = room
+        result.truncated = True
+    if found:
+        result.files_matched += 1
+        result.matches += found
+    return found
+
+
 def _add_hits(result: SearchResult, path: str, data: bytes, hits: list[Span], query: Query) -> bool:
     """Record one file's matching lines; True once the output is full (stop searching)."""
-    if not hits:
-        return False
-    if result.matches + len(hits) > query.max_results:
-        hits = hits[: query.max_results - result.matches]
-        result.truncated = True
-    if hits:
-        result.files_matched += 1
-        result.matches += len(hits)
-        result.groups.extend(_groups_for_file(path, data, hits, query.context_lines))
+    taken = _take(result, len(hits), query)
+    if taken:
+        kept = hits if taken == len(hits) else hits[:taken]
+        result.groups.extend(_groups_for_file(path, data, kept, query.context_lines))
     return result.truncated
 
 
 def _add_lines(result: SearchResult, lines: tuple[Line, ...], query: Query) -> bool:
     """``_add_hits`` for the lines of one file made in one go (no context lines)."""
-    if not lines:
-        return False
-    if result.matches + len(lines) > query.max_results:
-        lines = lines[: query.max_results - result.matches]
-        result.truncated = True
-    if lines:
-        result.files_matched += 1
-        result.matches += len(lines)
-        result.groups.append(lines)
+    taken = _take(result, len(lines), query)
+    if taken:
+        result.groups.append(lines if taken == len(lines) else lines[:taken])
     return result.truncated
 
 
