@@ -95,24 +95,21 @@ def py_spans_from_ends(data: bytes, ends: Sequence[int], limit: int) -> list[Spa
     return out
 
 
+def line_number(data: bytes, number: int, counted: int, start: int) -> int:
+    """The number of the line at ``start``, knowing the line at ``counted`` is ``number``."""
+    if start - counted > BLOCK:  # far ahead: from the memoised checkpoints
+        return LINE_NUMBERS.line_of(data, start)
+    return number + data.count(b"\n", counted, start)
+
+
 def py_numbered_lines(path: str, data: bytes, spans: Sequence[Span]) -> tuple[Line, ...]:
     """A matching ``Line`` for each span (ascending), numbered from 1."""
     lines: list[Line] = []
-    add = lines.append
-    count = data.count
-    make = tuple.__new__
-    longest = 4 * MAX_LINE_CHARS + 4  # see line_text, inlined: this loop runs per hit
     number, counted = 1, 0
     for start, end in spans:
-        if start - counted > BLOCK:  # far ahead: from the memoised checkpoints
-            number = LINE_NUMBERS.line_of(data, start)
-        else:
-            number += count(b"\n", counted, start)
+        number = line_number(data, number, counted, start)
         counted = start
-        text = data[start : min(end, start + longest)].decode("utf-8", "replace").rstrip("\r")
-        if len(text) > MAX_LINE_CHARS:
-            text = text[:MAX_LINE_CHARS] + "…"
-        add(make(Line, (path, number, text, True)))
+        lines.append(Line(path, number, line_text(data, start, end), True))
     return tuple(lines)
 
 

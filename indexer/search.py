@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from itertools import accumulate, islice
 
 from indexer.accelerated import Matcher, Running, lines_from_ends, matcher_for
-from indexer.linenumbers import BLOCK, LINE_NUMBERS
 from indexer.lines import (
     Line,
     Span,
     finder,
+    line_number,
     line_text,
     literal_lines,
     literal_spans,
@@ -147,11 +147,9 @@ def _literal_lines(
     assert query.literals is not None
     if hay is None:
         hay = data.lower() if query.fold else data
-    size = len(data)
-    literals = query.literals
     if query.needle is not None:  # a literal search
         return literal_spans(hay, query.needle, first, limit)
-    regex = query.regex
+    literals, regex = query.literals, query.regex
     out: list[tuple[int, int]] = []
     if len(literals) == 1:  # the common case, without the bookkeeping below
         # The lines holding the literal come in runs from the native scan; the regex
@@ -171,6 +169,7 @@ def _literal_lines(
             at = candidates[-1][1] + 1
         return out
     # Next occurrence of each literal at or after ``pos``; recomputed only when passed.
+    size = len(data)
     find = finder()
     nexts = [find(hay, lit, 0) for lit in literals]
     pos = 0
@@ -202,13 +201,6 @@ def _might_match(data: bytes, query: Query) -> bool:
     return any(find(hay, lit, 0) >= 0 for lit in literals)
 
 
-def _line_number(data: bytes, number: int, counted: int, start: int) -> int:
-    """The number of the line at ``start``, knowing the line at ``counted`` is ``number``."""
-    if start - counted > BLOCK:  # far ahead: from the memoised checkpoints
-        return LINE_NUMBERS.line_of(data, start)
-    return number + data.count(b"\n", counted, start)
-
-
 def _groups_for_file(
     path: str, data: bytes, hits: list[tuple[int, int]], context: int
 ) -> list[tuple[Line, ...]]:
@@ -221,7 +213,7 @@ def _groups_for_file(
     number, counted = 1, 0
     last_emitted = 0  # line number of the last line already printed
     for start, _end in hits:
-        number = _line_number(data, number, counted, start)
+        number = line_number(data, number, counted, start)
         counted = start
         if number <= last_emitted:
             continue  # already printed as the trailing context of an earlier hit
