@@ -9,8 +9,8 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "indexer._lines",
-            sources=["indexer/_lines.c"],
+            "agentls.indexer._lines",
+            sources=["src/agentls/indexer/_lines.c"],
             extra_compile_args=["-O2"],
             optional=True,
         )

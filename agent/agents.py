@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.config import AgentConfig, AppConfig
-from agent.errors import AgentNotFoundError
+from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.errors import AgentNotFoundError
 
 READ_ONLY_TOOLS = [
     "read_file",

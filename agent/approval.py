@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from agent.config import AgentConfig
-from agent.tools.base import Tool
+from agentls.agent.config import AgentConfig
+from agentls.agent.tools.base import Tool
 
 DecisionKind = Literal["skip", "needs_approval", "forbidden"]
 

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.cancel import CancelToken
-from agent.config import AppConfig, load_config
-from agent.errors import AgentError
+from agentls.agent.cancel import CancelToken
+from agentls.agent.config import AppConfig, load_config
+from agentls.agent.errors import AgentError
 
 EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}
 EXIT_INTERRUPTED = 130
@@ -95,17 +95,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("agentls: the language server is started by `agentls --stdio`", file=sys.stderr)
         return 1
     if args.command == "config-schema":
-        from agent.config_docs import config_schema
+        from agentls.agent.config_docs import config_schema
 
         print(json.dumps(config_schema(), indent=2))
         return 0
     if args.command == "config-docs":
-        from agent.config_docs import config_table
+        from agentls.agent.config_docs import config_table
 
         print(config_table())
         return 0
     if args.command == "demo":
-        from agent.demo.runner import run_demo
+        from agentls.agent.demo.runner import run_demo
 
         return run_demo(model=args.model, api_base=args.api_base)
     if args.command == "sessions":
@@ -129,10 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
-    from agent.llm import LiteLLMAdapter
-    from agent.run import RunRequest, run_agent
-    from agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
-    from agent.workspace import DiskFileAccess
+    from agentls.agent.llm import LiteLLMAdapter
+    from agentls.agent.run import RunRequest, run_agent
+    from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
+    from agentls.agent.workspace import DiskFileAccess
 
     asker = TerminalAsker()
     files = DiskFileAccess(
@@ -154,7 +154,7 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
         step_timeout=args.timeout,
         session_id=args.session,
     )
-    from agent.mcp import mcp_tools
+    from agentls.agent.mcp import mcp_tools
 
     def warn(message: str) -> None:
         print(f"agentls: warning: {message}", file=sys.stderr)
@@ -185,7 +185,7 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
 def _terminal_question(asker: Any) -> Any:
     """The ``ask_user`` of the headless run: the question on stderr, the answer from the
     TTY. Without a terminal it raises ``NoTTYError`` (the tool reports it to the model)."""
-    from agent.errors import NoTTYError
+    from agentls.agent.errors import NoTTYError
 
     async def ask(question: str) -> str | None:
         if not asker.interactive:
@@ -202,7 +202,7 @@ def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:
     """``agentls sessions``: id, last update, last status and title, newest first."""
     import time
 
-    from agent.sessions import store_for
+    from agentls.agent.sessions import store_for
 
     summaries = store_for(config.workspace.root, config.sessions.dir).list()
     if as_json:
@@ -247,7 +247,7 @@ async def _build_index(config: AppConfig) -> Any:
     if not config.indexer.enabled:
         return None
     try:
-        from agent.indexing import build_index
+        from agentls.agent.indexing import build_index
     except ImportError:
         return None
     return await build_index(config)

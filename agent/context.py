@@ -28,9 +28,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agent.config import ContextConfig
-from agent.llm.models import LLMResponse
-from agent.state import ToolCallResult
+from agentls.agent.config import ContextConfig
+from agentls.agent.llm.models import LLMResponse
+from agentls.agent.state import ToolCallResult
 
 log = logging.getLogger(__name__)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from agent.llm.models import LLMResponse
-from agent.state import ToolCallResult
+from agentls.agent.llm.models import LLMResponse
+from agentls.agent.state import ToolCallResult
 
 Messages = list[dict[str, Any]]
 

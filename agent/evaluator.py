@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from agent.llm.models import LLMResponse
-from agent.state import AgentState
+from agentls.agent.llm.models import LLMResponse
+from agentls.agent.state import AgentState
 
 log = logging.getLogger(__name__)
 

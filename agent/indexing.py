@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from agent.config import AppConfig
-from agent.tools.search import index_settings
-from indexer import IndexCache, RepoIndex, RepoIndexer
+from agentls.agent.config import AppConfig
+from agentls.agent.tools.search import index_settings
+from agentls.indexer import IndexCache, RepoIndex, RepoIndexer
 
 log = logging.getLogger(__name__)
 

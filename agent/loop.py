@@ -21,12 +21,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from agent.cancel import CancelToken
-from agent.config import AgentConfig
-from agent.context import format_tool_result
-from agent.engine_types import ContextBuilderLike, ContextManagerLike
-from agent.errors import StepTimeoutError
-from agent.events import (
+from agentls.agent.cancel import CancelToken
+from agentls.agent.config import AgentConfig
+from agentls.agent.context import format_tool_result
+from agentls.agent.engine_types import ContextBuilderLike, ContextManagerLike
+from agentls.agent.errors import StepTimeoutError
+from agentls.agent.events import (
     Observer,
     RunState,
     StepStarted,
@@ -36,12 +36,12 @@ from agent.events import (
     UsageReported,
     null_observer,
 )
-from agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
-from agent.runstate import RunStateMachine
-from agent.sessions import SessionRecorder, SessionWriteError
-from agent.state import AgentState, StepResult, ToolCallResult
-from agent.tools.base import ToolResult
-from agent.tools.engine import ExecutionEngine, RunAborted
+from agentls.agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
+from agentls.agent.runstate import RunStateMachine
+from agentls.agent.sessions import SessionRecorder, SessionWriteError
+from agentls.agent.state import AgentState, StepResult, ToolCallResult
+from agentls.agent.tools.base import ToolResult
+from agentls.agent.tools.engine import ExecutionEngine, RunAborted
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from agent.config import DEFAULT_EXCLUDE_DIRS
+from agentls.agent.config import DEFAULT_EXCLUDE_DIRS
 
 DEFAULT_MAX_OUTPUT = 32_000
 DEFAULT_GRACE = 2.0

@@ -20,20 +20,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.agents import MIXED, AgentRegistry
-from agent.approval import Approver
-from agent.cancel import CancelToken
-from agent.config import AgentConfig, AppConfig, ConfirmMode
-from agent.events import Notice, Observer, RunState, StatusChanged, null_observer
-from agent.llm.models import Usage
-from agent.loop import AgentLoop
-from agent.runstate import RunStateMachine
-from agent.sessions import RecordingApprover, SessionRecorder, SessionStore, store_for
-from agent.state import AgentState
-from agent.tools import build_registry
-from agent.tools.engine import ExecutionEngine
-from agent.tools.registry import ToolRegistry
-from agent.workspace import FileAccess
+from agentls.agent.agents import MIXED, AgentRegistry
+from agentls.agent.approval import Approver
+from agentls.agent.cancel import CancelToken
+from agentls.agent.config import AgentConfig, AppConfig, ConfirmMode
+from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
+from agentls.agent.llm.models import Usage
+from agentls.agent.loop import AgentLoop
+from agentls.agent.runstate import RunStateMachine
+from agentls.agent.sessions import RecordingApprover, SessionRecorder, SessionStore, store_for
+from agentls.agent.state import AgentState
+from agentls.agent.tools import build_registry
+from agentls.agent.tools.engine import ExecutionEngine
+from agentls.agent.tools.registry import ToolRegistry
+from agentls.agent.workspace import FileAccess
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ async def run_agent(
     calling task propagates. ``history=None`` continues the session's conversation;
     ``sessions`` defaults to the store of ``config.sessions.dir`` in the workspace the
     run works on (the FileAccess root, never the process's current directory)."""
-    from agent.context import ContextBuilder, ContextManager
+    from agentls.agent.context import ContextBuilder, ContextManager
 
     run_id = request.run_id or uuid.uuid4().hex[:12]
     session_id = request.session_id or uuid.uuid4().hex[:12]
@@ -218,7 +218,7 @@ async def _self_evaluate(
     mode = request.self_eval or config.evaluation.mode
     if mode == "off" or state.status != "success":
         return state
-    from agent.evaluator import SelfEvaluator, apply_self_eval
+    from agentls.agent.evaluator import SelfEvaluator, apply_self_eval
 
     evaluator = SelfEvaluator(
         llm,

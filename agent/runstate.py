@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.events import Observer, RunState, StatusChanged, null_observer
+from agentls.agent.events import Observer, RunState, StatusChanged, null_observer
 
 S = RunState
 

@@ -40,9 +40,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from agent.approval import ApprovalAnswer, ApprovalRequest, Approver
-from agent.context import assistant_tool_calls_message
-from agent.errors import AgentError
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Approver
+from agentls.agent.context import assistant_tool_calls_message
+from agentls.agent.errors import AgentError
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.llm.models import LLMResponse, Usage
-from agent.tools.base import ToolResult
+from agentls.agent.llm.models import LLMResponse, Usage
+from agentls.agent.tools.base import ToolResult
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ import os
 import sys
 from typing import IO, Any
 
-from agent.approval import ApprovalAnswer, ApprovalRequest
-from agent.errors import NoTTYError
-from agent.events import (
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
+from agentls.agent.errors import NoTTYError
+from agentls.agent.events import (
     AgentEvent,
     Notice,
     PlanUpdated,
@@ -23,7 +23,7 @@ from agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from agent.workspace import EditProposal
+from agentls.agent.workspace import EditProposal
 
 NO_TTY_MESSAGE = (
     "confirmation needed but there is no terminal to ask (run with --mode yolo to allow "

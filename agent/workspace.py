@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from agent.errors import PathTraversalError, ValidationError
+from agentls.agent.errors import PathTraversalError, ValidationError
 
 BINARY_SNIFF_BYTES = 8192
 

@@ -32,9 +32,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from indexer import IndexSettings, IndexWatcher, RepoIndexer  # noqa: E402
-from indexer.query import search_files  # noqa: E402
-from indexer.search import compile_query  # noqa: E402
+from agentls.indexer import IndexSettings, IndexWatcher, RepoIndexer  # noqa: E402
+from agentls.indexer.query import search_files  # noqa: E402
+from agentls.indexer.search import compile_query  # noqa: E402
 
 CACHE = REPO / ".cache"
 NPM_PACKAGES = {
@@ -164,7 +164,7 @@ def vm_hwm_mb() -> float:
 def peak_rss_mb(root: Path, hold_text: bool) -> float:
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
-        "from indexer import IndexSettings, RepoIndexer;"
+        "from agentls.indexer import IndexSettings, RepoIndexer;"
         "import bench.index_search as b, dataclasses;"
         "s = dataclasses.replace(b.SETTINGS, hold_text=sys.argv[3] == '1');"
         "i = RepoIndexer(sys.argv[2], s).build();"

@@ -24,14 +24,14 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.config import AgentConfig, AppConfig, LLMConfig
-from agent.context import ContextBuilder, ContextManager
-from agent.llm import LiteLLMAdapter
-from agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call
-from agent.loop import AgentLoop
-from agent.tools import build_registry
-from agent.tools.engine import ExecutionEngine
-from agent.workspace import DiskFileAccess
+from agentls.agent.config import AgentConfig, AppConfig, LLMConfig
+from agentls.agent.context import ContextBuilder, ContextManager
+from agentls.agent.llm import LiteLLMAdapter
+from agentls.agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call
+from agentls.agent.loop import AgentLoop
+from agentls.agent.tools import build_registry
+from agentls.agent.tools.engine import ExecutionEngine
+from agentls.agent.workspace import DiskFileAccess
 
 
 def script(steps: int) -> list[Turn]:

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from indexer.hyperscan_pattern import literal_expression, translate
-from indexer.lines import Span, spans_from_ends
+from agentls.indexer.hyperscan_pattern import literal_expression, translate
+from agentls.indexer.lines import Span, spans_from_ends
 
 _SEPARATOR = b"\n"
 #: Reports collected per scan before it is cut short and resumed (bounds memory).

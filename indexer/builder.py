@@ -9,13 +9,13 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from indexer.cache import IndexCache
-from indexer.ignore import IgnoreRules
-from indexer.index import RepoIndex
-from indexer.settings import IndexSettings
-from indexer.textstore import TextStore
-from indexer.treescan import scan_tree
-from indexer.walker import KEPT_AS_OTHER, Scanned, list_candidates, scan_file
+from agentls.indexer.cache import IndexCache
+from agentls.indexer.ignore import IgnoreRules
+from agentls.indexer.index import RepoIndex
+from agentls.indexer.settings import IndexSettings
+from agentls.indexer.textstore import TextStore
+from agentls.indexer.treescan import scan_tree
+from agentls.indexer.walker import KEPT_AS_OTHER, Scanned, list_candidates, scan_file
 
 
 class RepoIndexer:

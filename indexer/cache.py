@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from indexer.index import FileInfo, RepoIndex
+from agentls.indexer.index import FileInfo, RepoIndex
 
 FORMAT = 1
 DEFAULT_TTL = 300.0

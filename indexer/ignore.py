@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pathspec
 
-from indexer.settings import IndexSettings
+from agentls.indexer.settings import IndexSettings
 
 GITIGNORE = ".gitignore"
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.textstore import TextStore
+from agentls.indexer.textstore import TextStore
 
 
 @dataclass(slots=True)
@@ -136,7 +136,7 @@ class RepoIndex:
 
     def format_tree(self, max_chars: int = 12_000, detailed_limit: int = 300) -> str:
         """The workspace map for the system prompt (see ``indexer.tree``)."""
-        from indexer.tree import format_tree
+        from agentls.indexer.tree import format_tree
 
         return format_tree(self, max_chars=max_chars, detailed_limit=detailed_limit)
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import NamedTuple
 
-from indexer.linenumbers import BLOCK, LINE_NUMBERS
+from agentls.indexer.linenumbers import BLOCK, LINE_NUMBERS
 
 MAX_LINE_CHARS = 300
 
@@ -37,7 +37,7 @@ class Line(NamedTuple):
 
 def _load_native() -> ModuleType | None:
     try:
-        from indexer import _lines
+        from agentls.indexer import _lines
     except ImportError:  # not built here: the Python reference below serves
         return None
     return _lines

@@ -11,10 +11,10 @@ import asyncio
 import os
 from collections.abc import Callable
 
-from indexer.builder import RepoIndexer
-from indexer.index import RepoIndex
-from indexer.search import Query, SearchResult, path_filter, search
-from indexer.walker import is_file, scan_file
+from agentls.indexer.builder import RepoIndexer
+from agentls.indexer.index import RepoIndex
+from agentls.indexer.search import Query, SearchResult, path_filter, search
+from agentls.indexer.walker import is_file, scan_file
 
 
 def _reader(real_root: str, max_file_size: int) -> Callable[[str], bytes | None]:

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, islice
 
-from indexer.accelerated import Matcher, Running, lines_from_ends, matcher_for
-from indexer.lines import (
+from agentls.indexer.accelerated import Matcher, Running, lines_from_ends, matcher_for
+from agentls.indexer.lines import (
     Line,
     Span,
     finder,
@@ -28,8 +28,8 @@ from indexer.lines import (
     literal_spans,
     numbered_lines,
 )
-from indexer.literals import line_local, required_literals
-from indexer.tree import display
+from agentls.indexer.literals import line_local, required_literals
+from agentls.indexer.tree import display
 
 Reader = Callable[[str], bytes | None]
 

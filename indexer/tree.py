@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from indexer.index import RepoIndex
+    from agentls.indexer.index import RepoIndex
 
 TRUNCATED = "… (tree truncated)"
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from indexer.index import FileInfo
-from indexer.languages import language_of, split_ext
-from indexer.walker import (
+from agentls.indexer.index import FileInfo
+from agentls.indexer.languages import language_of, split_ext
+from agentls.indexer.walker import (
     BINARY,
     BINARY_SNIFF_BYTES,
     TOO_LARGE,

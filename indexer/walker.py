@@ -15,9 +15,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.ignore import IgnoreRules
-from indexer.index import FileInfo
-from indexer.languages import language_of, split_ext
+from agentls.indexer.ignore import IgnoreRules
+from agentls.indexer.index import FileInfo
+from agentls.indexer.languages import language_of, split_ext
 
 BINARY_SNIFF_BYTES = 8192
 

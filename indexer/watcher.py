@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 from watchfiles import awatch
 
-from indexer.builder import RepoIndexer, apply_scans
-from indexer.ignore import GITIGNORE
-from indexer.index import RepoIndex
-from indexer.walker import KEPT_AS_OTHER, Scanned, walk_candidates
+from agentls.indexer.builder import RepoIndexer, apply_scans
+from agentls.indexer.ignore import GITIGNORE
+from agentls.indexer.index import RepoIndex
+from agentls.indexer.walker import KEPT_AS_OTHER, Scanned, walk_candidates
 
 log = logging.getLogger(__name__)
 

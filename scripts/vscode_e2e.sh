@@ -42,7 +42,7 @@ cp -r "$ext_dir/e2e/workspace" "$tmp/ws"
 
 # The scripted model server: the tests queue turns with POST /_script.
 echo '[]' > "$tmp/script.json"
-"$python" -m agent.llm.scripted_server --port 0 --script "$tmp/script.json" > "$tmp/model.out" 2> "$tmp/model.err" &
+"$python" -P -m agentls.agent.llm.scripted_server --port 0 --script "$tmp/script.json" > "$tmp/model.out" 2> "$tmp/model.err" &
 model_pid=$!
 model_port=""
 for _ in $(seq 1 100); do

@@ -1,4 +1,4 @@
-"""``python -m server --stdio`` (default) or ``--tcp --host H --port P`` (debugging).
+"""``python -P -m agentls --stdio`` (default) or ``--tcp --host H --port P`` (debugging).
 
 ``main(argv)`` is importable so the ``agentls`` CLI can delegate ``agentls --stdio``
 and ``agentls serve`` to it. In stdio mode stdout is protected before anything else
@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import BinaryIO
 
-from server.logging import configure_logging
+from agentls.server.logging import configure_logging
 
 #: See ``main``: how long a busy thread may keep the GIL from the event loop.
 SWITCH_INTERVAL_SECONDS = 0.0005
@@ -34,7 +34,7 @@ def protect_stdout() -> BinaryIO:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m server", description="agentls language server")
+    parser = argparse.ArgumentParser(prog="agentls", description="agentls language server")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
     mode.add_argument("--tcp", action="store_true", help="listen on a TCP port (debugging)")
@@ -62,8 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     configure_logging(args.log_level)
 
-    from server.app import build_server
-    from server.stdio import start_io
+    from agentls.server.app import build_server
+    from agentls.server.stdio import start_io
 
     server = build_server()
     if args.tcp:

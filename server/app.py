@@ -20,17 +20,17 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
-from server.index_service import IndexService
+from agentls.server.index_service import IndexService
 
 if TYPE_CHECKING:
     # Not imported at start-up: pydantic, the config models and the run machinery
     # cost more than pygls itself, and `initialize` must not wait for them. They are
     # loaded in a worker thread right after `initialize` (see features/lifecycle).
-    from agent.config import AppConfig
-    from agent.llm.process import ModelWorker
-    from agent.workspace import FileAccess
-    from server.runs import FilesFactory, LLMFactory, RunManager
-    from server.settings import SettingsManager
+    from agentls.agent.config import AppConfig
+    from agentls.agent.llm.process import ModelWorker
+    from agentls.agent.workspace import FileAccess
+    from agentls.server.runs import FilesFactory, LLMFactory, RunManager
+    from agentls.server.settings import SettingsManager
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ def lsp_files_factory(ls: LanguageServer) -> FilesFactory:
 
     def make(config: AppConfig) -> FileAccess:
 
-        from server.lsp_files import LspFileAccess
+        from agentls.server.lsp_files import LspFileAccess
 
         return LspFileAccess(
             ls,
@@ -78,7 +78,7 @@ class AgentLanguageServer(LanguageServer):
         files_factory: FilesFactory | None = None,
         warm_up: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
-        from server.converter import agentls_converter
+        from agentls.server.converter import agentls_converter
 
         self.converter = agentls_converter()
         super().__init__(
@@ -101,8 +101,8 @@ class AgentLanguageServer(LanguageServer):
 
     def load_services(self) -> None:
         """Import and create the settings and the run manager (blocking: a worker thread)."""
-        from server.runs import RunManager
-        from server.settings import SettingsManager
+        from agentls.server.runs import RunManager
+        from agentls.server.settings import SettingsManager
 
         if self._settings is None:
             self._settings = SettingsManager()
@@ -120,7 +120,7 @@ class AgentLanguageServer(LanguageServer):
     def model_worker(self) -> ModelWorker:
         """The process that makes the model calls of every run (spawned on first use)."""
         if self._model_worker is None:
-            from agent.llm.process import ModelWorker
+            from agentls.agent.llm.process import ModelWorker
 
             self._model_worker = ModelWorker()
         return self._model_worker
@@ -129,7 +129,7 @@ class AgentLanguageServer(LanguageServer):
         """The default model access: litellm's calls in the model worker process, so that
         its per-call and per-chunk CPU work never holds the GIL this loop needs to answer
         the editor (see agent/llm/worker.py)."""
-        from agent.llm.process import ProcessLLM
+        from agentls.agent.llm.process import ProcessLLM
 
         return ProcessLLM(config.llm, self.model_worker)
 
@@ -244,7 +244,15 @@ def build_server(
     process; ``files_factory=None`` uses LspFileAccess (editor buffers +
     workspace/applyEdit); ``warm_up=None`` starts that worker and imports litellm (for
     token counts) after ``initialized``."""
-    from server.features import agents, cancel, configuration, lifecycle, ping, run, sessions
+    from agentls.server.features import (
+        agents,
+        cancel,
+        configuration,
+        lifecycle,
+        ping,
+        run,
+        sessions,
+    )
 
     ls = AgentLanguageServer(llm_factory=llm_factory, files_factory=files_factory, warm_up=warm_up)
     for feature in (lifecycle, configuration, run, cancel, agents, sessions, ping):

@@ -24,10 +24,10 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from agent.approval import ApprovalAnswer, ApprovalRequest
-from agent.cancel import CancelToken
-from agent.errors import AgentError, NoTTYError
-from server.settings import plain
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
+from agentls.agent.cancel import CancelToken
+from agentls.agent.errors import AgentError, NoTTYError
+from agentls.server.settings import plain
 
 log = logging.getLogger(__name__)
 

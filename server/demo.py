@@ -20,9 +20,9 @@ from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path, to_fs_path
 
-from agent.terminal import colorize_diff
-from agent.workspace import unified_diff
-from server.edits import apply_text_edits
+from agentls.agent.terminal import colorize_diff
+from agentls.agent.workspace import unified_diff
+from agentls.server.edits import apply_text_edits
 
 
 def _fields(value: Any) -> dict[str, Any]:
@@ -171,7 +171,7 @@ class DemoClient:
     async def run(self, overrides: dict[str, Any], prompt: str) -> int:
         client = self.client
         env_cwd = str(self.workspace)
-        await client.start_io(sys.executable, "-m", "server", "--stdio", cwd=env_cwd)
+        await client.start_io(sys.executable, "-P", "-m", "agentls", "--stdio", cwd=env_cwd)
         uri = from_fs_path(str(self.workspace)) or ""
         capabilities = lsp.ClientCapabilities(
             workspace=lsp.WorkspaceClientCapabilities(

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from server.progress import client_supports_progress
+from agentls.server.progress import client_supports_progress
 
 if TYPE_CHECKING:  # imported when indexing starts, after `initialized`
-    from agent.config import AppConfig
-    from indexer.builder import RepoIndexer
-    from indexer.index import RepoIndex
-    from indexer.settings import IndexSettings
-    from indexer.watcher import ChangeBatch, IndexWatcher
+    from agentls.agent.config import AppConfig
+    from agentls.indexer.builder import RepoIndexer
+    from agentls.indexer.index import RepoIndex
+    from agentls.indexer.settings import IndexSettings
+    from agentls.indexer.watcher import ChangeBatch, IndexWatcher
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ class IndexService:
             self._key = None
             self.ready.set()
             return
-        from agent.tools.search import index_settings
+        from agentls.agent.tools.search import index_settings
 
         key = (config.workspace.root, index_settings(config.indexer))
         if key == self._key:
@@ -108,8 +108,8 @@ class IndexService:
             self._spawn(watcher.stop(), name="index-watcher-stop")
 
     async def _build_and_watch(self, root: Path, settings: IndexSettings) -> None:
-        from indexer.builder import RepoIndexer
-        from indexer.watcher import IndexWatcher
+        from agentls.indexer.builder import RepoIndexer
+        from agentls.indexer.watcher import IndexWatcher
 
         token = await self._progress_begin()
         indexer = RepoIndexer(root, settings)

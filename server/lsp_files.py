@@ -57,8 +57,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
-from agent.errors import ValidationError
-from agent.workspace import (
+from agentls.agent.errors import ValidationError
+from agentls.agent.workspace import (
     DiskFileAccess,
     EditOutcome,
     FileAccess,
@@ -67,7 +67,7 @@ from agent.workspace import (
     is_binary,
     relpath,
 )
-from server.edits import (
+from agentls.server.edits import (
     EditOptions,
     FilePlan,
     build_workspace_edit,

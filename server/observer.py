@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from agent.events import (
+from agentls.agent.events import (
     AgentEvent,
     Notice,
     PlanUpdated,
@@ -28,7 +28,7 @@ from agent.events import (
     ToolStarted,
     UsageReported,
 )
-from server.progress import RunProgress
+from agentls.server.progress import RunProgress
 
 log = logging.getLogger(__name__)
 

@@ -26,21 +26,21 @@ from pydantic import ValidationError as PydanticValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
-from agent.agents import AgentRegistry
-from agent.cancel import CancelToken
-from agent.config import AppConfig, ConfirmMode
-from agent.events import RunState, StatusChanged
-from agent.workspace import FileAccess
-from server.approver import LspApprover
-from server.observer import LspRunObserver
-from server.progress import RunProgress
-from server.settings import plain
+from agentls.agent.agents import AgentRegistry
+from agentls.agent.cancel import CancelToken
+from agentls.agent.config import AppConfig, ConfirmMode
+from agentls.agent.events import RunState, StatusChanged
+from agentls.agent.workspace import FileAccess
+from agentls.server.approver import LspApprover
+from agentls.server.observer import LspRunObserver
+from agentls.server.progress import RunProgress
+from agentls.server.settings import plain
 
 if TYPE_CHECKING:
     # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
     # the MCP SDK (~2 s together), which `initialize` must not wait for.
-    from agent.mcp import MCPPool
-    from agent.run import RunOutcome
+    from agentls.agent.mcp import MCPPool
+    from agentls.agent.run import RunOutcome
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +131,7 @@ class RunManager:
     def mcp(self) -> MCPPool:
         """MCP connections shared by the runs (created, and the SDK imported, on first use)."""
         if self._mcp is None:
-            from agent.mcp import MCPPool
+            from agentls.agent.mcp import MCPPool
 
             self._mcp = MCPPool()
         return self._mcp
@@ -169,7 +169,7 @@ class RunManager:
             self.runs.pop(run_id, None)
 
     async def _run(self, handle: RunHandle, params: RunParams, config: AppConfig) -> dict[str, Any]:
-        from agent.run import RunRequest, run_agent
+        from agentls.agent.run import RunRequest, run_agent
 
         run_id = handle.run_id
 

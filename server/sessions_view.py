@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from pygls.exceptions import JsonRpcInvalidParams
 
-from agent.sessions import SessionIdError, SessionStore, store_for
+from agentls.agent.sessions import SessionIdError, SessionStore, store_for
 
 if TYPE_CHECKING:
-    from server.app import AgentLanguageServer
+    from agentls.server.app import AgentLanguageServer
 
 
 class SessionParams(BaseModel):

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.errors import ConfigError
+from agentls.agent.errors import ConfigError
 
 if TYPE_CHECKING:
-    from agent.config import AppConfig
+    from agentls.agent.config import AppConfig
 
 # agent.config (pydantic and the models) is imported by the methods that need it, so
 # that ``plain`` is cheap to import at start-up.
@@ -59,7 +59,7 @@ class SettingsManager:
         self.config = self._defaults()
 
     def _defaults(self) -> AppConfig:
-        from agent.config import AppConfig
+        from agentls.agent.config import AppConfig
 
         config = AppConfig()
         config.workspace.root = self.root.resolve()
@@ -113,7 +113,7 @@ class SettingsManager:
     def _fallback(self) -> AppConfig | None:
         """At start-up, when one layer is invalid: the YAML file alone if it is valid
         (the initializationOptions were wrong), else the initializationOptions alone."""
-        from agent.config import load_config
+        from agentls.agent.config import load_config
 
         try:
             config = load_config(self.root)
@@ -131,7 +131,7 @@ class SettingsManager:
         return config
 
     def _without_file(self, overrides: dict[str, Any], source: str) -> AppConfig:
-        from agent.config import validate_config
+        from agentls.agent.config import validate_config
 
         config = validate_config(overrides, source)
         root = config.workspace.root
@@ -143,14 +143,14 @@ class SettingsManager:
         return config
 
     def _load(self, overrides: dict[str, Any], source: str) -> AppConfig:
-        from agent.config import load_config
+        from agentls.agent.config import load_config
 
         if self._yaml_broken:  # until the server restarts, the broken file is skipped
             return self._without_file(overrides, source)
         return load_config(self.root, overrides=overrides or None, overrides_source=source)
 
     def _reload(self, source: str) -> SettingsUpdate:
-        from agent.config import deep_merge
+        from agentls.agent.config import deep_merge
 
         overrides = deep_merge(self._init_options, self._client_settings)
         try:

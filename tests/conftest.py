@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent.config import LLMConfig
-from agent.llm import LiteLLMAdapter, RetryPolicy
-from agent.llm.scripted_server import ScriptedModelServer
+from agentls.agent.config import LLMConfig
+from agentls.agent.llm import LiteLLMAdapter, RetryPolicy
+from agentls.agent.llm.scripted_server import ScriptedModelServer
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

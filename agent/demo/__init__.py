@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from agent.llm.scripted_server import Turn, text, tool_call, tool_calls
+from agentls.agent.llm.scripted_server import Turn, text, tool_call, tool_calls
 
 DEMO_PROMPT = "The mean() in stats.py gives wrong results. Fix it and note the fix in README.md."
 DEMO_MODEL = "demo"

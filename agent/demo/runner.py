@@ -14,7 +14,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from agent.demo import DEMO_MODEL, DEMO_PROMPT, demo_turns, fresh_workspace
+from agentls.agent.demo import DEMO_MODEL, DEMO_PROMPT, demo_turns, fresh_workspace
 
 
 def _say(text: str) -> None:
@@ -35,7 +35,7 @@ def run_demo(
     workspace = fresh_workspace()
     with ExitStack() as stack:
         if model is None:
-            from agent.llm.scripted_server import ScriptedModelServer
+            from agentls.agent.llm.scripted_server import ScriptedModelServer
 
             server = stack.enter_context(ScriptedModelServer())
             server.add(DEMO_MODEL, *demo_turns())
@@ -56,11 +56,11 @@ def run_demo(
 
 
 async def _headless(workspace: Path, overrides: dict[str, Any]) -> int:
-    from agent.config import load_config
-    from agent.llm import LiteLLMAdapter
-    from agent.run import RunRequest, run_agent
-    from agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
-    from agent.workspace import DiskFileAccess
+    from agentls.agent.config import load_config
+    from agentls.agent.llm import LiteLLMAdapter
+    from agentls.agent.run import RunRequest, run_agent
+    from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
+    from agentls.agent.workspace import DiskFileAccess
 
     config = load_config(workspace, overrides=overrides)
     asker = TerminalAsker()

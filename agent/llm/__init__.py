@@ -4,18 +4,18 @@ Importing this package never imports litellm (see ``_litellm``): the adapter loa
 in a worker thread on first use, or earlier through ``warm_up()``.
 """
 
-from agent.llm._litellm import warm_up
-from agent.llm.adapter import LiteLLMAdapter
-from agent.llm.errors import (
+from agentls.agent.llm._litellm import warm_up
+from agentls.agent.llm.adapter import LiteLLMAdapter
+from agentls.agent.llm.errors import (
     LLMAuthError,
     LLMBadRequestError,
     LLMError,
     LLMStreamInterrupted,
     LLMTransientError,
 )
-from agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
-from agent.llm.protocol import LLM
-from agent.llm.retry import RetryPolicy
+from agentls.agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
+from agentls.agent.llm.protocol import LLM
+from agentls.agent.llm.retry import RetryPolicy
 
 __all__ = [
     "LLM",

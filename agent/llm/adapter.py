@@ -9,19 +9,19 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from types import ModuleType
 from typing import Any
 
-from agent.config import LLMConfig
-from agent.llm import _litellm
-from agent.llm.errors import LLMError
-from agent.llm.failures import (
+from agentls.agent.config import LLMConfig
+from agentls.agent.llm import _litellm
+from agentls.agent.llm.errors import LLMError
+from agentls.agent.llm.failures import (
     CallContext,
     interrupted,
     is_transient,
     retry_after_seconds,
     to_llm_error,
 )
-from agent.llm.models import LLMResponse, StreamChunk
-from agent.llm.retry import RetryPolicy
-from agent.llm.stream import StreamAssembler, response_from_completion
+from agentls.agent.llm.models import LLMResponse, StreamChunk
+from agentls.agent.llm.retry import RetryPolicy
+from agentls.agent.llm.stream import StreamAssembler, response_from_completion
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ contain the API key.
 
 from __future__ import annotations
 
-from agent.errors import AgentError
+from agentls.agent.errors import AgentError
 
 
 class LLMError(AgentError):

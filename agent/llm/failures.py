@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from agent.llm.errors import (
+from agentls.agent.llm.errors import (
     LLMAuthError,
     LLMBadRequestError,
     LLMError,

@@ -2,7 +2,7 @@
 
 The language server answers the editor from one event loop; litellm's per-call and
 per-chunk Python work, even on another thread, takes the GIL from it (see
-``agent.llm.worker``). ``ModelWorker`` owns one ``python -m agent.llm.worker`` child
+``agentls.agent.llm.worker``). ``ModelWorker`` owns one ``python -m agentls.agent.llm.worker`` child
 shared by every run of a server: spawned on first use (or by ``start()`` ahead of it),
 spawned again on the next call after it died. ``ProcessLLM`` is the per-run view with
 the run's ``LLMConfig``.
@@ -25,11 +25,11 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.config import LLMConfig
-from agent.llm.adapter import LiteLLMAdapter
-from agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransientError
-from agent.llm.models import LLMResponse, StreamChunk
-from agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_from_wire
+from agentls.agent.config import LLMConfig
+from agentls.agent.llm.adapter import LiteLLMAdapter
+from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransientError
+from agentls.agent.llm.models import LLMResponse, StreamChunk
+from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_from_wire
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class ModelWorker:
         self, command: Sequence[str] | None = None, *, log_level: str | None = None
     ) -> None:
         level = log_level or logging.getLevelName(logging.getLogger().getEffectiveLevel())
-        self._command = list(command or [sys.executable, "-m", "agent.llm.worker"])
+        self._command = list(command or [sys.executable, "-P", "-m", "agentls.agent.llm.worker"])
         self._command += ["--log-level", str(level)]
         self._ids = itertools.count(1)
         self._calls: dict[int, _Call] = {}
@@ -217,7 +217,7 @@ class ModelWorker:
         kind = frame.get("kind")
         if kind == "log":
             level = frame.get("level")
-            logging.getLogger(str(frame.get("name") or "agent.llm.worker")).log(
+            logging.getLogger(str(frame.get("name") or "agentls.agent.llm.worker")).log(
                 level if isinstance(level, int) else logging.WARNING,
                 "%s",
                 frame.get("message", ""),

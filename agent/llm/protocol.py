@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
-from agent.config import LLMConfig
-from agent.llm.models import LLMResponse, StreamChunk
+from agentls.agent.config import LLMConfig
+from agentls.agent.llm.models import LLMResponse, StreamChunk
 
 
 @runtime_checkable

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent.llm.scripted_server import Turn
+from agentls.agent.llm.scripted_server import Turn
 
 
 class RemoteScriptedServer:
@@ -73,8 +73,8 @@ def spawn_scripted_server(
     extra_args: Sequence[str] = (),
     startup_timeout: float = 20.0,
 ) -> Iterator[RemoteScriptedServer]:
-    """Run ``python -m agent.llm.scripted_server`` and yield a client for it."""
-    command = [python, "-m", "agent.llm.scripted_server", "--port", "0", *extra_args]
+    """Run ``python -m agentls.agent.llm.scripted_server`` and yield a client for it."""
+    command = [python, "-P", "-m", "agentls.agent.llm.scripted_server", "--port", "0", *extra_args]
     if script is not None:
         command += ["--script", str(script)]
     process = subprocess.Popen(

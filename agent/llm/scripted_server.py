@@ -17,7 +17,7 @@ In process::
         ...
         assert server.requests_for("alice")[0].body["messages"][-1]["content"] == "hi"
 
-As a subprocess: ``python -m agent.llm.scripted_server --port 0 --script turns.json``
+As a subprocess: ``python -m agentls.agent.llm.scripted_server --port 0 --script turns.json``
 prints ``LISTENING <port>`` and serves until killed. Over HTTP, ``POST /_script
 {"model": ..., "turns": [...]}`` appends turns, ``GET /_requests`` returns the record
 and ``POST /_reset`` empties both.
@@ -680,7 +680,7 @@ class ScriptedModelServer:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m agent.llm.scripted_server",
+        prog="python -m agentls.agent.llm.scripted_server",
         description="Serve scripted OpenAI-compatible chat completions on 127.0.0.1.",
     )
     parser.add_argument("--host", default="127.0.0.1")

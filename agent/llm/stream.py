@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent.llm.models import LLMResponse, ToolCall
+from agentls.agent.llm.models import LLMResponse, ToolCall
 
 
 def as_mapping(obj: Any) -> Mapping[str, Any]:

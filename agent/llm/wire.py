@@ -13,7 +13,7 @@ one ``response`` or ``error`` frame (none after a cancel)::
     {"id": 7, "kind": "error", "error": {"type": "LLMTransientError", "message": ..., ...}}
 
 plus frames that belong to no request: ``{"kind": "ready"}`` once litellm is imported,
-and ``{"kind": "log", "level": 30, "name": "agent.llm.adapter", "message": "..."}`` so the
+and ``{"kind": "log", "level": 30, "name": "agentls.agent.llm.adapter", "message": "..."}`` so the
 worker's warnings reach the server's own log handlers (stderr, the JSONL file).
 
 Frames are plain dicts rather than pydantic models: a stream sends hundreds of chunks
@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.llm.errors import (
+from agentls.agent.llm.errors import (
     LLMAuthError,
     LLMBadRequestError,
     LLMError,

@@ -1,4 +1,4 @@
-"""``python -m agent.llm.worker``: litellm's model calls in a process of their own.
+"""``python -m agentls.agent.llm.worker``: litellm's model calls in a process of their own.
 
 litellm does tens of milliseconds of Python work per call and parses every streamed
 chunk in Python. In a language server that work held the GIL away from the event loop
@@ -23,13 +23,13 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
-from agent.config import LLMConfig
-from agent.llm import _litellm
-from agent.llm.adapter import LiteLLMAdapter
-from agent.llm.models import LLMResponse
-from agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_to_wire
+from agentls.agent.config import LLMConfig
+from agentls.agent.llm import _litellm
+from agentls.agent.llm.adapter import LiteLLMAdapter
+from agentls.agent.llm.models import LLMResponse
+from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_to_wire
 
-log = logging.getLogger("agent.llm.worker")
+log = logging.getLogger("agentls.agent.llm.worker")
 
 Send = Callable[[dict[str, Any]], None]
 
@@ -204,7 +204,7 @@ async def serve(stdin: BinaryIO, stdout: BinaryIO, log_level: int) -> None:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m agent.llm.worker",
+        prog="python -m agentls.agent.llm.worker",
         description="agentls model worker: JSON lines on stdin/stdout (see agent.llm.wire)",
     )
     parser.add_argument("--log-level", default="INFO", help="forward records from this level")

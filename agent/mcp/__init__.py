@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from agent.config import AppConfig, MCPConfig
-from agent.mcp.connection import MCPConnection, resolve_token
-from agent.mcp.manager import MCPManager
-from agent.mcp.names import VALID_NAME, dedupe, prefixed_name, sanitize
-from agent.mcp.pool import MCPPool
-from agent.mcp.render import render_block, render_result
-from agent.mcp.tools import MCPTool, RemoteTool, discovery_tools, make_tool
-from agent.tools.registry import ToolRegistry
+from agentls.agent.config import AppConfig, MCPConfig
+from agentls.agent.mcp.connection import MCPConnection, resolve_token
+from agentls.agent.mcp.manager import MCPManager
+from agentls.agent.mcp.names import VALID_NAME, dedupe, prefixed_name, sanitize
+from agentls.agent.mcp.pool import MCPPool
+from agentls.agent.mcp.render import render_block, render_result
+from agentls.agent.mcp.tools import MCPTool, RemoteTool, discovery_tools, make_tool
+from agentls.agent.tools.registry import ToolRegistry
 
 
 async def load_mcp_tools(config: MCPConfig, registry: ToolRegistry) -> MCPManager:
@@ -46,7 +46,7 @@ async def mcp_tools(
     if not config.mcp.servers:
         yield registry
         return
-    from agent.tools import build_registry
+    from agentls.agent.tools import build_registry
 
     target = registry if registry is not None else build_registry()
     async with MCPManager(config.mcp) as manager:

@@ -23,8 +23,8 @@ from mcp import ClientSession
 from mcp import MCPError as SDKError
 from mcp.client.streamable_http import streamable_http_client
 
-from agent.config import MCPServerConfig
-from agent.errors import MCPConnectionError, MCPToolCallError
+from agentls.agent.config import MCPServerConfig
+from agentls.agent.errors import MCPConnectionError, MCPToolCallError
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ class MCPConnection:
                 f"{where}: connection failed: {type(exc).__name__}: {exc}"
             ) from None
         if result.is_error:
-            from agent.mcp.render import render_result
+            from agentls.agent.mcp.render import render_result
 
             raise MCPToolCallError(f"{where} failed: {render_result(result, limit=4000)}")
         return result

@@ -20,13 +20,13 @@ import asyncio
 import logging
 from types import TracebackType
 
-from agent.config import MCPConfig
-from agent.errors import MCPConnectionError
-from agent.mcp.connection import MCPConnection
-from agent.mcp.names import dedupe, prefixed_name
-from agent.mcp.tools import RemoteTool, discovery_tools, make_tool
-from agent.tools.base import Tool
-from agent.tools.registry import ToolRegistry
+from agentls.agent.config import MCPConfig
+from agentls.agent.errors import MCPConnectionError
+from agentls.agent.mcp.connection import MCPConnection
+from agentls.agent.mcp.names import dedupe, prefixed_name
+from agentls.agent.mcp.tools import RemoteTool, discovery_tools, make_tool
+from agentls.agent.tools.base import Tool
+from agentls.agent.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 

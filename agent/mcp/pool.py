@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from agent.config import AppConfig
-from agent.mcp.manager import MCPManager
-from agent.tools.registry import ToolRegistry
+from agentls.agent.config import AppConfig
+from agentls.agent.mcp.manager import MCPManager
+from agentls.agent.tools.registry import ToolRegistry
 
 
 class MCPPool:
@@ -42,7 +42,7 @@ class MCPPool:
                 for message in await self._manager.start():
                     warn(message)
             manager = self._manager
-        from agent.tools import build_registry
+        from agentls.agent.tools import build_registry
 
         registry = build_registry()
         before = len(manager.warnings)

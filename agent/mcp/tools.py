@@ -17,10 +17,10 @@ import jsonschema  # type: ignore[import-untyped]
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.errors import MCPError
-from agent.mcp.connection import MCPConnection
-from agent.mcp.render import render_result
-from agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.errors import MCPError
+from agentls.agent.mcp.connection import MCPConnection
+from agentls.agent.mcp.render import render_result
+from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 
 #: Longest description passed to the model for one remote tool.
 MAX_DESCRIPTION = 1024

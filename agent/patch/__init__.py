@@ -6,9 +6,9 @@ new contents of every touched file, or raises PatchError having changed nothing.
 
 from __future__ import annotations
 
-from agent.patch.apply import apply_hunks, apply_patch
-from agent.patch.model import FilePatch, Hunk, HunkLine, LineKind
-from agent.patch.parse import parse_patch
+from agentls.agent.patch.apply import apply_hunks, apply_patch
+from agentls.agent.patch.model import FilePatch, Hunk, HunkLine, LineKind
+from agentls.agent.patch.parse import parse_patch
 
 __all__ = [
     "FilePatch",

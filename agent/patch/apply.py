@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent.errors import PatchError
-from agent.patch.model import FilePatch, Hunk
-from agent.patch.parse import parse_patch
-from agent.patch.seek import SeekFailure, seek
+from agentls.agent.errors import PatchError
+from agentls.agent.patch.model import FilePatch, Hunk
+from agentls.agent.patch.parse import parse_patch
+from agentls.agent.patch.seek import SeekFailure, seek
 
 Line = tuple[str, str]  # (text, line ending: "\n", "\r\n" or "" for a missing final newline)
 _SHOWN_LINES = 20

@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from agent.errors import PatchError
-from agent.patch.model import FilePatch, Hunk, HunkLine, LineKind
-from agent.patch.paths import parse_git_names, parse_header_path
+from agentls.agent.errors import PatchError
+from agentls.agent.patch.model import FilePatch, Hunk, HunkLine, LineKind
+from agentls.agent.patch.paths import parse_git_names, parse_header_path
 
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(?: .*)?$")
 _UNSUPPORTED = ("Binary files ", "GIT binary patch", "copy from ", "copy to ")

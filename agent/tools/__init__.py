@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from agent.tools.base import Tool, ToolContext, ToolResult
-from agent.tools.registry import ToolRegistry
+from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.registry import ToolRegistry
 
 
 def builtin_tools() -> list[Tool]:
     """Every built-in tool (MCP tools are added per run by agent.mcp)."""
-    from agent.tools.edit import ApplyPatchTool, EditFileTool
-    from agent.tools.exec import ExecuteCommandTool, PythonExecutorTool
-    from agent.tools.files import DeleteFileTool, ListFilesTool, ReadFileTool, WriteFileTool
-    from agent.tools.interaction import AskUserTool, UpdatePlanTool
-    from agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
+    from agentls.agent.tools.edit import ApplyPatchTool, EditFileTool
+    from agentls.agent.tools.exec import ExecuteCommandTool, PythonExecutorTool
+    from agentls.agent.tools.files import DeleteFileTool, ListFilesTool, ReadFileTool, WriteFileTool
+    from agentls.agent.tools.interaction import AskUserTool, UpdatePlanTool
+    from agentls.agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
 
     return [
         ReadFileTool(),

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from agent.config import AgentConfig, AppConfig
-    from agent.workspace import FileAccess
+    from agentls.agent.config import AgentConfig, AppConfig
+    from agentls.agent.workspace import FileAccess
 
 
 class ToolResult(BaseModel):

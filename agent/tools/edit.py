@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from agent.errors import PatchError, PathTraversalError, ValidationError
-from agent.tools.base import Tool, ToolContext, ToolResult
-from agent.tools.outcome import outcome_result
-from agent.tools.schemas import ApplyPatchArgs, EditFileArgs
-from agent.workspace import FileChange, diff_stats, unified_diff
+from agentls.agent.errors import PatchError, PathTraversalError, ValidationError
+from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.outcome import outcome_result
+from agentls.agent.tools.schemas import ApplyPatchArgs, EditFileArgs
+from agentls.agent.workspace import FileChange, diff_stats, unified_diff
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -97,7 +97,7 @@ class ApplyPatchTool(Tool):
     edits_files = True
 
     async def run(self, args: ApplyPatchArgs, ctx: ToolContext) -> ToolResult:
-        from agent.patch import apply_patch, parse_patch
+        from agentls.agent.patch import apply_patch, parse_patch
 
         patch = args.patch
         if not _HEADER.search(patch.split("@@", 1)[0]):

@@ -17,15 +17,21 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from agent.approval import ApprovalAnswer, ApprovalRequest, Approver, DenyingApprover, decide
-from agent.config import AgentConfig, AppConfig
-from agent.errors import AgentError, ToolNotFoundError
-from agent.events import RunState
-from agent.llm.models import ToolCall
-from agent.state import ToolCallResult
-from agent.tools.base import Tool, ToolContext, ToolResult
-from agent.tools.registry import ToolRegistry
-from agent.workspace import FileAccess
+from agentls.agent.approval import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approver,
+    DenyingApprover,
+    decide,
+)
+from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.errors import AgentError, ToolNotFoundError
+from agentls.agent.events import RunState
+from agentls.agent.llm.models import ToolCall
+from agentls.agent.state import ToolCallResult
+from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.registry import ToolRegistry
+from agentls.agent.workspace import FileAccess
 
 log = logging.getLogger(__name__)
 

@@ -23,9 +23,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.config import AgentConfig
-from agent.errors import AgentError
-from agent.process import (
+from agentls.agent.config import AgentConfig
+from agentls.agent.errors import AgentError
+from agentls.agent.process import (
     ChangesProbe,
     FileSnapshotProbe,
     ProcessResult,
@@ -33,9 +33,9 @@ from agent.process import (
     redact,
     run_process,
 )
-from agent.sandbox import NO_BWRAP_NOTE, SandboxMode, make_sandbox
-from agent.shell_policy import analyze, approval_reason, describe
-from agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.sandbox import NO_BWRAP_NOTE, SandboxMode, make_sandbox
+from agentls.agent.shell_policy import analyze, approval_reason, describe
+from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 
 log = logging.getLogger(__name__)
 

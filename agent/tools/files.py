@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import fnmatch
 
-from agent.errors import PathTraversalError, ValidationError
-from agent.tools.base import Tool, ToolContext, ToolResult
-from agent.tools.outcome import outcome_result
-from agent.tools.schemas import DeleteFileArgs, ListFilesArgs, ReadFileArgs, WriteFileArgs
-from agent.workspace import FileChange, diff_stats, unified_diff
+from agentls.agent.errors import PathTraversalError, ValidationError
+from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.outcome import outcome_result
+from agentls.agent.tools.schemas import DeleteFileArgs, ListFilesArgs, ReadFileArgs, WriteFileArgs
+from agentls.agent.workspace import FileChange, diff_stats, unified_diff
 
 MAX_LIST_ENTRIES = 500
 #: Directories list_files does not descend into (noise for the model).

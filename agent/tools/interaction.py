@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.errors import AgentError, NoTTYError
-from agent.events import PlanStep, PlanUpdated, RunState
-from agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.errors import AgentError, NoTTYError
+from agentls.agent.events import PlanStep, PlanUpdated, RunState
+from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 
 AskUser = Callable[[str], Awaitable[str | None]]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.tools.base import ToolResult
-from agent.workspace import EditOutcome
+from agentls.agent.tools.base import ToolResult
+from agentls.agent.workspace import EditOutcome
 
 
 def _hunks(numbers: list[int]) -> str:

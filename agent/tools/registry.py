@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from agent.errors import DuplicateToolError, ToolNotFoundError
-from agent.tools.base import Tool
+from agentls.agent.errors import DuplicateToolError, ToolNotFoundError
+from agentls.agent.tools.base import Tool
 
 
 class ToolRegistry:

@@ -12,15 +12,15 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.config import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
-from agent.errors import PathTraversalError
-from agent.tools.base import Tool, ToolContext, ToolResult
-from indexer.builder import RepoIndexer
-from indexer.index import RepoIndex
-from indexer.query import find_paths, search_files
-from indexer.search import SearchResult, compile_query
-from indexer.settings import DEFAULT_EXCLUDE_PATTERNS, IndexSettings
-from indexer.tree import display
+from agentls.agent.config import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
+from agentls.agent.errors import PathTraversalError
+from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.indexer.builder import RepoIndexer
+from agentls.indexer.index import RepoIndex
+from agentls.indexer.query import find_paths, search_files
+from agentls.indexer.search import SearchResult, compile_query
+from agentls.indexer.settings import DEFAULT_EXCLUDE_PATTERNS, IndexSettings
+from agentls.indexer.tree import display
 
 MAX_FOUND_FILES = 500
 #: The agent's own state (sessions, index cache) is never part of the workspace map.

@@ -1,5 +1,5 @@
 /**
- * Starts, restarts and stops the agentls server (`<python> -m server --stdio`, cwd = the
+ * Starts, restarts and stops the agentls server (`<python> -P -m agentls --stdio`, cwd = the
  * workspace folder) through vscode-languageclient, and reports a server that cannot start
  * with ONE notification that offers the log.
  */
@@ -124,13 +124,13 @@ export class ServerManager implements vscode.Disposable {
     const cwd = folder?.uri.fsPath ?? process.cwd();
     this.facts = { python: interpreter.command, stderrTail: [] };
     logInfo(
-      `Starting ${interpreter.command} -m server --stdio (interpreter from ${interpreter.source}; cwd ${cwd}; ` +
+      `Starting ${interpreter.command} -P -m agentls --stdio (interpreter from ${interpreter.source}; cwd ${cwd}; ` +
         `API key ${key ? `set in ${settings.apiKeyEnv}` : `not set (${settings.apiKeyEnv})`})`,
     );
 
     const facts = this.facts;
     const serverOptions: ServerOptions = async () => {
-      const child: ChildProcess = spawn(interpreter.command, ['-m', 'server', '--stdio'], { cwd, env });
+      const child: ChildProcess = spawn(interpreter.command, ['-P', '-m', 'agentls', '--stdio'], { cwd, env });
       await new Promise<void>((resolve, reject) => {
         child.once('spawn', () => resolve());
         child.once('error', (error: NodeJS.ErrnoException) => {

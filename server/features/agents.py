@@ -6,19 +6,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from server.app import AgentLanguageServer
+    from agentls.server.app import AgentLanguageServer
 
 METHOD = "agent/agents"
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from server.app import guarded
+    from agentls.server.app import guarded
 
     @ls.feature(METHOD)
     @guarded(METHOD)
     async def agent_agents(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         await ls.wait_ready()
-        from agent.agents import AgentRegistry
+        from agentls.agent.agents import AgentRegistry
 
         return {
             "agents": [

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from server.settings import plain
+from agentls.server.settings import plain
 
 if TYPE_CHECKING:
-    from server.app import AgentLanguageServer
+    from agentls.server.app import AgentLanguageServer
 
 METHOD = "agent/cancel"
 
@@ -30,7 +30,7 @@ def run_id_of(params: Any) -> str:
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from server.app import guarded
+    from agentls.server.app import guarded
 
     @ls.feature(METHOD)
     @guarded(METHOD)

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from server.features.lifecycle import apply_logging
+from agentls.server.features.lifecycle import apply_logging
 
 if TYPE_CHECKING:
-    from server.app import AgentLanguageServer
+    from agentls.server.app import AgentLanguageServer
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from server.app import guarded
+    from agentls.server.app import guarded
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @guarded("workspace/didChangeConfiguration", notification=True)

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 
-from server.converter import prime
-from server.logging import configure_logging
+from agentls.server.converter import prime
+from agentls.server.logging import configure_logging
 
 if TYPE_CHECKING:
-    from server.app import AgentLanguageServer
+    from agentls.server.app import AgentLanguageServer
 
 log = logging.getLogger(__name__)
 
@@ -55,31 +55,31 @@ def apply_logging(ls: AgentLanguageServer) -> None:
 
 #: Modules a run imports on first use; loaded in the background at start-up.
 RUN_MODULES = (
-    "agent.llm.process",
-    "agent.process",
-    "agent.sandbox",
-    "agent.shell_policy",
-    "agent.tools.edit",
-    "agent.tools.exec",
-    "agent.tools.files",
-    "agent.tools.interaction",
-    "agent.tools.outcome",
-    "agent.tools.schemas",
-    "server.edits",
-    "server.lsp_files",
+    "agentls.agent.llm.process",
+    "agentls.agent.process",
+    "agentls.agent.sandbox",
+    "agentls.agent.shell_policy",
+    "agentls.agent.tools.edit",
+    "agentls.agent.tools.exec",
+    "agentls.agent.tools.files",
+    "agentls.agent.tools.interaction",
+    "agentls.agent.tools.outcome",
+    "agentls.agent.tools.schemas",
+    "agentls.server.edits",
+    "agentls.server.lsp_files",
 )
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from server.app import guarded
+    from agentls.server.app import guarded
 
     pending_error: list[str] = []
 
     def load(root: Path, options: object) -> None:
         """In a worker thread: import the config and run machinery, read the config."""
         ls.load_services()
-        import agent.run  # imported here so that the first run does not import it
-        import agent.tools.search  # noqa: F401 - the index service needs it
+        import agentls.agent.run  # imported here so that the first run does not import it
+        import agentls.agent.tools.search  # noqa: F401 - the index service needs it
 
         update = ls.settings.initialize(root, options)
         if update.error:
@@ -134,18 +134,18 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
     if ls.warm_up is not None:
         await ls.warm_up()
         return
-    from agent.llm._litellm import import_litellm_sync
+    from agentls.agent.llm._litellm import import_litellm_sync
 
     def preload() -> None:
         import_litellm_sync()
-        import agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
+        import agentls.agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
 
     async def start_worker() -> None:
         await ls.wait_ready()  # agent.llm.process is imported then, off the loop
         await ls.model_worker.wait_ready()
 
     def settle() -> None:
-        from agent.llm.adapter import LiteLLMAdapter
+        from agentls.agent.llm.adapter import LiteLLMAdapter
 
         # litellm loads the model's tokenizer on its first count (tiktoken's: ~100 ms,
         # measured as a 99 ms stall of the loop in the first step of a run).

@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from server.app import AgentLanguageServer
+    from agentls.server.app import AgentLanguageServer
 
 METHOD = "agent/run"
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from server.app import guarded
+    from agentls.server.app import guarded
 
     @ls.feature(METHOD)
     @guarded(METHOD)

@@ -16,14 +16,14 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from server.app import AgentLanguageServer
+    from agentls.server.app import AgentLanguageServer
 
 LIST_METHOD = "agent/sessions"
 GET_METHOD = "agent/session"
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from server.app import guarded
+    from agentls.server.app import guarded
 
     # Both wait for the configuration (the workspace root decides where sessions are)
     # and read the files in a thread: the event loop stays free for the editor. The
@@ -32,7 +32,7 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.feature(LIST_METHOD)
     @guarded(LIST_METHOD)
     async def agent_sessions(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        from server.sessions_view import list_sessions, store
+        from agentls.server.sessions_view import list_sessions, store
 
         await ls.wait_ready()
         return await asyncio.to_thread(list_sessions, store(ls))
@@ -40,8 +40,8 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.feature(GET_METHOD)
     @guarded(GET_METHOD)
     async def agent_session(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        from server.runs import parse_params
-        from server.sessions_view import SessionParams, get_session, store
+        from agentls.server.runs import parse_params
+        from agentls.server.sessions_view import SessionParams, get_session, store
 
         parsed: SessionParams = parse_params(SessionParams, params)
         await ls.wait_ready()

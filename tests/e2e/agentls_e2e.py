@@ -5,7 +5,7 @@ pytest-lsp client, against the scripted model server running in this process.
   the model got is recorded).
 - ``workspace``: a fresh temp workspace (``src/app.py``, ``README.md``, a git repo).
 - ``lsp``: a factory ``await lsp(caps=VSCODE, init_options=..., model="alice")`` that
-  starts ``python -m server --stdio``, initializes it and returns an ``AgentClient``;
+  starts ``python -P -m agentls --stdio``, initializes it and returns an ``AgentClient``;
   every client started is shut down at teardown.
 - ``VSCODE`` / ``NEOVIM``: client capabilities like those editors declare (VS Code:
   change annotations, workDoneProgress, ``experimental.agentls.askUser``; Neovim 0.7:
@@ -36,9 +36,9 @@ from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
-from agent.llm.scripted_server import ScriptedModelServer
-from server.converter import agentls_converter
-from server.edits import apply_text_edits
+from agentls.agent.llm.scripted_server import ScriptedModelServer
+from agentls.server.converter import agentls_converter
+from agentls.server.edits import apply_text_edits
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,7 +109,7 @@ def server_env(**extra: str) -> dict[str, str]:
 
 
 def server_command() -> list[str]:
-    return [sys.executable, "-m", "server", "--stdio"]
+    return [sys.executable, "-P", "-m", "agentls", "--stdio"]
 
 
 Responder = Callable[[types.ShowMessageRequestParams], str | None]

@@ -19,7 +19,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInternalError
 from pytest_lsp import LanguageClient, make_test_lsp_client
 
-from server.edits import apply_text_edits
+from agentls.server.edits import apply_text_edits
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = REPO / "tests" / "e2e" / "edits_server.py"

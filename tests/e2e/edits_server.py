@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from pygls.lsp.server import LanguageServer
 
-from agent.workspace import FileChange
-from server.lsp_files import LspFileAccess
+from agentls.agent.workspace import FileChange
+from agentls.server.lsp_files import LspFileAccess
 
 server = LanguageServer("agentls-edits-test", "0")
 _files: dict[bool, LspFileAccess] = {}

@@ -9,7 +9,7 @@ from pathlib import Path
 from agentls_e2e import APP_PY, LspFactory, llm_options, plain
 from lsprotocol import types
 
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 
 def _tool_results(scripted: ScriptedModelServer) -> list[str]:

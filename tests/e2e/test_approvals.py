@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agentls_e2e import APP_PY, NEOVIM, LspFactory, plain
 
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 
 def _tool_message(scripted: ScriptedModelServer, index: int) -> str:

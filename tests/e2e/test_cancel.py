@@ -9,7 +9,7 @@ from agentls_e2e import AgentClient, LspFactory, plain
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 SLOW = text("".join(f"tok{i} " for i in range(400)), chunk_size=4, chunk_delay=0.01)
 

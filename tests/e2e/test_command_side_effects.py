@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agentls_e2e import LspFactory, plain
 
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 
 async def test_changed_files_are_listed(

@@ -6,7 +6,7 @@ import asyncio
 
 from agentls_e2e import LspFactory, llm_options, plain
 
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 A = "".join(f"alpha{i} " for i in range(80))
 B = "".join(f"beta{i} " for i in range(80))

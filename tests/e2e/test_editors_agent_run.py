@@ -1,4 +1,4 @@
-"""Neovim and Emacs drive the REAL agentls server (``python -m server --stdio``) through
+"""Neovim and Emacs drive the REAL agentls server (``python -P -m agentls --stdio``) through
 ``agent/run`` against the scripted model server: the model edits a file with
 ``edit_file``; the editor confirms (or declines) and the buffer holds the result."""
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 sys.path.insert(0, str(Path(__file__).parent))
 from edits_helpers import REPO, ensure_editors, run_editor
@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.editor, pytest.mark.slow]
 
 OLD = "def greet():\n    return 'hi'\n"
 NEW = "def greet():\n    return 'hello'\n"
-SERVER_CMD = [sys.executable, "-m", "server", "--stdio"]
+SERVER_CMD = [sys.executable, "-P", "-m", "agentls", "--stdio"]
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from agentls_e2e import LspFactory
 from lsprotocol import types
 
-from agent.llm.scripted_server import ScriptedModelServer, text
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
 
 def _system_prompt(scripted: ScriptedModelServer, index: int) -> str:

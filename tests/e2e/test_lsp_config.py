@@ -7,7 +7,7 @@ from pathlib import Path
 from agentls_e2e import AgentClient, LspFactory, llm_options, plain
 from lsprotocol import types
 
-from agent.llm.scripted_server import ScriptedModelServer, text
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
 
 async def _error_shown(client: AgentClient, key: str) -> str:

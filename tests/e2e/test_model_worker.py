@@ -11,9 +11,9 @@ from pathlib import Path
 
 from agentls_e2e import AgentClient, LspFactory, kill, plain, start_killable
 
-from agent.llm.scripted_server import ScriptedModelServer, text
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
-WORKER_MODULE = b"agent.llm.worker"
+WORKER_MODULE = b"agentls.agent.llm.worker"
 
 
 def children(pid: int) -> list[int]:

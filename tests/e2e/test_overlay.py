@@ -8,7 +8,7 @@ import pytest
 from agentls_e2e import APP_PY, CLIENTS, LspFactory, plain
 from lsprotocol import types
 
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 UNSAVED = 'def greet(name):\n    return f"UNSAVED hi {name}"\n'
 

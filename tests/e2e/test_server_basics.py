@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentls_e2e import LspFactory, plain
 
-from agent.llm.scripted_server import ScriptedModelServer, text
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
 
 async def test_agents_and_ping(lsp: LspFactory) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agentls_e2e import LspFactory, plain, server_command, server_env
 
-from agent.llm.scripted_server import ScriptedModelServer, text
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
 GENEROUS = 2.0  # seconds: a loaded 2-core machine, not a benchmark
 
@@ -54,7 +54,7 @@ def test_stdout_is_protected() -> None:
     """After protect_stdout() only the returned stream reaches fd 1 of the process."""
     code = (
         "import os, sys\n"
-        "from server.__main__ import protect_stdout\n"
+        "from agentls.server.__main__ import protect_stdout\n"
         "out = protect_stdout()\n"
         "print('stray print')\n"
         "os.write(1, b'raw fd write')\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agentls_e2e import NEOVIM, LspFactory, plain
 from lsprotocol import types
 
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 LONG = "".join(f"word{i:03d} " for i in range(150))  # 1,200 characters
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from agent.config import LLMConfig
-from agent.llm import LiteLLMAdapter, LLMAuthError, LLMResponse, RetryPolicy, StreamChunk
-from agent.llm.scripted_server import ScriptedModelServer, call, text, tool_calls
+from agentls.agent.config import LLMConfig
+from agentls.agent.llm import LiteLLMAdapter, LLMAuthError, LLMResponse, RetryPolicy, StreamChunk
+from agentls.agent.llm.scripted_server import ScriptedModelServer, call, text, tool_calls
 
 pytestmark = [
     pytest.mark.slow,

@@ -23,17 +23,17 @@ import mcp_types as types
 import pytest
 import yaml
 
-from agent.approval import DenyingApprover
-from agent.config import AgentConfig, AppConfig, LLMConfig, MCPConfig, MCPServerConfig
-from agent.llm import LiteLLMAdapter, RetryPolicy
-from agent.llm.models import ToolCall
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agent.mcp import VALID_NAME, MCPManager, dedupe, prefixed_name, render_result
-from agent.run import RunRequest, run_agent
-from agent.tools import build_registry
-from agent.tools.engine import ExecutionEngine
-from agent.tools.registry import ToolRegistry
-from agent.workspace import DiskFileAccess
+from agentls.agent.approval import DenyingApprover
+from agentls.agent.config import AgentConfig, AppConfig, LLMConfig, MCPConfig, MCPServerConfig
+from agentls.agent.llm import LiteLLMAdapter, RetryPolicy
+from agentls.agent.llm.models import ToolCall
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.mcp import VALID_NAME, MCPManager, dedupe, prefixed_name, render_result
+from agentls.agent.run import RunRequest, run_agent
+from agentls.agent.tools import build_registry
+from agentls.agent.tools.engine import ExecutionEngine
+from agentls.agent.tools.registry import ToolRegistry
+from agentls.agent.workspace import DiskFileAccess
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_SCRIPT = ROOT / "tests" / "fixtures" / "mcp_server.py"
@@ -365,7 +365,7 @@ def test_cli_run_loads_mcp_tools(
         [
             sys.executable,
             "-m",
-            "agent.cli",
+            "agentls.agent.cli",
             "run",
             "add two and three",
             "--mode",
@@ -393,7 +393,7 @@ def test_cli_run_loads_mcp_tools(
 
 
 async def test_server_pool_reports_once_and_reuses_connections(server: McpServer) -> None:
-    from agent.mcp import MCPPool
+    from agentls.agent.mcp import MCPPool
 
     warnings: list[str] = []
     config = AppConfig(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
+from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
 
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
@@ -30,7 +30,7 @@ def agentls(
         [
             sys.executable,
             "-m",
-            "agent.cli",
+            "agentls.agent.cli",
             "run",
             *args,
             "--workspace",
@@ -112,7 +112,7 @@ def test_first_ctrl_c_stops_after_the_step_and_exits_130(
         [
             sys.executable,
             "-m",
-            "agent.cli",
+            "agentls.agent.cli",
             "run",
             "x",
             "--workspace",
@@ -159,7 +159,7 @@ def test_approve_deny_modify_abort_on_a_terminal(ws: Path, scripted: ScriptedMod
         [
             sys.executable,
             "-m",
-            "agent.cli",
+            "agentls.agent.cli",
             "run",
             "go",
             "--workspace",

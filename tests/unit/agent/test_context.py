@@ -18,18 +18,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.config import ContextConfig, LLMConfig
-from agent.context import (
+from agentls.agent.config import ContextConfig, LLMConfig
+from agentls.agent.context import (
     SUMMARY_PREFIX,
     ContextBuilder,
     ContextManager,
     truncate_text,
 )
-from agent.llm.adapter import LiteLLMAdapter
-from agent.llm.models import LLMResponse, ToolCall
-from agent.llm.scripted_server import ScriptedModelServer, error, text
-from agent.state import ToolCallResult
-from agent.tools.base import ToolResult
+from agentls.agent.llm.adapter import LiteLLMAdapter
+from agentls.agent.llm.models import LLMResponse, ToolCall
+from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text
+from agentls.agent.state import ToolCallResult
+from agentls.agent.tools.base import ToolResult
 
 Message = dict[str, Any]
 

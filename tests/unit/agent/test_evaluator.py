@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from agent.config import LLMConfig
-from agent.evaluator import (
+from agentls.agent.config import LLMConfig
+from agentls.agent.evaluator import (
     EVAL_SYSTEM_PROMPT,
     PARSE_FAILURE_ISSUE,
     EvalResult,
@@ -19,11 +19,11 @@ from agent.evaluator import (
     apply_self_eval,
     parse_eval,
 )
-from agent.llm.adapter import LiteLLMAdapter
-from agent.llm.models import LLMResponse, ToolCall
-from agent.llm.scripted_server import ScriptedModelServer, error, text
-from agent.state import AgentState, StepResult, ToolCallResult
-from agent.tools.base import ToolResult
+from agentls.agent.llm.adapter import LiteLLMAdapter
+from agentls.agent.llm.models import LLMResponse, ToolCall
+from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text
+from agentls.agent.state import AgentState, StepResult, ToolCallResult
+from agentls.agent.tools.base import ToolResult
 
 KEY_ENV = "AGENTLS_TEST_EVAL_KEY"
 

@@ -12,18 +12,18 @@ from typing import Any
 
 import pytest
 
-from agent.config import AgentConfig, AppConfig
-from agent.llm.models import LLMResponse
-from agent.process import OutputBuffer, group_members
-from agent.tools.base import ToolContext, ToolResult
-from agent.tools.exec import (
+from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.llm.models import LLMResponse
+from agentls.agent.process import OutputBuffer, group_members
+from agentls.agent.tools.base import ToolContext, ToolResult
+from agentls.agent.tools.exec import (
     ExecuteCommandArgs,
     ExecuteCommandTool,
     PythonExecutorArgs,
     PythonExecutorTool,
     describe_python,
 )
-from agent.workspace import DiskFileAccess
+from agentls.agent.workspace import DiskFileAccess
 
 
 def _ctx(root: Path, **agent: Any) -> ToolContext:

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from agent.approval import ApprovalAnswer, ApprovalRequest
-from agent.config import AgentConfig, AppConfig
-from agent.llm.models import ToolCall
-from agent.state import ToolCallResult
-from agent.tools import build_registry
-from agent.tools.engine import ExecutionEngine, RunAborted
-from agent.workspace import DiskFileAccess
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
+from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.llm.models import ToolCall
+from agentls.agent.state import ToolCallResult
+from agentls.agent.tools import build_registry
+from agentls.agent.tools.engine import ExecutionEngine, RunAborted
+from agentls.agent.workspace import DiskFileAccess
 
 YOLO = AgentConfig(system_prompt="t", confirm_mode="yolo")
 

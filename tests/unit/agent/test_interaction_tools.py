@@ -5,18 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent.approval import DenyingApprover
-from agent.config import AgentConfig, AppConfig
-from agent.errors import NoTTYError
-from agent.events import AgentEvent, PlanStep, PlanUpdated, RunState, StatusChanged
-from agent.llm import LiteLLMAdapter
-from agent.llm.models import ToolCall
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agent.run import RunRequest, run_agent
-from agent.sessions import SessionStore
-from agent.tools import build_registry
-from agent.tools.engine import ExecutionEngine
-from agent.workspace import DiskFileAccess
+from agentls.agent.approval import DenyingApprover
+from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.errors import NoTTYError
+from agentls.agent.events import AgentEvent, PlanStep, PlanUpdated, RunState, StatusChanged
+from agentls.agent.llm import LiteLLMAdapter
+from agentls.agent.llm.models import ToolCall
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.run import RunRequest, run_agent
+from agentls.agent.sessions import SessionStore
+from agentls.agent.tools import build_registry
+from agentls.agent.tools.engine import ExecutionEngine
+from agentls.agent.workspace import DiskFileAccess
 
 AGENT = AgentConfig(system_prompt="test", confirm_mode="confirm-sensitive", max_steps=5)  # type: ignore[call-arg]
 

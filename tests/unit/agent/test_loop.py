@@ -9,11 +9,18 @@ from typing import Any
 
 import pytest
 
-from agent.cancel import CancelToken
-from agent.config import AgentConfig, AppConfig, ContextConfig
-from agent.context import ContextBuilder, ContextManager
-from agent.events import AgentEvent, RunState, StatusChanged, StreamText, ToolFinished, ToolStarted
-from agent.llm.scripted_server import (
+from agentls.agent.cancel import CancelToken
+from agentls.agent.config import AgentConfig, AppConfig, ContextConfig
+from agentls.agent.context import ContextBuilder, ContextManager
+from agentls.agent.events import (
+    AgentEvent,
+    RunState,
+    StatusChanged,
+    StreamText,
+    ToolFinished,
+    ToolStarted,
+)
+from agentls.agent.llm.scripted_server import (
     ScriptedModelServer,
     call,
     error,
@@ -22,10 +29,10 @@ from agent.llm.scripted_server import (
     tool_call,
     tool_calls,
 )
-from agent.loop import AgentLoop
-from agent.tools import build_registry
-from agent.tools.engine import ExecutionEngine
-from agent.workspace import DiskFileAccess
+from agentls.agent.loop import AgentLoop
+from agentls.agent.tools import build_registry
+from agentls.agent.tools.engine import ExecutionEngine
+from agentls.agent.workspace import DiskFileAccess
 
 AdapterFactory = Any
 
@@ -142,7 +149,7 @@ async def test_parallel_results_keep_the_models_order(
 
 
 def test_should_parallelize_follows_the_seed(ws: Path) -> None:
-    from agent.llm.models import ToolCall
+    from agentls.agent.llm.models import ToolCall
 
     reads = [ToolCall(id="1", name="read_file"), ToolCall(id="2", name="grep")]
     writes = [ToolCall(id="1", name="read_file"), ToolCall(id="2", name="write_file")]

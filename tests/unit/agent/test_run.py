@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from agent.agents import AgentRegistry
-from agent.approval import DenyingApprover
-from agent.config import AppConfig
-from agent.errors import AgentNotFoundError
-from agent.events import AgentEvent, StreamText
-from agent.llm import LiteLLMAdapter
-from agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agent.run import RunRequest, run_agent
-from agent.workspace import DiskFileAccess
+from agentls.agent.agents import AgentRegistry
+from agentls.agent.approval import DenyingApprover
+from agentls.agent.config import AppConfig
+from agentls.agent.errors import AgentNotFoundError
+from agentls.agent.events import AgentEvent, StreamText
+from agentls.agent.llm import LiteLLMAdapter
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.run import RunRequest, run_agent
+from agentls.agent.workspace import DiskFileAccess
 
 
 def config_for(ws: Path, server: ScriptedModelServer, model: str, **extra: Any) -> AppConfig:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.events import AgentEvent, RunState, StatusChanged
-from agent.runstate import IllegalTransition, RunStateMachine
+from agentls.agent.events import AgentEvent, RunState, StatusChanged
+from agentls.agent.runstate import IllegalTransition, RunStateMachine
 
 S = RunState
 

@@ -15,17 +15,17 @@ from typing import Any
 
 import pytest
 
-from agent import sandbox as sandbox_module
-from agent.config import AgentConfig, AppConfig
-from agent.sandbox import NO_BWRAP_NOTE, Sandbox, make_sandbox
-from agent.tools.base import ToolContext, ToolResult
-from agent.tools.exec import (
+from agentls.agent import sandbox as sandbox_module
+from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.sandbox import NO_BWRAP_NOTE, Sandbox, make_sandbox
+from agentls.agent.tools.base import ToolContext, ToolResult
+from agentls.agent.tools.exec import (
     ExecuteCommandArgs,
     ExecuteCommandTool,
     PythonExecutorArgs,
     PythonExecutorTool,
 )
-from agent.workspace import DiskFileAccess
+from agentls.agent.workspace import DiskFileAccess
 
 REPO = Path(__file__).parents[3]
 

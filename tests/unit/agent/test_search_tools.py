@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agent.config import AppConfig
-from agent.tools.base import Tool, ToolContext, ToolResult
-from agent.tools.search import (
+from agentls.agent.config import AppConfig
+from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.search import (
     FindFilesArgs,
     FindFilesTool,
     GrepArgs,
@@ -18,8 +18,8 @@ from agent.tools.search import (
     SearchCodeTool,
     index_settings,
 )
-from agent.workspace import DiskFileAccess
-from indexer import IndexWatcher, RepoIndexer
+from agentls.agent.workspace import DiskFileAccess
+from agentls.indexer import IndexWatcher, RepoIndexer
 
 
 def _put(root: Path, rel: str, content: str | bytes) -> None:

@@ -9,14 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.approval import DenyingApprover
-from agent.cli import main as cli_main
-from agent.config import AppConfig
-from agent.llm import LiteLLMAdapter
-from agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
-from agent.loop import DeltaDedupe
-from agent.run import RunRequest, run_agent
-from agent.sessions import (
+from agentls.agent.approval import DenyingApprover
+from agentls.agent.cli import main as cli_main
+from agentls.agent.config import AppConfig
+from agentls.agent.llm import LiteLLMAdapter
+from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
+from agentls.agent.loop import DeltaDedupe
+from agentls.agent.run import RunRequest, run_agent
+from agentls.agent.sessions import (
     INTERRUPTED,
     NOT_STARTED,
     AssistantMessage,
@@ -30,8 +30,8 @@ from agent.sessions import (
     UserMessage,
     parse_entry,
 )
-from agent.tools import Tool, ToolContext, ToolResult, build_registry
-from agent.workspace import DiskFileAccess
+from agentls.agent.tools import Tool, ToolContext, ToolResult, build_registry
+from agentls.agent.workspace import DiskFileAccess
 
 AdapterFactory = Any
 
@@ -167,7 +167,7 @@ def test_list_gives_title_status_and_newest_first(tmp_path: Path) -> None:
 def test_session_ids_cannot_escape_the_directory(tmp_path: Path) -> None:
     import pytest
 
-    from agent.sessions import SessionIdError
+    from agentls.agent.sessions import SessionIdError
 
     for bad in ("../x", "a/b", "", ".hidden"):
         with pytest.raises(SessionIdError):

@@ -6,10 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from agent.approval import decide
-from agent.config import AgentConfig
-from agent.shell_policy import SimpleCommand, allowlist_reason, analyze, describe, matches_pattern
-from agent.tools.exec import ExecuteCommandTool, PythonExecutorTool
+from agentls.agent.approval import decide
+from agentls.agent.config import AgentConfig
+from agentls.agent.shell_policy import (
+    SimpleCommand,
+    allowlist_reason,
+    analyze,
+    describe,
+    matches_pattern,
+)
+from agentls.agent.tools.exec import ExecuteCommandTool, PythonExecutorTool
 
 CORPUS = Path(__file__).parents[2] / "fixtures" / "shell_bypass_corpus.txt"
 PATTERNS = ["pytest*", "git status", "ls*"]

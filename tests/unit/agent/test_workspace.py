@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.errors import PathTraversalError, ValidationError
-from agent.workspace import DiskFileAccess, EditProposal, FileChange, confine
+from agentls.agent.errors import PathTraversalError, ValidationError
+from agentls.agent.workspace import DiskFileAccess, EditProposal, FileChange, confine
 
 
 @pytest.fixture

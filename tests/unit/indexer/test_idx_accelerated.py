@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer import accelerated, search
-from indexer.hyperscan_pattern import translate
-from indexer.search import SearchResult, compile_query
+from agentls.indexer import accelerated, search
+from agentls.indexer.hyperscan_pattern import translate
+from agentls.indexer.search import SearchResult, compile_query
 
 pytest.importorskip("hyperscan")
 

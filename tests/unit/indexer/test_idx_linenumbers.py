@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from indexer.linenumbers import BLOCK, MIN_SIZE, LineNumbers
+from agentls.indexer.linenumbers import BLOCK, MIN_SIZE, LineNumbers
 
 
 def test_line_of_equals_counting_from_the_top() -> None:

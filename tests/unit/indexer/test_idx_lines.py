@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer import lines
-from indexer.linenumbers import BLOCK, MIN_SIZE
-from indexer.lines import (
+from agentls.indexer import lines
+from agentls.indexer.linenumbers import BLOCK, MIN_SIZE
+from agentls.indexer.lines import (
     MAX_LINE_CHARS,
     Line,
     py_literal_lines,
@@ -22,7 +22,7 @@ from indexer.lines import (
     py_numbered_lines,
     py_spans_from_ends,
 )
-from indexer.search import SearchResult, compile_query, search
+from agentls.indexer.search import SearchResult, compile_query, search
 
 
 def test_the_native_extension_is_built() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from idx_helpers import Writer
 
-from indexer import IndexSettings, RepoIndexer
+from agentls.indexer import IndexSettings, RepoIndexer
 
 
 def build(root: Path, **kw: object) -> list[str]:

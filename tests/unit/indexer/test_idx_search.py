@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from idx_helpers import Writer
 
-from indexer import IndexSettings, RepoIndexer
-from indexer.literals import line_local, required_literals
-from indexer.query import find_paths, search_files
-from indexer.search import compile_query, expand_braces, path_filter, search
+from agentls.indexer import IndexSettings, RepoIndexer
+from agentls.indexer.literals import line_local, required_literals
+from agentls.indexer.query import find_paths, search_files
+from agentls.indexer.search import compile_query, expand_braces, path_filter, search
 
 
 def _render(files: dict[str, bytes], pattern: str, **kw: object) -> str:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from idx_helpers import Writer
 
-from indexer import IndexCache, IndexSettings, RepoIndexer
-from indexer.tree import TRUNCATED
+from agentls.indexer import IndexCache, IndexSettings, RepoIndexer
+from agentls.indexer.tree import TRUNCATED
 
 
 def _many(write: Writer, count: int) -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from idx_helpers import write_file
 
-from indexer import IndexSettings, RepoIndexer
-from indexer.builder import apply_scans
-from indexer.index import RepoIndex
-from indexer.treescan import WHOLE_READ_MAX, scan_tree
-from indexer.walker import BINARY_SNIFF_BYTES, scan_file
+from agentls.indexer import IndexSettings, RepoIndexer
+from agentls.indexer.builder import apply_scans
+from agentls.indexer.index import RepoIndex
+from agentls.indexer.treescan import WHOLE_READ_MAX, scan_tree
+from agentls.indexer.walker import BINARY_SNIFF_BYTES, scan_file
 
 SNIFF = BINARY_SNIFF_BYTES
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from idx_helpers import write_file
 
-from indexer import ChangeBatch, IndexSettings, IndexWatcher, RepoIndex, RepoIndexer
+from agentls.indexer import ChangeBatch, IndexSettings, IndexWatcher, RepoIndex, RepoIndexer
 
 WAIT = 30.0  # generous: a loaded 2-core CI box may be slow, but never this slow
 

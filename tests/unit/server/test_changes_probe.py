@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from indexer import IndexSettings, IndexWatcher, RepoIndexer
-from server.index_service import WatcherChangesProbe
+from agentls.indexer import IndexSettings, IndexWatcher, RepoIndexer
+from agentls.server.index_service import WatcherChangesProbe
 
 
 async def test_probe_reports_what_changed_between_snapshot_and_now(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_converter
 
-from server.converter import agentls_converter, prime
+from agentls.server.converter import agentls_converter, prime
 
 
 def _request(params: object) -> dict[str, object]:

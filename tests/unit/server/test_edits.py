@@ -7,7 +7,7 @@ import itertools
 import pytest
 from lsprotocol import types as lsp
 
-from server.edits import (
+from agentls.server.edits import (
     EditOptions,
     Encoding,
     Hunk,

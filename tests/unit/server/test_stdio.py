@@ -7,7 +7,7 @@ import os
 import socket
 from pathlib import Path
 
-from server.stdio import PipeReader, is_pipe
+from agentls.server.stdio import PipeReader, is_pipe
 
 
 def test_only_a_pipe_is_read_by_the_loop(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from llm_helpers import FAST_RETRIES, KEY_ENV, TEST_KEY, MakeLLM
 
-from agent.config import LLMConfig
-from agent.llm import LiteLLMAdapter
-from agent.llm.scripted_server import ScriptedModelServer
+from agentls.agent.config import LLMConfig
+from agentls.agent.llm import LiteLLMAdapter
+from agentls.agent.llm.scripted_server import ScriptedModelServer
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 
-from agent.llm import LiteLLMAdapter, LLMResponse, RetryPolicy, StreamChunk
+from agentls.agent.llm import LiteLLMAdapter, LLMResponse, RetryPolicy, StreamChunk
 
 KEY_ENV = "AGENTLS_TEST_LLM_KEY"
 TEST_KEY = "sk-test-" + "a1b2c3d4" * 4

@@ -6,7 +6,7 @@ import asyncio
 
 from llm_helpers import TOOLS, USER, MakeLLM, collect
 
-from agent.llm.scripted_server import (
+from agentls.agent.llm.scripted_server import (
     ScriptedModelServer,
     ScriptedToolCall,
     Turn,

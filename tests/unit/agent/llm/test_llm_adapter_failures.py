@@ -8,7 +8,7 @@ import logging
 import pytest
 from llm_helpers import KEY_ENV, TOOLS, USER, MakeLLM, collect
 
-from agent.llm import (
+from agentls.agent.llm import (
     LLMAuthError,
     LLMBadRequestError,
     LLMError,
@@ -16,7 +16,7 @@ from agent.llm import (
     LLMTransientError,
     StreamChunk,
 )
-from agent.llm.scripted_server import (
+from agentls.agent.llm.scripted_server import (
     ScriptedModelServer,
     dropped,
     error,

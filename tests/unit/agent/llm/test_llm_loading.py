@@ -7,9 +7,9 @@ import os
 import subprocess
 import sys
 
-from agent.config import LLMConfig
-from agent.llm import LiteLLMAdapter, _litellm, warm_up
-from agent.llm.adapter import chars_per_token_estimate
+from agentls.agent.config import LLMConfig
+from agentls.agent.llm import LiteLLMAdapter, _litellm, warm_up
+from agentls.agent.llm.adapter import chars_per_token_estimate
 
 MESSAGES = [
     {"role": "system", "content": "You are a careful coding agent. " * 10},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.llm.stream import StreamAssembler, parse_tool_call, response_from_completion
+from agentls.agent.llm.stream import StreamAssembler, parse_tool_call, response_from_completion
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from agent.llm import (
+from agentls.agent.llm import (
     LLMAuthError,
     LLMBadRequestError,
     LLMStreamInterrupted,
     LLMTransientError,
 )
-from agent.llm.wire import decode, encode, error_from_wire, error_to_wire
+from agentls.agent.llm.wire import decode, encode, error_from_wire, error_to_wire
 
 
 def test_error_payloads_round_trip_every_class() -> None:

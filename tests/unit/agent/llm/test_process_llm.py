@@ -1,4 +1,4 @@
-"""ProcessLLM: litellm's calls in a real ``python -m agent.llm.worker`` child, against the
+"""ProcessLLM: litellm's calls in a real ``python -m agentls.agent.llm.worker`` child, against the
 scripted model server, compared with the same adapter in-process."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 import pytest_asyncio
 from llm_helpers import KEY_ENV, TEST_KEY
 
-from agent.config import LLMConfig
-from agent.llm import (
+from agentls.agent.config import LLMConfig
+from agentls.agent.llm import (
     LiteLLMAdapter,
     LLMAuthError,
     LLMBadRequestError,
@@ -24,8 +24,8 @@ from agent.llm import (
     LLMTransientError,
     StreamChunk,
 )
-from agent.llm.process import ModelWorker, ProcessLLM
-from agent.llm.scripted_server import (
+from agentls.agent.llm.process import ModelWorker, ProcessLLM
+from agentls.agent.llm.scripted_server import (
     ScriptedModelServer,
     dropped,
     error,
@@ -229,7 +229,7 @@ async def test_worker_warnings_reach_the_parents_log(
     with caplog.at_level(logging.WARNING):
         response = await llm.completion(USER)
     assert response.content == "ok"
-    retried = [r for r in caplog.records if r.name == "agent.llm.adapter"]
+    retried = [r for r in caplog.records if r.name == "agentls.agent.llm.adapter"]
     assert retried and "retrying" in retried[0].getMessage()
     assert TEST_KEY not in caplog.text
 

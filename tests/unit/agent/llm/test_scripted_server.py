@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from agent.llm.scripted_process import spawn_scripted_server
-from agent.llm.scripted_server import (
+from agentls.agent.llm.scripted_process import spawn_scripted_server
+from agentls.agent.llm.scripted_server import (
     ScriptedModelServer,
     call,
     key_fingerprint,

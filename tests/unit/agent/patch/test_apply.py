@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.errors import PatchError
-from agent.patch import apply_hunks, apply_patch, parse_patch
+from agentls.agent.errors import PatchError
+from agentls.agent.patch import apply_hunks, apply_patch, parse_patch
 
 APP = "".join(f"line {n}\n" for n in range(1, 31))
 

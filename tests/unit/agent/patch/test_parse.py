@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from agent.errors import PatchError
-from agent.patch import FilePatch, Hunk, HunkLine, parse_patch
-from agent.patch.paths import parse_git_names, parse_header_path, unquote
+from agentls.agent.errors import PatchError
+from agentls.agent.patch import FilePatch, Hunk, HunkLine, parse_patch
+from agentls.agent.patch.paths import parse_git_names, parse_header_path, unquote
 
 GIT = """\
 diff --git a/src/app.py b/src/app.py

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from agent.patch import apply_patch
+from agentls.agent.patch import apply_patch
 
 # Lines that look like diff syntax once prefixed are the interesting ones for the parser.
 _TRICKY = ["", " ", "\t", "x", "y", "x  ", "-- x", "++ y", "--- a", "+++ b", "@@ -1 +1 @@", "\\ z"]

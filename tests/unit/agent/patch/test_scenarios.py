@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.errors import PatchError
-from agent.patch import apply_patch
+from agentls.agent.errors import PatchError
+from agentls.agent.patch import apply_patch
 
 FIXTURES = Path(__file__).parents[3] / "fixtures" / "patches"
 SCENARIOS = sorted(path for path in FIXTURES.iterdir() if path.is_dir())

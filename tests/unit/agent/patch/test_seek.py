@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.patch.seek import SeekFailure, seek
+from agentls.agent.patch.seek import SeekFailure, seek
 
 FILE = ["a", "b", "c", "x", "b", "c", "y"]
 

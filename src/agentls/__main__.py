@@ -1,0 +1,39 @@
+"""The ``agentls`` console script and ``python -m agentls``.
+
+The language server is dispatched before anything else is imported: an editor waits on
+``initialize``, and the headless CLI's imports (argparse tables, the config models) would
+only delay it. Everything else goes to the full command line in ``agentls.server.cli``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+#: Arguments that mean "serve LSP"; ``serve`` is the subcommand spelling of ``--stdio``.
+_SERVER_FLAGS = ("--stdio", "--tcp")
+
+
+def server_argv(argv: Sequence[str]) -> list[str] | None:
+    """The language server's own arguments when ``argv`` asks for it, else None."""
+    if argv and argv[0] == "serve":
+        return ["--stdio", *argv[1:]]
+    if any(flag in argv for flag in _SERVER_FLAGS):
+        return list(argv)
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    served = server_argv(arguments)
+    if served is not None:
+        from agentls.server.__main__ import run
+
+        run(served)  # never returns: it ends the process
+    from agentls.server.cli import main as cli_main
+
+    return cli_main(arguments)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
