@@ -17,6 +17,8 @@ READ_ONLY_TOOLS = [
     "list_files",
     "search_code",
     "grep",
+    "find_symbol",
+    "find_references",
     "find_files",
     "update_plan",
     "ask_user",

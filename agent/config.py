@@ -181,6 +181,13 @@ class IndexerConfig(_Strict):
         description="Memory cap for held text, in bytes; beyond it further files are searched "
         "on disk.",
     )
+    map_tokens: int = Field(
+        1500,
+        ge=0,
+        description="Token budget of the repo map in the system prompt: the files and "
+        "signatures that matter for the task, ranked by a reference graph and by what the "
+        "prompt names, the open editors and recent edits. 0 leaves the map out.",
+    )
 
 
 class ContextConfig(_Strict):

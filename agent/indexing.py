@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Sequence
+from typing import Any
 
 from agentls.agent.config import AppConfig
 from agentls.agent.tools.search import index_settings
 from agentls.indexer import IndexCache, RepoIndex, RepoIndexer
+from agentls.indexer.repomap import MapFocus, paths_in, recently_changed, render_map, symbols_for
 
 log = logging.getLogger(__name__)
 
@@ -27,3 +31,45 @@ async def build_index(config: AppConfig) -> RepoIndex | None:
     except Exception:
         log.warning("indexing %s failed; running without the project tree", root, exc_info=True)
         return None
+
+
+SYMBOLS_CACHE_FILE = ".agentls/cache/symbols.json"
+REPO_MAP_HEADING = "## Repo map (ranked for this task; `path:` then `line: signature`)"
+#: How long a run's first map waits for the background symbol fill; past it, the
+#: map shows what is filled so far rather than delay the run.
+MAP_FILL_WAIT_S = 3.0
+
+
+def repo_index_of(index: Any) -> RepoIndex | None:
+    """The RepoIndex behind ``index`` (itself, or the ``index`` of a watcher-like object)."""
+    if index is not None and not isinstance(index, RepoIndex):
+        index = getattr(index, "index", None)
+    return index if isinstance(index, RepoIndex) else None
+
+
+async def task_map(
+    index: Any, config: AppConfig, prompt: str, open_paths: Sequence[str] = ()
+) -> str:
+    """The repo map section for a run of ``prompt``, or "" (no index, budget 0, no symbols).
+
+    Computed once per run: the same bytes every step keep the provider's prompt cache.
+    """
+    repo = repo_index_of(index)
+    budget = config.indexer.map_tokens
+    if repo is None or budget <= 0:
+        return ""
+    try:
+        symbols = symbols_for(repo, repo.root / SYMBOLS_CACHE_FILE)
+        if not symbols.filled:
+            await asyncio.to_thread(symbols.wait_filled, MAP_FILL_WAIT_S)
+        files = symbols.files()  # on the loop: it reads the index the watcher mutates here
+        focus = MapFocus(
+            prompt=prompt,
+            open_paths=tuple(paths_in(open_paths, repo.root)),
+            recent_paths=tuple(recently_changed(repo)),
+        )
+        text = await asyncio.to_thread(render_map, files, focus, budget)
+    except Exception:
+        log.warning("building the repo map failed; prompt sent without it", exc_info=True)
+        return ""
+    return f"{REPO_MAP_HEADING}\n{text}" if text else ""

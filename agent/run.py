@@ -25,6 +25,7 @@ from agentls.agent.approval import Approver
 from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AgentConfig, AppConfig, ConfirmMode
 from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
+from agentls.agent.indexing import task_map
 from agentls.agent.llm.models import Usage
 from agentls.agent.loop import AgentLoop
 from agentls.agent.runstate import RunStateMachine
@@ -123,9 +124,12 @@ async def run_agent(
     recorder: SessionRecorder | None = None
     last_state = RunState.IDLE
 
+    repo_map = ""  # computed once per run, so every step sends the same bytes
+
     def tree() -> str | None:
         format_tree = getattr(index, "format_tree", None)
-        return format_tree() if callable(format_tree) else None
+        text = format_tree() if callable(format_tree) else None
+        return "\n\n".join(part for part in (text, repo_map) if part) or None
 
     counter = getattr(llm, "count_tokens", None)
     context_manager = ContextManager(config.context, token_counter=counter)
@@ -172,6 +176,7 @@ async def run_agent(
             history = recorder.history()
         await recorder.start(request.prompt)
         agent = resolve_agent(config, request)
+        repo_map = await task_map(index, config, request.prompt, extras.get("open_documents", ()))
         if request.agent == MIXED:
             planner = AgentRegistry(config).get("plan")
             plan_state = await one_run(request.prompt, planner, streaming=False)

@@ -108,7 +108,9 @@ class IndexService:
             self._spawn(watcher.stop(), name="index-watcher-stop")
 
     async def _build_and_watch(self, root: Path, settings: IndexSettings) -> None:
+        from agentls.agent.indexing import SYMBOLS_CACHE_FILE
         from agentls.indexer.builder import RepoIndexer
+        from agentls.indexer.repomap import symbols_for
         from agentls.indexer.watcher import IndexWatcher
 
         token = await self._progress_begin()
@@ -125,6 +127,8 @@ class IndexService:
         self.ready.set()
         self._progress_end(token, f"{index.total_files} files")
         log.info("indexed %d files in %.0f ms", index.total_files, index.build_time_ms or 0)
+        # Symbols fill in on their own thread: the index is ready without them.
+        symbols_for(index, root / SYMBOLS_CACHE_FILE)
         watcher = IndexWatcher(indexer, index)
         for callback in self._subscribers:
             watcher.subscribe(callback)

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from agentls.agent.agents import AgentRegistry
 from agentls.agent.cancel import CancelToken
@@ -116,6 +117,11 @@ class RunManager:
         self.runs: dict[str, RunHandle] = {}
         self._mcp: MCPPool | None = None
 
+    def _open_documents(self) -> list[str]:
+        """File-system paths of the documents open in the editor."""
+        paths = (to_fs_path(uri) for uri in list(self._ls.workspace.text_documents))
+        return [path for path in paths if path]
+
     # -- notifications ------------------------------------------------------------------
     def notify(self, method: str, params: dict[str, Any]) -> None:
         if method == types.WINDOW_LOG_MESSAGE:
@@ -204,6 +210,8 @@ class RunManager:
                 # the ask_user tool calls ask_user(question)
                 "ask_user": functools.partial(approver.ask_user, run_id),
                 "approver": approver,
+                # the repo map ranks the files open in the editor higher
+                "open_documents": self._open_documents(),
             }
             probe = self._changes_probe()
             if probe is not None:  # the live index reports what a command changed

@@ -13,6 +13,7 @@ def builtin_tools() -> list[Tool]:
     from agentls.agent.tools.files import DeleteFileTool, ListFilesTool, ReadFileTool, WriteFileTool
     from agentls.agent.tools.interaction import AskUserTool, UpdatePlanTool
     from agentls.agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
+    from agentls.agent.tools.symbols import FindReferencesTool, FindSymbolTool
 
     return [
         ReadFileTool(),
@@ -24,6 +25,8 @@ def builtin_tools() -> list[Tool]:
         SearchCodeTool(),
         GrepTool(),
         FindFilesTool(),
+        FindSymbolTool(),
+        FindReferencesTool(),
         ExecuteCommandTool(),
         PythonExecutorTool(),
         UpdatePlanTool(),

@@ -1,0 +1,133 @@
+"""Symbol tools: ``find_symbol`` (where a name is defined) and ``find_references``.
+
+They read the live symbol index of ``ctx.index`` (kept current with the watcher's
+changes); without a live index they say so, and the search tools still work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentls.agent.indexing import SYMBOLS_CACHE_FILE
+from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.search import live_index
+from agentls.indexer.repomap import SymbolHit, SymbolIndex, symbols_for
+from agentls.indexer.symbols import supported_languages
+
+#: How long a first call waits for the background fill before answering with what it has.
+FIRST_FILL_WAIT_S = 10.0
+
+Kind = Literal[
+    "class", "function", "method", "interface", "struct", "enum", "trait", "type", "impl"
+]
+
+
+class FindSymbolArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="Exact name of the class, function, method or type.")
+    kind: Kind | None = Field(None, description="Only definitions of this kind.")
+    max_results: int = Field(50, ge=1, le=500, description="Maximum definitions listed.")
+
+
+class FindReferencesArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="Exact identifier whose uses to list.")
+    max_results: int = Field(100, ge=1, le=1000, description="Maximum lines listed.")
+
+
+async def _symbols(ctx: ToolContext) -> SymbolIndex | None:
+    index = live_index(ctx)
+    if index is None:
+        return None
+    symbols = symbols_for(index, index.root / SYMBOLS_CACHE_FILE)
+    if not symbols.filled:  # waited for off the event loop
+        await asyncio.to_thread(symbols.wait_filled, FIRST_FILL_WAIT_S)
+    return symbols
+
+
+def _render(hits: list[SymbolHit], max_results: int, what: str) -> str:
+    lines = [f"{h.path}:{h.line}: {h.text}".rstrip() for h in hits[:max_results]]
+    if len(hits) > max_results:
+        lines.append(f"[results truncated at {max_results} of {len(hits)} {what}]")
+    return "\n".join(lines)
+
+
+_NO_INDEX = (
+    "No live symbol index for this workspace (indexing disabled or not ready); "
+    "use search_code or grep instead."
+)
+_LANGUAGES = ", ".join(supported_languages())
+
+
+class FindSymbolTool(Tool):
+    name: ClassVar[str] = "find_symbol"
+    description: ClassVar[str] = (
+        "Find where a class, function, method or type is defined. Prints "
+        f"`path:line: signature` per definition. Languages: {_LANGUAGES}."
+    )
+    args_model: ClassVar[type[BaseModel]] = FindSymbolArgs
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+        a: FindSymbolArgs = args
+        symbols = await _symbols(ctx)
+        if symbols is None:
+            return ToolResult.fail(_NO_INDEX)
+        hits = symbols.find_definitions(a.name, a.kind)
+        if not hits:
+            kind = f" of kind {a.kind}" if a.kind else ""
+            return ToolResult.ok(f"No definition of {a.name!r}{kind} found")
+        return ToolResult.ok(_render(hits, a.max_results, "definitions"))
+
+
+class FindReferencesTool(Tool):
+    name: ClassVar[str] = "find_references"
+    description: ClassVar[str] = (
+        "List where an identifier is used (by name, not by type resolution): "
+        "`path:line: text` per line, at most 8 lines per file."
+    )
+    args_model: ClassVar[type[BaseModel]] = FindReferencesArgs
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+        a: FindReferencesArgs = args
+        symbols = await _symbols(ctx)
+        if symbols is None:
+            return ToolResult.fail(_NO_INDEX)
+        hits = symbols.find_references(a.name)
+        if not hits:
+            return ToolResult.ok(f"No references to {a.name!r} found")
+        shown = hits[: a.max_results]
+        texts = _line_texts(ctx, shown)
+        filled = [
+            SymbolHit(h.path, h.line, h.kind, h.name, texts.get((h.path, h.line), ""))
+            for h in shown
+        ]
+        return ToolResult.ok(_render(filled + hits[a.max_results :], a.max_results, "references"))
+
+
+def _line_texts(ctx: ToolContext, hits: list[SymbolHit]) -> dict[tuple[str, int], str]:
+    """The text of each hit's line, read once per file (held text when the index has it)."""
+    index = live_index(ctx)
+    out: dict[tuple[str, int], str] = {}
+    by_path: dict[str, list[int]] = {}
+    for h in hits:
+        by_path.setdefault(h.path, []).append(h.line)
+    for path, lines in by_path.items():
+        data = index.text.get(path) if index is not None and index.text is not None else None
+        if data is None:
+            try:
+                data = (ctx.files.root / path).read_bytes()
+            except OSError:
+                continue
+        rows = data.split(b"\n")
+        for line in lines:
+            if line <= len(rows):
+                out[(path, line)] = rows[line - 1].decode("utf-8", "replace").strip()[:200]
+    return out
+
+
+SYMBOL_TOOLS: tuple[type[Tool], ...] = (FindSymbolTool, FindReferencesTool)

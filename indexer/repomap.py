@@ -1,0 +1,413 @@
+"""The live symbol index of a RepoIndex and the ranked repo map drawn from it.
+
+``symbols_for(index)`` gives the one SymbolIndex of a RepoIndex. It fills in on a
+background thread (the file index is ready first and never waits for it), reusing
+a disk cache entry for every file whose size and mtime are unchanged. Later,
+every query first catches up with the RepoIndex: the files whose size or mtime
+moved since it last looked are parsed again at once (a few milliseconds each),
+so a write the watcher has applied is visible to the next query.
+
+The map ranks files by PageRank over "file A references a name file B defines"
+edges, personalised towards the files the task points at (paths and identifiers
+named in the prompt, open editors, recent edits), then lists each ranked file with
+the signatures of its definitions that matter most, until the token budget is spent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+import weakref
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentls.indexer.index import RepoIndex
+from agentls.indexer.symbols import Definition, FileSymbols, extract, grammar_name
+
+CACHE_FORMAT = 1
+#: Files at most this many changed since the last look are parsed on the caller's
+#: thread (a write, a save); more (a branch switch) go to the background.
+SYNC_LIMIT = 64
+MAX_PARSE_BYTES = 512_000
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_PATHISH = re.compile(r"[\w./-]+\.[A-Za-z0-9]+|[\w-]+/[\w./-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolHit:
+    path: str
+    line: int
+    kind: str
+    name: str
+    text: str  # the signature of a definition, the line's text for a reference
+
+
+class SymbolIndex:
+    """Symbols of every file the RepoIndex knows in a supported language."""
+
+    def __init__(self, index: RepoIndex, cache_path: Path | None = None) -> None:
+        self.index = index
+        self.cache_path = cache_path
+        self._files: dict[str, FileSymbols] = {}
+        self._stamps: dict[str, tuple[int, int]] = {}  # path -> (size, mtime_ns)
+        self._lock = threading.Lock()
+        self._seen_generation = -1
+        self._filled = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- filling ------------------------------------------------------------------
+    def start(self) -> None:
+        """Fill in on a daemon thread; returns at once."""
+        if self._thread is not None:
+            return
+        todo = self._stale()
+        self._seen_generation = self.index.generation
+        self._thread = threading.Thread(
+            target=self._fill, args=(todo,), name="agentls-symbols", daemon=True
+        )
+        self._thread.start()
+
+    def wait_filled(self, timeout: float | None = None) -> bool:
+        return self._filled.wait(timeout)
+
+    @property
+    def filled(self) -> bool:
+        return self._filled.is_set()
+
+    def _stale(self) -> list[tuple[str, str, tuple[int, int]]]:
+        """(path, grammar, stamp) of files whose symbols are missing or old; drops gone files."""
+        out: list[tuple[str, str, tuple[int, int]]] = []
+        known: set[str] = set()
+        for info in self.index.files:
+            grammar = grammar_name(info.language, info.ext)
+            if grammar is None or info.size > MAX_PARSE_BYTES:
+                continue
+            known.add(info.path)
+            stamp = (info.size, info.mtime_ns)
+            if self._stamps.get(info.path) != stamp:
+                out.append((info.path, grammar, stamp))
+        with self._lock:
+            for gone in [p for p in self._files if p not in known]:
+                del self._files[gone]
+                self._stamps.pop(gone, None)
+        return out
+
+    def _fill(self, todo: list[tuple[str, str, tuple[int, int]]]) -> None:
+        cached = self._load_cache()
+        parsed = 0
+        for path, grammar, stamp in todo:
+            hit = cached.get(path)
+            if hit is not None and hit[0] == stamp:
+                self._store(path, hit[1], stamp)
+                continue
+            self._parse(path, grammar, stamp)
+            parsed += 1
+        self._filled.set()
+        if parsed:
+            self._save_cache()
+
+    def _parse(self, path: str, grammar: str, stamp: tuple[int, int]) -> None:
+        try:
+            with open(self.index.root / path, "rb") as fh:
+                source = fh.read(MAX_PARSE_BYTES + 1)
+        except OSError:
+            return
+        try:
+            symbols = extract(source, grammar)
+        except Exception:  # a grammar bug must not stop the other files
+            symbols = FileSymbols()
+        self._store(path, symbols, stamp)
+
+    def _store(self, path: str, symbols: FileSymbols, stamp: tuple[int, int]) -> None:
+        with self._lock:
+            self._files[path] = symbols
+            self._stamps[path] = stamp
+
+    def refresh(self) -> None:
+        """Catch up with the RepoIndex: changed files parsed now, a flood in the background."""
+        if self._thread is None:
+            self.start()
+            return
+        generation = self.index.generation
+        if generation == self._seen_generation:
+            return
+        self._seen_generation = generation
+        todo = self._stale()
+        if len(todo) <= SYNC_LIMIT:
+            for path, grammar, stamp in todo:
+                self._parse(path, grammar, stamp)
+        else:
+            threading.Thread(target=self._fill, args=(todo,), daemon=True).start()
+
+    def update_file(self, path: str) -> None:
+        """Parse ``path`` again now (the caller knows it changed)."""
+        info = self.index.get(path)
+        grammar = grammar_name(info.language, info.ext) if info is not None else None
+        if info is None or grammar is None:
+            with self._lock:
+                self._files.pop(path, None)
+                self._stamps.pop(path, None)
+            return
+        self._parse(path, grammar, (info.size, info.mtime_ns))
+
+    # -- disk cache ----------------------------------------------------------------
+    def _load_cache(self) -> dict[str, tuple[tuple[int, int], FileSymbols]]:
+        if self.cache_path is None:
+            return {}
+        try:
+            with open(self.cache_path, encoding="utf-8") as fh:
+                data = json.load(fh)
+            if data.get("format") != CACHE_FORMAT or data.get("root") != str(self.index.root):
+                return {}
+            out: dict[str, tuple[tuple[int, int], FileSymbols]] = {}
+            for path, (size, mtime, defs, refs) in data["files"].items():
+                symbols = FileSymbols([Definition(*d) for d in defs], refs)
+                out[path] = ((size, mtime), symbols)
+            return out
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            return {}
+
+    def _save_cache(self) -> None:
+        """Atomic write; a failure only costs the next start its parsing."""
+        if self.cache_path is None:
+            return
+        with self._lock:
+            files = {
+                path: [
+                    *self._stamps[path],
+                    [[d.name, d.kind, d.line, d.signature] for d in symbols.definitions],
+                    symbols.references,
+                ]
+                for path, symbols in self._files.items()
+            }
+        data = {"format": CACHE_FORMAT, "root": str(self.index.root), "files": files}
+        try:
+            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".symbols-", dir=self.cache_path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(data, fh, separators=(",", ":"))
+                os.replace(tmp, self.cache_path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            pass
+
+    # -- queries -------------------------------------------------------------------
+    def files(self) -> dict[str, FileSymbols]:
+        self.refresh()
+        with self._lock:
+            return dict(self._files)
+
+    def find_definitions(self, name: str, kind: str | None = None) -> list[SymbolHit]:
+        hits = [
+            SymbolHit(path, d.line, d.kind, d.name, d.signature)
+            for path, symbols in self.files().items()
+            for d in symbols.definitions
+            if d.name == name and (kind is None or d.kind == kind)
+        ]
+        return sorted(hits, key=lambda h: (h.path, h.line))
+
+    def find_references(self, name: str) -> list[SymbolHit]:
+        hits: list[SymbolHit] = []
+        for path, symbols in sorted(self.files().items()):
+            for line in symbols.references.get(name, ()):
+                hits.append(SymbolHit(path, line, "reference", name, ""))
+        return hits
+
+
+_BY_INDEX: weakref.WeakKeyDictionary[RepoIndex, SymbolIndex] = weakref.WeakKeyDictionary()
+_BY_INDEX_LOCK = threading.Lock()
+
+
+def symbols_for(index: RepoIndex, cache_path: Path | None = None) -> SymbolIndex:
+    """The SymbolIndex of ``index``, created (and started filling) on first use."""
+    with _BY_INDEX_LOCK:
+        symbols = _BY_INDEX.get(index)
+        if symbols is None:
+            symbols = SymbolIndex(index, cache_path)
+            _BY_INDEX[index] = symbols
+            symbols.start()
+    return symbols
+
+
+# -- ranking and rendering ------------------------------------------------------------
+@dataclass(frozen=True)
+class MapFocus:
+    """What the task points at."""
+
+    prompt: str = ""
+    open_paths: Sequence[str] = ()
+    recent_paths: Sequence[str] = ()
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token, as the context budget counts elsewhere."""
+    return (len(text) + 3) // 4
+
+
+def _pagerank(
+    nodes: list[str],
+    edges: dict[str, dict[str, float]],
+    personal: dict[str, float],
+    rounds: int = 20,
+    damping: float = 0.85,
+) -> dict[str, float]:
+    if not nodes:
+        return {}
+    total = sum(personal.values())
+    base = (
+        {n: personal.get(n, 0.0) / total for n in nodes}
+        if total > 0
+        else {n: 1.0 / len(nodes) for n in nodes}
+    )
+    rank = dict(base)
+    out_weight = {src: sum(dst.values()) for src, dst in edges.items()}
+    for _ in range(rounds):
+        nxt = {n: (1 - damping) * base[n] for n in nodes}
+        dangling = 0.0
+        for n in nodes:
+            weight = out_weight.get(n, 0.0)
+            if weight <= 0:
+                dangling += rank[n]
+                continue
+            share = damping * rank[n] / weight
+            for dst, w in edges[n].items():
+                nxt[dst] += share * w
+        for n in nodes:
+            nxt[n] += damping * dangling * base[n]
+        rank = nxt
+    return rank
+
+
+def rank_files(files: dict[str, FileSymbols], focus: MapFocus) -> list[tuple[str, float]]:
+    """Files by importance for this task, best first (ties by path: stable bytes)."""
+    definers: dict[str, set[str]] = defaultdict(set)
+    for path, symbols in files.items():
+        for d in symbols.definitions:
+            definers[d.name].add(path)
+    words = set(_WORD.findall(focus.prompt))
+    named_paths = {p.strip("./") for p in _PATHISH.findall(focus.prompt)}
+    edges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for path, symbols in files.items():
+        for name, lines in symbols.references.items():
+            targets = definers.get(name)
+            if not targets or len(targets) > 20:  # a name defined everywhere says nothing
+                continue
+            weight = len(lines) * (10.0 if name in words else 1.0) / len(targets)
+            for target in targets:
+                if target != path:
+                    edges[path][target] += weight
+    personal: dict[str, float] = {}
+    for path, symbols in files.items():
+        score = 0.0
+        if any(d.name in words for d in symbols.definitions):
+            score += 10.0
+        if path in named_paths or any(n and path.endswith(n) for n in named_paths):
+            score += 10.0
+        base = path.rsplit("/", 1)[-1]
+        if base in named_paths or base.split(".")[0] in words:
+            score += 3.0
+        if score:
+            personal[path] = score
+    for path in focus.open_paths:
+        if path in files:
+            personal[path] = personal.get(path, 0.0) + 5.0
+    for path in focus.recent_paths:
+        if path in files:
+            personal[path] = personal.get(path, 0.0) + 3.0
+    nodes = sorted(files)
+    rank = _pagerank(nodes, edges, personal)
+    # The files the task names come first whatever the graph says.
+    return sorted(
+        ((n, rank[n] + personal.get(n, 0.0)) for n in nodes), key=lambda item: (-item[1], item[0])
+    )
+
+
+def _definition_order(
+    symbols: FileSymbols, words: set[str], referenced: dict[str, int]
+) -> list[Definition]:
+    """Named in the prompt first, then the most referenced, in file order among equals."""
+    return sorted(
+        symbols.definitions,
+        key=lambda d: (d.name not in words, -referenced.get(d.name, 0), d.line),
+    )
+
+
+def render_map(files: dict[str, FileSymbols], focus: MapFocus, max_tokens: int) -> str:
+    """The ranked map within ``max_tokens``: ``path:`` then ``  line: signature`` lines.
+
+    Deterministic for the same files and focus, so a run that renders it once
+    sends the same bytes every step.
+    """
+    if max_tokens <= 0 or not files:
+        return ""
+    words = set(_WORD.findall(focus.prompt))
+    referenced: dict[str, int] = defaultdict(int)
+    for symbols in files.values():
+        for name, lines in symbols.references.items():
+            referenced[name] += len(lines)
+    budget = max_tokens * 4
+    out: list[str] = []
+    used = 0
+    for path, _score in rank_files(files, focus):
+        symbols = files[path]
+        if not symbols.definitions:
+            continue
+        header = f"{path}:"
+        if used + len(header) + 1 > budget:
+            break
+        block = [header]
+        size = len(header) + 1
+        shown = _definition_order(symbols, words, referenced)[:12]
+        for d in sorted(shown, key=lambda d: d.line):
+            line = f"  {d.line}: {d.signature or d.name}"
+            if used + size + len(line) + 1 > budget:
+                break
+            block.append(line)
+            size += len(line) + 1
+        if len(block) == 1:
+            break
+        out.extend(block)
+        used += size
+    return "\n".join(out)
+
+
+def repo_map(
+    index: RepoIndex,
+    focus: MapFocus,
+    max_tokens: int,
+    cache_path: Path | None = None,
+    wait: float = 0.0,
+) -> str:
+    """The map of ``index`` for ``focus``; waits up to ``wait`` s for the first fill."""
+    symbols = symbols_for(index, cache_path)
+    if wait > 0:
+        symbols.wait_filled(wait)
+    return render_map(symbols.files(), focus, max_tokens)
+
+
+def recently_changed(index: RepoIndex, limit: int = 5, within_s: float = 900.0) -> list[str]:
+    """The newest files changed in the last ``within_s`` seconds: what was just edited,
+    by the agent or the human (a fresh checkout's equal mtimes say nothing)."""
+    since = time.time_ns() - int(within_s * 1e9)
+    newest = sorted(index.files, key=lambda f: (-f.mtime_ns, f.path))[:limit]
+    return [f.path for f in newest if f.mtime_ns > since]
+
+
+def paths_in(paths: Iterable[str], root: Path) -> list[str]:
+    """Workspace-relative forms of the absolute ``paths`` under ``root``."""
+    out: list[str] = []
+    for raw in paths:
+        try:
+            out.append(Path(raw).resolve().relative_to(root).as_posix())
+        except (ValueError, OSError):
+            continue
+    return out
