@@ -108,9 +108,9 @@ class SymbolIndex:
                 continue
             self._parse(path, grammar, stamp)
             parsed += 1
-        self._filled.set()
         if parsed:
             self._save_cache()
+        self._filled.set()
 
     def _parse(self, path: str, grammar: str, stamp: tuple[int, int]) -> None:
         try:

@@ -218,7 +218,7 @@ def _name_node(node: Node) -> Node | None:
 
 
 def _scope(node: Node, kinds: dict[str, str]) -> str:
-    """"class" inside a class-like definition, "function" inside a function, else ""."""
+    """ "class" inside a class-like definition, "function" inside a function, else ""."""
     parent = node.parent
     while parent is not None:
         kind = kinds.get(parent.type)
