@@ -35,6 +35,9 @@ CACHE_FORMAT = 1
 #: thread (a write, a save); more (a branch switch) go to the background.
 SYNC_LIMIT = 64
 MAX_PARSE_BYTES = 512_000
+#: A name defined in more files than this (``get``, ``run``, ``__init__``) links nothing:
+#: it says little about which file a use means, and it would dominate the graph.
+MAX_DEFINERS = 5
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _PATHISH = re.compile(r"[\w./-]+\.[A-Za-z0-9]+|[\w-]+/[\w./-]*")
 
@@ -257,34 +260,41 @@ def _pagerank(
     nodes: list[str],
     edges: dict[str, dict[str, float]],
     personal: dict[str, float],
-    rounds: int = 20,
+    rounds: int = 30,
     damping: float = 0.85,
+    tolerance: float = 1e-6,
 ) -> dict[str, float]:
+    """Personalised PageRank by power iteration, stopping once it has converged."""
     if not nodes:
         return {}
+    position = {n: i for i, n in enumerate(nodes)}
     total = sum(personal.values())
-    base = (
-        {n: personal.get(n, 0.0) / total for n in nodes}
-        if total > 0
-        else {n: 1.0 / len(nodes) for n in nodes}
-    )
-    rank = dict(base)
-    out_weight = {src: sum(dst.values()) for src, dst in edges.items()}
+    base = [personal.get(n, 0.0) / total if total > 0 else 1.0 / len(nodes) for n in nodes]
+    # Each source's out-edges as (target position, share of its weight), computed once.
+    out: list[list[tuple[int, float]]] = [[] for _ in nodes]
+    for src, weighted in edges.items():
+        weight = sum(weighted.values())
+        if weight > 0:
+            out[position[src]] = [(position[d], w / weight) for d, w in weighted.items()]
+    rank = list(base)
     for _ in range(rounds):
-        nxt = {n: (1 - damping) * base[n] for n in nodes}
+        nxt = [(1 - damping) * b for b in base]
         dangling = 0.0
-        for n in nodes:
-            weight = out_weight.get(n, 0.0)
-            if weight <= 0:
-                dangling += rank[n]
+        for i, targets in enumerate(out):
+            r = rank[i]
+            if not targets:
+                dangling += r
                 continue
-            share = damping * rank[n] / weight
-            for dst, w in edges[n].items():
-                nxt[dst] += share * w
-        for n in nodes:
-            nxt[n] += damping * dangling * base[n]
+            r *= damping
+            for j, share in targets:
+                nxt[j] += r * share
+        spread = damping * dangling
+        nxt = [v + spread * b for v, b in zip(nxt, base, strict=True)]
+        moved = sum(abs(a - b) for a, b in zip(nxt, rank, strict=True))
         rank = nxt
-    return rank
+        if moved < tolerance:
+            break
+    return dict(zip(nodes, rank, strict=True))
 
 
 def rank_files(files: dict[str, FileSymbols], focus: MapFocus) -> list[tuple[str, float]]:
@@ -299,7 +309,7 @@ def rank_files(files: dict[str, FileSymbols], focus: MapFocus) -> list[tuple[str
     for path, symbols in files.items():
         for name, lines in symbols.references.items():
             targets = definers.get(name)
-            if not targets or len(targets) > 20:  # a name defined everywhere says nothing
+            if not targets or len(targets) > MAX_DEFINERS:
                 continue
             weight = len(lines) * (10.0 if name in words else 1.0) / len(targets)
             for target in targets:
