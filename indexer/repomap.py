@@ -59,6 +59,8 @@ class SymbolIndex:
         self.cache_path = cache_path
         self._files: dict[str, FileSymbols] = {}
         self._stamps: dict[str, tuple[int, int]] = {}  # path -> (size, mtime_ns)
+        #: Handed to a background fill, not stored yet: not handed out twice.
+        self._queued: dict[str, tuple[int, int]] = {}
         self._lock = threading.Lock()
         self._seen_generation = -1
         self._filled = threading.Event()
@@ -71,6 +73,7 @@ class SymbolIndex:
             return
         todo = self._stale()
         self._seen_generation = self.index.generation
+        self._queue(todo)
         self._thread = threading.Thread(
             target=self._fill, args=(todo,), name="agentls-symbols", daemon=True
         )
@@ -93,7 +96,7 @@ class SymbolIndex:
                 continue
             known.add(info.path)
             stamp = (info.size, info.mtime_ns)
-            if self._stamps.get(info.path) != stamp:
+            if self._stamps.get(info.path) != stamp and self._queued.get(info.path) != stamp:
                 out.append((info.path, grammar, stamp))
         with self._lock:
             for gone in [p for p in self._files if p not in known]:
@@ -131,6 +134,8 @@ class SymbolIndex:
         with self._lock:
             self._files[path] = symbols
             self._stamps[path] = stamp
+            if self._queued.get(path) == stamp:
+                del self._queued[path]
 
     def refresh(self) -> None:
         """Catch up with the RepoIndex: changed files parsed now, a flood in the background."""
@@ -146,7 +151,12 @@ class SymbolIndex:
             for path, grammar, stamp in todo:
                 self._parse(path, grammar, stamp)
         else:
+            self._queue(todo)
             threading.Thread(target=self._fill, args=(todo,), daemon=True).start()
+
+    def _queue(self, todo: list[tuple[str, str, tuple[int, int]]]) -> None:
+        with self._lock:
+            self._queued.update((path, stamp) for path, _grammar, stamp in todo)
 
     def update_file(self, path: str) -> None:
         """Parse ``path`` again now (the caller knows it changed)."""
