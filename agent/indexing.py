@@ -38,6 +38,9 @@ REPO_MAP_HEADING = "## Repo map (ranked for this task; `path:` then `line: signa
 #: How long a run's first map waits for the background symbol fill; past it, the
 #: map shows what is filled so far rather than delay the run.
 MAP_FILL_WAIT_S = 3.0
+#: A run never waits longer than this for its map (ranking a huge tree): past it, the
+#: run starts without one.
+MAP_RENDER_WAIT_S = 5.0
 
 
 def repo_index_of(index: Any) -> RepoIndex | None:
@@ -68,7 +71,12 @@ async def task_map(
             open_paths=tuple(paths_in(open_paths, repo.root)),
             recent_paths=tuple(recently_changed(repo)),
         )
-        text = await asyncio.to_thread(render_map, files, focus, budget)
+        text = await asyncio.wait_for(
+            asyncio.to_thread(render_map, files, focus, budget), MAP_RENDER_WAIT_S
+        )
+    except TimeoutError:
+        log.warning("the repo map took over %.0f s; prompt sent without it", MAP_RENDER_WAIT_S)
+        return ""
     except Exception:
         log.warning("building the repo map failed; prompt sent without it", exc_info=True)
         return ""

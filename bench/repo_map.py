@@ -93,7 +93,7 @@ def bench_corpus(name: str, root: Path, writes: int) -> list[str]:
     files = cold.files()
     defs = sum(len(s.definitions) for s in files.values())
     render_ms, text = timed(lambda: render_map(files, MapFocus(prompt=PROMPT), 1500))
-    rows.append(f"| {name} | index build ({len(index.files)} files) | {fmt(build_ms)} | 1.0x |")  # type: ignore[attr-defined]
+    rows.append(f"| {name} | index build ({len(index.files)} files) | {fmt(build_ms)} | 1.00× |")  # type: ignore[attr-defined]
     rows.append(
         f"| {name} | symbol fill, no cache ({len(files)} files, {defs} defs) "
         f"| {fmt(fill_ms)} | {ratio(fill_ms, build_ms)} |"
@@ -107,9 +107,9 @@ def bench_corpus(name: str, root: Path, writes: int) -> list[str]:
     )
     base_mb = peak_rss_mb(root, False)
     sym_mb = peak_rss_mb(root, True)
-    rows.append(f"| {name} | peak RSS, index alone | {base_mb:.0f} MB | 1.0x |")
+    rows.append(f"| {name} | peak RSS, index alone | {base_mb:.0f} MB | 1.00× |")
     rows.append(
-        f"| {name} | peak RSS, index + symbols | {sym_mb:.0f} MB | {sym_mb / base_mb:.2f}x |"
+        f"| {name} | peak RSS, index + symbols | {sym_mb:.0f} MB | {sym_mb / base_mb:.2f}× |"
     )
     median, worst = asyncio.run(update_latency(root, writes))
     rows.append(
