@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AppConfig, load_config
+from agentls.agent.config import AppConfig, ConfirmMode, SelfEvalMode, choices, load_config
 from agentls.agent.errors import AgentError
 
 EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}
@@ -32,11 +32,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent", default="build", help="agent name (build, plan, review, mixed, ...)"
     )
-    parser.add_argument(
-        "--mode", choices=["yolo", "confirm-all", "confirm-sensitive"], help="confirm mode"
-    )
+    parser.add_argument("--mode", choices=choices(ConfirmMode), help="confirm mode")
     parser.add_argument("--max-steps", type=int, help="maximum loop iterations")
-    parser.add_argument("--self-eval", choices=["off", "basic", "full"], help="self-evaluation")
+    parser.add_argument("--self-eval", choices=choices(SelfEvalMode), help="self-evaluation")
     parser.add_argument("--timeout", type=float, default=0, help="per-step timeout in seconds")
     parser.add_argument("--model", help="model name (overrides llm.model)")
     parser.add_argument("--api-base", help="model API base URL (overrides llm.api_base)")

@@ -14,18 +14,28 @@ import copy
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic import ValidationError as PydanticValidationError
+from typing_extensions import TypeAliasType
 
 from agentls.agent.errors import ConfigError
 from agentls.indexer.settings import DEFAULT_EXCLUDE_DIRS as INDEXER_EXCLUDE_DIRS
 
 CONFIG_FILE_NAME = ".agentls.yaml"
 
-ConfirmMode = Literal["yolo", "confirm-all", "confirm-sensitive"]
+# Value sets named once: the run contract, the CLI and the server reuse them, and the
+# JSON Schemas (config and protocol) get one named definition for each. Values are
+# plain strings (Literal aliases, not enums), so comparisons with strings stay valid.
+ConfirmMode = TypeAliasType("ConfirmMode", Literal["yolo", "confirm-all", "confirm-sensitive"])
+SelfEvalMode = TypeAliasType("SelfEvalMode", Literal["off", "basic", "full"])
+
+
+def choices(alias: Any) -> tuple[str, ...]:
+    """The values of a Literal alias such as ``ConfirmMode``, e.g. for argparse."""
+    return tuple(get_args(alias.__value__))
 
 
 class _Strict(BaseModel):
@@ -204,7 +214,7 @@ class ContextConfig(_Strict):
 class EvaluationConfig(_Strict):
     """The SelfEvaluator that checks the result after a successful run."""
 
-    mode: Literal["off", "basic", "full"] = Field(
+    mode: SelfEvalMode = Field(
         "off", description="`basic`: one check; `full`: check and retry with corrections."
     )
     max_retries: int = Field(2, ge=1, le=5, description="Correction rounds in `full` mode.")

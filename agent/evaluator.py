@@ -18,8 +18,9 @@ import math
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from agentls.agent.config import SelfEvalMode
 from agentls.agent.llm.models import LLMResponse
 from agentls.agent.state import AgentState
 
@@ -27,7 +28,6 @@ log = logging.getLogger(__name__)
 
 Message = dict[str, Any]
 RunFn = Callable[[str], Awaitable[AgentState]]
-EvalMode = Literal["off", "basic", "full"]
 
 PARSE_FAILURE_ISSUE = "Could not parse the evaluation response as JSON"
 
@@ -272,7 +272,7 @@ class SelfEvaluator:
 
 
 async def apply_self_eval(
-    mode: EvalMode | str,
+    mode: SelfEvalMode | str,
     evaluator: SelfEvaluator,
     prompt: str,
     state: AgentState,

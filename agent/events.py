@@ -15,7 +15,7 @@ from typing import Any
 
 
 class RunState(StrEnum):
-    """The run states of seed 001."""
+    """What a run is doing; ``agent/status`` reports every change."""
 
     IDLE = "idle"
     PREPARING = "preparing"

@@ -16,14 +16,13 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from agentls.agent.agents import MIXED, AgentRegistry
 from agentls.agent.approval import Approver
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AgentConfig, AppConfig, ConfirmMode
+from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
 from agentls.agent.llm.models import Usage
 from agentls.agent.loop import AgentLoop
@@ -37,27 +36,12 @@ from agentls.agent.workspace import FileAccess
 
 log = logging.getLogger(__name__)
 
+__all__ = ["RunOutcome", "RunRequest", "run_agent"]
+
 PLAN_HANDOFF = (
     "{prompt}\n\n## Plan prepared by the planning agent\n{plan}\n\n"
     "Carry out this plan. Adjust it where the code shows it is wrong."
 )
-
-
-class RunRequest(BaseModel):
-    """What a front end asks for."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    prompt: str = Field(min_length=1)
-    agent: str = "build"
-    run_id: str | None = None
-    session_id: str | None = None
-    confirm_mode: ConfirmMode | None = None
-    max_steps: int | None = Field(None, ge=1)
-    self_eval: Literal["off", "basic", "full"] | None = None
-    dry_run: bool = False
-    stream: bool | None = None
-    step_timeout: float = Field(0, ge=0)
 
 
 @dataclass
@@ -72,13 +56,12 @@ class RunOutcome:
         return self.state.usage
 
     def to_result(self) -> dict[str, Any]:
-        result = self.state.to_output_dict()
-        result.update(
-            runId=self.run_id,
-            sessionId=self.session_id,
-            usage=self.state.usage.model_dump(),
+        """The ``agent/run`` result (``RunResult``), as it goes on the wire."""
+        output = self.state.to_output_dict()
+        result = RunResult(
+            **output, run_id=self.run_id, session_id=self.session_id, usage=self.state.usage
         )
-        return result
+        return result.to_wire()
 
 
 def resolve_agent(config: AppConfig, request: RunRequest) -> AgentConfig:

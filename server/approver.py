@@ -27,6 +27,7 @@ from pygls.lsp.server import LanguageServer
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
 from agentls.agent.cancel import CancelToken
 from agentls.agent.errors import AgentError, NoTTYError
+from agentls.server.protocol import AskUserParams
 from agentls.server.settings import plain
 
 log = logging.getLogger(__name__)
@@ -132,14 +133,9 @@ class LspApprover:
 
     async def _edit(self, request: ApprovalRequest, editable: str) -> ApprovalAnswer:
         current = str(request.args.get(editable, ""))
-        answered, result = await self._request(
-            "agent/askUser",
-            {
-                "runId": self.run_id,
-                "question": f"Edit the {editable} to run ({request.tool}):",
-                "default": current,
-            },
-        )
+        question = f"Edit the {editable} to run ({request.tool}):"
+        params = AskUserParams(run_id=self.run_id, question=question, default=current)
+        answered, result = await self._request("agent/askUser", params.to_wire())
         if not answered:
             return ApprovalAnswer("abort", message="the run was cancelled")
         data = plain(result)
@@ -164,9 +160,8 @@ class LspApprover:
                 "experimental.agentls.askUser). Do not ask again: proceed with the most "
                 "reasonable assumption, or finish and state the question in your answer."
             )
-        answered, result = await self._request(
-            "agent/askUser", {"runId": run_id, "question": question}
-        )
+        params = AskUserParams(run_id=run_id, question=question)
+        answered, result = await self._request("agent/askUser", params.to_wire())
         if not answered:
             raise AgentError("the run was cancelled while waiting for the user's answer")
         data = plain(result)

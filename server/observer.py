@@ -29,6 +29,7 @@ from agentls.agent.events import (
     UsageReported,
 )
 from agentls.server.progress import RunProgress
+from agentls.server.protocol import PlanParams, PlanStep, StatusParams, StepParams, StreamParams
 
 log = logging.getLogger(__name__)
 
@@ -106,38 +107,31 @@ class LspRunObserver:
         run_id = self.run_id
         if isinstance(event, StatusChanged):
             self.last_state = event.state.value
-            params: dict[str, Any] = {"runId": run_id, "state": event.state.value}
-            if event.detail:
-                params["detail"] = event.detail
-            self._notify("agent/status", params)
+            status = StatusParams(run_id=run_id, state=event.state, detail=event.detail or None)
+            self._notify("agent/status", status.to_wire())
         elif isinstance(event, ToolStarted | ToolFinished):
             args = short_args(event.args)
-            params = {
-                "runId": run_id,
-                "step": event.step,
-                "maxSteps": event.max_steps,
-                "phase": "tool_start" if isinstance(event, ToolStarted) else "tool_end",
-                "tool": event.tool,
-                "callId": event.call_id,
-                "args": args,
-            }
+            step = StepParams(
+                run_id=run_id,
+                step=event.step,
+                max_steps=event.max_steps,
+                phase="tool_start",
+                tool=event.tool,
+                call_id=event.call_id,
+                args=args,
+            )
             if isinstance(event, ToolFinished):
-                params["success"] = event.success
-                params["summary"] = event.summary[:200]
-            self._notify("agent/step", params)
+                step.phase, step.success = "tool_end", event.success
+                step.summary = event.summary[:200]
+            self._notify("agent/step", step.to_wire())
             if isinstance(event, ToolStarted):
                 self._report(event.step, event.max_steps, step_label(event.tool, args))
         elif isinstance(event, StepStarted):
             self._report(event.step, event.max_steps, "thinking")
         elif isinstance(event, PlanUpdated):
-            self._notify(
-                "agent/plan",
-                {
-                    "runId": run_id,
-                    "goal": event.goal,
-                    "steps": [{"text": s.text, "status": s.status} for s in event.steps],
-                },
-            )
+            steps = [PlanStep(text=s.text, status=s.status) for s in event.steps]
+            plan = PlanParams(run_id=run_id, goal=event.goal, steps=steps)
+            self._notify("agent/plan", plan.to_wire())
         elif isinstance(event, UsageReported):
             self.usage = {
                 "prompt_tokens": event.prompt_tokens,
@@ -185,7 +179,8 @@ class LspRunObserver:
         self._pending.clear()
         self._pending_chars = 0
         self._seq += 1
-        self._notify("agent/stream", {"runId": self.run_id, "seq": self._seq, "text": text})
+        stream = StreamParams(run_id=self.run_id, seq=self._seq, text=text)
+        self._notify("agent/stream", stream.to_wire())
 
     def close(self) -> None:
         """Flush and stop: events that arrive later are ignored."""

@@ -18,23 +18,22 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic import ValidationError as PydanticValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from agentls.agent.agents import AgentRegistry
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AppConfig, ConfirmMode
+from agentls.agent.config import AppConfig
+from agentls.agent.contract import RunResult
 from agentls.agent.events import RunState, StatusChanged
 from agentls.agent.workspace import FileAccess
 from agentls.server.approver import LspApprover
 from agentls.server.observer import LspRunObserver
 from agentls.server.progress import RunProgress
-from agentls.server.settings import plain
+from agentls.server.protocol import RunParams, parse_params
 
 if TYPE_CHECKING:
     # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
@@ -46,36 +45,6 @@ log = logging.getLogger(__name__)
 
 #: How long a cancelled request waits for its run to stop cleanly before forcing it.
 CANCEL_GRACE_SECONDS = 10.0
-
-
-class RunParams(BaseModel):
-    """``agent/run`` params (camelCase on the wire)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    prompt: str = Field(min_length=1)
-    agent: str = "build"
-    run_id: str | None = Field(None, alias="runId", min_length=1, max_length=128)
-    session_id: str | None = Field(None, alias="sessionId", min_length=1, max_length=128)
-    confirm_mode: ConfirmMode | None = Field(None, alias="confirmMode")
-    max_steps: int | None = Field(None, alias="maxSteps", ge=1)
-    self_eval: Literal["off", "basic", "full"] | None = Field(None, alias="selfEval")
-    dry_run: bool = Field(False, alias="dryRun")
-    work_done_token: int | str | None = Field(None, alias="workDoneToken")
-
-
-def parse_params(model: type[BaseModel], params: Any) -> Any:
-    """Validate request params; a bad one is an InvalidParams error naming the field."""
-    data = plain(params)
-    if data is None:
-        data = {}
-    try:
-        return model.model_validate(data)
-    except PydanticValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(params)'}: {e['msg']}" for e in exc.errors()
-        )
-        raise JsonRpcInvalidParams(f"invalid params: {problems}") from None
 
 
 @dataclass
@@ -148,7 +117,7 @@ class RunManager:
 
     # -- agent/run ----------------------------------------------------------------------
     async def run(self, raw_params: Any) -> dict[str, Any]:
-        params: RunParams = parse_params(RunParams, raw_params)
+        params = parse_params(RunParams, raw_params)
         config = self._config()
         if not AgentRegistry(config).exists(params.agent):
             known = ", ".join(AgentRegistry(config).names())
@@ -169,7 +138,7 @@ class RunManager:
             self.runs.pop(run_id, None)
 
     async def _run(self, handle: RunHandle, params: RunParams, config: AppConfig) -> dict[str, Any]:
-        from agentls.agent.run import RunRequest, run_agent
+        from agentls.agent.run import run_agent
 
         run_id = handle.run_id
 
@@ -188,18 +157,7 @@ class RunManager:
                 fallback_token=f"agentls/run/{run_id}",
             )
             approver = LspApprover(self._ls, run_id, cancel=handle.token)
-            request = RunRequest.model_validate(
-                {
-                    "prompt": params.prompt,
-                    "agent": params.agent,
-                    "run_id": run_id,
-                    "session_id": handle.session_id,
-                    "confirm_mode": params.confirm_mode,
-                    "max_steps": params.max_steps,
-                    "self_eval": params.self_eval,
-                    "dry_run": params.dry_run,
-                }
-            )
+            request = params.to_request(run_id=run_id, session_id=handle.session_id)
             extras: dict[str, Any] = {
                 # the ask_user tool calls ask_user(question)
                 "ask_user": functools.partial(approver.ask_user, run_id),
@@ -254,17 +212,8 @@ class RunManager:
 
     @staticmethod
     def _failed_result(handle: RunHandle, message: str) -> dict[str, Any]:
-        return {
-            "status": "failed",
-            "output": message,
-            "steps": 0,
-            "tools_used": [],
-            "duration_seconds": 0.0,
-            "model": None,
-            "runId": handle.run_id,
-            "sessionId": handle.session_id,
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        }
+        failed = RunResult.failed(message, run_id=handle.run_id, session_id=handle.session_id)
+        return failed.to_wire()
 
     # -- cancellation -------------------------------------------------------------------
     def cancel(self, run_id: str, reason: str = "cancelled by the user") -> bool:
