@@ -63,7 +63,27 @@ class WireSchema(GenerateJsonSchema):
         json_schema = super().model_schema(schema)
         if self.mode == "serialization":
             json_schema.setdefault("additionalProperties", False)
+            cls = schema["cls"]
+            if issubclass(cls, WireModel) and cls.omit_none:
+                _drop_nulls(json_schema)
         return json_schema
+
+
+def _drop_nulls(json_schema: JsonSchemaValue) -> None:
+    """``to_wire`` leaves out a None instead of sending null: the optional fields of
+    such a model are absent or set, never null."""
+    required = set(json_schema.get("required", ()))
+    for name, prop in json_schema.get("properties", {}).items():
+        options = prop.get("anyOf")
+        if name in required or not options or {"type": "null"} not in options:
+            continue
+        rest = [o for o in options if o != {"type": "null"}]
+        del prop["anyOf"]
+        prop.pop("default", None)
+        if len(rest) == 1:
+            prop.update(rest[0])
+        else:
+            prop["anyOf"] = rest
 
 
 def _modes(method: Method) -> tuple[JsonSchemaMode, JsonSchemaMode]:

@@ -1,10 +1,11 @@
 """TypeScript declarations from a JSON Schema: the subset pydantic emits.
 
 ``$defs`` become exported declarations (an ``interface`` per object with properties, a
-``type`` for the rest), descriptions become doc comments, a property that is not
-``required`` is optional. What pydantic does not emit for our models (``if``/``then``,
-``patternProperties``, tuples) is not translated: it fails loudly, so a model that
-needs it is noticed when the file is regenerated, not in the extension.
+``type`` for the rest, and for an enum also the array of its values, ``<Name>Values``);
+descriptions become doc comments; a property that is not ``required`` is optional.
+What pydantic does not emit for our models (``if``/``then``, ``patternProperties``,
+tuples) is not translated: it fails loudly, so a model that needs it is noticed when
+the file is regenerated, not in the extension.
 """
 
 from __future__ import annotations
@@ -153,6 +154,12 @@ def declaration(name: str, schema: dict[str, Any]) -> str:
         lines.append("}")
     else:
         lines.append(f"export type {name} = {ts_type(schema)};")
+    values = schema.get("enum")
+    if values and set(schema) <= IGNORED | {"enum", "type"}:
+        # The values at run time too (settings validation, pickers), in order.
+        lines += doc_comment(f"Every `{name}`, in order.")
+        listed = ", ".join(_literal(v) for v in values)
+        lines.append(f"export const {name}Values: readonly {name}[] = [{listed}];")
     return "\n".join(lines)
 
 

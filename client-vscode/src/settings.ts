@@ -7,10 +7,10 @@
  * the params of each `agent/run`.
  */
 
+import { ConfirmModeValues, SelfEvalModeValues, type ConfirmMode, type SelfEvalMode } from './protocol';
+
 export const SECTION = 'agentls';
 
-export type ConfirmMode = 'yolo' | 'confirm-all' | 'confirm-sensitive';
-export type SelfEval = 'off' | 'basic' | 'full';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface AgentSettings {
@@ -20,7 +20,7 @@ export interface AgentSettings {
   apiKeyEnv: string;
   confirmMode: ConfirmMode;
   maxSteps: number;
-  selfEval: SelfEval;
+  selfEval: SelfEvalMode;
   agent: string;
   logLevel: LogLevel;
   saveAfterEdit: boolean;
@@ -39,8 +39,6 @@ export const DEFAULT_SETTINGS: Readonly<AgentSettings> = Object.freeze({
   saveAfterEdit: true,
 });
 
-const CONFIRM_MODES: readonly ConfirmMode[] = ['yolo', 'confirm-all', 'confirm-sensitive'];
-const SELF_EVALS: readonly SelfEval[] = ['off', 'basic', 'full'];
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -106,18 +104,18 @@ export function readSettings(get: SettingGetter): ReadSettings {
 
   const confirmMode = get('confirmMode');
   if (confirmMode !== undefined) {
-    if (oneOf(confirmMode, CONFIRM_MODES)) {
+    if (oneOf(confirmMode, ConfirmModeValues)) {
       settings.confirmMode = confirmMode;
     } else {
-      bad('confirmMode', confirmMode, `one of ${CONFIRM_MODES.join(', ')}`);
+      bad('confirmMode', confirmMode, `one of ${ConfirmModeValues.join(', ')}`);
     }
   }
   const selfEval = get('selfEval');
   if (selfEval !== undefined) {
-    if (oneOf(selfEval, SELF_EVALS)) {
+    if (oneOf(selfEval, SelfEvalModeValues)) {
       settings.selfEval = selfEval;
     } else {
-      bad('selfEval', selfEval, `one of ${SELF_EVALS.join(', ')}`);
+      bad('selfEval', selfEval, `one of ${SelfEvalModeValues.join(', ')}`);
     }
   }
   const logLevel = get('logLevel');
@@ -177,7 +175,7 @@ export interface RunOptions {
   agent: string;
   confirmMode: ConfirmMode;
   maxSteps: number;
-  selfEval: SelfEval;
+  selfEval: SelfEvalMode;
 }
 
 export function runOptions(settings: AgentSettings, agent?: string): RunOptions {

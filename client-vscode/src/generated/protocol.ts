@@ -68,7 +68,7 @@ export interface AskUserParams {
   runId: string;
   question: string;
   /** Text to start from, e.g. the command being edited. */
-  default?: string | null;
+  default?: string;
 }
 
 /** `agent/askUser` result. */
@@ -98,6 +98,8 @@ export interface CancelResult {
 }
 
 export type ConfirmMode = 'yolo' | 'confirm-all' | 'confirm-sensitive';
+/** Every `ConfirmMode`, in order. */
+export const ConfirmModeValues: readonly ConfirmMode[] = ['yolo', 'confirm-all', 'confirm-sensitive'];
 
 /** The context manager changed what the model sees (summarised or dropped steps). */
 export interface ContextUpdate {
@@ -146,6 +148,8 @@ export interface PlanStep {
 }
 
 export type PlanStepStatus = 'pending' | 'in_progress' | 'done';
+/** Every `PlanStepStatus`, in order. */
+export const PlanStepStatusValues: readonly PlanStepStatus[] = ['pending', 'in_progress', 'done'];
 
 export interface RunFinish {
   run_id: string;
@@ -207,10 +211,16 @@ export interface RunStart {
 
 /** What a run is doing; `agent/status` reports every change. */
 export type RunState = 'idle' | 'preparing' | 'model_running' | 'tool_running' | 'awaiting_human' | 'completed' | 'failed' | 'aborted';
+/** Every `RunState`, in order. */
+export const RunStateValues: readonly RunState[] = ['idle', 'preparing', 'model_running', 'tool_running', 'awaiting_human', 'completed', 'failed', 'aborted'];
 
 export type RunStatus = 'success' | 'partial' | 'failed';
+/** Every `RunStatus`, in order. */
+export const RunStatusValues: readonly RunStatus[] = ['success', 'partial', 'failed'];
 
 export type SelfEvalMode = 'off' | 'basic' | 'full';
+/** Every `SelfEvalMode`, in order. */
+export const SelfEvalModeValues: readonly SelfEvalMode[] = ['off', 'basic', 'full'];
 
 export type SessionEntry = RunStart | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinish;
 
@@ -251,7 +261,7 @@ export interface StatusParams {
   runId: string;
   state: RunState;
   /** Why the run failed, aborted or ended partial. */
-  detail?: string | null;
+  detail?: string;
 }
 
 /** `agent/step`: a tool call starts or ends. */
@@ -265,12 +275,14 @@ export interface StepParams {
   /** Scalars and short one-line strings only, never file contents. */
   args: Record<string, unknown>;
   /** With `tool_end`. */
-  success?: boolean | null;
+  success?: boolean;
   /** With `tool_end`. */
-  summary?: string | null;
+  summary?: string;
 }
 
 export type StepPhase = 'tool_start' | 'tool_end';
+/** Every `StepPhase`, in order. */
+export const StepPhaseValues: readonly StepPhase[] = ['tool_start', 'tool_end'];
 
 export interface StoredToolCall {
   id: string;
