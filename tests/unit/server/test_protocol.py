@@ -255,6 +255,8 @@ def test_check_fails_on_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyP
     stale = tmp_path / "protocol.ts"
     stale.write_text(TS_PATH.read_text(encoding="utf-8").replace("runId", "runID", 1))
     monkeypatch.setattr(generator, "TS_PATH", stale)
+    monkeypatch.setattr(generator, "SCHEMA_PATH", tmp_path / "protocol.schema.json")
+    generator.SCHEMA_PATH.write_text(SCHEMA_PATH.read_text(encoding="utf-8"))
     assert generator.main(["--check"]) == 1
     assert generator.main([]) == 0  # regenerates it
     assert generator.main(["--check"]) == 0
