@@ -2,7 +2,10 @@
 health checks and for measuring the server's responsiveness (bench/server_responsiveness.py).
 ``llmReady`` turns true once the model worker is ready and litellm is loaded for token
 counts (after ``initialized``);
-``watching`` once the index is built and its watcher keeps it live."""
+``watching`` once the index is built and its watcher keeps it live.
+
+The answer's type is ``PingResult`` (``server/protocol.py``), but it is written here as a
+plain dict: ping must answer before pydantic and the models are loaded."""
 
 from __future__ import annotations
 
