@@ -127,11 +127,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
+    from pydantic import ValidationError
+
+    from agentls.agent.contract import problems
     from agentls.agent.llm import LiteLLMAdapter
     from agentls.agent.run import RunRequest, run_agent
     from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
     from agentls.agent.workspace import DiskFileAccess
 
+    try:
+        request = RunRequest(
+            prompt=args.prompt,
+            agent=args.agent,
+            confirm_mode=args.mode,
+            max_steps=args.max_steps,
+            self_eval=args.self_eval,
+            dry_run=args.dry_run,
+            stream=False if (args.no_stream or args.json or args.quiet) else None,
+            step_timeout=args.timeout,
+            session_id=args.session or None,
+        )
+    except ValidationError as exc:  # e.g. an empty prompt, --max-steps 0
+        print(f"agentls: {problems(exc)}", file=sys.stderr)
+        return 1
     asker = TerminalAsker()
     files = DiskFileAccess(
         config.workspace.root,
@@ -141,17 +159,6 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     cancel = CancelToken()
     interrupted = _install_sigint(cancel)
     index = await _build_index(config)
-    request = RunRequest(
-        prompt=args.prompt,
-        agent=args.agent,
-        confirm_mode=args.mode,
-        max_steps=args.max_steps,
-        self_eval=args.self_eval,
-        dry_run=args.dry_run,
-        stream=False if (args.no_stream or args.json or args.quiet) else None,
-        step_timeout=args.timeout,
-        session_id=args.session,
-    )
     from agentls.agent.mcp import mcp_tools
 
     def warn(message: str) -> None:

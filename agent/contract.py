@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypeAliasType
 
@@ -40,10 +40,19 @@ __all__ = [
     "ToolUse",
     "Usage",
     "WireModel",
+    "problems",
 ]
 
 RunStatus = TypeAliasType("RunStatus", Literal["success", "partial", "failed"])
 PlanStepStatus = TypeAliasType("PlanStepStatus", Literal["pending", "in_progress", "done"])
+
+
+def problems(error: ValidationError) -> str:
+    """``confirmMode: Input should be ...; maxStep: Extra inputs are not permitted``: each
+    bad field named as the caller spelled it."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '(params)'}: {e['msg']}" for e in error.errors()
+    )
 
 
 class WireModel(BaseModel):

@@ -27,6 +27,7 @@ from agentls.agent.contract import (
     RunState,
     SessionInfo,
     WireModel,
+    problems,
 )
 from agentls.agent.sessions import Entry
 from agentls.server.settings import plain
@@ -44,10 +45,7 @@ def parse_params(model: type[M], params: Any) -> M:
     try:
         return model.model_validate({} if data is None else data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(params)'}: {e['msg']}" for e in exc.errors()
-        )
-        raise JsonRpcInvalidParams(f"invalid params: {problems}") from None
+        raise JsonRpcInvalidParams(f"invalid params: {problems(exc)}") from None
 
 
 # -- client → server ------------------------------------------------------------------

@@ -330,3 +330,12 @@ def test_typescript_of_the_subset_pydantic_emits() -> None:
 def test_typescript_refuses_what_it_cannot_translate() -> None:
     with pytest.raises(ValueError, match="patternProperties"):
         ts_type({"type": "object", "patternProperties": {"^x": {"type": "string"}}})
+
+
+def test_cli_refuses_a_bad_run_naming_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentls.agent.cli import main
+
+    assert main(["run", "go", "--max-steps", "0", "--workspace", str(tmp_path)]) == 1
+    assert "max_steps: Input should be greater than or equal to 1" in capsys.readouterr().err
