@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import * as path from 'path';
-import { createLog, logInfo, logWarn } from './logging';
+import { createLog, logInfo, logText, logWarn } from './logging';
 import { ManagedEnvironment } from './managedEnv';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
@@ -27,6 +27,8 @@ export interface AgentlsApi {
   runs: Runs;
   /** What was written to the "Agent" output channel (its last 500 kB). */
   outputText(): string;
+  /** What the extension wrote to the "agentls server" log (its last 200 kB; not the server's stderr). */
+  logText(): string;
   /** The run status bar item's text ('' when hidden). */
   statusText(): string;
   settings(): AgentSettings;
@@ -88,6 +90,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     managed,
     runs,
     outputText: () => mirror,
+    logText,
     statusText: () => statusBar.text,
     settings: settingsNow,
     lastOutcomeRunId: () => runs.lastOutcome?.runId,
