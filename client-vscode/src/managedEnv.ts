@@ -7,9 +7,11 @@
  * scripts/bundle-server.mjs). On first start, and after every update of the extension, a
  * virtual environment is created under the extension's global storage, keyed by the shipped
  * package (version and content hash), and the package is `pip install`ed into it with its
- * dependencies. Concurrent windows are kept apart by a lock file next to the environment, and
- * an environment is built in a temporary folder and renamed into place only when complete,
- * so a window never sees (or leaves behind) a half-built one.
+ * dependencies. Concurrent windows are kept apart by a lock file next to the environment: one
+ * builds, the others wait for it. The environment is built in place (a venv cannot be moved:
+ * its scripts name its folder) and counts as complete only once its marker file is written,
+ * last and atomically; a half-built one (a crash, a killed window) is rebuilt by the next
+ * window that takes the lock.
  *
  * No VS Code API here: the unit tests drive it with real files and processes.
  */
@@ -376,13 +378,14 @@ export class ManagedEnvironment {
     );
   }
 
+  /** Called with the lock held and `dir` not ready: whatever is there is incomplete. */
   private async build(manifest: Manifest, key: string, dir: string, base: PythonInfo, report: (message: string) => void): Promise<void> {
     const { log, bundleDir } = this.options;
-    const tmp = await fs.mkdtemp(path.join(this.envsDir, `.tmp-${key}-`));
+    await fs.rm(dir, { recursive: true, force: true });
     try {
       report(`creating a virtual environment with Python ${base.version.join('.')}`);
-      log(`Creating the server environment in ${tmp} (moved to ${dir} when complete)`);
-      const venv = await this.run(base.executable, ['-I', '-m', 'venv', tmp], { cwd: this.envsDir, log });
+      log(`Creating the server environment in ${dir}`);
+      const venv = await this.run(base.executable, ['-I', '-m', 'venv', dir], { cwd: this.envsDir, log });
       if (venv.code !== 0) {
         const ensurepip = venv.output.some((line) => /ensurepip/.test(line));
         throw new EnvironmentError(
@@ -394,7 +397,7 @@ export class ManagedEnvironment {
       report(`installing agentls ${manifest.version} and its dependencies${artifact.kind === 'sdist' ? ' (building it for this Python)' : ''}`);
       log(`Installing ${artifact.file} (${artifact.kind === 'wheel' ? 'the wheel fits this Python' : `no wheel for ${base.interpreter} ${base.platform}: building the sdist`})`);
       const pip = await this.run(
-        venvPython(tmp),
+        venvPython(dir),
         ['-I', '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', path.join(bundleDir, artifact.file)],
         { cwd: this.envsDir, log },
       );
@@ -405,13 +408,12 @@ export class ManagedEnvironment {
         );
       }
       const marker: EnvMarker = { key, basePython: base.executable, artifact: artifact.file, created: new Date().toISOString() };
-      await fs.writeFile(path.join(tmp, MARKER), `${JSON.stringify(marker, null, 2)}\n`);
-      // A leftover at `dir` is incomplete or broken (isReady said no) and we hold the lock.
-      await fs.rm(dir, { recursive: true, force: true });
-      await fs.rename(tmp, dir);
+      // Written aside and renamed: a reader never sees half a marker.
+      await fs.writeFile(path.join(dir, `${MARKER}.part`), `${JSON.stringify(marker, null, 2)}\n`);
+      await fs.rename(path.join(dir, `${MARKER}.part`), path.join(dir, MARKER));
       log(`Server environment ready: ${dir}`);
     } catch (error) {
-      await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+      await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
       throw error;
     }
   }
@@ -422,7 +424,7 @@ export class ManagedEnvironment {
     await fs.utimes(path.join(dir, MARKER), now, now).catch(() => undefined);
   }
 
-  /** Best effort: environments of other versions unused for a week, and dead temporary ones. */
+  /** Best effort: environments of other versions unused for a week. */
   private async removeOld(key: string): Promise<void> {
     let names: string[];
     try {
@@ -436,8 +438,7 @@ export class ManagedEnvironment {
         continue;
       }
       const dir = path.join(this.envsDir, name);
-      const stamp = name.startsWith('.tmp-') ? dir : path.join(dir, MARKER);
-      const stat = await fs.stat(stamp).catch(() => undefined);
+      const stat = await fs.stat(path.join(dir, MARKER)).catch(() => undefined);
       if (stat && now - stat.mtimeMs > OLD_ENV_MS) {
         this.options.log(`Removing the unused server environment ${dir}`);
         await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);

@@ -96,7 +96,8 @@ describe('the managed server environment, for real', () => {
     const reports: string[] = [];
     const started = Date.now();
     const [a, b] = await Promise.all(windows.map((env) => env.ensure([BASE], (message) => reports.push(message))));
-    console.log(`set-up took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const installed = [...logs[0], ...logs[1]].find((line) => line.startsWith('Installing '));
+    console.log(`set-up took ${((Date.now() - started) / 1000).toFixed(1)} s; ${installed}`);
     assert.equal(a, b);
     const all = [...logs[0], ...logs[1]];
     assert.equal(all.filter((line) => line.startsWith('Creating the server environment')).length, 1, all.join('\n'));

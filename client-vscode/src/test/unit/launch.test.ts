@@ -195,15 +195,29 @@ describe('ManagedEnvironment', () => {
     assert.equal(python, venvPython(dir));
     assert.equal(await env.readyPython(), python);
     const pip = calls.find((c) => c.includes('pip'));
-    assert.ok(pip?.[0].startsWith(path.join(storageDir, 'envs', `.tmp-${envKey(MANIFEST)}-`)), `pip ran in the temporary venv: ${pip?.[0]}`);
+    assert.equal(pip?.[0], python, 'pip runs in the new venv');
     assert.equal(pip?.[pip.length - 1], path.join(bundleDir, MANIFEST.wheel!));
     assert.ok(reports.some((r) => /installing agentls 0\.1\.0/.test(r)), reports.join('|'));
-    // The build happened in a temporary folder, renamed into place; nothing else is left.
+    // The lock is gone; nothing else is left.
     assert.deepEqual((await fs.readdir(path.join(storageDir, 'envs'))).sort(), [envKey(MANIFEST)]);
 
     const before = calls.length;
     assert.equal(await env.ensure(['python3'], () => undefined), python);
     assert.equal(calls.length, before, 'a ready environment runs nothing');
+  });
+
+  it('rebuilds a half-built environment (no marker) left by a crash', async () => {
+    const storageDir = await tmpdir();
+    const bundleDir = await bundle();
+    const dir = path.join(storageDir, 'envs', envKey(MANIFEST));
+    await fs.mkdir(path.join(dir, 'lib'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'lib', 'leftover'), '');
+    const { run, calls } = fakePython(PY311);
+    const env = new ManagedEnvironment({ bundleDir, storageDir, log: () => undefined, run });
+    assert.equal(await env.readyPython(), undefined);
+    assert.equal(await env.ensure(['python3'], () => undefined), venvPython(dir));
+    assert.equal(calls.filter((c) => c.includes('venv')).length, 1);
+    await assert.rejects(fs.access(path.join(dir, 'lib', 'leftover')), 'the leftover was cleared first');
   });
 
   it('an update (new shipped package) gets a new environment', async () => {
