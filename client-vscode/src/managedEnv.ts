@@ -398,7 +398,7 @@ export class ManagedEnvironment {
       log(`Installing ${artifact.file} (${artifact.kind === 'wheel' ? 'the wheel fits this Python' : `no wheel for ${base.interpreter} ${base.platform}: building the sdist`})`);
       const pip = await this.run(
         venvPython(dir),
-        ['-I', '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', path.join(bundleDir, artifact.file)],
+        ['-I', '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--progress-bar', 'off', path.join(bundleDir, artifact.file)],
         { cwd: this.envsDir, log },
       );
       if (pip.code !== 0) {
