@@ -327,7 +327,7 @@ export class ManagedEnvironment {
       return venvPython(dir);
     }
     await fs.mkdir(this.envsDir, { recursive: true });
-    const base = await this.findBase(bases);
+    const base = await this.findBase(bases, manifest);
     const release = await acquireLock(`${dir}.lock`, {
       until: () => this.isReady(dir, key),
       pollMs: this.options.lockPollMs,
@@ -349,9 +349,13 @@ export class ManagedEnvironment {
     return venvPython(dir);
   }
 
-  /** The first candidate that runs and is recent enough. */
-  async findBase(candidates: string[]): Promise<PythonInfo> {
+  /**
+   * The first candidate that runs and is recent enough, preferring one the shipped wheel fits
+   * (the others build the sdist). Probing a Python takes a few milliseconds; set-up, a minute.
+   */
+  async findBase(candidates: string[], manifest: Manifest): Promise<PythonInfo> {
     const rejected: string[] = [];
+    const usable: { candidate: string; info: PythonInfo }[] = [];
     for (const candidate of [...new Set(candidates)]) {
       const done = await this.run(candidate, ['-I', '-c', PROBE_SCRIPT], { cwd: this.envsDir, log: () => undefined });
       if (done.code !== 0) {
@@ -365,11 +369,20 @@ export class ManagedEnvironment {
         rejected.push(`${candidate}: unreadable answer`);
         continue;
       }
-      if (isRecentEnough(info)) {
-        this.options.log(`Base Python for the server environment: ${info.executable} (${info.version.join('.')}, from ${candidate})`);
-        return info;
+      if (!isRecentEnough(info)) {
+        rejected.push(`${candidate}: Python ${info.version.join('.')} (${info.executable})`);
+        continue;
       }
-      rejected.push(`${candidate}: Python ${info.version.join('.')} (${info.executable})`);
+      usable.push({ candidate, info });
+      if (chooseArtifact(manifest, info).kind === 'wheel') {
+        break;
+      }
+    }
+    const chosen = usable.find(({ info }) => chooseArtifact(manifest, info).kind === 'wheel') ?? usable[0];
+    if (chosen) {
+      const { candidate, info } = chosen;
+      this.options.log(`Base Python for the server environment: ${info.executable} (${info.version.join('.')}, from ${candidate})`);
+      return info;
     }
     this.options.log(`No Python ${MIN_PYTHON.join('.')}+ found: ${rejected.join('; ')}`);
     throw new EnvironmentError(

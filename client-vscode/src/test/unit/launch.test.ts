@@ -274,6 +274,23 @@ describe('ManagedEnvironment', () => {
     assert.deepEqual(calls, ['/ext/python', 'python3', 'python3.12']);
   });
 
+  it('prefers a base Python the shipped wheel fits, else the first recent one', async () => {
+    const infos: Record<string, PythonInfo> = {
+      '/ext/python3.12': { ...PY311, executable: '/ext/python3.12', version: [3, 12, 1], interpreter: 'cp312', abi: 'cp312' },
+      python3: PY311,
+      'python3.13': { ...PY311, executable: '/usr/bin/python3.13', version: [3, 13, 0], interpreter: 'cp313', abi: 'cp313' },
+    };
+    const probed: string[] = [];
+    const run: Runner = async (command) => {
+      probed.push(command);
+      return { code: 0, output: [JSON.stringify(infos[command])] };
+    };
+    const env = new ManagedEnvironment({ bundleDir: await bundle(), storageDir: await tmpdir(), log: () => undefined, run });
+    assert.equal((await env.findBase(['/ext/python3.12', 'python3', 'python3.13'], MANIFEST)).executable, PY311.executable);
+    assert.deepEqual(probed, ['/ext/python3.12', 'python3'], 'stops at the first the wheel fits');
+    assert.equal((await env.findBase(['/ext/python3.12', 'python3.13'], MANIFEST)).executable, '/ext/python3.12');
+  });
+
   it('a failed pip gives one clear error, and leaves no half-built environment', async () => {
     const storageDir = await tmpdir();
     const { run } = fakePython(PY311, false);
