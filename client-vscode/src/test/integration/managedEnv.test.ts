@@ -79,6 +79,9 @@ describe('the managed server environment, for real', () => {
   let bundleDir: string;
 
   before(async () => {
+    // Byte-compiling litellm's thousands of modules is a good part of pip's time, and not what
+    // is tested here (the environment's pip reads this from the environment it inherits).
+    process.env.PIP_NO_COMPILE = '1';
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'agentls-managed-'));
     bundleDir = path.join(tmp, 'bundled');
     const built = spawnSync(process.execPath, [path.join(EXT_DIR, 'scripts', 'bundle-server.mjs'), '--out', bundleDir], { encoding: 'utf8' });
