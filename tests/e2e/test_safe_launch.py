@@ -176,6 +176,15 @@ def test_project_venv_has_no_top_level_layers(tmp_path: Path) -> None:
     assert "ModuleNotFoundError: No module named 'server'" in done.stderr
 
 
+def test_model_worker_path_holds_only_agentls() -> None:
+    """The model worker child gets this folder on PYTHONPATH: it must not expose our layers."""
+    from agentls.agent.llm import process
+
+    root = Path(process._CODE_ROOT)
+    assert (root / "agentls" / "__init__.py").is_file()
+    assert not any((root / name).exists() for name in ("server", "agent", "indexer"))
+
+
 @pytest.mark.slow
 def test_installed_wheel_has_one_top_level_name(tmp_path: Path) -> None:
     """The wheel the extension ships: only ``agentls`` (and its dist-info) at the top."""
