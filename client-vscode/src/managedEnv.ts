@@ -296,11 +296,18 @@ export class ManagedEnvironment {
     return path.join(this.envsDir, envKey(await this.manifest()));
   }
 
-  /** The environment's Python when it is complete for the shipped package, else undefined. */
+  /**
+   * The environment's Python when it is complete for the shipped package (marked as used
+   * now), else undefined.
+   */
   async readyPython(): Promise<string | undefined> {
     const manifest = await this.manifest();
     const dir = path.join(this.envsDir, envKey(manifest));
-    return (await this.isReady(dir, envKey(manifest))) ? venvPython(dir) : undefined;
+    if (!(await this.isReady(dir, envKey(manifest)))) {
+      return undefined;
+    }
+    await this.touch(dir);
+    return venvPython(dir);
   }
 
   private async isReady(dir: string, key: string): Promise<boolean> {

@@ -233,6 +233,20 @@ describe('ManagedEnvironment', () => {
     assert.ok(python.includes(envKey(updated)));
   });
 
+  it('removes environments of other versions unused for a week, keeps recent ones', async () => {
+    const storageDir = await tmpdir();
+    const envs = path.join(storageDir, 'envs');
+    for (const name of ['0.0.1-old', '0.0.2-recent']) {
+      await fs.mkdir(path.join(envs, name), { recursive: true });
+      await fs.writeFile(path.join(envs, name, 'agentls-env.json'), '{}');
+    }
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600_000);
+    await fs.utimes(path.join(envs, '0.0.1-old', 'agentls-env.json'), eightDaysAgo, eightDaysAgo);
+    const { run } = fakePython(PY311);
+    await new ManagedEnvironment({ bundleDir: await bundle(), storageDir, log: () => undefined, run }).ensure(['python3'], () => undefined);
+    assert.deepEqual((await fs.readdir(envs)).sort(), ['0.0.2-recent', envKey(MANIFEST)]);
+  });
+
   it('two windows at once: one builds, the other waits and uses it', async () => {
     const storageDir = await tmpdir();
     const bundleDir = await bundle();
