@@ -33,8 +33,10 @@ from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_from_wi
 
 log = logging.getLogger(__name__)
 
-#: Where the ``agent`` package lives, so the child imports the same code as the parent.
-_CODE_ROOT = str(Path(__file__).resolve().parents[2])
+#: The folder holding the ``agentls`` package, so the child imports the same code as the
+#: parent. Not resolved: through the src layout's links, the resolved path is the repository
+#: root, which would make ``agent``, ``server`` and ``indexer`` importable as top-level names.
+_CODE_ROOT = str(Path(__file__).parents[3])
 #: How long ``close()`` waits for the child after closing its stdin.
 _EXIT_GRACE_SECONDS = 2.0
 

@@ -5,7 +5,9 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
-import { createLog, logInfo, logWarn } from './logging';
+import * as path from 'path';
+import { createLog, logInfo, logText, logWarn } from './logging';
+import { ManagedEnvironment } from './managedEnv';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
@@ -20,9 +22,13 @@ export interface AgentlsApi {
   /** Replaceable UI calls (input box, quick pick, messages). */
   ui: Ui;
   server: ServerManager;
+  /** The extension's own server environment (used when no setting names a server). */
+  managed: ManagedEnvironment;
   runs: Runs;
   /** What was written to the "Agent" output channel (its last 500 kB). */
   outputText(): string;
+  /** What the extension wrote to the "agentls server" log (its last 200 kB; not the server's stderr). */
+  logText(): string;
   /** The run status bar item's text ('' when hidden). */
   statusText(): string;
   settings(): AgentSettings;
@@ -62,15 +68,29 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
   };
   const runs = new Runs(statusBar, transcript, uiProxy);
   const keys = new ApiKeys(context.secrets);
-  const server = new ServerManager(log, settingsNow, keys, uiProxy, {
-    onClient: (client: LanguageClient) => runs.attach(client),
-    onClientGone: () => runs.serverGone(),
+  const managed = new ManagedEnvironment({
+    bundleDir: path.join(context.extensionPath, 'bundled'),
+    storageDir: context.globalStorageUri.fsPath,
+    log: (line) => logInfo(line),
   });
+  const server = new ServerManager(
+    log,
+    settingsNow,
+    keys,
+    uiProxy,
+    {
+      onClient: (client: LanguageClient) => runs.attach(client),
+      onClientGone: () => runs.serverGone(),
+    },
+    managed,
+  );
   Object.assign(api, {
     ui,
     server,
+    managed,
     runs,
     outputText: () => mirror,
+    logText,
     statusText: () => statusBar.text,
     settings: settingsNow,
     lastOutcomeRunId: () => runs.lastOutcome?.runId,
@@ -88,7 +108,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         return;
       }
       if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
-        logInfo('Interpreter or API key variable changed: restarting the server');
+        logInfo('Server command, interpreter or API key variable changed: restarting the server');
         await server.restart();
         return;
       }

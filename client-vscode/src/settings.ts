@@ -14,6 +14,7 @@ export const SECTION = 'agentls';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface AgentSettings {
+  serverPath: string;
   python: string;
   model: string;
   apiBase: string;
@@ -27,6 +28,7 @@ export interface AgentSettings {
 }
 
 export const DEFAULT_SETTINGS: Readonly<AgentSettings> = Object.freeze({
+  serverPath: '',
   python: '',
   model: '',
   apiBase: '',
@@ -74,7 +76,7 @@ export function readSettings(get: SettingGetter): ReadSettings {
     });
   };
 
-  const str = (key: 'python' | 'model' | 'apiBase' | 'agent'): void => {
+  const str = (key: 'serverPath' | 'python' | 'model' | 'apiBase' | 'agent'): void => {
     const value = get(key);
     if (value === undefined || value === null) {
       return;
@@ -85,6 +87,7 @@ export function readSettings(get: SettingGetter): ReadSettings {
     }
     settings[key] = value.trim();
   };
+  str('serverPath');
   str('python');
   str('model');
   str('apiBase');
@@ -187,7 +190,7 @@ export function runOptions(settings: AgentSettings, agent?: string): RunOptions 
   };
 }
 
-/** Keys whose change needs a new server process (interpreter, environment). */
-export const RESTART_KEYS: readonly (keyof AgentSettings)[] = ['python', 'apiKeyEnv'];
+/** Keys whose change needs a new server process (launch line, environment). */
+export const RESTART_KEYS: readonly (keyof AgentSettings)[] = ['serverPath', 'python', 'apiKeyEnv'];
 /** Keys the server gets through `workspace/didChangeConfiguration`. */
 export const SERVER_KEYS: readonly (keyof AgentSettings)[] = ['model', 'apiBase', 'apiKeyEnv', 'logLevel'];

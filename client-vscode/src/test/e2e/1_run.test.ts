@@ -24,7 +24,9 @@ describe('Agent: Run', () => {
     await setSetting('confirmMode', undefined);
   });
 
-  it('runs a scripted task from the palette: status bar, output, saved edit, selection as context', async () => {
+  it('runs a scripted task from the palette: status bar, output, saved edit, selection as context', async function () {
+    // The first run waits for the model worker's litellm import: tens of seconds on a busy machine.
+    this.timeout(240_000);
     await script([
       {
         text: 'I will add a docstring.',
@@ -47,7 +49,7 @@ describe('Agent: Run', () => {
       // The real palette and input box, typed by playwright.
       ui({ palette: 'Agent: Run…', type: 'Add a docstring to greet' });
       const runId = await waitFor(() => api.runs.activeRunIds[0], 'a run to start', 20_000);
-      await waitFor(() => api.runs.view(runId)?.current.step === 1, 'step 1', 30_000);
+      await waitFor(() => api.runs.view(runId)?.current.step === 1, 'step 1', 150_000);
       ui({ expectStatusBar: 'step 1/10' });
       ui({ expectStatusBar: '', id: 'agentls.agentls.cancel' });
       ui({ screenshot: 'run-active' });

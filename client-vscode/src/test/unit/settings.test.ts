@@ -25,6 +25,7 @@ describe('readSettings', () => {
   it('reads valid values and trims strings', () => {
     const { settings, problems } = readSettings(
       getter({
+        serverPath: ' ~/bin/agentls ',
         python: ' /venv/bin/python ',
         model: 'openai/gpt-4o-mini',
         apiBase: 'http://127.0.0.1:4000/v1',
@@ -39,6 +40,7 @@ describe('readSettings', () => {
     );
     assert.deepEqual(problems, []);
     assert.deepEqual(settings, {
+      serverPath: '~/bin/agentls',
       python: '/venv/bin/python',
       model: 'openai/gpt-4o-mini',
       apiBase: 'http://127.0.0.1:4000/v1',
