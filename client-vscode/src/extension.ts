@@ -6,6 +6,8 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import { createLog, logInfo, logWarn } from './logging';
+import { ReviewController } from './review/controller';
+import { registerReviewUi } from './review/ui';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
@@ -28,6 +30,8 @@ export interface AgentlsApi {
   settings(): AgentSettings;
   /** The runId of the run that ended last (tests wait on it). */
   lastOutcomeRunId(): string | undefined;
+  /** The inline review of agent edits. */
+  review: ReviewController;
 }
 
 function settingsNow(): AgentSettings {
@@ -62,9 +66,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
   };
   const runs = new Runs(statusBar, transcript, uiProxy);
   const keys = new ApiKeys(context.secrets);
+  const review = new ReviewController();
   const server = new ServerManager(log, settingsNow, keys, uiProxy, {
-    onClient: (client: LanguageClient) => runs.attach(client),
+    onClient: (client: LanguageClient) => {
+      runs.attach(client);
+      review.attach(client);
+    },
     onClientGone: () => runs.serverGone(),
+    capabilities: () => review.capabilities(),
+    handleApplyEdit: (params) => review.handleApplyEdit(params),
   });
   Object.assign(api, {
     ui,
@@ -74,6 +84,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     statusText: () => statusBar.text,
     settings: settingsNow,
     lastOutcomeRunId: () => runs.lastOutcome?.runId,
+    review,
   });
 
   context.subscriptions.push(
@@ -83,8 +94,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     runs,
     server,
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow }),
+    review,
+    ...registerReviewUi(review),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) {
+        return;
+      }
+      if (event.affectsConfiguration(`${SECTION}.review.mode`)) {
+        logInfo('Review mode changed: restarting the server (the mode is declared at start)');
+        await server.restart();
         return;
       }
       if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
