@@ -74,11 +74,10 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
         const count = splitLines(hunk.oldText).length;
         const hover = new vscode.MarkdownString(`**Removed by the agent** (${count} line${count === 1 ? '' : 's'}):\n\n${fence(hunk.oldText)}`);
         const line = anchorLine(review!, hunk);
-        gone.push({
-          range: new vscode.Range(line, 0, line, 0),
-          hoverMessage: hover,
-          renderOptions: { after: { contentText: ` −${count} line${count === 1 ? '' : 's'} removed ` } },
-        });
+        // One line: the old text itself (short); more: how many, the hover has them all.
+        const only = hunk.oldText.replace(/\r?\n$|\r$/, '').trim();
+        const marker = count === 1 ? `− ${only.length > 60 ? `${only.slice(0, 59)}…` : only || '(empty line)'}` : `−${count} lines removed`;
+        gone.push({ range: new vscode.Range(line, 0, line, 0), hoverMessage: hover, renderOptions: { after: { contentText: ` ${marker} ` } } });
       }
     }
     editor.setDecorations(added, plain);
@@ -123,7 +122,7 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
           new vscode.CodeLens(range, { title: '$(diff) Diff', tooltip: `Diff of ${label}`, command: 'agentls.review.diff', arguments: args }),
         );
         if (hunk.changedByUser) {
-          out.push(new vscode.CodeLens(range, { title: 'changed by you', tooltip: `You edited ${label}`, command: '' }));
+          out.push(new vscode.CodeLens(range, { title: 'changed by you', tooltip: `You edited ${label}`, command: 'agentls.review.diff', arguments: args }));
         }
       });
       return out;

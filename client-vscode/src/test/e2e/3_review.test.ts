@@ -95,8 +95,9 @@ describe('Inline review of agent edits', () => {
     ui({ press: 'Control+z' });
     await waitFor(() => api.review.pendingCount === 1, 'the undone change pending again', 20_000);
     assert.strictEqual(editor.document.getText(), NEW);
+    ui({ expectVisible: lens('Keep change 1 of 1 in review_one.py'), what: 'the CodeLens of the change back' });
     ui({ screenshot: 'review-after-ctrl-z' });
-    await vscode.commands.executeCommand('agentls.review.keepFile', uri.toString());
+    ui({ click: lens('Keep all changes in review_one.py') });
     await waitFor(() => onDisk('review_one.py') === NEW, 'saved after keep', 10_000);
 
     answer!('go on');
@@ -120,7 +121,7 @@ describe('Inline review of agent edits', () => {
       {
         tool_calls: [
           { name: 'write_file', arguments: { path: 'review_a.py', content: NEW } },
-          { name: 'write_file', arguments: { path: 'review_b.py', content: OLD.replace('value_5 = 5\n', 'value_5 = 50\n') } },
+          { name: 'write_file', arguments: { path: 'review_b.py', content: OLD.replace('value_5 = 5\n', 'value_5 = 50\n').replace('value_7 = 7\n', '') } },
         ],
       },
       { tool_calls: [{ name: 'ask_user', arguments: { question: 'Go on?' } }] },
@@ -129,37 +130,42 @@ describe('Inline review of agent edits', () => {
     const running = vscode.commands.executeCommand<{ result?: { status: string } }>('agentls.run', { prompt: 'Change values', useSelection: false });
     await waitFor(() => api.review.review(a)?.pending === 2, 'the first proposal', 60_000);
     await vscode.commands.executeCommand('type', { text: 'while ' });
-    await waitFor(() => api.review.pendingCount === 3, 'both files under review', 60_000);
+    await waitFor(() => api.review.pendingCount === 4, 'both files under review', 60_000);
     await vscode.commands.executeCommand('type', { text: 'after' });
     assert.strictEqual(vscode.window.activeTextEditor?.document.uri.toString(), notes.toString(), 'focus stayed in the notes');
     assert.strictEqual(notesEditor.document.getText(), 'before while after', 'every keystroke landed where the user typed');
     assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === a.toString()), 'no editor was opened for the agent');
-    ui({ expectVisible: '[id="agentls.agentls.review"]:has-text("3 agent changes")', what: 'the status bar counts both files' });
+    ui({ expectVisible: '[id="agentls.agentls.review"]:has-text("4 agent changes")', what: 'the status bar counts both files' });
 
     const editor = await vscode.window.showTextDocument(a);
     // Outside a change: the user's own line, never shown as the agent's.
     await editor.edit((e) => e.insert(new vscode.Position(5, 0), '# mine\n'));
-    assert.strictEqual(api.review.pendingCount, 3);
+    assert.strictEqual(api.review.pendingCount, 4);
     // Inside change 2: it becomes "changed by you".
     const line = editor.document.getText().split('\n').findIndex((l) => l === 'value_9 = 90');
     await editor.edit((e) => e.insert(new vscode.Position(line, 'value_9 = 90'.length), '0'));
     await waitFor(() => api.review.review(a)?.hunks[1]?.changedByUser, 'change 2 changed by the user', 5000);
     ui({ expectVisible: lens('You edited change 2 of 2 in review_a.py'), what: 'the "changed by you" lens' });
-    ui({ screenshot: 'review-two-files' });
-    await vscode.commands.executeCommand('agentls.review.keepFile', a.toString());
-    const expected = NEW.replace('value_5 = 5\n', '# mine\nvalue_5 = 5\n').replace('value_9 = 90\n', 'value_9 = 900\n');
+    ui({ screenshot: 'review-changed-by-you' });
+    ui({ click: lens('Keep all changes in review_a.py') });
+    await waitFor(() => api.review.review(a)?.pending === 0, 'review_a.py kept', 20_000);
+    const expected = NEW.replace('value_6 = 6\n', '# mine\nvalue_6 = 6\n').replace('value_9 = 90\n', 'value_9 = 900\n');
     assert.strictEqual(editor.document.getText(), expected, "the user's text is all there");
     await waitFor(() => onDisk('review_a.py') === expected, 'review_a.py saved', 10_000);
-    const sent = api.review.sent[api.review.sent.length - 1];
+    const sentForA = (): unknown[][] => api.review.sent.filter((p) => p.uri === a.toString()).flatMap((p) => p.hunks.map((h) => [h.outcome, h.text]));
+    await waitFor(() => sentForA().length === 2, 'both decisions sent', 10_000);
     assert.deepStrictEqual(
-      sent.hunks.map((h) => [h.outcome, h.text]),
+      sentForA(),
       [
         ['changedByUser', 'value_9 = 900\nvalue_9b = 91\n'],
         ['kept', undefined],
       ],
     );
-    ui({ expectVisible: '[id="agentls.agentls.review"]:has-text("1 agent change")', what: 'the count after one file' });
-    await vscode.commands.executeCommand('agentls.review.undoAll');
+    ui({ expectVisible: '[id="agentls.agentls.review"]:has-text("2 agent changes")', what: 'the count after one file' });
+    await vscode.window.showTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'review_b.py')));
+    ui({ expectVisible: lens('Undo change 2 of 2 in review_b.py'), what: 'the lens of the removal' });
+    ui({ screenshot: 'review-removed-lines' });
+    ui({ click: lens('Undo all changes in review_b.py') });
     await waitFor(() => onDisk('review_b.py') === OLD, 'review_b.py back to its text', 10_000);
     assert.strictEqual(api.review.pendingCount, 0);
 

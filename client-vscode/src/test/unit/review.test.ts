@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { applyChange, diffLines, FileReview, offsetAt, splitLines, type Change } from '../../review/model';
+import { decisionParams, readReviewSettings, reviewable } from '../../review/protocol';
 
 const OLD = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join('');
 
@@ -228,5 +229,50 @@ describe('FileReview properties', () => {
         assert.equal(review.text, review.baseline());
       }),
     );
+  });
+});
+
+describe('review protocol', () => {
+  const annotated = (needsConfirmation: boolean, extra: object[] = []) => ({
+    edit: {
+      changeAnnotations: { 'r-1:edit:a.py:1': { label: 'agent: edit a.py', needsConfirmation } },
+      documentChanges: [
+        ...extra,
+        {
+          textDocument: { uri: 'file:///w/a.py', version: 3 },
+          edits: [{ range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } }, newText: 'x\n', annotationId: 'r-1:edit:a.py:1' }],
+        },
+      ],
+    },
+  });
+
+  it('takes over only edits that need confirmation and hold text edits or creations', () => {
+    assert.equal(reviewable(annotated(false) as never), undefined);
+    assert.equal(reviewable(annotated(true) as never)?.length, 1);
+    const created = reviewable(annotated(true, [{ kind: 'create', uri: 'file:///w/b.py' }]) as never);
+    assert.deepEqual(created?.map((p) => p.create ?? 'edit'), ['file:///w/b.py', 'edit']);
+    assert.equal(reviewable(annotated(true, [{ kind: 'delete', uri: 'file:///w/c.py' }]) as never), undefined, 'deletions go to the preview');
+  });
+
+  it('names every server hunk a decided hunk carries', () => {
+    const params = decisionParams('file:///w/a.py', 7, [
+      { key: 1, ids: ['h1', 'h2'], outcome: 'kept', line: 0 },
+      { key: 2, ids: ['h3'], outcome: 'changedByUser', text: 'mine\n', line: 4 },
+    ]);
+    assert.deepEqual(params, {
+      uri: 'file:///w/a.py',
+      version: 7,
+      hunks: [
+        { id: 'h1', outcome: 'kept', line: 0 },
+        { id: 'h2', outcome: 'kept', line: 0 },
+        { id: 'h3', outcome: 'changedByUser', text: 'mine\n', line: 4 },
+      ],
+    });
+  });
+
+  it('reads the settings with safe defaults', () => {
+    assert.deepEqual(readReviewSettings(() => undefined), { mode: 'inline', waitForDecision: false });
+    assert.deepEqual(readReviewSettings((k) => ({ mode: 'refactorPreview', waitForDecision: true })[k]), { mode: 'refactorPreview', waitForDecision: true });
+    assert.deepEqual(readReviewSettings((k) => ({ mode: 'bogus', waitForDecision: 'yes' })[k]), { mode: 'inline', waitForDecision: false });
   });
 });
