@@ -33,11 +33,14 @@ export class ReviewController implements vscode.Disposable {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly changed = new vscode.EventEmitter<vscode.Uri | undefined>();
   readonly onDidChange = this.changed.event;
+  /** After a decision went to the server (sending it also flushes the buffers' didChange). */
+  private readonly reported = new vscode.EventEmitter<void>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly settings: () => ReviewSettings = currentSettings) {
     this.subscriptions.push(
       this.changed,
+      this.reported,
       vscode.workspace.onDidChangeTextDocument((e) => this.onDocumentChange(e)),
       vscode.workspace.onDidOpenTextDocument((doc) => this.onDocumentOpen(doc)),
     );
@@ -84,9 +87,7 @@ export class ReviewController implements vscode.Disposable {
       return undefined;
     }
     // Several edits may be in flight: one at a time, in order.
-    const result = this.queue.then(() => this.applyAgentEdit(parts));
-    this.queue = result.catch(() => undefined);
-    return result.then(async (answer) => {
+    return this.serial(() => this.applyAgentEdit(parts)).then(async (answer) => {
       if (answer.applied && this.settings().waitForDecision) {
         await this.decisionsOf(parts);
       }
@@ -175,8 +176,10 @@ export class ReviewController implements vscode.Disposable {
     if (!open()) {
       return Promise.resolve();
     }
+    // Answer only once the decisions (and the text they left) have reached the server, so
+    // that it reads the document as the user left it.
     return new Promise((resolve) => {
-      const listener = this.onDidChange(() => {
+      const listener = this.reported.event(() => {
         if (!open()) {
           listener.dispose();
           resolve();
@@ -217,8 +220,38 @@ export class ReviewController implements vscode.Disposable {
     }
   }
 
+  /** Agent edits and the user's decisions, one at a time: a decision never meets a buffer
+   * that an agent edit is still being applied to. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
   // -- decisions ------------------------------------------------------------------------------
-  async keep(uri: vscode.Uri, hunkKey: number): Promise<boolean> {
+  keep(uri: vscode.Uri, hunkKey: number): Promise<boolean> {
+    return this.serial(() => this.keepNow(uri, hunkKey));
+  }
+
+  undo(uri: vscode.Uri, hunkKey: number): Promise<boolean> {
+    return this.serial(() => this.undoNow(uri, hunkKey));
+  }
+
+  decideFile(uri: vscode.Uri, how: 'keep' | 'undo'): Promise<number> {
+    return this.serial(() => this.decideFileNow(uri, how));
+  }
+
+  decideAll(how: 'keep' | 'undo'): Promise<number> {
+    return this.serial(async () => {
+      let count = 0;
+      for (const key of [...this.files.keys()]) {
+        count += await this.decideFileNow(vscode.Uri.parse(key), how);
+      }
+      return count;
+    });
+  }
+
+  private async keepNow(uri: vscode.Uri, hunkKey: number): Promise<boolean> {
     const review = this.review(uri);
     const decided = review?.keep(hunkKey);
     if (!review || !decided) {
@@ -230,7 +263,7 @@ export class ReviewController implements vscode.Disposable {
     return true;
   }
 
-  async undo(uri: vscode.Uri, hunkKey: number): Promise<boolean> {
+  private async undoNow(uri: vscode.Uri, hunkKey: number): Promise<boolean> {
     const review = this.review(uri);
     if (!review?.hunk(hunkKey)) {
       return false;
@@ -263,20 +296,12 @@ export class ReviewController implements vscode.Disposable {
     return true;
   }
 
-  async decideFile(uri: vscode.Uri, how: 'keep' | 'undo'): Promise<number> {
+  private async decideFileNow(uri: vscode.Uri, how: 'keep' | 'undo'): Promise<number> {
     const review = this.review(uri);
     let count = 0;
     // From the end: undoing a hunk never moves the ones before it.
     for (const hunk of [...(review?.hunks ?? [])].reverse()) {
-      count += (await (how === 'keep' ? this.keep(uri, hunk.key) : this.undo(uri, hunk.key))) ? 1 : 0;
-    }
-    return count;
-  }
-
-  async decideAll(how: 'keep' | 'undo'): Promise<number> {
-    let count = 0;
-    for (const key of [...this.files.keys()]) {
-      count += await this.decideFile(vscode.Uri.parse(key), how);
+      count += (await (how === 'keep' ? this.keepNow(uri, hunk.key) : this.undoNow(uri, hunk.key))) ? 1 : 0;
     }
     return count;
   }
@@ -305,6 +330,7 @@ export class ReviewController implements vscode.Disposable {
     } catch (error) {
       logError('Could not send the review decision to the server', error);
     }
+    this.reported.fire();
   }
 
   dispose(): void {

@@ -113,7 +113,7 @@ describe('Inline review of agent edits', () => {
 
   it('reviews two files while the user types elsewhere: focus stays, typing outside and inside a change', async () => {
     const a = write('review_a.py', OLD);
-    write('review_b.py', OLD);
+    const b = write('review_b.py', OLD);
     const notes = write('review_notes.txt', '');
     const notesEditor = await vscode.window.showTextDocument(notes);
     await vscode.commands.executeCommand('type', { text: 'before ' });
@@ -162,12 +162,12 @@ describe('Inline review of agent edits', () => {
       ],
     );
     ui({ expectVisible: '[id="agentls.agentls.review"]:has-text("2 agent changes")', what: 'the count after one file' });
-    await vscode.window.showTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'review_b.py')));
+    await vscode.window.showTextDocument(b);
     ui({ expectVisible: lens('Undo change 2 of 2 in review_b.py'), what: 'the lens of the removal' });
     ui({ screenshot: 'review-removed-lines' });
     ui({ click: lens('Undo all changes in review_b.py') });
-    await waitFor(() => onDisk('review_b.py') === OLD, 'review_b.py back to its text', 10_000);
-    assert.strictEqual(api.review.pendingCount, 0);
+    await waitFor(() => api.review.pendingCount === 0, 'review_b.py undone', 20_000);
+    await waitFor(() => onDisk('review_b.py') === OLD && !vscode.workspace.textDocuments.find((d) => d.uri.toString() === b.toString())?.isDirty, 'review_b.py back to its text, saved', 10_000);
 
     answer!('go on');
     const outcome = await running;
@@ -206,6 +206,28 @@ describe('Inline review of agent edits', () => {
     } finally {
       await vscode.workspace.getConfiguration('files').update('trimTrailingWhitespace', undefined, vscode.ConfigurationTarget.Workspace);
       await vscode.workspace.getConfiguration('editor').update('formatOnSave', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('with waitForDecision the agent waits and its tool result says what was kept', async () => {
+    await setSetting('review.waitForDecision', true);
+    try {
+      const uri = write('review_wait.py', OLD);
+      await vscode.window.showTextDocument(uri);
+      await script([{ tool_calls: [{ name: 'write_file', arguments: { path: 'review_wait.py', content: NEW } }] }, { text: 'Done.' }]);
+      const running = vscode.commands.executeCommand<{ result?: { status: string } }>('agentls.run', { prompt: 'Change two values', useSelection: false });
+      await waitFor(() => api.review.pendingCount === 2, 'two changes under review', 60_000);
+      assert.strictEqual((await modelRequests()).length, 1, 'the agent waits for the decision');
+      const [first, second] = api.review.review(uri)!.hunks;
+      await vscode.commands.executeCommand('agentls.review.keepHunk', uri.toString(), first.key);
+      await vscode.commands.executeCommand('agentls.review.undoHunk', uri.toString(), second.key);
+      const outcome = await running;
+      assert.strictEqual(outcome?.result?.status, 'success', JSON.stringify(outcome));
+      const messages = await lastModelMessages();
+      assert.match(messages, /The user applied only part of this change to review_wait\.py\. review_wait\.py: kept hunks 1; rejected hunks 2/);
+      assert.doesNotMatch(messages, /pending the user's review/);
+    } finally {
+      await setSetting('review.waitForDecision', undefined);
     }
   });
 });
