@@ -100,7 +100,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
       if (!event.affectsConfiguration(SECTION)) {
         return;
       }
-      if (event.affectsConfiguration(`${SECTION}.review.mode`)) {
+      if (event.affectsConfiguration(`${SECTION}.review.mode`) && review.modeChanged()) {
         logInfo('Review mode changed: restarting the server (the mode is declared at start)');
         await server.restart();
         return;

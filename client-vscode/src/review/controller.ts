@@ -46,9 +46,18 @@ export class ReviewController implements vscode.Disposable {
     );
   }
 
+  private declaredMode: ReviewSettings['mode'] | undefined;
+
   /** What `initialize` declares in `experimental.agentls`. */
   capabilities(): Record<string, unknown> {
-    return this.settings().mode === 'inline' ? { inlineReview: true } : {};
+    this.declaredMode = this.settings().mode;
+    return this.declaredMode === 'inline' ? { inlineReview: true } : {};
+  }
+
+  /** The mode differs from the one the running server was told (it needs a restart).
+   * One settings write may fire several change events: only a real change counts. */
+  modeChanged(): boolean {
+    return this.declaredMode !== undefined && this.settings().mode !== this.declaredMode;
   }
 
   attach(client: LanguageClient | undefined): void {
