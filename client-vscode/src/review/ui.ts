@@ -58,12 +58,23 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
       fontStyle: 'italic',
     },
   });
+  const rule = (width: string): vscode.TextEditorDecorationType =>
+    vscode.window.createTextEditorDecorationType({
+      isWholeLine: true,
+      borderStyle: 'solid',
+      borderWidth: width,
+      borderColor: new vscode.ThemeColor('editorOverviewRuler.deletedForeground'),
+    });
+  const ruleAbove = rule('1px 0 0 0');
+  const ruleBelow = rule('0 0 1px 0');
 
   const draw = (editor: vscode.TextEditor): void => {
     const review = controller.review(editor.document.uri);
     const plain: vscode.DecorationOptions[] = [];
     const mine: vscode.DecorationOptions[] = [];
     const gone: vscode.DecorationOptions[] = [];
+    const above: vscode.DecorationOptions[] = [];
+    const below: vscode.DecorationOptions[] = [];
     for (const hunk of review?.hunks ?? []) {
       if (hunk.end > hunk.start) {
         const first = lineAt(review!.text, hunk.start);
@@ -74,15 +85,25 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
         const count = splitLines(hunk.oldText).length;
         const hover = new vscode.MarkdownString(`**Removed by the agent** (${count} line${count === 1 ? '' : 's'}):\n\n${fence(hunk.oldText)}`);
         const line = anchorLine(review!, hunk);
-        // One line: the old text itself (short); more: how many, the hover has them all.
+        // One line: the old text itself (short); more: how many, the hover has them all. A
+        // pure removal is drawn on the line after it (a rule above that line), or on the
+        // last line when it removed the end of the file.
         const only = hunk.oldText.replace(/\r?\n$|\r$/, '').trim();
-        const marker = count === 1 ? `− ${only.length > 60 ? `${only.slice(0, 59)}…` : only || '(empty line)'}` : `−${count} lines removed`;
-        gone.push({ range: new vscode.Range(line, 0, line, 0), hoverMessage: hover, renderOptions: { after: { contentText: ` ${marker} ` } } });
+        const what = count === 1 ? only.length > 60 ? `${only.slice(0, 59)}…` : only || '(an empty line)' : `${count} lines`;
+        const atEnd = hunk.start === hunk.end && lineAt(review!.text, hunk.start) > line;
+        const where = hunk.start < hunk.end ? 'was' : atEnd ? 'removed below' : 'removed above';
+        const options = { range: new vscode.Range(line, 0, line, 0), hoverMessage: hover, renderOptions: { after: { contentText: ` ${where}: ${what} ` } } };
+        gone.push(options);
+        if (hunk.start === hunk.end) {
+          (atEnd ? below : above).push({ range: options.range });
+        }
       }
     }
     editor.setDecorations(added, plain);
     editor.setDecorations(changedByUser, mine);
     editor.setDecorations(removed, gone);
+    editor.setDecorations(ruleAbove, above);
+    editor.setDecorations(ruleBelow, below);
   };
   const drawAll = (): void => {
     for (const editor of vscode.window.visibleTextEditors) {
@@ -293,6 +314,8 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
     added,
     changedByUser,
     removed,
+    ruleAbove,
+    ruleBelow,
     status,
     lensesChanged,
     baselineChanged,
