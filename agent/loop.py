@@ -18,7 +18,7 @@ import asyncio
 import json
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from agentls.agent.cancel import CancelToken
@@ -95,6 +95,7 @@ class AgentLoop:
         model_name: str | None = None,
         session: SessionRecorder | None = None,
         machine: RunStateMachine | None = None,
+        inbox: Callable[[], Sequence[str]] | None = None,
     ) -> None:
         self.llm = llm
         self.engine = engine
@@ -113,6 +114,9 @@ class AgentLoop:
         self.session = session
         self.model_call_index = session.model_call_index if session is not None else 0
         self.deltas = DeltaDedupe()
+        # News from the front end for the model (e.g. what the user kept or undid of its
+        # edits), read before each model call.
+        self.inbox = inbox
 
     # -- the loop ----------------------------------------------------------------
     async def run(self, prompt: str, *, history: Sequence[dict[str, Any]] = ()) -> AgentState:
@@ -135,6 +139,7 @@ class AgentLoop:
                 self.observer(StepStarted(step, max_steps))
                 self.machine.to(RunState.MODEL_RUNNING)
                 self._next_model_call()  # once per turn: the adapter's retries reuse it
+                await self._read_inbox(state)
                 try:
                     response = await self._call_model(state.messages, tools_schema or None)
                 except _Cancelled:
@@ -232,6 +237,15 @@ class AgentLoop:
                 status, RunState.COMPLETED
             )
         self.machine.to(run_state, "" if status == "success" else output)
+
+    async def _read_inbox(self, state: AgentState) -> None:
+        notes = list(self.inbox()) if self.inbox is not None else []
+        if not notes:
+            return
+        note = "\n\n".join(notes)
+        state.messages = self.ctx.append_user_message(state.messages, note)
+        if self.session is not None:
+            await self.session.user(note)
 
     def _interrupted(self, state: AgentState) -> None:
         self._end(

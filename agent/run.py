@@ -143,6 +143,7 @@ async def run_agent(
             model_name=config.llm.model,
             session=recorder,
             machine=machine,
+            inbox=extras.get("inbox"),
         )
         try:
             return await loop.run(prompt, history=history or ())

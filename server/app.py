@@ -250,11 +250,12 @@ def build_server(
         configuration,
         lifecycle,
         ping,
+        review,
         run,
         sessions,
     )
 
     ls = AgentLanguageServer(llm_factory=llm_factory, files_factory=files_factory, warm_up=warm_up)
-    for feature in (lifecycle, configuration, run, cancel, agents, sessions, ping):
+    for feature in (lifecycle, configuration, run, cancel, agents, sessions, ping, review):
         feature.register(ls)
     return ls

@@ -275,6 +275,11 @@ class EditOptions:
     annotation_prefix: str = "agentls"
 
 
+def annotation_id(prefix: str, plan: FilePlan, key: str) -> str:
+    """The change annotation id of one hunk (``key``: its index) or of a file operation."""
+    return f"{prefix}:{plan.op}:{plan.path}:{key}"
+
+
 def build_workspace_edit(plans: Sequence[FilePlan], options: EditOptions) -> lsp.WorkspaceEdit:
     """One WorkspaceEdit for all plans; with ``annotate`` every hunk gets its own annotation.
 
@@ -288,7 +293,7 @@ def build_workspace_edit(plans: Sequence[FilePlan], options: EditOptions) -> lsp
     def annotate(plan: FilePlan, key: str, description: str) -> str | None:
         if not options.annotate:
             return None
-        ident = f"{options.annotation_prefix}:{plan.op}:{plan.path}:{key}"
+        ident = annotation_id(options.annotation_prefix, plan, key)
         annotations[ident] = lsp.ChangeAnnotation(
             label=label_for(plan), needs_confirmation=True, description=description
         )

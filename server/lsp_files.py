@@ -70,10 +70,17 @@ from agentls.agent.workspace import (
 from agentls.server.edits import (
     EditOptions,
     FilePlan,
+    annotation_id,
     build_workspace_edit,
     kept_hunks,
     normalize_encoding,
     plan_file,
+)
+from agentls.server.inline_review import (
+    CURRENT_RUN,
+    PENDING_NOTE,
+    client_reviews_inline,
+    reviews_for,
 )
 
 log = logging.getLogger(__name__)
@@ -102,6 +109,7 @@ class ClientEditSupport:
     delete_files: bool = False
     annotations: bool = False
     show_message: bool = False
+    inline_review: bool = False
 
     @classmethod
     def from_capabilities(cls, caps: lsp.ClientCapabilities | None) -> ClientEditSupport:
@@ -120,6 +128,7 @@ class ClientEditSupport:
             delete_files="delete" in ops,
             annotations=bool(wedit and wedit.change_annotation_support is not None),
             show_message=bool(window and window.show_message is not None),
+            inline_review=client_reviews_inline(caps),
         )
 
 
@@ -326,13 +335,52 @@ class LspFileAccess(FileAccess):
                     paths,
                 )
         self._seq += 1
+        prefix = f"agentls-{self._seq}"
+        # Inline review: the client applies the edit at once and the user decides per hunk
+        # later; each hunk's annotation id is how the decisions name it.
+        reviewed: list[str] = []
+        if annotate and self.support.inline_review:
+            book = reviews_for(self.server)
+            run = CURRENT_RUN.get()
+            prefix = book.prefix(run)
+            tracked = {
+                annotation_id(prefix, plan, str(hunk.index)): (
+                    plan.path,
+                    hunk.index,
+                    hunk.summary(),
+                )
+                for plan in plans
+                if plan.op != "delete"
+                for hunk in plan.hunks
+            }
+            book.track(run, tracked)
+            reviewed = list(tracked)
         options = EditOptions(
             encoding=normalize_encoding(self.server.workspace.position_encoding),
             document_changes=self.support.document_changes,
             create_files=self.support.create_files and not self._create_broken,
             annotate=annotate,
-            annotation_prefix=f"agentls-{self._seq}",
+            annotation_prefix=prefix,
         )
+        undecided = 0
+        try:
+            outcome = await self._send_edit(plans, paths, targets, options, what)
+        finally:
+            if reviewed:
+                undecided = reviews_for(self.server).sent(reviewed)
+        if undecided and outcome.status == "applied" and not any(p.op == "delete" for p in plans):
+            message = f"{outcome.message} {PENDING_NOTE}".strip()
+            outcome = dataclasses.replace(outcome, message=message)
+        return outcome
+
+    async def _send_edit(
+        self,
+        plans: list[FilePlan],
+        paths: list[str],
+        targets: list[Path],
+        options: EditOptions,
+        what: str,
+    ) -> EditOutcome:
         targets_by_plan = self._targets_of(plans, paths, targets)
         before = {p.path: self._doc_version(t) for p, t in zip(plans, targets_by_plan, strict=True)}
         try:

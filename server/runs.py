@@ -31,6 +31,7 @@ from agentls.agent.contract import RunResult
 from agentls.agent.events import RunState, StatusChanged
 from agentls.agent.workspace import FileAccess
 from agentls.server.approver import LspApprover
+from agentls.server.inline_review import RunRef, reviews_for, run_context
 from agentls.server.observer import LspRunObserver
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import RunParams, parse_params
@@ -150,6 +151,7 @@ class RunManager:
         observer = LspRunObserver(run_id, self.notify, progress=progress)
         handle.observer = observer
         outcome: RunOutcome | None = None
+        run_ref = RunRef(run_id, handle.session_id)
         try:
             await progress.begin(
                 f"Agent: {params.agent}",
@@ -166,6 +168,8 @@ class RunManager:
             probe = self._changes_probe()
             if probe is not None:  # the live index reports what a command changed
                 extras["changes_probe"] = probe
+            # What the user decided about edits under inline review reaches the model here.
+            extras["inbox"] = reviews_for(self._ls).run_started(run_ref)
             handle.extras = extras
             registry = await self.mcp.registry_for(config, warn=self._warn)
             task = asyncio.create_task(
@@ -182,6 +186,7 @@ class RunManager:
                     registry=registry,
                 ),
                 name=f"agentls-run-{run_id}",
+                context=run_context(run_ref),
             )
             handle.task = task
             try:
@@ -203,6 +208,7 @@ class RunManager:
             observer(StatusChanged(RunState.FAILED, f"{type(exc).__name__}: {exc}"))
             return self._failed_result(handle, f"internal error: {type(exc).__name__}: {exc}")
         finally:
+            reviews_for(self._ls).run_ended(run_ref)
             observer.close()
             if outcome is not None:
                 status = outcome.state.status

@@ -14,6 +14,10 @@
 //   {"input": "text"}   type into the open input box (e.g. agent/askUser) and press Enter
 //   {"palette": "Agent: Run…", "type"?: "prompt text"}
 //       run a command from the command palette, then type into the input box and press Enter
+//   {"click": "css selector"}   click the first visible match (e.g. a CodeLens by its title)
+//   {"press": "Control+z"}      press keys in the page (the focused editor gets them)
+//   {"expectVisible": "css selector", "what"?: "description"}
+//       a runner check: a match becomes visible within 10 s
 // Runner checks count in the final `N passed, N failed` line with the mocha results.
 //
 // Usage: node runner.mjs --port P --workspace DIR --ext DIR --artifacts DIR [--timeout S]
@@ -171,6 +175,23 @@ function perform(request) {
       }
       if (request.palette) {
         await palette(request.palette, request.type);
+      }
+      if (request.expectVisible) {
+        const what = request.what ?? request.expectVisible;
+        try {
+          await page.locator(request.expectVisible).first().waitFor({ state: 'visible', timeout: 10_000 });
+          check(true, `visible: ${what}`);
+        } catch {
+          check(false, `visible: ${what}`);
+        }
+      }
+      if (request.click) {
+        await page.locator(request.click).first().click({ timeout: 10_000 });
+        say(`[runner] clicked ${request.click}`);
+      }
+      if (request.press) {
+        await page.keyboard.press(request.press);
+        say(`[runner] pressed ${request.press}`);
       }
     } catch (error) {
       check(false, `UI action ${JSON.stringify(request)}: ${error.message}`);

@@ -8,6 +8,8 @@ import { registerCommands } from './commands';
 import * as path from 'path';
 import { createLog, logInfo, logText, logWarn } from './logging';
 import { ManagedEnvironment } from './managedEnv';
+import { ReviewController } from './review/controller';
+import { registerReviewUi } from './review/ui';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
@@ -34,6 +36,8 @@ export interface AgentlsApi {
   settings(): AgentSettings;
   /** The runId of the run that ended last (tests wait on it). */
   lastOutcomeRunId(): string | undefined;
+  /** The inline review of agent edits. */
+  review: ReviewController;
 }
 
 function settingsNow(): AgentSettings {
@@ -73,14 +77,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     storageDir: context.globalStorageUri.fsPath,
     log: (line) => logInfo(line),
   });
+  const review = new ReviewController();
   const server = new ServerManager(
     log,
     settingsNow,
     keys,
     uiProxy,
     {
-      onClient: (client: LanguageClient) => runs.attach(client),
+      onClient: (client: LanguageClient) => {
+        runs.attach(client);
+        review.attach(client);
+      },
       onClientGone: () => runs.serverGone(),
+      capabilities: () => review.capabilities(),
+      handleApplyEdit: (params) => review.handleApplyEdit(params),
     },
     managed,
   );
@@ -94,6 +104,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     statusText: () => statusBar.text,
     settings: settingsNow,
     lastOutcomeRunId: () => runs.lastOutcome?.runId,
+    review,
   });
 
   context.subscriptions.push(
@@ -103,8 +114,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     runs,
     server,
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow }),
+    review,
+    ...registerReviewUi(review),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) {
+        return;
+      }
+      if (event.affectsConfiguration(`${SECTION}.review.mode`) && review.modeChanged()) {
+        logInfo('Review mode changed: restarting the server (the mode is declared at start)');
+        await server.restart();
         return;
       }
       if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {

@@ -53,6 +53,10 @@ export interface ServerHooks {
   onClient(client: LanguageClient): void;
   /** Called when the client is gone (stopped or crashed). */
   onClientGone(): void;
+  /** More of `experimental.agentls` to declare, read at each start. */
+  capabilities?(): Record<string, unknown>;
+  /** Takes over a server edit (inline review), or returns undefined to let it go on. */
+  handleApplyEdit?(params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> | undefined;
 }
 
 export class ServerManager implements vscode.Disposable {
@@ -186,7 +190,7 @@ export class ServerManager implements vscode.Disposable {
       },
       middleware: {
         workspace: {
-          handleApplyEdit: (params, next) => this.applyEdit(params, next),
+          handleApplyEdit: (params, next) => this.hooks.handleApplyEdit?.(params) ?? this.applyEdit(params, next),
         },
       },
       errorHandler: {
@@ -197,7 +201,7 @@ export class ServerManager implements vscode.Disposable {
     };
 
     const client = new AgentLanguageClient('agentls', 'agentls', serverOptions, clientOptions);
-    client.registerFeature(new AgentCapabilities());
+    client.registerFeature(new AgentCapabilities(() => this.hooks.capabilities?.() ?? {}));
     this.client = client;
     this.hooks.onClient(client);
     try {

@@ -8,7 +8,9 @@ import Mocha from 'mocha';
 import * as path from 'path';
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, color: false, reporter: 'spec' });
+  // AGENTLS_E2E_GREP (in the VS Code server's environment) runs only the matching tests.
+  const grep = process.env.AGENTLS_E2E_GREP;
+  const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, color: false, reporter: 'spec', ...(grep ? { grep } : {}) });
   const dir = path.join(__dirname, 'e2e');
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort()) {
     mocha.addFile(path.join(dir, file));

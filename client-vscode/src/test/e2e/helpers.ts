@@ -91,3 +91,10 @@ export function onDisk(relative: string): string {
 export async function setSetting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('agentls').update(key, value, vscode.ConfigurationTarget.Workspace);
 }
+
+/** Switch `agentls.review.mode` (undefined: the default) and wait for the server it restarts. */
+export async function reviewMode(api: AgentlsApi, mode: 'inline' | 'refactorPreview' | undefined): Promise<void> {
+  const before = api.server.current;
+  await setSetting('review.mode', mode);
+  await waitFor(() => api.server.current !== undefined && api.server.current !== before && api.server.current, 'the server to restart', 60_000);
+}
