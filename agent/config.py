@@ -54,7 +54,11 @@ class LLMConfig(_Strict):
     )
     timeout: int = Field(60, ge=1, description="Seconds allowed for one call to the model.")
     retries: int = Field(
-        2, ge=0, le=10, description="Retries on transient errors (429, timeouts, 5xx)."
+        2,
+        ge=0,
+        le=10,
+        description="Retries on transient errors (429, timeouts, 5xx) and on streams cut "
+        "before their end.",
     )
     stream: bool = Field(True, description="Stream the model's text as it is written.")
 

@@ -28,7 +28,7 @@ from typing import Any
 from agentls.agent.config import LLMConfig
 from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransientError
-from agentls.agent.llm.models import LLMResponse, StreamChunk
+from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_from_wire
 
 log = logging.getLogger(__name__)
@@ -250,7 +250,7 @@ class ProcessLLM:
 
     async def completion_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> AsyncIterator[StreamChunk | LLMResponse]:
+    ) -> AsyncIterator[StreamChunk | StreamRestart | LLMResponse]:
         async with contextlib.aclosing(self._frames("stream", messages, tools)) as frames:
             async for item in frames:
                 yield item
@@ -260,7 +260,7 @@ class ProcessLLM:
 
     async def _frames(
         self, op: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
-    ) -> AsyncGenerator[StreamChunk | LLMResponse, None]:
+    ) -> AsyncGenerator[StreamChunk | StreamRestart | LLMResponse, None]:
         call = await self.worker.open(op, self.config, messages, tools)
         finished = False
         text: list[str] = []
@@ -272,6 +272,12 @@ class ProcessLLM:
                     piece = str(frame.get("text", ""))
                     text.append(piece)
                     yield StreamChunk(data=piece)
+                elif kind == "restart":
+                    text.clear()
+                    yield StreamRestart(
+                        reason=str(frame.get("reason") or "the stream was cut"),
+                        attempt=int(frame.get("attempt") or 2),
+                    )
                 elif kind == "response":
                     finished = True
                     yield LLMResponse.model_validate(frame.get("response"))
