@@ -74,6 +74,12 @@ export interface StreamParams {
   runId: string;
   seq: number;
   text: string;
+  /** The model's stream was cut and its call starts again: the text of this step so far is void. */
+  restart?: boolean;
+  /** How many characters of this step's text, already sent, the restart voids. */
+  discard?: number;
+  reason?: string;
+  attempt?: number;
 }
 
 export interface StepParams {
