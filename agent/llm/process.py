@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from agentls.agent.config import LLMConfig
-from agentls.agent.llm.adapter import LiteLLMAdapter
+from agentls.agent.llm.adapter import chars_per_token_estimate
 from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransientError
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
+from agentls.agent.llm.tokens import count_message_tokens
 from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_from_wire
 
 log = logging.getLogger(__name__)
@@ -236,8 +237,6 @@ class ProcessLLM:
     def __init__(self, config: LLMConfig, worker: ModelWorker) -> None:
         self.config = config
         self.worker = worker
-        # Token counts stay in-process: the context manager needs them synchronously.
-        self._local = LiteLLMAdapter(config)
 
     async def completion(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
@@ -256,7 +255,10 @@ class ProcessLLM:
                 yield item
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        return self._local.count_tokens(messages)
+        """Counted here with tiktoken alone (the context manager needs counts
+        synchronously), so this process never imports litellm."""
+        counted = count_message_tokens(self.config.model, messages)
+        return counted if counted is not None else chars_per_token_estimate(messages)
 
     async def _frames(
         self, op: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
