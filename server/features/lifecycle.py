@@ -4,10 +4,10 @@
 configuration (``.agentls.yaml`` + ``initializationOptions``, with pydantic and the run
 machinery imported in a worker thread) and every feature that needs it awaits
 ``ls.wait_ready()``. Everything slow starts after ``initialized`` as background tasks:
-starting the model worker process (which imports litellm; this process never does), loading
-the tokenizer for token counts (in a daemon thread) and building the repository index. A config error is shown with
-``window/showMessage`` once the client is ready; the server goes on with the last valid
-config (or the defaults).
+starting the model worker process (which imports litellm; this process never does),
+loading the tokenizer for token counts (in a daemon thread) and building the repository
+index. A config error is shown with ``window/showMessage`` once the client is ready; the
+server goes on with the last valid config (or the defaults).
 """
 
 from __future__ import annotations
