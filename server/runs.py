@@ -209,7 +209,10 @@ class RunManager:
             if probe is not None:  # the live index reports what a command changed
                 extras["changes_probe"] = probe
             handle.extras = extras
-            registry = await self.mcp.registry_for(config, warn=self._warn)
+            # Without MCP servers the SDK (~30 MB) is never imported.
+            registry = (
+                await self.mcp.registry_for(config, warn=self._warn) if config.mcp.servers else None
+            )
             task = asyncio.create_task(
                 run_agent(
                     request,

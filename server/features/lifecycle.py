@@ -138,6 +138,11 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
     def preload() -> None:
         import agentls.agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
 
+    async def preload_mcp() -> None:
+        await ls.wait_ready()
+        if ls.config.mcp.servers:  # else no run imports it: ~30 MB saved
+            await in_daemon_thread(preload, name="agentls-preload")
+
     async def start_worker() -> None:
         await ls.wait_ready()  # agent.llm.process is imported then, off the loop
         await ls.model_worker.wait_ready()
@@ -159,7 +164,7 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
     # litellm is never imported in this process: the model worker process makes the
     # calls (it starts, and imports litellm on its own, at the same time) and token
     # counts use tiktoken alone.
-    await asyncio.gather(in_daemon_thread(preload, name="agentls-preload"), start_worker())
+    await asyncio.gather(preload_mcp(), start_worker())
     await in_daemon_thread(settle, name="agentls-tokenizer")
     log.info("model worker ready (pid %s)", ls.model_worker.pid)
 
