@@ -300,3 +300,20 @@ async def test_a_closed_worker_refuses_new_calls(model_server: ScriptedModelServ
         os.kill(pid, 0)
     with pytest.raises(Exception, match="closed"):
         await llm.completion(USER)
+
+
+async def test_a_worker_that_dies_mid_stream_is_retried_on_a_new_one(
+    model_server: ScriptedModelServer, worker: ModelWorker
+) -> None:
+    llm = ProcessLLM(config_for(model_server, retries=1), worker)
+    model_server.add("proc", text("word " * 400, chunk_delay=0.05), text("after the restart"))
+    items: list[Any] = []
+    async for item in llm.completion_stream(USER):
+        items.append(item)
+        if len([i for i in items if isinstance(i, StreamChunk)]) == 3 and worker.pid:
+            os.kill(worker.pid, signal.SIGKILL)
+    restarts = [i for i in items if isinstance(i, StreamRestart)]
+    assert len(restarts) == 1 and "model worker process exited" in restarts[0].reason
+    after = items[items.index(restarts[0]) + 1 :]
+    assert "".join(i.data for i in after if isinstance(i, StreamChunk)) == "after the restart"
+    assert isinstance(items[-1], LLMResponse) and items[-1].content == "after the restart"
