@@ -64,9 +64,20 @@ class LLMConfig(_Strict):
     )
     timeout: int = Field(60, ge=1, description="Seconds allowed for one call to the model.")
     retries: int = Field(
-        2, ge=0, le=10, description="Retries on transient errors (429, timeouts, 5xx)."
+        2,
+        ge=0,
+        le=10,
+        description="Retries on transient errors (429, timeouts, 5xx) and on streams cut "
+        "before their end.",
     )
     stream: bool = Field(True, description="Stream the model's text as it is written.")
+    patch_format: Literal["auto", "unified", "v4a"] = Field(
+        "auto",
+        description="Which patch format apply_patch's description shows first (both are "
+        "always accepted): `v4a` (OpenAI's `*** Begin Patch` format), `unified` (diff -u), "
+        "or `auto`: V4A for the models trained on it (gpt-4.1, gpt-5*, o-series, codex), "
+        "unified otherwise.",
+    )
 
 
 class AgentConfig(_Strict):

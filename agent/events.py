@@ -39,6 +39,15 @@ class StreamText:
 
 
 @dataclass(frozen=True)
+class StreamRestarted:
+    """The model's stream was cut and its call starts again: the text streamed since
+    the current step began is void and comes again."""
+
+    reason: str
+    attempt: int
+
+
+@dataclass(frozen=True)
 class StepStarted:
     step: int
     max_steps: int
@@ -94,6 +103,7 @@ class Notice:
 AgentEvent = (
     StatusChanged
     | StreamText
+    | StreamRestarted
     | StepStarted
     | ToolStarted
     | ToolFinished

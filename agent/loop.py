@@ -30,13 +30,14 @@ from agentls.agent.events import (
     Observer,
     RunState,
     StepStarted,
+    StreamRestarted,
     StreamText,
     ToolFinished,
     ToolStarted,
     UsageReported,
     null_observer,
 )
-from agentls.agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
+from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, ToolCall, Usage
 from agentls.agent.runstate import RunStateMachine
 from agentls.agent.sessions import SessionRecorder, SessionWriteError
 from agentls.agent.state import AgentState, StepResult, ToolCallResult
@@ -291,6 +292,9 @@ class AgentLoop:
                 seq += 1
                 if self.deltas.first_time(self.engine.run_id, self.model_call_index, seq):
                     self.observer(StreamText(item.data))
+            elif isinstance(item, StreamRestart):
+                # seq goes on counting: the retried text is new deltas, not duplicates.
+                self.observer(StreamRestarted(item.reason, item.attempt))
             else:
                 response = item
         if response is None:

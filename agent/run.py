@@ -99,7 +99,7 @@ async def run_agent(
     run_id = request.run_id or uuid.uuid4().hex[:12]
     session_id = request.session_id or uuid.uuid4().hex[:12]
     cancel = cancel or CancelToken()
-    registry = registry or build_registry()
+    registry = registry or build_registry(config)
     stream = config.llm.stream if request.stream is None else request.stream
     extras = {"llm": llm, "cancel": cancel, "observer": observer, **(extras or {})}
     store = sessions or store_for(files.root, config.sessions.dir)

@@ -19,6 +19,7 @@ from agentls.agent.events import (
     Notice,
     PlanUpdated,
     StatusChanged,
+    StreamRestarted,
     StreamText,
     ToolFinished,
     ToolStarted,
@@ -71,6 +72,11 @@ class TerminalObserver:
             self.out.write(event.text)
             self._mid_line = not event.text.endswith("\n")
             self.out.flush()
+        elif isinstance(event, StreamRestarted):
+            self._line(
+                f"[stream cut: {event.reason}; the answer above is void and restarts "
+                f"(attempt {event.attempt})]"
+            )
         elif isinstance(event, ToolStarted):
             args = " ".join(f"{k}={v}" for k, v in event.args.items())
             self._line(f"▶ step {event.step}/{event.max_steps} {event.tool} {args}".rstrip())

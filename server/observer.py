@@ -7,6 +7,10 @@ flush at most every ``FLUSH_INTERVAL`` seconds, or as soon as ``FLUSH_CHARS``
 characters wait) so a model streaming one token at a time does not flood the client.
 Any other event flushes pending text first, so the client sees everything in the
 order the loop reported it; nothing is dropped. ``seq`` is strictly increasing per run.
+
+When the model's stream is cut and its call retried, text still pending is dropped and
+an ``agent/stream`` with ``restart: true`` tells the client how many characters of the
+current step's text it already got are void (``discard``); the answer then streams anew.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from agentls.agent.events import (
     PlanUpdated,
     StatusChanged,
     StepStarted,
+    StreamRestarted,
     StreamText,
     ToolFinished,
     ToolStarted,
@@ -80,6 +85,7 @@ class LspRunObserver:
         self._pending_chars = 0
         self._timer: asyncio.TimerHandle | None = None
         self._seq = 0
+        self._step_chars = 0  # streamed text sent since the current step began
         self._closed = False
         self.last_state: str | None = None
         self.usage: dict[str, int] | None = None
@@ -97,6 +103,9 @@ class LspRunObserver:
         try:
             if isinstance(event, StreamText):
                 self._add_text(event.text)
+                return
+            if isinstance(event, StreamRestarted):
+                self._restart(event)
                 return
             self.flush()
             self._dispatch(event)
@@ -127,6 +136,7 @@ class LspRunObserver:
             if isinstance(event, ToolStarted):
                 self._report(event.step, event.max_steps, step_label(event.tool, args))
         elif isinstance(event, StepStarted):
+            self._step_chars = 0
             self._report(event.step, event.max_steps, "thinking")
         elif isinstance(event, PlanUpdated):
             steps = [PlanStep(text=s.text, status=s.status) for s in event.steps]
@@ -161,6 +171,25 @@ class LspRunObserver:
         elif self._timer is None:
             self._timer = self._loop.call_later(FLUSH_INTERVAL, self._timed_flush)
 
+    def _restart(self, event: StreamRestarted) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._pending.clear()
+        self._pending_chars = 0
+        self._seq += 1
+        restart = StreamParams(
+            run_id=self.run_id,
+            seq=self._seq,
+            text="",
+            restart=True,
+            discard=self._step_chars,
+            reason=event.reason,
+            attempt=event.attempt,
+        )
+        self._notify("agent/stream", restart.to_wire())
+        self._step_chars = 0
+
     def _timed_flush(self) -> None:
         self._timer = None
         try:
@@ -179,6 +208,7 @@ class LspRunObserver:
         self._pending.clear()
         self._pending_chars = 0
         self._seq += 1
+        self._step_chars += len(text)
         stream = StreamParams(run_id=self.run_id, seq=self._seq, text=text)
         self._notify("agent/stream", stream.to_wire())
 

@@ -98,8 +98,11 @@ class PingResult(WireModel):
 
     pong: Literal[True] = True
     runs: int = Field(description="Runs in flight.")
-    llm_ready: bool = Field(description="The model worker is up and litellm is loaded.")
+    llm_ready: bool = Field(description="The model worker is up and the tokenizer is loaded.")
     watching: bool = Field(description="The index is built and its file watcher runs.")
+    litellm_loaded: bool = Field(
+        description="This process imported litellm (it should not: the worker makes the calls)."
+    )
 
 
 class SessionsResult(WireModel):
@@ -142,6 +145,16 @@ class StreamParams(WireModel):
     run_id: str
     seq: int = Field(ge=1, description="1, 2, 3... per run.")
     text: str
+    restart: bool | None = Field(
+        default=None,
+        description="The model's stream was cut and its call starts again: "
+        "this step's text so far is void.",
+    )
+    discard: int | None = Field(
+        default=None, ge=0, description="How many characters of this step's text are void."
+    )
+    reason: str | None = Field(default=None, description="Why the stream restarts.")
+    attempt: int | None = Field(default=None, ge=1, description="The attempt that now starts.")
 
 
 class StepParams(WireModel):

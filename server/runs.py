@@ -171,7 +171,10 @@ class RunManager:
             # What the user decided about edits under inline review reaches the model here.
             extras["inbox"] = reviews_for(self._ls).run_started(run_ref)
             handle.extras = extras
-            registry = await self.mcp.registry_for(config, warn=self._warn)
+            # Without MCP servers the SDK (~30 MB) is never imported.
+            registry = (
+                await self.mcp.registry_for(config, warn=self._warn) if config.mcp.servers else None
+            )
             task = asyncio.create_task(
                 run_agent(
                     request,

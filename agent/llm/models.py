@@ -59,3 +59,12 @@ class StreamChunk(BaseModel):
 
     type: Literal["content"] = "content"
     data: str
+
+
+class StreamRestart(BaseModel):
+    """The stream was cut before its end and the call starts again: the text streamed
+    since the call began is void, and the answer is streamed anew after this."""
+
+    type: Literal["restart"] = "restart"
+    reason: str
+    attempt: int = Field(description="The attempt that starts now (2 for the first retry).")

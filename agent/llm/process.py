@@ -9,8 +9,10 @@ the run's ``LLMConfig``.
 
 What the caller sees is what ``LiteLLMAdapter`` gives in-process: the same chunks, the
 same final ``LLMResponse``, the same ``LLMError`` classes and messages. A worker that
-dies mid-call is an ``LLMTransientError`` (``LLMStreamInterrupted`` once text was passed
-on); cancelling the caller cancels the call in the worker, which closes the HTTP stream.
+dies mid-stream cuts the stream: the call starts again on a new worker (a ``StreamRestart``
+first when text was passed on), up to ``retries`` times, then fails as an
+``LLMTransientError`` (``LLMStreamInterrupted`` once text was passed on); cancelling the
+caller cancels the call in the worker, which closes the HTTP stream.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from agentls.agent.config import LLMConfig
-from agentls.agent.llm.adapter import LiteLLMAdapter
+from agentls.agent.llm.adapter import chars_per_token_estimate
 from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransientError
-from agentls.agent.llm.models import LLMResponse, StreamChunk
+from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
+from agentls.agent.llm.tokens import count_message_tokens
 from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_from_wire
 
 log = logging.getLogger(__name__)
@@ -238,31 +241,53 @@ class ProcessLLM:
     def __init__(self, config: LLMConfig, worker: ModelWorker) -> None:
         self.config = config
         self.worker = worker
-        # Token counts stay in-process: the context manager needs them synchronously.
-        self._local = LiteLLMAdapter(config)
 
     async def completion(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> LLMResponse:
-        async with contextlib.aclosing(self._frames("complete", messages, tools)) as frames:
-            async for item in frames:
-                if isinstance(item, LLMResponse):
-                    return item
+        try:
+            async with contextlib.aclosing(self._frames("complete", messages, tools)) as frames:
+                async for item in frames:
+                    if isinstance(item, LLMResponse):
+                        return item
+        except _WorkerDied as exc:
+            raise exc.error from None
         raise LLMError("the model worker answered without a response")
 
     async def completion_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> AsyncIterator[StreamChunk | LLMResponse]:
-        async with contextlib.aclosing(self._frames("stream", messages, tools)) as frames:
-            async for item in frames:
-                yield item
+    ) -> AsyncIterator[StreamChunk | StreamRestart | LLMResponse]:
+        retry = 0
+        while True:
+            shown = False
+            try:
+                async with contextlib.aclosing(self._frames("stream", messages, tools)) as frames:
+                    async for item in frames:
+                        if not isinstance(item, LLMResponse):
+                            shown = isinstance(item, StreamChunk)
+                        yield item
+                return
+            except _WorkerDied as exc:
+                # The worker's death cut the stream: nothing of it was acted on, so the
+                # call starts again on a new worker, like a stream cut by the provider.
+                if retry >= self.config.retries:
+                    raise exc.error from None
+                retry += 1
+                log.warning(
+                    "model worker died mid-call; retrying (%d of %d)", retry, self.config.retries
+                )
+                if shown:
+                    yield StreamRestart(reason=str(exc.error), attempt=retry + 1)
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        return self._local.count_tokens(messages)
+        """Counted here with tiktoken alone (the context manager needs counts
+        synchronously), so this process never imports litellm."""
+        counted = count_message_tokens(self.config.model, messages)
+        return counted if counted is not None else chars_per_token_estimate(messages)
 
     async def _frames(
         self, op: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
-    ) -> AsyncGenerator[StreamChunk | LLMResponse, None]:
+    ) -> AsyncGenerator[StreamChunk | StreamRestart | LLMResponse, None]:
         call = await self.worker.open(op, self.config, messages, tools)
         finished = False
         text: list[str] = []
@@ -274,6 +299,12 @@ class ProcessLLM:
                     piece = str(frame.get("text", ""))
                     text.append(piece)
                     yield StreamChunk(data=piece)
+                elif kind == "restart":
+                    text.clear()
+                    yield StreamRestart(
+                        reason=str(frame.get("reason") or "the stream was cut"),
+                        attempt=int(frame.get("attempt") or 2),
+                    )
                 elif kind == "response":
                     finished = True
                     yield LLMResponse.model_validate(frame.get("response"))
@@ -283,11 +314,21 @@ class ProcessLLM:
                     raise error_from_wire(frame.get("error") or {})
                 elif kind == "exit":
                     finished = True
-                    raise _worker_died(frame.get("code"), "".join(text), self.config.model)
+                    raise _WorkerDied(
+                        _worker_died(frame.get("code"), "".join(text), self.config.model)
+                    )
         finally:
             # Done, failed, or the caller stopped listening (cancelled): in the last
             # case the worker must stop the call and close the provider's stream.
             self.worker.release(call, cancel=not finished)
+
+
+class _WorkerDied(Exception):
+    """The worker process exited during a call; ``error`` is what the caller is told."""
+
+    def __init__(self, error: LLMError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _worker_died(code: Any, partial_text: str, model: str) -> LLMError:

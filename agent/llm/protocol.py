@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
 from agentls.agent.config import LLMConfig
-from agentls.agent.llm.models import LLMResponse, StreamChunk
+from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 
 
 @runtime_checkable
@@ -27,10 +27,12 @@ class LLM(Protocol):
 
     def completion_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> AsyncIterator[StreamChunk | LLMResponse]:
+    ) -> AsyncIterator[StreamChunk | StreamRestart | LLMResponse]:
         """StreamChunks of text as they come, then exactly one LLMResponse, last.
 
-        Tool calls are not streamed: they arrive assembled in the final response.
+        Tool calls are not streamed: they arrive assembled in the final response. A
+        stream cut before its end is retried; a ``StreamRestart`` then says the text
+        streamed so far is void. A response is only ever one the provider finished.
         """
         ...
 

@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 from agentls.agent.config import LLMConfig
 from agentls.agent.llm import _litellm
 from agentls.agent.llm.adapter import LiteLLMAdapter
-from agentls.agent.llm.models import LLMResponse
+from agentls.agent.llm.models import LLMResponse, StreamRestart
 from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_to_wire
 
 log = logging.getLogger("agentls.agent.llm.worker")
@@ -122,6 +122,15 @@ class Worker:
                 async for item in adapter.completion_stream(messages, tools):
                     if isinstance(item, LLMResponse):
                         response = item
+                    elif isinstance(item, StreamRestart):
+                        self._send(
+                            {
+                                "id": call_id,
+                                "kind": "restart",
+                                "reason": item.reason,
+                                "attempt": item.attempt,
+                            }
+                        )
                     else:
                         self._send({"id": call_id, "kind": "chunk", "text": item.data})
                 if response is None:

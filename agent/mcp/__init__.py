@@ -48,7 +48,7 @@ async def mcp_tools(
         return
     from agentls.agent.tools import build_registry
 
-    target = registry if registry is not None else build_registry()
+    target = registry if registry is not None else build_registry(config)
     async with MCPManager(config.mcp) as manager:
         manager.register(target)
         for message in manager.warnings:

@@ -44,7 +44,7 @@ class MCPPool:
             manager = self._manager
         from agentls.agent.tools import build_registry
 
-        registry = build_registry()
+        registry = build_registry(config)
         before = len(manager.warnings)
         manager.register(registry)
         for message in manager.warnings[before:]:

@@ -120,10 +120,12 @@ export interface PingResult {
   pong: true;
   /** Runs in flight. */
   runs: number;
-  /** The model worker is up and litellm is loaded. */
+  /** The model worker is up and the tokenizer is loaded. */
   llmReady: boolean;
   /** The index is built and its file watcher runs. */
   watching: boolean;
+  /** This process imported litellm (it should not: the worker makes the calls). */
+  litellmLoaded: boolean;
 }
 
 export interface PlanEntry {
@@ -299,6 +301,14 @@ export interface StreamParams {
   /** 1, 2, 3... per run. */
   seq: number;
   text: string;
+  /** The model's stream was cut and its call starts again: this step's text so far is void. */
+  restart?: boolean;
+  /** How many characters of this step's text are void. */
+  discard?: number;
+  /** Why the stream restarts. */
+  reason?: string;
+  /** The attempt that now starts. */
+  attempt?: number;
 }
 
 /** Written just before the engine gets the call: the call may have started. */

@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
+from agentls.agent.llm.scripted_server import (
+    ScriptedModelServer,
+    call,
+    cut,
+    error,
+    text,
+    tool_call,
+    tool_calls,
+)
 
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
@@ -76,6 +84,37 @@ def test_failed_exits_1(ws: Path, scripted: ScriptedModelServer) -> None:
     scripted.add("fl", error(401, "invalid key"))
     done = agentls(ws, scripted, "fl", "x")
     assert done.returncode == 1 and "LLM error" in done.stdout
+
+
+def test_a_cut_stream_restarts_and_the_run_succeeds(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    answer = "The answer is one, as the file says."
+    scripted.add("cu", cut(text(answer), "text", "close"), text(answer))
+    done = agentls(ws, scripted, "cu", "what is x?")  # streams (--json would not)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == answer
+    assert "[stream cut: the stream ended without a finish reason" in done.stderr
+    assert "restarts (attempt 2)" in done.stderr
+    assert done.stderr.rstrip().endswith(answer)  # the retried text follows the notice
+
+
+@pytest.mark.parametrize("at", ["arguments", "between_calls", "before_finish"])
+def test_a_stream_cut_every_time_fails_and_runs_none_of_its_calls(
+    ws: Path, scripted: ScriptedModelServer, at: str
+) -> None:
+    writes = tool_calls(
+        call("write_file", {"path": "app.py", "content": "x = 2\n"}),
+        call("write_file", {"path": "new.py", "content": "y = 3\n"}),
+        text="Writing both.",
+    )
+    scripted.add("cx", *[cut(writes, at, "close")] * 3, text("never asked"))  # type: ignore[arg-type]
+    done = agentls(ws, scripted, "cx", "write", "--mode", "yolo")
+    assert done.returncode == 1, done.stderr
+    assert "LLM error: the stream from openai/cx was cut before its end" in done.stdout
+    assert "on each of 3 attempts" in done.stdout and "none of its tool calls ran" in done.stdout
+    assert (ws / "app.py").read_text() == "x = 1\n" and not (ws / "new.py").exists()
+    assert scripted.remaining("cx") == 1
 
 
 def test_no_tty_refuses_sensitive_tools_instead_of_hanging(

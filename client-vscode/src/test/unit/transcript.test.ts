@@ -20,6 +20,17 @@ describe('Transcript', () => {
     assert.equal(text(), 'Hello, world');
   });
 
+  it('says so when a cut stream restarts, in seq order', () => {
+    const { transcript, text } = make();
+    transcript.stream({ runId: 'r', seq: 1, text: 'The answ' });
+    transcript.stream({ runId: 'r', seq: 3, text: 'The answer.' });
+    transcript.stream({ runId: 'r', seq: 2, text: '', restart: true, discard: 8, reason: 'the connection broke', attempt: 2 });
+    assert.equal(
+      text(),
+      "The answ\n… the model's stream was cut (the connection broke); the text above is void and the answer restarts\nThe answer.",
+    );
+  });
+
   it('lists tool calls on their own lines as they start and end', () => {
     const { transcript, text } = make();
     transcript.stream({ runId: 'r', seq: 0, text: 'Let me edit.' });

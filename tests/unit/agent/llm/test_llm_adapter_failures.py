@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from typing import Any
 
 import pytest
 from llm_helpers import KEY_ENV, TOOLS, USER, MakeLLM, collect
@@ -12,17 +13,24 @@ from agentls.agent.llm import (
     LLMAuthError,
     LLMBadRequestError,
     LLMError,
+    LLMResponse,
     LLMStreamInterrupted,
     LLMTransientError,
     StreamChunk,
+    StreamRestart,
 )
 from agentls.agent.llm.scripted_server import (
+    CutHow,
+    CutPoint,
     ScriptedModelServer,
-    dropped,
+    Turn,
+    call,
+    cut,
     error,
     rate_limited,
     text,
     tool_call,
+    tool_calls,
 )
 
 
@@ -101,21 +109,64 @@ async def test_timeout_is_transient_and_retried(
     assert len(model_server.requests_for(name)) == 2
 
 
-async def test_stream_dropped_after_text_raises_a_clear_error(
+CUT_POINTS = ["text", "arguments", "between_calls", "before_finish"]
+
+
+def two_calls(**options: Any) -> Turn:
+    return tool_calls(
+        call("read_file", {"path": "a.py"}),
+        call("write_file", {"path": "b.py"}),
+        text="Reading both files now.",
+        **options,
+    )
+
+
+@pytest.mark.parametrize("how", ["drop", "close"])
+@pytest.mark.parametrize("at", CUT_POINTS)
+async def test_a_cut_stream_is_retried_and_the_text_declared_void(
+    make_llm: MakeLLM, model_server: ScriptedModelServer, at: CutPoint, how: CutHow
+) -> None:
+    llm, name = make_llm(retries=1)
+    model_server.add(name, cut(two_calls(), at, how), two_calls())
+    items = [item async for item in llm.completion_stream(USER, TOOLS)]
+    restarts = [i for i in items if isinstance(i, StreamRestart)]
+    assert len(restarts) == 1 and restarts[0].attempt == 2
+    after = items[items.index(restarts[0]) + 1 :]
+    assert "".join(i.data for i in after if isinstance(i, StreamChunk)) == (
+        "Reading both files now."
+    )
+    final = items[-1]
+    assert isinstance(final, LLMResponse) and final.finish_reason == "tool_calls"
+    assert [c.arguments for c in final.tool_calls] == [{"path": "a.py"}, {"path": "b.py"}]
+    assert len(model_server.requests_for(name)) == 2
+
+
+@pytest.mark.parametrize("how", ["drop", "close"])
+@pytest.mark.parametrize("at", CUT_POINTS)
+async def test_a_stream_cut_on_every_attempt_never_becomes_a_response(
+    make_llm: MakeLLM, model_server: ScriptedModelServer, at: CutPoint, how: CutHow
+) -> None:
+    llm, name = make_llm(retries=1)
+    model_server.add(name, cut(two_calls(), at, how), cut(two_calls(), at, how), text("x"))
+    items: list[Any] = []
+    with pytest.raises(LLMStreamInterrupted) as info:
+        async for item in llm.completion_stream(USER, TOOLS):
+            items.append(item)
+    assert not any(isinstance(i, LLMResponse) for i in items)
+    message = str(info.value)
+    assert "was cut before its end on each of 2 attempts" in message
+    assert ("without a finish reason" if how == "close" else "connection broke") in message
+    assert len(model_server.requests_for(name)) == 2
+
+
+async def test_a_stream_cut_before_any_text_restarts_silently(
     make_llm: MakeLLM, model_server: ScriptedModelServer
 ) -> None:
-    llm, name = make_llm(retries=2)
-    model_server.add(name, dropped("Hello there, this answer is cut", after_chunks=3), text("x"))
-    seen: list[str] = []
-    with pytest.raises(LLMStreamInterrupted) as info:
-        async for item in llm.completion_stream(USER):
-            if isinstance(item, StreamChunk):
-                seen.append(item.data)
-    assert seen, "text before the break reaches the caller"
-    assert info.value.partial_text == "".join(seen)
-    assert "broke off" in str(info.value) and "not retried" in str(info.value)
-    # Text was already shown, so the stream is not replayed.
-    assert len(model_server.requests_for(name)) == 1
+    llm, name = make_llm(retries=1)
+    model_server.add(name, cut(tool_call("read_file", {"path": "a.py"}), "arguments", "close"))
+    model_server.add(name, tool_call("read_file", {"path": "a.py"}))
+    texts, final = await collect(llm.completion_stream(USER, TOOLS))
+    assert texts == [] and final.tool_calls[0].arguments == {"path": "a.py"}
 
 
 async def test_stream_dropped_before_any_text_is_retried(

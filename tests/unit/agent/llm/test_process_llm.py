@@ -23,10 +23,15 @@ from agentls.agent.llm import (
     LLMStreamInterrupted,
     LLMTransientError,
     StreamChunk,
+    StreamRestart,
 )
 from agentls.agent.llm.process import ModelWorker, ProcessLLM
 from agentls.agent.llm.scripted_server import (
+    CutHow,
+    CutPoint,
     ScriptedModelServer,
+    call,
+    cut,
     dropped,
     error,
     rate_limited,
@@ -71,7 +76,7 @@ def llm(
     return ProcessLLM(config_for(model_server), worker)
 
 
-async def collect(llm: Any) -> list[StreamChunk | LLMResponse]:
+async def collect(llm: Any) -> list[StreamChunk | StreamRestart | LLMResponse]:
     return [item async for item in llm.completion_stream(USER)]
 
 
@@ -148,11 +153,45 @@ async def test_a_broken_stream_reports_the_partial_text(
 ) -> None:
     model_server.add("proc", dropped("one two three four five six", after_chunks=2))
     seen: list[str] = []
-    with pytest.raises(LLMStreamInterrupted) as info:
+    with pytest.raises(LLMStreamInterrupted, match="cut before its end") as info:
         async for item in llm.completion_stream(USER):
             if isinstance(item, StreamChunk):
                 seen.append(item.data)
     assert seen and info.value.partial_text == "".join(seen)
+
+
+@pytest.mark.parametrize(
+    ("at", "how"), [("text", "close"), ("arguments", "drop"), ("between_calls", "close")]
+)
+async def test_a_cut_stream_restarts_through_the_worker(
+    model_server: ScriptedModelServer, worker: ModelWorker, at: CutPoint, how: CutHow
+) -> None:
+    llm = ProcessLLM(config_for(model_server, retries=1), worker)
+    answer = tool_calls(
+        call("read_file", {"path": "a.py"}), call("read_file", {"path": "b.py"}), text="Both."
+    )
+    model_server.add("proc", cut(answer, at, how), answer)
+    items = await collect(llm)
+    restarts = [i for i in items if isinstance(i, StreamRestart)]
+    assert [r.attempt for r in restarts] == [2]
+    assert ("finish reason" if how == "close" else "connection broke") in restarts[0].reason
+    final = items[-1]
+    assert isinstance(final, LLMResponse)
+    assert [c.arguments["path"] for c in final.tool_calls] == ["a.py", "b.py"]
+
+
+async def test_a_stream_cut_on_every_attempt_fails_through_the_worker(
+    model_server: ScriptedModelServer, worker: ModelWorker
+) -> None:
+    llm = ProcessLLM(config_for(model_server, retries=1), worker)
+    answer = tool_call("read_file", {"path": "a.py"}, text="Reading.")
+    model_server.add("proc", cut(answer, "arguments", "close"), cut(answer, "text", "close"))
+    items: list[Any] = []
+    with pytest.raises(LLMStreamInterrupted, match="on each of 2 attempts") as info:
+        async for item in llm.completion_stream(USER):
+            items.append(item)
+    assert not any(isinstance(i, LLMResponse) for i in items)
+    assert "none of its tool calls ran" in str(info.value)
 
 
 async def test_cancelling_the_caller_stops_the_call_in_the_worker(
@@ -261,3 +300,20 @@ async def test_a_closed_worker_refuses_new_calls(model_server: ScriptedModelServ
         os.kill(pid, 0)
     with pytest.raises(Exception, match="closed"):
         await llm.completion(USER)
+
+
+async def test_a_worker_that_dies_mid_stream_is_retried_on_a_new_one(
+    model_server: ScriptedModelServer, worker: ModelWorker
+) -> None:
+    llm = ProcessLLM(config_for(model_server, retries=1), worker)
+    model_server.add("proc", text("word " * 400, chunk_delay=0.05), text("after the restart"))
+    items: list[Any] = []
+    async for item in llm.completion_stream(USER):
+        items.append(item)
+        if len([i for i in items if isinstance(i, StreamChunk)]) == 3 and worker.pid:
+            os.kill(worker.pid, signal.SIGKILL)
+    restarts = [i for i in items if isinstance(i, StreamRestart)]
+    assert len(restarts) == 1 and "model worker process exited" in restarts[0].reason
+    after = items[items.index(restarts[0]) + 1 :]
+    assert "".join(i.data for i in after if isinstance(i, StreamChunk)) == "after the restart"
+    assert isinstance(items[-1], LLMResponse) and items[-1].content == "after the restart"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -12,8 +13,10 @@ import pytest
 
 from agentls.agent.llm.scripted_process import spawn_scripted_server
 from agentls.agent.llm.scripted_server import (
+    CutPoint,
     ScriptedModelServer,
     call,
+    cut,
     key_fingerprint,
     load_turns,
     text,
@@ -127,3 +130,39 @@ def test_subprocess_mode(tmp_path: Path) -> None:
 def test_unknown_routes_are_404(model_server: ScriptedModelServer, path: str) -> None:
     status, _ = post(model_server.base_url + path, {})
     assert status == 404
+
+
+@pytest.mark.parametrize("at", ["text", "arguments", "between_calls", "before_finish"])
+def test_a_cut_stream_stops_where_asked_without_a_finish_reason(
+    model_server: ScriptedModelServer, at: CutPoint
+) -> None:
+    turn = tool_calls(
+        call("read_file", {"path": "a.py"}), call("read_file", {"path": "b.py"}), text="x" * 30
+    )
+    model_server.add("m", cut(turn, at, "close"))
+    status, body = post(f"{model_server.base_url}/chat/completions", {"model": "m", "stream": True})
+    assert status == 200 and "[DONE]" not in body
+    events = [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")]
+    deltas = [e["choices"][0]["delta"] for e in events]
+    assert all(e["choices"][0]["finish_reason"] is None for e in events)
+    texts = "".join(d.get("content") or "" for d in deltas)
+    calls = [d["tool_calls"][0] for d in deltas if "tool_calls" in d]
+    heads = [c for c in calls if "id" in c]
+    arguments = "".join(c["function"]["arguments"] for c in calls if c["index"] == 0)
+    expected = {
+        "text": (0 < len(texts) < 30, 0),
+        "arguments": (texts == "x" * 30, 1),
+        "between_calls": (texts == "x" * 30, 1),
+        "before_finish": (texts == "x" * 30, 2),
+    }[at]
+    assert expected == (True, len(heads))
+    if at == "arguments":
+        assert arguments and arguments != '{"path": "a.py"}'
+    if at == "between_calls":
+        assert arguments == '{"path": "a.py"}'
+
+
+def test_a_dropped_stream_breaks_the_http_body(model_server: ScriptedModelServer) -> None:
+    model_server.add("m", cut(text("y" * 40), "text", "drop"))
+    with pytest.raises(http.client.IncompleteRead):
+        post(f"{model_server.base_url}/chat/completions", {"model": "m", "stream": True})
