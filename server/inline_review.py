@@ -117,6 +117,7 @@ class InlineReviews:
     def __init__(self) -> None:
         self.hunks: dict[str, PendingHunk] = {}
         self._runs: dict[str, _Inbox] = {}  # live runs
+        self._live: list[RunRef] = []
         self._sessions: dict[str, list[str]] = {}  # notes for a session's next run
         self._seq = 0
 
@@ -151,6 +152,7 @@ class InlineReviews:
         what the session's earlier runs were not told)."""
         inbox = self._runs.setdefault(run.run_id, _Inbox())
         inbox.notes[:0] = self._sessions.pop(run.session_id, [])
+        self._live.append(run)
 
         def drain() -> list[str]:
             notes, inbox.notes = inbox.notes, []
@@ -161,14 +163,20 @@ class InlineReviews:
     def run_ended(self, run: RunRef) -> None:
         """Notes the run did not read go to the session's next run."""
         inbox = self._runs.pop(run.run_id, None)
+        if run in self._live:
+            self._live.remove(run)
         if inbox is not None and inbox.notes:
             self._sessions.setdefault(run.session_id, []).extend(inbox.notes)
 
     # -- decisions ---------------------------------------------------------------------
     async def decide(self, params: ReviewDecisionParams, store: SessionStore | None) -> str:
-        """Record the decisions and queue the note for the model; returns the note."""
+        """Queue the note for the model, then record the decisions; returns the note.
+
+        The note is queued before anything is awaited, so a run that starts once the
+        decisions are recorded is sure to be told."""
         lines: list[str] = []
         by_run: dict[RunRef, list[str]] = {}
+        decided: list[tuple[PendingHunk, HunkDecision, str]] = []
         for item in params.hunks:
             hunk = self.hunks.get(item.id)
             if hunk is None:
@@ -176,8 +184,7 @@ class InlineReviews:
                 continue
             hunk.decided = True
             line = describe(hunk, item)
-            if store is not None and hunk.run.session_id:
-                await _record(store, hunk, item, params.version, line)
+            decided.append((hunk, item, line))
             if not hunk.in_flight:
                 by_run.setdefault(hunk.run, []).append(line)
                 lines.append(line)
@@ -191,13 +198,25 @@ class InlineReviews:
                 notes.append(extra)
             lines.append(extra)
         for run, notes in by_run.items():
-            note = NOTE_HEADER + "\n" + "\n".join(notes) + "\n" + NOTE_FOOTER
-            inbox = self._runs.get(run.run_id)
-            if inbox is not None:
-                inbox.notes.append(note)
-            elif run.session_id:
-                self._sessions.setdefault(run.session_id, []).append(note)
+            self._deliver(run, NOTE_HEADER + "\n" + "\n".join(notes) + "\n" + NOTE_FOOTER)
+        for hunk, item, line in decided:
+            if store is not None and hunk.run.session_id:
+                await _record(store, hunk, item, params.version, line)
         return "\n".join(lines)
+
+    def _deliver(self, run: RunRef, note: str) -> None:
+        """To the run that made the edit while it lives, else to the run of the same
+        session that lives now, else to the session's next run."""
+        inbox = self._runs.get(run.run_id)
+        if inbox is None and run.session_id:
+            inbox = next(
+                (self._runs[r.run_id] for r in self._live if r.session_id == run.session_id),
+                None,
+            )
+        if inbox is not None:
+            inbox.notes.append(note)
+        elif run.session_id:
+            self._sessions.setdefault(run.session_id, []).append(note)
 
 
 NOTE_HEADER = "The user reviewed your edits in the editor:"

@@ -6,6 +6,7 @@ next run when the run has ended; and a later edit made stale by the user is refu
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from pathlib import Path
@@ -47,9 +48,20 @@ def _decide(client: AgentClient, uri: str, hunks: list[dict[str, Any]]) -> None:
     client.protocol.notify("agent/reviewDecision", {"uri": uri, "version": version, "hunks": hunks})
 
 
-async def _settled(client: AgentClient) -> None:
-    """A request after the notification: the server has handled it when this returns."""
-    await client.request("agent/ping", {})
+async def _settled(client: AgentClient, workspace: Path, session: str, decisions: int) -> None:
+    """The server has handled the decisions: they are in the session file (the note for
+    the model is queued before they are recorded)."""
+
+    def recorded() -> int:
+        path = workspace / ".agentls" / "sessions" / f"{session}.jsonl"
+        if not path.exists():
+            return 0
+        return sum(e["type"] == "approval_decision" for e in _session_entries(workspace, session))
+
+    async with asyncio.timeout(30):
+        while recorded() < decisions:
+            await client.request("agent/ping", {})
+            await asyncio.sleep(0.05)
 
 
 def _session_entries(workspace: Path, session: str) -> list[dict[str, Any]]:
@@ -90,7 +102,7 @@ async def test_decisions_reach_the_model_at_its_next_step_and_stale_edits_are_re
     # The user keeps hunk 1 and undoes hunk 2 (the buffer has "line 8" again).
     client.change(uri, NEW.replace("line eight\n", "line 8\n"))
     _decide(client, uri, [{"id": first, "outcome": "kept"}, {"id": second, "outcome": "undone"}])
-    await _settled(client)
+    await _settled(client, workspace, "s1", 2)
     decided.set()
     result = plain(await run)
     assert result["status"] == "success", result
@@ -134,7 +146,7 @@ async def test_decisions_after_the_run_are_told_to_the_sessions_next_run(
             {"id": second_id, "outcome": "changedByUser", "text": "line 8 (mine)\n", "line": 7},
         ],
     )
-    await _settled(client)
+    await _settled(client, workspace, "s2", 2)
     second = plain(await client.run(prompt="go on", runId="r2", sessionId="s2"))
     assert second["status"] == "success", second
 
