@@ -24,6 +24,7 @@ class MCPPool:
     def __init__(self) -> None:
         self._manager: MCPManager | None = None
         self._key: str = ""
+        self._quiet_key: str = ""
         self._lock = asyncio.Lock()
 
     async def registry_for(
@@ -39,6 +40,12 @@ class MCPPool:
         if not found.servers:
             async with self._lock:
                 await self._close()
+                # Every entry skipped (say, all need ${input:...}): say why, once.
+                quiet_key = json.dumps(found.warnings)
+                if found.warnings and quiet_key != self._quiet_key:
+                    for message in found.warnings:
+                        warn(message)
+                self._quiet_key = quiet_key
             return None
         key = json.dumps(
             [
@@ -56,6 +63,7 @@ class MCPPool:
                     config.mcp, workspace=config.workspace.root, servers=found.servers
                 )
                 self._key = key
+                self._quiet_key = ""
                 for message in found.warnings:
                     warn(message)
                 for message in await self._manager.start():

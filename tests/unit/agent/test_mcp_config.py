@@ -181,3 +181,17 @@ def test_broken_files_and_entries_are_warnings_naming_them(tmp_path: Path) -> No
     assert broken.startswith("MCP: .vscode/mcp.json is not valid JSON (line 1")
     assert "'both' in .mcp.json: skipped" in both and "has both `command`" in both
     assert "'list' in .mcp.json: skipped: an entry must be an object" in shape
+
+
+async def test_pool_says_once_why_every_entry_was_skipped(tmp_path: Path) -> None:
+    from agentls.agent.mcp import MCPPool
+
+    vscode = {"servers": {"gh": {"type": "http", "url": "https://h/mcp?t=${input:token}"}}}
+    config = workspace(tmp_path, vscode, {"mcpServers": {}})
+    pool = MCPPool()
+    warnings: list[str] = []
+    assert await pool.registry_for(config, warn=warnings.append) is None
+    assert await pool.registry_for(config, warn=warnings.append) is None
+    [warning] = warnings
+    assert "'gh' in .vscode/mcp.json: skipped" in warning
+    await pool.aclose()
