@@ -225,7 +225,9 @@ class MCPConnection:
         self._queue = None
         if task is None or task.done():
             return
-        if graceful and queue is not None:
+        started = self._ready is not None and self._ready.done() and not self._ready.cancelled()
+        if graceful and started and queue is not None:
+            # (A server still starting never reads the queue: it is cancelled right away.)
             queue.put_nowait(None)
             # A stdio server gets the SDK's grace (stdin closed, 2 s, SIGTERM, 2 s, SIGKILL).
             with contextlib.suppress(TimeoutError, Exception):
@@ -374,11 +376,10 @@ class MCPConnection:
                 read, write = await opener(stack)
                 watched = _WatchedReadStream(read)
                 session = await stack.enter_async_context(ClientSession(watched, write))
-                try:
-                    await session.initialize()
-                    self.tools = await _list_all_tools(session)
-                except Exception as exc:
-                    raise self._connect_error(exc) from None
+                # A failure here is turned into a message below, once the stack has
+                # closed: by then a stdio server's last stderr lines have been read.
+                await session.initialize()
+                self.tools = await _list_all_tools(session)
                 ready.set_result(None)
                 await self._serve(session, queue, in_flight, watched.ended)
         except asyncio.CancelledError:
