@@ -105,6 +105,7 @@ class MCPConnection:
         self._lock = asyncio.Lock()
         self._auth_status: int | None = None
         self._stderr: StderrLog | None = None
+        self._group: ProcessGroup | None = None
         self._closed = False
 
     @property
@@ -229,13 +230,17 @@ class MCPConnection:
         if graceful and started and queue is not None:
             # (A server still starting never reads the queue: it is cancelled right away.)
             queue.put_nowait(None)
-            # A stdio server gets the SDK's grace (stdin closed, 2 s, SIGTERM, 2 s, SIGKILL).
+            # A stdio server gets the SDK's grace (stdin closed, 2 s, SIGTERM, 2 s, SIGKILL)
+            # and the sweep of its group (2 s), with room for a loaded machine.
             with contextlib.suppress(TimeoutError, Exception):
-                await asyncio.wait_for(asyncio.shield(task), 8.0)
+                await asyncio.wait_for(asyncio.shield(task), 15.0)
         if not task.done():
             task.cancel()
             # asyncio.wait never raises the task's error, yet lets our own cancellation through.
             await asyncio.wait({task})
+        if self._group is not None:
+            # A cancelled close may have cut the SDK's shutdown short: end what is left.
+            await self._group.end()
 
     def _note_response(self) -> Callable[[httpx2.Response], Awaitable[None]]:
         async def hook(response: httpx2.Response) -> None:
@@ -305,6 +310,7 @@ class MCPConnection:
         # closed, the server ended), then whatever the server left behind, then the log.
         stack.push_async_callback(stderr.aclose)
         group = ProcessGroup(self.name)
+        self._group = group
         stack.push_async_callback(group.end)
         marker = uuid.uuid4().hex
         params = params.model_copy(update={"env": {**(params.env or {}), MARKER_VARIABLE: marker}})

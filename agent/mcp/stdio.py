@@ -126,16 +126,20 @@ class ProcessGroup:
         return pid
 
     async def end(self) -> None:
-        """SIGTERM what is left of the group, SIGKILL it after a grace period."""
-        pgid, self.pgid = self.pgid, None
+        """SIGTERM what is left of the group, SIGKILL it after a grace period.
+
+        Idempotent. The group is forgotten only once it is gone, so a second call (the
+        connection's, after its owning task ended) finishes a sweep that was cut short.
+        """
+        pgid = self.pgid
         if pgid is None:
             return
-        try:
-            if _group_alive(pgid):
-                log.info("MCP server %r left processes behind; ending them", self.server)
-                await asyncio.to_thread(end_group, pgid)
-        finally:
-            _live_groups.pop(pgid, None)
+        if _group_alive(pgid):
+            log.info("MCP server %r left processes behind; ending them", self.server)
+            # The thread runs to the end even if this task is cancelled meanwhile.
+            await asyncio.to_thread(end_group, pgid)
+        self.pgid = None
+        _live_groups.pop(pgid, None)
 
 
 def end_group(pgid: int, grace: float = _TERM_GRACE_SECONDS) -> None:

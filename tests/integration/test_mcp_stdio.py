@@ -56,13 +56,20 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-async def until(condition: Any, what: str, limit: float = 20.0) -> None:
+def survivors(*pids: int) -> str:
+    """For failure messages: the pids still running, with their stat line."""
+    return "; ".join(
+        f"{pid}: {Path(f'/proc/{pid}/stat').read_text()[:120]}" for pid in pids if alive(pid)
+    )
+
+
+async def until(condition: Any, what: Any, limit: float = 20.0) -> None:
     """Await ``condition()`` becoming true (polled), failing with ``what`` after ``limit``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit
     while not condition():
         if loop.time() > deadline:
-            pytest.fail(f"timed out waiting for: {what}")
+            pytest.fail(f"timed out waiting for: {what() if callable(what) else what}")
         await asyncio.sleep(0.05)
 
 
@@ -370,7 +377,10 @@ async def test_agentls_yaml_wins_and_each_source_turns_off(tmp_path: Path) -> No
     finally:
         await pool.aclose()
     leader, child = (int(p) for p in pids_file.read_text().split())
-    await until(lambda: not alive(leader) and not alive(child), "the pool's servers to end")
+    await until(
+        lambda: not alive(leader) and not alive(child),
+        lambda: f"the pool's servers to end (alive: {survivors(leader, child)})",
+    )
 
 
 @pytest.fixture(autouse=True)
