@@ -241,6 +241,10 @@ def _install_sigint(cancel: CancelToken) -> Any:
         else:
             sys.stderr.write("\nAborted.\n")
             sys.stderr.flush()
+            # os._exit skips the MCP manager's close: end the local servers it started.
+            stdio = sys.modules.get("agentls.agent.mcp.stdio")
+            if stdio is not None:
+                stdio.end_all_groups()
             os._exit(EXIT_INTERRUPTED)
 
     with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows

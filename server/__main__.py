@@ -79,6 +79,11 @@ def run(argv: Sequence[str] | None = None) -> None:
     """Entry point that never lingers: daemon threads (a litellm import in progress)
     and pending background work must not keep an exited server alive."""
     code = main(argv)
+    # A client that went away without `shutdown` never closed the MCP pool: end the
+    # local MCP servers (and what they started) here, since os._exit skips every cleanup.
+    stdio = sys.modules.get("agentls.agent.mcp.stdio")
+    if stdio is not None:
+        stdio.end_all_groups()
     logging.shutdown()
     sys.stderr.flush()
     os._exit(code)

@@ -122,7 +122,7 @@ class MCPTool(Tool):
     async def describe_for_approval(self, args: Any, engine: Any) -> tuple[str, str]:
         return (
             f"The agent wants to call the tool {self.remote.tool.name!r} on the MCP server "
-            f"{self.remote.server!r} ({self.remote.connection.server.url}).",
+            f"{self.remote.server!r} ({self.remote.connection.server.where}).",
             _preview(_arguments(args)),
         )
 
@@ -261,7 +261,7 @@ class CallMCPTool(Tool):
             return f"The agent wants to call an unknown MCP tool {args.name!r}.", ""
         return (
             f"The agent wants to call the tool {remote.tool.name!r} on the MCP server "
-            f"{remote.server!r} ({remote.connection.server.url}).",
+            f"{remote.server!r} ({remote.connection.server.where}).",
             _preview(dict(args.arguments)),
         )
 
