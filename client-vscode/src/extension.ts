@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import { createLog, logInfo, logWarn } from './logging';
+import { AgentPanel } from './panel/provider';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
@@ -28,6 +29,8 @@ export interface AgentlsApi {
   settings(): AgentSettings;
   /** The runId of the run that ended last (tests wait on it). */
   lastOutcomeRunId(): string | undefined;
+  /** The agent panel (its conversation). */
+  panel: AgentPanel;
 }
 
 function settingsNow(): AgentSettings {
@@ -66,8 +69,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     onClient: (client: LanguageClient) => runs.attach(client),
     onClientGone: () => runs.serverGone(),
   });
+  const panel = new AgentPanel(context, runs, server, settingsNow);
   Object.assign(api, {
     ui,
+    panel,
     server,
     runs,
     outputText: () => mirror,
@@ -82,6 +87,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     statusBar,
     runs,
     server,
+    panel,
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) {
