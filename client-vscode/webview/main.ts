@@ -85,8 +85,8 @@ function button(label: string, onClick: () => void, attrs: Record<string, string
 
 const app = document.getElementById('app') as HTMLElement;
 const announcer = h('div', { class: 'sr-only', 'aria-live': 'polite', role: 'status' });
-const sessionsButton = button('Sessions', () => toggleSessions(), { 'aria-expanded': 'false', 'aria-controls': 'sessions', title: 'Past sessions' });
-const newButton = button('New session', () => post({ type: 'newSession' }), { title: 'Start a new conversation' });
+const sessionsButton = button('Sessions', () => toggleSessions(), { id: 'sessions-button', 'aria-expanded': 'false', 'aria-controls': 'sessions', title: 'Past sessions' });
+const newButton = button('New session', () => post({ type: 'newSession' }), { id: 'new-session', title: 'Start a new conversation' });
 const outputButton = button('Log', () => post({ type: 'showOutput' }), { title: 'Show the Agent output channel' });
 const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Agent panel' }, newButton, sessionsButton, outputButton);
 const sessionsBox = h('section', { id: 'sessions', class: 'sessions', hidden: '', 'aria-label': 'Past sessions' });

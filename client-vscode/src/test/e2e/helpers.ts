@@ -91,3 +91,14 @@ export function onDisk(relative: string): string {
 export async function setSetting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('agentls').update(key, value, vscode.ConfigurationTarget.Workspace);
 }
+
+let acks = 0;
+
+/** Ask the runner for UI work and wait until it is done (it writes an ack file then). */
+export async function uiDone(request: Record<string, unknown>, timeoutMs = 60_000): Promise<void> {
+  acks += 1;
+  const name = `a${acks}`;
+  const file = path.join(workspaceRoot(), `.e2e-ack-${name}`);
+  ui({ ...request, ack: name });
+  await waitFor(() => fs.existsSync(file), `the runner to finish ${JSON.stringify(request).slice(0, 200)}`, timeoutMs);
+}
