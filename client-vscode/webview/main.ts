@@ -124,7 +124,7 @@ const composer = h(
     { class: 'composer-row' },
     h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Agent'), agentSelect),
     h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Confirm mode'), confirmSelect),
-    h('label', { class: 'check', title: 'Add the active editor’s selection as context' }, selectionBox, ' Selection'),
+    h('label', { class: 'check', title: 'Add the active editor’s selection as context' }, selectionBox, ' Include selection'),
     sendButton,
   ),
 );

@@ -33,8 +33,27 @@ describe('the agent panel', () => {
     await waitFor(() => api.runs.activeRunIds.length === 0, 'runs to end', 30_000).catch(() => undefined);
   });
 
+  /** What the panel shows, for failure messages. */
+  function shown(): string {
+    return JSON.stringify(api.panel.current.items.map((it) => [it.kind, 'state' in it ? it.state : 'status' in it ? it.status : 'answer' in it ? it.answer : ''])).slice(-1500);
+  }
+
+  async function within<T>(probe: () => T | undefined | false, what: string): Promise<T> {
+    try {
+      return await waitFor(probe, what, 60_000);
+    } catch (error) {
+      const requests = await modelRequests().catch(() => []);
+      const seen = requests.map((r) => {
+        const m = r.body.messages ?? [];
+        return `${r.path} ${m.length} msgs, last ${JSON.stringify(m.at(-1)).slice(0, 300)}`;
+      });
+      throw new Error(`${(error as Error).message}; the panel shows ${shown()}; model requests: ${seen.join(' || ')}`);
+    }
+  }
+
+  /** The end of the conversation's run (a fresh conversation per test: one run, one end). */
   async function runEnds(count: number, what: string): Promise<Extract<Item, { kind: 'end' }>> {
-    await waitFor(() => ends(api.panel.current).length >= count && api.panel.current.runId === undefined, what, 60_000);
+    await within(() => ends(api.panel.current).length >= count && api.panel.current.runId === undefined, what);
     return ends(api.panel.current)[count - 1];
   }
 
@@ -91,20 +110,22 @@ describe('the agent panel', () => {
         { expectText: '.tool[data-tool="update_plan"] summary', text: 'done' },
         { expectText: '.card.ask .answer', text: 'You answered: welcome' },
         { expectText: '.run-end', text: 'tokens' },
-        { screenshot: 'panel-dark' },
+        { screenshot: 'panel-run' },
       ],
     });
   });
 
   it('asks approvals in the panel: one command allowed, another denied', async () => {
     await script([
+      // Each command's approval first asks the model to explain it in plain words.
       { tool_calls: [{ name: 'execute_command', arguments: { command: 'echo allowed-by-panel' } }] },
+      { text: 'Prints a word.' },
       { tool_calls: [{ name: 'execute_command', arguments: { command: 'echo denied-by-panel' } }] },
+      { text: 'Prints another word.' },
       { text: 'Ran what you allowed.' },
     ]);
-    const before = ends(api.panel.current).length;
     await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'confirm-all' }, ...typePrompt('Run two commands')] });
-    await waitFor(() => api.panel.current.items.some((it) => it.kind === 'approval' && it.answer === undefined), 'the first approval', 60_000);
+    await within(() => api.panel.current.items.some((it) => it.kind === 'approval' && it.answer === undefined), 'the first approval');
     await uiDone({
       panel: [
         { expectText: '.card.approval:not(.answered) .approval-text', text: 'echo allowed-by-panel' },
@@ -113,10 +134,9 @@ describe('the agent panel', () => {
         { click: '.card.approval:not(.answered) button[data-choice="Allow once"]' },
       ],
     });
-    await waitFor(
+    await within(
       () => api.panel.current.items.filter((it) => it.kind === 'approval').length === 2 && api.panel.current.items.some((it) => it.kind === 'approval' && it.answer === undefined),
       'the second approval',
-      60_000,
     );
     await uiDone({
       panel: [
@@ -124,7 +144,7 @@ describe('the agent panel', () => {
         { click: '.card.approval:not(.answered) button[data-choice="Deny"]' },
       ],
     });
-    const end = await runEnds(before + 1, 'the approvals run to end');
+    const end = await runEnds(1, 'the approvals run to end');
     assert.strictEqual(end.status, 'success', JSON.stringify(end));
     const answers = api.panel.current.items.filter((it) => it.kind === 'approval').map((it) => (it.kind === 'approval' ? it.answer : ''));
     assert.deepStrictEqual(answers, ['Allow once', 'Deny']);
@@ -142,11 +162,10 @@ describe('the agent panel', () => {
 
   it('stops a streaming run with the Stop button', async () => {
     await script([{ text: 'word '.repeat(600), chunk_size: 5, chunk_delay: 0.03 }]);
-    const before = ends(api.panel.current).length;
     await uiDone({ panel: [{ click: '#new-session' }, ...typePrompt('Write a lot')] });
     await waitFor(() => api.panel.current.items.some((it) => it.kind === 'text' && it.text.length > 20), 'streamed text', 60_000);
     await uiDone({ panel: [{ expectText: '.msg.assistant.streaming', text: 'word word' }, { screenshot: 'panel-streaming' }, { click: '.status-line button.stop' }] });
-    const end = await runEnds(before + 1, 'the stopped run to end');
+    const end = await runEnds(1, 'the stopped run to end');
     assert.strictEqual(end.status, 'cancelled', JSON.stringify(end));
     await uiDone({ panel: [{ expectText: '.run-end', text: 'Stopped' }] });
   });
@@ -159,9 +178,8 @@ describe('the agent panel', () => {
           '<a href="javascript:alert(3)">raw link</a> and <script>alert(4)</script> done.',
       },
     ]);
-    const before = ends(api.panel.current).length;
     await uiDone({ panel: [{ click: '#new-session' }, ...typePrompt('Say something odd')] });
-    await runEnds(before + 1, 'the hostile run to end');
+    await runEnds(1, 'the hostile run to end');
     await uiDone({
       panel: [
         { expectText: '.msg.assistant', text: '<img src=x onerror="alert(1)">' },
@@ -198,6 +216,7 @@ describe('the agent panel', () => {
     });
     await script([{ text: 'Continuing where we left off.' }]);
     const before = ends(api.panel.current).length;
+    assert.strictEqual(before, 1, 'the stored run shows its end');
     await uiDone({ panel: typePrompt('And now say goodbye') });
     const end = await runEnds(before + 1, 'the continued run to end');
     assert.strictEqual(end.status, 'success');
@@ -208,9 +227,11 @@ describe('the agent panel', () => {
     await uiDone({ panel: [{ expectText: '.msg.assistant', text: 'Continuing where we left off.' }] });
   });
 
-  it('follows the light and high-contrast themes', async () => {
+  it('follows the dark, light and high-contrast themes', async () => {
     const config = vscode.workspace.getConfiguration('workbench');
     try {
+      await config.update('colorTheme', 'Default Dark Modern', vscode.ConfigurationTarget.Global);
+      await uiDone({ panel: [{ expectText: '.msg.assistant', text: 'Continuing' }, { screenshot: 'panel-dark' }] });
       await config.update('colorTheme', 'Default Light Modern', vscode.ConfigurationTarget.Global);
       await uiDone({ panel: [{ expectText: '.msg.assistant', text: 'Continuing' }, { screenshot: 'panel-light' }] });
       await config.update('colorTheme', 'Default High Contrast', vscode.ConfigurationTarget.Global);
