@@ -76,7 +76,7 @@ class RunOutcome:
         result.update(
             runId=self.run_id,
             sessionId=self.session_id,
-            usage=self.state.usage.model_dump(),
+            usage=self.state.usage.model_dump(exclude_none=True),
         )
         return result
 

@@ -6,7 +6,7 @@
  */
 import { renderMarkdown } from '../src/panel/markdown';
 import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
-import { reduce, type Action, type Conversation, type Item } from '../src/panel/model';
+import { emptyConversation, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
 import type { AgentInfo } from '../src/protocol';
 
 interface VsCodeApi {
@@ -39,7 +39,8 @@ interface ViewState {
   open: string[];
 }
 
-let conversation: Conversation | undefined;
+// Empty until the extension's snapshot (the truth) replaces it.
+let conversation: Conversation = emptyConversation();
 let options: PanelOptions = { agent: 'build', confirmMode: 'confirm-sensitive', includeSelection: true };
 let agents: AgentInfo[] = [];
 const queue: Action[] = [];
@@ -172,7 +173,7 @@ function announce(text: string): void {
 
 function send(): void {
   const text = prompt.value;
-  if (text.trim() === '' || !conversation || conversation.runId || conversation.readOnly) {
+  if (text.trim() === '' || conversation.runId || conversation.readOnly) {
     return;
   }
   post({ type: 'run', prompt: text, options });
@@ -383,9 +384,6 @@ function nearBottom(): boolean {
 }
 
 function render(): void {
-  if (!conversation) {
-    return;
-  }
   const c = conversation;
   const stick = nearBottom();
   const visible = c.items.slice(Math.max(0, c.items.length - shown));
@@ -482,10 +480,6 @@ function describe(action: Action): string | undefined {
 
 function flush(): void {
   frame = 0;
-  if (!conversation) {
-    queue.length = 0;
-    return;
-  }
   let said: string | undefined;
   for (const action of queue.splice(0)) {
     conversation = reduce(conversation, action);

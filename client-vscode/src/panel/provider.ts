@@ -40,6 +40,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
   private readonly waiting = new Map<string, (answer: string | null) => void>();
   private readonly disposables: vscode.Disposable[] = [];
   private counter = 0;
+  /** Whether a webview has loaded and got the conversation (tests wait on it). */
+  webviewReady = false;
   private readonly changed = new vscode.EventEmitter<Conversation>();
   /** Fires after every change of the conversation (tests wait on it). */
   readonly onDidChange = this.changed.event;
@@ -83,6 +85,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       view.onDidDispose(() => {
         if (this.view === view) {
           this.view = undefined;
+          this.webviewReady = false;
         }
         subscriptions.forEach((d) => d.dispose());
       }),
@@ -202,6 +205,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     switch (message.type) {
       case 'ready':
         this.post({ type: 'snapshot', conversation: this.conversation, options: this.options, agents: this.agents });
+        this.webviewReady = true;
         void this.loadAgents();
         return;
       case 'options':

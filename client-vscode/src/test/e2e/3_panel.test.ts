@@ -24,6 +24,7 @@ describe('the agent panel', () => {
     api = await getApi();
     await waitFor(() => api.server.current, 'the server to run', 60_000);
     await vscode.commands.executeCommand('agentls.panel.focus');
+    await waitFor(() => api.panel.webviewReady, 'the panel to load', 60_000);
   });
 
   afterEach(async () => {
