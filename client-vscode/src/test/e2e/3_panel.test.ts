@@ -162,10 +162,12 @@ describe('the agent panel', () => {
   });
 
   it('stops a streaming run with the Stop button', async () => {
-    await script([{ text: 'word '.repeat(600), chunk_size: 5, chunk_delay: 0.03 }]);
+    // Varied text: the server cuts a stream that repeats one chunk over and over.
+    const long = Array.from({ length: 400 }, (_, i) => `Sentence ${i} of a long answer.`).join(' ');
+    await script([{ text: long, chunk_size: 5, chunk_delay: 0.03 }]);
     await uiDone({ panel: [{ click: '#new-session' }, ...typePrompt('Write a lot')] });
     await waitFor(() => api.panel.current.items.some((it) => it.kind === 'text' && it.text.length > 20), 'streamed text', 60_000);
-    await uiDone({ panel: [{ expectText: '.msg.assistant.streaming', text: 'word word' }, { screenshot: 'panel-streaming' }, { click: '.status-line button.stop' }] });
+    await uiDone({ panel: [{ expectText: '.msg.assistant.streaming', text: 'Sentence 0 of a long answer.' }, { screenshot: 'panel-streaming' }, { click: '.status-line button.stop' }] });
     const end = await runEnds(1, 'the stopped run to end');
     assert.strictEqual(end.status, 'cancelled', JSON.stringify(end));
     await uiDone({ panel: [{ expectText: '.run-end', text: 'Stopped' }] });
