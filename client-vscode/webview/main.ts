@@ -4,7 +4,7 @@
  * items whose `rev` changed are rebuilt, so a fast stream costs one render per frame. Only the
  * last WINDOW items are in the DOM; older ones come back with "Show earlier".
  */
-import { renderMarkdown } from '../src/panel/markdown';
+import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
 import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
 import { emptyConversation, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
 import type { AgentInfo } from '../src/protocol';
@@ -50,6 +50,8 @@ let shown = typeof saved.shown === 'number' ? saved.shown : WINDOW;
 /** Tool cards the user expanded (kept open when the card is rebuilt). */
 const openCards = new Set<string>(Array.isArray(saved.open) ? saved.open : []);
 const rendered = new Map<string, { rev: number; el: HTMLElement }>();
+/** Streaming text blocks: their Markdown is rendered incrementally, their element kept. */
+const streams = new Map<string, { inc: IncrementalMarkdown; stable: HTMLElement; tail: HTMLElement }>();
 
 function post(message: FromWebview): void {
   vscode.postMessage(message);
@@ -246,9 +248,19 @@ function renderItem(item: Item): HTMLElement {
       );
     case 'text': {
       const body = h('div', { class: 'markdown' });
-      // Safe: renderMarkdown escapes every tag of the model's text (html: false) and keeps
-      // only http(s)/mailto/relative links; the CSP would block any script anyway.
-      body.innerHTML = renderMarkdown(item.text);
+      // Safe: the Markdown renderer escapes every tag of the model's text (html: false) and
+      // keeps only http(s)/mailto/relative links; the CSP would block any script anyway.
+      if (item.streaming) {
+        const stream = { inc: new IncrementalMarkdown(), stable: h('div', { class: 'md-stable' }), tail: h('div', { class: 'md-tail' }) };
+        const out = stream.inc.update(item.text);
+        stream.stable.innerHTML = out.appended;
+        stream.tail.innerHTML = out.tail;
+        body.append(stream.stable, stream.tail);
+        streams.set(item.id, stream);
+      } else {
+        streams.delete(item.id);
+        body.innerHTML = renderMarkdown(item.text);
+      }
       return h('div', { class: `msg assistant${item.streaming ? ' streaming' : ''}`, 'data-kind': 'text', 'aria-busy': String(item.streaming) }, body);
     }
     case 'tool': {
@@ -397,7 +409,18 @@ function render(): void {
   for (const item of visible) {
     keep.add(item.id);
     let entry = rendered.get(item.id);
-    if (!entry || entry.rev !== item.rev) {
+    const stream = item.kind === 'text' && item.streaming ? streams.get(item.id) : undefined;
+    if (entry && stream && entry.rev !== item.rev && item.kind === 'text') {
+      // A growing answer: append what became stable, replace only the open tail.
+      const out = stream.inc.update(item.text);
+      if (out.reset) {
+        stream.stable.innerHTML = out.appended;
+      } else if (out.appended) {
+        stream.stable.insertAdjacentHTML('beforeend', out.appended);
+      }
+      stream.tail.innerHTML = out.tail;
+      entry.rev = item.rev;
+    } else if (!entry || entry.rev !== item.rev) {
       const el = renderItem(item);
       el.dataset.id = item.id;
       if (entry) {
@@ -424,6 +447,7 @@ function render(): void {
     if (!keep.has(id)) {
       entry.el.remove();
       rendered.delete(id);
+      streams.delete(id);
     }
   }
 

@@ -71,3 +71,74 @@ md.renderer.rules.fence = (tokens, idx) => {
 export function renderMarkdown(text: string): string {
   return md.render(text);
 }
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * Markdown of a text that only grows (a streaming answer), rendered in O(new text) per
+ * update instead of O(whole text): the text is cut at blank lines outside code fences; the
+ * blocks before the last cut are rendered once and kept, only the open block after it is
+ * rendered again. (A construct spanning a blank line, e.g. a loose list, may render as two
+ * while streaming; the finished text is rendered whole.)
+ */
+export class IncrementalMarkdown {
+  private text = '';
+  /** End of the text rendered for good, and the HTML of that part. */
+  private stableEnd = 0;
+  private stableHtml = '';
+  /** Where the next unscanned line starts, and the code fence open there, if any. */
+  private scanned = 0;
+  private fence: string | undefined;
+  private lastCut = 0;
+
+  /** The whole HTML so far. */
+  get html(): string {
+    return this.stableHtml + this.tailHtml;
+  }
+
+  private tailHtml = '';
+
+  /**
+   * Take the text so far; returns the HTML that became stable since the last call (to be
+   * appended) and the HTML of the open tail (to replace the previous tail).
+   */
+  update(text: string): { appended: string; tail: string; reset: boolean } {
+    let reset = false;
+    if (!text.startsWith(this.text)) {
+      this.text = '';
+      this.stableEnd = 0;
+      this.stableHtml = '';
+      this.scanned = 0;
+      this.fence = undefined;
+      this.lastCut = 0;
+      reset = true;
+    }
+    this.text = text;
+    for (;;) {
+      const newline = text.indexOf('\n', this.scanned);
+      if (newline < 0) {
+        break;
+      }
+      const line = text.slice(this.scanned, newline);
+      this.scanned = newline + 1;
+      const fence = FENCE.exec(line);
+      if (this.fence) {
+        if (fence && fence[1][0] === this.fence[0] && fence[1].length >= this.fence.length && line.trim() === fence[1]) {
+          this.fence = undefined;
+        }
+      } else if (fence) {
+        this.fence = fence[1];
+      } else if (line.trim() === '') {
+        this.lastCut = this.scanned;
+      }
+    }
+    let appended = '';
+    if (this.lastCut > this.stableEnd) {
+      appended = md.render(text.slice(this.stableEnd, this.lastCut));
+      this.stableHtml += appended;
+      this.stableEnd = this.lastCut;
+    }
+    this.tailHtml = md.render(text.slice(this.stableEnd));
+    return { appended: reset ? this.stableHtml : appended, tail: this.tailHtml, reset };
+  }
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { renderMarkdown, isSafeLink } from '../../panel/markdown';
+import { IncrementalMarkdown, isSafeLink, renderMarkdown } from '../../panel/markdown';
 import { argsSummary, emptyConversation, fromEntries, pendingQuestions, reduce, type Action, type Conversation, type Item } from '../../panel/model';
 
 function run(actions: Action[], start: Conversation = emptyConversation()): Conversation {
@@ -223,5 +223,47 @@ describe('renderMarkdown: the model text is untrusted', () => {
     assert.equal(isSafeLink(' JavaScript:alert(1)'), false);
     assert.equal(isSafeLink('command:workbench.action.quit'), false);
     assert.equal(isSafeLink('//host/x'), false);
+  });
+});
+
+describe('IncrementalMarkdown', () => {
+  const text =
+    'Intro with **bold**.\n\n```python\nx = 1\n\ny = 2\n```\n\n- a\n- b\n\nA [link](https://example.com) and <img src=x onerror=alert(1)>.\n\nEnd';
+
+  it('renders growing text like a whole render once blocks are complete', () => {
+    const inc = new IncrementalMarkdown();
+    let stable = '';
+    let tail = '';
+    for (let i = 1; i <= text.length; i += 3) {
+      const out = inc.update(text.slice(0, i));
+      stable = out.reset ? out.appended : stable + out.appended;
+      tail = out.tail;
+    }
+    const out = inc.update(text);
+    stable += out.appended;
+    tail = out.tail;
+    assert.equal(stable + tail, renderMarkdown(text));
+    assert.equal(inc.html, renderMarkdown(text));
+  });
+
+  it('does not cut inside a code fence', () => {
+    const inc = new IncrementalMarkdown();
+    const out = inc.update('```\na\n\nb\n');
+    assert.equal(out.appended, '', 'the open fence is not stable yet');
+    assert.match(out.tail, /a\n\nb/);
+  });
+
+  it('starts over when the text is not a continuation', () => {
+    const inc = new IncrementalMarkdown();
+    inc.update('one\n\ntwo');
+    const out = inc.update('other\n\n');
+    assert.equal(out.reset, true);
+    assert.equal(out.appended + out.tail, renderMarkdown('other\n\n'));
+  });
+
+  it('stays sanitised', () => {
+    const inc = new IncrementalMarkdown();
+    const out = inc.update('<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))\n\n');
+    assert.doesNotMatch(out.appended + out.tail, /<img|href="javascript/);
   });
 });
