@@ -230,6 +230,20 @@ describe('the agent panel', () => {
     await uiDone({ panel: [{ expectText: '.msg.assistant', text: 'Continuing where we left off.' }] });
   });
 
+  it('keeps the conversation when the view is hidden and shown again', async () => {
+    const before = api.panel.current.items.length;
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    await uiDone({ screenshot: 'panel-hidden' });
+    await vscode.commands.executeCommand('agentls.panel.focus');
+    await uiDone({
+      panel: [
+        { expectText: '.msg.assistant', text: 'Continuing where we left off.' },
+        { expectText: '.msg.user', text: 'Plan a polite greeting' },
+      ],
+    });
+    assert.strictEqual(api.panel.current.items.length, before);
+  });
+
   it('follows the dark, light and high-contrast themes', async () => {
     const config = vscode.workspace.getConfiguration('workbench');
     try {
