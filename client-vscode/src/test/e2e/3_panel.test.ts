@@ -161,6 +161,20 @@ describe('the agent panel', () => {
     });
   });
 
+  it('links an edit step to the edited file', async () => {
+    await script([
+      { tool_calls: [{ name: 'write_file', arguments: { path: 'notes/panel.md', content: '# Notes from the panel\n' } }] },
+      { text: 'Wrote the notes.' },
+    ]);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await uiDone({ panel: [{ click: '#new-session' }, ...typePrompt('Write a note')] });
+    const end = await runEnds(1, 'the edit run to end');
+    assert.strictEqual(end.status, 'success', JSON.stringify(end));
+    await uiDone({ panel: [{ expectText: '.tool-wrap .review', text: 'Review notes/panel.md' }, { click: '.tool-wrap .review' }] });
+    await waitFor(() => vscode.window.activeTextEditor?.document.uri.path.endsWith('/notes/panel.md'), 'the file to open from the edit card', 20_000);
+    assert.match(vscode.window.activeTextEditor!.document.getText(), /Notes from the panel/);
+  });
+
   it('stops a streaming run with the Stop button', async () => {
     // Varied text: the server cuts a stream that repeats one chunk over and over.
     const long = Array.from({ length: 400 }, (_, i) => `Sentence ${i} of a long answer.`).join(' ');
