@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import type { CancellationToken, LanguageClient, MessageActionItem, ShowMessageRequestParams } from 'vscode-languageclient/node';
 import { logError, logInfo } from './logging';
+import { routedRun } from './panel/routing';
 import {
   Methods,
   type AskUserParams,
@@ -229,17 +230,13 @@ export class Runs implements vscode.Disposable {
     this.changed.fire(runId);
   }
 
-  /** The routed run a question belongs to: the one waiting for a human (else the only one). */
+  /** The run a question belongs to, when the panel is to answer it (see panel/routing). */
   private routedRun(runId?: string): string | undefined {
     if (!this.questions) {
       return undefined;
     }
-    if (runId !== undefined) {
-      return this.active.get(runId)?.routed ? runId : undefined;
-    }
-    const routed = [...this.active.entries()].filter(([, run]) => run.routed);
-    const waiting = routed.find(([, run]) => run.view.current.state === 'awaiting_human');
-    return waiting?.[0] ?? (routed.length === 1 ? routed[0][0] : undefined);
+    const runs = [...this.active.entries()].map(([id, run]) => ({ runId: id, routed: run.routed, state: run.view.current.state }));
+    return routedRun(runs, runId);
   }
 
   private async showMessageRequest(params: ShowMessageRequestParams, token: CancellationToken): Promise<MessageActionItem | null> {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IncrementalMarkdown, isSafeLink, renderMarkdown } from '../../panel/markdown';
+import { routedRun } from '../../panel/routing';
 import { argsSummary, emptyConversation, fromEntries, pendingQuestions, reduce, type Action, type Conversation, type Item } from '../../panel/model';
 
 function run(actions: Action[], start: Conversation = emptyConversation()): Conversation {
@@ -265,5 +266,32 @@ describe('IncrementalMarkdown', () => {
     const inc = new IncrementalMarkdown();
     const out = inc.update('<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))\n\n');
     assert.doesNotMatch(out.appended + out.tail, /<img|href="javascript/);
+  });
+});
+
+describe('routedRun: which questions the panel answers', () => {
+  const panel = { runId: 'p', routed: true, state: 'tool_running' };
+  const palette = { runId: 'c', routed: false, state: 'tool_running' };
+
+  it('routes the only run in flight when it came from the panel', () => {
+    assert.equal(routedRun([panel]), 'p');
+    assert.equal(routedRun([palette]), undefined);
+    assert.equal(routedRun([]), undefined);
+  });
+
+  it('picks the run waiting for a human', () => {
+    assert.equal(routedRun([{ ...panel, state: 'awaiting_human' }, palette]), 'p');
+    assert.equal(routedRun([panel, { ...palette, state: 'awaiting_human' }]), undefined, "a palette run's approval stays a notification");
+  });
+
+  it('leaves unclear cases to VS Code', () => {
+    assert.equal(routedRun([panel, palette]), undefined);
+    assert.equal(routedRun([{ ...panel, state: 'awaiting_human' }, { ...palette, state: 'awaiting_human' }]), undefined);
+  });
+
+  it('uses the runId when the question has one (agent/askUser)', () => {
+    assert.equal(routedRun([panel, palette], 'p'), 'p');
+    assert.equal(routedRun([panel, palette], 'c'), undefined);
+    assert.equal(routedRun([panel], 'gone'), undefined);
   });
 });
