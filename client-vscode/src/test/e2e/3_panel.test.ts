@@ -161,6 +161,32 @@ describe('the agent panel', () => {
     });
   });
 
+  it('edits a command in the panel before it runs (Edit… then the question card)', async () => {
+    await script([
+      { tool_calls: [{ name: 'execute_command', arguments: { command: 'echo original' } }] },
+      { text: 'Prints a word.' },
+      { text: 'Ran your version.' },
+    ]);
+    await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'confirm-all' }, ...typePrompt('Run a command')] });
+    await within(() => api.panel.current.items.some((it) => it.kind === 'approval' && it.answer === undefined), 'the approval');
+    await uiDone({ panel: [{ click: '.card.approval:not(.answered) button[data-choice="Edit…"]' }] });
+    await within(() => api.panel.current.items.some((it) => it.kind === 'ask' && !it.answered), 'the edit question');
+    await uiDone({
+      panel: [
+        { expectText: '.card.ask .question', text: 'Edit the command' },
+        { screenshot: 'panel-edit-command' },
+        { fill: '.card.ask textarea', text: 'echo edited-in-panel' },
+        { press: '.card.ask textarea', key: 'Enter' },
+      ],
+    });
+    const end = await runEnds(1, 'the edited run to end');
+    assert.strictEqual(end.status, 'success', JSON.stringify(end));
+    const tools = JSON.stringify((await modelRequests()).at(-1)?.body.messages?.filter((m) => m.role === 'tool') ?? []);
+    assert.match(tools, /edited-in-panel/, tools);
+    assert.doesNotMatch(tools, /Exit code: 0\\noriginal/, tools);
+    await uiDone({ panel: [{ select: '#confirm', value: 'yolo' }] });
+  });
+
   it('links an edit step to the edited file', async () => {
     await script([
       { tool_calls: [{ name: 'write_file', arguments: { path: 'notes/panel.md', content: '# Notes from the panel\n' } }] },
