@@ -10,6 +10,7 @@ import { createLog, logInfo, logText, logWarn } from './logging';
 import { ManagedEnvironment } from './managedEnv';
 import { ReviewController } from './review/controller';
 import { registerReviewUi } from './review/ui';
+import { AgentPanel } from './panel/provider';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
@@ -38,6 +39,8 @@ export interface AgentlsApi {
   lastOutcomeRunId(): string | undefined;
   /** The inline review of agent edits. */
   review: ReviewController;
+  /** The agent panel (its conversation). */
+  panel: AgentPanel;
 }
 
 function settingsNow(): AgentSettings {
@@ -94,8 +97,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     },
     managed,
   );
+  const panel = new AgentPanel(context, runs, server, settingsNow);
   Object.assign(api, {
     ui,
+    panel,
     server,
     managed,
     runs,
@@ -113,6 +118,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     statusBar,
     runs,
     server,
+    panel,
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow }),
     review,
     ...registerReviewUi(review),

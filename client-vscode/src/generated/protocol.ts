@@ -341,11 +341,15 @@ export interface ToolUse {
   success: boolean;
 }
 
-/** Token counts of one call, or the sum of several. */
+/**
+ * Token counts of one call, or the sum of several; `cost` in US dollars when the
+ * price of every call that used tokens is known (litellm's price list), else None.
+ */
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  cost?: number | null;
 }
 
 export interface UserMessage {

@@ -12,7 +12,9 @@ export function run(): Promise<void> {
   const grep = process.env.AGENTLS_E2E_GREP;
   const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, color: false, reporter: 'spec', ...(grep ? { grep } : {}) });
   const dir = path.join(__dirname, 'e2e');
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort()) {
+  // AGENTLS_E2E_FILES (a regular expression) runs only the matching files, e.g. `0_|3_panel`.
+  const only = process.env.AGENTLS_E2E_FILES ? new RegExp(process.env.AGENTLS_E2E_FILES) : undefined;
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.test.js') && (!only || only.test(f))).sort()) {
     mocha.addFile(path.join(dir, file));
   }
   return new Promise((resolve, reject) => {

@@ -98,3 +98,14 @@ export async function reviewMode(api: AgentlsApi, mode: 'inline' | 'refactorPrev
   await setSetting('review.mode', mode);
   await waitFor(() => api.server.current !== undefined && api.server.current !== before && api.server.current, 'the server to restart', 60_000);
 }
+
+let acks = 0;
+
+/** Ask the runner for UI work and wait until it is done (it writes an ack file then). */
+export async function uiDone(request: Record<string, unknown>, timeoutMs = 60_000): Promise<void> {
+  acks += 1;
+  const name = `a${acks}`;
+  const file = path.join(workspaceRoot(), `.e2e-ack-${name}`);
+  ui({ ...request, ack: name });
+  await waitFor(() => fs.existsSync(file), `the runner to finish ${JSON.stringify(request).slice(0, 200)}`, timeoutMs);
+}
