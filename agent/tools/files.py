@@ -8,7 +8,7 @@ from agentls.agent.errors import PathTraversalError, ValidationError
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import DeleteFileArgs, ListFilesArgs, ReadFileArgs, WriteFileArgs
-from agentls.agent.workspace import FileChange, diff_stats, unified_diff
+from agentls.agent.workspace import FileChange, diff_stats
 
 MAX_LIST_ENTRIES = 500
 #: Directories list_files does not descend into (noise for the model).
@@ -82,7 +82,7 @@ class WriteFileTool(Tool):
         new = (base or "") + args.content if args.mode == "append" else args.content
         if base == new:
             return ToolResult.ok(f"{path} already has this content; nothing to do.")
-        added, removed = diff_stats(unified_diff(path, base, new))
+        added, removed = diff_stats(base, new)
         verb = "Created" if base is None else ("Appended to" if args.mode == "append" else "Wrote")
         summary = f"{verb} {path} (+{added} -{removed})"
         if ctx.dry_run:
