@@ -1,4 +1,4 @@
-"""Configuration models (seed 003) and the layered loader.
+"""Configuration models and the layered loader.
 
 Every model forbids unknown keys, so a typo such as ``llm.timout`` is an error that
 names the key path and where it came from, never a silently ignored setting.
@@ -150,7 +150,7 @@ class MCPConfig(_Strict):
     call_timeout: float = Field(60.0, gt=0, description="Seconds allowed for one MCP tool call.")
 
 
-# The seed's default excluded directories live with the indexer, which applies them.
+# The default excluded directories live with the indexer, which applies them on every walk.
 DEFAULT_EXCLUDE_DIRS = INDEXER_EXCLUDE_DIRS
 
 

@@ -4,7 +4,7 @@
 project tree), the user prompt, each step's assistant ``tool_calls`` message followed
 by one ``tool`` message per call, and plain assistant/user turns.
 
-``ContextManager`` keeps that list inside the model's context window (seed 000, F11):
+``ContextManager`` keeps that list inside the model's context window, in three levels:
 
 1. ``truncate_tool_result`` bounds every tool result before it enters the history
    (head and tail lines, or head and tail characters for a single huge line).
@@ -351,7 +351,7 @@ def _marker(dropped: int) -> Message:
 
 
 class ContextManager:
-    """The three levels of seed 000 F11, configured by ``ContextConfig``.
+    """The three levels of context management, configured by ``ContextConfig``.
 
     ``token_counter`` is normally the adapter's ``count_tokens`` (litellm's counter for
     the configured model); without one, level 3 estimates ``len(str(messages)) // 4``.

@@ -15,7 +15,7 @@ from typing import Any
 
 
 class RunState(StrEnum):
-    """The run states of seed 001."""
+    """The states a run goes through, as front ends show them."""
 
     IDLE = "idle"
     PREPARING = "preparing"

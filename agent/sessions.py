@@ -1,4 +1,4 @@
-"""Sessions: one append-only JSONL file per conversation (seed 001's persistence rules).
+"""Sessions: one append-only JSONL file per conversation, so a run survives a crash.
 
 ``<workspace>/.agentls/sessions/<sessionId>.jsonl`` holds one typed entry per line
 (``type`` is the discriminator): ``run_start``, ``user_message``,

@@ -1,4 +1,4 @@
-"""Run state (seed 003, ``core/state.py``)."""
+"""Run state: the conversation and what one run has done so far."""
 
 from __future__ import annotations
 

@@ -54,10 +54,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(signal, "SIGUSR1"):  # `kill -USR1 <pid>` dumps every thread's stack to stderr
         faulthandler.register(signal.SIGUSR1, file=sys.stderr)
     lsp_out = None if args.tcp else protect_stdout()
-    # The model's stream is parsed in a background thread. When the event loop wakes
-    # up for a request while that thread runs Python, CPython makes it wait up to
-    # the switch interval (5 ms by default) for the GIL, once per loop iteration:
-    # 15-50 ms for a trivial request. A shorter interval bounds that wait.
+    # The model calls run in a worker process, but threads still run Python next to the
+    # event loop: the index build and search, the file watcher, warm-up imports, session
+    # writes. When the loop wakes up for a request while one of them holds the GIL,
+    # CPython makes it wait up to the switch interval (5 ms by default), once per loop
+    # iteration: 15-50 ms for a trivial request. A shorter interval bounds that wait.
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     configure_logging(args.log_level)

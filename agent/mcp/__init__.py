@@ -1,4 +1,4 @@
-"""Tools from remote MCP servers, through the official MCP Python SDK (issue 8).
+"""Tools from remote MCP servers, through the official MCP Python SDK.
 
 ``MCPManager`` connects the configured servers and registers their tools as
 ``mcp_{server}_{tool}``; ``load_mcp_tools`` is the one-call form for front ends.

@@ -1,4 +1,4 @@
-"""execute_command and python_executor: run things in the workspace (seed 004).
+"""execute_command and python_executor: run things in the workspace.
 
 Both are sensitive: under ``confirm-sensitive`` a human is asked first, with a
 plain-words explanation and the exact command or code (``describe_for_approval``).

@@ -1,4 +1,4 @@
-"""Tools that talk to the human rather than the workspace (seed 004): ``update_plan``
+"""Tools that talk to the human rather than the workspace: ``update_plan``
 records the goal and the checklist; ``ask_user`` pauses the run for an answer.
 
 Both reach the front end through ``ctx.extras``, wired by ``agent.run.run_agent``:

@@ -143,7 +143,7 @@ def test_approve_deny_modify_abort_on_a_terminal(ws: Path, scripted: ScriptedMod
     """A real pseudo-terminal answers the CLI's questions: deny, modify, abort."""
     import pty
 
-    explain = text("Writes one line to a file.")  # seed 004: a short model call explains first
+    explain = text("Writes one line to a file.")  # a short model call explains first
     scripted.add(
         "pty",
         tool_call("execute_command", {"command": "echo first > out1.txt"}),
