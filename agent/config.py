@@ -163,8 +163,7 @@ class IndexerConfig(_Strict):
     )
     exclude_dirs: list[str] = Field(
         default_factory=list,
-        description="Directories to skip, beyond .git, node_modules, __pycache__, .venv, "
-        "venv, dist, build, .tox, .pytest_cache, .mypy_cache.",
+        description="Directories to skip, beyond " + ", ".join(DEFAULT_EXCLUDE_DIRS) + ".",
     )
     exclude_patterns: list[str] = Field(
         default_factory=list, description="File globs to skip, beyond *.pyc, *.min.js, etc."

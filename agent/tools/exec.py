@@ -154,7 +154,7 @@ class _Runner(Tool):
         sandbox = make_sandbox(root, settings.sandbox, settings.network)
         probe = ctx.extras.get("changes_probe")
         if not isinstance(probe, ChangesProbe):
-            probe = FileSnapshotProbe(root)
+            probe = FileSnapshotProbe(root, ctx.config.indexer)
         before = await _safe_snapshot(probe)
         try:
             result = await run_process(
