@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 
 from agentls.agent.llm.models import LLMResponse
 from agentls.agent.state import AgentState
+from agentls.agent.text import shorten
 
 log = logging.getLogger(__name__)
 
@@ -178,8 +179,7 @@ def summarize_steps(state: AgentState) -> str:
 
 
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shorten(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), 60)
 
 
 class SelfEvaluator:

@@ -40,6 +40,7 @@ from agentls.agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
 from agentls.agent.runstate import RunStateMachine
 from agentls.agent.sessions import SessionRecorder, SessionWriteError
 from agentls.agent.state import AgentState, StepResult, ToolCallResult
+from agentls.agent.text import shorten
 from agentls.agent.tools.base import ToolResult
 from agentls.agent.tools.engine import ExecutionEngine, RunAborted
 
@@ -377,7 +378,7 @@ class AgentLoop:
 def _summary(result: ToolResult) -> str:
     text = (result.output or result.error or "").strip().splitlines()
     first = text[0] if text else ""
-    return first if len(first) <= 160 else first[:157] + "..."
+    return shorten(first, 160)
 
 
 __all__ = ["AgentLoop", "Usage"]

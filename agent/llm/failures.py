@@ -14,6 +14,7 @@ from agentls.agent.llm.errors import (
     LLMStreamInterrupted,
     LLMTransientError,
 )
+from agentls.agent.text import shorten
 
 MAX_PROVIDER_MESSAGE = 200
 
@@ -47,9 +48,7 @@ def provider_message(exc: BaseException, ctx: CallContext) -> str:
     text = " ".join(text.split())
     if ctx.api_key:
         text = text.replace(ctx.api_key, "***")
-    if len(text) > MAX_PROVIDER_MESSAGE:
-        text = text[:MAX_PROVIDER_MESSAGE] + "…"
-    return text
+    return shorten(text, MAX_PROVIDER_MESSAGE)
 
 
 def _status(exc: BaseException) -> int | None:
