@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic import ValidationError as PydanticValidationError
 
 from agentls.agent.errors import ConfigError
+from agentls.agent.secrets import MASK
 from agentls.indexer.settings import DEFAULT_EXCLUDE_DIRS as INDEXER_EXCLUDE_DIRS
 
 CONFIG_FILE_NAME = ".agentls.yaml"
@@ -258,7 +259,7 @@ class AppConfig(_Strict):
         data = self.model_dump(mode="json")
         for server in data.get("mcp", {}).get("servers", []):
             if server.get("token"):
-                server["token"] = "***"
+                server["token"] = MASK
         return data
 
 

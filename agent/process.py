@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
 import time
 from collections.abc import Mapping, Sequence
@@ -26,6 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from agentls.agent.config import IndexerConfig
 from agentls.agent.indexing import workspace_rules
+from agentls.agent.secrets import env_secrets, looks_secret, mask_values
 from agentls.indexer.walker import list_candidates
 
 DEFAULT_MAX_OUTPUT = 32_000
@@ -236,15 +236,8 @@ async def run_process(
 
 
 # -- environment -------------------------------------------------------------------------
-_SECRET_NAME = re.compile(
-    r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|CERT", re.IGNORECASE
-)
 #: Read by non-interactive shells at start-up: would run code before the command.
 _STARTUP_VARS = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND"})
-
-
-def looks_secret(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name))
 
 
 def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -262,15 +255,8 @@ def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def redact(text: str, base: Mapping[str, str] | None = None) -> str:
-    """Replace the values of secret-looking variables found in ``text`` with ``***``."""
-    source = os.environ if base is None else base
-    values = sorted(
-        {v for k, v in source.items() if looks_secret(k) and len(v) >= 6}, key=len, reverse=True
-    )
-    for value in values:
-        if value in text:
-            text = text.replace(value, "***")
-    return text
+    """Mask the values of secret-looking variables (of ``base``, default ours) in ``text``."""
+    return mask_values(text, env_secrets(base))
 
 
 # -- which files a command changed ---------------------------------------------------------

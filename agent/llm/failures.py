@@ -14,6 +14,7 @@ from agentls.agent.llm.errors import (
     LLMStreamInterrupted,
     LLMTransientError,
 )
+from agentls.agent.secrets import mask_values
 from agentls.agent.text import shorten
 
 MAX_PROVIDER_MESSAGE = 200
@@ -46,8 +47,7 @@ def provider_message(exc: BaseException, ctx: CallContext) -> str:
     text = raw if isinstance(raw, str) and raw else str(exc)
     text = _PREFIX.sub("", text.strip(), count=1)
     text = " ".join(text.split())
-    if ctx.api_key:
-        text = text.replace(ctx.api_key, "***")
+    text = mask_values(text, [ctx.api_key or ""])
     return shorten(text, MAX_PROVIDER_MESSAGE)
 
 
