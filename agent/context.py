@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from agentls.agent.config import ContextConfig
 from agentls.agent.llm.models import LLMResponse
+from agentls.agent.llm.tokens import CHARS_PER_TOKEN, estimate_tokens
 from agentls.agent.state import ToolCallResult
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ def truncate_text(content: str, max_tokens: int) -> str:
     """
     if max_tokens <= 0:
         return content
-    max_chars = max_tokens * 4
+    max_chars = max_tokens * CHARS_PER_TOKEN
     if len(content) <= max_chars:
         return content
     lines = content.split("\n")
@@ -338,10 +339,6 @@ def _transcript(messages: Sequence[Message]) -> str:
     return "\n".join(lines)
 
 
-def _default_estimate(messages: list[Message]) -> int:
-    return len(str(messages)) // 4
-
-
 def _marker(dropped: int) -> Message:
     noun = "step was" if dropped == 1 else "steps were"
     return {
@@ -354,7 +351,8 @@ class ContextManager:
     """The three levels of context management, configured by ``ContextConfig``.
 
     ``token_counter`` is normally the adapter's ``count_tokens`` (litellm's counter for
-    the configured model); without one, level 3 estimates ``len(str(messages)) // 4``.
+    the configured model); without one, level 3 uses ``estimate_tokens`` (four characters
+    a token).
     """
 
     def __init__(
@@ -363,7 +361,7 @@ class ContextManager:
         token_counter: TokenCounter | None = None,
     ) -> None:
         self.config = config
-        self._count = token_counter or _default_estimate
+        self._count = token_counter or estimate_tokens
 
     # ----------------------------------------------------------------- level 1
 

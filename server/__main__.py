@@ -16,21 +16,12 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import BinaryIO
 
+from agentls.agent.stdout_guard import protect_stdout
 from agentls.server.logging import configure_logging
 
 #: See ``main``: how long a busy thread may keep the GIL from the event loop.
 SWITCH_INTERVAL_SECONDS = 0.0005
-
-
-def protect_stdout() -> BinaryIO:
-    """The LSP output stream; from now on fd 1 and ``sys.stdout`` write to stderr."""
-    sys.stdout.flush()
-    lsp_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(lsp_fd, "wb", buffering=0)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

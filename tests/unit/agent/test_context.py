@@ -28,6 +28,7 @@ from agentls.agent.context import (
 from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.models import LLMResponse, ToolCall
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text
+from agentls.agent.llm.tokens import estimate_tokens
 from agentls.agent.state import ToolCallResult
 from agentls.agent.tools.base import ToolResult
 
@@ -468,10 +469,10 @@ def test_level3_under_limit_unchanged() -> None:
 
 def test_level3_drops_oldest_exchanges_and_marks_it() -> None:
     messages = history(10, calls=2, size=400)
-    limit = len(str(messages)) // 4 // 2
+    limit = estimate_tokens(messages) // 2
     out = ContextManager(config(max_context_tokens=limit)).enforce_window(messages)
 
-    assert len(str(out)) // 4 <= limit
+    assert estimate_tokens(out) <= limit
     assert out[:2] == messages[:2]
     marker = out[2]
     assert marker["role"] == "assistant"
@@ -482,7 +483,7 @@ def test_level3_drops_oldest_exchanges_and_marks_it() -> None:
 
 
 def test_level3_marker_is_updated_not_duplicated() -> None:
-    manager = ContextManager(config(max_context_tokens=600))
+    manager = ContextManager(config(max_context_tokens=300))
     out = manager.enforce_window(history(6, size=300))
     assert "dropped to fit" in out[2]["content"]
     out = manager.enforce_window(out + exchange(7, size=300) + exchange(8, size=300))
@@ -506,7 +507,7 @@ def test_level3_summary_dropped_only_when_nothing_else_is_left() -> None:
     messages = [*history(0), summary]
     for step in range(1, 6):
         messages += exchange(step, size=400)
-    estimate = len(str(messages)) // 4
+    estimate = estimate_tokens(messages)
 
     # Room for the summary once the old steps are gone: it stays.
     out = ContextManager(config(max_context_tokens=estimate - 250)).enforce_window(messages)
@@ -574,6 +575,6 @@ def test_level3_property_pairing_and_head(seed: int, limit: int) -> None:
     # What remains is the original history minus whole units, in order.
     it = iter(messages[2:])
     assert all(any(m is orig for orig in it) for m in originals)
-    if out is not messages and len(str(out)) // 4 > limit:
+    if out is not messages and estimate_tokens(out) > limit:
         # Over the limit only when nothing but the protected tail is left.
         assert tool_exchange_count(out) <= 1
