@@ -1,8 +1,10 @@
-"""``agent/ping`` → ``{pong: true, runs, llmReady, watching}``: a trivial request, for
+"""``agent/ping`` → ``{pong: true, runs, llmReady, watching, indexedFiles}``: a trivial request, for
 health checks and for measuring the server's responsiveness (bench/server_responsiveness.py).
 ``llmReady`` turns true once the model worker is ready and litellm is loaded for token
 counts (after ``initialized``);
-``watching`` once the index is built and its watcher keeps it live."""
+``watching`` once the index is built and its watcher keeps it live; ``indexedFiles``
+counts the text files in the index (null before it is built), so a client can tell when a
+new file has been indexed."""
 
 from __future__ import annotations
 
@@ -24,4 +26,11 @@ def register(ls: AgentLanguageServer) -> None:
         ready = task is not None and task.done() and not task.cancelled() and not task.exception()
         watcher = ls.index_service.watcher
         watching = watcher is not None and watcher.running
-        return {"pong": True, "runs": ls.active_runs, "llmReady": ready, "watching": watching}
+        index = ls.index_service.index
+        return {
+            "pong": True,
+            "runs": ls.active_runs,
+            "llmReady": ready,
+            "watching": watching,
+            "indexedFiles": None if index is None else index.total_files,
+        }
