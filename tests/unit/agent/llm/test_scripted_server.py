@@ -46,10 +46,10 @@ def sse_events(body: str) -> list[Any]:
     return [json.loads(e) for e in events[:-1]]
 
 
-def test_streams_tool_calls_like_a_provider(model_server: ScriptedModelServer) -> None:
-    model_server.add("m", tool_calls(call("write_file", {"path": "a.py", "content": "x" * 50})))
+def test_streams_tool_calls_like_a_provider(scripted: ScriptedModelServer) -> None:
+    scripted.add("m", tool_calls(call("write_file", {"path": "a.py", "content": "x" * 50})))
     status, body = post(
-        f"{model_server.base_url}/chat/completions",
+        f"{scripted.base_url}/chat/completions",
         {"model": "m", "stream": True, "stream_options": {"include_usage": True}},
     )
     assert status == 200
@@ -65,21 +65,21 @@ def test_streams_tool_calls_like_a_provider(model_server: ScriptedModelServer) -
 
 
 def test_models_fall_back_to_the_default_queue_and_fail_loudly_when_empty(
-    model_server: ScriptedModelServer,
+    scripted: ScriptedModelServer,
 ) -> None:
-    model_server.add(None, text("default"))
-    status, body = post(f"{model_server.api_base}/chat/completions", {"model": "openai/zed"})
+    scripted.add(None, text("default"))
+    status, body = post(f"{scripted.api_base}/chat/completions", {"model": "openai/zed"})
     assert status == 200 and json.loads(body)["choices"][0]["message"]["content"] == "default"
-    status, body = post(f"{model_server.api_base}/chat/completions", {"model": "zed"})
+    status, body = post(f"{scripted.api_base}/chat/completions", {"model": "zed"})
     assert status == 500
     assert json.loads(body)["error"]["message"] == "scripted model: no turn left for model zed"
 
 
-def test_http_control_routes_and_the_record(model_server: ScriptedModelServer) -> None:
-    base = model_server.base_url
+def test_http_control_routes_and_the_record(scripted: ScriptedModelServer) -> None:
+    base = scripted.base_url
     assert get(f"{base}/health") == {"status": "ok"}
     status, _ = post(f"{base}/_script", {"model": "bob", "turns": [{"text": "hi bob"}]})
-    assert status == 200 and model_server.remaining("bob") == 1
+    assert status == 200 and scripted.remaining("bob") == 1
     assert [m["id"] for m in get(f"{base}/v1/models")["data"]] == ["bob"]
     status, body = post(
         f"{base}/v1/chat/completions",
@@ -94,7 +94,7 @@ def test_http_control_routes_and_the_record(model_server: ScriptedModelServer) -
     status, body = post(f"{base}/_script", {"turns": [{"txt": "typo"}]})
     assert status == 400 and "txt" in body
     post(f"{base}/_reset", {})
-    assert get(f"{base}/_requests") == [] and model_server.queue_names() == []
+    assert get(f"{base}/_requests") == [] and scripted.queue_names() == []
 
 
 def test_script_files_load_in_three_shapes() -> None:
@@ -124,6 +124,6 @@ def test_subprocess_mode(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", ["/nope", "/v1/nope"])
-def test_unknown_routes_are_404(model_server: ScriptedModelServer, path: str) -> None:
-    status, _ = post(model_server.base_url + path, {})
+def test_unknown_routes_are_404(scripted: ScriptedModelServer, path: str) -> None:
+    status, _ = post(scripted.base_url + path, {})
     assert status == 404
