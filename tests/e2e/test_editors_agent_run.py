@@ -4,19 +4,25 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 sys.path.insert(0, str(Path(__file__).parent))
-from edits_helpers import REPO, ensure_editors, run_editor
+from edits_helpers import (
+    EDITORS,
+    REPO,
+    RealEditor,
+    ensure_editors,
+    report_error,
+    report_result,
+    run_editor,
+)
 
 pytestmark = [pytest.mark.editor, pytest.mark.slow]
 
@@ -28,12 +34,6 @@ SERVER_CMD = [sys.executable, "-P", "-m", "agentls", "--stdio"]
 @pytest.fixture(scope="module", autouse=True)
 def editors() -> None:
     ensure_editors()
-
-
-@pytest.fixture
-def model() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def tool_result(model: ScriptedModelServer) -> str:
 
 
 async def agent_run(
-    editor: Any,
+    editor: Literal["nvim", "emacs"],
     workspace: Path,
     model: ScriptedModelServer,
     answer: str,
@@ -84,35 +84,26 @@ async def agent_run(
     return report
 
 
-@pytest.mark.parametrize(("answer", "applied"), [("Apply", True), ("Reject", False)])
-async def test_nvim_agent_run_edit(
-    workspace: Path, model: ScriptedModelServer, answer: str, applied: bool
-) -> None:
-    script(model)
-    report = await agent_run("nvim", workspace, model, answer)
-    assert "script_error" not in report, report
-    assert report["result"]["status"] == "success", report
-    assert any(q.startswith("Apply edit to app.py") for q in report["questions"]), report
-    assert report["buffer"] == (NEW if applied else OLD)
-    result = tool_result(model)
-    assert ("rejected" in result) is not applied, result
+@pytest.fixture(params=sorted(EDITORS))
+def editor(request: pytest.FixtureRequest) -> RealEditor:
+    return EDITORS[request.param]
 
 
-@pytest.mark.parametrize(("answer", "applied"), [("yes", True), ("no", False)])
-async def test_emacs_agent_run_edit(
-    workspace: Path, model: ScriptedModelServer, answer: str, applied: bool
+@pytest.mark.parametrize("accept", [True, False], ids=["accept", "decline"])
+async def test_an_agent_run_edit_is_confirmed_in_the_editor(
+    workspace: Path, scripted: ScriptedModelServer, editor: RealEditor, accept: bool
 ) -> None:
+    script(scripted)
     # eglot 1.9 sends no clientInfo: its set-up declares in initializationOptions that
     # the editor confirms every server edit itself ("Server wants to edit ... Proceed?").
-    script(model)
+    extra = {"editor": {"confirms_edits": True}} if editor.confirms_itself else None
     report = await agent_run(
-        "emacs", workspace, model, answer, init_extra={"editor": {"confirms_edits": True}}
+        editor.name, workspace, scripted, editor.answer(accept), init_extra=extra
     )
-    assert report["error"] is None, report
-    result = report["result"]
-    if isinstance(result, str):
-        result = json.loads(result)
-    assert result["status"] == "success", report
-    assert report["buffer"] == (NEW if applied else OLD), (report, tool_result(model))
-    assert ("rejected" in tool_result(model)) is not applied, tool_result(model)
-    assert len(report["questions"]) == 1 and "Proceed?" in report["questions"][0]
+    assert report_error(report) is None, report
+    assert report_result(report)["status"] == "success", report
+    # One question about the edit (Neovim may first be asked about the tool call itself).
+    assert sum(editor.asks in q for q in report["questions"]) == 1, report
+    assert report["buffer"] == (NEW if accept else OLD), (report, tool_result(scripted))
+    result = tool_result(scripted)
+    assert ("rejected" in result) is not accept, result
