@@ -268,6 +268,14 @@ def _head_length(messages: Sequence[Message]) -> int:
     return len(messages)
 
 
+def _run_end(messages: Sequence[Message], start: int, role: str) -> int:
+    """Where the run of ``role`` messages that begins at ``start`` ends."""
+    end = start
+    while end < len(messages) and messages[end].get("role") == role:
+        end += 1
+    return end
+
+
 def _split_units(messages: Sequence[Message]) -> list[_Unit]:
     units: list[_Unit] = []
     i = 0
@@ -275,12 +283,9 @@ def _split_units(messages: Sequence[Message]) -> list[_Unit]:
         message = messages[i]
         role = message.get("role")
         if _has_tool_calls(message):
-            group = [message]
-            i += 1
-            while i < len(messages) and messages[i].get("role") == "tool":
-                group.append(messages[i])
-                i += 1
-            units.append(_Unit(group, "exchange"))
+            end = _run_end(messages, i + 1, "tool")
+            units.append(_Unit(list(messages[i:end]), "exchange"))
+            i = end
             continue
         if role == "assistant":
             text = _text(message)
@@ -292,12 +297,9 @@ def _split_units(messages: Sequence[Message]) -> list[_Unit]:
                 units.append(_Unit([message], "marker"))
                 i += 1
                 continue
-            group = [message]
-            i += 1
-            while i < len(messages) and messages[i].get("role") == "user":
-                group.append(messages[i])
-                i += 1
-            units.append(_Unit(group, "turn"))
+            end = _run_end(messages, i + 1, "user")
+            units.append(_Unit(list(messages[i:end]), "turn"))
+            i = end
             continue
         # A user message on its own (after a tool exchange), or anything unexpected
         # such as an orphan tool message: kept as a unit of its own, never merged.
