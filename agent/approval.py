@@ -60,7 +60,7 @@ class ApprovalRequest:
     tool: str
     args: dict[str, Any]
     reason: str
-    #: Plain-words explanation (seed 004), e.g. what a shell command will do.
+    #: Plain-words explanation, e.g. what a shell command will do.
     explanation: str = ""
     #: The exact thing that will run or change (a command, code, a diff).
     preview: str = ""

@@ -1,7 +1,7 @@
-"""Cooperative cancellation: the asyncio form of the seed's GracefulShutdown.
+"""Cooperative cancellation: a graceful shutdown, in asyncio form.
 
-The seed installs a SIGINT handler and checks ``should_stop`` at the top of each
-step. In an asyncio server there is no signal to catch per run, so each run gets a
+A terminal program would install a SIGINT handler and check ``should_stop`` at the top of
+each step. In an asyncio server there is no signal to catch per run, so each run gets a
 ``CancelToken``: the CLI's SIGINT handler, the server's ``$/cancelRequest``,
 ``window/workDoneProgress/cancel`` and ``agent/cancel`` all call ``cancel()``.
 The loop checks it at the start of every step and also races it against the

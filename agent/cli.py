@@ -1,8 +1,8 @@
 """``agentls``: the headless run, the headless demo and the config docs.
 
 Exit codes of ``agentls run``: 0 success, 2 partial, 1 failed, 130 interrupted by
-Ctrl-C. The first Ctrl-C stops after the current step (the seed's GracefulShutdown,
-carried over to a CancelToken); the second exits at once.
+Ctrl-C. The first Ctrl-C stops after the current step (a graceful shutdown through a
+CancelToken); the second exits at once.
 """
 
 from __future__ import annotations

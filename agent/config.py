@@ -1,4 +1,4 @@
-"""Configuration models (seed 003) and the layered loader.
+"""Configuration models and the layered loader.
 
 Every model forbids unknown keys, so a typo such as ``llm.timout`` is an error that
 names the key path and where it came from, never a silently ignored setting.
@@ -23,6 +23,7 @@ from pydantic import ValidationError as PydanticValidationError
 from typing_extensions import TypeAliasType
 
 from agentls.agent.errors import ConfigError
+from agentls.agent.secrets import MASK
 from agentls.indexer.settings import DEFAULT_EXCLUDE_DIRS as INDEXER_EXCLUDE_DIRS
 
 CONFIG_FILE_NAME = ".agentls.yaml"
@@ -264,7 +265,7 @@ class MCPConfig(_Strict):
     call_timeout: float = Field(60.0, gt=0, description="Seconds allowed for one MCP tool call.")
 
 
-# The seed's default excluded directories live with the indexer, which applies them.
+# The default excluded directories live with the indexer, which applies them on every walk.
 DEFAULT_EXCLUDE_DIRS = INDEXER_EXCLUDE_DIRS
 
 
@@ -277,8 +278,7 @@ class IndexerConfig(_Strict):
     )
     exclude_dirs: list[str] = Field(
         default_factory=list,
-        description="Directories to skip, beyond .git, node_modules, __pycache__, .venv, "
-        "venv, dist, build, .tox, .pytest_cache, .mypy_cache.",
+        description="Directories to skip, beyond " + ", ".join(DEFAULT_EXCLUDE_DIRS) + ".",
     )
     exclude_patterns: list[str] = Field(
         default_factory=list, description="File globs to skip, beyond *.pyc, *.min.js, etc."
@@ -373,10 +373,10 @@ class AppConfig(_Strict):
         data = self.model_dump(mode="json")
         for server in data.get("mcp", {}).get("servers", []):
             if server.get("token"):
-                server["token"] = "***"
+                server["token"] = MASK
             # Values of env and headers are where API keys go; their names are not secret.
             for key in ("env", "headers"):
-                server[key] = {name: "***" for name in server.get(key) or {}}
+                server[key] = {name: MASK for name in server.get(key) or {}}
         return data
 
 

@@ -1,11 +1,11 @@
-"""The agent loop (seeds 000 and 002), async.
+"""The agent loop, async.
 
 One iteration: check cancellation, call the model (streaming its text to the
 observer), stop if it answered without tool calls, else run the calls (in parallel
-when the seed allows), append the results, manage the context, go on. Everything
+when ``should_parallelize`` allows), append the results, manage the context, go on. Everything
 the loop needs is passed in; it knows nothing of terminals or LSP.
 
-With a ``SessionRecorder`` the loop also persists the run (seed 001): each model
+With a ``SessionRecorder`` the loop also persists the run: each model
 turn gets a ``model_call_index`` (retries inside the adapter reuse it), streamed
 deltas are de-duplicated by (runId, model_call_index, seq), only the final
 assistant message of a turn is committed, each tool call is written before it runs
@@ -41,6 +41,7 @@ from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, To
 from agentls.agent.runstate import RunStateMachine
 from agentls.agent.sessions import SessionRecorder, SessionWriteError
 from agentls.agent.state import AgentState, StepResult, ToolCallResult
+from agentls.agent.text import shorten
 from agentls.agent.tools.base import ToolResult
 from agentls.agent.tools.engine import ExecutionEngine, RunAborted
 
@@ -66,7 +67,8 @@ class _Cancelled(Exception):
 
 
 class DeltaDedupe:
-    """Seed 001: a streamed delta is shown once per (runId, model_call_index, seq)."""
+    """A streamed delta is shown once per (runId, model_call_index, seq), even when a
+    retried or resumed stream sends it again."""
 
     def __init__(self) -> None:
         self._seen: set[tuple[str, int, int]] = set()
@@ -218,7 +220,7 @@ class AgentLoop:
                     f"Reached the limit of {max_steps} steps before the task was finished.",
                 )
         except SessionWriteError as exc:
-            # Seed 001: memory and disk must not diverge, so the run stops here.
+            # Memory and disk must not diverge, so the run stops here.
             self._end(state, "failed", f"Run stopped: {exc}")
         except asyncio.CancelledError:
             # The whole task was cancelled from outside (a second Ctrl-C, server
@@ -394,7 +396,7 @@ class AgentLoop:
 def _summary(result: ToolResult) -> str:
     text = (result.output or result.error or "").strip().splitlines()
     first = text[0] if text else ""
-    return first if len(first) <= 160 else first[:157] + "..."
+    return shorten(first, 160)
 
 
 __all__ = ["AgentLoop", "Usage"]

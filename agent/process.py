@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
 import time
 from collections.abc import Mapping, Sequence
@@ -24,7 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from agentls.agent.config import DEFAULT_EXCLUDE_DIRS
+from agentls.agent.config import IndexerConfig
+from agentls.agent.indexing import workspace_rules
+from agentls.agent.secrets import env_secrets, looks_secret, mask_values
+from agentls.indexer.walker import list_candidates
 
 DEFAULT_MAX_OUTPUT = 32_000
 DEFAULT_GRACE = 2.0
@@ -234,15 +236,8 @@ async def run_process(
 
 
 # -- environment -------------------------------------------------------------------------
-_SECRET_NAME = re.compile(
-    r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|CERT", re.IGNORECASE
-)
 #: Read by non-interactive shells at start-up: would run code before the command.
 _STARTUP_VARS = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND"})
-
-
-def looks_secret(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name))
 
 
 def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -260,15 +255,8 @@ def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def redact(text: str, base: Mapping[str, str] | None = None) -> str:
-    """Replace the values of secret-looking variables found in ``text`` with ``***``."""
-    source = os.environ if base is None else base
-    values = sorted(
-        {v for k, v in source.items() if looks_secret(k) and len(v) >= 6}, key=len, reverse=True
-    )
-    for value in values:
-        if value in text:
-            text = text.replace(value, "***")
-    return text
+    """Mask the values of secret-looking variables (of ``base``, default ours) in ``text``."""
+    return mask_values(text, env_secrets(base))
 
 
 # -- which files a command changed ---------------------------------------------------------
@@ -287,47 +275,30 @@ _Stamp = tuple[int, int, int]
 class FileSnapshotProbe:
     """Self-contained probe: mtime, size and inode of up to ``max_files`` files.
 
-    Used when no live index is running (headless); skips the usual generated and
-    vendored directories. Beyond ``max_files`` changes go unnoticed (``truncated``).
+    Used when no live index is running (headless). It stamps the files the index would
+    hold (``workspace_rules``: the excludes and ``.gitignore``), so a headless run names
+    the same changed files as the server, whose watcher follows those rules. Beyond
+    ``max_files`` changes go unnoticed (``truncated``).
     """
 
-    def __init__(
-        self,
-        root: Path,
-        *,
-        max_files: int = 20_000,
-        exclude_dirs: Sequence[str] = DEFAULT_EXCLUDE_DIRS,
-    ) -> None:
+    def __init__(self, root: Path, indexer: IndexerConfig, *, max_files: int = 20_000) -> None:
         self.root = Path(os.path.realpath(root))
+        self.indexer = indexer
         self.max_files = max_files
-        self.exclude_dirs = frozenset(exclude_dirs)
         self.truncated = False
 
     def _scan(self) -> dict[str, _Stamp]:
+        # Fresh rules each time: the command may have changed a .gitignore.
+        rules = workspace_rules(self.root, self.indexer)
+        listed, _ = list_candidates(self.root, rules, use_git=rules.settings.use_git)
+        self.truncated = len(listed) > self.max_files
         stamps: dict[str, _Stamp] = {}
-        stack = [self.root]
-        truncated = False
-        while stack:
-            directory = stack.pop()
+        for rel in listed[: self.max_files]:
             try:
-                with os.scandir(directory) as entries:
-                    for entry in entries:
-                        try:
-                            if entry.is_dir(follow_symlinks=False):
-                                if entry.name not in self.exclude_dirs:
-                                    stack.append(Path(entry.path))
-                                continue
-                            info = entry.stat(follow_symlinks=False)
-                        except OSError:
-                            continue
-                        if len(stamps) >= self.max_files:
-                            truncated = True
-                            break
-                        rel = Path(entry.path).relative_to(self.root).as_posix()
-                        stamps[rel] = (info.st_mtime_ns, info.st_size, info.st_ino)
+                info = os.stat(self.root / rel, follow_symlinks=False)
             except OSError:
-                continue
-        self.truncated = truncated
+                continue  # listed by git but deleted from the work tree
+            stamps[rel] = (info.st_mtime_ns, info.st_size, info.st_ino)
         return stamps
 
     async def snapshot(self) -> dict[str, _Stamp]:

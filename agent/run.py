@@ -211,7 +211,7 @@ async def _self_evaluate(
     )
 
     async def rerun(prompt: str) -> AgentState:
-        # The seed runs corrections without streaming: the callback has no sense there.
+        # Corrections run without streaming: nobody watches them as they are written.
         result: AgentState = await one_run(prompt, agent, streaming=False)
         return result
 

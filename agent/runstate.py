@@ -1,4 +1,4 @@
-"""The run state machine of seed 001, with its transitions checked."""
+"""The run state machine, with its transitions checked."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ TERMINAL = frozenset({S.COMPLETED, S.FAILED, S.ABORTED})
 
 
 class IllegalTransition(RuntimeError):
-    """A bug: the loop tried a transition seed 001 does not allow."""
+    """A bug: the loop tried a transition the state machine does not allow."""
 
 
 class RunStateMachine:

@@ -1,4 +1,4 @@
-"""Sessions: one append-only JSONL file per conversation (seed 001's persistence rules).
+"""Sessions: one append-only JSONL file per conversation, so a run survives a crash.
 
 ``<workspace>/.agentls/sessions/<sessionId>.jsonl`` holds one typed entry per line
 (``type`` is the discriminator): ``run_start``, ``user_message``,
@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Approver
 from agentls.agent.context import assistant_tool_calls_message
 from agentls.agent.errors import AgentError
+from agentls.agent.text import one_line
 
 log = logging.getLogger(__name__)
 
@@ -325,9 +326,7 @@ class Session:
 
     def summary(self) -> SessionSummary:
         title = next((e.prompt for e in self.entries if isinstance(e, RunStart)), "")
-        title = " ".join(title.split())
-        if len(title) > TITLE_CHARS:
-            title = title[: TITLE_CHARS - 1] + "…"
+        title = one_line(title, TITLE_CHARS)
         runs = [e for e in self.entries if isinstance(e, RunStart)]
         finished = {e.run_id: e for e in self.entries if isinstance(e, RunFinish)}
         status = "empty"

@@ -1,4 +1,4 @@
-"""Run state (seed 003, ``core/state.py``)."""
+"""Run state: the conversation and what one run has done so far."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentls.agent.llm.models import LLMResponse, Usage
+from agentls.agent.text import shorten_args
 from agentls.agent.tools.base import ToolResult
 
 
@@ -68,7 +69,7 @@ class AgentState:
         tools_used = [
             {
                 "name": call.tool_name,
-                "args": _short_args(call.args),
+                "args": shorten_args(call.args, 60),
                 "success": call.result.success,
             }
             for step in self.steps
@@ -83,13 +84,3 @@ class AgentState:
             "duration_seconds": round(end - self.start_time, 3),
             "model": self.model,
         }
-
-
-def _short_args(args: dict[str, Any]) -> dict[str, Any]:
-    short: dict[str, Any] = {}
-    for key, value in args.items():
-        if isinstance(value, str) and len(value) > 60:
-            short[key] = value[:57] + "..."
-        else:
-            short[key] = value
-    return short

@@ -1,8 +1,8 @@
 """The headless front end's rendering and asking: stderr for progress, the TTY for y/n.
 
-Seed 000 streams text to stderr so stdout carries only the final answer (or JSON).
-Asking needs a terminal: without one, confirm modes refuse sensitive tools with a
-clear message instead of hanging (the seed's NoTTYError case).
+Streamed text goes to stderr so stdout carries only the final answer (or JSON) and
+can be piped. Asking needs a terminal: without one, confirm modes refuse sensitive
+tools with a clear message instead of hanging on a prompt nobody can answer.
 """
 
 from __future__ import annotations

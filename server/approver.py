@@ -27,6 +27,7 @@ from pygls.lsp.server import LanguageServer
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
 from agentls.agent.cancel import CancelToken
 from agentls.agent.errors import AgentError, NoTTYError
+from agentls.agent.text import shorten
 from agentls.server.protocol import AskUserParams
 from agentls.server.settings import plain
 
@@ -58,10 +59,7 @@ def approval_message(request: ApprovalRequest) -> str:
     if request.explanation:
         lines.append(request.explanation)
     if request.preview:
-        preview = request.preview
-        if len(preview) > MAX_PREVIEW_CHARS:
-            preview = preview[:MAX_PREVIEW_CHARS] + "\n… (truncated)"
-        lines.append(preview)
+        lines.append(shorten(request.preview, MAX_PREVIEW_CHARS, marker="\n… (truncated)"))
     if request.reason:
         lines.append(f"(Asked because {request.reason}.)")
     return "\n\n".join(lines)

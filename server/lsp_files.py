@@ -9,8 +9,7 @@ Writes never touch the disk. ``apply`` turns the changes into one
 ``workspace/applyEdit``: a versioned ``TextDocumentEdit`` of minimal line hunks per
 file, ``CreateFile`` plus an insert for a new file, ``DeleteFile`` for a deletion
 (server/edits.py builds it). How a change that needs confirmation is confirmed
-depends on what the client declared (docs/editors.md, DESIGN "Client capabilities
-decide how to confirm an edit"):
+depends on what the client declared (docs/editors.md):
 
 * ``workspace.workspaceEdit.changeAnnotationSupport`` (VS Code): every hunk carries
   an annotation with ``needsConfirmation: true``; the user keeps all, some or none

@@ -100,6 +100,9 @@ class PingResult(WireModel):
     runs: int = Field(description="Runs in flight.")
     llm_ready: bool = Field(description="The model worker is up and the tokenizer is loaded.")
     watching: bool = Field(description="The index is built and its file watcher runs.")
+    indexed_files: int | None = Field(
+        description="Text files in the index; null before it is built."
+    )
     litellm_loaded: bool = Field(
         description="This process imported litellm (it should not: the worker makes the calls)."
     )

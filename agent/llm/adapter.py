@@ -22,6 +22,7 @@ from agentls.agent.llm.failures import (
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.retry import RetryPolicy
 from agentls.agent.llm.stream import StreamAssembler, response_from_completion
+from agentls.agent.llm.tokens import estimate_tokens
 
 log = logging.getLogger(__name__)
 
@@ -31,24 +32,6 @@ PROXY_PREFIX = "litellm_proxy/"
 PLACEHOLDER_KEY = "sk-agentls-no-key"
 
 Sleep = Callable[[float], Awaitable[None]]
-
-
-def chars_per_token_estimate(messages: list[dict[str, Any]]) -> int:
-    """About four characters per token, over everything the model will read."""
-    chars = 0
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, str):
-            chars += len(content)
-        elif isinstance(content, list):
-            chars += sum(
-                len(str(part.get("text", ""))) for part in content if isinstance(part, dict)
-            )
-        for call in message.get("tool_calls") or ():
-            function = call.get("function") or {}
-            chars += len(str(function.get("name", ""))) + len(str(function.get("arguments", "")))
-        chars += 4  # role and framing
-    return max(0, chars // 4)
 
 
 class LiteLLMAdapter:
@@ -227,7 +210,7 @@ class LiteLLMAdapter:
                 return int(litellm.token_counter(model=model, messages=messages))
             except Exception:  # an unknown model or message shape: estimate instead
                 log.debug("token_counter failed for %s; estimating", model, exc_info=True)
-        return chars_per_token_estimate(messages)
+        return estimate_tokens(messages)
 
 
 def provider_finished(stream: Any, assembler: StreamAssembler) -> bool:

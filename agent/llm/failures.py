@@ -14,6 +14,8 @@ from agentls.agent.llm.errors import (
     LLMStreamInterrupted,
     LLMTransientError,
 )
+from agentls.agent.secrets import mask_values
+from agentls.agent.text import shorten
 
 MAX_PROVIDER_MESSAGE = 200
 
@@ -45,11 +47,8 @@ def provider_message(exc: BaseException, ctx: CallContext) -> str:
     text = raw if isinstance(raw, str) and raw else str(exc)
     text = _PREFIX.sub("", text.strip(), count=1)
     text = " ".join(text.split())
-    if ctx.api_key:
-        text = text.replace(ctx.api_key, "***")
-    if len(text) > MAX_PROVIDER_MESSAGE:
-        text = text[:MAX_PROVIDER_MESSAGE] + "…"
-    return text
+    text = mask_values(text, [ctx.api_key or ""])
+    return shorten(text, MAX_PROVIDER_MESSAGE)
 
 
 def _status(exc: BaseException) -> int | None:

@@ -1,4 +1,4 @@
-"""Provider-neutral model messages (seed 003, ``llm/adapter.py``)."""
+"""Provider-neutral model messages: what the loop keeps, whatever the provider."""
 
 from __future__ import annotations
 

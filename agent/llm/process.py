@@ -28,10 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from agentls.agent.config import LLMConfig
-from agentls.agent.llm.adapter import chars_per_token_estimate
 from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransientError
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
-from agentls.agent.llm.tokens import count_message_tokens
+from agentls.agent.llm.tokens import count_message_tokens, estimate_tokens
 from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_from_wire
 
 log = logging.getLogger(__name__)
@@ -283,7 +282,7 @@ class ProcessLLM:
         """Counted here with tiktoken alone (the context manager needs counts
         synchronously), so this process never imports litellm."""
         counted = count_message_tokens(self.config.model, messages)
-        return counted if counted is not None else chars_per_token_estimate(messages)
+        return counted if counted is not None else estimate_tokens(messages)
 
     async def _frames(
         self, op: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None

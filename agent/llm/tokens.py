@@ -94,3 +94,24 @@ def count_message_tokens(model: str, messages: list[dict[str, Any]]) -> int | No
                 str(function.get("arguments", ""))
             )
     return total
+
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    """About four characters per token, over everything the model will read."""
+    chars = 0
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            chars += len(content)
+        elif isinstance(content, list):
+            chars += sum(
+                len(str(part.get("text", ""))) for part in content if isinstance(part, dict)
+            )
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            chars += len(str(function.get("name", ""))) + len(str(function.get("arguments", "")))
+        chars += CHARS_PER_TOKEN  # role and framing
+    return max(0, chars // CHARS_PER_TOKEN)

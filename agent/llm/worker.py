@@ -28,6 +28,7 @@ from agentls.agent.llm import _litellm
 from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.models import LLMResponse, StreamRestart
 from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_to_wire
+from agentls.agent.stdout_guard import protect_stdout
 
 log = logging.getLogger("agentls.agent.llm.worker")
 
@@ -162,16 +163,6 @@ def with_cost(response: LLMResponse, model: str) -> LLMResponse:
     return response.model_copy(
         update={"usage": {**usage, "cost": float(prompt_cost) + float(completion_cost)}}
     )
-
-
-def protect_stdout() -> BinaryIO:
-    """The protocol's output; fd 1 and ``sys.stdout`` now write to stderr, so nothing
-    litellm prints can corrupt the stream."""
-    sys.stdout.flush()
-    out_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(out_fd, "wb", buffering=0)
 
 
 async def serve(stdin: BinaryIO, stdout: BinaryIO, log_level: int) -> None:

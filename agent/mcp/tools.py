@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentls.agent.errors import MCPError
 from agentls.agent.mcp.connection import MCPConnection
 from agentls.agent.mcp.render import render_result
+from agentls.agent.text import shorten
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 
 #: Longest description passed to the model for one remote tool.
@@ -47,8 +48,7 @@ class RemoteTool:
 
     def description(self) -> str:
         text = (self.tool.description or self.tool.title or self.tool.name).strip()
-        if len(text) > MAX_DESCRIPTION:
-            text = text[: MAX_DESCRIPTION - 3] + "..."
+        text = shorten(text, MAX_DESCRIPTION)
         return f"{text} (MCP tool {self.tool.name!r} on server {self.server!r})"
 
     def input_schema(self) -> dict[str, Any]:
@@ -97,7 +97,7 @@ def _arguments(args: Any) -> dict[str, Any]:
 
 def _preview(arguments: dict[str, Any]) -> str:
     text = json.dumps(arguments, indent=2, ensure_ascii=False, default=str)
-    return text if len(text) <= 2000 else text[:2000] + "\n..."
+    return shorten(text, 2000, marker="\n…")
 
 
 class MCPTool(Tool):

@@ -1,4 +1,4 @@
-"""What every tool is and returns (seed 003, ``tools/base.py``)."""
+"""What every tool is and returns."""
 
 from __future__ import annotations
 

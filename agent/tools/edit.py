@@ -9,7 +9,7 @@ from agentls.agent.errors import PatchError, PathTraversalError, ValidationError
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import ApplyPatchArgs, EditFileArgs
-from agentls.agent.workspace import FileChange, diff_stats, unified_diff
+from agentls.agent.workspace import FileChange, change_stats, diff_stats
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -64,7 +64,7 @@ class EditFileTool(Tool):
         new = current[:at] + new_str + current[at + len(old_str) :]
         if new == current:
             return ToolResult.ok(f"old_str and new_str are identical; {path} is unchanged.")
-        added, removed = diff_stats(unified_diff(path, current, new))
+        added, removed = diff_stats(current, new)
         summary = f"Edited {path} at line {_line_of(current, at)} (+{added} -{removed})"
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
@@ -189,9 +189,7 @@ class ApplyPatchTool(Tool):
             return ToolResult.ok("The patch changes nothing.")
         parts = []
         for change in changes:
-            added, removed = diff_stats(
-                unified_diff(change.path, change.base_text, change.new_text)
-            )
+            added, removed = change_stats(change)
             parts.append(f"{change.path} (+{added} -{removed})")
         summary = "Patched " + ", ".join(parts)
         if ctx.dry_run:

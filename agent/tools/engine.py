@@ -29,6 +29,7 @@ from agentls.agent.errors import AgentError, ToolNotFoundError
 from agentls.agent.events import RunState
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.state import ToolCallResult
+from agentls.agent.text import shorten_args
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
 from agentls.agent.workspace import FileAccess
@@ -158,7 +159,7 @@ class ExecutionEngine:
                     arguments = answer.args
                     note = (
                         "Note: the user modified this call before it ran; it ran with "
-                        f"{json.dumps(_short(answer.args))}.\n"
+                        f"{json.dumps(shorten_args(answer.args, 200))}.\n"
                     )
 
         ctx = ToolContext(
@@ -219,9 +220,3 @@ class ExecutionEngine:
             )
         finally:
             self._state(RunState.TOOL_RUNNING)
-
-
-def _short(args: dict[str, Any]) -> dict[str, Any]:
-    return {
-        k: (v[:200] + "..." if isinstance(v, str) and len(v) > 200 else v) for k, v in args.items()
-    }

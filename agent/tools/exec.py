@@ -1,4 +1,4 @@
-"""execute_command and python_executor: run things in the workspace (seed 004).
+"""execute_command and python_executor: run things in the workspace.
 
 Both are sensitive: under ``confirm-sensitive`` a human is asked first, with a
 plain-words explanation and the exact command or code (``describe_for_approval``).
@@ -154,7 +154,7 @@ class _Runner(Tool):
         sandbox = make_sandbox(root, settings.sandbox, settings.network)
         probe = ctx.extras.get("changes_probe")
         if not isinstance(probe, ChangesProbe):
-            probe = FileSnapshotProbe(root)
+            probe = FileSnapshotProbe(root, ctx.config.indexer)
         before = await _safe_snapshot(probe)
         try:
             result = await run_process(

@@ -1,4 +1,4 @@
-"""Tools that talk to the human rather than the workspace (seed 004): ``update_plan``
+"""Tools that talk to the human rather than the workspace: ``update_plan``
 records the goal and the checklist; ``ask_user`` pauses the run for an answer.
 
 Both reach the front end through ``ctx.extras``, wired by ``agent.run.run_agent``:
@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentls.agent.errors import AgentError, NoTTYError
 from agentls.agent.events import PlanStep, PlanUpdated, RunState
+from agentls.agent.text import shorten
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 
 AskUser = Callable[[str], Awaitable[str | None]]
@@ -79,7 +80,7 @@ class UpdatePlanTool(Tool):
         goal = args.get("goal")
         short: dict[str, Any] = {"steps": len(args.get("steps") or [])}
         if isinstance(goal, str):
-            short["goal"] = goal if len(goal) <= 80 else goal[:77] + "..."
+            short["goal"] = shorten(goal, 80)
         return short
 
 

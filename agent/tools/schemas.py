@@ -1,4 +1,4 @@
-"""Argument models of the file and edit tools (seed 003, ``tools/schemas.py``).
+"""Argument models of the file and edit tools.
 
 Each model's JSON schema is exactly what the model sees; ``extra="forbid"`` so an
 argument the tool does not take is an error the model is told about.

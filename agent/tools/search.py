@@ -12,30 +12,17 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.config import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
+from agentls.agent.config import AppConfig
 from agentls.agent.errors import PathTraversalError
+from agentls.agent.indexing import index_settings
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 from agentls.indexer.builder import RepoIndexer
 from agentls.indexer.index import RepoIndex
 from agentls.indexer.query import find_paths, search_files
 from agentls.indexer.search import SearchResult, compile_query
-from agentls.indexer.settings import DEFAULT_EXCLUDE_PATTERNS, IndexSettings
 from agentls.indexer.tree import display
 
 MAX_FOUND_FILES = 500
-#: The agent's own state (sessions, index cache) is never part of the workspace map.
-AGENT_DIRS = (".agentls",)
-
-
-def index_settings(config: IndexerConfig) -> IndexSettings:
-    """Translate the user's ``indexer`` config into the indexer's plain settings."""
-    return IndexSettings(
-        exclude_dirs=(*DEFAULT_EXCLUDE_DIRS, *AGENT_DIRS, *config.exclude_dirs),
-        exclude_patterns=(*DEFAULT_EXCLUDE_PATTERNS, *config.exclude_patterns),
-        max_file_size=config.max_file_size,
-        hold_text=config.hold_text,
-        max_text_bytes=config.max_text_bytes,
-    )
 
 
 def live_index(ctx: ToolContext) -> RepoIndex | None:

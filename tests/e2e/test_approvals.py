@@ -94,7 +94,7 @@ async def test_ask_user_unsupported_is_a_tool_error(
 async def test_edit_runs_the_users_command_and_tells_the_model(
     lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
 ) -> None:
-    explain = text("Writes a line to a file.")  # seed 004: a short model call explains first
+    explain = text("Writes a line to a file.")  # a short model call explains first
     scripted.add(
         "alice",
         tool_call("execute_command", {"command": "echo wrong > out.txt"}),

@@ -71,7 +71,7 @@ def test_stdout_is_protected() -> None:
     """After protect_stdout() only the returned stream reaches fd 1 of the process."""
     code = (
         "import os, sys\n"
-        "from agentls.server.__main__ import protect_stdout\n"
+        "from agentls.agent.stdout_guard import protect_stdout\n"
         "out = protect_stdout()\n"
         "print('stray print')\n"
         "os.write(1, b'raw fd write')\n"

@@ -124,6 +124,8 @@ export interface PingResult {
   llmReady: boolean;
   /** The index is built and its file watcher runs. */
   watching: boolean;
+  /** Text files in the index; null before it is built. */
+  indexedFiles: number | null;
   /** This process imported litellm (it should not: the worker makes the calls). */
   litellmLoaded: boolean;
 }

@@ -236,6 +236,22 @@ async def test_list_files(ws: Path) -> None:
     assert deep.splitlines() == ["src/app.py"]
 
 
+async def test_list_files_hides_what_search_hides(ws: Path) -> None:
+    """list_files walks by the index's rules: excluded dirs, globs and .gitignore."""
+    (ws / "dist").mkdir()
+    (ws / "dist" / "bundle.py").write_text("x = 1\n")
+    (ws / "src" / "app.min.js").write_text("x\n")
+    (ws / "secret.py").write_text("k = 1\n")
+    (ws / ".gitignore").write_text("secret.py\n")
+    e = engine(ws)
+    listed = (await call(e, "list_files", recursive=True)).result.output.splitlines()
+    found = (await call(e, "find_files", pattern="*")).result.output.splitlines()
+    assert listed == [".gitignore", "notes.txt", "src/", "src/app.py"]
+    assert [p for p in listed if not p.endswith("/")] == sorted(found)
+    inside = (await call(e, "list_files", path="dist")).result
+    assert inside.success and "left out of the workspace's files" in inside.output
+
+
 async def test_dry_run_changes_nothing(ws: Path) -> None:
     result = await call(engine(ws, dry_run=True), "write_file", path="notes.txt", content="x\n")
     assert result.result.success and result.was_dry_run and "[dry run]" in result.result.output

@@ -148,7 +148,7 @@ async def test_parallel_results_keep_the_models_order(
     assert [m["content"].strip() for m in tool_messages] == [f"content of {n}.txt" for n in "abc"]
 
 
-def test_should_parallelize_follows_the_seed(ws: Path) -> None:
+def test_should_parallelize_follows_the_confirm_mode(ws: Path) -> None:
     from agentls.agent.llm.models import ToolCall
 
     reads = [ToolCall(id="1", name="read_file"), ToolCall(id="2", name="grep")]

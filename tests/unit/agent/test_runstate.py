@@ -1,4 +1,4 @@
-"""The run state machine of seed 001: legal moves reported, illegal ones refused."""
+"""The run state machine: legal moves reported, illegal ones refused."""
 
 from __future__ import annotations
 
@@ -50,5 +50,5 @@ def test_a_denied_approval_goes_back_to_the_model() -> None:
     machine = RunStateMachine()
     for state in (S.PREPARING, S.MODEL_RUNNING, S.TOOL_RUNNING, S.AWAITING_HUMAN):
         machine.to(state)
-    machine.to(S.MODEL_RUNNING)  # seed 001: awaiting_human -> model_running when denied
+    machine.to(S.MODEL_RUNNING)  # awaiting_human -> model_running when denied
     assert machine.history[-2:] == [S.AWAITING_HUMAN, S.MODEL_RUNNING]

@@ -8,6 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentls.agent.config import AppConfig
+from agentls.agent.indexing import index_settings
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 from agentls.agent.tools.search import (
     FindFilesArgs,
@@ -16,7 +17,6 @@ from agentls.agent.tools.search import (
     GrepTool,
     SearchCodeArgs,
     SearchCodeTool,
-    index_settings,
 )
 from agentls.agent.workspace import DiskFileAccess
 from agentls.indexer import IndexWatcher, RepoIndexer

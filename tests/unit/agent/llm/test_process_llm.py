@@ -70,10 +70,10 @@ def config_for(server: ScriptedModelServer, model: str = "proc", **extra: Any) -
 
 @pytest.fixture
 def llm(
-    model_server: ScriptedModelServer, worker: ModelWorker, monkeypatch: pytest.MonkeyPatch
+    scripted: ScriptedModelServer, worker: ModelWorker, monkeypatch: pytest.MonkeyPatch
 ) -> ProcessLLM:
     monkeypatch.setenv(KEY_ENV, TEST_KEY)  # for the in-process adapter compared with it
-    return ProcessLLM(config_for(model_server), worker)
+    return ProcessLLM(config_for(scripted), worker)
 
 
 async def collect(llm: Any) -> list[StreamChunk | StreamRestart | LLMResponse]:
@@ -104,15 +104,15 @@ async def test_the_worker_starts_and_says_when_litellm_is_ready() -> None:
 
 
 async def test_stream_and_completion_match_the_adapter_in_process(
-    llm: ProcessLLM, model_server: ScriptedModelServer
+    llm: ProcessLLM, scripted: ScriptedModelServer
 ) -> None:
     script = (
         text("hello there, streamed in pieces", chunk_size=4),
         tool_calls(tool_call("read_file", {"path": "a.py"}), tool_call("grep", {"pattern": "x"})),
     )
-    model_server.add("proc", *script)
+    scripted.add("proc", *script)
     remote = [await collect(llm), await llm.completion(USER)]
-    model_server.add("proc", *script)
+    scripted.add("proc", *script)
     local_llm = LiteLLMAdapter(llm.config)
     local = [await collect(local_llm), await local_llm.completion(USER)]
     assert without_call_ids(remote) == without_call_ids(local)  # ids are random per call
@@ -123,7 +123,7 @@ async def test_stream_and_completion_match_the_adapter_in_process(
     assert [c.name for c in response.tool_calls] == ["read_file", "grep"]
     assert response.tool_calls[0].arguments == {"path": "a.py"}
     # the request reached the provider through litellm in the worker, with the key
-    assert model_server.requests_for("proc")[0].body["messages"] == USER
+    assert scripted.requests_for("proc")[0].body["messages"] == USER
     assert llm.count_tokens(USER) == local_llm.count_tokens(USER) > 0
 
 
@@ -136,9 +136,9 @@ async def test_stream_and_completion_match_the_adapter_in_process(
     ],
 )
 async def test_errors_keep_their_class_and_message(
-    llm: ProcessLLM, model_server: ScriptedModelServer, turn: Any, expected: type[Exception]
+    llm: ProcessLLM, scripted: ScriptedModelServer, turn: Any, expected: type[Exception]
 ) -> None:
-    model_server.add("proc", turn, turn)
+    scripted.add("proc", turn, turn)
     with pytest.raises(expected) as remote:
         await collect(llm)
     with pytest.raises(expected) as local:
@@ -149,9 +149,9 @@ async def test_errors_keep_their_class_and_message(
 
 
 async def test_a_broken_stream_reports_the_partial_text(
-    llm: ProcessLLM, model_server: ScriptedModelServer
+    llm: ProcessLLM, scripted: ScriptedModelServer
 ) -> None:
-    model_server.add("proc", dropped("one two three four five six", after_chunks=2))
+    scripted.add("proc", dropped("one two three four five six", after_chunks=2))
     seen: list[str] = []
     with pytest.raises(LLMStreamInterrupted, match="cut before its end") as info:
         async for item in llm.completion_stream(USER):
@@ -164,13 +164,13 @@ async def test_a_broken_stream_reports_the_partial_text(
     ("at", "how"), [("text", "close"), ("arguments", "drop"), ("between_calls", "close")]
 )
 async def test_a_cut_stream_restarts_through_the_worker(
-    model_server: ScriptedModelServer, worker: ModelWorker, at: CutPoint, how: CutHow
+    scripted: ScriptedModelServer, worker: ModelWorker, at: CutPoint, how: CutHow
 ) -> None:
-    llm = ProcessLLM(config_for(model_server, retries=1), worker)
+    llm = ProcessLLM(config_for(scripted, retries=1), worker)
     answer = tool_calls(
         call("read_file", {"path": "a.py"}), call("read_file", {"path": "b.py"}), text="Both."
     )
-    model_server.add("proc", cut(answer, at, how), answer)
+    scripted.add("proc", cut(answer, at, how), answer)
     items = await collect(llm)
     restarts = [i for i in items if isinstance(i, StreamRestart)]
     assert [r.attempt for r in restarts] == [2]
@@ -181,11 +181,11 @@ async def test_a_cut_stream_restarts_through_the_worker(
 
 
 async def test_a_stream_cut_on_every_attempt_fails_through_the_worker(
-    model_server: ScriptedModelServer, worker: ModelWorker
+    scripted: ScriptedModelServer, worker: ModelWorker
 ) -> None:
-    llm = ProcessLLM(config_for(model_server, retries=1), worker)
+    llm = ProcessLLM(config_for(scripted, retries=1), worker)
     answer = tool_call("read_file", {"path": "a.py"}, text="Reading.")
-    model_server.add("proc", cut(answer, "arguments", "close"), cut(answer, "text", "close"))
+    scripted.add("proc", cut(answer, "arguments", "close"), cut(answer, "text", "close"))
     items: list[Any] = []
     with pytest.raises(LLMStreamInterrupted, match="on each of 2 attempts") as info:
         async for item in llm.completion_stream(USER):
@@ -195,9 +195,9 @@ async def test_a_stream_cut_on_every_attempt_fails_through_the_worker(
 
 
 async def test_cancelling_the_caller_stops_the_call_in_the_worker(
-    llm: ProcessLLM, model_server: ScriptedModelServer
+    llm: ProcessLLM, scripted: ScriptedModelServer
 ) -> None:
-    model_server.add("proc", text("word " * 400, chunk_delay=0.05), text("next"))
+    scripted.add("proc", text("word " * 400, chunk_delay=0.05), text("next"))
     got_one = asyncio.Event()
 
     async def consume() -> None:
@@ -211,19 +211,19 @@ async def test_cancelling_the_caller_stops_the_call_in_the_worker(
         await task
     # The worker closed the provider's stream (it would otherwise run for 20 s more)...
     for _ in range(200):
-        if model_server.abandoned("proc"):
+        if scripted.abandoned("proc"):
             break
         await asyncio.sleep(0.05)
-    assert model_server.abandoned("proc") == 1
+    assert scripted.abandoned("proc") == 1
     # ...and still serves the next call.
     response = await asyncio.wait_for(llm.completion(USER), 10)
     assert response.content == "next"
 
 
 async def test_a_worker_that_dies_mid_stream_is_an_interrupted_stream_then_replaced(
-    llm: ProcessLLM, model_server: ScriptedModelServer, worker: ModelWorker
+    llm: ProcessLLM, scripted: ScriptedModelServer, worker: ModelWorker
 ) -> None:
-    model_server.add("proc", text("word " * 400, chunk_delay=0.05), text("after"))
+    scripted.add("proc", text("word " * 400, chunk_delay=0.05), text("after"))
     seen: list[str] = []
     with pytest.raises(LLMStreamInterrupted, match="model worker process exited") as info:
         async for item in llm.completion_stream(USER):
@@ -240,13 +240,13 @@ async def test_a_worker_that_dies_mid_stream_is_an_interrupted_stream_then_repla
 
 
 async def test_a_worker_that_dies_before_answering_is_a_transient_error(
-    llm: ProcessLLM, model_server: ScriptedModelServer, worker: ModelWorker
+    llm: ProcessLLM, scripted: ScriptedModelServer, worker: ModelWorker
 ) -> None:
-    model_server.add("proc", text("late", delay=30))
+    scripted.add("proc", text("late", delay=30))
     await worker.wait_ready()
     call = asyncio.create_task(llm.completion(USER))
     for _ in range(600):  # until the provider has the request (30 s at most)
-        if model_server.requests_for("proc"):
+        if scripted.requests_for("proc"):
             break
         await asyncio.sleep(0.05)
     assert worker.pid is not None
@@ -257,14 +257,14 @@ async def test_a_worker_that_dies_before_answering_is_a_transient_error(
 
 
 async def test_worker_warnings_reach_the_parents_log(
-    model_server: ScriptedModelServer,
+    scripted: ScriptedModelServer,
     worker: ModelWorker,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setenv(KEY_ENV, TEST_KEY)
-    llm = ProcessLLM(config_for(model_server, retries=1), worker)
-    model_server.add("proc", rate_limited(retry_after=0.01), text("ok"))
+    llm = ProcessLLM(config_for(scripted, retries=1), worker)
+    scripted.add("proc", rate_limited(retry_after=0.01), text("ok"))
     with caplog.at_level(logging.WARNING):
         response = await llm.completion(USER)
     assert response.content == "ok"
@@ -274,13 +274,13 @@ async def test_worker_warnings_reach_the_parents_log(
 
 
 async def test_concurrent_calls_each_get_their_own_answer(
-    worker: ModelWorker, model_server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+    worker: ModelWorker, scripted: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(KEY_ENV, TEST_KEY)
     models = [f"m{i}" for i in range(4)]
     for name in models:
-        model_server.add(name, text(f"answer of {name} " * 20, chunk_delay=0.005))
-    llms = [ProcessLLM(config_for(model_server, name), worker) for name in models]
+        scripted.add(name, text(f"answer of {name} " * 20, chunk_delay=0.005))
+    llms = [ProcessLLM(config_for(scripted, name), worker) for name in models]
     results = await asyncio.gather(*(collect(llm) for llm in llms))
     for name, items in zip(models, results, strict=True):
         final = items[-1]
@@ -289,9 +289,9 @@ async def test_concurrent_calls_each_get_their_own_answer(
         assert "".join(i.data for i in items if isinstance(i, StreamChunk)) == final.content
 
 
-async def test_a_closed_worker_refuses_new_calls(model_server: ScriptedModelServer) -> None:
+async def test_a_closed_worker_refuses_new_calls(scripted: ScriptedModelServer) -> None:
     worker = ModelWorker()
-    llm = ProcessLLM(config_for(model_server), worker)
+    llm = ProcessLLM(config_for(scripted), worker)
     await worker.wait_ready()
     pid = worker.pid
     await worker.close()
@@ -303,10 +303,10 @@ async def test_a_closed_worker_refuses_new_calls(model_server: ScriptedModelServ
 
 
 async def test_a_worker_that_dies_mid_stream_is_retried_on_a_new_one(
-    model_server: ScriptedModelServer, worker: ModelWorker
+    scripted: ScriptedModelServer, worker: ModelWorker
 ) -> None:
-    llm = ProcessLLM(config_for(model_server, retries=1), worker)
-    model_server.add("proc", text("word " * 400, chunk_delay=0.05), text("after the restart"))
+    llm = ProcessLLM(config_for(scripted, retries=1), worker)
+    scripted.add("proc", text("word " * 400, chunk_delay=0.05), text("after the restart"))
     items: list[Any] = []
     async for item in llm.completion_stream(USER):
         items.append(item)
