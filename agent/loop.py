@@ -19,9 +19,9 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from agentls.agent.cancel import CancelToken
+from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.config import AgentConfig
 from agentls.agent.context import format_tool_result
 from agentls.agent.engine_types import ContextBuilderLike, ContextManagerLike
@@ -37,6 +37,7 @@ from agentls.agent.events import (
     null_observer,
 )
 from agentls.agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
+from agentls.agent.llm.protocol import LLM
 from agentls.agent.runstate import RunStateMachine
 from agentls.agent.sessions import SessionRecorder, SessionWriteError
 from agentls.agent.state import AgentState, StepResult, ToolCallResult
@@ -48,20 +49,6 @@ log = logging.getLogger(__name__)
 MAX_PARALLEL_TOOLS = 4
 REPEATED_FAILURE_LIMIT = 3
 CONTINUE_PROMPT = "Continue from where you left off."
-
-
-class LLMLike(Protocol):
-    async def completion(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> LLMResponse: ...
-
-    def completion_stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> Any: ...
-
-
-class _Cancelled(Exception):
-    pass
 
 
 class DeltaDedupe:
@@ -81,7 +68,7 @@ class DeltaDedupe:
 class AgentLoop:
     def __init__(
         self,
-        llm: LLMLike,
+        llm: LLM,
         engine: ExecutionEngine,
         agent_config: AgentConfig,
         ctx: ContextBuilderLike,
@@ -137,7 +124,7 @@ class AgentLoop:
                 self._next_model_call()  # once per turn: the adapter's retries reuse it
                 try:
                     response = await self._call_model(state.messages, tools_schema or None)
-                except _Cancelled:
+                except Interrupted:
                     self._interrupted(state)
                     break
                 except StepTimeoutError as exc:
@@ -245,25 +232,12 @@ class AgentLoop:
     async def _call_model(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
     ) -> LLMResponse:
-        call = asyncio.ensure_future(self._model_turn(messages, tools))
-        cancel_wait = asyncio.ensure_future(self.cancel.wait())
         try:
-            async with asyncio.timeout(self.step_timeout or None):
-                done, _ = await asyncio.wait(
-                    {call, cancel_wait}, return_when=asyncio.FIRST_COMPLETED
-                )
+            return await race_cancel(
+                self._model_turn(messages, tools), self.cancel, seconds=self.step_timeout or None
+            )
         except TimeoutError:
-            call.cancel()
-            await asyncio.gather(call, return_exceptions=True)
             raise StepTimeoutError(self.step_timeout) from None
-        finally:
-            cancel_wait.cancel()
-            if not call.done():
-                call.cancel()
-        if call not in done:
-            await asyncio.gather(call, return_exceptions=True)
-            raise _Cancelled
-        return call.result()
 
     async def _model_turn(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None

@@ -16,7 +16,6 @@ with ``$/cancelRequest`` and the approval answers ``abort`` so nothing runs.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import uuid
 from typing import Any
@@ -25,7 +24,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
-from agentls.agent.cancel import CancelToken
+from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.errors import AgentError, NoTTYError
 from agentls.server.settings import plain
 
@@ -83,19 +82,12 @@ class LspApprover:
     async def _request(self, method: str, params: Any) -> tuple[bool, Any]:
         """Send a request to the client; (False, None) if the run was cancelled meanwhile."""
         msg_id = f"agentls-{uuid.uuid4().hex[:12]}"
-        answer = asyncio.ensure_future(
-            self._ls.protocol.send_request_async(method, params, msg_id=msg_id)
-        )
-        cancelled = asyncio.ensure_future(self._cancel.wait())
+        answer = self._ls.protocol.send_request_async(method, params, msg_id=msg_id)
         try:
-            await asyncio.wait({answer, cancelled}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            cancelled.cancel()
-        if answer.done():
-            return True, answer.result()
-        answer.cancel()
-        self._ls.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
-        return False, None
+            return True, await race_cancel(answer, self._cancel)
+        except Interrupted:
+            self._ls.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            return False, None
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         titles = [ALLOW_ONCE, ALLOW_RUN]

@@ -9,7 +9,6 @@ abort the whole run.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from agentls.agent.approval import (
     DenyingApprover,
     decide,
 )
+from agentls.agent.cancel import Interrupted, race_cancel
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.errors import AgentError, ToolNotFoundError
 from agentls.agent.events import RunState
@@ -187,19 +187,14 @@ class ExecutionEngine:
         cancel = self.extras.get("cancel")
         if not tool.interruptible or cancel is None:
             return await tool.run(args, ctx)
-        work = asyncio.ensure_future(tool.run(args, ctx))
-        stop = asyncio.ensure_future(cancel.wait())
         try:
-            done, _ = await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-        if work in done:
-            return work.result()
-        work.cancel()  # the tool kills what it started (the whole process group)
-        await asyncio.gather(work, return_exceptions=True)
-        return ToolResult.fail(
-            f"{tool.name} was stopped because the run was cancelled; what it started was killed."
-        )
+            # The tool kills what it started (the whole process group) when cancelled.
+            return await race_cancel(tool.run(args, ctx), cancel)
+        except Interrupted:
+            return ToolResult.fail(
+                f"{tool.name} was stopped because the run was cancelled; what it started was "
+                "killed."
+            )
 
     async def _ask(self, tool: Tool, call: ToolCall, reason: str, args: Any) -> ApprovalAnswer:
         explanation, preview = await tool.describe_for_approval(args, self)
