@@ -7,8 +7,8 @@ the Observer (printing or notifications). Everything else is composed here.
 Every run belongs to a session (``agent.sessions``): the session's earlier turns
 are the loop's ``history``, the loop writes the run's entries through a
 ``SessionRecorder``, and human decisions are recorded by a ``RecordingApprover``.
-Tools reach the observer (``update_plan``), the recorder, the run's state machine
-(``run_state``) and the front end's ``ask_user`` through ``ctx.extras``.
+What tools may use (the observer, the recorder, the run's state machine, the
+Approver, the index, the model) is one typed ``RunContext``, built here.
 """
 
 from __future__ import annotations
@@ -26,14 +26,18 @@ from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AgentConfig, AppConfig, ConfirmMode
 from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
 from agentls.agent.llm.models import Usage
+from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
+from agentls.agent.process import ChangesProbe
 from agentls.agent.runstate import RunStateMachine
 from agentls.agent.sessions import RecordingApprover, SessionRecorder, SessionStore, store_for
 from agentls.agent.state import AgentState
 from agentls.agent.tools import build_registry
+from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.tools.registry import ToolRegistry
 from agentls.agent.workspace import FileAccess
+from agentls.indexer.index import RepoIndex
 
 log = logging.getLogger(__name__)
 
@@ -95,14 +99,14 @@ async def run_agent(
     request: RunRequest,
     *,
     config: AppConfig,
-    llm: Any,
+    llm: LLM,
     files: FileAccess,
     approver: Approver,
     observer: Observer = null_observer,
-    index: Any = None,
+    index: RepoIndex | None = None,
     cancel: CancelToken | None = None,
     registry: ToolRegistry | None = None,
-    extras: dict[str, Any] | None = None,
+    changes_probe: ChangesProbe | None = None,
     history: list[dict[str, Any]] | None = None,
     sessions: SessionStore | None = None,
 ) -> RunOutcome:
@@ -118,39 +122,34 @@ async def run_agent(
     cancel = cancel or CancelToken()
     registry = registry or build_registry()
     stream = config.llm.stream if request.stream is None else request.stream
-    extras = {"llm": llm, "cancel": cancel, "observer": observer, **(extras or {})}
     store = sessions or store_for(files.root, config.sessions.dir)
     recorder: SessionRecorder | None = None
     last_state = RunState.IDLE
 
-    def tree() -> str | None:
-        format_tree = getattr(index, "format_tree", None)
-        return format_tree() if callable(format_tree) else None
-
-    counter = getattr(llm, "count_tokens", None)
-    context_manager = ContextManager(config.context, token_counter=counter)
+    context_manager = ContextManager(config.context, token_counter=llm.count_tokens)
 
     async def one_run(prompt: str, agent: AgentConfig, *, streaming: bool) -> AgentState:
         nonlocal last_state
         machine = RunStateMachine(observer)
-        # ask_user waits in awaiting_human, like an approval does.
-        run_extras = {**extras, "session": recorder, "run_state": machine.to}
-        engine = ExecutionEngine(
-            registry,
-            files,
-            config,
-            approver=approver if recorder is None else RecordingApprover(approver, recorder),
-            index=index,
-            dry_run=request.dry_run,
+        run = RunContext(
+            files=files,
+            config=config,
             run_id=run_id,
-            extras=run_extras,
-            on_state=machine.to,  # awaiting_human while a human is asked
+            dry_run=request.dry_run,
+            approver=approver if recorder is None else RecordingApprover(approver, recorder),
+            observer=observer,
+            cancel=cancel,
+            llm=llm,
+            index=index,
+            session=recorder,
+            set_state=machine.to,  # awaiting_human while a human is asked
+            changes_probe=changes_probe,
         )
         loop = AgentLoop(
             llm,
-            engine,
+            ExecutionEngine(registry, run),
             agent,
-            ContextBuilder(config.context, tree=tree if index is not None else None),
+            ContextBuilder(config.context, tree=index.format_tree if index is not None else None),
             observer=observer,
             cancel=cancel,
             step_timeout=request.step_timeout,
@@ -210,7 +209,7 @@ async def _record_finish(
 async def _self_evaluate(
     request: RunRequest,
     config: AppConfig,
-    llm: Any,
+    llm: LLM,
     state: AgentState,
     one_run: Any,
     agent: AgentConfig,

@@ -40,9 +40,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Approver
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Approver, EditRequest
 from agentls.agent.context import assistant_tool_calls_message
 from agentls.agent.errors import AgentError
+from agentls.agent.workspace import EditOutcome, FileAccess
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +139,9 @@ class ApprovalDecision(_Entry):
     type: Literal["approval_decision"] = "approval_decision"
     call_id: str
     tool: str
-    decision: str  # approve | approve_run | deny | modify | abort
+    #: approve | approve_run | deny | modify | abort for a tool call; for an edit the
+    #: human confirmed: approve (kept), deny (rejected) or partial (some hunks kept).
+    decision: str
     message: str = ""
     args: dict[str, Any] = Field(default_factory=dict)
 
@@ -487,6 +490,23 @@ class SessionRecorder:
         )
         await self.session.append(entry)
 
+    async def edit_decision(
+        self, request: EditRequest, decision: str, outcome: EditOutcome
+    ) -> None:
+        paths = outcome.paths or [change.path for change in request.changes]
+        args: dict[str, Any] = {"paths": paths}
+        if outcome.kept_hunks or outcome.dropped_hunks:
+            args.update(kept_hunks=outcome.kept_hunks, dropped_hunks=outcome.dropped_hunks)
+        entry = ApprovalDecision(
+            call_id=request.call_id,
+            tool=request.tool,
+            decision=decision,
+            message=outcome.message,
+            args=args,
+            **self._base(),
+        )
+        await self.session.append(entry)
+
     async def plan(self, goal: str, steps: Sequence[dict[str, str]]) -> None:
         await self.session.append(PlanEntry(goal=goal, steps=list(steps), **self._base()))
 
@@ -501,8 +521,14 @@ class SessionRecorder:
         await self.session.append(entry)
 
 
+#: What a human's answer to an edit was, by the edit's outcome. A stale or failed edit
+#: was never decided by anybody, so it is not a decision.
+EDIT_DECISIONS = {"applied": "approve", "rejected": "deny", "partial": "partial"}
+
+
 class RecordingApprover:
-    """An Approver that records every human decision in the session, then returns it."""
+    """An Approver that records every human decision in the session, then returns it:
+    tool approvals and edit confirmations alike."""
 
     def __init__(self, inner: Approver, recorder: SessionRecorder) -> None:
         self.inner = inner
@@ -513,8 +539,15 @@ class RecordingApprover:
         await self.recorder.approval(request, answer)
         return answer
 
-    def __getattr__(self, name: str) -> Any:  # ask_user, can_ask_user... of the inner one
-        return getattr(self.inner, name)
+    async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
+        outcome = await self.inner.confirm_edit(request, files)
+        decision = EDIT_DECISIONS.get(outcome.status)
+        if decision is not None:
+            await self.recorder.edit_decision(request, decision, outcome)
+        return outcome
+
+    async def ask_user(self, question: str) -> str | None:
+        return await self.inner.ask_user(question)
 
 
 __all__ = [

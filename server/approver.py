@@ -23,7 +23,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.errors import AgentError, NoTTYError
 from agentls.server.settings import plain
@@ -65,7 +65,7 @@ def approval_message(request: ApprovalRequest) -> str:
     return "\n\n".join(lines)
 
 
-class LspApprover:
+class LspApprover(BaseApprover):
     """Asks the editor's user; one per run (``cancel`` is the run's token)."""
 
     def __init__(
@@ -144,7 +144,7 @@ class LspApprover:
     def can_ask_user(self) -> bool:
         return client_supports_ask_user(self._ls.client_capabilities)
 
-    async def ask_user(self, run_id: str, question: str) -> str | None:
+    async def ask_user(self, question: str) -> str | None:
         """The user's answer, or None when they declined to answer.
 
         Raises ``AskUserUnsupported`` for clients that cannot be asked and when the
@@ -157,7 +157,7 @@ class LspApprover:
                 "reasonable assumption, or finish and state the question in your answer."
             )
         answered, result = await self._request(
-            "agent/askUser", {"runId": run_id, "question": question}
+            "agent/askUser", {"runId": self.run_id, "question": question}
         )
         if not answered:
             raise AgentError("the run was cancelled while waiting for the user's answer")

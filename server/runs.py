@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from lsprotocol import types
@@ -87,7 +86,6 @@ class RunHandle:
     task: asyncio.Task[RunOutcome] | None = None
     progress: RunProgress | None = None
     observer: LspRunObserver | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
 
 
 ConfigProvider = Callable[[], AppConfig]
@@ -200,15 +198,6 @@ class RunManager:
                     "dry_run": params.dry_run,
                 }
             )
-            extras: dict[str, Any] = {
-                # the ask_user tool calls ask_user(question)
-                "ask_user": functools.partial(approver.ask_user, run_id),
-                "approver": approver,
-            }
-            probe = self._changes_probe()
-            if probe is not None:  # the live index reports what a command changed
-                extras["changes_probe"] = probe
-            handle.extras = extras
             registry = await self.mcp.registry_for(config, warn=self._warn)
             task = asyncio.create_task(
                 run_agent(
@@ -220,8 +209,9 @@ class RunManager:
                     observer=observer,
                     index=self._index(),
                     cancel=handle.token,
-                    extras=extras,
                     registry=registry,
+                    # the live index reports what a command changed
+                    changes_probe=self._changes_probe(),
                 ),
                 name=f"agentls-run-{run_id}",
             )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.base import AnyTool, Tool, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
 
 
-def builtin_tools() -> list[Tool]:
+def builtin_tools() -> list[AnyTool]:
     """Every built-in tool (MCP tools are added per run by agent.mcp)."""
     from agentls.agent.tools.edit import ApplyPatchTool, EditFileTool
     from agentls.agent.tools.exec import ExecuteCommandTool, PythonExecutorTool

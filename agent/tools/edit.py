@@ -26,7 +26,7 @@ def _occurrences(text: str, needle: str) -> list[int]:
         start = at + 1
 
 
-class EditFileTool(Tool):
+class EditFileTool(Tool[EditFileArgs]):
     name = "edit_file"
     description = (
         "Replace one exact occurrence of old_str with new_str in a file. old_str must occur "
@@ -67,7 +67,7 @@ class EditFileTool(Tool):
         summary = f"Edited {path} at line {_line_of(current, at)} (+{added} -{removed})"
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
-        outcome = await ctx.files.apply([FileChange(path, new, current)], confirm=ctx.confirm_edits)
+        outcome = await ctx.apply([FileChange(path, new, current)])
         return outcome_result(outcome, summary)
 
     @staticmethod
@@ -86,7 +86,7 @@ class EditFileTool(Tool):
 _HEADER = re.compile(r"^(---|\+\+\+) ", re.MULTILINE)
 
 
-class ApplyPatchTool(Tool):
+class ApplyPatchTool(Tool[ApplyPatchArgs]):
     name = "apply_patch"
     description = (
         "Apply a unified diff. Several hunks and several files (with ---/+++ headers, "
@@ -140,5 +140,5 @@ class ApplyPatchTool(Tool):
         summary = "Patched " + ", ".join(parts)
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
-        outcome = await ctx.files.apply(changes, confirm=ctx.confirm_edits)
+        outcome = await ctx.apply(changes)
         return outcome_result(outcome, summary)

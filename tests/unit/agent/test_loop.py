@@ -31,6 +31,7 @@ from agentls.agent.llm.scripted_server import (
 )
 from agentls.agent.loop import AgentLoop
 from agentls.agent.tools import build_registry
+from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.workspace import DiskFileAccess
 
@@ -71,7 +72,9 @@ def make_loop(
     agent = AgentConfig(
         system_prompt="You are a test agent.", confirm_mode=confirm_mode, max_steps=max_steps
     )  # type: ignore[arg-type]
-    engine = ExecutionEngine(build_registry(), DiskFileAccess(ws), config)
+    engine = ExecutionEngine(
+        build_registry(), RunContext(DiskFileAccess(ws), config, cancel=cancel)
+    )
     ctx_config = context or ContextConfig()
     return AgentLoop(
         llm,

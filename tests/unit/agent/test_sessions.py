@@ -276,7 +276,8 @@ class _BreakSessionTool(Tool):
     args_model = _BreakArgs
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        path = ctx.extras["session"].path
+        assert ctx.run.session is not None
+        path = ctx.run.session.path
         shutil.move(path, str(path) + ".bak")
         path.mkdir()
         return ToolResult.ok("done")
