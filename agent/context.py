@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from agentls.agent.config import ContextConfig
 from agentls.agent.llm.models import LLMResponse
 from agentls.agent.llm.protocol import LLM
-from agentls.agent.state import ToolCallResult
+from agentls.agent.transcript import ToolCallResult
 
 log = logging.getLogger(__name__)
 

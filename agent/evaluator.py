@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentls.agent.llm.protocol import LLM
-from agentls.agent.state import AgentState
+from agentls.agent.transcript import AgentState
 
 log = logging.getLogger(__name__)
 

@@ -23,19 +23,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentls.agent.agents import MIXED, AgentRegistry
 from agentls.agent.approval import Approver
 from agentls.agent.cancel import CancelToken
+from agentls.agent.child_process import ChangesProbe
 from agentls.agent.config import AgentConfig, AppConfig, ConfirmMode
 from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
 from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
-from agentls.agent.process import ChangesProbe
-from agentls.agent.runstate import RunStateMachine
 from agentls.agent.sessions import RecordingApprover, SessionRecorder, SessionStore, store_for
-from agentls.agent.state import AgentState
+from agentls.agent.state_machine import RunStateMachine
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.tools.registry import ToolRegistry
+from agentls.agent.transcript import AgentState
 from agentls.agent.workspace import FileAccess
 from agentls.indexer.index import RepoIndex
 

@@ -15,10 +15,10 @@ from agentls.agent.events import null_observer
 if TYPE_CHECKING:
     from agentls.agent.approval import Approver
     from agentls.agent.cancel import CancelToken
+    from agentls.agent.child_process import ChangesProbe
     from agentls.agent.config import AgentConfig, AppConfig
     from agentls.agent.events import Observer, RunState
     from agentls.agent.llm.protocol import LLM
-    from agentls.agent.process import ChangesProbe
     from agentls.agent.sessions import SessionRecorder
     from agentls.agent.workspace import EditOutcome, FileAccess, FileChange
     from agentls.indexer.index import RepoIndex

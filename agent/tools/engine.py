@@ -21,9 +21,9 @@ from agentls.agent.config import AgentConfig
 from agentls.agent.errors import AgentError, ToolNotFoundError
 from agentls.agent.events import RunState
 from agentls.agent.llm.models import ToolCall
-from agentls.agent.state import ToolCallResult
 from agentls.agent.tools.base import AnyTool, RunContext, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
+from agentls.agent.transcript import ToolCallResult
 
 log = logging.getLogger(__name__)
 

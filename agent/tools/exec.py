@@ -4,7 +4,7 @@ Both are sensitive: under ``confirm-sensitive`` a human is asked first, with a
 plain-words explanation and the exact command or code (``describe_for_approval``).
 Shell commands whose every part matches ``allowed_commands`` skip the question
 (``agent.shell_policy``); Python never does. Both run in their own process group
-with a timeout (``agent.process``), under bubblewrap when available
+with a timeout (``agent.child_process``), under bubblewrap when available
 (``agent.sandbox``), and report exit code, bounded output and the files they changed.
 """
 
@@ -23,9 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.config import AgentConfig
-from agentls.agent.errors import AgentError
-from agentls.agent.process import (
+from agentls.agent.child_process import (
     ChangesProbe,
     FileSnapshotProbe,
     ProcessResult,
@@ -33,6 +31,8 @@ from agentls.agent.process import (
     redact,
     run_process,
 )
+from agentls.agent.config import AgentConfig
+from agentls.agent.errors import AgentError
 from agentls.agent.sandbox import NO_BWRAP_NOTE, SandboxMode, make_sandbox
 from agentls.agent.shell_policy import analyze, approval_reason, describe
 from agentls.agent.tools.base import RunContext, Tool, ToolContext, ToolResult

@@ -55,8 +55,8 @@ def apply_logging(ls: AgentLanguageServer) -> None:
 
 #: Modules a run imports on first use; loaded in the background at start-up.
 RUN_MODULES = (
-    "agentls.agent.llm.process",
-    "agentls.agent.process",
+    "agentls.agent.llm.worker_client",
+    "agentls.agent.child_process",
     "agentls.agent.sandbox",
     "agentls.agent.shell_policy",
     "agentls.agent.tools.edit",
@@ -141,7 +141,7 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
         import agentls.agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
 
     async def start_worker() -> None:
-        await ls.wait_ready()  # agent.llm.process is imported then, off the loop
+        await ls.wait_ready()  # agent.llm.worker_client is imported then, off the loop
         await ls.model_worker.wait_ready()
 
     def settle() -> None:

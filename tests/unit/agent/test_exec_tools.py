@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from agentls.agent.child_process import OutputBuffer, group_members
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.llm.models import LLMResponse
-from agentls.agent.process import OutputBuffer, group_members
 from agentls.agent.tools.base import RunContext, ToolContext, ToolResult
 from agentls.agent.tools.exec import (
     ExecuteCommandArgs,

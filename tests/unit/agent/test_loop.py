@@ -165,6 +165,18 @@ def test_should_parallelize_follows_the_seed(ws: Path) -> None:
     assert not off._should_parallelize(reads)
 
 
+def test_parallel_asks_the_policy_per_call_allow_lists_included(ws: Path) -> None:
+    from agentls.agent.llm.models import ToolCall
+
+    def run(command: str, call_id: str) -> ToolCall:
+        return ToolCall(id=call_id, name="execute_command", arguments={"command": command})
+
+    loop = make_loop(ws, None, confirm_mode="confirm-sensitive")
+    loop.agent_config.allowed_commands = ["echo *", "pytest*"]
+    assert loop._should_parallelize([run("echo a", "1"), run("pytest -q", "2")])
+    assert not loop._should_parallelize([run("echo a", "1"), run("rm -rf x", "2")])
+
+
 async def test_max_steps_is_partial(
     ws: Path, scripted: ScriptedModelServer, adapter_for: AdapterFactory
 ) -> None:

@@ -24,7 +24,6 @@ from agentls.agent.llm import (
     LLMTransientError,
     StreamChunk,
 )
-from agentls.agent.llm.process import ModelWorker, ProcessLLM
 from agentls.agent.llm.scripted_server import (
     ScriptedModelServer,
     dropped,
@@ -34,6 +33,7 @@ from agentls.agent.llm.scripted_server import (
     tool_call,
     tool_calls,
 )
+from agentls.agent.llm.worker_client import ModelWorker, ProcessLLM
 
 USER = [{"role": "user", "content": "hi"}]
 
