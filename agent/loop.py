@@ -39,7 +39,8 @@ from agentls.agent.events import (
 )
 from agentls.agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
 from agentls.agent.llm.protocol import LLM
-from agentls.agent.sessions import SessionRecorder, SessionWriteError
+from agentls.agent.session_recorder import SessionRecorder
+from agentls.agent.sessions import SessionWriteError
 from agentls.agent.state_machine import RunStateMachine
 from agentls.agent.tools.base import ToolResult
 from agentls.agent.tools.engine import ExecutionEngine, RunAborted

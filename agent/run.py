@@ -29,7 +29,8 @@ from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null
 from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
-from agentls.agent.sessions import RecordingApprover, SessionRecorder, SessionStore, store_for
+from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
+from agentls.agent.sessions import SessionStore, store_for
 from agentls.agent.state_machine import RunStateMachine
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext

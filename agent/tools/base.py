@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from agentls.agent.config import AgentConfig, AppConfig
     from agentls.agent.events import Observer, RunState
     from agentls.agent.llm.protocol import LLM
-    from agentls.agent.sessions import SessionRecorder
+    from agentls.agent.session_recorder import SessionRecorder
     from agentls.agent.workspace import EditOutcome, FileAccess, FileChange
     from agentls.indexer.index import RepoIndex
 

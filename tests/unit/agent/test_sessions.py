@@ -16,20 +16,17 @@ from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
 from agentls.agent.loop import DeltaDedupe
 from agentls.agent.run import RunRequest, run_agent
-from agentls.agent.sessions import (
-    INTERRUPTED,
-    NOT_STARTED,
+from agentls.agent.session_entries import (
     AssistantMessage,
     RunFinish,
     RunStart,
-    Session,
-    SessionStore,
     StoredToolCall,
     ToolCallEntry,
     ToolResultEntry,
     UserMessage,
     parse_entry,
 )
+from agentls.agent.sessions import INTERRUPTED, NOT_STARTED, Session, SessionStore
 from agentls.agent.tools import Tool, ToolContext, ToolResult, build_registry
 from agentls.agent.workspace import DiskFileAccess
 
