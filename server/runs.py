@@ -167,17 +167,15 @@ class RunManager:
             self.runs.pop(run_id, None)
 
     async def _run(self, handle: RunHandle, params: RunParams, config: AppConfig) -> dict[str, Any]:
-        from agentls.agent.run import RunRequest, run_agent
-
+        """Progress and observer up, the run as a task of its own, its result; whatever
+        happens the progress ends and the client gets an answer."""
         run_id = handle.run_id
 
         def on_progress_cancel() -> None:
             self.cancel(run_id, "cancelled from the progress UI")
 
-        progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
-        handle.progress = progress
-        observer = LspRunObserver(run_id, self.notify, progress=progress)
-        handle.observer = observer
+        progress = handle.progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
+        observer = handle.observer = LspRunObserver(run_id, self.notify, progress=progress)
         outcome: RunOutcome | None = None
         try:
             await progress.begin(
@@ -185,48 +183,8 @@ class RunManager:
                 token=params.work_done_token,
                 fallback_token=f"agentls/run/{run_id}",
             )
-            approver = LspApprover(self._ls, run_id, cancel=handle.token)
-            request = RunRequest.model_validate(
-                {
-                    "prompt": params.prompt,
-                    "agent": params.agent,
-                    "run_id": run_id,
-                    "session_id": handle.session_id,
-                    "confirm_mode": params.confirm_mode,
-                    "max_steps": params.max_steps,
-                    "self_eval": params.self_eval,
-                    "dry_run": params.dry_run,
-                }
-            )
-            registry = await self.mcp.registry_for(config, warn=self._warn)
-            task = asyncio.create_task(
-                run_agent(
-                    request,
-                    config=config,
-                    llm=self._llm_factory(config),
-                    files=self._files_factory(config),
-                    approver=approver,
-                    observer=observer,
-                    index=self._index(),
-                    cancel=handle.token,
-                    registry=registry,
-                    # the live index reports what a command changed
-                    changes_probe=self._changes_probe(),
-                ),
-                name=f"agentls-run-{run_id}",
-            )
-            handle.task = task
-            try:
-                outcome = await asyncio.shield(task)
-            except asyncio.CancelledError:
-                # $/cancelRequest on this request (or shutdown): stop the run cleanly,
-                # then let pygls answer RequestCancelled.
-                handle.token.cancel("cancelled by the client ($/cancelRequest)")
-                with contextlib.suppress(BaseException):
-                    outcome = await asyncio.wait_for(asyncio.shield(task), CANCEL_GRACE_SECONDS)
-                if not task.done():
-                    task.cancel()
-                raise
+            task = handle.task = await self._start(handle, params, config, observer)
+            outcome = await self._outcome(handle, task)
             return outcome.to_result()
         except asyncio.CancelledError:
             raise
@@ -241,6 +199,57 @@ class RunManager:
             else:
                 status = "partial" if handle.token.cancelled else "failed"
             progress.end(status)
+
+    async def _start(
+        self, handle: RunHandle, params: RunParams, config: AppConfig, observer: LspRunObserver
+    ) -> asyncio.Task[RunOutcome]:
+        """``run_agent`` with this editor's parts, started as a task of its own."""
+        from agentls.agent.run import RunRequest, run_agent
+
+        request = RunRequest.model_validate(
+            {
+                "prompt": params.prompt,
+                "agent": params.agent,
+                "run_id": handle.run_id,
+                "session_id": handle.session_id,
+                "confirm_mode": params.confirm_mode,
+                "max_steps": params.max_steps,
+                "self_eval": params.self_eval,
+                "dry_run": params.dry_run,
+            }
+        )
+        registry = await self.mcp.registry_for(config, warn=self._warn)
+        return asyncio.create_task(
+            run_agent(
+                request,
+                config=config,
+                llm=self._llm_factory(config),
+                files=self._files_factory(config),
+                approver=LspApprover(self._ls, handle.run_id, cancel=handle.token),
+                observer=observer,
+                index=self._index(),
+                cancel=handle.token,
+                registry=registry,
+                # the live index reports what a command changed
+                changes_probe=self._changes_probe(),
+            ),
+            name=f"agentls-run-{handle.run_id}",
+        )
+
+    @staticmethod
+    async def _outcome(handle: RunHandle, task: asyncio.Task[RunOutcome]) -> RunOutcome:
+        """The run's outcome. ``$/cancelRequest`` on the request (or shutdown) cancels
+        this await, not the run: the run is stopped cleanly, then pygls answers
+        RequestCancelled."""
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            handle.token.cancel("cancelled by the client ($/cancelRequest)")
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(task), CANCEL_GRACE_SECONDS)
+            if not task.done():
+                task.cancel()
+            raise
 
     @staticmethod
     def _failed_result(handle: RunHandle, message: str) -> dict[str, Any]:
