@@ -168,10 +168,15 @@ async def test_a_parallel_batch_asks_for_the_call_not_on_the_allow_list(
 ) -> None:
     scripted.add(
         "alice",
+        tool_calls(  # both on the allow-list: nobody is asked, so they run in parallel
+            call("execute_command", {"command": "echo one"}, "c0"),
+            call("execute_command", {"command": "echo two"}, "c00"),
+        ),
         tool_calls(
             call("execute_command", {"command": "echo listed"}, "c1"),
             call("execute_command", {"command": "touch unlisted.txt"}, "c2"),
         ),
+        text("Creates an empty file."),  # the model's explanation of the unlisted command
         text("both ran"),
     )
     agent = {"system_prompt": "test", "allowed_commands": ["echo *"], "sandbox": "off"}
@@ -183,7 +188,16 @@ async def test_a_parallel_batch_asks_for_the_call_not_on_the_allow_list(
     assert result["status"] == "success", result
     [asked] = client.approval_requests
     assert "touch unlisted.txt" in asked.message and "echo listed" not in asked.message
-    assert [t["success"] for t in result["tools_used"]] == [True, True]
+    assert [t["success"] for t in result["tools_used"]] == [True, True, True, True]
+    phases = [(p["callId"], p["phase"]) for p in client.of("agent/step", "p1") if "callId" in p]
+    assert phases[:2] == [("c0", "tool_start"), ("c00", "tool_start")]  # parallel
+    # one to ask about: in order, and only that one asked
+    assert phases[4:] == [
+        ("c1", "tool_start"),
+        ("c1", "tool_end"),
+        ("c2", "tool_start"),
+        ("c2", "tool_end"),
+    ]
     assert (workspace / "unlisted.txt").exists()
     decisions = _decisions(workspace, result["sessionId"])
     assert [(d["call_id"], d["decision"]) for d in decisions] == [("c2", "approve")]
