@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentls.agent.tools.base import AnyTool, Tool, ToolContext, ToolResult
+from agentls.agent.tools.base import AnyTool, RunContext, Tool, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
 
 
@@ -35,4 +35,13 @@ def build_registry() -> ToolRegistry:
     return ToolRegistry(builtin_tools())
 
 
-__all__ = ["Tool", "ToolContext", "ToolRegistry", "ToolResult", "build_registry", "builtin_tools"]
+__all__ = [
+    "AnyTool",
+    "RunContext",
+    "Tool",
+    "ToolContext",
+    "ToolRegistry",
+    "ToolResult",
+    "build_registry",
+    "builtin_tools",
+]
