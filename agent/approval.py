@@ -15,7 +15,7 @@ An ``Approver`` is every question a run puts to the human, whatever the UI:
   no tool changes;
 - ``ask_user``: a free question from the model (``NoTTYError`` when nobody can answer).
 
-The run wraps its Approver in ``sessions.RecordingApprover``, so every decision,
+The run wraps its Approver in ``session_recorder.RecordingApprover``, so every decision,
 edits included, becomes an ``approval_decision`` entry of the session.
 """
 
