@@ -175,7 +175,6 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
             index=index,
             cancel=cancel,
             registry=registry,
-            extras={"ask_user": _terminal_question(asker)},
         )
     if args.json:
         print(json.dumps(outcome.to_result(), indent=2))
@@ -185,22 +184,6 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     if interrupted():
         return EXIT_INTERRUPTED
     return EXIT_CODES.get(outcome.state.status, 1)
-
-
-def _terminal_question(asker: Any) -> Any:
-    """The ``ask_user`` of the headless run: the question on stderr, the answer from the
-    TTY. Without a terminal it raises ``NoTTYError`` (the tool reports it to the model)."""
-    from agentls.agent.errors import NoTTYError
-
-    async def ask(question: str) -> str | None:
-        if not asker.interactive:
-            raise NoTTYError("there is no terminal to ask the user")
-        asker.stderr.write(f"\nThe agent asks: {question}\n> ")
-        asker.stderr.flush()
-        line: str = await asyncio.to_thread(asker.stdin.readline)
-        return line.strip() or None
-
-    return ask
 
 
 def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:

@@ -30,8 +30,9 @@ from typing import Any, Protocol
 
 from agentls.agent.config import ContextConfig
 from agentls.agent.llm.models import LLMResponse
+from agentls.agent.llm.protocol import LLM
 from agentls.agent.llm.tokens import CHARS_PER_TOKEN, estimate_tokens
-from agentls.agent.state import ToolCallResult
+from agentls.agent.transcript import ToolCallResult
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +64,6 @@ thread. Write a summary of about 200 words, in plain prose or short bullets, cov
 - decisions taken and facts learned that later steps rely on (names, errors, results);
 - what remains to be done to finish the task.
 Do not invent anything that is not in the transcript. Reply with the summary only."""
-
-
-class SupportsCompletion(Protocol):
-    """The part of the LLM adapter level 2 uses."""
-
-    async def completion(
-        self, messages: list[Message], tools: list[Message] | None = None
-    ) -> LLMResponse: ...
 
 
 def truncate_text(content: str, max_tokens: int) -> str:
@@ -373,9 +366,7 @@ class ContextManager:
 
     # ----------------------------------------------------------------- level 2
 
-    async def maybe_compress(
-        self, messages: list[Message], llm: SupportsCompletion
-    ) -> list[Message]:
+    async def maybe_compress(self, messages: list[Message], llm: LLM) -> list[Message]:
         """Level 2: summarise the older steps with one model call.
 
         Returns ``[system, task, summary, *later user messages, *recent]`` where

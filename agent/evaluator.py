@@ -18,12 +18,12 @@ import math
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from agentls.agent.config import SelfEvalMode
-from agentls.agent.llm.models import LLMResponse
-from agentls.agent.state import AgentState
+from agentls.agent.llm.protocol import LLM
 from agentls.agent.text import shorten
+from agentls.agent.transcript import AgentState
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +48,6 @@ Reply with JSON only, no prose and no code fence, exactly in this shape:
 - "confidence": a number from 0.0 to 1.0, how sure you are of your judgement.
 - "issues": short strings, one per concrete problem found (empty when none).
 - "suggestion": what the agent should do next to fix the issues ("" when none)."""
-
-
-class SupportsCompletion(Protocol):
-    """The part of the LLM adapter the evaluator uses."""
-
-    async def completion(
-        self, messages: list[Message], tools: list[Message] | None = None
-    ) -> LLMResponse: ...
 
 
 @dataclass
@@ -187,7 +179,7 @@ class SelfEvaluator:
 
     def __init__(
         self,
-        llm: SupportsCompletion,
+        llm: LLM,
         max_retries: int = 2,
         confidence_threshold: float = 0.8,
     ) -> None:

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import IO, Any
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
 from agentls.agent.errors import NoTTYError
 from agentls.agent.events import (
     AgentEvent,
@@ -151,8 +151,9 @@ class TerminalAsker:
         return answer in ("y", "yes")
 
 
-class TerminalApprover:
-    """The Approver of the headless CLI."""
+class TerminalApprover(BaseApprover):
+    """The Approver of the headless CLI. Edits are confirmed by the DiskFileAccess's
+    confirmer (the same TerminalAsker), through the default ``confirm_edit``."""
 
     def __init__(self, asker: TerminalAsker) -> None:
         self.asker = asker
@@ -180,3 +181,12 @@ class TerminalApprover:
             answer, "deny"
         )
         return ApprovalAnswer(kind)
+
+    async def ask_user(self, question: str) -> str | None:
+        """The question on stderr, the answer from the TTY; ``NoTTYError`` without one."""
+        if not self.asker.interactive:
+            raise NoTTYError("there is no terminal to ask the user")
+        self.asker.stderr.write(f"\nThe agent asks: {question}\n> ")
+        self.asker.stderr.flush()
+        line: str = await asyncio.to_thread(self.asker.stdin.readline)
+        return line.strip() or None

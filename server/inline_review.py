@@ -26,7 +26,8 @@ from typing import Any, Literal
 from lsprotocol import types as lsp
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.sessions import ApprovalDecision, SessionStore
+from agentls.agent.session_entries import ApprovalDecision
+from agentls.agent.sessions import SessionStore
 
 log = logging.getLogger(__name__)
 

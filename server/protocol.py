@@ -29,7 +29,7 @@ from agentls.agent.contract import (
     WireModel,
     problems,
 )
-from agentls.agent.sessions import Entry
+from agentls.agent.session_entries import Entry
 from agentls.server.settings import plain
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])

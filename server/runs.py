@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -57,7 +56,6 @@ class RunHandle:
     task: asyncio.Task[RunOutcome] | None = None
     progress: RunProgress | None = None
     observer: LspRunObserver | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
 
 
 ConfigProvider = Callable[[], AppConfig]
@@ -139,17 +137,15 @@ class RunManager:
             self.runs.pop(run_id, None)
 
     async def _run(self, handle: RunHandle, params: RunParams, config: AppConfig) -> dict[str, Any]:
-        from agentls.agent.run import run_agent
-
+        """Progress and observer up, the run as a task of its own, its result; whatever
+        happens the progress ends and the client gets an answer."""
         run_id = handle.run_id
 
         def on_progress_cancel() -> None:
             self.cancel(run_id, "cancelled from the progress UI")
 
-        progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
-        handle.progress = progress
-        observer = LspRunObserver(run_id, self.notify, progress=progress)
-        handle.observer = observer
+        progress = handle.progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
+        observer = handle.observer = LspRunObserver(run_id, self.notify, progress=progress)
         outcome: RunOutcome | None = None
         run_ref = RunRef(run_id, handle.session_id)
         try:
@@ -158,51 +154,8 @@ class RunManager:
                 token=params.work_done_token,
                 fallback_token=f"agentls/run/{run_id}",
             )
-            approver = LspApprover(self._ls, run_id, cancel=handle.token)
-            request = params.to_request(run_id=run_id, session_id=handle.session_id)
-            extras: dict[str, Any] = {
-                # the ask_user tool calls ask_user(question)
-                "ask_user": functools.partial(approver.ask_user, run_id),
-                "approver": approver,
-            }
-            probe = self._changes_probe()
-            if probe is not None:  # the live index reports what a command changed
-                extras["changes_probe"] = probe
-            # What the user decided about edits under inline review reaches the model here.
-            extras["inbox"] = reviews_for(self._ls).run_started(run_ref)
-            handle.extras = extras
-            # Without MCP servers the SDK (~30 MB) is never imported.
-            registry = (
-                await self.mcp.registry_for(config, warn=self._warn) if config.mcp.servers else None
-            )
-            task = asyncio.create_task(
-                run_agent(
-                    request,
-                    config=config,
-                    llm=self._llm_factory(config),
-                    files=self._files_factory(config),
-                    approver=approver,
-                    observer=observer,
-                    index=self._index(),
-                    cancel=handle.token,
-                    extras=extras,
-                    registry=registry,
-                ),
-                name=f"agentls-run-{run_id}",
-                context=run_context(run_ref),
-            )
-            handle.task = task
-            try:
-                outcome = await asyncio.shield(task)
-            except asyncio.CancelledError:
-                # $/cancelRequest on this request (or shutdown): stop the run cleanly,
-                # then let pygls answer RequestCancelled.
-                handle.token.cancel("cancelled by the client ($/cancelRequest)")
-                with contextlib.suppress(BaseException):
-                    outcome = await asyncio.wait_for(asyncio.shield(task), CANCEL_GRACE_SECONDS)
-                if not task.done():
-                    task.cancel()
-                raise
+            task = handle.task = await self._start(handle, params, config, observer, run_ref)
+            outcome = await self._outcome(handle, task)
             return outcome.to_result()
         except asyncio.CancelledError:
             raise
@@ -218,6 +171,58 @@ class RunManager:
             else:
                 status = "partial" if handle.token.cancelled else "failed"
             progress.end(status)
+
+    async def _start(
+        self,
+        handle: RunHandle,
+        params: RunParams,
+        config: AppConfig,
+        observer: LspRunObserver,
+        run_ref: RunRef,
+    ) -> asyncio.Task[RunOutcome]:
+        """``run_agent`` with this editor's parts, started as a task of its own (in a
+        context that names the run, so the file access knows whose edit it sends)."""
+        from agentls.agent.run import run_agent
+
+        request = params.to_request(run_id=handle.run_id, session_id=handle.session_id)
+        # Without MCP servers the SDK (~30 MB) is never imported.
+        registry = (
+            await self.mcp.registry_for(config, warn=self._warn) if config.mcp.servers else None
+        )
+        return asyncio.create_task(
+            run_agent(
+                request,
+                config=config,
+                llm=self._llm_factory(config),
+                files=self._files_factory(config),
+                approver=LspApprover(self._ls, handle.run_id, cancel=handle.token),
+                observer=observer,
+                index=self._index(),
+                cancel=handle.token,
+                registry=registry,
+                # the live index reports what a command changed
+                changes_probe=self._changes_probe(),
+                # what the user decided about edits under inline review reaches the model
+                inbox=reviews_for(self._ls).run_started(run_ref),
+            ),
+            name=f"agentls-run-{handle.run_id}",
+            context=run_context(run_ref),
+        )
+
+    @staticmethod
+    async def _outcome(handle: RunHandle, task: asyncio.Task[RunOutcome]) -> RunOutcome:
+        """The run's outcome. ``$/cancelRequest`` on the request (or shutdown) cancels
+        this await, not the run: the run is stopped cleanly, then pygls answers
+        RequestCancelled."""
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            handle.token.cancel("cancelled by the client ($/cancelRequest)")
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(task), CANCEL_GRACE_SECONDS)
+            if not task.done():
+                task.cancel()
+            raise
 
     @staticmethod
     def _failed_result(handle: RunHandle, message: str) -> dict[str, Any]:

@@ -1,11 +1,15 @@
-"""The ``LLM`` protocol the agent loop depends on."""
+"""The ``LLM`` protocol: the one shape of a chat model that the agent depends on.
+
+The loop streams through it, the context manager summarises and the evaluator judges
+through its ``completion``, the run counts tokens with ``count_tokens``. Test doubles
+implement only what the code under test calls.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
-from agentls.agent.config import LLMConfig
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 
 
@@ -16,8 +20,6 @@ class LLM(Protocol):
     Errors are ``agent.llm.errors.LLMError`` subclasses, already retried where that
     made sense.
     """
-
-    config: LLMConfig
 
     async def completion(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None

@@ -27,7 +27,7 @@ from agentls.agent.errors import MCPConnectionError
 from agentls.agent.mcp.connection import MCPConnection
 from agentls.agent.mcp.names import dedupe, prefixed_name
 from agentls.agent.mcp.tools import RemoteTool, discovery_tools, make_tool
-from agentls.agent.tools.base import Tool
+from agentls.agent.tools.base import AnyTool
 from agentls.agent.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -118,7 +118,7 @@ class MCPManager:
         """Whether the tools are too many to send: the model discovers them instead."""
         return len(self.remotes) > self.config.max_tool_schemas
 
-    def tools(self) -> list[Tool]:
+    def tools(self) -> list[AnyTool]:
         """The tools to register: one per remote tool, or the discovery trio."""
         if not self.remotes:
             return []

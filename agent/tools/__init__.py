@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.base import AnyTool, RunContext, Tool, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from agentls.agent.config import AppConfig
 
 
-def builtin_tools(config: AppConfig | None = None) -> list[Tool]:
+def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
     """Every built-in tool (MCP tools are added per run by agent.mcp); ``config`` tunes
     what their descriptions say (which patch format apply_patch shows first)."""
     from agentls.agent.tools.edit import ApplyPatchTool, EditFileTool, lead_patch_format
@@ -45,4 +45,13 @@ def build_registry(config: AppConfig | None = None) -> ToolRegistry:
     return ToolRegistry(builtin_tools(config))
 
 
-__all__ = ["Tool", "ToolContext", "ToolRegistry", "ToolResult", "build_registry", "builtin_tools"]
+__all__ = [
+    "AnyTool",
+    "RunContext",
+    "Tool",
+    "ToolContext",
+    "ToolRegistry",
+    "ToolResult",
+    "build_registry",
+    "builtin_tools",
+]

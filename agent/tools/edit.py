@@ -27,7 +27,7 @@ def _occurrences(text: str, needle: str) -> list[int]:
         start = at + 1
 
 
-class EditFileTool(Tool):
+class EditFileTool(Tool[EditFileArgs]):
     name = "edit_file"
     description = (
         "Replace one exact occurrence of old_str with new_str in a file. old_str must occur "
@@ -68,7 +68,7 @@ class EditFileTool(Tool):
         summary = f"Edited {path} at line {_line_of(current, at)} (+{added} -{removed})"
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
-        outcome = await ctx.files.apply([FileChange(path, new, current)], confirm=ctx.confirm_edits)
+        outcome = await ctx.apply([FileChange(path, new, current)])
         return outcome_result(outcome, summary)
 
     @staticmethod
@@ -126,7 +126,7 @@ def apply_patch_description(lead: PatchFormat) -> str:
     )
 
 
-class ApplyPatchTool(Tool):
+class ApplyPatchTool(Tool[ApplyPatchArgs]):
     name = "apply_patch"
     description = apply_patch_description("unified")
     args_model = ApplyPatchArgs
@@ -194,5 +194,5 @@ class ApplyPatchTool(Tool):
         summary = "Patched " + ", ".join(parts)
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
-        outcome = await ctx.files.apply(changes, confirm=ctx.confirm_edits)
+        outcome = await ctx.apply(changes)
         return outcome_result(outcome, summary)

@@ -16,7 +16,7 @@ from agentls.indexer.ignore import IgnoreRules
 MAX_LIST_ENTRIES = 500
 
 
-class ReadFileTool(Tool):
+class ReadFileTool(Tool[ReadFileArgs]):
     name = "read_file"
     description = (
         "Read a text file of the workspace. Returns its exact content (the editor's unsaved "
@@ -38,7 +38,7 @@ class ReadFileTool(Tool):
         return ToolResult.ok(text_file.text)
 
 
-class WriteFileTool(Tool):
+class WriteFileTool(Tool[WriteFileArgs]):
     name = "write_file"
     description = (
         "Create a file or replace its whole content (mode=overwrite), or append to it "
@@ -75,11 +75,11 @@ class WriteFileTool(Tool):
         summary = f"{verb} {path} (+{added} -{removed})"
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
-        outcome = await ctx.files.apply([FileChange(path, new, base)], confirm=ctx.confirm_edits)
+        outcome = await ctx.apply([FileChange(path, new, base)])
         return outcome_result(outcome, summary)
 
 
-class DeleteFileTool(Tool):
+class DeleteFileTool(Tool[DeleteFileArgs]):
     name = "delete_file"
     description = "Delete a file of the workspace (only when the workspace allows deletion)."
     args_model = DeleteFileArgs
@@ -102,11 +102,11 @@ class DeleteFileTool(Tool):
             return ToolResult.fail(str(exc))
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have deleted {path}. Nothing was changed.")
-        outcome = await ctx.files.apply([FileChange(path, None, base)], confirm=ctx.confirm_edits)
+        outcome = await ctx.apply([FileChange(path, None, base)])
         return outcome_result(outcome, f"Deleted {path}")
 
 
-class ListFilesTool(Tool):
+class ListFilesTool(Tool[ListFilesArgs]):
     name = "list_files"
     description = (
         "List files and directories (directories end with /). Use pattern to filter by name "

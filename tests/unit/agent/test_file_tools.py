@@ -10,9 +10,10 @@ import pytest
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
-from agentls.agent.state import ToolCallResult
 from agentls.agent.tools import build_registry
+from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine, RunAborted
+from agentls.agent.transcript import ToolCallResult
 from agentls.agent.workspace import DiskFileAccess
 
 YOLO = AgentConfig(system_prompt="t", confirm_mode="yolo")
@@ -32,7 +33,9 @@ def engine(
     config = AppConfig.model_validate(
         {"workspace": {"root": str(ws), "allow_delete": allow_delete}}
     )
-    return ExecutionEngine(build_registry(), DiskFileAccess(ws), config, dry_run=dry_run, **kw)
+    return ExecutionEngine(
+        build_registry(), RunContext(DiskFileAccess(ws), config, dry_run=dry_run, **kw)
+    )
 
 
 async def call(
@@ -343,7 +346,9 @@ async def test_edit_confirmation_travels_with_the_write(ws: Path) -> None:
         return False
 
     config = AppConfig.model_validate({"workspace": {"root": str(ws)}})
-    e = ExecutionEngine(build_registry(), DiskFileAccess(ws, confirmer=confirmer), config)
+    e = ExecutionEngine(
+        build_registry(), RunContext(DiskFileAccess(ws, confirmer=confirmer), config)
+    )
     agent = AgentConfig(system_prompt="t")  # confirm-sensitive
     result = await call(e, "write_file", agent, path="notes.txt", content="replaced\n")
     assert asked and "+replaced" in asked[0]

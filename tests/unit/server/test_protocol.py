@@ -17,7 +17,7 @@ from agentls.agent.config import ConfirmMode, SelfEvalMode, choices
 from agentls.agent.contract import RunRequest, RunResult, WireModel
 from agentls.agent.llm.models import Usage
 from agentls.agent.run import RunOutcome
-from agentls.agent.state import AgentState
+from agentls.agent.transcript import AgentState
 from agentls.server import protocol_schema as generator
 from agentls.server.protocol import (
     METHODS,

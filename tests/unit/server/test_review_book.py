@@ -6,7 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
-from agentls.agent.sessions import ApprovalDecision, SessionStore
+from agentls.agent.session_entries import ApprovalDecision
+from agentls.agent.sessions import SessionStore
 from agentls.server.inline_review import (
     InlineReviews,
     ReviewDecisionParams,

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.llm.scripted_process import spawn_scripted_server
 from agentls.agent.llm.scripted_server import (
     CutPoint,
     ScriptedModelServer,
@@ -22,6 +21,7 @@ from agentls.agent.llm.scripted_server import (
     text,
     tool_calls,
 )
+from agentls.agent.llm.scripted_server_process import spawn_scripted_server
 
 
 def post(url: str, payload: Any, headers: dict[str, str] | None = None) -> tuple[int, str]:

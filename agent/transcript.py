@@ -1,4 +1,5 @@
-"""Run state: the conversation and what one run has done so far."""
+"""The transcript of one run: its messages, its steps and their tool results, its status,
+output and usage (``AgentState``), which the front ends turn into the run's result."""
 
 from __future__ import annotations
 

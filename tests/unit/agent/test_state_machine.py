@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentls.agent.events import AgentEvent, RunState, StatusChanged
-from agentls.agent.runstate import IllegalTransition, RunStateMachine
+from agentls.agent.state_machine import IllegalTransition, RunStateMachine
 
 S = RunState
 

@@ -1,4 +1,5 @@
-"""The run state machine, with its transitions checked."""
+"""The run's state machine (``RunStateMachine``): moves between the ``events.RunState``
+values, checks every transition and reports each change to the observer."""
 
 from __future__ import annotations
 

@@ -25,7 +25,6 @@ from agentls.agent.llm import (
     StreamChunk,
     StreamRestart,
 )
-from agentls.agent.llm.process import ModelWorker, ProcessLLM
 from agentls.agent.llm.scripted_server import (
     CutHow,
     CutPoint,
@@ -39,6 +38,7 @@ from agentls.agent.llm.scripted_server import (
     tool_call,
     tool_calls,
 )
+from agentls.agent.llm.worker_client import ModelWorker, ProcessLLM
 
 USER = [{"role": "user", "content": "hi"}]
 
