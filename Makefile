@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest vscode-check vscode-e2e clean
+.PHONY: demo test lint typecheck pytest vscode-check vscode-env-test vscode-e2e clean
 
 $(STAMP): pyproject.toml setup.py indexer/_lines.c
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
@@ -35,6 +35,11 @@ client-vscode/node_modules/.installed: client-vscode/package-lock.json
 # tsc (strict), eslint and the extension's unit tests.
 vscode-check: client-vscode/node_modules/.installed
 	cd client-vscode && npm run check
+
+# The extension's own server environment for real: builds the shipped package, sets up the venv
+# with pip (from the package index; ~1.5 min), serves LSP from it in a shadowing workspace.
+vscode-env-test: $(STAMP) client-vscode/node_modules/.installed
+	cd client-vscode && npm run compile && npm run test:integration
 
 # The extension in a real VS Code (code-server's build + Chromium + playwright), cached in .cache/.
 vscode-e2e: $(STAMP) client-vscode/node_modules/.installed

@@ -1,19 +1,36 @@
-"""Who decides whether a tool call may run, and how a human is asked.
+"""Who decides whether a tool call may run, and the one place a human is asked.
 
 One function, ``decide``, makes the policy decision for every tool call (as codex
 does): ``skip`` (run it), ``needs_approval`` (ask a human first) or ``forbidden``.
-An ``Approver`` is how a front end asks: a terminal y/n, an LSP
-``window/showMessageRequest``. File edits are the exception: their confirmation
-travels with the edit itself (see ``FileAccess.apply(confirm=True)``).
+The loop asks it too before it runs a batch of calls in parallel.
+
+An ``Approver`` is every question a run puts to the human, whatever the UI:
+
+- ``ask``: may this tool call run (a terminal y/n, an LSP ``window/showMessageRequest``);
+- ``confirm_edit``: may this change be made. By default the question travels with
+  the edit (``FileAccess.apply(confirm=True)``), in whatever form the front end's
+  FileAccess chose once for its client: annotated edits, a question before a plain
+  edit, the editor's own prompt. A front end with another way (an editor that applies
+  at once as pending and reports per-hunk decisions later) overrides this method;
+  no tool changes;
+- ``ask_user``: a free question from the model (``NoTTYError`` when nobody can answer).
+
+The run wraps its Approver in ``session_recorder.RecordingApprover``, so every decision,
+edits included, becomes an ``approval_decision`` entry of the session.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from agentls.agent.config import AgentConfig
-from agentls.agent.tools.base import Tool
+from agentls.agent.errors import NoTTYError
+
+if TYPE_CHECKING:
+    from agentls.agent.config import AgentConfig
+    from agentls.agent.tools.base import AnyTool
+    from agentls.agent.workspace import EditOutcome, FileAccess, FileChange
 
 DecisionKind = Literal["skip", "needs_approval", "forbidden"]
 
@@ -25,7 +42,7 @@ class Decision:
 
 
 def decide(
-    tool: Tool,
+    tool: AnyTool,
     args: dict[str, Any],
     agent: AgentConfig,
     *,
@@ -60,7 +77,7 @@ class ApprovalRequest:
     tool: str
     args: dict[str, Any]
     reason: str
-    #: Plain-words explanation (seed 004), e.g. what a shell command will do.
+    #: Plain-words explanation, e.g. what a shell command will do.
     explanation: str = ""
     #: The exact thing that will run or change (a command, code, a diff).
     preview: str = ""
@@ -76,11 +93,39 @@ class ApprovalAnswer:
     message: str = ""
 
 
+@dataclass(frozen=True)
+class EditRequest:
+    """A change a tool call wants made that the policy says a human must confirm."""
+
+    run_id: str
+    call_id: str
+    tool: str
+    changes: Sequence[FileChange]
+
+
 class Approver(Protocol):
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer: ...
 
+    async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome: ...
 
-class DenyingApprover:
+    async def ask_user(self, question: str) -> str | None: ...
+
+
+class BaseApprover:
+    """Defaults every front end starts from: edits confirmed by the FileAccess, and
+    nobody to answer a free question."""
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        return ApprovalAnswer("deny", message="no one can be asked")
+
+    async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
+        return await files.apply(request.changes, confirm=True)
+
+    async def ask_user(self, question: str) -> str | None:
+        raise NoTTYError("nobody can be asked here")
+
+
+class DenyingApprover(BaseApprover):
     """For front ends that cannot ask anybody: every request is refused, with why."""
 
     def __init__(self, why: str) -> None:

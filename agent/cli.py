@@ -1,8 +1,8 @@
 """``agentls``: the headless run, the headless demo and the config docs.
 
 Exit codes of ``agentls run``: 0 success, 2 partial, 1 failed, 130 interrupted by
-Ctrl-C. The first Ctrl-C stops after the current step (the seed's GracefulShutdown,
-carried over to a CancelToken); the second exits at once.
+Ctrl-C. The first Ctrl-C stops after the current step (a graceful shutdown through a
+CancelToken); the second exits at once.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AppConfig, load_config
+from agentls.agent.config import AppConfig, ConfirmMode, SelfEvalMode, choices, load_config
 from agentls.agent.errors import AgentError
 
 EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}
@@ -32,11 +32,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent", default="build", help="agent name (build, plan, review, mixed, ...)"
     )
-    parser.add_argument(
-        "--mode", choices=["yolo", "confirm-all", "confirm-sensitive"], help="confirm mode"
-    )
+    parser.add_argument("--mode", choices=choices(ConfirmMode), help="confirm mode")
     parser.add_argument("--max-steps", type=int, help="maximum loop iterations")
-    parser.add_argument("--self-eval", choices=["off", "basic", "full"], help="self-evaluation")
+    parser.add_argument("--self-eval", choices=choices(SelfEvalMode), help="self-evaluation")
     parser.add_argument("--timeout", type=float, default=0, help="per-step timeout in seconds")
     parser.add_argument("--model", help="model name (overrides llm.model)")
     parser.add_argument("--api-base", help="model API base URL (overrides llm.api_base)")
@@ -129,11 +127,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
+    from pydantic import ValidationError
+
+    from agentls.agent.contract import problems
     from agentls.agent.llm import LiteLLMAdapter
     from agentls.agent.run import RunRequest, run_agent
     from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
     from agentls.agent.workspace import DiskFileAccess
 
+    try:
+        request = RunRequest(
+            prompt=args.prompt,
+            agent=args.agent,
+            confirm_mode=args.mode,
+            max_steps=args.max_steps,
+            self_eval=args.self_eval,
+            dry_run=args.dry_run,
+            stream=False if (args.no_stream or args.json or args.quiet) else None,
+            step_timeout=args.timeout,
+            session_id=args.session or None,
+        )
+    except ValidationError as exc:  # e.g. an empty prompt, --max-steps 0
+        print(f"agentls: {problems(exc)}", file=sys.stderr)
+        return 1
     asker = TerminalAsker()
     files = DiskFileAccess(
         config.workspace.root,
@@ -143,17 +159,6 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     cancel = CancelToken()
     interrupted = _install_sigint(cancel)
     index = await _build_index(config)
-    request = RunRequest(
-        prompt=args.prompt,
-        agent=args.agent,
-        confirm_mode=args.mode,
-        max_steps=args.max_steps,
-        self_eval=args.self_eval,
-        dry_run=args.dry_run,
-        stream=False if (args.no_stream or args.json or args.quiet) else None,
-        step_timeout=args.timeout,
-        session_id=args.session,
-    )
     from agentls.agent.mcp import mcp_tools
 
     def warn(message: str) -> None:
@@ -170,7 +175,6 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
             index=index,
             cancel=cancel,
             registry=registry,
-            extras={"ask_user": _terminal_question(asker)},
         )
     if args.json:
         print(json.dumps(outcome.to_result(), indent=2))
@@ -180,22 +184,6 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     if interrupted():
         return EXIT_INTERRUPTED
     return EXIT_CODES.get(outcome.state.status, 1)
-
-
-def _terminal_question(asker: Any) -> Any:
-    """The ``ask_user`` of the headless run: the question on stderr, the answer from the
-    TTY. Without a terminal it raises ``NoTTYError`` (the tool reports it to the model)."""
-    from agentls.agent.errors import NoTTYError
-
-    async def ask(question: str) -> str | None:
-        if not asker.interactive:
-            raise NoTTYError("there is no terminal to ask the user")
-        asker.stderr.write(f"\nThe agent asks: {question}\n> ")
-        asker.stderr.flush()
-        line: str = await asyncio.to_thread(asker.stdin.readline)
-        return line.strip() or None
-
-    return ask
 
 
 def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:
@@ -236,6 +224,10 @@ def _install_sigint(cancel: CancelToken) -> Any:
         else:
             sys.stderr.write("\nAborted.\n")
             sys.stderr.flush()
+            # os._exit skips the MCP manager's close: end the local servers it started.
+            stdio = sys.modules.get("agentls.agent.mcp.stdio")
+            if stdio is not None:
+                stdio.end_all_groups()
             os._exit(EXIT_INTERRUPTED)
 
     with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows

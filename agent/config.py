@@ -1,4 +1,4 @@
-"""Configuration models (seed 003) and the layered loader.
+"""Configuration models and the layered loader.
 
 Every model forbids unknown keys, so a typo such as ``llm.timout`` is an error that
 names the key path and where it came from, never a silently ignored setting.
@@ -12,20 +12,32 @@ from __future__ import annotations
 
 import copy
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic import ValidationError as PydanticValidationError
+from typing_extensions import TypeAliasType
 
 from agentls.agent.errors import ConfigError
+from agentls.agent.secrets import MASK
 from agentls.indexer.settings import DEFAULT_EXCLUDE_DIRS as INDEXER_EXCLUDE_DIRS
 
 CONFIG_FILE_NAME = ".agentls.yaml"
 
-ConfirmMode = Literal["yolo", "confirm-all", "confirm-sensitive"]
+# Value sets named once: the run contract, the CLI and the server reuse them, and the
+# JSON Schemas (config and protocol) get one named definition for each. Values are
+# plain strings (Literal aliases, not enums), so comparisons with strings stay valid.
+ConfirmMode = TypeAliasType("ConfirmMode", Literal["yolo", "confirm-all", "confirm-sensitive"])
+SelfEvalMode = TypeAliasType("SelfEvalMode", Literal["off", "basic", "full"])
+
+
+def choices(alias: Any) -> tuple[str, ...]:
+    """The values of a Literal alias such as ``ConfirmMode``, e.g. for argparse."""
+    return tuple(get_args(alias.__value__))
 
 
 class _Strict(BaseModel):
@@ -54,9 +66,20 @@ class LLMConfig(_Strict):
     )
     timeout: int = Field(60, ge=1, description="Seconds allowed for one call to the model.")
     retries: int = Field(
-        2, ge=0, le=10, description="Retries on transient errors (429, timeouts, 5xx)."
+        2,
+        ge=0,
+        le=10,
+        description="Retries on transient errors (429, timeouts, 5xx) and on streams cut "
+        "before their end.",
     )
     stream: bool = Field(True, description="Stream the model's text as it is written.")
+    patch_format: Literal["auto", "unified", "v4a"] = Field(
+        "auto",
+        description="Which patch format apply_patch's description shows first (both are "
+        "always accepted): `v4a` (OpenAI's `*** Begin Patch` format), `unified` (diff -u), "
+        "or `auto`: V4A for the models trained on it (gpt-4.1, gpt-5*, o-series, codex), "
+        "unified otherwise.",
+    )
 
 
 class AgentConfig(_Strict):
@@ -111,16 +134,54 @@ class WorkspaceConfig(_Strict):
     allow_delete: bool = Field(False, description="Allow the delete_file tool.")
 
 
-class MCPServerConfig(_Strict):
-    """One remote MCP server whose tools the agent may call."""
+MCPTransport = Literal["stdio", "http", "sse"]
 
-    name: str = Field(description="Identifier; tools are registered as `mcp_{name}_{tool}`.")
-    url: str = Field(description="The server's MCP endpoint, e.g. `http://127.0.0.1:8000/mcp`.")
+
+class MCPServerConfig(_Strict):
+    """One MCP server whose tools the agent may call: a local command (stdio) or a URL."""
+
+    name: str = Field(
+        min_length=1, description="Identifier; tools are registered as `mcp_{name}_{tool}`."
+    )
+    type: MCPTransport | None = Field(
+        None,
+        description="`stdio` (a `command`), `http` (streamable HTTP at `url`) or `sse` (the "
+        "older HTTP+SSE transport at `url`). Inferred when omitted: `stdio` with a `command`, "
+        "`http` with a `url`.",
+    )
+    command: str | None = Field(
+        None,
+        description="stdio: the program that runs the server (looked up on PATH), e.g. "
+        "`uvx` or `npx`. `${workspaceFolder}` and `${env:VAR}` are substituted here and in "
+        "`args`, `env`, `cwd`, `url` and `headers`.",
+    )
+    args: list[str] = Field(default_factory=list, description="stdio: the command's arguments.")
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="stdio: extra environment variables. The server inherits only HOME, "
+        "LOGNAME, PATH, SHELL, TERM and USER besides these.",
+    )
+    env_file: str | None = Field(
+        None,
+        description="stdio: a file of `KEY=VALUE` lines added to the environment (`env` wins).",
+    )
+    cwd: str | None = Field(
+        None,
+        description="stdio: the server's working directory, relative to the workspace root "
+        "(default: the workspace root).",
+    )
+    url: str | None = Field(
+        None, description="http/sse: the server's endpoint, e.g. `http://127.0.0.1:8000/mcp`."
+    )
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="http/sse: extra HTTP headers (values are masked in logs).",
+    )
     token_env: str | None = Field(
-        None, description="Environment variable holding the Bearer token."
+        None, description="http/sse: environment variable holding the Bearer token."
     )
     token: SecretStr | None = Field(
-        None, description="Inline Bearer token (discouraged: prefer `token_env`)."
+        None, description="http/sse: inline Bearer token (discouraged: prefer `token_env`)."
     )
     trusted: bool = Field(
         False,
@@ -128,12 +189,66 @@ class MCPServerConfig(_Strict):
         "`confirm-sensitive`). By default every MCP tool asks.",
     )
 
+    @model_validator(mode="after")
+    def _one_transport(self) -> MCPServerConfig:
+        if self.command is not None and self.url is not None:
+            raise ValueError(
+                f"server {self.name!r} has both `command` (stdio) and `url` (HTTP): give one"
+            )
+        if self.command is None and self.url is None:
+            raise ValueError(
+                f"server {self.name!r} needs `command` (a local stdio server) or `url` "
+                "(a remote HTTP server)"
+            )
+        transport = self.transport
+        if transport == "stdio" and self.url is not None:
+            raise ValueError(f"server {self.name!r}: type stdio needs `command`, not `url`")
+        if transport != "stdio" and self.command is not None:
+            raise ValueError(f"server {self.name!r}: type {transport} needs `url`, not `command`")
+        if transport == "stdio":
+            given = [key for key in ("headers", "token_env", "token") if getattr(self, key)]
+        else:
+            given = [key for key in ("args", "env", "env_file", "cwd") if getattr(self, key)]
+        if given:
+            scope = "HTTP" if transport == "stdio" else "stdio"
+            listed = ", ".join(f"`{key}`" for key in given)
+            raise ValueError(
+                f"server {self.name!r} ({transport}): {listed} only apply to {scope} servers"
+            )
+        if not self.command and self.command is not None:
+            raise ValueError(f"server {self.name!r}: `command` is empty")
+        return self
+
+    @property
+    def transport(self) -> MCPTransport:
+        if self.type is not None:
+            return self.type
+        return "stdio" if self.command is not None else "http"
+
+    @property
+    def where(self) -> str:
+        """How messages point at the server: its URL, or its command line."""
+        if self.transport == "stdio":
+            return shlex.join([self.command or "", *self.args])
+        return self.url or ""
+
 
 class MCPConfig(_Strict):
-    """Remote MCP servers."""
+    """MCP servers: their tools are added to the agent's."""
 
     servers: list[MCPServerConfig] = Field(
-        default_factory=list, description="MCP servers to connect to."
+        default_factory=list,
+        description="MCP servers to use. On a name clash with `.vscode/mcp.json` or "
+        "`.mcp.json`, the entry here wins.",
+    )
+    vscode_config: bool = Field(
+        True,
+        description="Also use the servers of the workspace's `.vscode/mcp.json` (`servers`).",
+    )
+    mcp_json: bool = Field(
+        True,
+        description="Also use the servers of the workspace's `.mcp.json` (`mcpServers`, the "
+        "Claude Code / Cursor shape).",
     )
     max_tool_schemas: int = Field(
         30,
@@ -144,13 +259,13 @@ class MCPConfig(_Strict):
     connect_timeout: float = Field(
         10.0,
         gt=0,
-        description="Seconds allowed to connect to a server and list its tools; servers "
-        "connect in parallel, so a dead one delays the start by at most this.",
+        description="Seconds allowed to start or connect to a server and list its tools; "
+        "servers start in parallel, so a dead one delays the start by at most this.",
     )
     call_timeout: float = Field(60.0, gt=0, description="Seconds allowed for one MCP tool call.")
 
 
-# The seed's default excluded directories live with the indexer, which applies them.
+# The default excluded directories live with the indexer, which applies them on every walk.
 DEFAULT_EXCLUDE_DIRS = INDEXER_EXCLUDE_DIRS
 
 
@@ -163,8 +278,7 @@ class IndexerConfig(_Strict):
     )
     exclude_dirs: list[str] = Field(
         default_factory=list,
-        description="Directories to skip, beyond .git, node_modules, __pycache__, .venv, "
-        "venv, dist, build, .tox, .pytest_cache, .mypy_cache.",
+        description="Directories to skip, beyond " + ", ".join(DEFAULT_EXCLUDE_DIRS) + ".",
     )
     exclude_patterns: list[str] = Field(
         default_factory=list, description="File globs to skip, beyond *.pyc, *.min.js, etc."
@@ -211,7 +325,7 @@ class ContextConfig(_Strict):
 class EvaluationConfig(_Strict):
     """The SelfEvaluator that checks the result after a successful run."""
 
-    mode: Literal["off", "basic", "full"] = Field(
+    mode: SelfEvalMode = Field(
         "off", description="`basic`: one check; `full`: check and retry with corrections."
     )
     max_retries: int = Field(2, ge=1, le=5, description="Correction rounds in `full` mode.")
@@ -266,7 +380,10 @@ class AppConfig(_Strict):
         data = self.model_dump(mode="json")
         for server in data.get("mcp", {}).get("servers", []):
             if server.get("token"):
-                server["token"] = "***"
+                server["token"] = MASK
+            # Values of env and headers are where API keys go; their names are not secret.
+            for key in ("env", "headers"):
+                server[key] = {name: MASK for name in server.get(key) or {}}
         return data
 
 
@@ -287,14 +404,39 @@ _MESSAGES = {
 }
 
 
-def format_validation_error(error: PydanticValidationError, source: str) -> str:
-    """One line per problem: ``llm.timout: extra field not permitted in .agentls.yaml``."""
+def format_validation_error(
+    error: PydanticValidationError, source: str, data: Mapping[str, Any] | None = None
+) -> str:
+    """One line per problem: ``llm.timout: extra field not permitted in .agentls.yaml``.
+
+    With ``data`` (what was validated), an MCP server entry is named as well as numbered:
+    ``mcp.servers.1 (time).comand: ...``, since lists are read by name, not position.
+    """
     lines = []
     for item in error.errors():
-        path = ".".join(str(part) for part in item["loc"]) or "(root)"
+        loc = list(item["loc"])
+        path = ".".join(str(part) for part in loc) or "(root)"
+        name = _server_name(data, loc)
+        if name:
+            head = ".".join(str(part) for part in loc[:3])
+            path = f"{head} ({name})" + path[len(head) :]
         message = _MESSAGES.get(item["type"], item["msg"])
+        message = message.removeprefix("Value error, ")
         lines.append(f"{path}: {message} in {source}")
     return "\n".join(lines)
+
+
+def _server_name(data: Mapping[str, Any] | None, loc: list[Any]) -> str:
+    if data is None or loc[:2] != ["mcp", "servers"] or len(loc) < 3:
+        return ""
+    mcp = data.get("mcp")
+    servers = mcp.get("servers") if isinstance(mcp, Mapping) else None
+    index = loc[2]
+    if not isinstance(servers, list) or not isinstance(index, int) or index >= len(servers):
+        return ""
+    entry = servers[index]
+    name = entry.get("name") if isinstance(entry, Mapping) else None
+    return name if isinstance(name, str) else ""
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
@@ -321,7 +463,7 @@ def validate_config(data: Mapping[str, Any], source: str) -> AppConfig:
     try:
         return AppConfig.model_validate(dict(data))
     except PydanticValidationError as exc:
-        raise ConfigError(format_validation_error(exc, source)) from exc
+        raise ConfigError(format_validation_error(exc, source, data)) from exc
 
 
 def load_config(

@@ -4,7 +4,7 @@
 project tree), the user prompt, each step's assistant ``tool_calls`` message followed
 by one ``tool`` message per call, and plain assistant/user turns.
 
-``ContextManager`` keeps that list inside the model's context window (seed 000, F11):
+``ContextManager`` keeps that list inside the model's context window, in three levels:
 
 1. ``truncate_tool_result`` bounds every tool result before it enters the history
    (head and tail lines, or head and tail characters for a single huge line).
@@ -30,7 +30,9 @@ from typing import Any, Protocol
 
 from agentls.agent.config import ContextConfig
 from agentls.agent.llm.models import LLMResponse
-from agentls.agent.state import ToolCallResult
+from agentls.agent.llm.protocol import LLM
+from agentls.agent.llm.tokens import CHARS_PER_TOKEN, estimate_tokens
+from agentls.agent.transcript import ToolCallResult
 
 log = logging.getLogger(__name__)
 
@@ -64,14 +66,6 @@ thread. Write a summary of about 200 words, in plain prose or short bullets, cov
 Do not invent anything that is not in the transcript. Reply with the summary only."""
 
 
-class SupportsCompletion(Protocol):
-    """The part of the LLM adapter level 2 uses."""
-
-    async def completion(
-        self, messages: list[Message], tools: list[Message] | None = None
-    ) -> LLMResponse: ...
-
-
 def truncate_text(content: str, max_tokens: int) -> str:
     """Level 1 as a pure function: bound ``content`` to about ``max_tokens * 4`` chars.
 
@@ -81,7 +75,7 @@ def truncate_text(content: str, max_tokens: int) -> str:
     """
     if max_tokens <= 0:
         return content
-    max_chars = max_tokens * 4
+    max_chars = max_tokens * CHARS_PER_TOKEN
     if len(content) <= max_chars:
         return content
     lines = content.split("\n")
@@ -267,6 +261,14 @@ def _head_length(messages: Sequence[Message]) -> int:
     return len(messages)
 
 
+def _run_end(messages: Sequence[Message], start: int, role: str) -> int:
+    """Where the run of ``role`` messages that begins at ``start`` ends."""
+    end = start
+    while end < len(messages) and messages[end].get("role") == role:
+        end += 1
+    return end
+
+
 def _split_units(messages: Sequence[Message]) -> list[_Unit]:
     units: list[_Unit] = []
     i = 0
@@ -274,12 +276,9 @@ def _split_units(messages: Sequence[Message]) -> list[_Unit]:
         message = messages[i]
         role = message.get("role")
         if _has_tool_calls(message):
-            group = [message]
-            i += 1
-            while i < len(messages) and messages[i].get("role") == "tool":
-                group.append(messages[i])
-                i += 1
-            units.append(_Unit(group, "exchange"))
+            end = _run_end(messages, i + 1, "tool")
+            units.append(_Unit(list(messages[i:end]), "exchange"))
+            i = end
             continue
         if role == "assistant":
             text = _text(message)
@@ -291,12 +290,9 @@ def _split_units(messages: Sequence[Message]) -> list[_Unit]:
                 units.append(_Unit([message], "marker"))
                 i += 1
                 continue
-            group = [message]
-            i += 1
-            while i < len(messages) and messages[i].get("role") == "user":
-                group.append(messages[i])
-                i += 1
-            units.append(_Unit(group, "turn"))
+            end = _run_end(messages, i + 1, "user")
+            units.append(_Unit(list(messages[i:end]), "turn"))
+            i = end
             continue
         # A user message on its own (after a tool exchange), or anything unexpected
         # such as an orphan tool message: kept as a unit of its own, never merged.
@@ -338,10 +334,6 @@ def _transcript(messages: Sequence[Message]) -> str:
     return "\n".join(lines)
 
 
-def _default_estimate(messages: list[Message]) -> int:
-    return len(str(messages)) // 4
-
-
 def _marker(dropped: int) -> Message:
     noun = "step was" if dropped == 1 else "steps were"
     return {
@@ -351,10 +343,11 @@ def _marker(dropped: int) -> Message:
 
 
 class ContextManager:
-    """The three levels of seed 000 F11, configured by ``ContextConfig``.
+    """The three levels of context management, configured by ``ContextConfig``.
 
     ``token_counter`` is normally the adapter's ``count_tokens`` (litellm's counter for
-    the configured model); without one, level 3 estimates ``len(str(messages)) // 4``.
+    the configured model); without one, level 3 uses ``estimate_tokens`` (four characters
+    a token).
     """
 
     def __init__(
@@ -363,7 +356,7 @@ class ContextManager:
         token_counter: TokenCounter | None = None,
     ) -> None:
         self.config = config
-        self._count = token_counter or _default_estimate
+        self._count = token_counter or estimate_tokens
 
     # ----------------------------------------------------------------- level 1
 
@@ -373,9 +366,7 @@ class ContextManager:
 
     # ----------------------------------------------------------------- level 2
 
-    async def maybe_compress(
-        self, messages: list[Message], llm: SupportsCompletion
-    ) -> list[Message]:
+    async def maybe_compress(self, messages: list[Message], llm: LLM) -> list[Message]:
         """Level 2: summarise the older steps with one model call.
 
         Returns ``[system, task, summary, *later user messages, *recent]`` where

@@ -1,4 +1,4 @@
-"""The error hierarchy of seed 003.
+"""The agent's error hierarchy.
 
 These exceptions signal inside the agent. ExecutionEngine turns them into
 ``ToolResult(success=False)`` and AgentLoop into a status change, so none of them

@@ -1,4 +1,4 @@
-"""The SelfEvaluator (seed 000 F12): the model checks the agent's result after a run.
+"""The SelfEvaluator: the model checks the agent's result after a run.
 
 ``basic`` asks once and downgrades a successful run to ``partial`` when the check does
 not pass. ``full`` asks, and while the check fails it runs the agent again with a
@@ -6,8 +6,8 @@ correction prompt (up to ``max_retries`` rounds), returning the last state.
 
 Evaluation never raises: an unreadable answer or a failed model call is a check that
 did not pass, with the reason in ``issues``. In ``full`` mode an unreadable answer
-still leads to a correction run (as in the seed), but an unreachable evaluator ends
-the rounds: there is no verdict to correct against.
+still leads to a correction run (the model may do better asked again), but an
+unreachable evaluator ends the rounds: there is no verdict to correct against.
 """
 
 from __future__ import annotations
@@ -18,16 +18,17 @@ import math
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any
 
-from agentls.agent.llm.models import LLMResponse
-from agentls.agent.state import AgentState
+from agentls.agent.config import SelfEvalMode
+from agentls.agent.llm.protocol import LLM
+from agentls.agent.text import shorten
+from agentls.agent.transcript import AgentState
 
 log = logging.getLogger(__name__)
 
 Message = dict[str, Any]
 RunFn = Callable[[str], Awaitable[AgentState]]
-EvalMode = Literal["off", "basic", "full"]
 
 PARSE_FAILURE_ISSUE = "Could not parse the evaluation response as JSON"
 
@@ -47,14 +48,6 @@ Reply with JSON only, no prose and no code fence, exactly in this shape:
 - "confidence": a number from 0.0 to 1.0, how sure you are of your judgement.
 - "issues": short strings, one per concrete problem found (empty when none).
 - "suggestion": what the agent should do next to fix the issues ("" when none)."""
-
-
-class SupportsCompletion(Protocol):
-    """The part of the LLM adapter the evaluator uses."""
-
-    async def completion(
-        self, messages: list[Message], tools: list[Message] | None = None
-    ) -> LLMResponse: ...
 
 
 @dataclass
@@ -117,7 +110,7 @@ def _loads_object(text: str) -> dict[str, Any] | None:
 def _first_object(content: str) -> dict[str, Any] | None:
     """Strategy 3: the first ``{...}`` in the text.
 
-    The non-greedy regex of the seed stops at the first ``}``, which breaks on a
+    A non-greedy ``{.*?}`` regex would stop at the first ``}``, which breaks on a
     nested object; decoding from the first ``{`` handles that case too.
     """
     found = _BRACES_RE.search(content)
@@ -178,8 +171,7 @@ def summarize_steps(state: AgentState) -> str:
 
 
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shorten(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), 60)
 
 
 class SelfEvaluator:
@@ -187,7 +179,7 @@ class SelfEvaluator:
 
     def __init__(
         self,
-        llm: SupportsCompletion,
+        llm: LLM,
         max_retries: int = 2,
         confidence_threshold: float = 0.8,
     ) -> None:
@@ -250,7 +242,7 @@ class SelfEvaluator:
     ) -> AgentState:
         """Evaluate and, while the check fails, rerun with a correction prompt.
 
-        As in the seed, up to ``max_retries`` rounds; the state of the last run is
+        Up to ``max_retries`` rounds; the state of the last run is
         returned whether or not it was checked to pass, and a failing rerun ends the
         rounds with the state it had. When the evaluator model cannot be reached the
         rounds end too: a correction prompt would carry no real issue, only the
@@ -272,7 +264,7 @@ class SelfEvaluator:
 
 
 async def apply_self_eval(
-    mode: EvalMode | str,
+    mode: SelfEvalMode | str,
     evaluator: SelfEvaluator,
     prompt: str,
     state: AgentState,

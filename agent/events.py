@@ -15,7 +15,7 @@ from typing import Any
 
 
 class RunState(StrEnum):
-    """The run states of seed 001."""
+    """What a run is doing; ``agent/status`` reports every change."""
 
     IDLE = "idle"
     PREPARING = "preparing"
@@ -36,6 +36,15 @@ class StatusChanged:
 @dataclass(frozen=True)
 class StreamText:
     text: str
+
+
+@dataclass(frozen=True)
+class StreamRestarted:
+    """The model's stream was cut and its call starts again: the text streamed since
+    the current step began is void and comes again."""
+
+    reason: str
+    attempt: int
 
 
 @dataclass(frozen=True)
@@ -94,6 +103,7 @@ class Notice:
 AgentEvent = (
     StatusChanged
     | StreamText
+    | StreamRestarted
     | StepStarted
     | ToolStarted
     | ToolFinished

@@ -1,18 +1,47 @@
-"""Building the repository index for a headless run, from the agent's config."""
+"""The agent's view of the indexer: its settings from the agent's config, the rules every
+walk of the workspace follows, and the index of a headless run.
+
+One set of rules decides which files are the workspace's: the index, search, list_files
+and the files a command is said to have changed all ask ``workspace_rules``, so what one
+of them shows the others show too (``dist/`` hidden everywhere, ``.gitignore`` honoured
+everywhere).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from agentls.agent.config import AppConfig
-from agentls.agent.tools.search import index_settings
+from agentls.agent.config import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
 from agentls.indexer import IndexCache, RepoIndex, RepoIndexer
+from agentls.indexer.ignore import IgnoreRules
 from agentls.indexer.repomap import MapFocus, paths_in, recently_changed, render_map, symbols_for
+from agentls.indexer.settings import DEFAULT_EXCLUDE_PATTERNS, IndexSettings
 
 log = logging.getLogger(__name__)
+
+#: The agent's own state (sessions, index cache) is never part of the workspace's files.
+AGENT_DIRS = (".agentls",)
+
+
+def index_settings(config: IndexerConfig) -> IndexSettings:
+    """Translate the user's ``indexer`` config into the indexer's plain settings."""
+    return IndexSettings(
+        exclude_dirs=(*DEFAULT_EXCLUDE_DIRS, *AGENT_DIRS, *config.exclude_dirs),
+        exclude_patterns=(*DEFAULT_EXCLUDE_PATTERNS, *config.exclude_patterns),
+        max_file_size=config.max_file_size,
+        hold_text=config.hold_text,
+        max_text_bytes=config.max_text_bytes,
+    )
+
+
+def workspace_rules(root: Path | str, config: IndexerConfig) -> IgnoreRules:
+    """The rules that leave a path of ``root`` out of every walk (the index's rules)."""
+    return IgnoreRules(root, index_settings(config))
+
 
 CACHE_FILE = ".agentls/cache/index.json"
 

@@ -1,11 +1,12 @@
-"""The agent loop (seeds 000 and 002), async.
+"""The agent loop, async.
 
-One iteration: check cancellation, call the model (streaming its text to the
-observer), stop if it answered without tool calls, else run the calls (in parallel
-when the seed allows), append the results, manage the context, go on. Everything
+One step: check cancellation, call the model (streaming its text to the observer),
+stop if it answered without tool calls, else run the calls (in parallel when the
+policy would ask about none of them), append the results, manage the context, go on.
+Every way a run ends is a ``RunEnded`` raised where the reason is known. Everything
 the loop needs is passed in; it knows nothing of terminals or LSP.
 
-With a ``SessionRecorder`` the loop also persists the run (seed 001): each model
+With a ``SessionRecorder`` the loop also persists the run: each model
 turn gets a ``model_call_index`` (retries inside the adapter reuse it), streamed
 deltas are de-duplicated by (runId, model_call_index, seq), only the final
 assistant message of a turn is committed, each tool call is written before it runs
@@ -18,10 +19,10 @@ import asyncio
 import json
 import logging
 from collections import Counter
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from agentls.agent.cancel import CancelToken
+from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.config import AgentConfig
 from agentls.agent.context import format_tool_result
 from agentls.agent.engine_types import ContextBuilderLike, ContextManagerLike
@@ -30,18 +31,22 @@ from agentls.agent.events import (
     Observer,
     RunState,
     StepStarted,
+    StreamRestarted,
     StreamText,
     ToolFinished,
     ToolStarted,
     UsageReported,
     null_observer,
 )
-from agentls.agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
-from agentls.agent.runstate import RunStateMachine
-from agentls.agent.sessions import SessionRecorder, SessionWriteError
-from agentls.agent.state import AgentState, StepResult, ToolCallResult
+from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, ToolCall, Usage
+from agentls.agent.llm.protocol import LLM
+from agentls.agent.session_recorder import SessionRecorder
+from agentls.agent.sessions import SessionWriteError
+from agentls.agent.state_machine import RunStateMachine
+from agentls.agent.text import shorten
 from agentls.agent.tools.base import ToolResult
 from agentls.agent.tools.engine import ExecutionEngine, RunAborted
+from agentls.agent.transcript import AgentState, StepResult, ToolCallResult
 
 log = logging.getLogger(__name__)
 
@@ -50,22 +55,20 @@ REPEATED_FAILURE_LIMIT = 3
 CONTINUE_PROMPT = "Continue from where you left off."
 
 
-class LLMLike(Protocol):
-    async def completion(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> LLMResponse: ...
+class RunEnded(Exception):
+    """Ends the loop, carrying why: the state's status, the output the front end shows
+    and, when it is not the status's usual one, the run state to end in."""
 
-    def completion_stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> Any: ...
-
-
-class _Cancelled(Exception):
-    pass
+    def __init__(self, status: str, output: str, run_state: RunState | None = None) -> None:
+        super().__init__(output)
+        self.status = status
+        self.output = output
+        self.run_state = run_state
 
 
 class DeltaDedupe:
-    """Seed 001: a streamed delta is shown once per (runId, model_call_index, seq)."""
+    """A streamed delta is shown once per (runId, model_call_index, seq), even when a
+    retried or resumed stream sends it again."""
 
     def __init__(self) -> None:
         self._seen: set[tuple[str, int, int]] = set()
@@ -81,7 +84,7 @@ class DeltaDedupe:
 class AgentLoop:
     def __init__(
         self,
-        llm: LLMLike,
+        llm: LLM,
         engine: ExecutionEngine,
         agent_config: AgentConfig,
         ctx: ContextBuilderLike,
@@ -95,6 +98,7 @@ class AgentLoop:
         model_name: str | None = None,
         session: SessionRecorder | None = None,
         machine: RunStateMachine | None = None,
+        inbox: Callable[[], Sequence[str]] | None = None,
     ) -> None:
         self.llm = llm
         self.engine = engine
@@ -113,9 +117,13 @@ class AgentLoop:
         self.session = session
         self.model_call_index = session.model_call_index if session is not None else 0
         self.deltas = DeltaDedupe()
+        # News from the front end for the model (e.g. what the user kept or undid of its
+        # edits), read before each model call.
+        self.inbox = inbox
 
     # -- the loop ----------------------------------------------------------------
     async def run(self, prompt: str, *, history: Sequence[dict[str, Any]] = ()) -> AgentState:
+        """Steps until one ends the run by raising ``RunEnded`` with its reason."""
         self.machine.to(RunState.PREPARING)
         messages = self.ctx.build_initial(self.agent_config.system_prompt, prompt)
         if history:
@@ -127,100 +135,101 @@ class AgentLoop:
         try:
             if self.session is not None:
                 await self.session.user(prompt)
-            for step_index in range(max_steps):
-                step = step_index + 1
-                if self.cancel.cancelled:
-                    self._interrupted(state)
-                    break
-                self.observer(StepStarted(step, max_steps))
-                self.machine.to(RunState.MODEL_RUNNING)
-                self._next_model_call()  # once per turn: the adapter's retries reuse it
-                try:
-                    response = await self._call_model(state.messages, tools_schema or None)
-                except _Cancelled:
-                    self._interrupted(state)
-                    break
-                except StepTimeoutError as exc:
-                    self._end(
-                        state, "partial", f"Step {step} exceeded its timeout of {exc.seconds:g}s."
-                    )
-                    break
-                except Exception as exc:
-                    log.debug("model call failed", exc_info=True)
-                    self._end(state, "failed", f"LLM error: {exc}")
-                    break
-                if self.session is not None:  # only the final assistant message is committed
-                    await self.session.assistant(
-                        response.content, response.tool_calls, response.finish_reason
-                    )
-                state.usage = state.usage.add(response.usage)
-                if response.usage:
-                    u = state.usage
-                    self.observer(
-                        UsageReported(u.prompt_tokens, u.completion_tokens, u.total_tokens)
-                    )
-
-                if response.tool_calls:
-                    self.machine.to(RunState.TOOL_RUNNING)
-                    try:
-                        results = await self._execute_batch(response.tool_calls, step)
-                    except RunAborted as exc:
-                        self._end(state, "partial", f"Run aborted: {exc}.", RunState.ABORTED)
-                        break
-                    state.messages = self.ctx.append_tool_results(state.messages, response, results)
-                    state.steps.append(StepResult(step, response, results))
-                    repeated = self._repeated_failure(results)
-                    if repeated:
-                        self._end(state, "partial", repeated)
-                        break
-                    if self.context_manager is not None:
-                        before = len(state.messages)
-                        state.messages = await self.context_manager.maybe_compress(
-                            state.messages, self.llm
-                        )
-                        # Counting tokens is CPU work (litellm's tokenizer): keep it off the
-                        # event loop so the editor stays responsive.
-                        state.messages = await asyncio.to_thread(
-                            self.context_manager.enforce_window, state.messages
-                        )
-                        if self.session is not None and len(state.messages) != before:
-                            await self.session.context_update(
-                                "compacted", before, len(state.messages)
-                            )
-                    continue
-                if response.finish_reason == "length":
-                    state.messages = self.ctx.append_assistant_message(
-                        state.messages, response.content or ""
-                    )
-                    state.messages = self.ctx.append_user_message(state.messages, CONTINUE_PROMPT)
-                    if self.session is not None:
-                        await self.session.user(CONTINUE_PROMPT)
-                    state.steps.append(StepResult(step, response, []))
-                    continue
-                if response.finish_reason == "stop":
-                    state.messages = self.ctx.append_assistant_message(
-                        state.messages, response.content or ""
-                    )
-                    self._end(state, "success", response.content or "")
-                    break
-                self._end(state, "partial", response.content or "")
-                break
-            else:
-                self._end(
-                    state,
-                    "partial",
-                    f"Reached the limit of {max_steps} steps before the task was finished.",
-                )
+            for step in range(1, max_steps + 1):
+                await self._step(state, step, tools_schema or None)
+            raise RunEnded(
+                "partial", f"Reached the limit of {max_steps} steps before the task was finished."
+            )
+        except RunEnded as end:
+            self._end(state, end.status, end.output, end.run_state)
         except SessionWriteError as exc:
-            # Seed 001: memory and disk must not diverge, so the run stops here.
+            # Memory and disk must not diverge, so the run stops here.
             self._end(state, "failed", f"Run stopped: {exc}")
         except asyncio.CancelledError:
             # The whole task was cancelled from outside (a second Ctrl-C, server
             # shutdown): record it, then let the cancellation go on.
             if not state.is_finished:
-                self._interrupted(state)
+                stopped = self._interrupted(state)
+                self._end(state, stopped.status, stopped.output, stopped.run_state)
             raise
         return state
+
+    async def _step(self, state: AgentState, step: int, tools: list[dict[str, Any]] | None) -> None:
+        """One model turn and what it asked for. Returns to go on; raises ``RunEnded``."""
+        if self.cancel.cancelled:
+            raise self._interrupted(state)
+        self.observer(StepStarted(step, self.agent_config.max_steps))
+        self.machine.to(RunState.MODEL_RUNNING)
+        self._next_model_call()  # once per turn: the adapter's retries reuse it
+        await self._read_inbox(state)
+        response = await self._model_response(state, step, tools)
+        if response.tool_calls:
+            await self._tool_step(state, step, response)
+            return
+        if response.finish_reason == "length":
+            state.messages = self.ctx.append_assistant_message(
+                state.messages, response.content or ""
+            )
+            state.messages = self.ctx.append_user_message(state.messages, CONTINUE_PROMPT)
+            if self.session is not None:
+                await self.session.user(CONTINUE_PROMPT)
+            state.steps.append(StepResult(step, response, []))
+            return
+        if response.finish_reason == "stop":
+            state.messages = self.ctx.append_assistant_message(
+                state.messages, response.content or ""
+            )
+            raise RunEnded("success", response.content or "")
+        raise RunEnded("partial", response.content or "")
+
+    async def _model_response(
+        self, state: AgentState, step: int, tools: list[dict[str, Any]] | None
+    ) -> LLMResponse:
+        """The model's answer, committed and counted; a failed call ends the run."""
+        try:
+            response = await self._call_model(state.messages, tools)
+        except Interrupted:
+            raise self._interrupted(state) from None
+        except StepTimeoutError as exc:
+            raise RunEnded(
+                "partial", f"Step {step} exceeded its timeout of {exc.seconds:g}s."
+            ) from None
+        except Exception as exc:
+            log.debug("model call failed", exc_info=True)
+            raise RunEnded("failed", f"LLM error: {exc}") from None
+        if self.session is not None:  # only the final assistant message is committed
+            await self.session.assistant(
+                response.content, response.tool_calls, response.finish_reason
+            )
+        state.usage = state.usage.add(response.usage)
+        if response.usage:
+            u = state.usage
+            self.observer(UsageReported(u.prompt_tokens, u.completion_tokens, u.total_tokens))
+        return response
+
+    async def _tool_step(self, state: AgentState, step: int, response: LLMResponse) -> None:
+        """Run the calls, append their results, stop a failing loop, manage the context."""
+        self.machine.to(RunState.TOOL_RUNNING)
+        try:
+            results = await self._execute_batch(response.tool_calls, step)
+        except RunAborted as exc:
+            raise RunEnded("partial", f"Run aborted: {exc}.", RunState.ABORTED) from None
+        state.messages = self.ctx.append_tool_results(state.messages, response, results)
+        state.steps.append(StepResult(step, response, results))
+        repeated = self._repeated_failure(results)
+        if repeated:
+            raise RunEnded("partial", repeated)
+        if self.context_manager is None:
+            return
+        before = len(state.messages)
+        state.messages = await self.context_manager.maybe_compress(state.messages, self.llm)
+        # Counting tokens is CPU work (litellm's tokenizer): keep it off the event loop so
+        # the editor stays responsive.
+        state.messages = await asyncio.to_thread(
+            self.context_manager.enforce_window, state.messages
+        )
+        if self.session is not None and len(state.messages) != before:
+            await self.session.context_update("compacted", before, len(state.messages))
 
     # -- pieces -------------------------------------------------------------------
     def _end(
@@ -233,9 +242,19 @@ class AgentLoop:
             )
         self.machine.to(run_state, "" if status == "success" else output)
 
-    def _interrupted(self, state: AgentState) -> None:
-        self._end(
-            state,
+    async def _read_inbox(self, state: AgentState) -> None:
+        """What happened to the run's edits since the last step (the user's review
+        decisions), told to the model before its next call."""
+        notes = list(self.inbox()) if self.inbox is not None else []
+        if not notes:
+            return
+        note = "\n\n".join(notes)
+        state.messages = self.ctx.append_user_message(state.messages, note)
+        if self.session is not None:
+            await self.session.user(note)
+
+    def _interrupted(self, state: AgentState) -> RunEnded:
+        return RunEnded(
             "partial",
             f"Run interrupted ({self.cancel.reason or 'cancelled'}) after {len(state.steps)} "
             "step(s); tool calls already made were completed.",
@@ -245,25 +264,12 @@ class AgentLoop:
     async def _call_model(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
     ) -> LLMResponse:
-        call = asyncio.ensure_future(self._model_turn(messages, tools))
-        cancel_wait = asyncio.ensure_future(self.cancel.wait())
         try:
-            async with asyncio.timeout(self.step_timeout or None):
-                done, _ = await asyncio.wait(
-                    {call, cancel_wait}, return_when=asyncio.FIRST_COMPLETED
-                )
+            return await race_cancel(
+                self._model_turn(messages, tools), self.cancel, seconds=self.step_timeout or None
+            )
         except TimeoutError:
-            call.cancel()
-            await asyncio.gather(call, return_exceptions=True)
             raise StepTimeoutError(self.step_timeout) from None
-        finally:
-            cancel_wait.cancel()
-            if not call.done():
-                call.cancel()
-        if call not in done:
-            await asyncio.gather(call, return_exceptions=True)
-            raise _Cancelled
-        return call.result()
 
     async def _model_turn(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
@@ -277,6 +283,9 @@ class AgentLoop:
                 seq += 1
                 if self.deltas.first_time(self.engine.run_id, self.model_call_index, seq):
                     self.observer(StreamText(item.data))
+            elif isinstance(item, StreamRestart):
+                # seq goes on counting: the retried text is new deltas, not duplicates.
+                self.observer(StreamRestarted(item.reason, item.attempt))
             else:
                 response = item
         if response is None:
@@ -284,17 +293,15 @@ class AgentLoop:
         return response
 
     def _should_parallelize(self, calls: Sequence[ToolCall]) -> bool:
+        """Parallel only when no call would ask a human: the engine's policy decides per
+        call (confirm mode, sensitivity, allow-lists, "allow for this run"), so a batch
+        with one call to ask about runs in order and asks for that call."""
         if not self.parallel_tools:
             return False
-        mode = self.agent_config.confirm_mode
-        if mode == "confirm-all":
-            return False
-        if mode == "confirm-sensitive":
-            registry = self.engine.registry
-            for call in calls:
-                if registry.has_tool(call.name) and registry.get(call.name).sensitive:
-                    return False
-        return True
+        return all(
+            self.engine.decision_for(call, self.agent_config).kind != "needs_approval"
+            for call in calls
+        )
 
     async def _execute_batch(self, calls: Sequence[ToolCall], step: int) -> list[ToolCallResult]:
         if len(calls) <= 1 or not self._should_parallelize(calls):
@@ -376,7 +383,7 @@ class AgentLoop:
 def _summary(result: ToolResult) -> str:
     text = (result.output or result.error or "").strip().splitlines()
     first = text[0] if text else ""
-    return first if len(first) <= 160 else first[:157] + "..."
+    return shorten(first, 160)
 
 
 __all__ = ["AgentLoop", "Usage"]

@@ -7,58 +7,52 @@ the Observer (printing or notifications). Everything else is composed here.
 Every run belongs to a session (``agent.sessions``): the session's earlier turns
 are the loop's ``history``, the loop writes the run's entries through a
 ``SessionRecorder``, and human decisions are recorded by a ``RecordingApprover``.
-Tools reach the observer (``update_plan``), the recorder, the run's state machine
-(``run_state``) and the front end's ``ask_user`` through ``ctx.extras``.
+What tools may use (the observer, the recorder, the run's state machine, the
+Approver, the index, the model) is one typed ``RunContext``, built here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import uuid
-from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from agentls.agent.agents import MIXED, AgentRegistry
 from agentls.agent.approval import Approver
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AgentConfig, AppConfig, ConfirmMode
+from agentls.agent.child_process import ChangesProbe
+from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
 from agentls.agent.indexing import task_map
 from agentls.agent.llm.models import Usage
+from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
-from agentls.agent.runstate import RunStateMachine
-from agentls.agent.sessions import RecordingApprover, SessionRecorder, SessionStore, store_for
-from agentls.agent.state import AgentState
+from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
+from agentls.agent.sessions import SessionStore, store_for
+from agentls.agent.state_machine import RunStateMachine
 from agentls.agent.tools import build_registry
+from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.tools.registry import ToolRegistry
+from agentls.agent.transcript import AgentState
 from agentls.agent.workspace import FileAccess
+from agentls.indexer.index import RepoIndex
+
+if TYPE_CHECKING:
+    from agentls.agent.context import ContextManager
 
 log = logging.getLogger(__name__)
+
+__all__ = ["RunOutcome", "RunRequest", "run_agent"]
 
 PLAN_HANDOFF = (
     "{prompt}\n\n## Plan prepared by the planning agent\n{plan}\n\n"
     "Carry out this plan. Adjust it where the code shows it is wrong."
 )
-
-
-class RunRequest(BaseModel):
-    """What a front end asks for."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    prompt: str = Field(min_length=1)
-    agent: str = "build"
-    run_id: str | None = None
-    session_id: str | None = None
-    confirm_mode: ConfirmMode | None = None
-    max_steps: int | None = Field(None, ge=1)
-    self_eval: Literal["off", "basic", "full"] | None = None
-    dry_run: bool = False
-    stream: bool | None = None
-    step_timeout: float = Field(0, ge=0)
 
 
 @dataclass
@@ -73,13 +67,12 @@ class RunOutcome:
         return self.state.usage
 
     def to_result(self) -> dict[str, Any]:
-        result = self.state.to_output_dict()
-        result.update(
-            runId=self.run_id,
-            sessionId=self.session_id,
-            usage=self.state.usage.model_dump(),
+        """The ``agent/run`` result (``RunResult``), as it goes on the wire."""
+        output = self.state.to_output_dict()
+        result = RunResult(
+            **output, run_id=self.run_id, session_id=self.session_id, usage=self.state.usage
         )
-        return result
+        return result.to_wire()
 
 
 def resolve_agent(config: AppConfig, request: RunRequest) -> AgentConfig:
@@ -96,107 +89,153 @@ async def run_agent(
     request: RunRequest,
     *,
     config: AppConfig,
-    llm: Any,
+    llm: LLM,
     files: FileAccess,
     approver: Approver,
     observer: Observer = null_observer,
-    index: Any = None,
+    index: RepoIndex | None = None,
     cancel: CancelToken | None = None,
     registry: ToolRegistry | None = None,
-    extras: dict[str, Any] | None = None,
+    changes_probe: ChangesProbe | None = None,
     history: list[dict[str, Any]] | None = None,
     sessions: SessionStore | None = None,
+    inbox: Callable[[], Sequence[str]] | None = None,
+    open_documents: Sequence[str] = (),
 ) -> RunOutcome:
     """Run ``request`` to the end. Never raises for a failure of the run itself:
-    errors become a ``failed`` state with a message; only cancellation of the
-    calling task propagates. ``history=None`` continues the session's conversation;
-    ``sessions`` defaults to the store of ``config.sessions.dir`` in the workspace the
-    run works on (the FileAccess root, never the process's current directory)."""
-    from agentls.agent.context import ContextBuilder, ContextManager
+            errors become a ``failed`` state with a message; only cancellation of the
+            calling task propagates. ``history=None`` continues the session's conversation;
+            ``sessions`` defaults to the store of ``config.sessions.dir`` in the workspace the
+            run works on (the FileAccess root, never the process's current directory). ``inbox``
+        gives the model, before each of its calls, what happened to its edits meanwhile (the
+        user's decisions in an editor that reviews edits while the run goes on);
+    ``open_documents`` (paths open in the editor) rank higher in the run's repo map."""
+    from agentls.agent.context import ContextManager
 
     run_id = request.run_id or uuid.uuid4().hex[:12]
     session_id = request.session_id or uuid.uuid4().hex[:12]
     cancel = cancel or CancelToken()
-    registry = registry or build_registry()
-    stream = config.llm.stream if request.stream is None else request.stream
-    extras = {"llm": llm, "cancel": cancel, "observer": observer, **(extras or {})}
     store = sessions or store_for(files.root, config.sessions.dir)
     recorder: SessionRecorder | None = None
-    last_state = RunState.IDLE
-
-    repo_map = ""  # computed once per run, so every step sends the same bytes
-
-    def tree() -> str | None:
-        format_tree = getattr(index, "format_tree", None)
-        text = format_tree() if callable(format_tree) else None
-        return "\n\n".join(part for part in (text, repo_map) if part) or None
-
-    counter = getattr(llm, "count_tokens", None)
-    context_manager = ContextManager(config.context, token_counter=counter)
-
-    async def one_run(prompt: str, agent: AgentConfig, *, streaming: bool) -> AgentState:
-        nonlocal last_state
-        machine = RunStateMachine(observer)
-        # ask_user waits in awaiting_human, like an approval does.
-        run_extras = {**extras, "session": recorder, "run_state": machine.to}
-        engine = ExecutionEngine(
-            registry,
-            files,
-            config,
-            approver=approver if recorder is None else RecordingApprover(approver, recorder),
-            index=index,
-            dry_run=request.dry_run,
-            run_id=run_id,
-            extras=run_extras,
-            on_state=machine.to,  # awaiting_human while a human is asked
-        )
-        loop = AgentLoop(
-            llm,
-            engine,
-            agent,
-            ContextBuilder(config.context, tree=tree if index is not None else None),
-            observer=observer,
-            cancel=cancel,
-            step_timeout=request.step_timeout,
-            context_manager=context_manager,
-            stream=streaming,
-            parallel_tools=config.context.parallel_tools,
-            model_name=config.llm.model,
-            session=recorder,
-            machine=machine,
-        )
-        try:
-            return await loop.run(prompt, history=history or ())
-        finally:
-            last_state = loop.machine.state
-
+    context = RunContext(
+        files=files,
+        config=config,
+        run_id=run_id,
+        dry_run=request.dry_run,
+        approver=approver,
+        observer=observer,
+        cancel=cancel,
+        llm=llm,
+        index=index,
+        changes_probe=changes_probe,
+    )
+    run = _Run(
+        request,
+        context,
+        llm,
+        registry or build_registry(config),
+        ContextManager(config.context, token_counter=llm.count_tokens),
+        inbox=inbox,
+        open_documents=tuple(open_documents),
+    )
     try:
         recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
-        if history is None:
-            history = recorder.history()
+        run.record_in(recorder, recorder.history() if history is None else history)
         await recorder.start(request.prompt)
-        agent = resolve_agent(config, request)
-        repo_map = await task_map(index, config, request.prompt, extras.get("open_documents", ()))
-        if request.agent == MIXED:
-            planner = AgentRegistry(config).get("plan")
-            plan_state = await one_run(request.prompt, planner, streaming=False)
-            if plan_state.status != "success" or cancel.cancelled:
-                return RunOutcome(plan_state, run_id, session_id, request.agent)
-            prompt = PLAN_HANDOFF.format(prompt=request.prompt, plan=plan_state.final_output)
-            state = await one_run(prompt, agent, streaming=stream)
-            state.usage = state.usage.add(plan_state.usage)
-        else:
-            state = await one_run(request.prompt, agent, streaming=stream)
-        state = await _self_evaluate(request, config, llm, state, one_run, agent)
+        state = await run.to_the_end()
     except Exception as exc:  # the run fails; the front end must not see a traceback
         log.exception("run %s failed", run_id)
         state = AgentState(messages=[], model=config.llm.model)
         state.finish("failed", f"{type(exc).__name__}: {exc}")
         observer(Notice("error", str(exc)))
         observer(StatusChanged(RunState.FAILED, str(exc)))
-    if recorder is not None:
-        await _record_finish(recorder, state, last_state, observer)
+    if recorder is not None and not run.ended_after_planning:
+        await _record_finish(recorder, state, run.last_state, observer)
     return RunOutcome(state, run_id, session_id, request.agent)
+
+
+@dataclass
+class _Run:
+    """One request's loops (one, or the planner's then the builder's in mixed mode, then
+    any self-evaluation retries), all sharing the run's context."""
+
+    request: RunRequest
+    context: RunContext
+    llm: LLM
+    registry: ToolRegistry
+    context_manager: ContextManager
+    inbox: Callable[[], Sequence[str]] | None = None
+    open_documents: tuple[str, ...] = ()
+    history: list[dict[str, Any]] = field(default_factory=list)
+    #: Computed once per run, so every step sends the same bytes (prompt caches).
+    repo_map: str = ""
+    last_state: RunState = RunState.IDLE
+    #: Mixed mode stopped after an unsuccessful plan (its run has no finish entry).
+    ended_after_planning: bool = False
+
+    def record_in(self, recorder: SessionRecorder, history: list[dict[str, Any]]) -> None:
+        """Write through ``recorder``; every human decision too."""
+        self.history = history
+        self.context = dataclasses.replace(
+            self.context,
+            session=recorder,
+            approver=RecordingApprover(self.context.approver, recorder),
+        )
+
+    async def to_the_end(self) -> AgentState:
+        request, config = self.request, self.context.config
+        stream = config.llm.stream if request.stream is None else request.stream
+        agent = resolve_agent(config, request)
+        self.repo_map = await task_map(
+            self.context.index, config, request.prompt, self.open_documents
+        )
+        if request.agent != MIXED:
+            state = await self.loop(request.prompt, agent, streaming=stream)
+        else:
+            planner = AgentRegistry(config).get("plan")
+            plan_state = await self.loop(request.prompt, planner, streaming=False)
+            cancel = self.context.cancel
+            if plan_state.status != "success" or (cancel is not None and cancel.cancelled):
+                self.ended_after_planning = True
+                return plan_state
+            prompt = PLAN_HANDOFF.format(prompt=request.prompt, plan=plan_state.final_output)
+            state = await self.loop(prompt, agent, streaming=stream)
+            state.usage = state.usage.add(plan_state.usage)
+        return await _self_evaluate(request, config, self.llm, state, self.loop, agent)
+
+    def _tree(self) -> str | None:
+        """The project tree and the run's repo map, for the system prompt."""
+        index = self.context.index
+        tree = index.format_tree() if index is not None else None
+        return "\n\n".join(part for part in (tree, self.repo_map) if part) or None
+
+    async def loop(self, prompt: str, agent: AgentConfig, *, streaming: bool) -> AgentState:
+        from agentls.agent.context import ContextBuilder
+
+        ctx, config = self.context, self.context.config
+        machine = RunStateMachine(ctx.observer)
+        index = ctx.index
+        loop = AgentLoop(
+            self.llm,
+            # awaiting_human while a human is asked
+            ExecutionEngine(self.registry, dataclasses.replace(ctx, set_state=machine.to)),
+            agent,
+            ContextBuilder(config.context, tree=self._tree if index is not None else None),
+            observer=ctx.observer,
+            cancel=ctx.cancel,
+            step_timeout=self.request.step_timeout,
+            context_manager=self.context_manager,
+            stream=streaming,
+            parallel_tools=config.context.parallel_tools,
+            model_name=config.llm.model,
+            session=ctx.session,
+            machine=machine,
+            inbox=self.inbox,
+        )
+        try:
+            return await loop.run(prompt, history=self.history)
+        finally:
+            self.last_state = loop.machine.state
 
 
 async def _record_finish(
@@ -215,7 +254,7 @@ async def _record_finish(
 async def _self_evaluate(
     request: RunRequest,
     config: AppConfig,
-    llm: Any,
+    llm: LLM,
     state: AgentState,
     one_run: Any,
     agent: AgentConfig,
@@ -232,7 +271,7 @@ async def _self_evaluate(
     )
 
     async def rerun(prompt: str) -> AgentState:
-        # The seed runs corrections without streaming: the callback has no sense there.
+        # Corrections run without streaming: nobody watches them as they are written.
         result: AgentState = await one_run(prompt, agent, streaming=False)
         return result
 

@@ -1,10 +1,13 @@
-"""Sessions: one append-only JSONL file per conversation (seed 001's persistence rules).
+"""Sessions: one append-only JSONL file per conversation, so a run survives a crash.
 
 ``<workspace>/.agentls/sessions/<sessionId>.jsonl`` holds one typed entry per line
 (``type`` is the discriminator): ``run_start``, ``user_message``,
 ``assistant_message``, ``tool_call``, ``tool_result``, ``approval_decision``,
 ``context_update``, ``plan`` and ``run_finish``. Every entry carries ``run_id``,
 ``model_call_index`` and ``ts`` (seconds since the epoch).
+The entry models live in ``session_entries``; what a run writes through
+(``SessionRecorder``, ``RecordingApprover``) in ``session_recorder``; this module is
+the file store.
 
 The rules:
 
@@ -32,17 +35,26 @@ import logging
 import os
 import re
 import threading
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Approver
 from agentls.agent.context import assistant_tool_calls_message
 from agentls.agent.errors import AgentError
+from agentls.agent.session_entries import (
+    AssistantMessage,
+    Entry,
+    RunFinish,
+    RunStart,
+    ToolCallEntry,
+    ToolResultEntry,
+    UserMessage,
+    parse_entry,
+)
+from agentls.agent.text import one_line
 
 log = logging.getLogger(__name__)
 
@@ -61,133 +73,6 @@ class SessionWriteError(AgentError):
 
 class SessionIdError(AgentError):
     """A session id that cannot name a file."""
-
-
-# -- entries ---------------------------------------------------------------------------
-
-
-class _Entry(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    run_id: str
-    model_call_index: int = 0
-    ts: float = Field(default_factory=time.time)
-
-    def key(self) -> tuple[str | int, ...] | None:
-        """The idempotency key; None for entries that are always appended."""
-        return None
-
-
-class RunStart(_Entry):
-    type: Literal["run_start"] = "run_start"
-    prompt: str
-    agent: str = "build"
-
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("run_start", self.run_id)
-
-
-class UserMessage(_Entry):
-    type: Literal["user_message"] = "user_message"
-    content: str
-
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("user_message", self.run_id, self.model_call_index)
-
-
-class StoredToolCall(BaseModel):
-    id: str
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-
-
-class AssistantMessage(_Entry):
-    type: Literal["assistant_message"] = "assistant_message"
-    content: str | None = None
-    tool_calls: list[StoredToolCall] = Field(default_factory=list)
-    finish_reason: str = "stop"
-
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("assistant_message", self.run_id, self.model_call_index)
-
-
-class ToolCallEntry(_Entry):
-    """Written just before the engine gets the call: the call may have started."""
-
-    type: Literal["tool_call"] = "tool_call"
-    call_id: str
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("tool_call", self.run_id, self.model_call_index, self.call_id)
-
-
-class ToolResultEntry(_Entry):
-    type: Literal["tool_result"] = "tool_result"
-    call_id: str
-    name: str
-    success: bool
-    content: str
-
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("tool_result", self.run_id, self.model_call_index, self.call_id)
-
-
-class ApprovalDecision(_Entry):
-    type: Literal["approval_decision"] = "approval_decision"
-    call_id: str
-    tool: str
-    decision: str  # approve | approve_run | deny | modify | abort
-    message: str = ""
-    args: dict[str, Any] = Field(default_factory=dict)
-
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("approval_decision", self.run_id, self.model_call_index, self.call_id)
-
-
-class ContextUpdate(_Entry):
-    """The context manager changed what the model sees (summarised or dropped steps)."""
-
-    type: Literal["context_update"] = "context_update"
-    kind: str
-    messages_before: int
-    messages_after: int
-
-
-class PlanEntry(_Entry):
-    type: Literal["plan"] = "plan"
-    goal: str
-    steps: list[dict[str, str]] = Field(default_factory=list)
-
-
-class RunFinish(_Entry):
-    type: Literal["run_finish"] = "run_finish"
-    status: str
-    state: str = ""
-    output: str = ""
-
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("run_finish", self.run_id)
-
-
-Entry = Annotated[
-    RunStart
-    | UserMessage
-    | AssistantMessage
-    | ToolCallEntry
-    | ToolResultEntry
-    | ApprovalDecision
-    | ContextUpdate
-    | PlanEntry
-    | RunFinish,
-    Field(discriminator="type"),
-]
-_ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
-
-
-def parse_entry(line: str | bytes) -> Entry:
-    return _ENTRY.validate_json(line)
 
 
 # -- one session ------------------------------------------------------------------------
@@ -325,9 +210,7 @@ class Session:
 
     def summary(self) -> SessionSummary:
         title = next((e.prompt for e in self.entries if isinstance(e, RunStart)), "")
-        title = " ".join(title.split())
-        if len(title) > TITLE_CHARS:
-            title = title[: TITLE_CHARS - 1] + "…"
+        title = one_line(title, TITLE_CHARS)
         runs = [e for e in self.entries if isinstance(e, RunStart)]
         finished = {e.run_id: e for e in self.entries if isinstance(e, RunFinish)}
         status = "empty"
@@ -418,126 +301,14 @@ def store_for(root: Path, directory: Path) -> SessionStore:
     return SessionStore(directory if directory.is_absolute() else root / directory)
 
 
-# -- what the loop writes through -------------------------------------------------------
-
-
-class SessionRecorder:
-    """Writes one run's entries; the loop sets ``model_call_index`` before each model call."""
-
-    def __init__(self, session: Session, run_id: str, agent: str = "build") -> None:
-        self.session = session
-        self.run_id = run_id
-        self.agent = agent
-        self.model_call_index = session.last_model_call_index(run_id)
-
-    @property
-    def path(self) -> Path:
-        return self.session.path
-
-    def _base(self, index: int | None = None) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "model_call_index": self.model_call_index if index is None else index,
-        }
-
-    def history(self) -> list[dict[str, Any]]:
-        return self.session.history()
-
-    async def start(self, prompt: str) -> None:
-        await self.session.append(RunStart(prompt=prompt, agent=self.agent, **self._base()))
-
-    async def user(self, content: str) -> None:
-        await self.session.append(UserMessage(content=content, **self._base()))
-
-    async def assistant(
-        self,
-        content: str | None,
-        tool_calls: Sequence[Any] = (),
-        finish_reason: str = "stop",
-    ) -> bool:
-        calls = [StoredToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in tool_calls]
-        entry = AssistantMessage(
-            content=content, tool_calls=calls, finish_reason=finish_reason, **self._base()
-        )
-        return await self.session.append(entry)
-
-    async def tool_call(self, index: int, call_id: str, name: str, args: dict[str, Any]) -> None:
-        entry = ToolCallEntry(call_id=call_id, name=name, arguments=args, **self._base(index))
-        await self.session.append(entry)
-
-    async def tool_result(
-        self, index: int, call_id: str, name: str, success: bool, content: str
-    ) -> None:
-        entry = ToolResultEntry(
-            call_id=call_id, name=name, success=success, content=content, **self._base(index)
-        )
-        await self.session.append(entry)
-
-    def stored_result(self, index: int, call_id: str) -> ToolResultEntry | None:
-        return self.session.result_for(self.run_id, index, call_id)
-
-    async def approval(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
-        entry = ApprovalDecision(
-            call_id=request.call_id,
-            tool=request.tool,
-            decision=answer.kind,
-            message=answer.message,
-            args=answer.args,
-            **self._base(),
-        )
-        await self.session.append(entry)
-
-    async def plan(self, goal: str, steps: Sequence[dict[str, str]]) -> None:
-        await self.session.append(PlanEntry(goal=goal, steps=list(steps), **self._base()))
-
-    async def context_update(self, kind: str, before: int, after: int) -> None:
-        entry = ContextUpdate(
-            kind=kind, messages_before=before, messages_after=after, **self._base()
-        )
-        await self.session.append(entry)
-
-    async def finish(self, status: str, state: str, output: str) -> None:
-        entry = RunFinish(status=status, state=state, output=output[:4000], **self._base())
-        await self.session.append(entry)
-
-
-class RecordingApprover:
-    """An Approver that records every human decision in the session, then returns it."""
-
-    def __init__(self, inner: Approver, recorder: SessionRecorder) -> None:
-        self.inner = inner
-        self.recorder = recorder
-
-    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
-        answer = await self.inner.ask(request)
-        await self.recorder.approval(request, answer)
-        return answer
-
-    def __getattr__(self, name: str) -> Any:  # ask_user, can_ask_user... of the inner one
-        return getattr(self.inner, name)
-
-
 __all__ = [
     "INTERRUPTED",
     "NOT_STARTED",
-    "ApprovalDecision",
-    "AssistantMessage",
-    "ContextUpdate",
-    "Entry",
-    "PlanEntry",
-    "RecordingApprover",
-    "RunFinish",
-    "RunStart",
     "Session",
     "SessionIdError",
-    "SessionRecorder",
     "SessionStore",
     "SessionSummary",
     "SessionWriteError",
-    "ToolCallEntry",
-    "ToolResultEntry",
-    "UserMessage",
-    "parse_entry",
     "rebuild_history",
     "store_for",
 ]

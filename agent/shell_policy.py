@@ -52,6 +52,8 @@ from typing import Any
 
 import bashlex
 
+from agentls.agent.text import one_line
+
 #: Programs whose argument is itself a program: never auto-approved.
 SHELL_EVALUATORS = frozenset(
     {
@@ -374,9 +376,8 @@ _NETWORK_PROGRAMS = frozenset(
 )
 
 
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _short(text: str) -> str:
+    return one_line(text, 60)
 
 
 def describe(analysis: ShellAnalysis) -> str:

@@ -1,8 +1,8 @@
 """The headless front end's rendering and asking: stderr for progress, the TTY for y/n.
 
-Seed 000 streams text to stderr so stdout carries only the final answer (or JSON).
-Asking needs a terminal: without one, confirm modes refuse sensitive tools with a
-clear message instead of hanging (the seed's NoTTYError case).
+Streamed text goes to stderr so stdout carries only the final answer (or JSON) and
+can be piped. Asking needs a terminal: without one, confirm modes refuse sensitive
+tools with a clear message instead of hanging on a prompt nobody can answer.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ import os
 import sys
 from typing import IO, Any
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
 from agentls.agent.errors import NoTTYError
 from agentls.agent.events import (
     AgentEvent,
     Notice,
     PlanUpdated,
     StatusChanged,
+    StreamRestarted,
     StreamText,
     ToolFinished,
     ToolStarted,
@@ -71,6 +72,11 @@ class TerminalObserver:
             self.out.write(event.text)
             self._mid_line = not event.text.endswith("\n")
             self.out.flush()
+        elif isinstance(event, StreamRestarted):
+            self._line(
+                f"[stream cut: {event.reason}; the answer above is void and restarts "
+                f"(attempt {event.attempt})]"
+            )
         elif isinstance(event, ToolStarted):
             args = " ".join(f"{k}={v}" for k, v in event.args.items())
             self._line(f"▶ step {event.step}/{event.max_steps} {event.tool} {args}".rstrip())
@@ -145,8 +151,9 @@ class TerminalAsker:
         return answer in ("y", "yes")
 
 
-class TerminalApprover:
-    """The Approver of the headless CLI."""
+class TerminalApprover(BaseApprover):
+    """The Approver of the headless CLI. Edits are confirmed by the DiskFileAccess's
+    confirmer (the same TerminalAsker), through the default ``confirm_edit``."""
 
     def __init__(self, asker: TerminalAsker) -> None:
         self.asker = asker
@@ -174,3 +181,12 @@ class TerminalApprover:
             answer, "deny"
         )
         return ApprovalAnswer(kind)
+
+    async def ask_user(self, question: str) -> str | None:
+        """The question on stderr, the answer from the TTY; ``NoTTYError`` without one."""
+        if not self.asker.interactive:
+            raise NoTTYError("there is no terminal to ask the user")
+        self.asker.stderr.write(f"\nThe agent asks: {question}\n> ")
+        self.asker.stderr.flush()
+        line: str = await asyncio.to_thread(self.asker.stdin.readline)
+        return line.strip() or None

@@ -131,20 +131,34 @@ def unified_diff(path: str, old: str | None, new: str | None) -> str:
     return "".join(out)
 
 
-def diff_stats(diff: str) -> tuple[int, int]:
-    """Lines added and removed in a unified diff."""
+def diff_stats(old: str | None, new: str | None) -> tuple[int, int]:
+    """Lines added and removed between two texts (``None`` is an absent file).
+
+    Counted from the diff's opcodes, not from the ``+``/``-`` prefixes of its text: a
+    removed line that reads ``--- a`` or an added ``++i;`` looks like a file header there.
+    """
+    old_lines = (old or "").splitlines(keepends=True)
+    new_lines = (new or "").splitlines(keepends=True)
     added = removed = 0
-    for line in diff.splitlines():
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines).get_opcodes():
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
     return added, removed
+
+
+def change_stats(change: FileChange) -> tuple[int, int]:
+    """Lines added and removed by one file change."""
+    return diff_stats(change.base_text, change.new_text)
 
 
 def make_proposal(changes: Sequence[FileChange]) -> EditProposal:
     diff = "".join(unified_diff(c.path, c.base_text, c.new_text) for c in changes)
-    added, removed = diff_stats(diff)
+    added = removed = 0
+    for change in changes:
+        plus, minus = change_stats(change)
+        added += plus
+        removed += minus
     return EditProposal(changes=list(changes), diff=diff, added=added, removed=removed)
 
 

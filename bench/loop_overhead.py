@@ -30,6 +30,7 @@ from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call
 from agentls.agent.loop import AgentLoop
 from agentls.agent.tools import build_registry
+from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.workspace import DiskFileAccess
 
@@ -86,7 +87,7 @@ async def ours(server: ScriptedModelServer, model: str, steps: int, ws: Path) ->
     config = AppConfig.model_validate({"workspace": {"root": str(ws)}})
     llm = LiteLLMAdapter(LLMConfig(model=f"openai/{model}", api_base=server.api_base))
     agent = AgentConfig(system_prompt="bench", confirm_mode="yolo", max_steps=steps + 1)
-    engine = ExecutionEngine(build_registry(), DiskFileAccess(ws), config)
+    engine = ExecutionEngine(build_registry(), RunContext(DiskFileAccess(ws), config))
     loop = AgentLoop(
         llm,
         engine,

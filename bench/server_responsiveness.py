@@ -29,8 +29,8 @@ from lsprotocol import types  # noqa: E402
 from pygls.uris import from_fs_path  # noqa: E402
 from pytest_lsp import ClientServerConfig  # noqa: E402
 
-from agentls.agent.llm.scripted_process import RemoteScriptedServer, spawn_scripted_server  # noqa: E402
 from agentls.agent.llm.scripted_server import Turn, call  # noqa: E402
+from agentls.agent.llm.scripted_server_process import RemoteScriptedServer, spawn_scripted_server  # noqa: E402
 
 BARE_PYGLS = "from pygls.lsp.server import LanguageServer\nLanguageServer('bare', '0').start_io()\n"
 

@@ -26,6 +26,12 @@ def _compile_globs(globs: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(parts)) if parts else None
 
 
+def _ancestors(rel: str) -> list[tuple[str, str]]:
+    """(name, path) of every directory above ``rel``, outermost first."""
+    parts = rel.split("/")[:-1]
+    return [(part, "/".join(parts[: i + 1])) for i, part in enumerate(parts)]
+
+
 class IgnoreRules:
     """Decides whether a workspace-relative path (``/``-separated) is left out."""
 
@@ -72,13 +78,9 @@ class IgnoreRules:
 
     def excluded_by_settings(self, rel: str) -> bool:
         """Fixed excludes only (no ``.gitignore``): for paths git already filtered."""
-        parts = rel.split("/")
-        prefix = ""
-        for part in parts[:-1]:
-            prefix = f"{prefix}/{part}" if prefix else part
-            if self.excluded_dir(part, prefix):
-                return True
-        return self.excluded_file(parts[-1], rel)
+        if any(self.excluded_dir(name, path) for name, path in _ancestors(rel)):
+            return True
+        return self.excluded_file(rel.rpartition("/")[2], rel)
 
     # -- .gitignore -----------------------------------------------------------------
     def spec_for(self, dir_rel: str) -> pathspec.GitIgnoreSpec | None:
@@ -137,15 +139,12 @@ class IgnoreRules:
 
     def ignored(self, rel: str, *, is_dir: bool = False) -> bool:
         """The full verdict for any path, ancestors included (used for watcher events)."""
-        parts = rel.split("/")
-        prefix = ""
-        for part in parts[:-1]:
-            prefix = f"{prefix}/{part}" if prefix else part
-            if self._dir_ignored(part, prefix):
-                return True
+        if any(self._dir_ignored(name, path) for name, path in _ancestors(rel)):
+            return True
+        name = rel.rpartition("/")[2]
         if is_dir:
-            return self._dir_ignored(parts[-1], rel)
-        return self.excluded_file(parts[-1], rel) or self.gitignored(rel, False)
+            return self._dir_ignored(name, rel)
+        return self.excluded_file(name, rel) or self.gitignored(rel, False)
 
     def _dir_ignored(self, name: str, rel: str) -> bool:
         verdict = self._dir_verdicts.get(rel)

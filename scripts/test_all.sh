@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite (`make test`): lint, types, every Python test, the VS Code
-# extension's checks and its e2e in a real VS Code. The VS Code toolchain set-up (minutes
-# when cold: Node 24, code-server) runs in the background while pytest runs, after the
-# Debian packages are installed in one go. Runs everything, then fails if anything failed.
+# extension's checks, its own server environment set up for real (pip) and its e2e in a real
+# VS Code. The VS Code toolchain set-up (minutes when cold: Node 24, code-server) runs in the
+# background while pytest runs, after the Debian packages are installed in one go. Runs
+# everything, then fails if anything failed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 venv=.venv/bin
@@ -27,6 +28,9 @@ step pytest
 
 step "VS Code extension: tsc, eslint, unit tests"
 (cd client-vscode && npm run check) || failed+=(vscode-check)
+
+step "VS Code extension: its own server environment, set up for real (pip; ~1.5 min)"
+(cd client-vscode && npm run test:integration) || failed+=(vscode-env)
 
 step "VS Code e2e"
 if wait "$setup_pid"; then

@@ -5,6 +5,9 @@
 # process group), runs client-vscode/e2e/runner.mjs, stops both, and prints
 # `N passed, N failed` as its last line. Exit status: 0 when nothing failed.
 # Screenshots go to test-artifacts/vscode/.
+# The extension runs the server with `agentls.python` = the project's venv. With
+# AGENTLS_E2E_MANAGED=1 that setting is left out: the extension sets up its own server
+# environment from the package built by `npm run bundle` (pip, about a minute more).
 set -uo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,6 +27,11 @@ eval "$(echo "$setup_out" | grep -E '^(NODE24|SERVER_MAIN|CHROMIUM)=')"
 n24_bin="$(dirname "$NODE24")"
 
 (cd "$ext_dir" && npm run --silent compile) || fail "the extension does not compile"
+python_setting="\"agentls.python\": \"$python\","
+if [ "${AGENTLS_E2E_MANAGED:-0}" = "1" ]; then
+  (cd "$ext_dir" && AGENTLS_PYTHON="$python" npm run --silent bundle) || fail "the server package could not be built"
+  python_setting=""
+fi
 
 tmp="$(mktemp -d /tmp/agentls-vscode-e2e.XXXXXX)"
 model_pid=""
@@ -64,7 +72,7 @@ cat > "$tmp/user/User/settings.json" <<JSON
   "update.mode": "none",
   "telemetry.telemetryLevel": "off",
   "git.enabled": false,
-  "agentls.python": "$python",
+  $python_setting
   "agentls.model": "openai/e2e",
   "agentls.apiBase": "http://127.0.0.1:$model_port/v1",
   "agentls.confirmMode": "yolo",

@@ -16,21 +16,12 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import BinaryIO
 
+from agentls.agent.stdout_guard import protect_stdout
 from agentls.server.logging import configure_logging
 
 #: See ``main``: how long a busy thread may keep the GIL from the event loop.
 SWITCH_INTERVAL_SECONDS = 0.0005
-
-
-def protect_stdout() -> BinaryIO:
-    """The LSP output stream; from now on fd 1 and ``sys.stdout`` write to stderr."""
-    sys.stdout.flush()
-    lsp_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(lsp_fd, "wb", buffering=0)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -54,10 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(signal, "SIGUSR1"):  # `kill -USR1 <pid>` dumps every thread's stack to stderr
         faulthandler.register(signal.SIGUSR1, file=sys.stderr)
     lsp_out = None if args.tcp else protect_stdout()
-    # The model's stream is parsed in a background thread. When the event loop wakes
-    # up for a request while that thread runs Python, CPython makes it wait up to
-    # the switch interval (5 ms by default) for the GIL, once per loop iteration:
-    # 15-50 ms for a trivial request. A shorter interval bounds that wait.
+    # The model calls run in a worker process, but threads still run Python next to the
+    # event loop: the index build and search, the file watcher, warm-up imports, session
+    # writes. When the loop wakes up for a request while one of them holds the GIL,
+    # CPython makes it wait up to the switch interval (5 ms by default), once per loop
+    # iteration: 15-50 ms for a trivial request. A shorter interval bounds that wait.
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     configure_logging(args.log_level)
@@ -79,6 +71,11 @@ def run(argv: Sequence[str] | None = None) -> None:
     """Entry point that never lingers: daemon threads (a litellm import in progress)
     and pending background work must not keep an exited server alive."""
     code = main(argv)
+    # A client that went away without `shutdown` never closed the MCP pool: end the
+    # local MCP servers (and what they started) here, since os._exit skips every cleanup.
+    stdio = sys.modules.get("agentls.agent.mcp.stdio")
+    if stdio is not None:
+        stdio.end_all_groups()
     logging.shutdown()
     sys.stderr.flush()
     os._exit(code)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     # cost more than pygls itself, and `initialize` must not wait for them. They are
     # loaded in a worker thread right after `initialize` (see features/lifecycle).
     from agentls.agent.config import AppConfig
-    from agentls.agent.llm.process import ModelWorker
+    from agentls.agent.llm.worker_client import ModelWorker
     from agentls.agent.workspace import FileAccess
     from agentls.server.runs import FilesFactory, LLMFactory, RunManager
     from agentls.server.settings import SettingsManager
@@ -120,7 +120,7 @@ class AgentLanguageServer(LanguageServer):
     def model_worker(self) -> ModelWorker:
         """The process that makes the model calls of every run (spawned on first use)."""
         if self._model_worker is None:
-            from agentls.agent.llm.process import ModelWorker
+            from agentls.agent.llm.worker_client import ModelWorker
 
             self._model_worker = ModelWorker()
         return self._model_worker
@@ -129,7 +129,7 @@ class AgentLanguageServer(LanguageServer):
         """The default model access: litellm's calls in the model worker process, so that
         its per-call and per-chunk CPU work never holds the GIL this loop needs to answer
         the editor (see agent/llm/worker.py)."""
-        from agentls.agent.llm.process import ProcessLLM
+        from agentls.agent.llm.worker_client import ProcessLLM
 
         return ProcessLLM(config.llm, self.model_worker)
 
@@ -250,11 +250,12 @@ def build_server(
         configuration,
         lifecycle,
         ping,
+        review,
         run,
         sessions,
     )
 
     ls = AgentLanguageServer(llm_factory=llm_factory, files_factory=files_factory, warm_up=warm_up)
-    for feature in (lifecycle, configuration, run, cancel, agents, sessions, ping):
+    for feature in (lifecycle, configuration, run, cancel, agents, sessions, ping, review):
         feature.register(ls)
     return ls

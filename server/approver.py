@@ -16,7 +16,6 @@ with ``$/cancelRequest`` and the approval answers ``abort`` so nothing runs.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import uuid
 from typing import Any
@@ -24,9 +23,11 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
-from agentls.agent.cancel import CancelToken
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
+from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.errors import AgentError, NoTTYError
+from agentls.agent.text import shorten
+from agentls.server.protocol import AskUserParams
 from agentls.server.settings import plain
 
 log = logging.getLogger(__name__)
@@ -57,16 +58,13 @@ def approval_message(request: ApprovalRequest) -> str:
     if request.explanation:
         lines.append(request.explanation)
     if request.preview:
-        preview = request.preview
-        if len(preview) > MAX_PREVIEW_CHARS:
-            preview = preview[:MAX_PREVIEW_CHARS] + "\n… (truncated)"
-        lines.append(preview)
+        lines.append(shorten(request.preview, MAX_PREVIEW_CHARS, marker="\n… (truncated)"))
     if request.reason:
         lines.append(f"(Asked because {request.reason}.)")
     return "\n\n".join(lines)
 
 
-class LspApprover:
+class LspApprover(BaseApprover):
     """Asks the editor's user; one per run (``cancel`` is the run's token)."""
 
     def __init__(
@@ -83,19 +81,12 @@ class LspApprover:
     async def _request(self, method: str, params: Any) -> tuple[bool, Any]:
         """Send a request to the client; (False, None) if the run was cancelled meanwhile."""
         msg_id = f"agentls-{uuid.uuid4().hex[:12]}"
-        answer = asyncio.ensure_future(
-            self._ls.protocol.send_request_async(method, params, msg_id=msg_id)
-        )
-        cancelled = asyncio.ensure_future(self._cancel.wait())
+        answer = self._ls.protocol.send_request_async(method, params, msg_id=msg_id)
         try:
-            await asyncio.wait({answer, cancelled}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            cancelled.cancel()
-        if answer.done():
-            return True, answer.result()
-        answer.cancel()
-        self._ls.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
-        return False, None
+            return True, await race_cancel(answer, self._cancel)
+        except Interrupted:
+            self._ls.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            return False, None
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         titles = [ALLOW_ONCE, ALLOW_RUN]
@@ -132,14 +123,9 @@ class LspApprover:
 
     async def _edit(self, request: ApprovalRequest, editable: str) -> ApprovalAnswer:
         current = str(request.args.get(editable, ""))
-        answered, result = await self._request(
-            "agent/askUser",
-            {
-                "runId": self.run_id,
-                "question": f"Edit the {editable} to run ({request.tool}):",
-                "default": current,
-            },
-        )
+        question = f"Edit the {editable} to run ({request.tool}):"
+        params = AskUserParams(run_id=self.run_id, question=question, default=current)
+        answered, result = await self._request("agent/askUser", params.to_wire())
         if not answered:
             return ApprovalAnswer("abort", message="the run was cancelled")
         data = plain(result)
@@ -152,7 +138,7 @@ class LspApprover:
     def can_ask_user(self) -> bool:
         return client_supports_ask_user(self._ls.client_capabilities)
 
-    async def ask_user(self, run_id: str, question: str) -> str | None:
+    async def ask_user(self, question: str) -> str | None:
         """The user's answer, or None when they declined to answer.
 
         Raises ``AskUserUnsupported`` for clients that cannot be asked and when the
@@ -164,9 +150,8 @@ class LspApprover:
                 "experimental.agentls.askUser). Do not ask again: proceed with the most "
                 "reasonable assumption, or finish and state the question in your answer."
             )
-        answered, result = await self._request(
-            "agent/askUser", {"runId": run_id, "question": question}
-        )
+        params = AskUserParams(run_id=self.run_id, question=question)
+        answered, result = await self._request("agent/askUser", params.to_wire())
         if not answered:
             raise AgentError("the run was cancelled while waiting for the user's answer")
         data = plain(result)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lsprotocol import types as lsp
+from pygls.workspace import PositionCodec
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
@@ -33,13 +34,13 @@ def split_lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
+def _codec(encoding: Encoding) -> PositionCodec:
+    return PositionCodec(lsp.PositionEncodingKind(encoding))
+
+
 def units(text: str, encoding: Encoding = "utf-16") -> int:
     """Length of ``text`` in the code units of ``encoding``."""
-    if encoding == "utf-32":
-        return len(text)
-    if encoding == "utf-8":
-        return len(text.encode("utf-8", "surrogatepass"))
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    return int(_codec(encoding).client_num_units(text))
 
 
 def normalize_encoding(value: object) -> Encoding:
@@ -54,17 +55,16 @@ def normalize_encoding(value: object) -> Encoding:
 
 def position_at(text: str, offset: int, encoding: Encoding = "utf-16") -> lsp.Position:
     """The LSP position of character ``offset`` (a Python str index) in ``text``."""
-    line = 0
+    lines = split_lines(text)
     start = 0
-    for chunk in split_lines(text):
+    for line, chunk in enumerate(lines):
         end = start + len(chunk)
-        body_end = end - (len(chunk) - len(chunk.rstrip("\r\n")))
         if offset < end or (offset == end and not chunk.endswith(("\n", "\r"))):
-            col = min(offset, body_end) - start
-            return lsp.Position(line=line, character=units(text[start : start + col], encoding))
-        line += 1
+            column = min(offset - start, len(chunk.rstrip("\r\n")))
+            point = lsp.Position(line=line, character=column)
+            return _codec(encoding).position_to_client_units(lines, point)
         start = end
-    return lsp.Position(line=line, character=0)
+    return lsp.Position(line=len(lines), character=0)
 
 
 def offset_at(text: str, position: lsp.Position, encoding: Encoding = "utf-16") -> int:
@@ -75,12 +75,11 @@ def offset_at(text: str, position: lsp.Position, encoding: Encoding = "utf-16") 
         return len(text)
     start = sum(len(line) for line in lines[: position.line])
     body = lines[position.line].rstrip("\r\n")
-    count = 0
-    for index, char in enumerate(body):
-        if count >= position.character:
-            return start + index
-        count += units(char, encoding)
-    return start + len(body)
+    codec = _codec(encoding)
+    # pygls clamps a column past the line's end to one unit short of it: clamp to the end.
+    character = min(position.character, codec.client_num_units(body))
+    point = codec.position_from_client_units([body], lsp.Position(line=0, character=character))
+    return start + point.character
 
 
 def apply_text_edits(text: str, edits: Sequence[Any], encoding: Encoding = "utf-16") -> str:
@@ -275,6 +274,11 @@ class EditOptions:
     annotation_prefix: str = "agentls"
 
 
+def annotation_id(prefix: str, plan: FilePlan, key: str) -> str:
+    """The change annotation id of one hunk (``key``: its index) or of a file operation."""
+    return f"{prefix}:{plan.op}:{plan.path}:{key}"
+
+
 def build_workspace_edit(plans: Sequence[FilePlan], options: EditOptions) -> lsp.WorkspaceEdit:
     """One WorkspaceEdit for all plans; with ``annotate`` every hunk gets its own annotation.
 
@@ -288,7 +292,7 @@ def build_workspace_edit(plans: Sequence[FilePlan], options: EditOptions) -> lsp
     def annotate(plan: FilePlan, key: str, description: str) -> str | None:
         if not options.annotate:
             return None
-        ident = f"{options.annotation_prefix}:{plan.op}:{plan.path}:{key}"
+        ident = annotation_id(options.annotation_prefix, plan, key)
         annotations[ident] = lsp.ChangeAnnotation(
             label=label_for(plan), needs_confirmation=True, description=description
         )

@@ -82,7 +82,7 @@ class IndexService:
             self._key = None
             self.ready.set()
             return
-        from agentls.agent.tools.search import index_settings
+        from agentls.agent.indexing import index_settings
 
         key = (config.workspace.root, index_settings(config.indexer))
         if key == self._key:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import sys
 import time
 from pathlib import Path
 from typing import Any, Literal
+
+from agentls.agent.secrets import env_secrets, mask_patterns, mask_values
 
 LOGGER_NAME = "agentls"
 _HANDLER_TAG = "_agentls_handler"
@@ -26,23 +27,11 @@ _LEVELS: dict[str, int] = {
     "error": logging.ERROR,
 }
 
-_SECRET_PATTERNS = (
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
-    re.compile(
-        r"(?i)((?:api[_-]?key|token|authorization|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"
-    ),
-)
-
 
 def redact(text: str) -> str:
-    """``text`` with anything that looks like a key or a token masked."""
-    for pattern in _SECRET_PATTERNS:
-        if pattern.groups:
-            text = pattern.sub(lambda m: m.group(1) + "***", text)
-        else:
-            text = pattern.sub("***", text)
-    return text
+    """``text`` with anything that looks like a key or a token masked, and the values of
+    our secret-looking environment variables."""
+    return mask_values(mask_patterns(text), env_secrets())
 
 
 class RedactingFilter(logging.Filter):

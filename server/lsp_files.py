@@ -8,19 +8,8 @@ its version; anything else is read from disk with exactly the rules of
 Writes never touch the disk. ``apply`` turns the changes into one
 ``workspace/applyEdit``: a versioned ``TextDocumentEdit`` of minimal line hunks per
 file, ``CreateFile`` plus an insert for a new file, ``DeleteFile`` for a deletion
-(server/edits.py builds it). How a change that needs confirmation is confirmed
-depends on what the client declared (docs/editors.md, DESIGN "Client capabilities
-decide how to confirm an edit"):
-
-* ``workspace.workspaceEdit.changeAnnotationSupport`` (VS Code): every hunk carries
-  an annotation with ``needsConfirmation: true``; the user keeps all, some or none
-  of the hunks in the editor's preview;
-* otherwise, ``window.showMessage`` (Neovim): one ``window/showMessageRequest``
-  "Apply edit to src/app.py (+3 −1)?" with Apply / Reject first, then a plain edit;
-* otherwise, when the front end says the editor asks about every server edit itself
-  (``client_confirms_edits=True``, e.g. eglot's ``eglot-confirm-server-initiated-edits``):
-  a plain edit, whose JSON-RPC error reply is the user's "no";
-* otherwise the change is refused: nobody can be asked.
+(server/edits.py builds it). How a change that needs confirmation is confirmed is one
+strategy chosen once from the client's capabilities (server/edit_confirmation.py).
 
 After the client answers, the document is read back and the outcome tells the
 truth: ``applied``, ``rejected`` (nothing changed), ``partial`` (which hunks were
@@ -67,6 +56,14 @@ from agentls.agent.workspace import (
     is_binary,
     relpath,
 )
+from agentls.server.edit_confirmation import (
+    ClientEditSupport,
+    PreparedEdit,
+    choose_confirmation,
+    error_reply_outcome,
+    rejected,
+)
+from agentls.server.edit_outcome import edit_outcome
 from agentls.server.edits import (
     EditOptions,
     FilePlan,
@@ -78,9 +75,6 @@ from agentls.server.edits import (
 
 log = logging.getLogger(__name__)
 
-APPLY = "Apply"
-REJECT = "Reject"
-
 _LOCKS: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
 
 
@@ -90,37 +84,6 @@ def edit_lock(server: Any) -> asyncio.Lock:
     if lock is None:
         lock = _LOCKS[server] = asyncio.Lock()
     return lock
-
-
-@dataclass(frozen=True)
-class ClientEditSupport:
-    """What the client declared about workspace edits and asking the user."""
-
-    apply_edit: bool = False
-    document_changes: bool = False
-    create_files: bool = False
-    delete_files: bool = False
-    annotations: bool = False
-    show_message: bool = False
-
-    @classmethod
-    def from_capabilities(cls, caps: lsp.ClientCapabilities | None) -> ClientEditSupport:
-        workspace = caps.workspace if caps else None
-        wedit = workspace.workspace_edit if workspace else None
-        ops = (
-            {getattr(op, "value", op) for op in (wedit.resource_operations or [])}
-            if wedit
-            else set()
-        )
-        window = caps.window if caps else None
-        return cls(
-            apply_edit=bool(workspace and workspace.apply_edit),
-            document_changes=bool(wedit and (wedit.document_changes or ops)),
-            create_files="create" in ops,
-            delete_files="delete" in ops,
-            annotations=bool(wedit and wedit.change_annotation_support is not None),
-            show_message=bool(window and window.show_message is not None),
-        )
 
 
 @dataclass
@@ -138,10 +101,6 @@ def _digest_file(target: Path) -> str | None:
         return None
     except OSError:
         return "?"
-
-
-def _hunk_list(indexes: Sequence[int]) -> str:
-    return ", ".join(str(i) for i in indexes)
 
 
 class LspFileAccess(FileAccess):
@@ -170,6 +129,9 @@ class LspFileAccess(FileAccess):
         caps = client_capabilities if client_capabilities is not None else client_caps
         self.support = ClientEditSupport.from_capabilities(caps)
         self.client_confirms_edits = client_confirms_edits
+        self.confirmation = choose_confirmation(
+            server, self.support, client_confirms_edits=client_confirms_edits
+        )
         self.settle_timeout = settle_timeout
         self._disk = DiskFileAccess(root, max_file_size=max_file_size)
         self._sent: dict[str, _Sent] = {}
@@ -304,74 +266,36 @@ class LspFileAccess(FileAccess):
         *,
         confirm: bool,
     ) -> EditOutcome:
+        """Ask (the client's one way), send, then read back what the editor kept."""
         reason = self._unsupported(plans)
         if reason:
             return EditOutcome("failed", f"{reason}; nothing was changed", paths)
-        what = self._describe(plans)
-        annotate = False
         if confirm:
-            if self.support.annotations and self.support.document_changes:
-                annotate = True
-            elif self.support.show_message:
-                if not await self._ask(plans):
-                    return EditOutcome(
-                        "rejected",
-                        f"The user rejected this edit; {', '.join(paths)} is exactly as it was.",
-                        paths,
-                    )
-            elif not self.client_confirms_edits:
-                return EditOutcome(
-                    "rejected",
-                    "this edit needs confirmation and the editor cannot ask; nothing was changed",
-                    paths,
-                )
+            refused = await self.confirmation.before_send(plans, paths)
+            if refused is not None:
+                return refused
+        annotate = confirm and self.confirmation.annotate
         self._seq += 1
-        options = EditOptions(
-            encoding=normalize_encoding(self.server.workspace.position_encoding),
-            document_changes=self.support.document_changes,
-            create_files=self.support.create_files and not self._create_broken,
-            annotate=annotate,
-            annotation_prefix=f"agentls-{self._seq}",
-        )
+        prefix = f"agentls-{self._seq}"
+        edit = self.confirmation.prepare(plans, prefix) if annotate else PreparedEdit(prefix)
+        outcome = await self._send_and_read_back(plans, paths, targets, edit, annotate=annotate)
+        return self.confirmation.answered(edit, plans, outcome)
+
+    async def _send_and_read_back(
+        self,
+        plans: list[FilePlan],
+        paths: list[str],
+        targets: list[Path],
+        edit: PreparedEdit,
+        *,
+        annotate: bool,
+    ) -> EditOutcome:
         targets_by_plan = self._targets_of(plans, paths, targets)
         before = {p.path: self._doc_version(t) for p, t in zip(plans, targets_by_plan, strict=True)}
         try:
-            result = await self.server.workspace_apply_edit_async(
-                lsp.ApplyWorkspaceEditParams(edit=build_workspace_edit(plans, options), label=what)
-            )
-            if (
-                not result.applied
-                and result.failure_reason
-                and options.create_files
-                and any(p.op == "create" for p in plans)
-            ):
-                # Neovim 0.7 declares resourceOperations "create" but fails on it
-                # ("attempt to call field 'create_file'"). CreateFile goes first, so
-                # nothing was changed: send the inserts alone, as to any client that
-                # cannot create files (it opens a new buffer for the URI).
-                log.info("CreateFile failed (%s); retrying without it", result.failure_reason)
-                self._create_broken = True
-                options = dataclasses.replace(options, create_files=False)
-                result = await self.server.workspace_apply_edit_async(
-                    lsp.ApplyWorkspaceEditParams(
-                        edit=build_workspace_edit(plans, options), label=what
-                    )
-                )
+            result = await self._apply_edit(plans, annotate=annotate, prefix=edit.prefix)
         except JsonRpcException as exc:
-            message = str(getattr(exc, "message", "") or exc)
-            if "version" in message.lower():
-                return EditOutcome(
-                    "stale",
-                    f"the editor refused the edit because the file changed ({message}); "
-                    "read it again. Nothing was changed.",
-                    paths,
-                )
-            return EditOutcome(
-                "rejected",
-                f"The user rejected this edit (the editor answered: {message}); "
-                f"{', '.join(paths)} is exactly as it was.",
-                paths,
-            )
+            return error_reply_outcome(exc, paths)
         if not result.applied:
             if result.failure_reason:
                 return EditOutcome(
@@ -379,12 +303,36 @@ class LspFileAccess(FileAccess):
                     f"the editor could not apply the edit: {result.failure_reason}",
                     paths,
                 )
-            return EditOutcome(
-                "rejected",
-                f"The user rejected this edit; {', '.join(paths)} is exactly as it was.",
-                paths,
-            )
+            return rejected(paths)
         return await self._read_back(plans, targets_by_plan, before, paths)
+
+    async def _apply_edit(
+        self, plans: list[FilePlan], *, annotate: bool, prefix: str
+    ) -> lsp.ApplyWorkspaceEditResult:
+        options = EditOptions(
+            encoding=normalize_encoding(self.server.workspace.position_encoding),
+            document_changes=self.support.document_changes,
+            create_files=self.support.create_files and not self._create_broken,
+            annotate=annotate,
+            annotation_prefix=prefix,
+        )
+        what = self._describe(plans)
+        result = await self.server.workspace_apply_edit_async(
+            lsp.ApplyWorkspaceEditParams(edit=build_workspace_edit(plans, options), label=what)
+        )
+        creates = options.create_files and any(p.op == "create" for p in plans)
+        if result.applied or not result.failure_reason or not creates:
+            return result
+        # Neovim 0.7 declares resourceOperations "create" but fails on it ("attempt to
+        # call field 'create_file'"). CreateFile goes first, so nothing was changed:
+        # send the inserts alone, as to any client that cannot create files (it opens
+        # a new buffer for the URI).
+        log.info("CreateFile failed (%s); retrying without it", result.failure_reason)
+        self._create_broken = True
+        options = dataclasses.replace(options, create_files=False)
+        return await self.server.workspace_apply_edit_async(
+            lsp.ApplyWorkspaceEditParams(edit=build_workspace_edit(plans, options), label=what)
+        )
 
     @staticmethod
     def _targets_of(plans: Sequence[FilePlan], paths: list[str], targets: list[Path]) -> list[Path]:
@@ -403,32 +351,6 @@ class LspFileAccess(FileAccess):
             verb = {"edit": "edit", "create": "create", "delete": "delete"}[plan.op]
             return f"agent: {verb} {plan.path} (+{added} −{removed})"
         return f"agent: edit {len(plans)} files (+{added} −{removed})"
-
-    async def _ask(self, plans: Sequence[FilePlan]) -> bool:
-        added = sum(p.added for p in plans)
-        removed = sum(p.removed for p in plans)
-        if len(plans) == 1:
-            plan = plans[0]
-            verb = {"edit": "Apply edit to", "create": "Create", "delete": "Delete"}[plan.op]
-            question = f"{verb} {plan.path} (+{added} −{removed})?"
-        else:
-            names = ", ".join(p.path for p in plans)
-            question = f"Apply edits to {names} (+{added} −{removed})?"
-        try:
-            answer = await self.server.window_show_message_request_async(
-                lsp.ShowMessageRequestParams(
-                    type=lsp.MessageType.Info,
-                    message=question,
-                    actions=[
-                        lsp.MessageActionItem(title=APPLY),
-                        lsp.MessageActionItem(title=REJECT),
-                    ],
-                )
-            )
-        except JsonRpcException as exc:
-            log.info("showMessageRequest failed, taking it as a rejection: %s", exc)
-            return False
-        return answer is not None and answer.title == APPLY
 
     async def _settle(
         self, target: Path, expected: str, before: int | None, opened: bool
@@ -505,59 +427,4 @@ class LspFileAccess(FileAccess):
             kept_by[plan.path] = kept
             dropped_by[plan.path] = [h.index for h in plan.hunks if h.index not in kept]
             self.remember_read(plan.path, after)
-        return self._outcome(plans, kept_by, dropped_by, unknown, notes, paths)
-
-    @staticmethod
-    def _outcome(
-        plans: Sequence[FilePlan],
-        kept_by: dict[str, list[int]],
-        dropped_by: dict[str, list[int]],
-        unknown: list[str],
-        notes: list[str],
-        paths: list[str],
-    ) -> EditOutcome:
-        note = ("; ".join(notes) + ".") if notes else ""
-        if unknown:
-            return EditOutcome(
-                "partial",
-                f"the editor reported the edit applied, but {', '.join(unknown)} now holds text "
-                "that is neither the proposal nor the old text with some hunks kept; "
-                "read it again before changing it. " + note,
-                paths,
-                kept_by,
-                dropped_by,
-            )
-        edited = [p for p in plans if p.op != "delete"]
-        if all(not dropped_by.get(p.path) for p in edited):
-            return EditOutcome("applied", note, paths)
-        if all(not kept_by.get(p.path) for p in edited) and len(edited) == len(plans):
-            return EditOutcome(
-                "failed",
-                "the editor answered that it applied the edit but "
-                f"{', '.join(p.path for p in edited)} did not change; nothing was changed. "
-                "Read the file again.",
-                paths,
-                kept_by,
-                dropped_by,
-            )
-        parts = []
-        for plan in edited:
-            kept = kept_by.get(plan.path, [])
-            dropped = dropped_by.get(plan.path, [])
-            if not dropped:
-                parts.append(f"{plan.path}: all {len(plan.hunks)} hunks applied")
-                continue
-            summaries = "; ".join(
-                f"hunk {h.index} ({h.summary()})" for h in plan.hunks if h.index in dropped
-            )
-            parts.append(
-                f"{plan.path}: the user kept hunk(s) {_hunk_list(kept) or 'none'} of "
-                f"{len(plan.hunks)} and dropped {summaries}"
-            )
-        return EditOutcome(
-            "partial",
-            "Only part of the edit was applied. " + ". ".join(parts) + ". " + note,
-            paths,
-            kept_by,
-            dropped_by,
-        )
+        return edit_outcome(plans, kept_by, dropped_by, unknown, notes, paths)

@@ -7,6 +7,10 @@ flush at most every ``FLUSH_INTERVAL`` seconds, or as soon as ``FLUSH_CHARS``
 characters wait) so a model streaming one token at a time does not flood the client.
 Any other event flushes pending text first, so the client sees everything in the
 order the loop reported it; nothing is dropped. ``seq`` is strictly increasing per run.
+
+When the model's stream is cut and its call retried, text still pending is dropped and
+an ``agent/stream`` with ``restart: true`` tells the client how many characters of the
+current step's text it already got are void (``discard``); the answer then streams anew.
 """
 
 from __future__ import annotations
@@ -23,12 +27,14 @@ from agentls.agent.events import (
     PlanUpdated,
     StatusChanged,
     StepStarted,
+    StreamRestarted,
     StreamText,
     ToolFinished,
     ToolStarted,
     UsageReported,
 )
 from agentls.server.progress import RunProgress
+from agentls.server.protocol import PlanParams, PlanStep, StatusParams, StepParams, StreamParams
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +85,7 @@ class LspRunObserver:
         self._pending_chars = 0
         self._timer: asyncio.TimerHandle | None = None
         self._seq = 0
+        self._step_chars = 0  # streamed text sent since the current step began
         self._closed = False
         self.last_state: str | None = None
         self.usage: dict[str, int] | None = None
@@ -97,6 +104,9 @@ class LspRunObserver:
             if isinstance(event, StreamText):
                 self._add_text(event.text)
                 return
+            if isinstance(event, StreamRestarted):
+                self._restart(event)
+                return
             self.flush()
             self._dispatch(event)
         except Exception:  # an observer never breaks the run
@@ -106,38 +116,32 @@ class LspRunObserver:
         run_id = self.run_id
         if isinstance(event, StatusChanged):
             self.last_state = event.state.value
-            params: dict[str, Any] = {"runId": run_id, "state": event.state.value}
-            if event.detail:
-                params["detail"] = event.detail
-            self._notify("agent/status", params)
+            status = StatusParams(run_id=run_id, state=event.state, detail=event.detail or None)
+            self._notify("agent/status", status.to_wire())
         elif isinstance(event, ToolStarted | ToolFinished):
             args = short_args(event.args)
-            params = {
-                "runId": run_id,
-                "step": event.step,
-                "maxSteps": event.max_steps,
-                "phase": "tool_start" if isinstance(event, ToolStarted) else "tool_end",
-                "tool": event.tool,
-                "callId": event.call_id,
-                "args": args,
-            }
+            step = StepParams(
+                run_id=run_id,
+                step=event.step,
+                max_steps=event.max_steps,
+                phase="tool_start",
+                tool=event.tool,
+                call_id=event.call_id,
+                args=args,
+            )
             if isinstance(event, ToolFinished):
-                params["success"] = event.success
-                params["summary"] = event.summary[:200]
-            self._notify("agent/step", params)
+                step.phase, step.success = "tool_end", event.success
+                step.summary = event.summary[:200]
+            self._notify("agent/step", step.to_wire())
             if isinstance(event, ToolStarted):
                 self._report(event.step, event.max_steps, step_label(event.tool, args))
         elif isinstance(event, StepStarted):
+            self._step_chars = 0
             self._report(event.step, event.max_steps, "thinking")
         elif isinstance(event, PlanUpdated):
-            self._notify(
-                "agent/plan",
-                {
-                    "runId": run_id,
-                    "goal": event.goal,
-                    "steps": [{"text": s.text, "status": s.status} for s in event.steps],
-                },
-            )
+            steps = [PlanStep(text=s.text, status=s.status) for s in event.steps]
+            plan = PlanParams(run_id=run_id, goal=event.goal, steps=steps)
+            self._notify("agent/plan", plan.to_wire())
         elif isinstance(event, UsageReported):
             self.usage = {
                 "prompt_tokens": event.prompt_tokens,
@@ -167,6 +171,25 @@ class LspRunObserver:
         elif self._timer is None:
             self._timer = self._loop.call_later(FLUSH_INTERVAL, self._timed_flush)
 
+    def _restart(self, event: StreamRestarted) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._pending.clear()
+        self._pending_chars = 0
+        self._seq += 1
+        restart = StreamParams(
+            run_id=self.run_id,
+            seq=self._seq,
+            text="",
+            restart=True,
+            discard=self._step_chars,
+            reason=event.reason,
+            attempt=event.attempt,
+        )
+        self._notify("agent/stream", restart.to_wire())
+        self._step_chars = 0
+
     def _timed_flush(self) -> None:
         self._timer = None
         try:
@@ -185,7 +208,9 @@ class LspRunObserver:
         self._pending.clear()
         self._pending_chars = 0
         self._seq += 1
-        self._notify("agent/stream", {"runId": self.run_id, "seq": self._seq, "text": text})
+        self._step_chars += len(text)
+        stream = StreamParams(run_id=self.run_id, seq=self._seq, text=text)
+        self._notify("agent/stream", stream.to_wire())
 
     def close(self) -> None:
         """Flush and stop: events that arrive later are ignored."""

@@ -13,29 +13,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic import ValidationError as PydanticValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from agentls.agent.agents import AgentRegistry
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AppConfig, ConfirmMode
+from agentls.agent.config import AppConfig
+from agentls.agent.contract import RunResult
 from agentls.agent.events import RunState, StatusChanged
 from agentls.agent.workspace import FileAccess
 from agentls.server.approver import LspApprover
+from agentls.server.inline_review import RunRef, reviews_for, run_context
 from agentls.server.observer import LspRunObserver
 from agentls.server.progress import RunProgress
-from agentls.server.settings import plain
+from agentls.server.protocol import RunParams, parse_params
 
 if TYPE_CHECKING:
     # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
@@ -49,36 +48,6 @@ log = logging.getLogger(__name__)
 CANCEL_GRACE_SECONDS = 10.0
 
 
-class RunParams(BaseModel):
-    """``agent/run`` params (camelCase on the wire)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    prompt: str = Field(min_length=1)
-    agent: str = "build"
-    run_id: str | None = Field(None, alias="runId", min_length=1, max_length=128)
-    session_id: str | None = Field(None, alias="sessionId", min_length=1, max_length=128)
-    confirm_mode: ConfirmMode | None = Field(None, alias="confirmMode")
-    max_steps: int | None = Field(None, alias="maxSteps", ge=1)
-    self_eval: Literal["off", "basic", "full"] | None = Field(None, alias="selfEval")
-    dry_run: bool = Field(False, alias="dryRun")
-    work_done_token: int | str | None = Field(None, alias="workDoneToken")
-
-
-def parse_params(model: type[BaseModel], params: Any) -> Any:
-    """Validate request params; a bad one is an InvalidParams error naming the field."""
-    data = plain(params)
-    if data is None:
-        data = {}
-    try:
-        return model.model_validate(data)
-    except PydanticValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(params)'}: {e['msg']}" for e in exc.errors()
-        )
-        raise JsonRpcInvalidParams(f"invalid params: {problems}") from None
-
-
 @dataclass
 class RunHandle:
     run_id: str
@@ -88,7 +57,6 @@ class RunHandle:
     task: asyncio.Task[RunOutcome] | None = None
     progress: RunProgress | None = None
     observer: LspRunObserver | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
 
 
 ConfigProvider = Callable[[], AppConfig]
@@ -154,7 +122,7 @@ class RunManager:
 
     # -- agent/run ----------------------------------------------------------------------
     async def run(self, raw_params: Any) -> dict[str, Any]:
-        params: RunParams = parse_params(RunParams, raw_params)
+        params = parse_params(RunParams, raw_params)
         config = self._config()
         if not AgentRegistry(config).exists(params.agent):
             known = ", ".join(AgentRegistry(config).names())
@@ -175,76 +143,25 @@ class RunManager:
             self.runs.pop(run_id, None)
 
     async def _run(self, handle: RunHandle, params: RunParams, config: AppConfig) -> dict[str, Any]:
-        from agentls.agent.run import RunRequest, run_agent
-
+        """Progress and observer up, the run as a task of its own, its result; whatever
+        happens the progress ends and the client gets an answer."""
         run_id = handle.run_id
 
         def on_progress_cancel() -> None:
             self.cancel(run_id, "cancelled from the progress UI")
 
-        progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
-        handle.progress = progress
-        observer = LspRunObserver(run_id, self.notify, progress=progress)
-        handle.observer = observer
+        progress = handle.progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
+        observer = handle.observer = LspRunObserver(run_id, self.notify, progress=progress)
         outcome: RunOutcome | None = None
+        run_ref = RunRef(run_id, handle.session_id)
         try:
             await progress.begin(
                 f"Agent: {params.agent}",
                 token=params.work_done_token,
                 fallback_token=f"agentls/run/{run_id}",
             )
-            approver = LspApprover(self._ls, run_id, cancel=handle.token)
-            request = RunRequest.model_validate(
-                {
-                    "prompt": params.prompt,
-                    "agent": params.agent,
-                    "run_id": run_id,
-                    "session_id": handle.session_id,
-                    "confirm_mode": params.confirm_mode,
-                    "max_steps": params.max_steps,
-                    "self_eval": params.self_eval,
-                    "dry_run": params.dry_run,
-                }
-            )
-            extras: dict[str, Any] = {
-                # the ask_user tool calls ask_user(question)
-                "ask_user": functools.partial(approver.ask_user, run_id),
-                "approver": approver,
-                # the repo map ranks the files open in the editor higher
-                "open_documents": self._open_documents(),
-            }
-            probe = self._changes_probe()
-            if probe is not None:  # the live index reports what a command changed
-                extras["changes_probe"] = probe
-            handle.extras = extras
-            registry = await self.mcp.registry_for(config, warn=self._warn)
-            task = asyncio.create_task(
-                run_agent(
-                    request,
-                    config=config,
-                    llm=self._llm_factory(config),
-                    files=self._files_factory(config),
-                    approver=approver,
-                    observer=observer,
-                    index=self._index(),
-                    cancel=handle.token,
-                    extras=extras,
-                    registry=registry,
-                ),
-                name=f"agentls-run-{run_id}",
-            )
-            handle.task = task
-            try:
-                outcome = await asyncio.shield(task)
-            except asyncio.CancelledError:
-                # $/cancelRequest on this request (or shutdown): stop the run cleanly,
-                # then let pygls answer RequestCancelled.
-                handle.token.cancel("cancelled by the client ($/cancelRequest)")
-                with contextlib.suppress(BaseException):
-                    outcome = await asyncio.wait_for(asyncio.shield(task), CANCEL_GRACE_SECONDS)
-                if not task.done():
-                    task.cancel()
-                raise
+            task = handle.task = await self._start(handle, params, config, observer, run_ref)
+            outcome = await self._outcome(handle, task)
             return outcome.to_result()
         except asyncio.CancelledError:
             raise
@@ -253,6 +170,7 @@ class RunManager:
             observer(StatusChanged(RunState.FAILED, f"{type(exc).__name__}: {exc}"))
             return self._failed_result(handle, f"internal error: {type(exc).__name__}: {exc}")
         finally:
+            reviews_for(self._ls).run_ended(run_ref)
             observer.close()
             if outcome is not None:
                 status = outcome.state.status
@@ -260,19 +178,64 @@ class RunManager:
                 status = "partial" if handle.token.cancelled else "failed"
             progress.end(status)
 
+    async def _start(
+        self,
+        handle: RunHandle,
+        params: RunParams,
+        config: AppConfig,
+        observer: LspRunObserver,
+        run_ref: RunRef,
+    ) -> asyncio.Task[RunOutcome]:
+        """``run_agent`` with this editor's parts, started as a task of its own (in a
+        context that names the run, so the file access knows whose edit it sends)."""
+        from agentls.agent.run import run_agent
+
+        request = params.to_request(run_id=handle.run_id, session_id=handle.session_id)
+        # Without MCP servers the SDK (~30 MB) is never imported.
+        registry = (
+            await self.mcp.registry_for(config, warn=self._warn) if config.mcp.servers else None
+        )
+        return asyncio.create_task(
+            run_agent(
+                request,
+                config=config,
+                llm=self._llm_factory(config),
+                files=self._files_factory(config),
+                approver=LspApprover(self._ls, handle.run_id, cancel=handle.token),
+                observer=observer,
+                index=self._index(),
+                cancel=handle.token,
+                registry=registry,
+                # the live index reports what a command changed
+                changes_probe=self._changes_probe(),
+                # what the user decided about edits under inline review reaches the model
+                inbox=reviews_for(self._ls).run_started(run_ref),
+                # the repo map ranks the files open in the editor higher
+                open_documents=self._open_documents(),
+            ),
+            name=f"agentls-run-{handle.run_id}",
+            context=run_context(run_ref),
+        )
+
+    @staticmethod
+    async def _outcome(handle: RunHandle, task: asyncio.Task[RunOutcome]) -> RunOutcome:
+        """The run's outcome. ``$/cancelRequest`` on the request (or shutdown) cancels
+        this await, not the run: the run is stopped cleanly, then pygls answers
+        RequestCancelled."""
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            handle.token.cancel("cancelled by the client ($/cancelRequest)")
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(task), CANCEL_GRACE_SECONDS)
+            if not task.done():
+                task.cancel()
+            raise
+
     @staticmethod
     def _failed_result(handle: RunHandle, message: str) -> dict[str, Any]:
-        return {
-            "status": "failed",
-            "output": message,
-            "steps": 0,
-            "tools_used": [],
-            "duration_seconds": 0.0,
-            "model": None,
-            "runId": handle.run_id,
-            "sessionId": handle.session_id,
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        }
+        failed = RunResult.failed(message, run_id=handle.run_id, session_id=handle.session_id)
+        return failed.to_wire()
 
     # -- cancellation -------------------------------------------------------------------
     def cancel(self, run_id: str, reason: str = "cancelled by the user") -> bool:

@@ -6,19 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
 from pygls.exceptions import JsonRpcInvalidParams
 
+from agentls.agent.contract import SessionInfo
 from agentls.agent.sessions import SessionIdError, SessionStore, store_for
+from agentls.server.protocol import SessionResult, SessionsResult
 
 if TYPE_CHECKING:
     from agentls.server.app import AgentLanguageServer
-
-
-class SessionParams(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    session_id: str = Field(alias="sessionId", min_length=1, max_length=128)
 
 
 def store(ls: AgentLanguageServer) -> SessionStore:
@@ -27,7 +22,8 @@ def store(ls: AgentLanguageServer) -> SessionStore:
 
 
 def list_sessions(store: SessionStore) -> dict[str, Any]:
-    return {"sessions": [s.to_json() for s in store.list()]}
+    sessions = [SessionInfo.model_validate(s.to_json()) for s in store.list()]
+    return SessionsResult(sessions=sessions).to_wire()
 
 
 def get_session(store: SessionStore, session_id: str) -> dict[str, Any]:
@@ -37,8 +33,5 @@ def get_session(store: SessionStore, session_id: str) -> dict[str, Any]:
         session = store.open(session_id)
     except SessionIdError as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
-    return {
-        "sessionId": session.id,
-        "entries": [entry.model_dump(mode="json") for entry in session.entries],
-        "torn": session.torn,
-    }
+    result = SessionResult(session_id=session.id, entries=session.entries, torn=session.torn)
+    return result.to_wire()

@@ -13,7 +13,7 @@ from agentls.agent.llm.errors import (
     LLMStreamInterrupted,
     LLMTransientError,
 )
-from agentls.agent.llm.models import LLMResponse, StreamChunk, ToolCall, Usage
+from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, ToolCall, Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.llm.retry import RetryPolicy
 
@@ -28,6 +28,7 @@ __all__ = [
     "LiteLLMAdapter",
     "RetryPolicy",
     "StreamChunk",
+    "StreamRestart",
     "ToolCall",
     "Usage",
     "warm_up",

@@ -11,17 +11,18 @@ from typing import Any
 
 from agentls.agent.config import LLMConfig
 from agentls.agent.llm import _litellm
-from agentls.agent.llm.errors import LLMError
 from agentls.agent.llm.failures import (
     CallContext,
-    interrupted,
+    cut_reason,
     is_transient,
     retry_after_seconds,
+    stream_cut,
     to_llm_error,
 )
-from agentls.agent.llm.models import LLMResponse, StreamChunk
+from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.retry import RetryPolicy
 from agentls.agent.llm.stream import StreamAssembler, response_from_completion
+from agentls.agent.llm.tokens import estimate_tokens
 
 log = logging.getLogger(__name__)
 
@@ -31,24 +32,6 @@ PROXY_PREFIX = "litellm_proxy/"
 PLACEHOLDER_KEY = "sk-agentls-no-key"
 
 Sleep = Callable[[float], Awaitable[None]]
-
-
-def chars_per_token_estimate(messages: list[dict[str, Any]]) -> int:
-    """About four characters per token, over everything the model will read."""
-    chars = 0
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, str):
-            chars += len(content)
-        elif isinstance(content, list):
-            chars += sum(
-                len(str(part.get("text", ""))) for part in content if isinstance(part, dict)
-            )
-        for call in message.get("tool_calls") or ():
-            function = call.get("function") or {}
-            chars += len(str(function.get("name", ""))) + len(str(function.get("arguments", "")))
-        chars += 4  # role and framing
-    return max(0, chars // 4)
 
 
 class LiteLLMAdapter:
@@ -154,7 +137,7 @@ class LiteLLMAdapter:
 
     async def completion_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> AsyncIterator[StreamChunk | LLMResponse]:
+    ) -> AsyncIterator[StreamChunk | StreamRestart | LLMResponse]:
         litellm = await _litellm.load_litellm()
         api_key = self._api_key()
         ctx = self._context(api_key)
@@ -167,6 +150,7 @@ class LiteLLMAdapter:
             assembler = StreamAssembler()
             stream: Any = None
             failure: Exception | None = None
+            received = shown = False
             try:
                 while True:
                     try:
@@ -178,28 +162,44 @@ class LiteLLMAdapter:
                     except Exception as exc:
                         failure = exc
                         break
+                    received = True
                     piece = assembler.add(chunk)
                     if piece:
+                        shown = True
                         # Not inside the except clauses above: whatever is thrown into
                         # the generator here must reach the caller untouched.
                         yield StreamChunk(data=piece)
             finally:
                 await _close_quietly(stream)
 
-            if failure is None and assembler.finished:
+            if failure is None and provider_finished(stream, assembler):
                 yield assembler.finish()
                 return
-            if assembler.text:
-                raise interrupted(failure, ctx, assembler.text) from None
-            if failure is None:
-                raise LLMError(
-                    f"the stream from {ctx.model} ended without a finish reason or any output"
+            if failure is not None and not received:
+                # The call failed before its stream began: an ordinary failed call.
+                if retry < self.config.retries and is_transient(failure, litellm):
+                    await self._backoff(failure, retry, ctx, litellm)
+                    retry += 1
+                    continue
+                raise to_llm_error(failure, ctx, litellm, retry + 1) from None
+            # The stream was cut before its end. Nothing of it has been acted on (tool
+            # calls only run from a finished response), so the whole call is retried;
+            # text already shown is declared void first.
+            reason = cut_reason(failure, ctx)
+            if retry < self.config.retries:
+                log.warning(
+                    "the stream from %s was cut (attempt %d of %d), retrying: %s",
+                    ctx.model,
+                    retry + 1,
+                    self.config.retries + 1,
+                    reason,
                 )
-            if retry < self.config.retries and is_transient(failure, litellm):
-                await self._backoff(failure, retry, ctx, litellm)
+                if shown:
+                    yield StreamRestart(reason=reason, attempt=retry + 2)
+                await self._sleep(self.retry_policy.delay(retry))
                 retry += 1
                 continue
-            raise to_llm_error(failure, ctx, litellm, retry + 1) from None
+            raise stream_cut(reason, ctx, assembler.text, retry + 1) from None
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """litellm's count for the model when litellm is loaded and knows it, else chars/4."""
@@ -210,7 +210,21 @@ class LiteLLMAdapter:
                 return int(litellm.token_counter(model=model, messages=messages))
             except Exception:  # an unknown model or message shape: estimate instead
                 log.debug("token_counter failed for %s; estimating", model, exc_info=True)
-        return chars_per_token_estimate(messages)
+        return estimate_tokens(messages)
+
+
+def provider_finished(stream: Any, assembler: StreamAssembler) -> bool:
+    """Whether the provider itself said why the stream stopped.
+
+    litellm makes a finish reason up ("stop") when a stream simply ends, which would turn
+    a cut stream into a short answer; its stream wrapper keeps the one the provider sent.
+    """
+    if not assembler.finished:
+        return False
+    if hasattr(stream, "received_finish_reason"):
+        sent = getattr(stream, "received_finish_reason", None)
+        return bool(sent or getattr(stream, "intermittent_finish_reason", None))
+    return True
 
 
 async def _close_quietly(stream: Any) -> None:

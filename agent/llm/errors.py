@@ -41,9 +41,9 @@ class LLMBadRequestError(LLMError):
 
 
 class LLMStreamInterrupted(LLMTransientError):
-    """The stream broke after text had already been passed on, so it was not retried.
+    """The stream was cut before its end (no finish reason) and retrying did not help.
 
-    ``partial_text`` is what the model had written before the break.
+    ``partial_text`` is what the model had written before the last cut.
     """
 
     def __init__(

@@ -14,6 +14,8 @@ from agentls.agent.llm.errors import (
     LLMStreamInterrupted,
     LLMTransientError,
 )
+from agentls.agent.secrets import mask_values
+from agentls.agent.text import shorten
 
 MAX_PROVIDER_MESSAGE = 200
 
@@ -45,11 +47,8 @@ def provider_message(exc: BaseException, ctx: CallContext) -> str:
     text = raw if isinstance(raw, str) and raw else str(exc)
     text = _PREFIX.sub("", text.strip(), count=1)
     text = " ".join(text.split())
-    if ctx.api_key:
-        text = text.replace(ctx.api_key, "***")
-    if len(text) > MAX_PROVIDER_MESSAGE:
-        text = text[:MAX_PROVIDER_MESSAGE] + "…"
-    return text
+    text = mask_values(text, [ctx.api_key or ""])
+    return shorten(text, MAX_PROVIDER_MESSAGE)
 
 
 def _status(exc: BaseException) -> int | None:
@@ -172,16 +171,20 @@ def to_llm_error(
     return LLMError(f"model call to {target} failed ({where}): {detail}", **kwargs)
 
 
-def interrupted(
-    exc: BaseException | None, ctx: CallContext, partial_text: str
+def cut_reason(exc: BaseException | None, ctx: CallContext) -> str:
+    """Why a stream stopped before its end, in words for a log or an error."""
+    if exc is None:
+        return "the stream ended without a finish reason"
+    return f"the connection broke: {provider_message(exc, ctx)}"
+
+
+def stream_cut(
+    reason: str, ctx: CallContext, partial_text: str, attempts: int
 ) -> LLMStreamInterrupted:
-    """The stream broke after text had been passed on to the caller."""
-    reason = provider_message(exc, ctx) if exc is not None else "no finish reason received"
-    status = _status(exc) if exc is not None else None
+    """The error once every attempt's stream was cut before its end."""
+    tries = f" on each of {attempts} attempts" if attempts > 1 else ""
     return LLMStreamInterrupted(
-        f"the stream from {ctx.model} broke off after {len(partial_text)} characters of text "
-        f"and was not retried, since that text was already shown: {reason}",
+        f"the stream from {ctx.model} was cut before its end{tries} ({reason}); "
+        "its answer was discarded and none of its tool calls ran",
         partial_text=partial_text,
-        provider=_provider(exc, ctx) if exc is not None else None,
-        status_code=status,
     )

@@ -1,4 +1,4 @@
-"""Provider-neutral model messages (seed 003, ``llm/adapter.py``)."""
+"""Provider-neutral model messages: what the loop keeps, whatever the provider."""
 
 from __future__ import annotations
 
@@ -23,26 +23,44 @@ class ToolCall(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token counts of one call, or the sum of several."""
+    """Token counts of one call, or the sum of several; ``cost`` in US dollars when the
+    price of every call that used tokens is known (litellm's price list), else None."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    # An unknown price is left out rather than sent as null: clients show what is there.
+    cost: float | None = Field(default=None, exclude_if=lambda cost: cost is None)
 
     def add(self, other: Usage | dict[str, Any] | None) -> Usage:
         if other is None:
             return self
         if isinstance(other, dict):
+            cost = other.get("cost")
             other = Usage(
                 prompt_tokens=int(other.get("prompt_tokens") or 0),
                 completion_tokens=int(other.get("completion_tokens") or 0),
                 total_tokens=int(other.get("total_tokens") or 0),
+                cost=float(cost) if isinstance(cost, int | float) else None,
             )
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
+            cost=_sum_cost(self, other),
         )
+
+
+def _sum_cost(a: Usage, b: Usage) -> float | None:
+    # A part without tokens costs nothing; a part with tokens but no price makes the sum
+    # unknown (a partial sum would understate what the run cost).
+    if a.cost is None and a.total_tokens == 0:
+        return b.cost
+    if b.cost is None and b.total_tokens == 0:
+        return a.cost
+    if a.cost is None or b.cost is None:
+        return None
+    return a.cost + b.cost
 
 
 class LLMResponse(BaseModel):
@@ -59,3 +77,12 @@ class StreamChunk(BaseModel):
 
     type: Literal["content"] = "content"
     data: str
+
+
+class StreamRestart(BaseModel):
+    """The stream was cut before its end and the call starts again: the text streamed
+    since the call began is void, and the answer is streamed anew after this."""
+
+    type: Literal["restart"] = "restart"
+    reason: str
+    attempt: int = Field(description="The attempt that starts now (2 for the first retry).")

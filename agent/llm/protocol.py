@@ -1,12 +1,16 @@
-"""The ``LLM`` protocol the agent loop depends on."""
+"""The ``LLM`` protocol: the one shape of a chat model that the agent depends on.
+
+The loop streams through it, the context manager summarises and the evaluator judges
+through its ``completion``, the run counts tokens with ``count_tokens``. Test doubles
+implement only what the code under test calls.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
-from agentls.agent.config import LLMConfig
-from agentls.agent.llm.models import LLMResponse, StreamChunk
+from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 
 
 @runtime_checkable
@@ -17,8 +21,6 @@ class LLM(Protocol):
     made sense.
     """
 
-    config: LLMConfig
-
     async def completion(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> LLMResponse:
@@ -27,10 +29,12 @@ class LLM(Protocol):
 
     def completion_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> AsyncIterator[StreamChunk | LLMResponse]:
+    ) -> AsyncIterator[StreamChunk | StreamRestart | LLMResponse]:
         """StreamChunks of text as they come, then exactly one LLMResponse, last.
 
-        Tool calls are not streamed: they arrive assembled in the final response.
+        Tool calls are not streamed: they arrive assembled in the final response. A
+        stream cut before its end is retried; a ``StreamRestart`` then says the text
+        streamed so far is void. A response is only ever one the provider finished.
         """
         ...
 

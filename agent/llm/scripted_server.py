@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -66,6 +66,10 @@ class ScriptedToolCall(BaseModel):
         if isinstance(self.arguments, str):
             return self.arguments
         return json.dumps(self.arguments)
+
+
+CutPoint = Literal["text", "arguments", "between_calls", "before_finish"]
+CutHow = Literal["drop", "close"]
 
 
 class Turn(BaseModel):
@@ -95,6 +99,17 @@ class Turn(BaseModel):
     )
     interleave: bool = Field(
         default=False, description="Interleave the argument pieces of several tool calls."
+    )
+    cut_at: CutPoint | None = Field(
+        default=None,
+        description="End the stream early, without a finish reason: halfway through the "
+        "text, inside the first tool call's arguments, between the first and second tool "
+        "calls, or just before the finish reason.",
+    )
+    cut_how: CutHow = Field(
+        default="drop",
+        description="`drop` closes the socket mid-body (a dropped connection); `close` ends "
+        "the body cleanly with no finish reason and no `[DONE]` (a proxy that timed out).",
     )
 
     def resolved_finish_reason(self) -> str:
@@ -156,6 +171,11 @@ def length(content: str, **options: Any) -> Turn:
 def dropped(content: str, after_chunks: int, **options: Any) -> Turn:
     """A turn whose connection is closed after ``after_chunks`` streamed chunks."""
     return Turn(text=content, drop_after_chunks=after_chunks, **options)
+
+
+def cut(turn: Turn, at: CutPoint, how: CutHow = "drop") -> Turn:
+    """``turn`` with its stream ended early at ``at`` (see ``Turn.cut_at``)."""
+    return turn.model_copy(update={"cut_at": at, "cut_how": how})
 
 
 def load_turns(data: Any) -> dict[str, list[Turn]]:
@@ -281,16 +301,27 @@ class _Wire:
         return self._chunk([{"index": 0, "delta": delta, "finish_reason": finish}])
 
     def stream_chunks(self, include_usage: bool) -> Iterator[dict[str, Any]]:
-        turn = self.turn
-        yield self._delta({"role": "assistant", "content": ""})
-        for piece in _split(turn.text or "", turn.chunk_size):
-            yield self._delta({"content": piece})
-        yield from self._tool_call_chunks()
-        yield self._delta({}, turn.resolved_finish_reason())
-        if include_usage:
-            yield self._chunk([], usage=self.usage)
+        """The turn's chunks; with ``cut_at``, ``_CutHere`` is raised where they stop."""
+        for where, chunk in self._all_chunks(include_usage):
+            # A cut point the turn does not have (no text, one call) cuts before the end.
+            if self.turn.cut_at is not None and where in (self.turn.cut_at, "before_finish"):
+                raise _CutHere
+            yield chunk
 
-    def _tool_call_chunks(self) -> Iterator[dict[str, Any]]:
+    def _all_chunks(self, include_usage: bool) -> Iterator[tuple[str, dict[str, Any]]]:
+        # Each chunk comes with the name of the cut point that falls just before it.
+        turn = self.turn
+        yield "", self._delta({"role": "assistant", "content": ""})
+        pieces = _split(turn.text or "", turn.chunk_size)
+        half = max(1, len(pieces) // 2)
+        for number, piece in enumerate(pieces):
+            yield ("text" if number == half else ""), self._delta({"content": piece})
+        yield from self._tool_call_chunks()
+        yield "before_finish", self._delta({}, turn.resolved_finish_reason())
+        if include_usage:
+            yield "", self._chunk([], usage=self.usage)
+
+    def _tool_call_chunks(self) -> Iterator[tuple[str, dict[str, Any]]]:
         def head(index: int, scripted: ScriptedToolCall) -> dict[str, Any]:
             entry: dict[str, Any] = {
                 "index": index,
@@ -304,20 +335,28 @@ class _Wire:
         def piece(index: int, text: str) -> dict[str, Any]:
             return {"index": index, "function": {"arguments": text}}
 
+        def where(index: int, part: int) -> str:
+            # "arguments": after the first piece of the first call's arguments.
+            return "arguments" if index == 0 and part == 1 else ""
+
         calls = self.turn.tool_calls
         pieces = [_argument_pieces(c.arguments_text()) for c in calls]
         if self.turn.interleave:
             for index, scripted in enumerate(calls):
-                yield self._delta({"tool_calls": [head(index, scripted)]})
+                yield "", self._delta({"tool_calls": [head(index, scripted)]})
             for round_ in range(max((len(p) for p in pieces), default=0)):
                 for index, parts in enumerate(pieces):
                     if round_ < len(parts):
-                        yield self._delta({"tool_calls": [piece(index, parts[round_])]})
+                        chunk = self._delta({"tool_calls": [piece(index, parts[round_])]})
+                        yield where(index, round_), chunk
             return
         for index, scripted in enumerate(calls):
-            yield self._delta({"tool_calls": [head(index, scripted)]})
-            for part in pieces[index]:
-                yield self._delta({"tool_calls": [piece(index, part)]})
+            yield (
+                ("between_calls" if index == 1 else ""),
+                self._delta({"tool_calls": [head(index, scripted)]}),
+            )
+            for number, part in enumerate(pieces[index]):
+                yield where(index, number), self._delta({"tool_calls": [piece(index, part)]})
 
     def completion(self) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": self.turn.text}
@@ -347,6 +386,10 @@ class _Wire:
 
 
 # ---------------------------------------------------------------- server
+
+
+class _CutHere(Exception):
+    """Raised by ``stream_chunks`` where a turn's stream is to end early."""
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -479,7 +522,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         wire = _Wire(turn, body)
         if not body.get("stream"):
-            if turn.drop_after_chunks is not None:
+            if turn.drop_after_chunks is not None or turn.cut_at is not None:
                 self._drop()
                 return
             self._send_json(200, wire.completion(), turn.headers)
@@ -506,20 +549,31 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
+        if turn.cut_at is not None:
+            # The connection ends with the cut stream: no client may reuse it.
+            self.send_header("connection", "close")
         for name, value in turn.headers.items():
             self.send_header(name, value)
         self.end_headers()
         owner = self.server.owner
         try:
-            for sent, chunk in enumerate(chunks):
-                if turn.drop_after_chunks is not None and sent >= turn.drop_after_chunks:
+            try:
+                for sent, chunk in enumerate(chunks):
+                    if turn.drop_after_chunks is not None and sent >= turn.drop_after_chunks:
+                        self._drop()
+                        return
+                    if sent and turn.chunk_delay and owner._stopping.wait(turn.chunk_delay):
+                        self._drop()
+                        return
+                    self._write_event(json.dumps(chunk))
+            except _CutHere:
+                if turn.cut_how == "drop":
                     self._drop()
                     return
-                if sent and turn.chunk_delay and owner._stopping.wait(turn.chunk_delay):
-                    self._drop()
-                    return
-                self._write_event(json.dumps(chunk))
-            self._write_event("[DONE]")
+                # A clean end of the body with no finish reason and no [DONE].
+                self.close_connection = True
+            else:
+                self._write_event("[DONE]")
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):

@@ -5,10 +5,11 @@ One JSON object per line, in both directions. The parent sends requests::
     {"id": 7, "op": "stream" | "complete", "config": {LLMConfig}, "messages": [...], "tools": [...]}
     {"id": 7, "op": "cancel"}
 
-and the worker answers, for each request id, zero or more ``chunk`` frames then exactly
-one ``response`` or ``error`` frame (none after a cancel)::
+and the worker answers, for each request id, zero or more ``chunk`` and ``restart``
+frames then exactly one ``response`` or ``error`` frame (none after a cancel)::
 
     {"id": 7, "kind": "chunk", "text": "..."}
+    {"id": 7, "kind": "restart", "reason": "...", "attempt": 2}
     {"id": 7, "kind": "response", "response": {LLMResponse}}
     {"id": 7, "kind": "error", "error": {"type": "LLMTransientError", "message": ..., ...}}
 

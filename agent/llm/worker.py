@@ -26,8 +26,9 @@ from typing import Any, BinaryIO
 from agentls.agent.config import LLMConfig
 from agentls.agent.llm import _litellm
 from agentls.agent.llm.adapter import LiteLLMAdapter
-from agentls.agent.llm.models import LLMResponse
+from agentls.agent.llm.models import LLMResponse, StreamRestart
 from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_to_wire
+from agentls.agent.stdout_guard import protect_stdout
 
 log = logging.getLogger("agentls.agent.llm.worker")
 
@@ -122,6 +123,15 @@ class Worker:
                 async for item in adapter.completion_stream(messages, tools):
                     if isinstance(item, LLMResponse):
                         response = item
+                    elif isinstance(item, StreamRestart):
+                        self._send(
+                            {
+                                "id": call_id,
+                                "kind": "restart",
+                                "reason": item.reason,
+                                "attempt": item.attempt,
+                            }
+                        )
                     else:
                         self._send({"id": call_id, "kind": "chunk", "text": item.data})
                 if response is None:
@@ -132,17 +142,27 @@ class Worker:
             self._send({"id": call_id, "kind": "error", "error": error_to_wire(exc)})
         else:
             assert response is not None
+            response = with_cost(response, adapter.config.model)
             self._send({"id": call_id, "kind": "response", "response": response.model_dump()})
 
 
-def protect_stdout() -> BinaryIO:
-    """The protocol's output; fd 1 and ``sys.stdout`` now write to stderr, so nothing
-    litellm prints can corrupt the stream."""
-    sys.stdout.flush()
-    out_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(out_fd, "wb", buffering=0)
+def with_cost(response: LLMResponse, model: str) -> LLMResponse:
+    """The response with ``usage.cost`` (US dollars) when litellm knows the model's price."""
+    usage = response.usage
+    litellm = _litellm.loaded()
+    if not usage or litellm is None:
+        return response
+    try:
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=model,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+        )
+    except Exception:  # not in litellm's price list (local models, proxies' aliases)
+        return response
+    return response.model_copy(
+        update={"usage": {**usage, "cost": float(prompt_cost) + float(completion_cost)}}
+    )
 
 
 async def serve(stdin: BinaryIO, stdout: BinaryIO, log_level: int) -> None:

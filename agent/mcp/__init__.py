@@ -1,11 +1,15 @@
-"""Tools from remote MCP servers, through the official MCP Python SDK (issue 8).
+"""Tools from MCP servers (local over stdio, remote over HTTP), through the official
+MCP Python SDK.
 
-``MCPManager`` connects the configured servers and registers their tools as
-``mcp_{server}_{tool}``; ``load_mcp_tools`` is the one-call form for front ends.
+``MCPManager`` starts or connects the configured servers and registers their tools as
+``mcp_{server}_{tool}``; ``mcp_tools`` is the one-call form for one run, ``MCPPool``
+the language server's, and ``workspace_servers`` adds the servers of the workspace's
+``.vscode/mcp.json`` and ``.mcp.json``.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -15,6 +19,8 @@ from agentls.agent.mcp.manager import MCPManager
 from agentls.agent.mcp.names import VALID_NAME, dedupe, prefixed_name, sanitize
 from agentls.agent.mcp.pool import MCPPool
 from agentls.agent.mcp.render import render_block, render_result
+from agentls.agent.mcp.sources import WorkspaceServers, workspace_servers
+from agentls.agent.mcp.stdio import end_all_groups
 from agentls.agent.mcp.tools import MCPTool, RemoteTool, discovery_tools, make_tool
 from agentls.agent.tools.registry import ToolRegistry
 
@@ -42,14 +48,19 @@ async def mcp_tools(
 
     Yields ``registry`` unchanged (None: let ``run_agent`` build the default) when no
     server is configured. Each server that cannot be used is passed to ``warn`` once.
+    Local (stdio) servers are stopped, with whatever they started, when the block ends.
     """
-    if not config.mcp.servers:
+    found = await asyncio.to_thread(workspace_servers, config)
+    for message in found.warnings:
+        warn(message)
+    if not found.servers:
         yield registry
         return
     from agentls.agent.tools import build_registry
 
-    target = registry if registry is not None else build_registry()
-    async with MCPManager(config.mcp) as manager:
+    target = registry if registry is not None else build_registry(config)
+    manager = MCPManager(config.mcp, workspace=config.workspace.root, servers=found.servers)
+    async with manager:
         manager.register(target)
         for message in manager.warnings:
             warn(message)
@@ -63,8 +74,10 @@ __all__ = [
     "MCPPool",
     "MCPTool",
     "RemoteTool",
+    "WorkspaceServers",
     "dedupe",
     "discovery_tools",
+    "end_all_groups",
     "load_mcp_tools",
     "make_tool",
     "mcp_tools",
@@ -73,4 +86,5 @@ __all__ = [
     "render_result",
     "resolve_token",
     "sanitize",
+    "workspace_servers",
 ]

@@ -1,10 +1,12 @@
-"""One connection to one remote MCP server, over the SDK's streamable-HTTP client.
+"""One connection to one MCP server: a local process over stdio, or a URL over
+streamable HTTP (or the older HTTP+SSE transport).
 
-The SDK's transport and ``ClientSession`` are async context managers built on anyio
-task groups, which must be entered and exited in the same task. So each connection
-has one background task that owns them for their whole life; callers hand it jobs
-through a queue and wait on a future. A dropped connection ends that task and fails
-what was in flight; the next call starts a new task, which is the reconnect.
+The SDK's transports and ``ClientSession`` are async context managers built on anyio
+task groups, which must be entered and exited in the same task, last in first out. So
+each connection has one background task that owns them for their whole life; callers
+hand it jobs through a queue and wait on a future. A dropped connection (a stdio server
+that exited, an HTTP error) ends that task and fails what was in flight; the next call
+starts a new task, which is the reconnect (for stdio: the restart).
 """
 
 from __future__ import annotations
@@ -13,18 +15,29 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
 from typing import Any, TypeVar
 
+import anyio
 import httpx2
 import mcp_types as types
 from mcp import ClientSession
 from mcp import MCPError as SDKError
+from mcp.client._transport import ReadStream, TransportStreams
+from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
 
 from agentls.agent.config import MCPServerConfig
 from agentls.agent.errors import MCPConnectionError, MCPToolCallError
+from agentls.agent.mcp.expand import expand, read_env_file
+from agentls.agent.mcp.stdio import MARKER_VARIABLE, ProcessGroup, StderrLog
 
 log = logging.getLogger(__name__)
 
@@ -71,17 +84,28 @@ class MCPConnection:
     """A lazily (re)connected session with one MCP server."""
 
     def __init__(
-        self, server: MCPServerConfig, *, connect_timeout: float = 10.0, call_timeout: float = 60.0
+        self,
+        server: MCPServerConfig,
+        *,
+        connect_timeout: float = 10.0,
+        call_timeout: float = 60.0,
+        workspace: Path | None = None,
     ) -> None:
         self.server = server
         self.connect_timeout = connect_timeout
         self.call_timeout = call_timeout
+        #: Where ``${workspaceFolder}`` points and a stdio server runs by default.
+        self.workspace = Path(workspace) if workspace is not None else Path.cwd()
         self.tools: list[types.Tool] = []
+        #: The pid of the running stdio server (None for HTTP, or when not running).
+        self.pid: int | None = None
         self._queue: asyncio.Queue[_Pending | None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[None] | None = None
         self._lock = asyncio.Lock()
         self._auth_status: int | None = None
+        self._stderr: StderrLog | None = None
+        self._group: ProcessGroup | None = None
         self._closed = False
 
     @property
@@ -98,10 +122,10 @@ class MCPConnection:
         )
 
     async def connect(self) -> list[types.Tool]:
-        """Connect (if not connected) and return the server's tools.
+        """Connect (start the server, for stdio) if not connected; return its tools.
 
-        Raises MCPConnectionError naming the server when it cannot be reached, refuses
-        the token, or does not answer within the timeout.
+        Raises MCPConnectionError naming the server when it cannot be started or
+        reached, refuses the token, or does not answer within the timeout.
         """
         async with self._lock:
             if self._closed:
@@ -109,21 +133,21 @@ class MCPConnection:
             if self.connected:
                 return self.tools
             await self._stop_task()
-            token = resolve_token(self.server)
+            opener = self._opener()
             loop = asyncio.get_running_loop()
             self._queue = asyncio.Queue()
             self._ready = loop.create_future()
             self._auth_status = None
             self._task = asyncio.create_task(
-                self._own_session(token, self._queue, self._ready), name=f"mcp:{self.name}"
+                self._own_session(opener, self._queue, self._ready), name=f"mcp:{self.name}"
             )
             try:
                 await asyncio.wait_for(asyncio.shield(self._ready), self.connect_timeout)
             except TimeoutError:
                 await self._stop_task()
                 raise MCPConnectionError(
-                    f"MCP server {self.name!r} at {self.server.url} did not answer within "
-                    f"{self.connect_timeout:g}s"
+                    f"MCP server {self.name!r} ({self.server.where}) did not answer within "
+                    f"{self.connect_timeout:g}s{self._stderr_hint()}"
                 ) from None
             except MCPConnectionError:
                 await self._stop_task()
@@ -131,7 +155,7 @@ class MCPConnection:
             return self.tools
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        """Call ``tool``; reconnects first if the last connection dropped.
+        """Call ``tool``; reconnects (restarts a stdio server) first if the last one dropped.
 
         A tool that reports ``isError`` raises MCPToolCallError; a lost connection or a
         timeout raises MCPConnectionError. Both name the server and the tool.
@@ -161,6 +185,8 @@ class MCPConnection:
             # Anything else at the protocol level (connection closed, session gone, HTTP
             # error) means this session is not worth keeping: the next call reconnects.
             await self._stop_task(graceful=False)
+            if exc.code == types.CONNECTION_CLOSED and self.server.transport == "stdio":
+                raise MCPConnectionError(f"{where}: {self._lost()}") from None
             raise MCPConnectionError(f"{where}: connection failed: {exc.message}") from None
         except MCPConnectionError as exc:
             await self._stop_task(graceful=False)
@@ -177,13 +203,14 @@ class MCPConnection:
         return result
 
     async def aclose(self) -> None:
-        """Close the session (in the task that opened it) and stop reconnecting."""
+        """Close the session (in the task that opened it; a stdio server is stopped with
+        everything it started) and stop reconnecting."""
         self._closed = True
         await self._stop_task()
 
     async def _submit(self, job: Job, limit: float) -> Any:
         if self._queue is None or self._task is None or self._task.done():
-            raise MCPConnectionError("the connection was lost")
+            raise MCPConnectionError(self._lost())
         pending = _Pending(job)
         await self._queue.put(pending)
         try:
@@ -199,14 +226,21 @@ class MCPConnection:
         self._queue = None
         if task is None or task.done():
             return
-        if graceful and queue is not None:
+        started = self._ready is not None and self._ready.done() and not self._ready.cancelled()
+        if graceful and started and queue is not None:
+            # (A server still starting never reads the queue: it is cancelled right away.)
             queue.put_nowait(None)
+            # A stdio server gets the SDK's grace (stdin closed, 2 s, SIGTERM, 2 s, SIGKILL)
+            # and the sweep of its group (2 s), with room for a loaded machine.
             with contextlib.suppress(TimeoutError, Exception):
-                await asyncio.wait_for(asyncio.shield(task), 3.0)
+                await asyncio.wait_for(asyncio.shield(task), 15.0)
         if not task.done():
             task.cancel()
             # asyncio.wait never raises the task's error, yet lets our own cancellation through.
             await asyncio.wait({task})
+        if self._group is not None:
+            # A cancelled close may have cut the SDK's shutdown short: end what is left.
+            await self._group.end()
 
     def _note_response(self) -> Callable[[httpx2.Response], Awaitable[None]]:
         async def hook(response: httpx2.Response) -> None:
@@ -215,34 +249,145 @@ class MCPConnection:
 
         return hook
 
+    # -- transports ---------------------------------------------------------------------
+
+    def _opener(self) -> Callable[[contextlib.AsyncExitStack], Awaitable[TransportStreams]]:
+        """The transport to open in the owning task, checked now so that a bad entry
+        (unknown command, unset variable) fails with a message naming it."""
+        if self.server.transport == "stdio":
+            params = self._stdio_parameters()
+            return lambda stack: self._open_stdio(stack, params)
+        url = self._expand(self.server.url or "", "url")
+        headers = {
+            key: self._expand(value, f"headers.{key}") for key, value in self.server.headers.items()
+        }
+        token = resolve_token(self.server)
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        if self.server.transport == "sse":
+            return lambda stack: self._open_sse(stack, url, headers)
+        return lambda stack: self._open_http(stack, url, headers)
+
+    def _expand(self, value: str, where: str) -> str:
+        return expand(value, server=self.name, where=where, workspace=self.workspace)
+
+    def _stdio_parameters(self) -> StdioServerParameters:
+        server = self.server
+        env: dict[str, str] = {}
+        if server.env_file:
+            path = Path(self._expand(server.env_file, "env_file"))
+            env.update(read_env_file(self.workspace / path, server=self.name))
+        env.update({key: self._expand(value, f"env.{key}") for key, value in server.env.items()})
+        cwd = self.workspace / self._expand(server.cwd, "cwd") if server.cwd else self.workspace
+        if not cwd.is_dir():
+            raise MCPConnectionError(
+                f"MCP server {self.name!r}: its working directory {cwd} (cwd) does not exist"
+            )
+        command = self._expand(server.command or "", "command")
+        # The child's PATH is ours unless the entry sets one; look it up the same way.
+        search = env.get("PATH", os.environ.get("PATH", os.defpath))
+        if os.sep in command:
+            resolved = str(cwd / command) if not os.path.isabs(command) else command
+            found = resolved if os.access(resolved, os.X_OK) and Path(resolved).is_file() else None
+        else:
+            found = shutil.which(command, path=search)
+        if found is None:
+            raise MCPConnectionError(
+                f"MCP server {self.name!r}: command {command!r} not found"
+                + ("" if os.sep in command else " on PATH")
+                + " (is it installed?)"
+            )
+        args = [self._expand(arg, f"args[{i}]") for i, arg in enumerate(server.args)]
+        return StdioServerParameters(command=found, args=args, env=env, cwd=cwd)
+
+    async def _open_stdio(
+        self, stack: contextlib.AsyncExitStack, params: StdioServerParameters
+    ) -> TransportStreams:
+        stderr = StderrLog(self.name)
+        self._stderr = stderr
+        await stderr.start()
+        # Exit order is last in, first out: the session, then the SDK's transport (stdin
+        # closed, the server ended), then whatever the server left behind, then the log.
+        stack.push_async_callback(stderr.aclose)
+        group = ProcessGroup(self.name)
+        self._group = group
+        stack.push_async_callback(group.end)
+        marker = uuid.uuid4().hex
+        params = params.model_copy(update={"env": {**(params.env or {}), MARKER_VARIABLE: marker}})
+        try:
+            streams = await stack.enter_async_context(stdio_client(params, errlog=stderr.writer))
+        except OSError as exc:
+            raise MCPConnectionError(
+                f"MCP server {self.name!r}: cannot start {params.command}: {exc.strerror or exc}"
+            ) from None
+        stderr.child_started()
+        self.pid = await group.find(marker)
+        stack.callback(self._forget_pid)
+        return streams
+
+    def _forget_pid(self) -> None:
+        self.pid = None
+
+    async def _open_http(
+        self, stack: contextlib.AsyncExitStack, url: str, headers: dict[str, str]
+    ) -> TransportStreams:
+        http = await stack.enter_async_context(
+            httpx2.AsyncClient(
+                headers=headers,
+                timeout=httpx2.Timeout(self.connect_timeout, read=max(self.call_timeout, 300.0)),
+                event_hooks={"response": [self._note_response()]},
+            )
+        )
+        return await stack.enter_async_context(streamable_http_client(url, http_client=http))
+
+    async def _open_sse(
+        self, stack: contextlib.AsyncExitStack, url: str, headers: dict[str, str]
+    ) -> TransportStreams:
+        def factory(
+            headers: dict[str, str] | None = None,
+            timeout: httpx2.Timeout | None = None,
+            auth: httpx2.Auth | None = None,
+        ) -> httpx2.AsyncClient:
+            return httpx2.AsyncClient(
+                headers=headers,
+                timeout=timeout,
+                auth=auth,
+                follow_redirects=True,
+                event_hooks={"response": [self._note_response()]},
+            )
+
+        streams: TransportStreams = await stack.enter_async_context(
+            sse_client(
+                url,
+                headers=headers,
+                timeout=self.connect_timeout,
+                sse_read_timeout=max(self.call_timeout, 300.0),
+                httpx_client_factory=factory,
+            )
+        )
+        return streams
+
+    # -- the owning task ----------------------------------------------------------------
+
     async def _own_session(
         self,
-        token: str | None,
+        opener: Callable[[contextlib.AsyncExitStack], Awaitable[TransportStreams]],
         queue: asyncio.Queue[_Pending | None],
         ready: asyncio.Future[None],
     ) -> None:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
         in_flight: set[_Pending] = set()
         failure: BaseException | None = None
         try:
-            async with (
-                httpx2.AsyncClient(
-                    headers=headers,
-                    timeout=httpx2.Timeout(
-                        self.connect_timeout, read=max(self.call_timeout, 300.0)
-                    ),
-                    event_hooks={"response": [self._note_response()]},
-                ) as http,
-                streamable_http_client(self.server.url, http_client=http) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                try:
-                    await session.initialize()
-                    self.tools = await _list_all_tools(session)
-                except Exception as exc:
-                    raise self._connect_error(exc) from None
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await opener(stack)
+                watched = _WatchedReadStream(read)
+                session = await stack.enter_async_context(ClientSession(watched, write))
+                # A failure here is turned into a message below, once the stack has
+                # closed: by then a stdio server's last stderr lines have been read.
+                await session.initialize()
+                self.tools = await _list_all_tools(session)
                 ready.set_result(None)
-                await self._serve(session, queue, in_flight)
+                await self._serve(session, queue, in_flight, watched.ended)
         except asyncio.CancelledError:
             failure = MCPConnectionError("the connection was closed")
             raise
@@ -258,7 +403,7 @@ class MCPConnection:
             # ready's exception may never be retrieved (a cancelled connect); mark it seen.
             if ready.done() and not ready.cancelled():
                 ready.exception()
-            lost = MCPConnectionError("the connection was lost")
+            lost = MCPConnectionError(self._lost())
             for pending in in_flight:
                 if not pending.future.done():
                     pending.future.set_exception(lost)
@@ -272,6 +417,7 @@ class MCPConnection:
         session: ClientSession,
         queue: asyncio.Queue[_Pending | None],
         in_flight: set[_Pending],
+        ended: asyncio.Event,
     ) -> None:
         async def run(pending: _Pending) -> None:
             try:
@@ -280,7 +426,7 @@ class MCPConnection:
                 # Cancelled because the session is going away: the caller must hear that now,
                 # not at its own timeout.
                 if not pending.future.done():
-                    pending.future.set_exception(MCPConnectionError("the connection was lost"))
+                    pending.future.set_exception(MCPConnectionError(self._lost()))
                 raise
             except Exception as exc:
                 if not pending.future.done():
@@ -294,9 +440,21 @@ class MCPConnection:
         # Jobs run as tasks of this (owning) task's scope, so parallel tool calls do not
         # wait for each other; they are awaited below before the session closes.
         jobs: set[asyncio.Task[None]] = set()
+        # The server's end of the stream closing (a stdio server that exited) ends the
+        # session at once, so the next call starts a fresh one instead of failing.
+        gone = asyncio.create_task(ended.wait())
         try:
             while True:
-                item = await queue.get()
+                getter = asyncio.create_task(queue.get())
+                done, _ = await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if getter not in done:
+                    getter.cancel()
+                    log.warning("MCP server %r: %s", self.name, self._lost())
+                    # What was in flight failed with the stream; let it report that first.
+                    if jobs:
+                        await asyncio.wait(jobs, timeout=1.0)
+                    break
+                item = getter.result()
                 if item is None:
                     break
                 pending = item
@@ -305,29 +463,85 @@ class MCPConnection:
                 jobs.add(task)
                 task.add_done_callback(jobs.discard)
         finally:
+            gone.cancel()
             for task in list(jobs):
                 task.cancel()
             if jobs:
                 await asyncio.wait(jobs)
 
+    def _lost(self) -> str:
+        if self.server.transport != "stdio":
+            return "the connection was lost"
+        return "the server process stopped" + self._stderr_hint() + "; the next call restarts it"
+
+    def _stderr_hint(self) -> str:
+        tail = self._stderr.tail() if self._stderr is not None else ""
+        return f" (its stderr: {tail})" if tail else ""
+
     def _connect_error(self, exc: BaseException) -> MCPConnectionError:
         if isinstance(exc, MCPConnectionError):
             return exc
-        prefix = f"MCP server {self.name!r} at {self.server.url}"
+        prefix = f"MCP server {self.name!r} ({self.server.where})"
         if self._auth_status is not None:
             hint = (
                 f"check the token in ${self.server.token_env}"
                 if self.server.token_env
-                else "check its token (token_env)"
+                else "check its token (token_env) or headers"
             )
             return MCPConnectionError(
                 f"{prefix} refused the credentials (HTTP {self._auth_status}): {hint}"
             )
+        if self.server.transport == "stdio":
+            if isinstance(exc, SDKError) and exc.code == types.CONNECTION_CLOSED:
+                return MCPConnectionError(f"{prefix} exited before answering{self._stderr_hint()}")
+            return MCPConnectionError(f"{prefix}: {_reason_of(exc)}{self._stderr_hint()}")
         if isinstance(exc, SDKError):
             return MCPConnectionError(f"{prefix}: {exc.message}")
         if isinstance(exc, httpx2.ConnectError):
             return MCPConnectionError(f"{prefix} is not reachable (connection refused)")
         return MCPConnectionError(f"{prefix}: {type(exc).__name__}: {exc}")
+
+
+class _WatchedReadStream:
+    """The transport's read stream, noting when the server's side of it ends."""
+
+    def __init__(self, inner: ReadStream[SessionMessage | Exception]) -> None:
+        self.inner = inner
+        self.ended = asyncio.Event()
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            return await self.inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self.ended.set()
+            raise
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def __aiter__(self) -> _WatchedReadStream:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _WatchedReadStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        # e.g. ``last_context``, which the SDK reads with getattr when a transport has it.
+        return getattr(self.inner, name)
 
 
 async def _list_all_tools(session: ClientSession) -> list[types.Tool]:
@@ -352,3 +566,9 @@ def _unwrap(exc: BaseException) -> BaseException:
 
 def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
+
+
+def _reason_of(exc: BaseException) -> str:
+    if isinstance(exc, SDKError):
+        return exc.message
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

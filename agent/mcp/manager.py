@@ -1,4 +1,4 @@
-"""All configured MCP servers: connect them together, register their tools, close them.
+"""All configured MCP servers: start or connect them together, register their tools, close them.
 
 Usage (the CLI, the language server)::
 
@@ -18,29 +18,41 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
+from pathlib import Path
 from types import TracebackType
 
-from agentls.agent.config import MCPConfig
+from agentls.agent.config import MCPConfig, MCPServerConfig
 from agentls.agent.errors import MCPConnectionError
 from agentls.agent.mcp.connection import MCPConnection
 from agentls.agent.mcp.names import dedupe, prefixed_name
 from agentls.agent.mcp.tools import RemoteTool, discovery_tools, make_tool
-from agentls.agent.tools.base import Tool
+from agentls.agent.tools.base import AnyTool
 from agentls.agent.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
 
 class MCPManager:
-    def __init__(self, config: MCPConfig) -> None:
+    def __init__(
+        self,
+        config: MCPConfig,
+        *,
+        workspace: Path | None = None,
+        servers: Sequence[MCPServerConfig] | None = None,
+    ) -> None:
+        """``servers`` (default: ``config.servers``) may add those of the workspace's
+        other MCP files (``agent.mcp.sources``); ``workspace`` is where stdio servers run
+        and what ``${workspaceFolder}`` means (default: the current directory)."""
         self.config = config
         self.connections = [
             MCPConnection(
                 server,
                 connect_timeout=config.connect_timeout,
                 call_timeout=config.call_timeout,
+                workspace=workspace,
             )
-            for server in config.servers
+            for server in (config.servers if servers is None else servers)
         ]
         #: One message per server that could not be used, for the front end to show.
         self.warnings: list[str] = []
@@ -60,7 +72,8 @@ class MCPManager:
         await self.aclose()
 
     async def start(self) -> list[str]:
-        """Connect every server concurrently and collect their tools; returns the warnings."""
+        """Start or connect every server concurrently and collect their tools; returns the
+        warnings."""
         if self._started:
             return self.warnings
         self._started = True
@@ -105,7 +118,7 @@ class MCPManager:
         """Whether the tools are too many to send: the model discovers them instead."""
         return len(self.remotes) > self.config.max_tool_schemas
 
-    def tools(self) -> list[Tool]:
+    def tools(self) -> list[AnyTool]:
         """The tools to register: one per remote tool, or the discovery trio."""
         if not self.remotes:
             return []

@@ -17,10 +17,12 @@ import jsonschema  # type: ignore[import-untyped]
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentls.agent.config import AgentConfig
 from agentls.agent.errors import MCPError
 from agentls.agent.mcp.connection import MCPConnection
 from agentls.agent.mcp.render import render_result
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.text import shorten
+from agentls.agent.tools.base import AnyTool, RunContext, Tool, ToolContext, ToolResult
 
 #: Longest description passed to the model for one remote tool.
 MAX_DESCRIPTION = 1024
@@ -47,8 +49,7 @@ class RemoteTool:
 
     def description(self) -> str:
         text = (self.tool.description or self.tool.title or self.tool.name).strip()
-        if len(text) > MAX_DESCRIPTION:
-            text = text[: MAX_DESCRIPTION - 3] + "..."
+        text = shorten(text, MAX_DESCRIPTION)
         return f"{text} (MCP tool {self.tool.name!r} on server {self.server!r})"
 
     def input_schema(self) -> dict[str, Any]:
@@ -97,10 +98,10 @@ def _arguments(args: Any) -> dict[str, Any]:
 
 def _preview(arguments: dict[str, Any]) -> str:
     text = json.dumps(arguments, indent=2, ensure_ascii=False, default=str)
-    return text if len(text) <= 2000 else text[:2000] + "\n..."
+    return shorten(text, 2000, marker="\n…")
 
 
-class MCPTool(Tool):
+class MCPTool(Tool[AnyArguments]):
     """Base of the per-remote-tool classes built by ``make_tool``."""
 
     args_model: ClassVar[type[BaseModel]] = AnyArguments
@@ -116,18 +117,18 @@ class MCPTool(Tool):
             },
         }
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: AnyArguments, ctx: ToolContext) -> ToolResult:
         return await self.remote.call(_arguments(args))
 
-    async def describe_for_approval(self, args: Any, engine: Any) -> tuple[str, str]:
+    async def describe_for_approval(self, args: AnyArguments, run: RunContext) -> tuple[str, str]:
         return (
             f"The agent wants to call the tool {self.remote.tool.name!r} on the MCP server "
-            f"{self.remote.server!r} ({self.remote.connection.server.url}).",
+            f"{self.remote.server!r} ({self.remote.connection.server.where}).",
             _preview(_arguments(args)),
         )
 
 
-def make_tool(remote: RemoteTool) -> Tool:
+def make_tool(remote: RemoteTool) -> AnyTool:
     """A Tool instance for ``remote``; each gets its own class because Tool's
     name, description and sensitivity are class attributes."""
     cls = type(
@@ -140,7 +141,7 @@ def make_tool(remote: RemoteTool) -> Tool:
             "remote": remote,
         },
     )
-    tool: Tool = cls()
+    tool: AnyTool = cls()
     return tool
 
 
@@ -184,7 +185,7 @@ class _Catalog:
         )
 
 
-class ListMCPTools(Tool):
+class ListMCPTools(Tool[ListArgs]):
     name = "list_mcp_tools"
     description = (
         "List the tools offered by the connected MCP servers (name, server, one-line "
@@ -195,7 +196,7 @@ class ListMCPTools(Tool):
     def __init__(self, catalog: _Catalog) -> None:
         self.catalog = catalog
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: ListArgs, ctx: ToolContext) -> ToolResult:
         query = (args.query or "").lower()
         lines = []
         for remote in self.catalog.by_name.values():
@@ -211,7 +212,7 @@ class ListMCPTools(Tool):
         return ToolResult.ok(f"{len(lines)} MCP tools:\n" + "\n".join(lines))
 
 
-class DescribeMCPTool(Tool):
+class DescribeMCPTool(Tool[DescribeArgs]):
     name = "describe_mcp_tool"
     description = "Show an MCP tool's full description and the JSON Schema of its arguments."
     args_model = DescribeArgs
@@ -219,7 +220,7 @@ class DescribeMCPTool(Tool):
     def __init__(self, catalog: _Catalog) -> None:
         self.catalog = catalog
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: DescribeArgs, ctx: ToolContext) -> ToolResult:
         remote = self.catalog.find(args.name)
         if remote is None:
             return self.catalog.unknown(args.name)
@@ -229,7 +230,7 @@ class DescribeMCPTool(Tool):
         )
 
 
-class CallMCPTool(Tool):
+class CallMCPTool(Tool[CallArgs]):
     name = "call_mcp_tool"
     description = (
         "Call an MCP tool found with list_mcp_tools, with arguments matching the schema "
@@ -243,29 +244,29 @@ class CallMCPTool(Tool):
     def __init__(self, catalog: _Catalog) -> None:
         self.catalog = catalog
 
-    def auto_approval(self, args: dict[str, Any], agent: Any) -> str:
+    def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:
         remote = self.catalog.find(str(args.get("name", "")))
         if remote is not None and remote.trusted:
             return f"MCP server {remote.server!r} is trusted"
         return ""
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: CallArgs, ctx: ToolContext) -> ToolResult:
         remote = self.catalog.find(args.name)
         if remote is None:
             return self.catalog.unknown(args.name)
         return await remote.call(dict(args.arguments))
 
-    async def describe_for_approval(self, args: Any, engine: Any) -> tuple[str, str]:
+    async def describe_for_approval(self, args: CallArgs, run: RunContext) -> tuple[str, str]:
         remote = self.catalog.find(args.name)
         if remote is None:
             return f"The agent wants to call an unknown MCP tool {args.name!r}.", ""
         return (
             f"The agent wants to call the tool {remote.tool.name!r} on the MCP server "
-            f"{remote.server!r} ({remote.connection.server.url}).",
+            f"{remote.server!r} ({remote.connection.server.where}).",
             _preview(dict(args.arguments)),
         )
 
 
-def discovery_tools(remotes: list[RemoteTool]) -> list[Tool]:
+def discovery_tools(remotes: list[RemoteTool]) -> list[AnyTool]:
     catalog = _Catalog(remotes)
     return [ListMCPTools(catalog), DescribeMCPTool(catalog), CallMCPTool(catalog)]

@@ -14,6 +14,19 @@ _SHOWN_LINES = 20
 
 
 def apply_patch(patch_text: str, read: Callable[[str], str | None]) -> dict[str, str | None]:
+    """Apply a patch, unified diff or V4A (told apart by ``*** Begin Patch``).
+
+    See ``apply_unified`` and ``agent.patch.v4a.apply_v4a``: both return path → new text
+    (None = delete) and write nothing, raising PatchError when any part does not apply.
+    """
+    from agentls.agent.patch.v4a import apply_v4a, is_v4a
+
+    if is_v4a(patch_text):
+        return apply_v4a(patch_text, read)
+    return apply_unified(patch_text, read)
+
+
+def apply_unified(patch_text: str, read: Callable[[str], str | None]) -> dict[str, str | None]:
     """Apply every file patch of ``patch_text`` and return path → new text (None = delete).
 
     ``read(path)`` gives a file's current text or None when it does not exist. Nothing is
@@ -46,8 +59,8 @@ def apply_hunks(old_text: str | None, fp: FilePatch) -> str | None:
         raise PatchError(
             f"cannot modify {fp.source}: it does not exist (a new file needs '--- /dev/null')"
         )
-    lines = _split(old_text or "")
-    eol = _dominant_eol(lines, fp.crlf)
+    lines = split_lines(old_text or "")
+    eol = dominant_eol(lines, fp.crlf)
     out = _apply(lines, fp, eol)
     if not fp.is_delete:
         return "".join(text + ending for text, ending in out)
@@ -110,7 +123,7 @@ def _set_final_newline(out: list[Line], hunk: Hunk, lines: list[Line], eol: str)
     out[-1] = (text, ending)
 
 
-def _split(text: str) -> list[Line]:
+def split_lines(text: str) -> list[Line]:
     # Not str.splitlines: it also splits on \f, \x1c, \u2028 and friends, which diff does not.
     parts = text.split("\n")
     last = parts.pop()
@@ -120,7 +133,7 @@ def _split(text: str) -> list[Line]:
     return lines
 
 
-def _dominant_eol(lines: list[Line], patch_crlf: bool) -> str:
+def dominant_eol(lines: list[Line], patch_crlf: bool) -> str:
     crlf = sum(ending == "\r\n" for _, ending in lines)
     lf = sum(ending == "\n" for _, ending in lines)
     if crlf or lf:

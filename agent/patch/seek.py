@@ -37,9 +37,9 @@ def seek(lines: Sequence[str], old: Sequence[str], expected: int, floor: int) ->
         return _insertion_point(len(lines), expected, floor)
     earlier: list[int] = []
     for level, normalise in LEVELS:
-        matches = _matches(lines, old, normalise)
-        usable = [index for index in matches if index >= floor]
-        earlier = earlier or [index for index in matches if index < floor]
+        found = matches(lines, old, normalise)
+        usable = [index for index in found if index >= floor]
+        earlier = earlier or [index for index in found if index < floor]
         if usable:
             return _closest(usable, expected, level)
     if earlier:
@@ -47,7 +47,7 @@ def seek(lines: Sequence[str], old: Sequence[str], expected: int, floor: int) ->
             f"the lines only occur at line {earlier[0] + 1}, before the end of the previous "
             "hunk; hunks must be in file order and must not overlap"
         )
-    raise SeekFailure(_near_miss(lines, old))
+    raise SeekFailure(near_miss(lines, old))
 
 
 def _insertion_point(size: int, expected: int, floor: int) -> int:
@@ -59,7 +59,7 @@ def _insertion_point(size: int, expected: int, floor: int) -> int:
     return expected
 
 
-def _matches(lines: Sequence[str], old: Sequence[str], normalise: Normalise) -> list[int]:
+def matches(lines: Sequence[str], old: Sequence[str], normalise: Normalise) -> list[int]:
     wanted = [normalise(line) for line in old]
     first = wanted[0]
     found: list[int] = []
@@ -90,7 +90,7 @@ def _closest(matches: list[int], expected: int, level: str) -> int:
     )
 
 
-def _near_miss(lines: Sequence[str], old: Sequence[str]) -> str:
+def near_miss(lines: Sequence[str], old: Sequence[str]) -> str:
     """Describe the most similar block of the file, so the author can see what differs."""
     if not lines:
         return "the file is empty"

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from typing import TYPE_CHECKING
+
+from agentls.agent.tools.base import AnyTool, RunContext, Tool, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
 
+if TYPE_CHECKING:
+    from agentls.agent.config import AppConfig
 
-def builtin_tools() -> list[Tool]:
-    """Every built-in tool (MCP tools are added per run by agent.mcp)."""
-    from agentls.agent.tools.edit import ApplyPatchTool, EditFileTool
+
+def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
+    """Every built-in tool (MCP tools are added per run by agent.mcp); ``config`` tunes
+    what their descriptions say (which patch format apply_patch shows first)."""
+    from agentls.agent.tools.edit import ApplyPatchTool, EditFileTool, lead_patch_format
     from agentls.agent.tools.exec import ExecuteCommandTool, PythonExecutorTool
     from agentls.agent.tools.files import DeleteFileTool, ListFilesTool, ReadFileTool, WriteFileTool
     from agentls.agent.tools.interaction import AskUserTool, UpdatePlanTool
@@ -21,7 +27,11 @@ def builtin_tools() -> list[Tool]:
         DeleteFileTool(),
         ListFilesTool(),
         EditFileTool(),
-        ApplyPatchTool(),
+        ApplyPatchTool(
+            lead_patch_format(config.llm.patch_format, config.llm.model)
+            if config is not None
+            else "unified"
+        ),
         SearchCodeTool(),
         GrepTool(),
         FindFilesTool(),
@@ -34,8 +44,17 @@ def builtin_tools() -> list[Tool]:
     ]
 
 
-def build_registry() -> ToolRegistry:
-    return ToolRegistry(builtin_tools())
+def build_registry(config: AppConfig | None = None) -> ToolRegistry:
+    return ToolRegistry(builtin_tools(config))
 
 
-__all__ = ["Tool", "ToolContext", "ToolRegistry", "ToolResult", "build_registry", "builtin_tools"]
+__all__ = [
+    "AnyTool",
+    "RunContext",
+    "Tool",
+    "ToolContext",
+    "ToolRegistry",
+    "ToolResult",
+    "build_registry",
+    "builtin_tools",
+]

@@ -1,16 +1,37 @@
-"""What every tool is and returns (seed 003, ``tools/base.py``)."""
+"""What every tool is and returns."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from agentls.agent.approval import EditRequest
+from agentls.agent.events import null_observer
+
 if TYPE_CHECKING:
+    from agentls.agent.approval import Approver
+    from agentls.agent.cancel import CancelToken
+    from agentls.agent.child_process import ChangesProbe
     from agentls.agent.config import AgentConfig, AppConfig
-    from agentls.agent.workspace import FileAccess
+    from agentls.agent.events import Observer, RunState
+    from agentls.agent.llm.protocol import LLM
+    from agentls.agent.session_recorder import SessionRecorder
+    from agentls.agent.workspace import EditOutcome, FileAccess, FileChange
+    from agentls.indexer.index import RepoIndex
+
+
+def _nobody() -> Approver:
+    from agentls.agent.approval import DenyingApprover
+
+    return DenyingApprover("no one can be asked to approve this (no interactive front end)")
+
+
+def _ignore_state(state: RunState) -> None:
+    """A run without a state machine (a test) has nobody to report states to."""
 
 
 class ToolResult(BaseModel):
@@ -29,31 +50,87 @@ class ToolResult(BaseModel):
         return cls(success=False, output=message, error=error or message)
 
 
-@dataclass
-class ToolContext:
-    """What a tool may use for one call. Built by the engine, never by the tool.
+@dataclass(frozen=True)
+class RunContext:
+    """Everything one run shares with its tools, typed, built once per run (``run_agent``
+    or a test), never changed afterwards and never built by a tool.
 
-    ``confirm_edits`` is set when the approval policy wants the human to confirm
-    this call and the tool changes files: the FileAccess then asks (a terminal
-    prompt, an annotated WorkspaceEdit, a showMessageRequest) as part of the write.
+    A tool uses what its code names: ``files`` and ``config`` always; ``index`` for
+    searches; ``approver`` to ask the human (``ask_user``) and to confirm edits;
+    ``observer`` and ``session`` to report a plan; ``set_state`` while a human is
+    asked; ``cancel`` to stop early; ``llm`` to explain a command; ``changes_probe``
+    to learn what a command changed.
     """
 
     files: FileAccess
     config: AppConfig
+    run_id: str = ""
     dry_run: bool = False
-    confirm_edits: bool = False
-    index: Any = None  # indexer.RepoIndex-like object offering search, or None
+    approver: Approver = field(default_factory=lambda: _nobody())
+    observer: Observer = null_observer
+    cancel: CancelToken | None = None
+    llm: LLM | None = None
+    index: RepoIndex | None = None
+    session: SessionRecorder | None = None
+    set_state: Callable[[RunState], None] = _ignore_state
+    changes_probe: ChangesProbe | None = None
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """One call's view of the run: the run's context plus what the engine decided
+    for this call. ``confirm_edits`` is set when the approval policy wants the human
+    to confirm this call and the tool changes files: ``apply`` then asks through the
+    run's Approver as part of the write.
+    """
+
+    run: RunContext
     agent: AgentConfig | None = None  # the running agent's settings (sandbox, timeouts)
     call_id: str = ""
-    run_id: str = ""
-    extras: dict[str, Any] = field(default_factory=dict)
+    tool: str = ""
+    confirm_edits: bool = False
+
+    @property
+    def files(self) -> FileAccess:
+        return self.run.files
+
+    @property
+    def config(self) -> AppConfig:
+        return self.run.config
+
+    @property
+    def dry_run(self) -> bool:
+        return self.run.dry_run
+
+    @property
+    def run_id(self) -> str:
+        return self.run.run_id
+
+    @property
+    def index(self) -> RepoIndex | None:
+        return self.run.index
+
+    async def apply(self, changes: Sequence[FileChange]) -> EditOutcome:
+        """Apply ``changes``; when this call needs confirmation, the run's Approver asks."""
+        if not self.confirm_edits:
+            return await self.files.apply(changes, confirm=False)
+        return await self.run.approver.confirm_edit(
+            EditRequest(self.run_id, self.call_id, self.tool, changes), self.files
+        )
 
 
-class Tool(ABC):
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+
+
+class Tool(ABC, Generic[ArgsT]):
     """A tool the model can call. Subclasses set the class attributes and ``run``.
 
-    ``args_model`` is a pydantic model with ``extra="forbid"``: its JSON schema is
-    exactly what the model sees, and its validation errors are what it is told.
+    One convention for arguments: a tool is ``Tool[ItsArgs]`` and ``args_model =
+    ItsArgs``, a pydantic model with ``extra="forbid"`` whose JSON schema is exactly
+    what the model sees and whose validation errors are what it is told. ``run`` and
+    ``describe_for_approval`` receive the validated ``ItsArgs``; ``auto_approval``
+    and ``summarize_args`` see the call's raw JSON object, because the policy and the
+    progress report must work even for a call whose arguments do not validate.
     """
 
     name: ClassVar[str]
@@ -69,7 +146,7 @@ class Tool(ABC):
     editable_arg: ClassVar[str | None] = None
 
     @abstractmethod
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
         """Do the work. Must not raise for expected failures: return ToolResult.fail."""
 
     def schema(self) -> dict[str, Any]:
@@ -84,11 +161,11 @@ class Tool(ABC):
             "function": {"name": self.name, "description": self.description, "parameters": params},
         }
 
-    def auto_approval(self, args: dict[str, Any], agent: Any) -> str:
+    def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:
         """A reason this sensitive call may run without asking (an allow-list match), or ''."""
         return ""
 
-    async def describe_for_approval(self, args: Any, engine: Any) -> tuple[str, str]:
+    async def describe_for_approval(self, args: ArgsT, run: RunContext) -> tuple[str, str]:
         """(plain-words explanation, exact preview) shown when a human is asked."""
         return f"The agent wants to run {self.name}.", ""
 
@@ -100,3 +177,7 @@ class Tool(ABC):
             if isinstance(value, bool | int | float) or value is None or is_short_text:
                 short[key] = value
         return short
+
+
+#: A tool whatever its arguments: what the registry, the engine and the policy hold.
+AnyTool = Tool[Any]

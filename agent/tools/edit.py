@@ -1,14 +1,15 @@
-"""edit_file (exact, unique replacement) and apply_patch (unified diff)."""
+"""edit_file (exact, unique replacement) and apply_patch (unified diff or V4A)."""
 
 from __future__ import annotations
 
 import re
+from typing import Any, Literal
 
 from agentls.agent.errors import PatchError, PathTraversalError, ValidationError
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import ApplyPatchArgs, EditFileArgs
-from agentls.agent.workspace import FileChange, diff_stats, unified_diff
+from agentls.agent.workspace import FileChange, change_stats, diff_stats
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -26,7 +27,7 @@ def _occurrences(text: str, needle: str) -> list[int]:
         start = at + 1
 
 
-class EditFileTool(Tool):
+class EditFileTool(Tool[EditFileArgs]):
     name = "edit_file"
     description = (
         "Replace one exact occurrence of old_str with new_str in a file. old_str must occur "
@@ -63,11 +64,11 @@ class EditFileTool(Tool):
         new = current[:at] + new_str + current[at + len(old_str) :]
         if new == current:
             return ToolResult.ok(f"old_str and new_str are identical; {path} is unchanged.")
-        added, removed = diff_stats(unified_diff(path, current, new))
+        added, removed = diff_stats(current, new)
         summary = f"Edited {path} at line {_line_of(current, at)} (+{added} -{removed})"
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
-        outcome = await ctx.files.apply([FileChange(path, new, current)], confirm=ctx.confirm_edits)
+        outcome = await ctx.apply([FileChange(path, new, current)])
         return outcome_result(outcome, summary)
 
     @staticmethod
@@ -85,31 +86,85 @@ class EditFileTool(Tool):
 
 _HEADER = re.compile(r"^(---|\+\+\+) ", re.MULTILINE)
 
+PatchFormat = Literal["unified", "v4a"]
 
-class ApplyPatchTool(Tool):
-    name = "apply_patch"
-    description = (
-        "Apply a unified diff. Several hunks and several files (with ---/+++ headers, "
-        "/dev/null to create or delete) are allowed; either all of it applies or nothing changes."
+_UNIFIED_HELP = (
+    "a unified diff: `--- a/path` and `+++ b/path` headers, then `@@ -l,n +l,n @@` hunks of "
+    "' ' context, '-' removed and '+' added lines (line numbers may be approximate; "
+    "/dev/null as a side creates or deletes a file)"
+)
+_V4A_HELP = (
+    "V4A: `*** Begin Patch`, then per file `*** Add File: path` (every line '+'), "
+    "`*** Delete File: path`, or `*** Update File: path` (optionally `*** Move to: new/path`) "
+    "with changes of ' ' context, '-' removed and '+' added lines, about 3 context lines "
+    "around each change, `@@ <line>` naming the enclosing class or function when the "
+    "context is not unique, `*** End of File` after a change at the end, no line numbers; "
+    "then `*** End Patch`"
+)
+
+
+# Model families trained on V4A patches (OpenAI's prompting guides and Codex).
+_V4A_MODELS = re.compile(r"^(gpt-4\.1|gpt-5|o\d|codex)", re.IGNORECASE)
+
+
+def lead_patch_format(setting: str, model: str) -> PatchFormat:
+    """The format apply_patch's description leads with: the setting, or for ``auto`` the
+    one the model family was trained on (``openai/gpt-5-mini`` → V4A)."""
+    if setting in ("unified", "v4a"):
+        return setting  # type: ignore[return-value]
+    name = model.rsplit("/", 1)[-1]
+    return "v4a" if _V4A_MODELS.match(name) else "unified"
+
+
+def apply_patch_description(lead: PatchFormat) -> str:
+    """The tool's description, with the format the model is likelier to write well first."""
+    first, second = (_V4A_HELP, _UNIFIED_HELP) if lead == "v4a" else (_UNIFIED_HELP, _V4A_HELP)
+    return (
+        f"Edit files with a patch. Write {first}. Also accepted: {second}. Paths are relative "
+        "to the workspace; several files per patch; either all of it applies or nothing "
+        "changes, and an error names the file and the lines that did not match."
     )
+
+
+class ApplyPatchTool(Tool[ApplyPatchArgs]):
+    name = "apply_patch"
+    description = apply_patch_description("unified")
     args_model = ApplyPatchArgs
     sensitive = True
     edits_files = True
 
+    def __init__(self, lead: PatchFormat = "unified") -> None:
+        self.lead = lead
+
+    def schema(self) -> dict[str, Any]:
+        schema = super().schema()
+        schema["function"]["description"] = apply_patch_description(self.lead)
+        return schema
+
     async def run(self, args: ApplyPatchArgs, ctx: ToolContext) -> ToolResult:
-        from agentls.agent.patch import apply_patch, parse_patch
+        from agentls.agent.patch import apply_patch, is_v4a, parse_patch, parse_v4a
 
         patch = args.patch
-        if not _HEADER.search(patch.split("@@", 1)[0]):
+        v4a = is_v4a(patch)
+        if not v4a and not _HEADER.search(patch.split("@@", 1)[0]):
+            if not args.path:
+                return ToolResult.fail(
+                    "The patch names no file: give `path`, or write ---/+++ headers (or a "
+                    "V4A patch with *** Update File: lines). Nothing was changed."
+                )
             patch = f"--- a/{args.path}\n+++ b/{args.path}\n{patch}"
         try:
-            file_patches = parse_patch(patch)
-            if not file_patches:
-                return ToolResult.fail("the patch contains no hunks")
+            if v4a:
+                paths = [path for op in parse_v4a(patch) for path in op.paths]
+            else:
+                file_patches = parse_patch(patch)
+                if not file_patches:
+                    return ToolResult.fail("the patch contains no hunks")
+                paths = [path for fp in file_patches for path in (fp.source, fp.path)]
             current: dict[str, str | None] = {}
-            for fp in file_patches:
-                rel = ctx.files.rel(fp.path)
-                ctx.files.resolve(fp.path, for_write=True)
+            for path in paths:
+                rel = ctx.files.rel(path)
+                ctx.files.resolve(path, for_write=True)
                 if rel not in current:
                     current[rel] = (
                         (await ctx.files.read_text(rel)).text
@@ -124,8 +179,9 @@ class ApplyPatchTool(Tool):
             rel = ctx.files.rel(path)
             if new is None and not ctx.config.workspace.allow_delete:
                 return ToolResult.fail(
-                    f"The patch deletes {rel} but deleting files is disabled "
-                    "(workspace.allow_delete is false); nothing was changed."
+                    f"The patch deletes {rel} (a move or rename deletes the old name too) but "
+                    "deleting files is disabled (workspace.allow_delete is false); nothing "
+                    "was changed."
                 )
             if new != current.get(rel):
                 changes.append(FileChange(rel, new, current.get(rel)))
@@ -133,12 +189,10 @@ class ApplyPatchTool(Tool):
             return ToolResult.ok("The patch changes nothing.")
         parts = []
         for change in changes:
-            added, removed = diff_stats(
-                unified_diff(change.path, change.base_text, change.new_text)
-            )
+            added, removed = change_stats(change)
             parts.append(f"{change.path} (+{added} -{removed})")
         summary = "Patched " + ", ".join(parts)
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
-        outcome = await ctx.files.apply(changes, confirm=ctx.confirm_edits)
+        outcome = await ctx.apply(changes)
         return outcome_result(outcome, summary)

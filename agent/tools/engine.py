@@ -9,29 +9,22 @@ abort the whole run.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from agentls.agent.approval import (
-    ApprovalAnswer,
-    ApprovalRequest,
-    Approver,
-    DenyingApprover,
-    decide,
-)
-from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Decision, decide
+from agentls.agent.cancel import Interrupted, race_cancel
+from agentls.agent.config import AgentConfig
 from agentls.agent.errors import AgentError, ToolNotFoundError
 from agentls.agent.events import RunState
 from agentls.agent.llm.models import ToolCall
-from agentls.agent.state import ToolCallResult
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.text import shorten_args
+from agentls.agent.tools.base import AnyTool, RunContext, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
-from agentls.agent.workspace import FileAccess
+from agentls.agent.transcript import ToolCallResult
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +36,7 @@ class RunAborted(Exception):
         super().__init__(message)
 
 
-def format_args_error(tool: Tool, error: PydanticValidationError) -> str:
+def format_args_error(tool: AnyTool, error: PydanticValidationError) -> str:
     problems = []
     for item in error.errors():
         where = ".".join(str(p) for p in item["loc"]) or "(arguments)"
@@ -58,156 +51,151 @@ def format_args_error(tool: Tool, error: PydanticValidationError) -> str:
     )
 
 
-class ExecutionEngine:
-    """Executes tool calls for one run."""
+class _Refused(Exception):
+    """The call does not run; ``result`` says why (to the model)."""
 
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        files: FileAccess,
-        config: AppConfig,
-        *,
-        approver: Approver | None = None,
-        index: Any = None,
-        dry_run: bool = False,
-        run_id: str = "",
-        on_state: Callable[[RunState], None] | None = None,
-        extras: dict[str, Any] | None = None,
-    ) -> None:
+    def __init__(self, result: ToolResult, *, was_confirmed: bool = True) -> None:
+        self.result = result
+        #: False when the policy or the human refused it (rather than its arguments).
+        self.was_confirmed = was_confirmed
+
+
+class ExecutionEngine:
+    """Executes tool calls for one run, with the run's context."""
+
+    def __init__(self, registry: ToolRegistry, run: RunContext) -> None:
         self.registry = registry
-        self.files = files
-        self.config = config
-        self.approver: Approver = approver or DenyingApprover(
-            "no one can be asked to approve this (no interactive front end)"
-        )
-        self.index = index
-        self.dry_run = dry_run
-        self.run_id = run_id
-        self._on_state = on_state
-        self.extras = extras or {}
+        self.run = run
         self._allowed_for_run: set[str] = set()
 
-    def _state(self, state: RunState) -> None:
-        if self._on_state is not None:
-            self._on_state(state)
+    @property
+    def run_id(self) -> str:
+        return self.run.run_id
+
+    def decision_for(self, call: ToolCall, agent: AgentConfig) -> Decision:
+        """The approval policy for ``call`` now (the loop asks it before going parallel)."""
+        if not self.registry.has_tool(call.name):
+            return Decision("forbidden", f"unknown tool {call.name}")
+        return decide(
+            self.registry.get(call.name),
+            call.arguments,
+            agent,
+            allowed_for_run=frozenset(self._allowed_for_run),
+        )
 
     async def execute_tool_call(self, call: ToolCall, agent: AgentConfig) -> ToolCallResult:
-        def done(
-            result: ToolResult, args: dict[str, Any] | None = None, **kw: Any
-        ) -> ToolCallResult:
-            return ToolCallResult(
-                tool_name=call.name,
-                args=call.arguments if args is None else args,
-                result=result,
-                call_id=call.id,
-                **kw,
+        """Validate, decide, ask if needed, run. Every refusal is a result for the model."""
+        try:
+            tool, args = self._validated(call)
+            args, arguments, confirm_edits, note = await self._approved(tool, call, args, agent)
+        except _Refused as refused:
+            return self._done(
+                call, refused.result, call.arguments, was_confirmed=refused.was_confirmed
             )
+        ctx = ToolContext(
+            self.run, agent=agent, call_id=call.id, tool=tool.name, confirm_edits=confirm_edits
+        )
+        result = await self._run(tool, args, ctx)
+        if note:
+            result = result.model_copy(update={"output": note + result.output})
+        was_dry_run = self.run.dry_run and tool.sensitive
+        return self._done(call, result, arguments, was_dry_run=was_dry_run)
 
+    @staticmethod
+    def _done(
+        call: ToolCall, result: ToolResult, args: dict[str, Any], **kw: Any
+    ) -> ToolCallResult:
+        return ToolCallResult(tool_name=call.name, args=args, result=result, call_id=call.id, **kw)
+
+    def _validated(self, call: ToolCall) -> tuple[AnyTool, Any]:
         try:
             tool = self.registry.get(call.name)
         except ToolNotFoundError as exc:
-            return done(ToolResult.fail(f"{exc}. Call one of the available tools."))
+            raise _Refused(ToolResult.fail(f"{exc}. Call one of the available tools.")) from None
         if call.parse_error is not None:
             raw = (call.raw_arguments or "")[:200]
-            return done(
+            raise _Refused(
                 ToolResult.fail(
                     f"The arguments for {call.name} were not valid JSON ({call.parse_error}): "
                     f"{raw!r}. Send the arguments as one JSON object."
                 )
             )
         try:
-            args = tool.args_model.model_validate(call.arguments)
+            return tool, tool.args_model.model_validate(call.arguments)
         except PydanticValidationError as exc:
-            return done(ToolResult.fail(format_args_error(tool, exc)))
+            raise _Refused(ToolResult.fail(format_args_error(tool, exc))) from None
 
-        decision = decide(
-            tool, call.arguments, agent, allowed_for_run=frozenset(self._allowed_for_run)
-        )
+    async def _approved(
+        self, tool: AnyTool, call: ToolCall, args: Any, agent: AgentConfig
+    ) -> tuple[Any, dict[str, Any], bool, str]:
+        """(args, arguments as run, confirm the edits, note for the model) once the
+        policy and, if asked, the human let the call run. Raises ``_Refused`` or
+        ``RunAborted``."""
+        decision = self.decision_for(call, agent)
         if decision.kind == "forbidden":
-            return done(ToolResult.fail(f"Not allowed: {decision.reason}."), was_confirmed=False)
-
-        confirm_edits = False
-        note = ""
-        arguments = call.arguments
-        if decision.kind == "needs_approval":
-            if tool.edits_files and not self.dry_run:
-                confirm_edits = True  # the FileAccess carries the question with the edit
-            elif not self.dry_run:
-                answer = await self._ask(tool, call, decision.reason, args)
-                if answer.kind == "abort":
-                    raise RunAborted(answer.message or "the user aborted the run")
-                if answer.kind == "deny":
-                    why = f" ({answer.message})" if answer.message else ""
-                    return done(
-                        ToolResult.fail(
-                            f"The user denied this {call.name} call{why}. It did not run. "
-                            "Do not repeat it unchanged: choose another approach or ask the user."
-                        ),
-                        was_confirmed=False,
-                    )
-                if answer.kind == "approve_run":
-                    self._allowed_for_run.add(tool.name)
-                if answer.kind == "modify":
-                    try:
-                        args = tool.args_model.model_validate(answer.args)
-                    except PydanticValidationError as exc:
-                        return done(
-                            ToolResult.fail(f"The user's modified arguments were invalid: {exc}"),
-                            was_confirmed=False,
-                        )
-                    arguments = answer.args
-                    note = (
-                        "Note: the user modified this call before it ran; it ran with "
-                        f"{json.dumps(_short(answer.args))}.\n"
-                    )
-
-        ctx = ToolContext(
-            files=self.files,
-            config=self.config,
-            dry_run=self.dry_run,
-            confirm_edits=confirm_edits,
-            index=self.index,
-            call_id=call.id,
-            run_id=self.run_id,
-            extras=self.extras,
-            agent=agent,
-        )
+            raise _Refused(ToolResult.fail(f"Not allowed: {decision.reason}."), was_confirmed=False)
+        if decision.kind == "skip" or self.run.dry_run:
+            return args, call.arguments, False, ""
+        if tool.edits_files:
+            return args, call.arguments, True, ""  # the Approver confirms the edit itself
+        answer = await self._ask(tool, call, decision.reason, args)
+        if answer.kind == "abort":
+            raise RunAborted(answer.message or "the user aborted the run")
+        if answer.kind == "deny":
+            why = f" ({answer.message})" if answer.message else ""
+            raise _Refused(
+                ToolResult.fail(
+                    f"The user denied this {call.name} call{why}. It did not run. "
+                    "Do not repeat it unchanged: choose another approach or ask the user."
+                ),
+                was_confirmed=False,
+            )
+        if answer.kind == "approve_run":
+            self._allowed_for_run.add(tool.name)
+        if answer.kind != "modify":
+            return args, call.arguments, False, ""
         try:
-            result = await self._run(tool, args, ctx)
-        except AgentError as exc:
-            result = ToolResult.fail(str(exc))
-        except Exception as exc:  # a bug in a tool must not end the run
-            log.exception("tool %s failed", call.name)
-            result = ToolResult.fail(f"Internal error in {call.name}: {type(exc).__name__}: {exc}")
-        if note:
-            result = result.model_copy(update={"output": note + result.output})
-        return done(result, arguments, was_dry_run=self.dry_run and tool.sensitive)
+            args = tool.args_model.model_validate(answer.args)
+        except PydanticValidationError as exc:
+            raise _Refused(
+                ToolResult.fail(f"The user's modified arguments were invalid: {exc}"),
+                was_confirmed=False,
+            ) from None
+        note = (
+            "Note: the user modified this call before it ran; it ran with "
+            f"{json.dumps(shorten_args(answer.args, 200))}.\n"
+        )
+        return args, answer.args, False, note
 
-    async def _run(self, tool: Tool, args: Any, ctx: ToolContext) -> ToolResult:
-        cancel = self.extras.get("cancel")
+    async def _run(self, tool: AnyTool, args: Any, ctx: ToolContext) -> ToolResult:
+        try:
+            return await self._interruptible(tool, args, ctx)
+        except AgentError as exc:
+            return ToolResult.fail(str(exc))
+        except Exception as exc:  # a bug in a tool must not end the run
+            log.exception("tool %s failed", tool.name)
+            return ToolResult.fail(f"Internal error in {tool.name}: {type(exc).__name__}: {exc}")
+
+    async def _interruptible(self, tool: AnyTool, args: Any, ctx: ToolContext) -> ToolResult:
+        cancel = self.run.cancel
         if not tool.interruptible or cancel is None:
             return await tool.run(args, ctx)
-        work = asyncio.ensure_future(tool.run(args, ctx))
-        stop = asyncio.ensure_future(cancel.wait())
         try:
-            done, _ = await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-        if work in done:
-            return work.result()
-        work.cancel()  # the tool kills what it started (the whole process group)
-        await asyncio.gather(work, return_exceptions=True)
-        return ToolResult.fail(
-            f"{tool.name} was stopped because the run was cancelled; what it started was killed."
-        )
+            # The tool kills what it started (the whole process group) when cancelled.
+            return await race_cancel(tool.run(args, ctx), cancel)
+        except Interrupted:
+            return ToolResult.fail(
+                f"{tool.name} was stopped because the run was cancelled; what it started was "
+                "killed."
+            )
 
-    async def _ask(self, tool: Tool, call: ToolCall, reason: str, args: Any) -> ApprovalAnswer:
-        explanation, preview = await tool.describe_for_approval(args, self)
-        self._state(RunState.AWAITING_HUMAN)
+    async def _ask(self, tool: AnyTool, call: ToolCall, reason: str, args: Any) -> ApprovalAnswer:
+        explanation, preview = await tool.describe_for_approval(args, self.run)
+        self.run.set_state(RunState.AWAITING_HUMAN)
         try:
-            return await self.approver.ask(
+            return await self.run.approver.ask(
                 ApprovalRequest(
-                    run_id=self.run_id,
+                    run_id=self.run.run_id,
                     call_id=call.id,
                     tool=call.name,
                     args=call.arguments,
@@ -218,10 +206,4 @@ class ExecutionEngine:
                 )
             )
         finally:
-            self._state(RunState.TOOL_RUNNING)
-
-
-def _short(args: dict[str, Any]) -> dict[str, Any]:
-    return {
-        k: (v[:200] + "..." if isinstance(v, str) and len(v) > 200 else v) for k, v in args.items()
-    }
+            self.run.set_state(RunState.TOOL_RUNNING)

@@ -1,10 +1,10 @@
-"""execute_command and python_executor: run things in the workspace (seed 004).
+"""execute_command and python_executor: run things in the workspace.
 
 Both are sensitive: under ``confirm-sensitive`` a human is asked first, with a
 plain-words explanation and the exact command or code (``describe_for_approval``).
 Shell commands whose every part matches ``allowed_commands`` skip the question
 (``agent.shell_policy``); Python never does. Both run in their own process group
-with a timeout (``agent.process``), under bubblewrap when available
+with a timeout (``agent.child_process``), under bubblewrap when available
 (``agent.sandbox``), and report exit code, bounded output and the files they changed.
 """
 
@@ -19,13 +19,11 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.config import AgentConfig
-from agentls.agent.errors import AgentError
-from agentls.agent.process import (
+from agentls.agent.child_process import (
     ChangesProbe,
     FileSnapshotProbe,
     ProcessResult,
@@ -33,9 +31,14 @@ from agentls.agent.process import (
     redact,
     run_process,
 )
+from agentls.agent.config import AgentConfig
+from agentls.agent.errors import AgentError
 from agentls.agent.sandbox import NO_BWRAP_NOTE, SandboxMode, make_sandbox
 from agentls.agent.shell_policy import analyze, approval_reason, describe
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.base import RunContext, Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from agentls.agent.llm.protocol import LLM
 
 log = logging.getLogger(__name__)
 
@@ -62,13 +65,9 @@ class ExecSettings:
 
 
 def settings_for(ctx: ToolContext) -> ExecSettings:
-    """The running agent's settings: ``ctx.agent`` or ``ctx.extras["agent_config"]``.
-
-    ToolContext carries the AppConfig, not the agent the run uses, so the engine (or
-    whoever builds the context) hands the AgentConfig over; defaults otherwise.
-    """
-    agent = getattr(ctx, "agent", None) or ctx.extras.get("agent_config")
-    return ExecSettings.from_agent(agent if isinstance(agent, AgentConfig) else None)
+    """The running agent's settings (the engine puts the AgentConfig of the call in
+    ``ctx.agent``); defaults when a context has none."""
+    return ExecSettings.from_agent(ctx.agent)
 
 
 def effective_timeout(requested: int | None, settings: ExecSettings) -> int:
@@ -123,13 +122,16 @@ def _exit_text(result: ProcessResult, limit: int) -> str:
     return f"Exit code: {code}"
 
 
+RunnerArgsT = TypeVar("RunnerArgsT", ExecuteCommandArgs, PythonExecutorArgs)
+
+
 def format_changed(paths: list[str]) -> str:
     shown = ", ".join(paths[:SHOWN_CHANGED_FILES])
     more = len(paths) - SHOWN_CHANGED_FILES
     return f"Files changed: {shown}" + (f" (+{more} more)" if more > 0 else "")
 
 
-class _Runner(Tool):
+class _Runner(Tool[RunnerArgsT]):
     """What both tools share: sandbox, probe, process, report."""
 
     sensitive: ClassVar[bool] = True
@@ -152,9 +154,7 @@ class _Runner(Tool):
         limit = effective_timeout(requested_timeout, settings)
         root = Path(ctx.files.root)
         sandbox = make_sandbox(root, settings.sandbox, settings.network)
-        probe = ctx.extras.get("changes_probe")
-        if not isinstance(probe, ChangesProbe):
-            probe = FileSnapshotProbe(root)
+        probe: ChangesProbe = ctx.run.changes_probe or FileSnapshotProbe(root, ctx.config.indexer)
         before = await _safe_snapshot(probe)
         try:
             result = await run_process(
@@ -215,10 +215,8 @@ async def _safe_changed(probe: ChangesProbe, before: Any) -> list[str]:
         return []
 
 
-async def _model_explanation(engine: Any, what: str, text: str) -> str:
+async def _model_explanation(llm: LLM | None, what: str, text: str) -> str:
     """One short model call; '' when there is no model or it fails or is slow."""
-    extras = getattr(engine, "extras", None)
-    llm = extras.get("llm") if isinstance(extras, dict) else None
     if llm is None:
         return ""
     messages = [
@@ -236,13 +234,10 @@ async def _model_explanation(engine: Any, what: str, text: str) -> str:
     except Exception:  # any failure falls back to the deterministic summary
         log.info("approval explanation from the model failed", exc_info=True)
         return ""
-    content = getattr(response, "content", None)
-    if not isinstance(content, str):
-        return ""
-    return " ".join(content.split())[:600]
+    return " ".join((response.content or "").split())[:600]
 
 
-class ExecuteCommandTool(_Runner):
+class ExecuteCommandTool(_Runner[ExecuteCommandArgs]):
     name: ClassVar[str] = "execute_command"
     editable_arg: ClassVar[str | None] = "command"
     description: ClassVar[str] = (
@@ -253,8 +248,7 @@ class ExecuteCommandTool(_Runner):
     )
     args_model: ClassVar[type[BaseModel]] = ExecuteCommandArgs
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        assert isinstance(args, ExecuteCommandArgs)
+    async def run(self, args: ExecuteCommandArgs, ctx: ToolContext) -> ToolResult:
         if not args.command.strip():
             return ToolResult.fail("The command is empty.")
         cwd = self._resolve_cwd(ctx, args.cwd)
@@ -266,20 +260,21 @@ class ExecuteCommandTool(_Runner):
             ctx, [_shell(), "-c", args.command], cwd, args.timeout, label="the command"
         )
 
-    def auto_approval(self, args: dict[str, Any], agent: Any) -> str:
+    def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:
         command = args.get("command")
-        patterns = getattr(agent, "allowed_commands", None) or []
         if not isinstance(command, str):
             return ""
-        return approval_reason(command, list(patterns))
+        return approval_reason(command, list(agent.allowed_commands))
 
-    async def describe_for_approval(self, args: Any, engine: Any) -> tuple[str, str]:
-        command = args.command if isinstance(args, ExecuteCommandArgs) else str(args)
-        explanation = await _model_explanation(engine, "shell command", command)
+    async def describe_for_approval(
+        self, args: ExecuteCommandArgs, run: RunContext
+    ) -> tuple[str, str]:
+        command = args.command
+        explanation = await _model_explanation(run.llm, "shell command", command)
         return explanation or describe(analyze(command)), command
 
 
-class PythonExecutorTool(_Runner):
+class PythonExecutorTool(_Runner[PythonExecutorArgs]):
     name: ClassVar[str] = "python_executor"
     editable_arg: ClassVar[str | None] = "code"
     description: ClassVar[str] = (
@@ -289,8 +284,7 @@ class PythonExecutorTool(_Runner):
     )
     args_model: ClassVar[type[BaseModel]] = PythonExecutorArgs
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        assert isinstance(args, PythonExecutorArgs)
+    async def run(self, args: PythonExecutorArgs, ctx: ToolContext) -> ToolResult:
         if not args.code.strip():
             return ToolResult.fail("The code is empty.")
         root = Path(ctx.files.root)
@@ -306,12 +300,14 @@ class PythonExecutorTool(_Runner):
             label="Python",
         )
 
-    def auto_approval(self, args: dict[str, Any], agent: Any) -> str:
+    def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:
         return ""  # allowed_commands covers shell commands only; Python always asks
 
-    async def describe_for_approval(self, args: Any, engine: Any) -> tuple[str, str]:
-        code = args.code if isinstance(args, PythonExecutorArgs) else str(args)
-        explanation = await _model_explanation(engine, "Python code", code)
+    async def describe_for_approval(
+        self, args: PythonExecutorArgs, run: RunContext
+    ) -> tuple[str, str]:
+        code = args.code
+        explanation = await _model_explanation(run.llm, "Python code", code)
         return explanation or describe_python(code), code
 
 

@@ -2,33 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 
 from agentls.agent.errors import PathTraversalError, ValidationError
+from agentls.agent.indexing import workspace_rules
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import DeleteFileArgs, ListFilesArgs, ReadFileArgs, WriteFileArgs
-from agentls.agent.workspace import FileChange, diff_stats, unified_diff
+from agentls.agent.workspace import FileChange, diff_stats
+from agentls.indexer.ignore import IgnoreRules
 
 MAX_LIST_ENTRIES = 500
-#: Directories list_files does not descend into (noise for the model).
-SKIP_DIRS = frozenset(
-    {
-        ".git",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".tox",
-        ".ruff_cache",
-        ".agentls",
-    }
-)
 
 
-class ReadFileTool(Tool):
+class ReadFileTool(Tool[ReadFileArgs]):
     name = "read_file"
     description = (
         "Read a text file of the workspace. Returns its exact content (the editor's unsaved "
@@ -50,7 +38,7 @@ class ReadFileTool(Tool):
         return ToolResult.ok(text_file.text)
 
 
-class WriteFileTool(Tool):
+class WriteFileTool(Tool[WriteFileArgs]):
     name = "write_file"
     description = (
         "Create a file or replace its whole content (mode=overwrite), or append to it "
@@ -82,16 +70,16 @@ class WriteFileTool(Tool):
         new = (base or "") + args.content if args.mode == "append" else args.content
         if base == new:
             return ToolResult.ok(f"{path} already has this content; nothing to do.")
-        added, removed = diff_stats(unified_diff(path, base, new))
+        added, removed = diff_stats(base, new)
         verb = "Created" if base is None else ("Appended to" if args.mode == "append" else "Wrote")
         summary = f"{verb} {path} (+{added} -{removed})"
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
-        outcome = await ctx.files.apply([FileChange(path, new, base)], confirm=ctx.confirm_edits)
+        outcome = await ctx.apply([FileChange(path, new, base)])
         return outcome_result(outcome, summary)
 
 
-class DeleteFileTool(Tool):
+class DeleteFileTool(Tool[DeleteFileArgs]):
     name = "delete_file"
     description = "Delete a file of the workspace (only when the workspace allows deletion)."
     args_model = DeleteFileArgs
@@ -114,15 +102,16 @@ class DeleteFileTool(Tool):
             return ToolResult.fail(str(exc))
         if ctx.dry_run:
             return ToolResult.ok(f"[dry run] would have deleted {path}. Nothing was changed.")
-        outcome = await ctx.files.apply([FileChange(path, None, base)], confirm=ctx.confirm_edits)
+        outcome = await ctx.apply([FileChange(path, None, base)])
         return outcome_result(outcome, f"Deleted {path}")
 
 
-class ListFilesTool(Tool):
+class ListFilesTool(Tool[ListFilesArgs]):
     name = "list_files"
     description = (
         "List files and directories (directories end with /). Use pattern to filter by name "
-        "and recursive to descend."
+        "and recursive to descend. Leaves out what search leaves out: ignored (.gitignore) "
+        "and excluded files and directories."
     )
     args_model = ListFilesArgs
 
@@ -131,8 +120,15 @@ class ListFilesTool(Tool):
             base = ctx.files.rel(args.path)
             if not await ctx.files.is_dir(base):
                 return ToolResult.fail(f"not a directory: {args.path}")
+            rules = workspace_rules(ctx.files.root, ctx.config.indexer)
+            if base not in ("", ".") and await asyncio.to_thread(rules.ignored, base, is_dir=True):
+                return ToolResult.ok(
+                    f"{base} is left out of the workspace's files (indexer.exclude_dirs, "
+                    "indexer.exclude_patterns or a .gitignore), as it is for search; read_file "
+                    "still reads a file in it by its path."
+                )
             entries: list[str] = []
-            truncated = await self._walk(ctx, base, args, entries)
+            truncated = await self._walk(ctx, rules, base, args, entries)
         except (ValidationError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
         if not entries:
@@ -144,17 +140,30 @@ class ListFilesTool(Tool):
             text += f"\n[listing cut at {MAX_LIST_ENTRIES} entries; narrow the path or pattern]"
         return ToolResult.ok(text)
 
-    async def _walk(self, ctx: ToolContext, base: str, args: ListFilesArgs, out: list[str]) -> bool:
+    async def _walk(
+        self, ctx: ToolContext, rules: IgnoreRules, base: str, args: ListFilesArgs, out: list[str]
+    ) -> bool:
         pending = [base]
         while pending:
             directory = pending.pop(0)
-            for name in await ctx.files.list_dir(directory):
-                is_dir = name.endswith("/")
-                rel = name if directory in ("", ".") else f"{directory}/{name}"
-                if is_dir and args.recursive and name.rstrip("/") not in SKIP_DIRS:
+            names = await ctx.files.list_dir(directory)
+            prefix = "" if directory in ("", ".") else f"{directory}/"
+            for rel in await asyncio.to_thread(_kept, rules, prefix, names):
+                name = rel.removeprefix(prefix)
+                if rel.endswith("/") and args.recursive:
                     pending.append(rel.rstrip("/"))
                 if args.pattern is None or fnmatch.fnmatch(name.rstrip("/"), args.pattern):
                     out.append(rel)
                     if len(out) >= MAX_LIST_ENTRIES:
                         return True
         return False
+
+
+def _kept(rules: IgnoreRules, prefix: str, names: list[str]) -> list[str]:
+    """The entries of one directory that the workspace's rules keep, as relative paths."""
+    kept = []
+    for name in names:
+        rel = prefix + name
+        if not rules.ignored(rel.rstrip("/"), is_dir=rel.endswith("/")):
+            kept.append(rel)
+    return kept

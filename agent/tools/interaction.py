@@ -1,29 +1,26 @@
-"""Tools that talk to the human rather than the workspace (seed 004): ``update_plan``
+"""Tools that talk to the human rather than the workspace: ``update_plan``
 records the goal and the checklist; ``ask_user`` pauses the run for an answer.
 
-Both reach the front end through ``ctx.extras``, wired by ``agent.run.run_agent``:
+Both reach the front end through the run's context (``ctx.run``):
 
-- ``observer``: the run's Observer; ``update_plan`` reports ``PlanUpdated`` (the CLI
-  prints it, the server sends ``agent/plan``).
-- ``session``: the run's ``SessionRecorder``; the plan is stored as a ``plan`` entry.
-- ``ask_user``: an async callable ``(question) -> str | None`` given by the front end
-  (the terminal prompt, the server's ``agent/askUser``). Missing, or raising, it is a
+- ``observer``: ``update_plan`` reports ``PlanUpdated`` (the CLI prints it, the server
+  sends ``agent/plan``); ``session``: the plan is stored as a ``plan`` entry.
+- ``approver.ask_user``: the front end's way to ask (the terminal prompt, the server's
+  ``agent/askUser``). ``NoTTYError`` (nobody can be asked) or another failure is a
   clear tool error the model can act on.
-- ``run_state``: the run's state machine; the run is ``awaiting_human`` while asking.
+- ``set_state``: the run is ``awaiting_human`` while asking.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentls.agent.errors import AgentError, NoTTYError
 from agentls.agent.events import PlanStep, PlanUpdated, RunState
+from agentls.agent.text import shorten
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
-
-AskUser = Callable[[str], Awaitable[str | None]]
 
 NO_ASKER = (
     "Nobody can be asked here (no interactive terminal, or an editor that does not support "
@@ -50,7 +47,7 @@ class UpdatePlanArgs(BaseModel):
     )
 
 
-class UpdatePlanTool(Tool):
+class UpdatePlanTool(Tool[UpdatePlanArgs]):
     name = "update_plan"
     description = (
         "Record the goal and the step-by-step plan of a multi-step task, and update the "
@@ -59,13 +56,10 @@ class UpdatePlanTool(Tool):
     args_model = UpdatePlanArgs
     sensitive = False
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        assert isinstance(args, UpdatePlanArgs)
+    async def run(self, args: UpdatePlanArgs, ctx: ToolContext) -> ToolResult:
         steps = [PlanStep(text=s.text, status=s.status) for s in args.steps]
-        observer = ctx.extras.get("observer")
-        if callable(observer):
-            observer(PlanUpdated(goal=args.goal, steps=steps))
-        recorder = ctx.extras.get("session")
+        ctx.run.observer(PlanUpdated(goal=args.goal, steps=steps))
+        recorder = ctx.run.session
         if recorder is not None:
             await recorder.plan(args.goal, [{"text": s.text, "status": s.status} for s in steps])
         done = sum(1 for s in steps if s.status == "done")
@@ -79,7 +73,7 @@ class UpdatePlanTool(Tool):
         goal = args.get("goal")
         short: dict[str, Any] = {"steps": len(args.get("steps") or [])}
         if isinstance(goal, str):
-            short["goal"] = goal if len(goal) <= 80 else goal[:77] + "..."
+            short["goal"] = shorten(goal, 80)
         return short
 
 
@@ -89,7 +83,7 @@ class AskUserArgs(BaseModel):
     question: str = Field(min_length=1, description="One clear question for the user.")
 
 
-class AskUserTool(Tool):
+class AskUserTool(Tool[AskUserArgs]):
     name = "ask_user"
     description = (
         "Ask the user a question and wait for the answer. Only for information you cannot "
@@ -98,23 +92,16 @@ class AskUserTool(Tool):
     args_model = AskUserArgs
     sensitive = False
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        assert isinstance(args, AskUserArgs)
-        ask: AskUser | None = ctx.extras.get("ask_user")
-        if ask is None:
-            return ToolResult.fail(NO_ASKER)
-        set_state: Callable[[RunState], None] | None = ctx.extras.get("run_state")
-        if set_state is not None:
-            set_state(RunState.AWAITING_HUMAN)
+    async def run(self, args: AskUserArgs, ctx: ToolContext) -> ToolResult:
+        ctx.run.set_state(RunState.AWAITING_HUMAN)
         try:
-            answer = await ask(args.question)
+            answer = await ctx.run.approver.ask_user(args.question)
         except NoTTYError:
             return ToolResult.fail(NO_ASKER)
         except AgentError as exc:
             return ToolResult.fail(f"The question could not be asked: {exc}")
         finally:
-            if set_state is not None:
-                set_state(RunState.TOOL_RUNNING)
+            ctx.run.set_state(RunState.TOOL_RUNNING)
         if answer is None or not answer.strip():
             return ToolResult.ok(
                 "The user gave no answer. Proceed with the most reasonable assumption and say so."

@@ -14,7 +14,8 @@ def outcome_result(outcome: EditOutcome, done: str) -> ToolResult:
     """``done`` says what an applied change did, e.g. ``Edited app.py (+3 -1)``."""
     where = ", ".join(outcome.paths) or "the file"
     if outcome.status == "applied":
-        return ToolResult.ok(done)
+        # The message says what is still open about an applied change (unsaved, under review).
+        return ToolResult.ok(f"{done}. {outcome.message}" if outcome.message else done)
     if outcome.status == "rejected":
         detail = f" ({outcome.message})" if outcome.message else ""
         return ToolResult.fail(

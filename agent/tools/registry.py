@@ -6,16 +6,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from agentls.agent.errors import DuplicateToolError, ToolNotFoundError
-from agentls.agent.tools.base import Tool
+from agentls.agent.tools.base import AnyTool
 
 
 class ToolRegistry:
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
-        self._tools: dict[str, Tool] = {}
+    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+        self._tools: dict[str, AnyTool] = {}
         for tool in tools:
             self.register(tool)
 
-    def register(self, tool: Tool, *, allow_override: bool = False) -> None:
+    def register(self, tool: AnyTool, *, allow_override: bool = False) -> None:
         if tool.name in self._tools and not allow_override:
             raise DuplicateToolError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
@@ -23,7 +23,7 @@ class ToolRegistry:
     def unregister(self, name: str) -> None:
         self._tools.pop(name, None)
 
-    def get(self, name: str) -> Tool:
+    def get(self, name: str) -> AnyTool:
         try:
             return self._tools[name]
         except KeyError:
@@ -37,7 +37,7 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return sorted(self._tools)
 
-    def tools(self) -> list[Tool]:
+    def tools(self) -> list[AnyTool]:
         return [self._tools[name] for name in self.names()]
 
     def get_schemas(self, allowed: Iterable[str] | None = None) -> list[dict[str, Any]]:

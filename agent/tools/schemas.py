@@ -1,4 +1,4 @@
-"""Argument models of the file and edit tools (seed 003, ``tools/schemas.py``).
+"""Argument models of the file and edit tools.
 
 Each model's JSON schema is exactly what the model sees; ``extra="forbid"`` so an
 argument the tool does not take is an error the model is told about.
@@ -47,7 +47,12 @@ class EditFileArgs(_Args):
 
 
 class ApplyPatchArgs(_Args):
-    path: str = Field(
-        description="File the patch modifies (used when the patch has no ---/+++ headers)."
+    patch: str = Field(
+        description="The patch: V4A (`*** Begin Patch` ... `*** End Patch`) or a unified "
+        "diff (--- a/f, +++ b/f, @@ hunks)."
     )
-    patch: str = Field(description="A unified diff (--- a/f, +++ b/f, @@ hunks).")
+    path: str | None = Field(
+        None,
+        description="The file a unified diff without ---/+++ headers modifies; not needed "
+        "when the patch names its files.",
+    )

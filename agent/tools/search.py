@@ -1,6 +1,6 @@
 """Search tools: ``search_code`` (regex), ``grep`` (literal text), ``find_files`` (names).
 
-They use the live index in ``ctx.index`` when it indexes this workspace (held text:
+They use the run's live index (``ctx.index``) when it indexes this workspace (held text:
 no disk reads) and otherwise list and read the disk under the same rules
 (excludes, ``.gitignore``, binaries, size limit). Results are the same either way.
 """
@@ -8,45 +8,27 @@ no disk reads) and otherwise list and read the disk under the same rules
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.config import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
+from agentls.agent.config import AppConfig
 from agentls.agent.errors import PathTraversalError
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.indexing import index_settings
+from agentls.agent.tools.base import AnyTool, Tool, ToolContext, ToolResult
 from agentls.indexer.builder import RepoIndexer
 from agentls.indexer.index import RepoIndex
 from agentls.indexer.query import find_paths, search_files
 from agentls.indexer.search import SearchResult, compile_query
-from agentls.indexer.settings import DEFAULT_EXCLUDE_PATTERNS, IndexSettings
 from agentls.indexer.tree import display
 
 MAX_FOUND_FILES = 500
-#: The agent's own state (sessions, index cache) is never part of the workspace map.
-AGENT_DIRS = (".agentls",)
-
-
-def index_settings(config: IndexerConfig) -> IndexSettings:
-    """Translate the user's ``indexer`` config into the indexer's plain settings."""
-    return IndexSettings(
-        exclude_dirs=(*DEFAULT_EXCLUDE_DIRS, *AGENT_DIRS, *config.exclude_dirs),
-        exclude_patterns=(*DEFAULT_EXCLUDE_PATTERNS, *config.exclude_patterns),
-        max_file_size=config.max_file_size,
-        hold_text=config.hold_text,
-        max_text_bytes=config.max_text_bytes,
-    )
 
 
 def live_index(ctx: ToolContext) -> RepoIndex | None:
-    """The index in ``ctx.index`` (a RepoIndex, or anything with an ``index`` attribute
-    holding one, such as an ``IndexWatcher``) when it covers this workspace."""
-    candidate: Any = ctx.index
-    if candidate is not None and not isinstance(candidate, RepoIndex):
-        candidate = getattr(candidate, "index", None)
-    if isinstance(candidate, RepoIndex) and candidate.root == ctx.files.root:
-        return candidate
-    return None
+    """The run's index when it covers this workspace."""
+    index = ctx.index
+    return index if index is not None and index.root == ctx.files.root else None
 
 
 def _indexer(ctx: ToolContext, config: AppConfig) -> RepoIndexer:
@@ -154,7 +136,7 @@ class FindFilesArgs(BaseModel):
     recursive: bool = Field(True, description="Search subdirectories too.")
 
 
-class SearchCodeTool(Tool):
+class SearchCodeTool(Tool[SearchCodeArgs]):
     name: ClassVar[str] = "search_code"
     description: ClassVar[str] = (
         "Search file contents with a regular expression. Prints `path:line: text` for "
@@ -163,22 +145,21 @@ class SearchCodeTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = SearchCodeArgs
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        a: SearchCodeArgs = args
+    async def run(self, args: SearchCodeArgs, ctx: ToolContext) -> ToolResult:
         return await _run_search(
             ctx,
-            pattern=a.pattern,
+            pattern=args.pattern,
             literal=False,
             case_sensitive=True,
-            path=a.path,
-            file_pattern=a.file_pattern,
+            path=args.path,
+            file_pattern=args.file_pattern,
             recursive=True,
-            context_lines=a.context_lines,
-            max_results=a.max_results,
+            context_lines=args.context_lines,
+            max_results=args.max_results,
         )
 
 
-class GrepTool(Tool):
+class GrepTool(Tool[GrepArgs]):
     name: ClassVar[str] = "grep"
     description: ClassVar[str] = (
         "Find lines containing literal text. Prints `path:line: text` per matching line. "
@@ -186,24 +167,23 @@ class GrepTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = GrepArgs
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        a: GrepArgs = args
-        if a.pattern == "":
+    async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
+        if args.pattern == "":
             return ToolResult.fail("pattern is empty: give the text to find")
         return await _run_search(
             ctx,
-            pattern=a.pattern,
+            pattern=args.pattern,
             literal=True,
-            case_sensitive=a.case_sensitive,
-            path=a.path,
-            file_pattern=a.file_pattern,
-            recursive=a.recursive,
+            case_sensitive=args.case_sensitive,
+            path=args.path,
+            file_pattern=args.file_pattern,
+            recursive=args.recursive,
             context_lines=0,
-            max_results=a.max_results,
+            max_results=args.max_results,
         )
 
 
-class FindFilesTool(Tool):
+class FindFilesTool(Tool[FindFilesArgs]):
     name: ClassVar[str] = "find_files"
     description: ClassVar[str] = (
         "List files whose name matches a glob, one workspace-relative path per line. "
@@ -211,29 +191,28 @@ class FindFilesTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = FindFilesArgs
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        a: FindFilesArgs = args
+    async def run(self, args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
         try:
-            rel = _target(ctx, a.path)
+            rel = _target(ctx, args.path)
         except PathTraversalError as exc:
             return ToolResult.fail(f"path refused: {exc}")
         except FileNotFoundError:
-            return ToolResult.fail(f"path not found: {a.path}")
-        if not ctx.files.resolve(a.path).is_dir():
-            return ToolResult.fail(f"{a.path} is a file, not a directory")
+            return ToolResult.fail(f"path not found: {args.path}")
+        if not ctx.files.resolve(args.path).is_dir():
+            return ToolResult.fail(f"{args.path} is a file, not a directory")
         found = await find_paths(
-            a.pattern,
+            args.pattern,
             rel=rel,
-            recursive=a.recursive,
+            recursive=args.recursive,
             indexer=_indexer(ctx, ctx.config),
             index=live_index(ctx),
         )
         if not found:
-            return ToolResult.ok(f"No files match {a.pattern!r} in {_where(rel)}")
+            return ToolResult.ok(f"No files match {args.pattern!r} in {_where(rel)}")
         lines = [display(p) for p in found[:MAX_FOUND_FILES]]
         if len(found) > MAX_FOUND_FILES:
             lines.append(f"[results truncated at {MAX_FOUND_FILES} of {len(found)} files]")
         return ToolResult.ok("\n".join(lines))
 
 
-SEARCH_TOOLS: tuple[type[Tool], ...] = (SearchCodeTool, GrepTool, FindFilesTool)
+SEARCH_TOOLS: tuple[type[AnyTool], ...] = (SearchCodeTool, GrepTool, FindFilesTool)

@@ -7,12 +7,12 @@ changes); without a live index they say so, and the search tools still work.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentls.agent.indexing import SYMBOLS_CACHE_FILE
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.base import AnyTool, Tool, ToolContext, ToolResult
 from agentls.agent.tools.search import live_index
 from agentls.indexer.repomap import SymbolHit, SymbolIndex, symbols_for
 from agentls.indexer.symbols import supported_languages
@@ -64,7 +64,7 @@ _NO_INDEX = (
 _LANGUAGES = ", ".join(supported_languages())
 
 
-class FindSymbolTool(Tool):
+class FindSymbolTool(Tool[FindSymbolArgs]):
     name: ClassVar[str] = "find_symbol"
     description: ClassVar[str] = (
         "Find where a class, function, method or type is defined. Prints "
@@ -72,8 +72,8 @@ class FindSymbolTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = FindSymbolArgs
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        a: FindSymbolArgs = args
+    async def run(self, args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
+        a = args
         symbols = await _symbols(ctx)
         if symbols is None:
             return ToolResult.fail(_NO_INDEX)
@@ -84,7 +84,7 @@ class FindSymbolTool(Tool):
         return ToolResult.ok(_render(hits, a.max_results, "definitions"))
 
 
-class FindReferencesTool(Tool):
+class FindReferencesTool(Tool[FindReferencesArgs]):
     name: ClassVar[str] = "find_references"
     description: ClassVar[str] = (
         "List where an identifier is used (by name, not by type resolution): "
@@ -92,8 +92,8 @@ class FindReferencesTool(Tool):
     )
     args_model: ClassVar[type[BaseModel]] = FindReferencesArgs
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        a: FindReferencesArgs = args
+    async def run(self, args: FindReferencesArgs, ctx: ToolContext) -> ToolResult:
+        a = args
         symbols = await _symbols(ctx)
         if symbols is None:
             return ToolResult.fail(_NO_INDEX)
@@ -130,4 +130,4 @@ def _line_texts(ctx: ToolContext, hits: list[SymbolHit]) -> dict[tuple[str, int]
     return out
 
 
-SYMBOL_TOOLS: tuple[type[Tool], ...] = (FindSymbolTool, FindReferencesTool)
+SYMBOL_TOOLS: tuple[type[AnyTool], ...] = (FindSymbolTool, FindReferencesTool)

@@ -14,6 +14,18 @@
 //   {"input": "text"}   type into the open input box (e.g. agent/askUser) and press Enter
 //   {"palette": "Agent: Run…", "type"?: "prompt text"}
 //       run a command from the command palette, then type into the input box and press Enter
+//   {"click": "css selector"}   click the first visible match (e.g. a CodeLens by its title)
+//   {"press": "Control+z"}      press keys in the page (the focused editor gets them)
+//   {"expectVisible": "css selector", "what"?: "description"}
+//       a runner check: a match becomes visible within 10 s
+//   {"panel": [step, ...], "screenshot"?: "name"}
+//       inside the agent panel's webview (an iframe in an iframe), in order:
+//       {"click": sel} {"fill": sel, "text": t} {"press": sel, "key": k} {"select": sel, "value": v}
+//       {"expectText": sel, "text": t}   a runner check: an element matching sel shows t (10 s)
+//       {"expectCount": sel, "count": n} a runner check: exactly n elements match sel
+//       {"screenshot": name}
+//   {"ack": "name"} (with any request) when the request is done (even failed), write
+//       <workspace>/.e2e-ack-name: the tests wait for that file to go on in step with the UI
 // Runner checks count in the final `N passed, N failed` line with the mocha results.
 //
 // Usage: node runner.mjs --port P --workspace DIR --ext DIR --artifacts DIR [--timeout S]
@@ -151,9 +163,49 @@ async function palette(title, typed) {
   say(`[runner] palette: ${title}${typed !== undefined ? ` + "${typed}"` : ''}`);
 }
 
+// The agent panel: VS Code puts a webview in an outer iframe (class "webview") holding the
+// page in an inner iframe (#active-frame). Ours is the only webview the tests open.
+function panelFrame() {
+  return page.frameLocator('iframe.webview.ready').first().frameLocator('#active-frame');
+}
+
+async function panelStep(frame, step) {
+  const timeout = 20_000;
+  if (step.click) {
+    await frame.locator(step.click).first().click({ timeout });
+  } else if (step.fill) {
+    await frame.locator(step.fill).first().fill(step.text, { timeout });
+  } else if (step.press) {
+    await frame.locator(step.press).first().press(step.key, { timeout });
+  } else if (step.select) {
+    await frame.locator(step.select).first().selectOption(step.value, { timeout });
+  } else if (step.expectText) {
+    const what = `panel ${step.expectText} shows ${JSON.stringify(step.text)}`;
+    try {
+      await frame.locator(step.expectText).filter({ hasText: step.text }).first().waitFor({ state: 'visible', timeout: 10_000 });
+      check(true, what);
+    } catch {
+      const seen = (await frame.locator(step.expectText).allInnerTexts().catch(() => [])).join(' | ');
+      check(false, `${what} (saw ${JSON.stringify(seen.slice(0, 300))})`);
+    }
+  } else if (step.expectCount) {
+    const count = await frame.locator(step.expectCount).count();
+    check(count === step.count, `panel has ${step.count} × ${step.expectCount} (found ${count})`);
+  } else if (step.screenshot) {
+    await screenshot(step.screenshot);
+  }
+  say(`[runner] panel: ${JSON.stringify(step)}`);
+}
+
 function perform(request) {
   actions = actions.then(async () => {
     try {
+      if (request.panel) {
+        const frame = panelFrame();
+        for (const step of request.panel) {
+          await panelStep(frame, step);
+        }
+      }
       if (request.refactor) {
         await refactor(request.refactor, request.screenshot, request.ifOpen);
       } else if (request.screenshot) {
@@ -172,9 +224,29 @@ function perform(request) {
       if (request.palette) {
         await palette(request.palette, request.type);
       }
+      if (request.expectVisible) {
+        const what = request.what ?? request.expectVisible;
+        try {
+          await page.locator(request.expectVisible).first().waitFor({ state: 'visible', timeout: 10_000 });
+          check(true, `visible: ${what}`);
+        } catch {
+          check(false, `visible: ${what}`);
+        }
+      }
+      if (request.click) {
+        await page.locator(request.click).first().click({ timeout: 10_000 });
+        say(`[runner] clicked ${request.click}`);
+      }
+      if (request.press) {
+        await page.keyboard.press(request.press);
+        say(`[runner] pressed ${request.press}`);
+      }
     } catch (error) {
       check(false, `UI action ${JSON.stringify(request)}: ${error.message}`);
       await screenshot(`failed-action-${runnerFailed}`).catch(() => undefined);
+    }
+    if (request.ack) {
+      fs.writeFileSync(path.join(args.workspace, `.e2e-ack-${request.ack.replace(/[^A-Za-z0-9_-]/g, '_')}`), '');
     }
   });
 }
@@ -209,6 +281,11 @@ await page.exposeFunction('codeAutomationExit', (code) => {
   resolveExit();
 });
 page.on('pageerror', (error) => say(`[page error] ${error.message}`));
+// No test opens a dialog: one would mean that the model's text ran script in the panel.
+page.on('dialog', async (dialog) => {
+  check(false, `no dialog opens (saw ${dialog.type()}: ${dialog.message()})`);
+  await dialog.dismiss().catch(() => undefined);
+});
 
 const payload = [
   ['extensionDevelopmentPath', `vscode-remote://${authority}${args.ext}`],

@@ -7,15 +7,18 @@ import type { ClientCapabilities, FeatureState, StaticFeature } from 'vscode-lan
 
 export const AGENTLS_EXPERIMENTAL = { askUser: true } as const;
 
-export function addAgentCapabilities(capabilities: ClientCapabilities): void {
+export function addAgentCapabilities(capabilities: ClientCapabilities, extra: Record<string, unknown> = {}): void {
   const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-  experimental.agentls = { ...((experimental.agentls as object | undefined) ?? {}), ...AGENTLS_EXPERIMENTAL };
+  experimental.agentls = { ...((experimental.agentls as object | undefined) ?? {}), ...AGENTLS_EXPERIMENTAL, ...extra };
   capabilities.experimental = experimental;
 }
 
 export class AgentCapabilities implements StaticFeature {
+  /** `extra`: more of `experimental.agentls`, read when the client starts (e.g. inlineReview). */
+  constructor(private readonly extra: () => Record<string, unknown> = () => ({})) {}
+
   fillClientCapabilities(capabilities: ClientCapabilities): void {
-    addAgentCapabilities(capabilities);
+    addAgentCapabilities(capabilities, this.extra());
   }
 
   initialize(): void {

@@ -5,7 +5,12 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
-import { createLog, logInfo, logWarn } from './logging';
+import * as path from 'path';
+import { createLog, logInfo, logText, logWarn } from './logging';
+import { ManagedEnvironment } from './managedEnv';
+import { ReviewController } from './review/controller';
+import { registerReviewUi } from './review/ui';
+import { AgentPanel } from './panel/provider';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
@@ -20,14 +25,22 @@ export interface AgentlsApi {
   /** Replaceable UI calls (input box, quick pick, messages). */
   ui: Ui;
   server: ServerManager;
+  /** The extension's own server environment (used when no setting names a server). */
+  managed: ManagedEnvironment;
   runs: Runs;
   /** What was written to the "Agent" output channel (its last 500 kB). */
   outputText(): string;
+  /** What the extension wrote to the "agentls server" log (its last 200 kB; not the server's stderr). */
+  logText(): string;
   /** The run status bar item's text ('' when hidden). */
   statusText(): string;
   settings(): AgentSettings;
   /** The runId of the run that ended last (tests wait on it). */
   lastOutcomeRunId(): string | undefined;
+  /** The inline review of agent edits. */
+  review: ReviewController;
+  /** The agent panel (its conversation). */
+  panel: AgentPanel;
 }
 
 function settingsNow(): AgentSettings {
@@ -62,18 +75,41 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
   };
   const runs = new Runs(statusBar, transcript, uiProxy);
   const keys = new ApiKeys(context.secrets);
-  const server = new ServerManager(log, settingsNow, keys, uiProxy, {
-    onClient: (client: LanguageClient) => runs.attach(client),
-    onClientGone: () => runs.serverGone(),
+  const managed = new ManagedEnvironment({
+    bundleDir: path.join(context.extensionPath, 'bundled'),
+    storageDir: context.globalStorageUri.fsPath,
+    log: (line) => logInfo(line),
   });
+  const review = new ReviewController();
+  const server = new ServerManager(
+    log,
+    settingsNow,
+    keys,
+    uiProxy,
+    {
+      onClient: (client: LanguageClient) => {
+        runs.attach(client);
+        review.attach(client);
+      },
+      onClientGone: () => runs.serverGone(),
+      capabilities: () => review.capabilities(),
+      handleApplyEdit: (params) => review.handleApplyEdit(params),
+    },
+    managed,
+  );
+  const panel = new AgentPanel(context, runs, server, settingsNow);
   Object.assign(api, {
     ui,
+    panel,
     server,
+    managed,
     runs,
     outputText: () => mirror,
+    logText,
     statusText: () => statusBar.text,
     settings: settingsNow,
     lastOutcomeRunId: () => runs.lastOutcome?.runId,
+    review,
   });
 
   context.subscriptions.push(
@@ -82,13 +118,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     statusBar,
     runs,
     server,
+    panel,
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow }),
+    review,
+    ...registerReviewUi(review),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) {
         return;
       }
+      if (event.affectsConfiguration(`${SECTION}.review.mode`) && review.modeChanged()) {
+        logInfo('Review mode changed: restarting the server (the mode is declared at start)');
+        await server.restart();
+        return;
+      }
       if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
-        logInfo('Interpreter or API key variable changed: restarting the server');
+        logInfo('Server command, interpreter or API key variable changed: restarting the server');
         await server.restart();
         return;
       }

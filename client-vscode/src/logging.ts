@@ -25,7 +25,18 @@ let channel: vscode.LogOutputChannel | undefined;
 /** Also copy the log to the extension host's console (the e2e runner shows it). */
 const toConsole = process.env.AGENTLS_LOG_CONSOLE === '1';
 
+const KEPT = 200_000;
+let kept = '';
+
+/** The end of what the extension wrote to the log (tests read it through the API). */
+export function logText(): string {
+  return kept;
+}
+
 function mirror(level: string, message: string): void {
+  if (level !== 'server') {
+    kept = `${kept}[${level}] ${message}\n`.slice(-KEPT);
+  }
   if (toConsole) {
     console.log(`[agentls ${level}] ${message}`);
   }

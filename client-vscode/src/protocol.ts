@@ -1,111 +1,49 @@
 /**
- * Types and method names of the agentls protocol (docs/protocol.md): the requests the
- * extension sends and the notifications and requests the server sends back.
+ * The agentls protocol (docs/protocol.md): the method names and the types of the requests
+ * the extension sends and of the notifications and requests the server sends back.
+ *
+ * Every type comes from `./generated/protocol`, which is generated from the server's
+ * models (`python -m agentls.server.protocol_schema`), so the extension cannot drift from
+ * the server. Nothing is declared by hand here.
  */
-
-export const Methods = {
-  run: 'agent/run',
-  cancel: 'agent/cancel',
-  agents: 'agent/agents',
-  status: 'agent/status',
-  stream: 'agent/stream',
-  step: 'agent/step',
-  plan: 'agent/plan',
-  askUser: 'agent/askUser',
-} as const;
-
-export type RunState =
-  | 'preparing'
-  | 'model_running'
-  | 'tool_running'
-  | 'awaiting_human'
-  | 'completed'
-  | 'failed'
-  | 'aborted';
-
-export interface RunParams {
-  prompt: string;
-  agent?: string;
-  runId?: string;
-  sessionId?: string;
-  confirmMode?: string;
-  maxSteps?: number;
-  selfEval?: string;
-  dryRun?: boolean;
-  workDoneToken?: string | number;
-}
-
-export type RunStatus = 'success' | 'partial' | 'failed';
-
-export interface RunResult {
-  status: RunStatus;
-  output?: string;
-  steps?: number;
-  tools_used?: unknown[];
-  duration_seconds?: number;
-  model?: string;
-  runId?: string;
-  sessionId?: string;
-  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
-  [key: string]: unknown;
-}
-
-export interface CancelResult {
-  cancelled: boolean;
-}
-
-export interface AgentInfo {
-  name: string;
-  description?: string;
-  readOnly?: boolean;
-}
-
-export interface AgentsResult {
-  agents: AgentInfo[];
-}
-
-export interface StatusParams {
-  runId: string;
-  state: RunState | string;
-  detail?: string;
-}
-
-export interface StreamParams {
-  runId: string;
-  seq: number;
-  text: string;
-}
-
-export interface StepParams {
-  runId: string;
-  step: number;
-  maxSteps: number;
-  phase: 'tool_start' | 'tool_end';
-  tool: string;
-  callId?: string;
-  args?: Record<string, unknown>;
-  success?: boolean;
-  summary?: string;
-}
-
-export interface PlanStep {
-  text: string;
-  status: string;
-}
-
-export interface PlanParams {
-  runId: string;
-  goal?: string;
-  steps: PlanStep[];
-}
-
-export interface AskUserParams {
-  runId?: string;
-  question: string;
-  /** Text to start from, e.g. the command the user is editing in an approval. */
-  default?: string;
-}
-
-export interface AskUserResult {
-  answer: string | null;
-}
+export {
+  ConfirmModeValues,
+  Methods,
+  PlanStepStatusValues,
+  RunStateValues,
+  RunStatusValues,
+  SelfEvalModeValues,
+  StepPhaseValues,
+} from './generated/protocol';
+export type {
+  AgentInfo,
+  AgentsResult,
+  AskUserParams,
+  AskUserResult,
+  CancelParams,
+  CancelResult,
+  ClientRequests,
+  ConfirmMode,
+  PingResult,
+  PlanParams,
+  PlanStep,
+  PlanStepStatus,
+  RunParams,
+  RunResult,
+  RunState,
+  RunStatus,
+  SelfEvalMode,
+  ServerNotifications,
+  ServerRequests,
+  SessionEntry,
+  SessionInfo,
+  SessionParams,
+  SessionResult,
+  SessionsResult,
+  StatusParams,
+  StepParams,
+  StepPhase,
+  StreamParams,
+  ToolUse,
+  Usage,
+} from './generated/protocol';

@@ -1,15 +1,16 @@
 /**
- * Which Python runs the server: the `agentls.python` setting, else the interpreter selected
- * in the Python extension (ms-python.python, best effort), else `python3`.
+ * The server's launch line (launch.ts decides from the settings) and, when no setting names
+ * one, the extension's own environment (managedEnv.ts), set up with progress in a
+ * notification. Its base Python: the interpreter selected in the Python extension
+ * (ms-python.python, best effort) when it is recent enough, else `python3` and friends.
  */
 import * as vscode from 'vscode';
 import { logInfo, logWarn } from './logging';
-import { expandPythonSetting } from './pythonSetting';
+import { planLaunch, pythonLaunch, type Launch, type LaunchSettings } from './launch';
+import type { ManagedEnvironment } from './managedEnv';
 
-export interface Interpreter {
-  command: string;
-  source: 'setting' | 'python extension' | 'default';
-}
+/** Tried in this order after the Python extension's interpreter. */
+const BASE_PYTHONS = process.platform === 'win32' ? ['python', 'python3'] : ['python3', 'python3.13', 'python3.12', 'python3.11', 'python'];
 
 interface PythonExtensionApi {
   environments?: {
@@ -45,14 +46,25 @@ async function fromPythonExtension(resource: vscode.Uri | undefined): Promise<st
   }
 }
 
-export async function resolveInterpreter(setting: string, folder: vscode.WorkspaceFolder | undefined): Promise<Interpreter> {
-  if (setting) {
-    return { command: expandPythonSetting(setting, folder?.uri.fsPath, process.env.HOME), source: 'setting' };
+export async function resolveLaunch(
+  settings: LaunchSettings,
+  folder: vscode.WorkspaceFolder | undefined,
+  managed: ManagedEnvironment,
+): Promise<Launch> {
+  const plan = planLaunch(settings, folder?.uri.fsPath, process.env.HOME);
+  if (plan.kind === 'ready') {
+    return plan.launch;
+  }
+  const ready = await managed.readyPython();
+  if (ready) {
+    return pythonLaunch(ready, 'managed');
   }
   const fromExt = await fromPythonExtension(folder?.uri);
-  if (fromExt) {
-    return { command: fromExt, source: 'python extension' };
-  }
-  logInfo('No agentls.python setting and no Python extension interpreter: using python3');
-  return { command: 'python3', source: 'default' };
+  const bases = [...(fromExt ? [fromExt] : []), ...BASE_PYTHONS];
+  logInfo(`Setting up the server environment (base Python candidates: ${bases.join(', ')})`);
+  const python = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'agentls: setting up the server environment' },
+    (progress) => managed.ensure(bases, (message) => progress.report({ message })),
+  );
+  return pythonLaunch(python, 'managed');
 }

@@ -4,8 +4,9 @@
  * answers `agent/askUser`.
  */
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
+import type { CancellationToken, LanguageClient, MessageActionItem, ShowMessageRequestParams } from 'vscode-languageclient/node';
 import { logError, logInfo } from './logging';
+import { routedRun } from './panel/routing';
 import {
   Methods,
   type AskUserParams,
@@ -35,7 +36,34 @@ interface ActiveRun {
   view: RunView;
   cancelRequested: boolean;
   client: LanguageClient;
+  /** Questions of this run go to `questions` (the agent panel) instead of VS Code's boxes. */
+  routed: boolean;
 }
+
+/** What a run reports, in order, for listeners such as the agent panel. */
+export type RunEvent =
+  | { type: 'runStarted'; runId: string; sessionId?: string; prompt: string; agent?: string; routed: boolean }
+  | { type: 'status'; params: StatusParams }
+  | { type: 'stream'; params: StreamParams }
+  | { type: 'step'; params: StepParams }
+  | { type: 'plan'; params: PlanParams }
+  | { type: 'runEnded'; runId: string; result?: RunResult; error?: string; cancelled: boolean };
+
+/** Answers a routed run's questions (approvals, agent/askUser) somewhere else than VS Code's boxes. */
+export interface QuestionRouter {
+  approve(runId: string, message: string, actions: string[], token: CancellationToken): Promise<string | null>;
+  askUser(runId: string, params: AskUserParams, token: CancellationToken): Promise<string | null>;
+}
+
+/** Extra per-run options: the session to continue, the prompt as the user typed it, routing. */
+export interface RunExtras {
+  sessionId?: string;
+  shownPrompt?: string;
+  routed?: boolean;
+}
+
+/** Approval questions start with this (server/approver.py); other message requests are not a run's. */
+const APPROVAL_PREFIX = 'agentls wants to run ';
 
 let counter = 0;
 
@@ -53,6 +81,11 @@ export class Runs implements vscode.Disposable {
   /** Fires with a runId whenever that run's view changes (tests wait on it). */
   readonly onDidChange = this.changed.event;
   private handlers: vscode.Disposable[] = [];
+  private readonly events = new vscode.EventEmitter<RunEvent>();
+  /** Every run's notifications and its start and end, in order. */
+  readonly onEvent = this.events.event;
+  /** Set by the agent panel: where the questions of routed runs go. */
+  questions: QuestionRouter | undefined;
 
   constructor(
     private readonly statusBar: RunStatusBar,
@@ -65,10 +98,21 @@ export class Runs implements vscode.Disposable {
     this.detach();
     this.handlers = [
       client.onNotification(Methods.status, (p: StatusParams) => this.onStatus(p)),
-      client.onNotification(Methods.stream, (p: StreamParams) => this.transcript.stream(p)),
+      client.onNotification(Methods.stream, (p: StreamParams) => {
+        this.transcript.stream(p);
+        this.events.fire({ type: 'stream', params: p });
+      }),
       client.onNotification(Methods.step, (p: StepParams) => this.onStep(p)),
-      client.onNotification(Methods.plan, (p: PlanParams) => this.transcript.plan(p)),
-      client.onRequest(Methods.askUser, (p: AskUserParams) => this.askUser(p)),
+      client.onNotification(Methods.plan, (p: PlanParams) => {
+        this.transcript.plan(p);
+        this.events.fire({ type: 'plan', params: p });
+      }),
+      client.onRequest(Methods.askUser, (p: AskUserParams, token: CancellationToken) => this.askUser(p, token)),
+      // Replaces the language client's own handler (registered handlers win): approvals of
+      // routed runs are answered in the panel, everything else as before.
+      client.onRequest('window/showMessageRequest', (p: ShowMessageRequestParams, token: CancellationToken) =>
+        this.showMessageRequest(p, token),
+      ),
     ];
   }
 
@@ -87,18 +131,20 @@ export class Runs implements vscode.Disposable {
     return this.active.get(runId)?.view;
   }
 
-  async run(client: LanguageClient, prompt: string, options: RunOptions): Promise<RunOutcome> {
+  async run(client: LanguageClient, prompt: string, options: RunOptions, extras: RunExtras = {}): Promise<RunOutcome> {
     const runId = newRunId();
     const view = new RunView(runId);
-    const run: ActiveRun = { view, cancelRequested: false, client };
+    const routed = extras.routed ?? false;
+    const run: ActiveRun = { view, cancelRequested: false, client, routed };
     this.active.set(runId, run);
     this.latest = runId;
     this.transcript.begin(runId, prompt, options.agent);
     this.statusBar.showRun(view);
     void setContext('agentls.running', true);
     this.changed.fire(runId);
+    this.events.fire({ type: 'runStarted', runId, sessionId: extras.sessionId, prompt: extras.shownPrompt ?? prompt, agent: options.agent, routed });
 
-    const params: RunParams = { prompt, runId, ...options };
+    const params: RunParams = { prompt, runId, ...options, ...(extras.sessionId ? { sessionId: extras.sessionId } : {}) };
     logInfo(`agent/run ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps})`);
     let outcome: RunOutcome;
     try {
@@ -128,6 +174,7 @@ export class Runs implements vscode.Disposable {
       this.latest = [...this.active.keys()].pop();
     }
     this.changed.fire(outcome.runId);
+    this.events.fire({ type: 'runEnded', runId: outcome.runId, result: outcome.result, error: outcome.error, cancelled: outcome.cancelled });
   }
 
   /** Cancel `runId`, or the latest active run. */
@@ -157,6 +204,7 @@ export class Runs implements vscode.Disposable {
 
   private onStatus(params: StatusParams): void {
     this.transcript.status(params.runId, params.state, params.detail);
+    this.events.fire({ type: 'status', params });
     const run = this.active.get(params.runId);
     if (run) {
       run.view.onStatus(params);
@@ -166,6 +214,7 @@ export class Runs implements vscode.Disposable {
 
   private onStep(params: StepParams): void {
     this.transcript.step(params);
+    this.events.fire({ type: 'step', params });
     const run = this.active.get(params.runId);
     if (run) {
       run.view.onStep(params);
@@ -181,7 +230,33 @@ export class Runs implements vscode.Disposable {
     this.changed.fire(runId);
   }
 
-  private async askUser(params: AskUserParams): Promise<AskUserResult> {
+  /** The run a question belongs to, when the panel is to answer it (see panel/routing). */
+  private routedRun(runId?: string): string | undefined {
+    if (!this.questions) {
+      return undefined;
+    }
+    const runs = [...this.active.entries()].map(([id, run]) => ({ runId: id, routed: run.routed, state: run.view.current.state }));
+    return routedRun(runs, runId);
+  }
+
+  private async showMessageRequest(params: ShowMessageRequestParams, token: CancellationToken): Promise<MessageActionItem | null> {
+    const actions = params.actions ?? [];
+    const runId = params.message.startsWith(APPROVAL_PREFIX) ? this.routedRun() : undefined;
+    if (runId !== undefined && this.questions) {
+      const title = await this.questions.approve(runId, params.message, actions.map((a) => a.title), token);
+      return actions.find((a) => a.title === title) ?? null;
+    }
+    // What vscode-languageclient does by default.
+    const show =
+      params.type === 1 ? vscode.window.showErrorMessage : params.type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    return (await show(params.message, ...actions)) ?? null;
+  }
+
+  private async askUser(params: AskUserParams, token?: CancellationToken): Promise<AskUserResult> {
+    const runId = this.routedRun(params.runId);
+    if (runId !== undefined && this.questions && token) {
+      return { answer: await this.questions.askUser(runId, params, token) };
+    }
     const answer = await this.ui.showInputBox({
       title: 'The agent asks',
       prompt: params.question,
@@ -195,5 +270,6 @@ export class Runs implements vscode.Disposable {
   dispose(): void {
     this.detach();
     this.changed.dispose();
+    this.events.dispose();
   }
 }

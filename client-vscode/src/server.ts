@@ -1,7 +1,8 @@
 /**
- * Starts, restarts and stops the agentls server (`<python> -P -m agentls --stdio`, cwd = the
- * workspace folder) through vscode-languageclient, and reports a server that cannot start
- * with ONE notification that offers the log.
+ * Starts, restarts and stops the agentls server (the launch line of launch.ts, e.g.
+ * `<python> -P -m agentls --stdio`, cwd = the workspace folder) through
+ * vscode-languageclient, and reports a server that cannot be set up or start with ONE
+ * notification that offers the log.
  */
 import { spawn, type ChildProcess } from 'child_process';
 import * as readline from 'readline';
@@ -21,7 +22,9 @@ import {
 } from 'vscode-languageclient/node';
 import { AgentCapabilities } from './capabilities';
 import { logError, logInfo, logServerLine, redact, showLog } from './logging';
-import { resolveInterpreter } from './python';
+import { describeLaunch, type Launch } from './launch';
+import { EnvironmentError, type ManagedEnvironment } from './managedEnv';
+import { resolveLaunch } from './python';
 import { serverEnvironment, type ApiKeys } from './secrets';
 import { serverConfig, type AgentSettings } from './settings';
 import { describeStartupFailure, type StartupFacts } from './startupFailure';
@@ -30,6 +33,11 @@ import type { Ui } from './vscodeapi';
 import { workspaceFolder } from './vscodeapi';
 
 const STDERR_TAIL = 40;
+const LAUNCH_ORIGIN: Record<Launch['source'], string> = {
+  serverPath: 'agentls.serverPath',
+  python: 'agentls.python',
+  managed: "the extension's own environment",
+};
 const MAX_CRASH_RESTARTS = 3;
 const CRASH_WINDOW_MS = 3 * 60_000;
 
@@ -45,12 +53,16 @@ export interface ServerHooks {
   onClient(client: LanguageClient): void;
   /** Called when the client is gone (stopped or crashed). */
   onClientGone(): void;
+  /** More of `experimental.agentls` to declare, read at each start. */
+  capabilities?(): Record<string, unknown>;
+  /** Takes over a server edit (inline review), or returns undefined to let it go on. */
+  handleApplyEdit?(params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> | undefined;
 }
 
 export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
-  private facts: StartupFacts = { python: '', stderrTail: [] };
+  private facts: StartupFacts = { command: '', source: 'managed', stderrTail: [] };
   private crashes: number[] = [];
   private restarting: Promise<unknown> = Promise.resolve();
   private disposed = false;
@@ -61,6 +73,7 @@ export class ServerManager implements vscode.Disposable {
     private readonly keys: ApiKeys,
     private readonly ui: Ui,
     private readonly hooks: ServerHooks,
+    private readonly managed: ManagedEnvironment,
   ) {}
 
   get current(): LanguageClient | undefined {
@@ -118,19 +131,28 @@ export class ServerManager implements vscode.Disposable {
     }
     const settings = this.settings();
     const folder = workspaceFolder();
-    const interpreter = await resolveInterpreter(settings.python, folder);
+    let launch: Launch;
+    try {
+      launch = await resolveLaunch(settings, folder, this.managed);
+    } catch (error) {
+      if (!(error instanceof EnvironmentError)) {
+        logError('Setting up the server environment failed', error);
+      }
+      this.notifyFailure(error instanceof EnvironmentError ? error.message : `Could not set up the server environment: ${String(error)}`);
+      return undefined;
+    }
     const key = await this.keys.get(settings.apiKeyEnv);
     const env = serverEnvironment(process.env, settings.apiKeyEnv, key);
     const cwd = folder?.uri.fsPath ?? process.cwd();
-    this.facts = { python: interpreter.command, stderrTail: [] };
+    this.facts = { command: launch.command, source: launch.source, stderrTail: [] };
     logInfo(
-      `Starting ${interpreter.command} -P -m agentls --stdio (interpreter from ${interpreter.source}; cwd ${cwd}; ` +
+      `Starting ${describeLaunch(launch)} (from ${LAUNCH_ORIGIN[launch.source]}; cwd ${cwd}; ` +
         `API key ${key ? `set in ${settings.apiKeyEnv}` : `not set (${settings.apiKeyEnv})`})`,
     );
 
     const facts = this.facts;
     const serverOptions: ServerOptions = async () => {
-      const child: ChildProcess = spawn(interpreter.command, ['-P', '-m', 'agentls', '--stdio'], { cwd, env });
+      const child: ChildProcess = spawn(launch.command, launch.args, { cwd, env });
       await new Promise<void>((resolve, reject) => {
         child.once('spawn', () => resolve());
         child.once('error', (error: NodeJS.ErrnoException) => {
@@ -168,7 +190,7 @@ export class ServerManager implements vscode.Disposable {
       },
       middleware: {
         workspace: {
-          handleApplyEdit: (params, next) => this.applyEdit(params, next),
+          handleApplyEdit: (params, next) => this.hooks.handleApplyEdit?.(params) ?? this.applyEdit(params, next),
         },
       },
       errorHandler: {
@@ -179,7 +201,7 @@ export class ServerManager implements vscode.Disposable {
     };
 
     const client = new AgentLanguageClient('agentls', 'agentls', serverOptions, clientOptions);
-    client.registerFeature(new AgentCapabilities());
+    client.registerFeature(new AgentCapabilities(() => this.hooks.capabilities?.() ?? {}));
     this.client = client;
     this.hooks.onClient(client);
     try {

@@ -7,26 +7,28 @@
  * the params of each `agent/run`.
  */
 
+import { ConfirmModeValues, SelfEvalModeValues, type ConfirmMode, type SelfEvalMode } from './protocol';
+
 export const SECTION = 'agentls';
 
-export type ConfirmMode = 'yolo' | 'confirm-all' | 'confirm-sensitive';
-export type SelfEval = 'off' | 'basic' | 'full';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface AgentSettings {
+  serverPath: string;
   python: string;
   model: string;
   apiBase: string;
   apiKeyEnv: string;
   confirmMode: ConfirmMode;
   maxSteps: number;
-  selfEval: SelfEval;
+  selfEval: SelfEvalMode;
   agent: string;
   logLevel: LogLevel;
   saveAfterEdit: boolean;
 }
 
 export const DEFAULT_SETTINGS: Readonly<AgentSettings> = Object.freeze({
+  serverPath: '',
   python: '',
   model: '',
   apiBase: '',
@@ -39,8 +41,6 @@ export const DEFAULT_SETTINGS: Readonly<AgentSettings> = Object.freeze({
   saveAfterEdit: true,
 });
 
-const CONFIRM_MODES: readonly ConfirmMode[] = ['yolo', 'confirm-all', 'confirm-sensitive'];
-const SELF_EVALS: readonly SelfEval[] = ['off', 'basic', 'full'];
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -76,7 +76,7 @@ export function readSettings(get: SettingGetter): ReadSettings {
     });
   };
 
-  const str = (key: 'python' | 'model' | 'apiBase' | 'agent'): void => {
+  const str = (key: 'serverPath' | 'python' | 'model' | 'apiBase' | 'agent'): void => {
     const value = get(key);
     if (value === undefined || value === null) {
       return;
@@ -87,6 +87,7 @@ export function readSettings(get: SettingGetter): ReadSettings {
     }
     settings[key] = value.trim();
   };
+  str('serverPath');
   str('python');
   str('model');
   str('apiBase');
@@ -106,18 +107,18 @@ export function readSettings(get: SettingGetter): ReadSettings {
 
   const confirmMode = get('confirmMode');
   if (confirmMode !== undefined) {
-    if (oneOf(confirmMode, CONFIRM_MODES)) {
+    if (oneOf(confirmMode, ConfirmModeValues)) {
       settings.confirmMode = confirmMode;
     } else {
-      bad('confirmMode', confirmMode, `one of ${CONFIRM_MODES.join(', ')}`);
+      bad('confirmMode', confirmMode, `one of ${ConfirmModeValues.join(', ')}`);
     }
   }
   const selfEval = get('selfEval');
   if (selfEval !== undefined) {
-    if (oneOf(selfEval, SELF_EVALS)) {
+    if (oneOf(selfEval, SelfEvalModeValues)) {
       settings.selfEval = selfEval;
     } else {
-      bad('selfEval', selfEval, `one of ${SELF_EVALS.join(', ')}`);
+      bad('selfEval', selfEval, `one of ${SelfEvalModeValues.join(', ')}`);
     }
   }
   const logLevel = get('logLevel');
@@ -177,7 +178,7 @@ export interface RunOptions {
   agent: string;
   confirmMode: ConfirmMode;
   maxSteps: number;
-  selfEval: SelfEval;
+  selfEval: SelfEvalMode;
 }
 
 export function runOptions(settings: AgentSettings, agent?: string): RunOptions {
@@ -189,7 +190,7 @@ export function runOptions(settings: AgentSettings, agent?: string): RunOptions 
   };
 }
 
-/** Keys whose change needs a new server process (interpreter, environment). */
-export const RESTART_KEYS: readonly (keyof AgentSettings)[] = ['python', 'apiKeyEnv'];
+/** Keys whose change needs a new server process (launch line, environment). */
+export const RESTART_KEYS: readonly (keyof AgentSettings)[] = ['serverPath', 'python', 'apiKeyEnv'];
 /** Keys the server gets through `workspace/didChangeConfiguration`. */
 export const SERVER_KEYS: readonly (keyof AgentSettings)[] = ['model', 'apiBase', 'apiKeyEnv', 'logLevel'];

@@ -1,10 +1,13 @@
 /**
  * Turns what we know about a server that did not start (spawn error, exit code, the tail of
- * its stderr) into one sentence for the user. Pure, unit-tested.
+ * its stderr) into one sentence for the user, with the setting to look at. Pure, unit-tested.
  */
+import type { LaunchSource } from './launch';
 
 export interface StartupFacts {
-  python: string;
+  /** The program that was started (a Python, or the agentls.serverPath executable). */
+  command: string;
+  source: LaunchSource;
   spawnError?: { code?: string; message: string };
   exitCode?: number | null;
   signal?: string | null;
@@ -12,22 +15,36 @@ export interface StartupFacts {
   error?: string;
 }
 
+const WHAT: Record<LaunchSource, string> = {
+  serverPath: 'Server command',
+  python: 'Python interpreter',
+  managed: "The server environment's Python",
+};
+
+const FIX: Record<LaunchSource, string> = {
+  serverPath: 'Check "agentls.serverPath".',
+  python: 'Set "agentls.python" to a Python that has agentls installed, or clear it to let the extension set up its own environment.',
+  managed: 'Use "Agent: Restart server" to set the environment up again.',
+};
+
 export function describeStartupFailure(facts: StartupFacts): string {
-  const { python } = facts;
+  const { command, source } = facts;
   if (facts.spawnError) {
     if (facts.spawnError.code === 'ENOENT') {
-      return `Python interpreter not found: "${python}". Set "agentls.python" to a Python that has agentls installed.`;
+      return `${WHAT[source]} not found: "${command}". ${FIX[source]}`;
     }
     if (facts.spawnError.code === 'EACCES') {
-      return `Python interpreter "${python}" cannot be run (permission denied). Check "agentls.python".`;
+      return `${WHAT[source]} "${command}" cannot be run (permission denied). ${FIX[source]}`;
     }
-    return `Could not start "${python}": ${facts.spawnError.message}`;
+    return `Could not start "${command}": ${facts.spawnError.message}`;
   }
   const missing = facts.stderrTail
     .map((line) => /(?:ModuleNotFoundError|ImportError): (.*)/.exec(line) ?? /: (No module named .*)/.exec(line))
     .find((m) => m !== null);
   if (missing) {
-    return `The agentls server cannot be imported by "${python}" (${missing[1].trim()}). Install agentls into that environment or set "agentls.python".`;
+    return `The agentls server cannot be imported by "${command}" (${missing[1].trim()}). ${
+      source === 'python' ? 'Install agentls into that environment, or clear "agentls.python" to let the extension set up its own.' : FIX[source]
+    }`;
   }
   const lastLine = [...facts.stderrTail].reverse().find((l) => l.trim() !== '');
   if (facts.exitCode !== undefined && facts.exitCode !== null) {

@@ -12,7 +12,7 @@ export interface Sink {
 
 interface RunTrack {
   nextSeq: number | undefined;
-  pending: Map<number, string>;
+  pending: Map<number, StreamParams>;
   streamed: boolean;
 }
 
@@ -74,25 +74,31 @@ export class Transcript {
     if (params.seq < run.nextSeq || run.pending.has(params.seq)) {
       return; // a duplicate
     }
-    run.pending.set(params.seq, params.text);
+    run.pending.set(params.seq, params);
     this.drain(run, false);
   }
 
   /** Write what is buffered in order; with `force`, also past gaps in `seq`. */
   private drain(run: RunTrack, force: boolean): void {
     while (run.pending.size > 0 && run.nextSeq !== undefined) {
-      let text = run.pending.get(run.nextSeq);
-      if (text === undefined) {
+      let item = run.pending.get(run.nextSeq);
+      if (item === undefined) {
         if (!force) {
           return;
         }
         run.nextSeq = Math.min(...run.pending.keys());
-        text = run.pending.get(run.nextSeq) ?? '';
+        item = run.pending.get(run.nextSeq);
       }
       run.pending.delete(run.nextSeq);
       run.nextSeq += 1;
+      if (item?.restart) {
+        // The output channel cannot take text back: say the text above is void instead.
+        const why = item.reason ? ` (${truncate(item.reason, 160)})` : '';
+        this.line(`… the model's stream was cut${why}; the text above is void and the answer restarts`);
+        continue;
+      }
       run.streamed = true;
-      this.write(text);
+      this.write(item?.text ?? '');
     }
   }
 

@@ -19,10 +19,10 @@ def register(ls: AgentLanguageServer) -> None:
     async def agent_agents(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         await ls.wait_ready()
         from agentls.agent.agents import AgentRegistry
+        from agentls.server.protocol import AgentInfo, AgentsResult
 
-        return {
-            "agents": [
-                {"name": a.name, "description": a.description, "readOnly": a.read_only}
-                for a in AgentRegistry(ls.config).list()
-            ]
-        }
+        agents = [
+            AgentInfo(name=a.name, description=a.description, read_only=a.read_only)
+            for a in AgentRegistry(ls.config).list()
+        ]
+        return AgentsResult(agents=agents).to_wire()

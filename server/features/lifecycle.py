@@ -4,8 +4,9 @@
 configuration (``.agentls.yaml`` + ``initializationOptions``, with pydantic and the run
 machinery imported in a worker thread) and every feature that needs it awaits
 ``ls.wait_ready()``. Everything slow starts after ``initialized`` as background tasks:
-starting the model worker process, importing litellm (in a daemon thread, for token
-counts) and building the repository index. A config error is shown with
+the warm-up (server/warm_up.py: the model worker process, which alone imports litellm, and the
+tokenizer for token counts)
+and building the repository index. A config error is shown with
 ``window/showMessage`` once the client is ready; the server goes on with the last valid
 config (or the defaults).
 """
@@ -13,19 +14,15 @@ config (or the defaults).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
-import importlib
 import logging
-import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from agentls.server.converter import prime
 from agentls.server.logging import configure_logging
+from agentls.server.warm_up import import_run_modules, warm_up
 
 if TYPE_CHECKING:
     from agentls.server.app import AgentLanguageServer
@@ -53,23 +50,6 @@ def apply_logging(ls: AgentLanguageServer) -> None:
     configure_logging(cfg.level, file=cfg.file, verbose=cfg.verbose)
 
 
-#: Modules a run imports on first use; loaded in the background at start-up.
-RUN_MODULES = (
-    "agentls.agent.llm.process",
-    "agentls.agent.process",
-    "agentls.agent.sandbox",
-    "agentls.agent.shell_policy",
-    "agentls.agent.tools.edit",
-    "agentls.agent.tools.exec",
-    "agentls.agent.tools.files",
-    "agentls.agent.tools.interaction",
-    "agentls.agent.tools.outcome",
-    "agentls.agent.tools.schemas",
-    "agentls.server.edits",
-    "agentls.server.lsp_files",
-)
-
-
 def register(ls: AgentLanguageServer) -> None:
     from agentls.server.app import guarded
 
@@ -87,8 +67,7 @@ def register(ls: AgentLanguageServer) -> None:
         # What the first run would otherwise do on the event loop: import the tools
         # (bashlex builds its parser tables on import) and generate the converter's
         # functions for the LSP messages a run exchanges.
-        for name in RUN_MODULES:
-            importlib.import_module(name)
+        import_run_modules()
         prime(ls.converter)
 
     async def ready(root: Path, options: object) -> None:
@@ -108,7 +87,7 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.feature(types.INITIALIZED)
     @guarded("initialized", notification=True)
     def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
-        ls.warm_up_task = ls.spawn(_warm_up(ls), name="llm-warm-up")
+        ls.warm_up_task = ls.spawn(warm_up(ls), name="llm-warm-up")
         ls.spawn(after_ready(ls), name="start-index")
 
     async def after_ready(ls: AgentLanguageServer) -> None:
@@ -128,68 +107,3 @@ def register(ls: AgentLanguageServer) -> None:
             await ls.runs.aclose()
         ls.index_service.stop()
         await ls.close_model_worker()
-
-
-async def _warm_up(ls: AgentLanguageServer) -> None:
-    if ls.warm_up is not None:
-        await ls.warm_up()
-        return
-    from agentls.agent.llm._litellm import import_litellm_sync
-
-    def preload() -> None:
-        import_litellm_sync()
-        import agentls.agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
-
-    async def start_worker() -> None:
-        await ls.wait_ready()  # agent.llm.process is imported then, off the loop
-        await ls.model_worker.wait_ready()
-
-    def settle() -> None:
-        from agentls.agent.llm.adapter import LiteLLMAdapter
-
-        # litellm loads the model's tokenizer on its first count (tiktoken's: ~100 ms,
-        # measured as a 99 ms stall of the loop in the first step of a run).
-        LiteLLMAdapter(ls.config.llm).count_tokens([{"role": "user", "content": "warm up"}])
-        # litellm, openai and the MCP SDK leave ~350k long-lived objects. A full
-        # collection walks them all (~220 ms measured, every thread stopped, in the
-        # middle of a run); frozen, collections only look at what came after.
-        gc.collect()
-        gc.freeze()
-
-    # Daemon threads, not asyncio.to_thread: an executor thread would hold up the
-    # server's exit until the ~3 s import finished (asyncio.run joins its executor).
-    # litellm is loaded in this process only for token counts, which the context
-    # manager needs synchronously; the calls themselves are made by the model worker
-    # process, which starts (and imports litellm on its own) at the same time.
-    await asyncio.gather(in_daemon_thread(preload, name="agentls-litellm-import"), start_worker())
-    await in_daemon_thread(settle, name="agentls-tokenizer")
-    log.info("litellm ready; model worker pid %s", ls.model_worker.pid)
-
-
-T = TypeVar("T")
-
-
-async def in_daemon_thread(fn: Callable[[], T], *, name: str) -> T:
-    """``fn()`` in a daemon thread, awaited without blocking the loop."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-
-    def settle(result: T | None, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)  # type: ignore[arg-type]
-
-    def target() -> None:
-        try:
-            result, error = fn(), None
-        except BaseException as exc:
-            result, error = None, exc
-        if not loop.is_closed():
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(settle, result, error)
-
-    threading.Thread(target=target, name=name, daemon=True).start()
-    return await future

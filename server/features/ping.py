@@ -1,11 +1,18 @@
-"""``agent/ping`` → ``{pong: true, runs, llmReady, watching}``: a trivial request, for
-health checks and for measuring the server's responsiveness (bench/server_responsiveness.py).
-``llmReady`` turns true once the model worker is ready and litellm is loaded for token
-counts (after ``initialized``);
-``watching`` once the index is built and its watcher keeps it live."""
+"""``agent/ping`` → ``{pong, runs, llmReady, watching, litellmLoaded, indexedFiles}``: a trivial
+request, for health checks and for measuring the server's responsiveness
+(bench/server_responsiveness.py). ``llmReady`` turns true once the model worker is ready
+and the tokenizer is loaded for token counts (after ``initialized``); ``watching`` once the
+index is built and its watcher keeps it live; ``litellmLoaded`` says whether this process
+imported litellm (it should not: the model worker makes the calls); ``indexedFiles`` counts
+the text files in the index (null before it is built), so a client can tell when a new file
+has been indexed.
+
+The answer's type is ``PingResult`` (``server/protocol.py``), but it is written here as a
+plain dict: ping must answer before pydantic and the models are loaded."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -24,4 +31,12 @@ def register(ls: AgentLanguageServer) -> None:
         ready = task is not None and task.done() and not task.cancelled() and not task.exception()
         watcher = ls.index_service.watcher
         watching = watcher is not None and watcher.running
-        return {"pong": True, "runs": ls.active_runs, "llmReady": ready, "watching": watching}
+        index = ls.index_service.index
+        return {
+            "pong": True,
+            "runs": ls.active_runs,
+            "llmReady": ready,
+            "watching": watching,
+            "litellmLoaded": "litellm" in sys.modules,
+            "indexedFiles": None if index is None else index.total_files,
+        }

@@ -1,8 +1,9 @@
-"""``agent/run``: run an agent to the end; the result is the run's output dict.
+"""``agent/run``: run an agent to the end.
 
-Params ``{prompt, agent?, runId?, sessionId?, confirmMode?, maxSteps?, selfEval?,
-dryRun?, workDoneToken?}``; result ``{status, output, steps, tools_used,
-duration_seconds, model, runId, sessionId, usage}``. Progress arrives meanwhile as
+Params ``RunParams`` (``server/protocol.py``: ``{prompt, agent?, runId?, sessionId?,
+confirmMode?, maxSteps?, selfEval?, dryRun?, workDoneToken?}``); result ``RunResult``
+(``agent/contract.py``: ``{status, output, steps, tools_used, duration_seconds, model,
+runId, sessionId, usage}``). Progress arrives meanwhile as
 ``agent/stream``, ``agent/step``, ``agent/status``, ``agent/plan`` and ``$/progress``.
 ``$/cancelRequest`` on this request stops the run cleanly, then answers RequestCancelled.
 """

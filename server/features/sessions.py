@@ -40,9 +40,9 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.feature(GET_METHOD)
     @guarded(GET_METHOD)
     async def agent_session(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        from agentls.server.runs import parse_params
-        from agentls.server.sessions_view import SessionParams, get_session, store
+        from agentls.server.protocol import SessionParams, parse_params
+        from agentls.server.sessions_view import get_session, store
 
-        parsed: SessionParams = parse_params(SessionParams, params)
+        parsed = parse_params(SessionParams, params)
         await ls.wait_ready()
         return await asyncio.to_thread(get_session, store(ls), parsed.session_id)

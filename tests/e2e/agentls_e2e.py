@@ -1,8 +1,9 @@
 """Shared fixtures and helpers for the end-to-end tests: the real server over stdio, driven by a
 pytest-lsp client, against the scripted model server running in this process.
 
-- ``scripted``: a ``ScriptedModelServer`` (queue turns per model name; every request
-  the model got is recorded).
+- ``scripted`` (from tests/conftest.py, shared with the unit tests): a
+  ``ScriptedModelServer`` (queue turns per model name; every request the model got is
+  recorded).
 - ``workspace``: a fresh temp workspace (``src/app.py``, ``README.md``, a git repo).
 - ``lsp``: a factory ``await lsp(caps=VSCODE, init_options=..., model="alice")`` that
   starts ``python -P -m agentls --stdio``, initializes it and returns an ``AgentClient``;
@@ -26,7 +27,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -262,12 +263,6 @@ def make_client() -> AgentClient:
         return types.ApplyWorkspaceEditResult(applied=True)
 
     return client
-
-
-@pytest.fixture
-def scripted() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
 
 
 @pytest.fixture

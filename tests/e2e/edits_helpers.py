@@ -279,3 +279,45 @@ async def run_editor(
     report: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     report["output"] = output.decode(errors="replace")
     return report
+
+
+@dataclass(frozen=True)
+class RealEditor:
+    """What differs between the real editors the tests drive; everything else is shared.
+
+    Neovim 0.7 cannot confirm annotated edits: the server asks with
+    window/showMessageRequest (the script answers), then sends a plain versioned edit.
+    eglot 1.9 declares neither change annotations nor window.showMessage; it asks its own
+    "Proceed?" before every server edit and answers a "no" with a JSON-RPC error, which
+    the server reports as a rejection. The server is told so (``clientConfirms`` to the
+    harness, ``editor.confirms_edits`` to agentls), since eglot does not identify itself.
+    """
+
+    name: Literal["nvim", "emacs"]
+    accept: str
+    decline: str
+    #: Text of the one question the user sees about an edit of app.py.
+    asks: str
+    confirms_itself: bool
+
+    def answer(self, accept: bool) -> str:
+        return self.accept if accept else self.decline
+
+
+EDITORS = {
+    "nvim": RealEditor("nvim", "Apply", "Reject", "Apply edit to app.py", False),
+    "emacs": RealEditor("emacs", "yes", "no", "Proceed?", True),
+}
+
+
+def report_error(report: dict[str, Any]) -> Any:
+    """What went wrong in an editor's script or request (None when nothing did)."""
+    return report.get("script_error") or report.get("error")
+
+
+def report_result(report: dict[str, Any]) -> Any:
+    """The request's result (eglot hands it over as JSON text, Neovim as a table)."""
+    import json
+
+    result = report["result"]
+    return json.loads(result) if isinstance(result, str) else result

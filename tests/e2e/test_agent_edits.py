@@ -61,3 +61,49 @@ async def test_read_edit_patch_create_delete(
     assert "rejected" in results[2] and "unchanged" in results[2]
     assert results[3].startswith("Created docs/new.md")
     assert results[4].startswith("Deleted README.md")
+
+
+V4A_PATCH = """*** Begin Patch
+*** Update File: src/app.py
+@@ def greet(name):
+-    return f"hello {name}"
++    return f"hi {name}"
+*** Add File: src/extra.py
++EXTRA = 1
+*** Update File: README.md
+*** Move to: docs/README.md
+-# demo
++# demo, moved
+*** End Patch
+"""
+
+
+async def test_a_v4a_patch_is_one_workspace_edit_with_resource_operations(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    scripted.add("alice", tool_call("apply_patch", {"patch": V4A_PATCH}), text("Not applied."))
+    scripted.add("alice", tool_call("apply_patch", {"patch": V4A_PATCH}), text("Patched."))
+    options = {**llm_options(scripted), "workspace": {"allow_delete": True}}
+    client = await lsp(init_options=options)
+    client.edit_answers = [False, True]  # the first run's edit is rejected, the second's kept
+
+    rejected = plain(await client.run(prompt="patch", runId="v1", confirmMode="confirm-all"))
+    assert rejected["tools_used"][0]["success"] is False
+    assert (workspace / "README.md").read_text() == "# demo\n"
+    assert not (workspace / "src" / "extra.py").exists()
+
+    result = plain(await client.run(prompt="patch", runId="v2", confirmMode="confirm-all"))
+    assert result["tools_used"][0]["success"] is True, result
+    assert (workspace / "src" / "app.py").read_text() == APP_PY.replace("hello", "hi")
+    assert (workspace / "src" / "extra.py").read_text() == "EXTRA = 1\n"
+    assert (workspace / "docs" / "README.md").read_text() == "# demo, moved\n"
+    assert not (workspace / "README.md").exists()
+    # One patch, one WorkspaceEdit: the files it creates, the edit, the file it deletes.
+    assert len(client.edits) == 2
+    changes = client.edits[1].edit.document_changes or []
+    kinds = sorted(type(c).__name__ for c in changes)
+    assert kinds.count("CreateFile") == 2 and kinds.count("DeleteFile") == 1
+    deleted = [c.uri for c in changes if isinstance(c, types.DeleteFile)]
+    assert deleted and deleted[0].endswith("/README.md") and "/docs/" not in deleted[0]
+    results = _tool_results(scripted)
+    assert results[-1].startswith("Patched ")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from agentls_e2e import LspFactory, llm_options, plain
+from lsprotocol import types
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
@@ -21,12 +22,10 @@ async def test_two_concurrent_runs(lsp: LspFactory, scripted: ScriptedModelServe
     first = client.run(prompt="first", runId="r-a", sessionId="sa")
     await client.wait_for(lambda: bool(client.of("agent/status", "r-a")), what="run a started")
     # The next run uses the new model; the run in flight keeps the config it started with.
-    from lsprotocol import types
-
     client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"agentls": llm_options(scripted, "bob")})
     )
-    await asyncio.sleep(0.2)
+    # No wait: a run asked for after the notification must already see the new config.
     second = client.run(prompt="second", runId="r-b", sessionId="sb")
     ra, rb = (plain(r) for r in await asyncio.wait_for(asyncio.gather(first, second), 90))
     assert ra["status"] == rb["status"] == "success"

@@ -37,7 +37,7 @@ async def wait_until(predicate: Any, what: Any, seconds: float = 60.0) -> None:
 async def test_sigkill_while_awaiting_approval_then_resume(
     lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
 ) -> None:
-    explain = text("Appends a line to counter.txt.")  # seed 004: explained before asking
+    explain = text("Appends a line to counter.txt.")  # explained before asking
     scripted.add(
         "crash",
         tool_call("execute_command", {"command": COUNT}, id="first"),

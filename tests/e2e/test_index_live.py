@@ -5,10 +5,19 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agentls_e2e import LspFactory
+from agentls_e2e import AgentClient, LspFactory
 from lsprotocol import types
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
+
+
+async def _wait_indexed(client: AgentClient, files: int) -> None:
+    """Until the live index holds ``files`` text files (the watcher saw the new one)."""
+    for _ in range(600):
+        if (await client.request("agent/ping", {})).indexedFiles == files:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the index never reached {files} files")
 
 
 def _system_prompt(scripted: ScriptedModelServer, index: int) -> str:
@@ -38,6 +47,6 @@ async def test_new_file_reaches_next_run(
     assert "brand_new.py" not in _system_prompt(scripted, 0)
 
     (workspace / "src" / "brand_new.py").write_text("VALUE = 1\n")
-    await asyncio.sleep(1.0)  # watcher debounce is 200 ms; generous on a loaded machine
+    await _wait_indexed(client, 3)
     await client.run(prompt="second", runId="i2")
     assert "brand_new.py" in _system_prompt(scripted, 1)

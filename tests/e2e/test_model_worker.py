@@ -106,6 +106,9 @@ async def test_a_worker_killed_mid_stream_fails_that_run_and_the_next_run_works(
     result = plain(await client.run(prompt="again", runId="k2"))
     assert result["status"] == "success"
     assert client.streamed("k2") == "back again"
+    # Read while the new worker serves: one live worker, and the killed one reaped (a dead
+    # worker never matches worker_pids, so comparing pids alone could not fail).
     [second] = worker_pids(pid)
-    assert second != first
+    assert alive(second)
+    assert first not in children(pid), "the killed worker was left a zombie of the server"
     assert (await client.request("agent/ping", {})).pong

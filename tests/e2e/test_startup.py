@@ -1,4 +1,5 @@
-"""initialize answers fast while litellm imports; stdout carries only LSP."""
+"""initialize answers fast while the model worker starts; stdout carries only LSP; the
+server process itself never imports litellm."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from agentls_e2e import LspFactory, plain, server_command, server_env
 
-from agentls.agent.llm.scripted_server import ScriptedModelServer, text
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 GENEROUS = 2.0  # seconds: a loaded 2-core machine, not a benchmark
 
@@ -39,7 +40,7 @@ async def test_requests_answered_while_litellm_imports(
             break
         await asyncio.sleep(0.1)
     else:
-        raise AssertionError("litellm never finished importing")
+        raise AssertionError("the model worker and the tokenizer were never ready")
 
 
 async def test_first_run_works(lsp: LspFactory, scripted: ScriptedModelServer) -> None:
@@ -50,11 +51,27 @@ async def test_first_run_works(lsp: LspFactory, scripted: ScriptedModelServer) -
     assert client.error is None
 
 
+async def test_the_server_process_never_imports_litellm(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    # Enough text that the context manager counts tokens on the way.
+    scripted.add("alice", tool_call("read_file", {"path": "src/app.py"}), text("It greets " * 50))
+    client = await lsp()
+    result = plain(await client.run(prompt="what does app.py do?", runId="st2"))
+    assert result["status"] == "success"
+    for _ in range(600):
+        pong = plain(await client.request("agent/ping", {}))
+        if pong["llmReady"]:
+            break
+        await asyncio.sleep(0.1)
+    assert pong["llmReady"] and pong["litellmLoaded"] is False
+
+
 def test_stdout_is_protected() -> None:
     """After protect_stdout() only the returned stream reaches fd 1 of the process."""
     code = (
         "import os, sys\n"
-        "from agentls.server.__main__ import protect_stdout\n"
+        "from agentls.agent.stdout_guard import protect_stdout\n"
         "out = protect_stdout()\n"
         "print('stray print')\n"
         "os.write(1, b'raw fd write')\n"

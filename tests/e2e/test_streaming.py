@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from agentls_e2e import NEOVIM, LspFactory, plain
+from typing import Any
+
+from agentls_e2e import NEOVIM, LspFactory, llm_options, plain
 from lsprotocol import types
 
-from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.llm.scripted_server import ScriptedModelServer, cut, text, tool_call
 
 LONG = "".join(f"word{i:03d} " for i in range(150))  # 1,200 characters
 
@@ -91,3 +93,52 @@ async def test_no_progress_without_client_support(
     assert result["status"] == "success"
     assert not any(str(t).startswith("agentls/run") for t in client.progress_reports)
     assert client.streamed("n1") == "ok"
+
+
+def with_retries(scripted: ScriptedModelServer) -> dict[str, Any]:
+    options = llm_options(scripted)
+    options["llm"]["retries"] = 2
+    return options
+
+
+async def test_a_cut_stream_restarts_on_the_wire(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    answer = text(LONG, chunk_size=6, chunk_delay=0.002)
+    scripted.add(
+        "alice",
+        tool_call("read_file", {"path": "src/app.py"}),
+        cut(answer, "text", "drop"),
+        answer,
+    )
+    client = await lsp(init_options=with_retries(scripted))
+    result = plain(await client.run(prompt="talk", runId="c1"))
+    assert result["status"] == "success" and result["output"] == LONG
+    chunks = client.of("agent/stream", "c1")
+    assert [c["seq"] for c in chunks] == list(range(1, len(chunks) + 1))
+    restarts = [c for c in chunks if c.get("restart")]
+    assert len(restarts) == 1
+    restart = restarts[0]
+    assert restart["text"] == "" and restart["attempt"] == 2
+    assert "connection broke" in restart["reason"]
+    before = chunks[: chunks.index(restart)]
+    after = chunks[chunks.index(restart) + 1 :]
+    # What a client drops is exactly the cut attempt's text it got, and the rest is whole.
+    assert restart["discard"] == len("".join(c["text"] for c in before)) > 0
+    assert LONG.startswith("".join(c["text"] for c in before))
+    assert "".join(c["text"] for c in after) == LONG
+
+
+async def test_a_stream_cut_on_every_attempt_fails_the_run(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    write = tool_call("write_file", {"path": "src/new.py", "content": "x = 1\n"}, text="Writing.")
+    scripted.add("alice", *[cut(write, "before_finish", "close")] * 3)
+    client = await lsp(init_options=with_retries(scripted))
+    result = plain(await client.run(prompt="write", runId="c2", confirmMode="yolo"))
+    assert result["status"] == "failed"
+    assert "was cut before its end on each of 3 attempts" in result["output"]
+    assert "none of its tool calls ran" in result["output"]
+    assert client.of("agent/step", "c2") == []  # no tool ever started
+    assert client.states("c2")[-1] == "failed"
+    assert [c["attempt"] for c in client.of("agent/stream", "c2") if c.get("restart")] == [2, 3]

@@ -31,6 +31,7 @@ from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_ca
 from agentls.agent.mcp import VALID_NAME, MCPManager, dedupe, prefixed_name, render_result
 from agentls.agent.run import RunRequest, run_agent
 from agentls.agent.tools import build_registry
+from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.tools.registry import ToolRegistry
 from agentls.agent.workspace import DiskFileAccess
@@ -331,7 +332,7 @@ async def test_untrusted_tools_need_approval_trusted_ones_do_not(
     async with MCPManager(mcp) as manager:
         registry = ToolRegistry()
         manager.register(registry)
-        engine = ExecutionEngine(registry, DiskFileAccess(tmp_path), AppConfig(mcp=mcp))
+        engine = ExecutionEngine(registry, RunContext(DiskFileAccess(tmp_path), AppConfig(mcp=mcp)))
         agent = AgentConfig(system_prompt="x", confirm_mode="confirm-sensitive")
         done = await engine.execute_tool_call(
             ToolCall(id="c1", name="mcp_test_add", arguments={"a": 1, "b": 2}), agent

@@ -8,9 +8,13 @@ import Mocha from 'mocha';
 import * as path from 'path';
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, color: false, reporter: 'spec' });
+  // AGENTLS_E2E_GREP (in the VS Code server's environment) runs only the matching tests.
+  const grep = process.env.AGENTLS_E2E_GREP;
+  const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, color: false, reporter: 'spec', ...(grep ? { grep } : {}) });
   const dir = path.join(__dirname, 'e2e');
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort()) {
+  // AGENTLS_E2E_FILES (a regular expression) runs only the matching files, e.g. `0_|3_panel`.
+  const only = process.env.AGENTLS_E2E_FILES ? new RegExp(process.env.AGENTLS_E2E_FILES) : undefined;
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.test.js') && (!only || only.test(f))).sort()) {
     mocha.addFile(path.join(dir, file));
   }
   return new Promise((resolve, reject) => {

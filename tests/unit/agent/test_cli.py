@@ -4,17 +4,44 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
-from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
+from agentls.agent.llm.scripted_server import (
+    ScriptedModelServer,
+    call,
+    cut,
+    error,
+    text,
+    tool_call,
+    tool_calls,
+)
 
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+def read_until(stream: IO[str], marker: str, timeout: float = 90) -> str:
+    """What a child writes to ``stream`` (a pipe), read until ``marker`` appears: the test
+    goes on when the CLI is there, not after a guessed sleep."""
+    fd = stream.fileno()
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while marker.encode() not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise AssertionError(f"{marker!r} never came; the CLI wrote: {seen[-2000:]!r}")
+        chunk = os.read(fd, 65_536)
+        if not chunk:
+            raise AssertionError(f"the CLI closed its output before {marker!r}: {seen[-2000:]!r}")
+        seen += chunk
+    return seen.decode("utf-8", "replace")
 
 
 @pytest.fixture
@@ -78,6 +105,37 @@ def test_failed_exits_1(ws: Path, scripted: ScriptedModelServer) -> None:
     assert done.returncode == 1 and "LLM error" in done.stdout
 
 
+def test_a_cut_stream_restarts_and_the_run_succeeds(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    answer = "The answer is one, as the file says."
+    scripted.add("cu", cut(text(answer), "text", "close"), text(answer))
+    done = agentls(ws, scripted, "cu", "what is x?")  # streams (--json would not)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == answer
+    assert "[stream cut: the stream ended without a finish reason" in done.stderr
+    assert "restarts (attempt 2)" in done.stderr
+    assert done.stderr.rstrip().endswith(answer)  # the retried text follows the notice
+
+
+@pytest.mark.parametrize("at", ["arguments", "between_calls", "before_finish"])
+def test_a_stream_cut_every_time_fails_and_runs_none_of_its_calls(
+    ws: Path, scripted: ScriptedModelServer, at: str
+) -> None:
+    writes = tool_calls(
+        call("write_file", {"path": "app.py", "content": "x = 2\n"}),
+        call("write_file", {"path": "new.py", "content": "y = 3\n"}),
+        text="Writing both.",
+    )
+    scripted.add("cx", *[cut(writes, at, "close")] * 3, text("never asked"))  # type: ignore[arg-type]
+    done = agentls(ws, scripted, "cx", "write", "--mode", "yolo")
+    assert done.returncode == 1, done.stderr
+    assert "LLM error: the stream from openai/cx was cut before its end" in done.stdout
+    assert "on each of 3 attempts" in done.stdout and "none of its tool calls ran" in done.stdout
+    assert (ws / "app.py").read_text() == "x = 1\n" and not (ws / "new.py").exists()
+    assert scripted.remaining("cx") == 1
+
+
 def test_no_tty_refuses_sensitive_tools_instead_of_hanging(
     ws: Path, scripted: ScriptedModelServer
 ) -> None:
@@ -128,12 +186,11 @@ def test_first_ctrl_c_stops_after_the_step_and_exits_130(
         text=True,
         env=ENV,
     )
-    deadline = time.time() + 60
-    while not scripted.requests_for("int") and time.time() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.0)
+    assert proc.stderr is not None
+    seen = read_until(proc.stderr, "slow slow")  # the model is streaming: a step is under way
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
+    err = seen + err
     assert proc.returncode == 130, err
     assert "interrupted" in out.lower()
     assert "Traceback" not in err
@@ -143,7 +200,7 @@ def test_approve_deny_modify_abort_on_a_terminal(ws: Path, scripted: ScriptedMod
     """A real pseudo-terminal answers the CLI's questions: deny, modify, abort."""
     import pty
 
-    explain = text("Writes one line to a file.")  # seed 004: a short model call explains first
+    explain = text("Writes one line to a file.")  # a short model call explains first
     scripted.add(
         "pty",
         tool_call("execute_command", {"command": "echo first > out1.txt"}),
@@ -177,21 +234,15 @@ def test_approve_deny_modify_abort_on_a_terminal(ws: Path, scripted: ScriptedMod
     )
     os.close(child)
 
-    def wait_requests(n: int) -> None:
-        deadline = time.time() + 90
-        while len(scripted.requests_for("pty")) < n and time.time() < deadline:
-            time.sleep(0.2)
-
-    wait_requests(2)
-    time.sleep(2)
+    assert proc.stderr is not None
+    seen = read_until(proc.stderr, "Allow? [")
     os.write(main, b"n\n")  # deny the first command
-    wait_requests(4)
-    time.sleep(2)
+    seen += read_until(proc.stderr, "Allow? [")
     os.write(main, b"m\necho right > out2.txt\n.\n")  # modify the second
-    wait_requests(6)
-    time.sleep(2)
+    seen += read_until(proc.stderr, "Allow? [")
     os.write(main, b"q\n")  # abort on the third
     out, err = proc.communicate(timeout=90)
+    err = seen + err
     os.close(main)
     assert proc.returncode == 2, err
     assert not (ws / "out1.txt").exists()

@@ -20,7 +20,7 @@ from agentls.agent.errors import ConfigError
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def test_defaults_match_the_seed() -> None:
+def test_defaults_are_the_documented_ones() -> None:
     config = AppConfig()
     assert config.llm.model == "gpt-4o"
     assert config.llm.timeout == 60 and config.llm.retries == 2 and config.llm.stream

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import json
 import random
-import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentls.agent.config import ContextConfig, LLMConfig
+from agentls.agent.config import ContextConfig
 from agentls.agent.context import (
     SUMMARY_PREFIX,
     ContextBuilder,
@@ -28,35 +27,19 @@ from agentls.agent.context import (
 from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.models import LLMResponse, ToolCall
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text
-from agentls.agent.state import ToolCallResult
+from agentls.agent.llm.tokens import estimate_tokens
 from agentls.agent.tools.base import ToolResult
+from agentls.agent.transcript import ToolCallResult
 
 Message = dict[str, Any]
-
-KEY_ENV = "AGENTLS_TEST_CONTEXT_KEY"
 
 
 # ---------------------------------------------------------------- helpers
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as running:
-        yield running
-
-
-@pytest.fixture
-def llm(server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch) -> LiteLLMAdapter:
-    monkeypatch.setenv(KEY_ENV, "sk-test-context")
-    settings: dict[str, Any] = {
-        "model": f"openai/ctx-{uuid.uuid4().hex[:8]}",
-        "api_base": server.api_base,
-        "api_key_env": KEY_ENV,
-        "timeout": 10,
-        "retries": 0,
-    }
-    config = LLMConfig(**settings)
-    return LiteLLMAdapter(config)
+def llm(adapter_for: Callable[..., tuple[LiteLLMAdapter, str]]) -> LiteLLMAdapter:
+    return adapter_for(retries=0)[0]
 
 
 def config(**overrides: int) -> ContextConfig:
@@ -276,7 +259,7 @@ def test_append_plain_messages() -> None:
 
 
 async def test_built_history_is_accepted_by_the_real_adapter(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
     builder = ContextBuilder(config(), tree=lambda: "main.py")
     messages = builder.build_initial("sys", "task")
@@ -287,10 +270,10 @@ async def test_built_history_is_accepted_by_the_real_adapter(
     messages = builder.append_tool_results(
         messages, response, [tool_result("print(1)", call_id="call_1")]
     )
-    server.add(llm.config.model, text("done"))
+    scripted.add(llm.config.model, text("done"))
     answer = await llm.completion(messages)
     assert answer.content == "done"
-    sent = server.requests_for(llm.config.model)[-1].body["messages"]
+    sent = scripted.requests_for(llm.config.model)[-1].body["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool"]
     assert sent[2]["tool_calls"][0]["id"] == sent[3]["tool_call_id"] == "call_1"
     assert json.loads(sent[2]["tool_calls"][0]["function"]["arguments"]) == {"path": "main.py"}
@@ -329,10 +312,10 @@ async def test_level2_below_threshold_unchanged() -> None:
 
 
 async def test_level2_summarises_through_the_real_adapter(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
     messages = history(9, calls=2)
-    server.add(llm.config.model, text("Read f1..f5; nothing changed yet; next: edit main.py."))
+    scripted.add(llm.config.model, text("Read f1..f5; nothing changed yet; next: edit main.py."))
     manager = ContextManager(config(summarize_after_steps=8, keep_recent_steps=4))
 
     out = await manager.maybe_compress(messages, llm)
@@ -346,7 +329,7 @@ async def test_level2_summarises_through_the_real_adapter(
     assert tool_exchange_count(out) == 4
     assert_pairing(out)
 
-    request = server.requests_for(llm.config.model)[-1].body
+    request = scripted.requests_for(llm.config.model)[-1].body
     assert "tools" not in request
     instructions, transcript = request["messages"]
     assert "files" in instructions["content"] and "remains" in instructions["content"]
@@ -356,7 +339,7 @@ async def test_level2_summarises_through_the_real_adapter(
 
 
 async def test_level2_keeps_later_user_messages_and_resummarises(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
     messages = history(3)
     messages += [
@@ -365,7 +348,7 @@ async def test_level2_keeps_later_user_messages_and_resummarises(
     ]
     for step in range(4, 8):
         messages += exchange(step)
-    server.add(llm.config.model, text("first summary"), text("second summary"))
+    scripted.add(llm.config.model, text("first summary"), text("second summary"))
     manager = ContextManager(config(summarize_after_steps=4, keep_recent_steps=2))
 
     once = await manager.maybe_compress(messages, llm)
@@ -382,24 +365,24 @@ async def test_level2_keeps_later_user_messages_and_resummarises(
     assert twice[3] == {"role": "user", "content": "Also update the README"}
     assert tool_exchange_count(twice) == 2
     # The earlier summary is part of what the second one condenses.
-    transcript = server.requests_for(llm.config.model)[-1].body["messages"][1]["content"]
+    transcript = scripted.requests_for(llm.config.model)[-1].body["messages"][1]["content"]
     assert "first summary" in transcript
 
 
 async def test_level2_model_error_returns_originals(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
     messages = history(12)
-    server.add(llm.config.model, error(500, "boom"))
+    scripted.add(llm.config.model, error(500, "boom"))
     manager = ContextManager(config(summarize_after_steps=8))
     assert await manager.maybe_compress(messages, llm) is messages
 
 
 async def test_level2_empty_summary_returns_originals(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
     messages = history(12)
-    server.add(llm.config.model, text("   "))
+    scripted.add(llm.config.model, text("   "))
     manager = ContextManager(config(summarize_after_steps=8))
     assert await manager.maybe_compress(messages, llm) is messages
 
@@ -468,10 +451,10 @@ def test_level3_under_limit_unchanged() -> None:
 
 def test_level3_drops_oldest_exchanges_and_marks_it() -> None:
     messages = history(10, calls=2, size=400)
-    limit = len(str(messages)) // 4 // 2
+    limit = estimate_tokens(messages) // 2
     out = ContextManager(config(max_context_tokens=limit)).enforce_window(messages)
 
-    assert len(str(out)) // 4 <= limit
+    assert estimate_tokens(out) <= limit
     assert out[:2] == messages[:2]
     marker = out[2]
     assert marker["role"] == "assistant"
@@ -482,7 +465,7 @@ def test_level3_drops_oldest_exchanges_and_marks_it() -> None:
 
 
 def test_level3_marker_is_updated_not_duplicated() -> None:
-    manager = ContextManager(config(max_context_tokens=600))
+    manager = ContextManager(config(max_context_tokens=300))
     out = manager.enforce_window(history(6, size=300))
     assert "dropped to fit" in out[2]["content"]
     out = manager.enforce_window(out + exchange(7, size=300) + exchange(8, size=300))
@@ -506,7 +489,7 @@ def test_level3_summary_dropped_only_when_nothing_else_is_left() -> None:
     messages = [*history(0), summary]
     for step in range(1, 6):
         messages += exchange(step, size=400)
-    estimate = len(str(messages)) // 4
+    estimate = estimate_tokens(messages)
 
     # Room for the summary once the old steps are gone: it stays.
     out = ContextManager(config(max_context_tokens=estimate - 250)).enforce_window(messages)
@@ -549,9 +532,9 @@ def test_level3_uses_the_given_token_counter() -> None:
 
 
 async def test_level3_with_the_adapters_token_counter(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    server.add(llm.config.model, text("ok"))
+    scripted.add(llm.config.model, text("ok"))
     await llm.completion([{"role": "user", "content": "hi"}])  # litellm is loaded now
     messages = history(12, size=800)
     limit = llm.count_tokens(messages) // 3
@@ -574,6 +557,6 @@ def test_level3_property_pairing_and_head(seed: int, limit: int) -> None:
     # What remains is the original history minus whole units, in order.
     it = iter(messages[2:])
     assert all(any(m is orig for orig in it) for m in originals)
-    if out is not messages and len(str(out)) // 4 > limit:
+    if out is not messages and estimate_tokens(out) > limit:
         # Over the limit only when nothing but the protected tail is left.
         assert tool_exchange_count(out) <= 1

@@ -4,13 +4,11 @@ to the scripted model server, which records what the evaluator was shown."""
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from agentls.agent.config import LLMConfig
 from agentls.agent.evaluator import (
     EVAL_SYSTEM_PROMPT,
     PARSE_FAILURE_ISSUE,
@@ -22,10 +20,8 @@ from agentls.agent.evaluator import (
 from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.models import LLMResponse, ToolCall
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text
-from agentls.agent.state import AgentState, StepResult, ToolCallResult
 from agentls.agent.tools.base import ToolResult
-
-KEY_ENV = "AGENTLS_TEST_EVAL_KEY"
+from agentls.agent.transcript import AgentState, StepResult, ToolCallResult
 
 PASS = json.dumps({"completed": True, "confidence": 0.95, "issues": [], "suggestion": ""})
 FAIL = json.dumps(
@@ -39,30 +35,16 @@ FAIL = json.dumps(
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as running:
-        yield running
+def llm(adapter_for: Callable[..., tuple[LiteLLMAdapter, str]]) -> LiteLLMAdapter:
+    return adapter_for(retries=0)[0]
 
 
-@pytest.fixture
-def llm(server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch) -> LiteLLMAdapter:
-    monkeypatch.setenv(KEY_ENV, "sk-test-eval")
-    settings: dict[str, Any] = {
-        "model": f"openai/eval-{uuid.uuid4().hex[:8]}",
-        "api_base": server.api_base,
-        "api_key_env": KEY_ENV,
-        "timeout": 10,
-        "retries": 0,
-    }
-    return LiteLLMAdapter(LLMConfig(**settings))
+def script(scripted: ScriptedModelServer, llm: LiteLLMAdapter, *answers: str) -> None:
+    scripted.add(llm.config.model, *(text(answer) for answer in answers))
 
 
-def script(server: ScriptedModelServer, llm: LiteLLMAdapter, *answers: str) -> None:
-    server.add(llm.config.model, *(text(answer) for answer in answers))
-
-
-def sent(server: ScriptedModelServer, llm: LiteLLMAdapter) -> list[dict[str, Any]]:
-    return [request.body for request in server.requests_for(llm.config.model)]
+def sent(scripted: ScriptedModelServer, llm: LiteLLMAdapter) -> list[dict[str, Any]]:
+    return [request.body for request in scripted.requests_for(llm.config.model)]
 
 
 def finished_state(output: str = "Created utils.py", status: str = "success") -> AgentState:
@@ -148,15 +130,15 @@ def test_parse_missing_fields_are_cautious() -> None:
 
 
 async def test_evaluate_basic_sends_task_output_and_actions(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    script(server, llm, PASS)
+    script(scripted, llm, PASS)
     state = finished_state(output="y" * 600)
     result = await SelfEvaluator(llm).evaluate_basic("create src/utils.py", state)
     assert result.completed and result.confidence == 0.95
     assert result.raw_response == PASS
 
-    (body,) = sent(server, llm)
+    (body,) = sent(scripted, llm)
     assert "tools" not in body
     system, user = body["messages"]
     assert system == {"role": "system", "content": EVAL_SYSTEM_PROMPT}
@@ -167,17 +149,17 @@ async def test_evaluate_basic_sends_task_output_and_actions(
     assert "read_file(path=missing.py) -> failed" in user["content"]
 
 
-async def test_basic_pass_keeps_success(server: ScriptedModelServer, llm: LiteLLMAdapter) -> None:
-    script(server, llm, PASS)
+async def test_basic_pass_keeps_success(scripted: ScriptedModelServer, llm: LiteLLMAdapter) -> None:
+    script(scripted, llm, PASS)
     state = finished_state()
     out = await apply_self_eval("basic", SelfEvaluator(llm), "task", state, _never_run)
     assert out is state and out.status == "success"
 
 
 async def test_basic_fail_downgrades_to_partial(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    script(server, llm, FAIL)
+    script(scripted, llm, FAIL)
     evaluator = SelfEvaluator(llm)
     out = await apply_self_eval("basic", evaluator, "task", finished_state(), _never_run)
     assert out.status == "partial"
@@ -186,42 +168,42 @@ async def test_basic_fail_downgrades_to_partial(
 
 
 async def test_basic_low_confidence_is_not_a_pass(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    script(server, llm, json.dumps({"completed": True, "confidence": 0.7}))
+    script(scripted, llm, json.dumps({"completed": True, "confidence": 0.7}))
     evaluator = SelfEvaluator(llm, confidence_threshold=0.8)
     out = await apply_self_eval("basic", evaluator, "task", finished_state(), _never_run)
     assert out.status == "partial"
 
 
 async def test_llm_error_is_a_failed_check_not_an_exception(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    server.add(llm.config.model, error(500, "evaluator exploded"))
+    scripted.add(llm.config.model, error(500, "evaluator exploded"))
     result = await SelfEvaluator(llm).evaluate_basic("task", finished_state())
     assert not result.completed and result.confidence == 0.0
     assert len(result.issues) == 1 and "Evaluation failed" in result.issues[0]
 
-    server.add(llm.config.model, error(500, "again"))
+    scripted.add(llm.config.model, error(500, "again"))
     out = await apply_self_eval("basic", SelfEvaluator(llm), "task", finished_state(), _never_run)
     assert out.status == "partial"
 
 
 @pytest.mark.parametrize("status", ["partial", "failed", "running"])
 async def test_only_success_is_evaluated(
-    server: ScriptedModelServer, llm: LiteLLMAdapter, status: str
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter, status: str
 ) -> None:
     state = finished_state(status=status)
     for mode in ("basic", "full"):
         assert await apply_self_eval(mode, SelfEvaluator(llm), "t", state, _never_run) is state
     assert state.status == status
-    assert sent(server, llm) == []
+    assert sent(scripted, llm) == []
 
 
-async def test_mode_off_does_nothing(server: ScriptedModelServer, llm: LiteLLMAdapter) -> None:
+async def test_mode_off_does_nothing(scripted: ScriptedModelServer, llm: LiteLLMAdapter) -> None:
     state = finished_state()
     assert await apply_self_eval("off", SelfEvaluator(llm), "t", state, _never_run) is state
-    assert state.status == "success" and sent(server, llm) == []
+    assert state.status == "success" and sent(scripted, llm) == []
 
 
 # ---------------------------------------------------------------- full
@@ -246,18 +228,18 @@ class Reruns:
 
 
 async def test_full_passes_first_time_without_rerun(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    script(server, llm, PASS)
+    script(scripted, llm, PASS)
     state = finished_state()
     out = await apply_self_eval("full", SelfEvaluator(llm), "task", state, _never_run)
     assert out is state
 
 
 async def test_full_reruns_with_correction_then_passes(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    script(server, llm, FAIL, PASS)
+    script(scripted, llm, FAIL, PASS)
     reruns = Reruns()
     out = await SelfEvaluator(llm, max_retries=2).evaluate_full(
         "add tests for utils", finished_state(), reruns
@@ -268,35 +250,35 @@ async def test_full_reruns_with_correction_then_passes(
     assert "tests/test_utils.py was not created" in prompt
     assert "Create tests/test_utils.py with pytest tests" in prompt
     # The second evaluation judged the rerun's result.
-    assert "attempt 2" in sent(server, llm)[1]["messages"][1]["content"]
+    assert "attempt 2" in sent(scripted, llm)[1]["messages"][1]["content"]
 
 
 async def test_full_gives_up_after_max_retries_with_the_last_state(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    script(server, llm, FAIL, FAIL, FAIL)
+    script(scripted, llm, FAIL, FAIL, FAIL)
     reruns = Reruns()
     out = await SelfEvaluator(llm, max_retries=3).evaluate_full("task", finished_state(), reruns)
     assert len(reruns.prompts) == 3
     assert out.final_output == "attempt 4"
-    assert len(sent(server, llm)) == 3
+    assert len(sent(scripted, llm)) == 3
 
 
 async def test_full_stops_when_a_rerun_raises(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    script(server, llm, FAIL, FAIL)
+    script(scripted, llm, FAIL, FAIL)
     reruns = Reruns(fail_on=2)
     out = await SelfEvaluator(llm, max_retries=4).evaluate_full("task", finished_state(), reruns)
     assert out.final_output == "attempt 2"  # the state of the last run that finished
     assert len(reruns.prompts) == 2
-    assert len(sent(server, llm)) == 2
+    assert len(sent(scripted, llm)) == 2
 
 
 async def test_full_stops_when_the_evaluator_cannot_be_reached(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    server.add(llm.config.model, error(500, "flaky"))
+    scripted.add(llm.config.model, error(500, "flaky"))
     state = finished_state()
     evaluator = SelfEvaluator(llm, max_retries=2)
     out = await evaluator.evaluate_full("task", state, _never_run)
@@ -306,9 +288,9 @@ async def test_full_stops_when_the_evaluator_cannot_be_reached(
 
 
 async def test_full_reruns_on_an_unparsable_verdict(
-    server: ScriptedModelServer, llm: LiteLLMAdapter
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
 ) -> None:
-    script(server, llm, "I cannot tell.", PASS)
+    script(scripted, llm, "I cannot tell.", PASS)
     reruns = Reruns()
     out = await SelfEvaluator(llm, max_retries=2).evaluate_full("task", finished_state(), reruns)
     assert out.final_output == "attempt 2"

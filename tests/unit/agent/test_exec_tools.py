@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from agentls.agent.child_process import OutputBuffer, group_members
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.llm.models import LLMResponse
-from agentls.agent.process import OutputBuffer, group_members
-from agentls.agent.tools.base import ToolContext, ToolResult
+from agentls.agent.tools.base import RunContext, ToolContext, ToolResult
 from agentls.agent.tools.exec import (
     ExecuteCommandArgs,
     ExecuteCommandTool,
@@ -26,14 +26,17 @@ from agentls.agent.tools.exec import (
 from agentls.agent.workspace import DiskFileAccess
 
 
-def _ctx(root: Path, **agent: Any) -> ToolContext:
+def _ctx(root: Path, *, dry_run: bool = False, probe: Any = None, **agent: Any) -> ToolContext:
+    """A call's context as the engine builds it: the call's agent in ``agent``."""
     config = AgentConfig.model_validate({"system_prompt": "x", "sandbox": "off", **agent})
-    return ToolContext(
+    run = RunContext(
         files=DiskFileAccess(root),
         config=AppConfig(),
         run_id="run-1",
-        extras={"agent_config": config},
+        dry_run=dry_run,
+        changes_probe=probe,
     )
+    return ToolContext(run, agent=config)
 
 
 async def run_cmd(root: Path, command: str, **kw: Any) -> ToolResult:
@@ -155,8 +158,7 @@ async def test_a_probe_from_the_index_is_used(tmp_path: Path) -> None:
             assert snapshot == "before"
             return ["from/index.py"]
 
-    ctx = _ctx(tmp_path)
-    ctx.extras["changes_probe"] = Probe()
+    ctx = _ctx(tmp_path, probe=Probe())
     result = await ExecuteCommandTool().run(ExecuteCommandArgs(command="true"), ctx)
     assert "Files changed: from/index.py" in result.output
 
@@ -173,8 +175,7 @@ async def test_secrets_are_neither_passed_nor_echoed(
 
 
 async def test_dry_run_runs_nothing(tmp_path: Path) -> None:
-    ctx = _ctx(tmp_path)
-    ctx.dry_run = True
+    ctx = _ctx(tmp_path, dry_run=True)
     result = await ExecuteCommandTool().run(ExecuteCommandArgs(command="touch x"), ctx)
     assert result.success and "Dry run" in result.output
     assert not (tmp_path / "x").exists()
@@ -210,9 +211,8 @@ async def test_python_executor_prefers_the_workspace_venv(tmp_path: Path) -> Non
 
 
 # -- approval text ------------------------------------------------------------------------
-class _Engine:
-    def __init__(self, llm: Any = None) -> None:
-        self.extras = {"llm": llm} if llm is not None else {}
+def _run(llm: Any = None) -> RunContext:
+    return RunContext(files=DiskFileAccess(Path.cwd()), config=AppConfig(), llm=llm)
 
 
 class _ScriptedLLM:
@@ -232,7 +232,7 @@ class _ScriptedLLM:
 
 async def test_describe_without_a_model_is_deterministic() -> None:
     args = ExecuteCommandArgs(command="pytest -q && curl x | sh")
-    explanation, preview = await ExecuteCommandTool().describe_for_approval(args, _Engine())
+    explanation, preview = await ExecuteCommandTool().describe_for_approval(args, _run())
     assert preview == "pytest -q && curl x | sh"
     assert explanation.startswith("Runs 3 commands: `pytest -q`, then, if it succeeds, `curl x`")
 
@@ -240,18 +240,18 @@ async def test_describe_without_a_model_is_deterministic() -> None:
 async def test_describe_uses_the_model_and_falls_back_on_failure() -> None:
     args = ExecuteCommandArgs(command="rm -rf build")
     llm = _ScriptedLLM("Deletes the build directory.")
-    explanation, _ = await ExecuteCommandTool().describe_for_approval(args, _Engine(llm))
+    explanation, _ = await ExecuteCommandTool().describe_for_approval(args, _run(llm))
     assert explanation == "Deletes the build directory."
     assert "rm -rf build" in llm.seen[0][-1]["content"]
     broken = _ScriptedLLM(fail=True)
-    explanation, _ = await ExecuteCommandTool().describe_for_approval(args, _Engine(broken))
+    explanation, _ = await ExecuteCommandTool().describe_for_approval(args, _run(broken))
     assert explanation.startswith("Runs 1 command: `rm -rf build`")
 
 
 async def test_describe_python() -> None:
     code = "import shutil\nshutil.rmtree('x')\n"
     explanation, preview = await PythonExecutorTool().describe_for_approval(
-        PythonExecutorArgs(code=code), _Engine()
+        PythonExecutorArgs(code=code), _run()
     )
     assert preview == code
     assert explanation == "Runs 2 lines of Python in a fresh interpreter; imports shutil; " + (

@@ -10,9 +10,10 @@ import pytest
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
-from agentls.agent.state import ToolCallResult
 from agentls.agent.tools import build_registry
+from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine, RunAborted
+from agentls.agent.transcript import ToolCallResult
 from agentls.agent.workspace import DiskFileAccess
 
 YOLO = AgentConfig(system_prompt="t", confirm_mode="yolo")
@@ -32,7 +33,9 @@ def engine(
     config = AppConfig.model_validate(
         {"workspace": {"root": str(ws), "allow_delete": allow_delete}}
     )
-    return ExecutionEngine(build_registry(), DiskFileAccess(ws), config, dry_run=dry_run, **kw)
+    return ExecutionEngine(
+        build_registry(), RunContext(DiskFileAccess(ws), config, dry_run=dry_run, **kw)
+    )
 
 
 async def call(
@@ -134,6 +137,92 @@ async def test_apply_patch_failure_changes_nothing(ws: Path) -> None:
     assert (ws / "notes.txt").read_text() == "hello\n"
 
 
+V4A = """*** Begin Patch
+*** Update File: src/app.py
+@@ def g():
+-    return 1
++    return 2
+*** Add File: src/util.py
++def h():
++    return 3
+*** Update File: notes.txt
+*** Move to: docs/notes.txt
+-hello
++hello again
+*** End Patch
+"""
+
+
+async def test_apply_patch_takes_v4a_without_a_path(ws: Path) -> None:
+    result = await call(engine(ws, allow_delete=True), "apply_patch", patch=V4A)
+    assert result.result.success, result.result.output
+    assert (ws / "src" / "app.py").read_text().endswith("def g():\n    return 2\n")
+    assert (ws / "src" / "app.py").read_text().startswith("def f():\n    return 1\n")
+    assert (ws / "src" / "util.py").read_text() == "def h():\n    return 3\n"
+    assert (ws / "docs" / "notes.txt").read_text() == "hello again\n"
+    assert not (ws / "notes.txt").exists()
+    assert "src/app.py (+1 -1)" in result.result.output
+
+
+def _tree(root: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+async def test_apply_patch_v4a_delete_and_move_follow_allow_delete(ws: Path) -> None:
+    before = _tree(ws)
+    for patch in (
+        V4A,
+        "*** Begin Patch\n*** Delete File: notes.txt\n*** End Patch\n",
+    ):
+        refused = await call(engine(ws), "apply_patch", patch=patch)
+        assert not refused.result.success
+        assert "notes.txt" in refused.result.output and "allow_delete" in refused.result.output
+    assert _tree(ws) == before
+
+
+async def test_apply_patch_v4a_failure_names_file_and_line_and_changes_nothing(
+    ws: Path,
+) -> None:
+    bad = V4A.replace("-hello\n", "-goodbye\n")
+    result = await call(engine(ws, allow_delete=True), "apply_patch", patch=bad)
+    output = result.result.output
+    assert not result.result.success and "nothing changed" in output
+    assert "Update File: notes.txt (patch line 9), chunk 1 (patch line 11)" in output
+    assert "It expected these lines:\n    goodbye" in output
+    assert not (ws / "src" / "util.py").exists()
+    assert "return 1\n" in (ws / "src" / "app.py").read_text().split("def g")[1]
+
+
+async def test_apply_patch_without_a_file_name_is_a_clear_error(ws: Path) -> None:
+    result = await call(engine(ws), "apply_patch", patch="@@ -1 +1 @@\n-hello\n+bye\n")
+    assert not result.result.success and "names no file" in result.result.output
+
+
+@pytest.mark.parametrize(
+    ("model", "setting", "lead"),
+    [
+        ("openai/gpt-5-mini", "auto", "V4A"),
+        ("gpt-4.1", "auto", "V4A"),
+        ("azure/o4-mini", "auto", "V4A"),
+        ("anthropic/claude-sonnet-4", "auto", "a unified diff"),
+        ("openai/gpt-4o", "auto", "a unified diff"),
+        ("openai/gpt-4o", "v4a", "V4A"),
+        ("openai/gpt-5", "unified", "a unified diff"),
+    ],
+)
+def test_apply_patch_description_leads_with_the_models_format(
+    model: str, setting: str, lead: str
+) -> None:
+    config = AppConfig.model_validate({"llm": {"model": model, "patch_format": setting}})
+    schema = next(
+        s for s in build_registry(config).get_schemas() if s["function"]["name"] == "apply_patch"
+    )
+    description = schema["function"]["description"]
+    assert description.startswith(f"Edit files with a patch. Write {lead}")
+    assert "Also accepted: " + ("a unified diff" if lead == "V4A" else "V4A") in description
+    assert schema["function"]["parameters"]["required"] == ["patch"]
+
+
 async def test_delete_needs_allow_delete(ws: Path) -> None:
     refused = await call(engine(ws), "delete_file", path="notes.txt")
     assert not refused.result.success and "allow_delete" in refused.result.output
@@ -148,6 +237,22 @@ async def test_list_files(ws: Path) -> None:
     assert flat == ["notes.txt", "src/"]
     deep = (await call(e, "list_files", pattern="*.py", recursive=True)).result.output
     assert deep.splitlines() == ["src/app.py"]
+
+
+async def test_list_files_hides_what_search_hides(ws: Path) -> None:
+    """list_files walks by the index's rules: excluded dirs, globs and .gitignore."""
+    (ws / "dist").mkdir()
+    (ws / "dist" / "bundle.py").write_text("x = 1\n")
+    (ws / "src" / "app.min.js").write_text("x\n")
+    (ws / "secret.py").write_text("k = 1\n")
+    (ws / ".gitignore").write_text("secret.py\n")
+    e = engine(ws)
+    listed = (await call(e, "list_files", recursive=True)).result.output.splitlines()
+    found = (await call(e, "find_files", pattern="*")).result.output.splitlines()
+    assert listed == [".gitignore", "notes.txt", "src/", "src/app.py"]
+    assert [p for p in listed if not p.endswith("/")] == sorted(found)
+    inside = (await call(e, "list_files", path="dist")).result
+    assert inside.success and "left out of the workspace's files" in inside.output
 
 
 async def test_dry_run_changes_nothing(ws: Path) -> None:
@@ -241,7 +346,9 @@ async def test_edit_confirmation_travels_with_the_write(ws: Path) -> None:
         return False
 
     config = AppConfig.model_validate({"workspace": {"root": str(ws)}})
-    e = ExecutionEngine(build_registry(), DiskFileAccess(ws, confirmer=confirmer), config)
+    e = ExecutionEngine(
+        build_registry(), RunContext(DiskFileAccess(ws, confirmer=confirmer), config)
+    )
     agent = AgentConfig(system_prompt="t")  # confirm-sensitive
     result = await call(e, "write_file", agent, path="notes.txt", content="replaced\n")
     assert asked and "+replaced" in asked[0]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agentls.agent.approval import DenyingApprover
+from agentls.agent.approval import BaseApprover, DenyingApprover
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.errors import NoTTYError
 from agentls.agent.events import AgentEvent, PlanStep, PlanUpdated, RunState, StatusChanged
@@ -15,20 +16,31 @@ from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_ca
 from agentls.agent.run import RunRequest, run_agent
 from agentls.agent.sessions import SessionStore
 from agentls.agent.tools import build_registry
+from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.workspace import DiskFileAccess
 
 AGENT = AgentConfig(system_prompt="test", confirm_mode="confirm-sensitive", max_steps=5)  # type: ignore[call-arg]
 
 
-def _engine(ws: Path, extras: dict[str, Any]) -> ExecutionEngine:
+class _Asking(BaseApprover):
+    """Answers ask_user through ``answer``; refuses tool approvals like DenyingApprover."""
+
+    def __init__(self, answer: Callable[[str], Awaitable[str | None]]) -> None:
+        self.answer = answer
+
+    async def ask_user(self, question: str) -> str | None:
+        return await self.answer(question)
+
+
+def _engine(ws: Path, **run: Any) -> ExecutionEngine:
     config = AppConfig.model_validate({"workspace": {"root": str(ws)}})
-    return ExecutionEngine(build_registry(), DiskFileAccess(ws), config, extras=extras)
+    return ExecutionEngine(build_registry(), RunContext(DiskFileAccess(ws), config, **run))
 
 
 async def test_update_plan_reports_the_plan_and_is_not_sensitive(tmp_path: Path) -> None:
     events: list[AgentEvent] = []
-    engine = _engine(tmp_path, {"observer": events.append})
+    engine = _engine(tmp_path, observer=events.append)
     args = {
         "goal": "ship it",
         "steps": [{"text": "write", "status": "done"}, {"text": "test", "status": "in_progress"}],
@@ -45,7 +57,7 @@ async def test_update_plan_reports_the_plan_and_is_not_sensitive(tmp_path: Path)
 
 
 async def test_update_plan_rejects_unknown_statuses(tmp_path: Path) -> None:
-    engine = _engine(tmp_path, {})
+    engine = _engine(tmp_path)
     bad = {"goal": "g", "steps": [{"text": "x", "status": "maybe"}]}
     result = await engine.execute_tool_call(
         ToolCall(id="c", name="update_plan", arguments=bad), AGENT
@@ -62,7 +74,7 @@ async def test_ask_user_waits_in_awaiting_human_and_returns_the_answer(tmp_path:
         assert states[-1] == RunState.AWAITING_HUMAN
         return "  blue  "
 
-    engine = _engine(tmp_path, {"ask_user": ask, "run_state": states.append})
+    engine = _engine(tmp_path, approver=_Asking(ask), set_state=states.append)
     call = ToolCall(id="c", name="ask_user", arguments={"question": "Which colour?"})
     result = await engine.execute_tool_call(call, AGENT)
     assert result.result.success and result.result.output == "The user answered: blue"
@@ -75,8 +87,8 @@ async def test_ask_user_without_anyone_to_ask_is_a_clear_tool_error(tmp_path: Pa
         raise NoTTYError("no terminal")
 
     call = ToolCall(id="c", name="ask_user", arguments={"question": "?"})
-    for extras in ({}, {"ask_user": no_tty}):
-        result = await _engine(tmp_path, extras).execute_tool_call(call, AGENT)
+    for approver in (DenyingApprover("nobody"), _Asking(no_tty)):
+        result = await _engine(tmp_path, approver=approver).execute_tool_call(call, AGENT)
         assert not result.result.success
         assert "Nobody can be asked" in result.result.output
 
@@ -86,7 +98,7 @@ async def test_ask_user_with_no_answer_tells_the_model_to_assume(tmp_path: Path)
         return None
 
     call = ToolCall(id="c", name="ask_user", arguments={"question": "?"})
-    result = await _engine(tmp_path, {"ask_user": silent}).execute_tool_call(call, AGENT)
+    result = await _engine(tmp_path, approver=_Asking(silent)).execute_tool_call(call, AGENT)
     assert result.result.success and "no answer" in result.result.output
 
 
@@ -117,9 +129,8 @@ async def test_a_run_plans_asks_and_stores_both(
         config=config,
         llm=LiteLLMAdapter(config.llm),
         files=DiskFileAccess(tmp_path),
-        approver=DenyingApprover("nobody"),
+        approver=_Asking(ask),
         observer=events.append,
-        extras={"ask_user": ask},
     )
     assert outcome.state.status == "success" and outcome.state.final_output == "Hello Ada"
     assert [e.goal for e in events if isinstance(e, PlanUpdated)] == ["greet"]

@@ -31,6 +31,7 @@ from agentls.agent.llm.scripted_server import (
 )
 from agentls.agent.loop import AgentLoop
 from agentls.agent.tools import build_registry
+from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.workspace import DiskFileAccess
 
@@ -71,7 +72,9 @@ def make_loop(
     agent = AgentConfig(
         system_prompt="You are a test agent.", confirm_mode=confirm_mode, max_steps=max_steps
     )  # type: ignore[arg-type]
-    engine = ExecutionEngine(build_registry(), DiskFileAccess(ws), config)
+    engine = ExecutionEngine(
+        build_registry(), RunContext(DiskFileAccess(ws), config, cancel=cancel)
+    )
     ctx_config = context or ContextConfig()
     return AgentLoop(
         llm,
@@ -148,7 +151,7 @@ async def test_parallel_results_keep_the_models_order(
     assert [m["content"].strip() for m in tool_messages] == [f"content of {n}.txt" for n in "abc"]
 
 
-def test_should_parallelize_follows_the_seed(ws: Path) -> None:
+def test_should_parallelize_follows_the_confirm_mode(ws: Path) -> None:
     from agentls.agent.llm.models import ToolCall
 
     reads = [ToolCall(id="1", name="read_file"), ToolCall(id="2", name="grep")]
@@ -160,6 +163,18 @@ def test_should_parallelize_follows_the_seed(ws: Path) -> None:
     off = make_loop(ws, None, confirm_mode="yolo")
     off.parallel_tools = False
     assert not off._should_parallelize(reads)
+
+
+def test_parallel_asks_the_policy_per_call_allow_lists_included(ws: Path) -> None:
+    from agentls.agent.llm.models import ToolCall
+
+    def run(command: str, call_id: str) -> ToolCall:
+        return ToolCall(id=call_id, name="execute_command", arguments={"command": command})
+
+    loop = make_loop(ws, None, confirm_mode="confirm-sensitive")
+    loop.agent_config.allowed_commands = ["echo *", "pytest*"]
+    assert loop._should_parallelize([run("echo a", "1"), run("pytest -q", "2")])
+    assert not loop._should_parallelize([run("echo a", "1"), run("rm -rf x", "2")])
 
 
 async def test_max_steps_is_partial(

@@ -18,7 +18,7 @@ import pytest
 from agentls.agent import sandbox as sandbox_module
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.sandbox import NO_BWRAP_NOTE, Sandbox, make_sandbox
-from agentls.agent.tools.base import ToolContext, ToolResult
+from agentls.agent.tools.base import RunContext, ToolContext, ToolResult
 from agentls.agent.tools.exec import (
     ExecuteCommandArgs,
     ExecuteCommandTool,
@@ -66,12 +66,8 @@ def _exists(path: Path) -> bool:
 
 def _ctx(root: Path, run_id: str = "run-1", **agent: Any) -> ToolContext:
     config = AgentConfig.model_validate({"system_prompt": "x", **agent})
-    return ToolContext(
-        files=DiskFileAccess(root),
-        config=AppConfig(),
-        run_id=run_id,
-        extras={"agent_config": config},
-    )
+    run = RunContext(files=DiskFileAccess(root), config=AppConfig(), run_id=run_id)
+    return ToolContext(run, agent=config)
 
 
 async def run_cmd(root: Path, command: str, **agent: Any) -> ToolResult:

@@ -8,7 +8,8 @@ import pytest
 from pydantic import BaseModel
 
 from agentls.agent.config import AppConfig
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.indexing import index_settings
+from agentls.agent.tools.base import RunContext, Tool, ToolContext, ToolResult
 from agentls.agent.tools.search import (
     FindFilesArgs,
     FindFilesTool,
@@ -16,7 +17,6 @@ from agentls.agent.tools.search import (
     GrepTool,
     SearchCodeArgs,
     SearchCodeTool,
-    index_settings,
 )
 from agentls.agent.workspace import DiskFileAccess
 from agentls.indexer import IndexWatcher, RepoIndexer
@@ -50,7 +50,7 @@ def workspace(tmp_path: Path) -> Path:
 
 def _ctx(root: Path, index: object = None) -> ToolContext:
     config = AppConfig()
-    return ToolContext(files=DiskFileAccess(root), config=config, index=index)
+    return ToolContext(RunContext(files=DiskFileAccess(root), config=config, index=index))
 
 
 def _index(root: Path, **overrides: object) -> object:
@@ -136,7 +136,7 @@ async def test_tools_use_a_watched_index(workspace: Path) -> None:
         assert await watcher.wait_ready(30)
         _put(workspace, "app/new.py", "def fresh_function():\n    pass\n")
         assert await watcher.settle(30)
-        result = await _call(GrepTool(), _ctx(workspace, watcher), pattern="fresh_function")
+        result = await _call(GrepTool(), _ctx(workspace, watcher.index), pattern="fresh_function")
         assert result.output == "app/new.py:1: def fresh_function():"
     finally:
         await watcher.stop()

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import BaseModel, ConfigDict
 
 from agentls.agent.approval import DenyingApprover
@@ -16,20 +17,17 @@ from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
 from agentls.agent.loop import DeltaDedupe
 from agentls.agent.run import RunRequest, run_agent
-from agentls.agent.sessions import (
-    INTERRUPTED,
-    NOT_STARTED,
+from agentls.agent.session_entries import (
     AssistantMessage,
     RunFinish,
     RunStart,
-    Session,
-    SessionStore,
     StoredToolCall,
     ToolCallEntry,
     ToolResultEntry,
     UserMessage,
     parse_entry,
 )
+from agentls.agent.sessions import INTERRUPTED, NOT_STARTED, Session, SessionStore
 from agentls.agent.tools import Tool, ToolContext, ToolResult, build_registry
 from agentls.agent.workspace import DiskFileAccess
 
@@ -276,7 +274,8 @@ class _BreakSessionTool(Tool):
     args_model = _BreakArgs
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-        path = ctx.extras["session"].path
+        assert ctx.run.session is not None
+        path = ctx.run.session.path
         shutil.move(path, str(path) + ".bak")
         path.mkdir()
         return ToolResult.ok("done")
@@ -317,3 +316,30 @@ def test_cli_session_flag_continues_a_session(
     assert listed["status"] == "success" and listed["runs"] == 2
     assert cli_main(["sessions", "--workspace", str(tmp_path)]) == 0
     assert "cli-1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("accept", "decision"), [(True, "approve"), (False, "deny")])
+async def test_an_edit_decision_is_recorded_and_a_stale_edit_is_not(
+    tmp_path: Path, accept: bool, decision: str
+) -> None:
+    from agentls.agent.approval import EditRequest
+    from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
+    from agentls.agent.workspace import EditProposal, FileChange
+
+    async def confirmer(proposal: EditProposal) -> bool:
+        return accept
+
+    (tmp_path / "a.txt").write_text("old\n")
+    files = DiskFileAccess(tmp_path, confirmer=confirmer)
+    session = SessionStore(tmp_path / "sessions").open("s1")
+    approver = RecordingApprover(DenyingApprover("nobody"), SessionRecorder(session, "r1"))
+    change = FileChange("a.txt", "new\n", "old\n")
+    outcome = await approver.confirm_edit(EditRequest("r1", "c1", "write_file", [change]), files)
+    assert outcome.status == ("applied" if accept else "rejected")
+    stale = FileChange("a.txt", "newer\n", "not what the file holds\n")
+    outcome = await approver.confirm_edit(EditRequest("r1", "c2", "write_file", [stale]), files)
+    assert outcome.status == "stale"
+    decisions = [e for e in _lines(session.path) if e["type"] == "approval_decision"]
+    assert [(d["call_id"], d["decision"], d["args"]["paths"]) for d in decisions] == [
+        ("c1", decision, ["a.txt"])
+    ]

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from agentls.agent.errors import PathTraversalError, ValidationError
-from agentls.agent.workspace import DiskFileAccess, EditProposal, FileChange, confine
+from agentls.agent.workspace import (
+    DiskFileAccess,
+    EditProposal,
+    FileChange,
+    confine,
+    diff_stats,
+    make_proposal,
+)
 
 
 @pytest.fixture
@@ -141,3 +148,27 @@ async def test_changed_since_read(ws: Path) -> None:
     files.remember_read("src/app.py", text)
     assert not files.changed_since_read("src/app.py", text)
     assert files.changed_since_read("./src/app.py", text + "# typed by the user\n")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("---\nkey: 1\n", "key: 1\n", (0, 1)),  # a YAML document marker removed
+        ("int i;\n", "int i;\n++i;\n", (1, 0)),  # a line that starts like a diff header
+        ("a\n+++b\n", "a\n---c\n", (1, 1)),
+        (None, "x\ny\n", (2, 0)),
+        ("x\n", None, (0, 1)),
+        ("same\n", "same\n", (0, 0)),
+    ],
+)
+def test_diff_stats_counts_lines_not_prefixes(
+    old: str | None, new: str | None, expected: tuple[int, int]
+) -> None:
+    assert diff_stats(old, new) == expected
+
+
+def test_proposal_totals_every_file() -> None:
+    proposal = make_proposal(
+        [FileChange("a.yaml", "key: 1\n", "---\nkey: 1\n"), FileChange("b.c", "++i;\n", None)]
+    )
+    assert (proposal.added, proposal.removed) == (1, 1)

@@ -11,9 +11,15 @@ describe('harness', () => {
     console.log(`VS Code ${vscode.version}, workspace ${vscode.workspace.workspaceFolders?.[0].uri.fsPath}`);
   });
 
-  it('starts the Python server', async () => {
+  it('starts the Python server', async function () {
+    // Without agentls.python (AGENTLS_E2E_MANAGED=1) the extension first sets up its own
+    // environment with pip.
+    this.timeout(300_000);
     const api = await getApi();
-    const client = await waitFor(() => api.server.current, 'the server to run', 60_000);
+    const client = await waitFor(() => api.server.current, 'the server to run', 280_000);
+    const origin = api.settings().python ? 'agentls.python' : "the extension's own environment";
+    assert.ok(api.logText().includes(`(from ${origin}; cwd`), `started from ${origin}`);
+    console.log(`server started from ${origin}`);
     const agents = await client.sendRequest<{ agents: { name: string }[] }>('agent/agents', {});
     assert.ok(agents.agents.some((a) => a.name === 'build'), JSON.stringify(agents));
   });

@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
-import { getApi, modelRequests, onDisk, script, setSetting, sleep, ui, waitFor, workspaceRoot } from './helpers';
+import { getApi, modelRequests, onDisk, reviewMode, script, setSetting, sleep, ui, waitFor, workspaceRoot } from './helpers';
 
 describe('Agent: Run', () => {
   let api: AgentlsApi;
@@ -24,7 +24,9 @@ describe('Agent: Run', () => {
     await setSetting('confirmMode', undefined);
   });
 
-  it('runs a scripted task from the palette: status bar, output, saved edit, selection as context', async () => {
+  it('runs a scripted task from the palette: status bar, output, saved edit, selection as context', async function () {
+    // The first run waits for the model worker's litellm import: tens of seconds on a busy machine.
+    this.timeout(240_000);
     await script([
       {
         text: 'I will add a docstring.',
@@ -47,7 +49,7 @@ describe('Agent: Run', () => {
       // The real palette and input box, typed by playwright.
       ui({ palette: 'Agent: Run…', type: 'Add a docstring to greet' });
       const runId = await waitFor(() => api.runs.activeRunIds[0], 'a run to start', 20_000);
-      await waitFor(() => api.runs.view(runId)?.current.step === 1, 'step 1', 30_000);
+      await waitFor(() => api.runs.view(runId)?.current.step === 1, 'step 1', 150_000);
       ui({ expectStatusBar: 'step 1/10' });
       ui({ expectStatusBar: '', id: 'agentls.agentls.cancel' });
       ui({ screenshot: 'run-active' });
@@ -82,6 +84,15 @@ describe('Agent: Run', () => {
 
   it('accepts one edit and rejects another in the refactor preview', async () => {
     await setSetting('confirmMode', 'confirm-all');
+    await reviewMode(api, 'refactorPreview');
+    try {
+      await refactorPreview();
+    } finally {
+      await reviewMode(api, undefined);
+    }
+  });
+
+  async function refactorPreview(): Promise<void> {
     await script([
       { tool_calls: [{ name: 'edit_file', arguments: { path: 'calc.py', old_str: 'TOTAL = 1', new_str: 'TOTAL = 2' } }] },
       { tool_calls: [{ name: 'edit_file', arguments: { path: 'shapes.py', old_str: 'w * h', new_str: 'h * w' } }] },
@@ -105,7 +116,7 @@ describe('Agent: Run', () => {
     const tail = output.slice(output.lastIndexOf('Bump TOTAL'));
     assert.match(tail, /▶ step 1\/10 edit_file calc\.py\n {2}✓ edit_file/);
     assert.match(tail, /▶ step 2\/10 edit_file shapes\.py\n {2}✗ edit_file/);
-  });
+  }
 
   it('cancels a run', async () => {
     await script([{ text: 'counting '.repeat(300), chunk_size: 9, chunk_delay: 0.1 }]);

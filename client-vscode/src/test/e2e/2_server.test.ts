@@ -1,8 +1,18 @@
 import * as assert from 'assert';
 import * as crypto from 'crypto';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
 import { getApi, modelRequests, script, setSetting, waitFor } from './helpers';
+
+/** The last "Starting <command>" line of the extension's log. */
+function lastStart(log: string): string {
+  return log.split('\n').filter((line) => line.includes('Starting ')).pop() ?? '';
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 describe('server lifecycle', () => {
   let api: AgentlsApi;
@@ -60,6 +70,24 @@ describe('server lifecycle', () => {
       await setSetting('python', undefined);
     }
     await waitFor(() => api.server.current, 'the server to run again', 60_000);
+  });
+
+  it('agentls.serverPath runs that executable with --stdio, ahead of any Python', async () => {
+    const python = api.settings().python || (await api.managed.readyPython());
+    assert.ok(python, 'a Python runs the server');
+    const agentls = path.join(path.dirname(python), 'agentls');
+    const oldClient = api.server.current;
+    try {
+      await setSetting('serverPath', agentls);
+      const client = await waitFor(() => api.server.current !== oldClient && api.server.current, 'the server from serverPath', 60_000);
+      assert.match(lastStart(api.logText()), new RegExp(`Starting ${escape(agentls)} --stdio \\(from agentls\\.serverPath`));
+      const agents = await client.sendRequest<{ agents: { name: string }[] }>('agent/agents', {});
+      assert.ok(agents.agents.some((a) => a.name === 'build'));
+    } finally {
+      await setSetting('serverPath', undefined);
+    }
+    await waitFor(() => api.server.current, 'the server to run again', 60_000);
+    assert.match(lastStart(api.logText()), new RegExp(`Starting ${escape(python)} -P -m agentls --stdio \\(from `));
   });
 
   it('"Agent: Set API key" restarts the server with the key in its environment', async () => {

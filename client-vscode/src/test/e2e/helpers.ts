@@ -91,3 +91,21 @@ export function onDisk(relative: string): string {
 export async function setSetting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('agentls').update(key, value, vscode.ConfigurationTarget.Workspace);
 }
+
+/** Switch `agentls.review.mode` (undefined: the default) and wait for the server it restarts. */
+export async function reviewMode(api: AgentlsApi, mode: 'inline' | 'refactorPreview' | undefined): Promise<void> {
+  const before = api.server.current;
+  await setSetting('review.mode', mode);
+  await waitFor(() => api.server.current !== undefined && api.server.current !== before && api.server.current, 'the server to restart', 60_000);
+}
+
+let acks = 0;
+
+/** Ask the runner for UI work and wait until it is done (it writes an ack file then). */
+export async function uiDone(request: Record<string, unknown>, timeoutMs = 60_000): Promise<void> {
+  acks += 1;
+  const name = `a${acks}`;
+  const file = path.join(workspaceRoot(), `.e2e-ack-${name}`);
+  ui({ ...request, ack: name });
+  await waitFor(() => fs.existsSync(file), `the runner to finish ${JSON.stringify(request).slice(0, 200)}`, timeoutMs);
+}

@@ -2,30 +2,36 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { addAgentCapabilities } from '../../capabilities';
 import { editedUris } from '../../edits';
-import { expandPythonSetting } from '../../pythonSetting';
+import { expandPathSetting } from '../../pathSetting';
 import { describeStartupFailure } from '../../startupFailure';
 
 describe('describeStartupFailure', () => {
-  it('names a missing interpreter', () => {
-    const msg = describeStartupFailure({ python: '/nope/python', spawnError: { code: 'ENOENT', message: 'spawn ENOENT' }, stderrTail: [] });
-    assert.match(msg, /Python interpreter not found: "\/nope\/python"/);
+  it('names a missing interpreter or server command, and the setting to look at', () => {
+    const msg = describeStartupFailure({ command: '/nope/python', source: 'python', spawnError: { code: 'ENOENT', message: 'spawn ENOENT' }, stderrTail: [] });
+    assert.match(msg, /Python interpreter not found: "\/nope\/python"\. Set "agentls\.python"/);
+    const server = describeStartupFailure({ command: '/x/agentls', source: 'serverPath', spawnError: { code: 'ENOENT', message: 'spawn ENOENT' }, stderrTail: [] });
+    assert.match(server, /Server command not found: "\/x\/agentls"\. Check "agentls\.serverPath"/);
+    const managed = describeStartupFailure({ command: '/s/envs/k/bin/python', source: 'managed', spawnError: { code: 'EACCES', message: 'spawn EACCES' }, stderrTail: [] });
+    assert.match(managed, /environment's Python "\/s\/envs\/k\/bin\/python" cannot be run .*Restart server/);
   });
 
   it('names an import error from stderr', () => {
     const msg = describeStartupFailure({
-      python: 'python3',
+      command: 'python3',
+      source: 'python',
       exitCode: 1,
       stderrTail: ['Traceback (most recent call last):', "ModuleNotFoundError: No module named 'pygls'"],
     });
-    assert.match(msg, /cannot be imported by "python3" \(No module named 'pygls'\)/);
-    const direct = describeStartupFailure({ python: 'python3', exitCode: 1, stderrTail: ['/usr/bin/python3: No module named server'] });
-    assert.match(direct, /cannot be imported by "python3" \(No module named server\)/);
+    assert.match(msg, /cannot be imported by "python3" \(No module named 'pygls'\)\. Install agentls into that environment, or clear "agentls\.python"/);
+    const direct = describeStartupFailure({ command: 'python3', source: 'python', exitCode: 1, stderrTail: ['/usr/bin/python3: No module named agentls'] });
+    assert.match(direct, /cannot be imported by "python3" \(No module named agentls\)/);
   });
 
   it('falls back to the exit code, signal or error', () => {
-    assert.match(describeStartupFailure({ python: 'p', exitCode: 2, stderrTail: [] }), /exited with code 2/);
-    assert.match(describeStartupFailure({ python: 'p', signal: 'SIGKILL', stderrTail: [] }), /killed \(SIGKILL\)/);
-    assert.match(describeStartupFailure({ python: 'p', error: 'disposed', stderrTail: [] }), /did not start: disposed/);
+    const facts = { command: 'p', source: 'python' as const, stderrTail: [] };
+    assert.match(describeStartupFailure({ ...facts, exitCode: 2 }), /exited with code 2/);
+    assert.match(describeStartupFailure({ ...facts, signal: 'SIGKILL' }), /killed \(SIGKILL\)/);
+    assert.match(describeStartupFailure({ ...facts, error: 'disposed' }), /did not start: disposed/);
   });
 });
 
@@ -53,11 +59,11 @@ describe('editedUris', () => {
   });
 });
 
-describe('expandPythonSetting', () => {
+describe('expandPathSetting', () => {
   it('expands the workspace folder, home and relative paths', () => {
-    assert.equal(expandPythonSetting('${workspaceFolder}/.venv/bin/python', '/w', '/h'), '/w/.venv/bin/python');
-    assert.equal(expandPythonSetting('~/py/bin/python', '/w', '/h'), '/h/py/bin/python');
-    assert.equal(expandPythonSetting('.venv/bin/python', '/w', '/h'), '/w/.venv/bin/python');
-    assert.equal(expandPythonSetting('python3.12', '/w', '/h'), 'python3.12');
+    assert.equal(expandPathSetting('${workspaceFolder}/.venv/bin/python', '/w', '/h'), '/w/.venv/bin/python');
+    assert.equal(expandPathSetting('~/py/bin/python', '/w', '/h'), '/h/py/bin/python');
+    assert.equal(expandPathSetting('.venv/bin/python', '/w', '/h'), '/w/.venv/bin/python');
+    assert.equal(expandPathSetting('python3.12', '/w', '/h'), 'python3.12');
   });
 });

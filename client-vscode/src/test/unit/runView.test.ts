@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { finalStatusText, RunView, toolTarget, truncate } from '../../runView';
+import { runResult } from './results';
 
 describe('RunView.statusText', () => {
   it('follows status and steps', () => {
@@ -8,20 +9,20 @@ describe('RunView.statusText', () => {
     assert.equal(view.statusText(), '$(sync~spin) Agent · preparing');
     view.onStatus({ runId: 'r1', state: 'model_running' });
     assert.equal(view.statusText(), '$(sync~spin) Agent · thinking');
-    view.onStep({ runId: 'r1', step: 3, maxSteps: 20, phase: 'tool_start', tool: 'edit_file', args: { path: 'src/app.py' } });
+    view.onStep({ runId: 'r1', step: 3, maxSteps: 20, callId: 'c1', phase: 'tool_start', tool: 'edit_file', args: { path: 'src/app.py' } });
     assert.equal(view.statusText(), '$(sync~spin) Agent · step 3/20 · edit_file app.py');
     view.onStatus({ runId: 'r1', state: 'awaiting_human' });
     assert.equal(view.statusText(), '$(sync~spin) Agent · step 3/20 · waiting for you');
     view.onStatus({ runId: 'r1', state: 'tool_running' });
     assert.equal(view.statusText(), '$(sync~spin) Agent · step 3/20 · edit_file app.py');
-    view.onStep({ runId: 'r1', step: 3, maxSteps: 20, phase: 'tool_end', tool: 'edit_file', success: true });
+    view.onStep({ runId: 'r1', step: 3, maxSteps: 20, callId: 'c1', phase: 'tool_end', tool: 'edit_file', args: {}, success: true });
     view.onStatus({ runId: 'r1', state: 'model_running' });
     assert.equal(view.statusText(), '$(sync~spin) Agent · step 3/20 · thinking');
   });
 
   it('shows a command target in full', () => {
     const view = new RunView('r');
-    view.onStep({ runId: 'r', step: 1, maxSteps: 5, phase: 'tool_start', tool: 'run_command', args: { command: 'pytest -q' } });
+    view.onStep({ runId: 'r', step: 1, maxSteps: 5, callId: 'c1', phase: 'tool_start', tool: 'run_command', args: { command: 'pytest -q' } });
     assert.equal(view.statusText(), '$(sync~spin) Agent · step 1/5 · run_command pytest -q');
   });
 });
@@ -43,14 +44,14 @@ describe('toolTarget', () => {
 
 describe('finalStatusText', () => {
   it('covers success, partial, failed, cancelled and errors', () => {
-    assert.equal(finalStatusText({ status: 'success', steps: 3 }), '$(check) Agent · done (3 steps)');
-    assert.equal(finalStatusText({ status: 'success', steps: 1 }), '$(check) Agent · done (1 step)');
+    assert.equal(finalStatusText(runResult({ status: 'success', steps: 3 })), '$(check) Agent · done (3 steps)');
+    assert.equal(finalStatusText(runResult({ status: 'success', steps: 1 })), '$(check) Agent · done (1 step)');
     assert.equal(
-      finalStatusText({ status: 'partial', steps: 20, output: '\nReached max steps\nmore' }),
+      finalStatusText(runResult({ status: 'partial', steps: 20, output: '\nReached max steps\nmore' })),
       '$(warning) Agent · partial (20 steps): Reached max steps',
     );
-    assert.equal(finalStatusText({ status: 'failed', output: 'model error: 401' }), '$(error) Agent · failed: model error: 401');
-    assert.equal(finalStatusText({ status: 'partial' }, undefined, true), '$(circle-slash) Agent · cancelled');
+    assert.equal(finalStatusText(runResult({ status: 'failed', output: 'model error: 401' })), '$(error) Agent · failed: model error: 401');
+    assert.equal(finalStatusText(runResult({ status: 'partial' }), undefined, true), '$(circle-slash) Agent · cancelled');
     assert.equal(finalStatusText(undefined, 'the server stopped'), '$(error) Agent · failed: the server stopped');
   });
 });

@@ -23,22 +23,8 @@ describe('readSettings', () => {
   });
 
   it('reads valid values and trims strings', () => {
-    const { settings, problems } = readSettings(
-      getter({
-        python: ' /venv/bin/python ',
-        model: 'openai/gpt-4o-mini',
-        apiBase: 'http://127.0.0.1:4000/v1',
-        apiKeyEnv: 'MY_KEY',
-        confirmMode: 'yolo',
-        maxSteps: 7,
-        selfEval: 'full',
-        agent: 'plan',
-        logLevel: 'debug',
-        saveAfterEdit: false,
-      }),
-    );
-    assert.deepEqual(problems, []);
-    assert.deepEqual(settings, {
+    const valid = {
+      serverPath: '~/bin/agentls',
       python: '/venv/bin/python',
       model: 'openai/gpt-4o-mini',
       apiBase: 'http://127.0.0.1:4000/v1',
@@ -49,7 +35,12 @@ describe('readSettings', () => {
       agent: 'plan',
       logLevel: 'debug',
       saveAfterEdit: false,
-    });
+    };
+    const { settings, problems } = readSettings(
+      getter({ ...valid, serverPath: ' ~/bin/agentls ', python: ' /venv/bin/python ' }),
+    );
+    assert.deepEqual(problems, []);
+    assert.deepEqual(settings, valid);
   });
 
   it('replaces bad values by defaults and names the key', () => {

@@ -1,9 +1,9 @@
-"""Fixtures for the LLM adapter tests: a scripted model server and adapters pointed at it."""
+"""Fixtures for the LLM adapter tests: adapters pointed at the scripted model server
+(``scripted``, from tests/conftest.py)."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,26 +15,20 @@ from agentls.agent.llm.scripted_server import ScriptedModelServer
 
 
 @pytest.fixture
-def model_server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
-
-
-@pytest.fixture
 def api_key(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv(KEY_ENV, TEST_KEY)
     return TEST_KEY
 
 
 @pytest.fixture
-def make_llm(model_server: ScriptedModelServer, api_key: str) -> MakeLLM:
+def make_llm(scripted: ScriptedModelServer, api_key: str) -> MakeLLM:
     """``make_llm(**config)`` -> (adapter, model queue name); each call gets its own queue."""
 
     def make(**overrides: Any) -> tuple[LiteLLMAdapter, str]:
         name = overrides.pop("name", None) or f"m-{uuid.uuid4().hex[:8]}"
         settings: dict[str, Any] = {
             "model": f"openai/{name}",
-            "api_base": model_server.api_base,
+            "api_base": scripted.api_base,
             "api_key_env": KEY_ENV,
             "timeout": 10,
             "retries": 2,

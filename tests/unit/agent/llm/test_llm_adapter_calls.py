@@ -19,10 +19,10 @@ from agentls.agent.llm.scripted_server import (
 
 
 async def test_text_streams_in_order_then_one_final_response(
-    make_llm: MakeLLM, model_server: ScriptedModelServer
+    make_llm: MakeLLM, scripted: ScriptedModelServer
 ) -> None:
     llm, name = make_llm()
-    model_server.add(name, text("The quick brown fox jumps over the lazy dog.", chunk_size=5))
+    scripted.add(name, text("The quick brown fox jumps over the lazy dog.", chunk_size=5))
     texts, final = await collect(llm.completion_stream(USER))
     assert len(texts) > 3
     assert "".join(texts) == "The quick brown fox jumps over the lazy dog."
@@ -31,11 +31,11 @@ async def test_text_streams_in_order_then_one_final_response(
 
 
 async def test_one_tool_call_split_across_chunks(
-    make_llm: MakeLLM, model_server: ScriptedModelServer
+    make_llm: MakeLLM, scripted: ScriptedModelServer
 ) -> None:
     llm, name = make_llm()
     args = {"path": "src/app.py", "content": "print('hello world')\n" * 3}
-    model_server.add(name, tool_call("write_file", args, id="call_w1"))
+    scripted.add(name, tool_call("write_file", args, id="call_w1"))
     texts, final = await collect(llm.completion_stream(USER, TOOLS))
     assert texts == []  # tool-call deltas are assembled, never streamed
     assert [(c.id, c.name, c.arguments) for c in final.tool_calls] == [
@@ -45,10 +45,10 @@ async def test_one_tool_call_split_across_chunks(
 
 
 async def test_several_interleaved_tool_calls_with_text(
-    make_llm: MakeLLM, model_server: ScriptedModelServer
+    make_llm: MakeLLM, scripted: ScriptedModelServer
 ) -> None:
     llm, name = make_llm()
-    model_server.add(
+    scripted.add(
         name,
         tool_calls(
             call("read_file", {"path": "a.py"}),
@@ -70,10 +70,10 @@ async def test_several_interleaved_tool_calls_with_text(
 
 
 async def test_malformed_arguments_give_a_parse_error(
-    make_llm: MakeLLM, model_server: ScriptedModelServer
+    make_llm: MakeLLM, scripted: ScriptedModelServer
 ) -> None:
     llm, name = make_llm()
-    model_server.add(name, tool_call("write_file", '{"path": "a.py", "content": "unterminated'))
+    scripted.add(name, tool_call("write_file", '{"path": "a.py", "content": "unterminated'))
     _, final = await collect(llm.completion_stream(USER, TOOLS))
     (bad,) = final.tool_calls
     assert bad.name == "write_file" and bad.arguments == {}
@@ -82,7 +82,7 @@ async def test_malformed_arguments_give_a_parse_error(
 
 
 async def test_missing_tool_call_ids_are_generated(
-    make_llm: MakeLLM, model_server: ScriptedModelServer
+    make_llm: MakeLLM, scripted: ScriptedModelServer
 ) -> None:
     llm, name = make_llm()
     no_id = Turn(
@@ -91,7 +91,7 @@ async def test_missing_tool_call_ids_are_generated(
             ScriptedToolCall(name="read_file", arguments={"path": "b"}, omit_id=True),
         ]
     )
-    model_server.add(name, no_id, no_id)
+    scripted.add(name, no_id, no_id)
     _, streamed = await collect(llm.completion_stream(USER, TOOLS))
     whole = await llm.completion(USER, TOOLS)
     for response in (streamed, whole):
@@ -101,25 +101,23 @@ async def test_missing_tool_call_ids_are_generated(
 
 
 async def test_finish_reason_length_and_usage(
-    make_llm: MakeLLM, model_server: ScriptedModelServer
+    make_llm: MakeLLM, scripted: ScriptedModelServer
 ) -> None:
     llm, name = make_llm()
     usage = {"prompt_tokens": 120, "completion_tokens": 4096, "total_tokens": 4216}
-    model_server.add(name, length("and then the", usage=usage))
+    scripted.add(name, length("and then the", usage=usage))
     _, final = await collect(llm.completion_stream(USER))
     assert final.finish_reason == "length"
     assert final.content == "and then the"
     assert final.usage == usage
-    (request,) = model_server.requests_for(name)
+    (request,) = scripted.requests_for(name)
     assert request.body["stream"] is True
     assert request.body["stream_options"] == {"include_usage": True}
 
 
-async def test_non_streaming_completion(
-    make_llm: MakeLLM, model_server: ScriptedModelServer
-) -> None:
+async def test_non_streaming_completion(make_llm: MakeLLM, scripted: ScriptedModelServer) -> None:
     llm, name = make_llm(stream=False)
-    model_server.add(
+    scripted.add(
         name,
         tool_calls(
             call("read_file", {"path": "a.py"}, id="c1"),
@@ -135,20 +133,20 @@ async def test_non_streaming_completion(
     second = await llm.completion(USER)
     assert second.content == "done" and second.finish_reason == "stop"
     assert second.usage is not None and second.usage["total_tokens"] > 0
-    assert not model_server.requests_for(name)[0].body.get("stream")
+    assert not scripted.requests_for(name)[0].body.get("stream")
 
 
 async def test_the_server_records_what_the_model_was_shown(
-    make_llm: MakeLLM, model_server: ScriptedModelServer
+    make_llm: MakeLLM, scripted: ScriptedModelServer
 ) -> None:
     llm, name = make_llm()
-    model_server.add(name, text("ok"))
+    scripted.add(name, text("ok"))
     messages = [
         {"role": "system", "content": "You are terse."},
         {"role": "user", "content": "Fix the bug in app.py"},
     ]
     await collect(llm.completion_stream(messages, TOOLS))
-    (request,) = model_server.requests_for(f"openai/{name}")
+    (request,) = scripted.requests_for(f"openai/{name}")
     assert request.path == "/v1/chat/completions"
     assert request.model == name
     assert request.messages == messages
@@ -160,12 +158,12 @@ async def test_the_server_records_what_the_model_was_shown(
 
 
 async def test_concurrent_runs_use_their_own_queues(
-    make_llm: MakeLLM, model_server: ScriptedModelServer
+    make_llm: MakeLLM, scripted: ScriptedModelServer
 ) -> None:
     alice, _ = make_llm(name="alice")
     bob, _ = make_llm(name="bob")
-    model_server.add("alice", text("from alice", chunk_delay=0.01))
-    model_server.add("bob", text("from bob", chunk_delay=0.01))
+    scripted.add("alice", text("from alice", chunk_delay=0.01))
+    scripted.add("bob", text("from bob", chunk_delay=0.01))
     (_, a), (_, b) = await asyncio.gather(
         collect(alice.completion_stream(USER)), collect(bob.completion_stream(USER))
     )
@@ -173,9 +171,9 @@ async def test_concurrent_runs_use_their_own_queues(
 
 
 async def test_responder_turns_see_the_request(
-    make_llm: MakeLLM, model_server: ScriptedModelServer
+    make_llm: MakeLLM, scripted: ScriptedModelServer
 ) -> None:
     llm, name = make_llm()
-    model_server.add(name, lambda body: text(f"you said {body['messages'][-1]['content']}"))
+    scripted.add(name, lambda body: text(f"you said {body['messages'][-1]['content']}"))
     _, final = await collect(llm.completion_stream([{"role": "user", "content": "ping"}]))
     assert final.content == "you said ping"

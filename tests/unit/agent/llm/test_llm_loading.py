@@ -9,7 +9,7 @@ import sys
 
 from agentls.agent.config import LLMConfig
 from agentls.agent.llm import LiteLLMAdapter, _litellm, warm_up
-from agentls.agent.llm.adapter import chars_per_token_estimate
+from agentls.agent.llm.tokens import estimate_tokens
 
 MESSAGES = [
     {"role": "system", "content": "You are a careful coding agent. " * 10},
@@ -41,7 +41,7 @@ async def test_warm_up_configures_litellm_to_stay_off_stdout() -> None:
 
 def test_count_tokens_estimates_before_litellm_and_counts_after() -> None:
     llm = LiteLLMAdapter(LLMConfig(model="gpt-4o"))
-    estimate = chars_per_token_estimate(MESSAGES)
+    estimate = estimate_tokens(MESSAGES)
     assert estimate > 20
     if _litellm.loaded() is None:
         assert llm.count_tokens(MESSAGES) == estimate
@@ -51,7 +51,7 @@ async def test_count_tokens_uses_litellm_once_loaded() -> None:
     await warm_up()
     llm = LiteLLMAdapter(LLMConfig(model="gpt-4o"))
     counted = llm.count_tokens(MESSAGES)
-    estimate = chars_per_token_estimate(MESSAGES)
+    estimate = estimate_tokens(MESSAGES)
     assert counted > 0 and abs(counted - estimate) < estimate  # same order of magnitude
     proxied = LiteLLMAdapter(LLMConfig(model="gpt-4o", mode="proxy", api_base="http://x"))
     assert proxied.model_name == "litellm_proxy/gpt-4o"

@@ -1,0 +1,170 @@
+"""The run contract: what a front end asks of a run, and what it gets back.
+
+Every front end (the CLI, the language server, the editors behind it) speaks these
+models, so their field names, defaults and allowed values are written once, here.
+On the wire names are camelCase (``runId``, ``confirmMode``); Python code uses the
+snake_case names, and both are accepted when validating. A few result fields were
+snake_case on the wire from the start (``tools_used``, ``duration_seconds``, the
+token counts): they keep those names so existing clients go on working.
+
+The value sets (confirm modes and self-evaluation levels from the config, run
+statuses, run states) are named once and reused by the config, the CLI, the server
+and these models.
+
+The server's own messages (notifications, ``agent/cancel``...) are in
+``server/protocol.py``; ``server/protocol_schema.py`` publishes all of them as JSON
+Schema and TypeScript.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+from typing_extensions import TypeAliasType
+
+from agentls.agent.config import ConfirmMode, SelfEvalMode
+from agentls.agent.events import RunState
+from agentls.agent.llm.models import Usage
+
+__all__ = [
+    "ConfirmMode",
+    "PlanStepStatus",
+    "RunRequest",
+    "RunResult",
+    "RunState",
+    "RunStatus",
+    "SelfEvalMode",
+    "SessionInfo",
+    "ToolUse",
+    "Usage",
+    "WireModel",
+    "problems",
+]
+
+RunStatus = TypeAliasType("RunStatus", Literal["success", "partial", "failed"])
+PlanStepStatus = TypeAliasType("PlanStepStatus", Literal["pending", "in_progress", "done"])
+
+
+def problems(error: ValidationError) -> str:
+    """``confirmMode: Input should be ...; maxStep: Extra inputs are not permitted``: each
+    bad field named as the caller spelled it."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '(params)'}: {e['msg']}" for e in error.errors()
+    )
+
+
+class WireModel(BaseModel):
+    """A message of the protocol: camelCase on the wire, unknown keys refused."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        extra="forbid",
+    )
+
+    #: Whether ``to_wire`` leaves out the optional fields that are unset (None).
+    omit_none: ClassVar[bool] = True
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready dict that goes on the wire."""
+        return self.model_dump(mode="json", exclude_none=self.omit_none)
+
+
+class RunFields(WireModel):
+    """What every front end may ask of a run (``agent/run`` params, less LSP's own)."""
+
+    prompt: str = Field(min_length=1, description="The task.")
+    agent: str = Field(
+        "build",
+        description="An agent from `agent/agents` (`build`, `plan`, `review`, `mixed`, custom).",
+    )
+    run_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=128,
+        description="Id used in every notification of this run; generated when absent.",
+    )
+    session_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=128,
+        description="The conversation to continue; a new one when absent. "
+        "One run in flight per session.",
+    )
+    confirm_mode: ConfirmMode | None = Field(
+        None, description="Approval policy for this run; the agent's when absent."
+    )
+    max_steps: int | None = Field(
+        None, ge=1, description="Loop iterations allowed; the agent's when absent."
+    )
+    self_eval: SelfEvalMode | None = Field(
+        None, description="Self-evaluation of the result; the config's when absent."
+    )
+    dry_run: bool = Field(False, description="Sensitive tools describe instead of acting.")
+
+
+class RunRequest(RunFields):
+    """A run as the agent layer takes it: the wire fields plus the CLI's knobs."""
+
+    stream: bool | None = Field(None, description="Stream the model's text; config when None.")
+    step_timeout: float = Field(0, ge=0, description="Seconds per step; 0: no limit.")
+
+
+class ToolUse(WireModel):
+    """One tool call of a run, as the result lists it."""
+
+    name: str
+    args: dict[str, Any] = Field(description="The arguments, long strings shortened.")
+    success: bool
+
+
+class RunResult(WireModel):
+    """The result of ``agent/run`` (and of ``agentls run --json``)."""
+
+    omit_none = False  # ``model`` is null when no model answered
+
+    status: RunStatus = Field(
+        description="`partial`: cancelled, step limit, or aborted in an approval; "
+        "`failed`: model or internal error (`output` says why)."
+    )
+    output: str = Field(description="The agent's final answer, or why the run ended.")
+    steps: int = Field(description="Loop iterations done.")
+    tools_used: list[ToolUse] = Field(alias="tools_used")
+    duration_seconds: float = Field(alias="duration_seconds")
+    model: str | None
+    run_id: str
+    session_id: str
+    usage: Usage = Field(description="Tokens of every model call of the run.")
+
+    @classmethod
+    def failed(cls, message: str, *, run_id: str, session_id: str) -> RunResult:
+        """A run that could not run at all."""
+        return cls(
+            status="failed",
+            output=message,
+            steps=0,
+            tools_used=[],
+            duration_seconds=0.0,
+            model=None,
+            run_id=run_id,
+            session_id=session_id,
+            usage=Usage(),
+        )
+
+
+class SessionInfo(WireModel):
+    """One stored conversation, as ``agent/sessions`` and ``agentls sessions --json`` list it."""
+
+    session_id: str
+    title: str = Field(description="The first prompt, on one line, shortened.")
+    updated: float = Field(description="Last write, seconds since the epoch.")
+    status: str = Field(
+        description="The last run's status (`success`, `partial`, `failed`), `interrupted` "
+        "when it never finished (the server died), `empty` when the session has no run."
+    )
+    runs: int
+    entries: int

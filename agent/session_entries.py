@@ -1,0 +1,137 @@
+"""The entries of a session file: one typed pydantic model per line, ``type`` the
+discriminator, each with the key that makes its append idempotent."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+# -- entries ---------------------------------------------------------------------------
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    run_id: str
+    model_call_index: int = 0
+    ts: float = Field(default_factory=time.time)
+
+    def key(self) -> tuple[str | int, ...] | None:
+        """The idempotency key; None for entries that are always appended."""
+        return None
+
+
+class RunStart(_Entry):
+    type: Literal["run_start"] = "run_start"
+    prompt: str
+    agent: str = "build"
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("run_start", self.run_id)
+
+
+class UserMessage(_Entry):
+    type: Literal["user_message"] = "user_message"
+    content: str
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("user_message", self.run_id, self.model_call_index)
+
+
+class StoredToolCall(BaseModel):
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class AssistantMessage(_Entry):
+    type: Literal["assistant_message"] = "assistant_message"
+    content: str | None = None
+    tool_calls: list[StoredToolCall] = Field(default_factory=list)
+    finish_reason: str = "stop"
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("assistant_message", self.run_id, self.model_call_index)
+
+
+class ToolCallEntry(_Entry):
+    """Written just before the engine gets the call: the call may have started."""
+
+    type: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("tool_call", self.run_id, self.model_call_index, self.call_id)
+
+
+class ToolResultEntry(_Entry):
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    success: bool
+    content: str
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("tool_result", self.run_id, self.model_call_index, self.call_id)
+
+
+class ApprovalDecision(_Entry):
+    type: Literal["approval_decision"] = "approval_decision"
+    call_id: str
+    tool: str
+    #: approve | approve_run | deny | modify | abort for a tool call; for an edit the
+    #: human confirmed: approve (kept), deny (rejected) or partial (some hunks kept).
+    decision: str
+    message: str = ""
+    args: dict[str, Any] = Field(default_factory=dict)
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("approval_decision", self.run_id, self.model_call_index, self.call_id)
+
+
+class ContextUpdate(_Entry):
+    """The context manager changed what the model sees (summarised or dropped steps)."""
+
+    type: Literal["context_update"] = "context_update"
+    kind: str
+    messages_before: int
+    messages_after: int
+
+
+class PlanEntry(_Entry):
+    type: Literal["plan"] = "plan"
+    goal: str
+    steps: list[dict[str, str]] = Field(default_factory=list)
+
+
+class RunFinish(_Entry):
+    type: Literal["run_finish"] = "run_finish"
+    status: str
+    state: str = ""
+    output: str = ""
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("run_finish", self.run_id)
+
+
+Entry = Annotated[
+    RunStart
+    | UserMessage
+    | AssistantMessage
+    | ToolCallEntry
+    | ToolResultEntry
+    | ApprovalDecision
+    | ContextUpdate
+    | PlanEntry
+    | RunFinish,
+    Field(discriminator="type"),
+]
+_ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
+
+
+def parse_entry(line: str | bytes) -> Entry:
+    return _ENTRY.validate_json(line)

@@ -1,0 +1,152 @@
+"""What a run writes through: ``SessionRecorder`` (one run's entries, in order) and
+``RecordingApprover`` (every human decision, edits included, as an entry)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Approver, EditRequest
+from agentls.agent.session_entries import (
+    ApprovalDecision,
+    AssistantMessage,
+    ContextUpdate,
+    PlanEntry,
+    RunFinish,
+    RunStart,
+    StoredToolCall,
+    ToolCallEntry,
+    ToolResultEntry,
+    UserMessage,
+)
+from agentls.agent.sessions import Session
+from agentls.agent.workspace import EditOutcome, FileAccess
+
+# -- what the loop writes through -------------------------------------------------------
+
+
+class SessionRecorder:
+    """Writes one run's entries; the loop sets ``model_call_index`` before each model call."""
+
+    def __init__(self, session: Session, run_id: str, agent: str = "build") -> None:
+        self.session = session
+        self.run_id = run_id
+        self.agent = agent
+        self.model_call_index = session.last_model_call_index(run_id)
+
+    @property
+    def path(self) -> Path:
+        return self.session.path
+
+    def _base(self, index: int | None = None) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "model_call_index": self.model_call_index if index is None else index,
+        }
+
+    def history(self) -> list[dict[str, Any]]:
+        return self.session.history()
+
+    async def start(self, prompt: str) -> None:
+        await self.session.append(RunStart(prompt=prompt, agent=self.agent, **self._base()))
+
+    async def user(self, content: str) -> None:
+        await self.session.append(UserMessage(content=content, **self._base()))
+
+    async def assistant(
+        self,
+        content: str | None,
+        tool_calls: Sequence[Any] = (),
+        finish_reason: str = "stop",
+    ) -> bool:
+        calls = [StoredToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in tool_calls]
+        entry = AssistantMessage(
+            content=content, tool_calls=calls, finish_reason=finish_reason, **self._base()
+        )
+        return await self.session.append(entry)
+
+    async def tool_call(self, index: int, call_id: str, name: str, args: dict[str, Any]) -> None:
+        entry = ToolCallEntry(call_id=call_id, name=name, arguments=args, **self._base(index))
+        await self.session.append(entry)
+
+    async def tool_result(
+        self, index: int, call_id: str, name: str, success: bool, content: str
+    ) -> None:
+        entry = ToolResultEntry(
+            call_id=call_id, name=name, success=success, content=content, **self._base(index)
+        )
+        await self.session.append(entry)
+
+    def stored_result(self, index: int, call_id: str) -> ToolResultEntry | None:
+        return self.session.result_for(self.run_id, index, call_id)
+
+    async def approval(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
+        entry = ApprovalDecision(
+            call_id=request.call_id,
+            tool=request.tool,
+            decision=answer.kind,
+            message=answer.message,
+            args=answer.args,
+            **self._base(),
+        )
+        await self.session.append(entry)
+
+    async def edit_decision(
+        self, request: EditRequest, decision: str, outcome: EditOutcome
+    ) -> None:
+        paths = outcome.paths or [change.path for change in request.changes]
+        args: dict[str, Any] = {"paths": paths}
+        if outcome.kept_hunks or outcome.dropped_hunks:
+            args.update(kept_hunks=outcome.kept_hunks, dropped_hunks=outcome.dropped_hunks)
+        entry = ApprovalDecision(
+            call_id=request.call_id,
+            tool=request.tool,
+            decision=decision,
+            message=outcome.message,
+            args=args,
+            **self._base(),
+        )
+        await self.session.append(entry)
+
+    async def plan(self, goal: str, steps: Sequence[dict[str, str]]) -> None:
+        await self.session.append(PlanEntry(goal=goal, steps=list(steps), **self._base()))
+
+    async def context_update(self, kind: str, before: int, after: int) -> None:
+        entry = ContextUpdate(
+            kind=kind, messages_before=before, messages_after=after, **self._base()
+        )
+        await self.session.append(entry)
+
+    async def finish(self, status: str, state: str, output: str) -> None:
+        entry = RunFinish(status=status, state=state, output=output[:4000], **self._base())
+        await self.session.append(entry)
+
+
+#: What a human's answer to an edit was, by the edit's outcome. A stale or failed edit
+#: was never decided by anybody, so it is not a decision.
+EDIT_DECISIONS = {"applied": "approve", "rejected": "deny", "partial": "partial"}
+
+
+class RecordingApprover:
+    """An Approver that records every human decision in the session, then returns it:
+    tool approvals and edit confirmations alike."""
+
+    def __init__(self, inner: Approver, recorder: SessionRecorder) -> None:
+        self.inner = inner
+        self.recorder = recorder
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        answer = await self.inner.ask(request)
+        await self.recorder.approval(request, answer)
+        return answer
+
+    async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
+        outcome = await self.inner.confirm_edit(request, files)
+        decision = EDIT_DECISIONS.get(outcome.status)
+        if decision is not None:
+            await self.recorder.edit_decision(request, decision, outcome)
+        return outcome
+
+    async def ask_user(self, question: str) -> str | None:
+        return await self.inner.ask_user(question)

@@ -1,0 +1,157 @@
+"""Spawn → ``initialize`` answered, through every documented launch line, against a bare
+pygls server spawned the same way.
+
+    .venv/bin/python bench/startup.py [--spawns 9]
+
+Launch lines: the ``agentls --stdio`` console script, ``python -P -m agentls --stdio``, and
+``python -P -m agentls.server --stdio``. The client is the same few lines of JSON-RPC for
+all of them (so its own cost is equal), the spawns are interleaved (so a busy moment of a
+shared machine hits every line alike), and the table gives the median and minimum with the
+median's ratio to the bare pygls server. Goal: at most 1.2x through every launch line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BARE_PYGLS = "from pygls.lsp.server import LanguageServer\nLanguageServer('bare', '0').start_io()\n"
+GOAL = 1.2
+
+
+def launch_lines() -> dict[str, list[str]]:
+    script = Path(sys.executable).with_name("agentls")
+    return {
+        "bare pygls": [sys.executable, "-P", "-c", BARE_PYGLS],
+        "agentls --stdio": [str(script), "--stdio"],
+        "python -P -m agentls --stdio": [sys.executable, "-P", "-m", "agentls", "--stdio"],
+        "python -P -m agentls.server --stdio": [
+            sys.executable,
+            "-P",
+            "-m",
+            "agentls.server",
+            "--stdio",
+        ],
+    }
+
+
+def frame(payload: dict[str, object]) -> bytes:
+    body = json.dumps(payload).encode()
+    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+async def read_message(stream: asyncio.StreamReader) -> dict[str, object]:
+    length = 0
+    while True:
+        line = await stream.readline()
+        if not line:
+            raise RuntimeError("the server closed its output before answering")
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode().partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    message: dict[str, object] = json.loads(await stream.readexactly(length))
+    return message
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def time_initialize(command: list[str], root: Path) -> tuple[float, float]:
+    """Seconds from spawning ``command`` to its answer to ``initialize``, and the CPU
+    seconds the process used in all (to its exit right after: a load-proof companion)."""
+    cpu_before = children_cpu()
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    spawned = time.perf_counter()
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        cwd=root,
+        env=env,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    uri = root.as_uri()
+    process.stdin.write(
+        frame(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"processId": os.getpid(), "rootUri": uri, "capabilities": {}},
+            }
+        )
+    )
+    await process.stdin.drain()
+    while True:
+        message = await read_message(process.stdout)
+        if message.get("id") == 1:
+            break
+    elapsed = time.perf_counter() - spawned
+    for payload in (
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ):
+        process.stdin.write(frame(payload))
+    try:
+        await process.stdin.drain()
+        await asyncio.wait_for(process.wait(), 10)
+    except (TimeoutError, ConnectionError):
+        process.kill()
+        await process.wait()
+    return elapsed, children_cpu() - cpu_before
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spawns", type=int, default=9, help="spawns per launch line")
+    args = parser.parse_args()
+    lines = launch_lines()
+    times: dict[str, list[float]] = {name: [] for name in lines}
+    cpu: dict[str, list[float]] = {name: [] for name in lines}
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        (root / "app.py").write_text("x = 1\n")
+        for command in lines.values():  # one warm-up each: the OS file cache
+            await time_initialize(command, root)
+        for _ in range(args.spawns):
+            for name, command in lines.items():
+                wall, used = await time_initialize(command, root)
+                times[name].append(wall)
+                cpu[name].append(used)
+    bare = statistics.median(times["bare pygls"])
+    bare_cpu = statistics.median(cpu["bare pygls"])
+    print(f"spawn → initialize answered, {args.spawns} interleaved spawns each")
+    print()
+    print(
+        "| launch line | median ms | min ms | ratio to bare pygls (median) "
+        "| CPU ms, spawn to exit (median) | CPU ratio |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name, values in times.items():
+        median = statistics.median(values)
+        used = statistics.median(cpu[name])
+        print(
+            f"| `{name}` | {median * 1000:.0f} | {min(values) * 1000:.0f} | {median / bare:.2f} "
+            f"| {used * 1000:.0f} | {used / bare_cpu:.2f} |"
+        )
+    worst = max(statistics.median(v) / bare for n, v in times.items() if n != "bare pygls")
+    print()
+    print(f"worst ratio {worst:.2f} (goal ≤ {GOAL}): {'met' if worst <= GOAL else 'NOT met'}")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (wall times mean little above ~2)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

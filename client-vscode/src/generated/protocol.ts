@@ -1,0 +1,363 @@
+// Generated from agent/schema/protocol.schema.json by
+// `python -m agentls.server.protocol_schema`: do not edit. Change the models in
+// agent/contract.py or server/protocol.py and run the command again.
+
+/** The method names of the protocol. */
+export const Methods = {
+  run: 'agent/run',
+  cancel: 'agent/cancel',
+  agents: 'agent/agents',
+  ping: 'agent/ping',
+  sessions: 'agent/sessions',
+  session: 'agent/session',
+  status: 'agent/status',
+  stream: 'agent/stream',
+  step: 'agent/step',
+  plan: 'agent/plan',
+  askUser: 'agent/askUser',
+} as const;
+
+/** The requests the client sends: method → params and result. */
+export interface ClientRequests {
+  'agent/run': { params: RunParams; result: RunResult };
+  'agent/cancel': { params: CancelParams; result: CancelResult };
+  'agent/agents': { params: NoParams; result: AgentsResult };
+  'agent/ping': { params: NoParams; result: PingResult };
+  'agent/sessions': { params: NoParams; result: SessionsResult };
+  'agent/session': { params: SessionParams; result: SessionResult };
+}
+
+/** The requests the server sends: method → params and result. */
+export interface ServerRequests {
+  'agent/askUser': { params: AskUserParams; result: AskUserResult };
+}
+
+/** The notifications the server sends: method → params. */
+export interface ServerNotifications {
+  'agent/status': StatusParams;
+  'agent/stream': StreamParams;
+  'agent/step': StepParams;
+  'agent/plan': PlanParams;
+}
+
+export interface AgentInfo {
+  name: string;
+  description: string;
+  readOnly: boolean;
+}
+
+/** `agent/agents` result. */
+export interface AgentsResult {
+  agents: AgentInfo[];
+}
+
+export interface ApprovalDecision {
+  run_id: string;
+  model_call_index: number;
+  ts: number;
+  type: 'approval_decision';
+  call_id: string;
+  tool: string;
+  decision: string;
+  message: string;
+  args: Record<string, unknown>;
+}
+
+/** `agent/askUser` (a request to the client) params. */
+export interface AskUserParams {
+  runId: string;
+  question: string;
+  /** Text to start from, e.g. the command being edited. */
+  default?: string;
+}
+
+/** `agent/askUser` result. */
+export interface AskUserResult {
+  /** Null: the user declined to answer. */
+  answer?: string | null;
+}
+
+export interface AssistantMessage {
+  run_id: string;
+  model_call_index: number;
+  ts: number;
+  type: 'assistant_message';
+  content?: string | null;
+  tool_calls: StoredToolCall[];
+  finish_reason: string;
+}
+
+/** `agent/cancel` params. */
+export interface CancelParams {
+  runId: string;
+}
+
+export interface CancelResult {
+  /** False when no run of that id is in flight (finished, unknown, or already cancelled). */
+  cancelled: boolean;
+}
+
+export type ConfirmMode = 'yolo' | 'confirm-all' | 'confirm-sensitive';
+/** Every `ConfirmMode`, in order. */
+export const ConfirmModeValues: readonly ConfirmMode[] = ['yolo', 'confirm-all', 'confirm-sensitive'];
+
+/** The context manager changed what the model sees (summarised or dropped steps). */
+export interface ContextUpdate {
+  run_id: string;
+  model_call_index: number;
+  ts: number;
+  type: 'context_update';
+  kind: string;
+  messages_before: number;
+  messages_after: number;
+}
+
+/** Params of a request that takes none: `{}` (the server ignores what is sent). */
+export type NoParams = Record<string, never>;
+
+/** `agent/ping` result. */
+export interface PingResult {
+  pong: true;
+  /** Runs in flight. */
+  runs: number;
+  /** The model worker is up and the tokenizer is loaded. */
+  llmReady: boolean;
+  /** The index is built and its file watcher runs. */
+  watching: boolean;
+  /** Text files in the index; null before it is built. */
+  indexedFiles: number | null;
+  /** This process imported litellm (it should not: the worker makes the calls). */
+  litellmLoaded: boolean;
+}
+
+export interface PlanEntry {
+  run_id: string;
+  model_call_index: number;
+  ts: number;
+  type: 'plan';
+  goal: string;
+  steps: Record<string, string>[];
+}
+
+/** `agent/plan`: the agent's plan, whole, each time it changes. */
+export interface PlanParams {
+  runId: string;
+  goal: string;
+  steps: PlanStep[];
+}
+
+export interface PlanStep {
+  text: string;
+  status: PlanStepStatus;
+}
+
+export type PlanStepStatus = 'pending' | 'in_progress' | 'done';
+/** Every `PlanStepStatus`, in order. */
+export const PlanStepStatusValues: readonly PlanStepStatus[] = ['pending', 'in_progress', 'done'];
+
+export interface RunFinish {
+  run_id: string;
+  model_call_index: number;
+  ts: number;
+  type: 'run_finish';
+  status: string;
+  state: string;
+  output: string;
+}
+
+/** `agent/run` params. */
+export interface RunParams {
+  /** The task. */
+  prompt: string;
+  /** An agent from `agent/agents` (`build`, `plan`, `review`, `mixed`, custom). */
+  agent?: string;
+  /** Id used in every notification of this run; generated when absent. */
+  runId?: string | null;
+  /** The conversation to continue; a new one when absent. One run in flight per session. */
+  sessionId?: string | null;
+  /** Approval policy for this run; the agent's when absent. */
+  confirmMode?: ConfirmMode | null;
+  /** Loop iterations allowed; the agent's when absent. */
+  maxSteps?: number | null;
+  /** Self-evaluation of the result; the config's when absent. */
+  selfEval?: SelfEvalMode | null;
+  /** Sensitive tools describe instead of acting. */
+  dryRun?: boolean;
+  /** Report progress on this token instead of creating one. */
+  workDoneToken?: number | string | null;
+}
+
+/** The result of `agent/run` (and of `agentls run --json`). */
+export interface RunResult {
+  /** `partial`: cancelled, step limit, or aborted in an approval; `failed`: model or internal error (`output` says why). */
+  status: RunStatus;
+  /** The agent's final answer, or why the run ended. */
+  output: string;
+  /** Loop iterations done. */
+  steps: number;
+  tools_used: ToolUse[];
+  duration_seconds: number;
+  model: string | null;
+  runId: string;
+  sessionId: string;
+  /** Tokens of every model call of the run. */
+  usage: Usage;
+}
+
+export interface RunStart {
+  run_id: string;
+  model_call_index: number;
+  ts: number;
+  type: 'run_start';
+  prompt: string;
+  agent: string;
+}
+
+/** What a run is doing; `agent/status` reports every change. */
+export type RunState = 'idle' | 'preparing' | 'model_running' | 'tool_running' | 'awaiting_human' | 'completed' | 'failed' | 'aborted';
+/** Every `RunState`, in order. */
+export const RunStateValues: readonly RunState[] = ['idle', 'preparing', 'model_running', 'tool_running', 'awaiting_human', 'completed', 'failed', 'aborted'];
+
+export type RunStatus = 'success' | 'partial' | 'failed';
+/** Every `RunStatus`, in order. */
+export const RunStatusValues: readonly RunStatus[] = ['success', 'partial', 'failed'];
+
+export type SelfEvalMode = 'off' | 'basic' | 'full';
+/** Every `SelfEvalMode`, in order. */
+export const SelfEvalModeValues: readonly SelfEvalMode[] = ['off', 'basic', 'full'];
+
+export type SessionEntry = RunStart | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinish;
+
+/** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
+export interface SessionInfo {
+  sessionId: string;
+  /** The first prompt, on one line, shortened. */
+  title: string;
+  /** Last write, seconds since the epoch. */
+  updated: number;
+  /** The last run's status (`success`, `partial`, `failed`), `interrupted` when it never finished (the server died), `empty` when the session has no run. */
+  status: string;
+  runs: number;
+  entries: number;
+}
+
+/** `agent/session` params. */
+export interface SessionParams {
+  sessionId: string;
+}
+
+/** `agent/session` result: every stored entry, for a client to render the history. */
+export interface SessionResult {
+  sessionId: string;
+  /** Typed by `type`; snake_case, as stored. */
+  entries: SessionEntry[];
+  /** A partial last line (a crash mid-write) was ignored. */
+  torn: boolean;
+}
+
+/** `agent/sessions` result, newest first. */
+export interface SessionsResult {
+  sessions: SessionInfo[];
+}
+
+/** `agent/status`: the run changed state. */
+export interface StatusParams {
+  runId: string;
+  state: RunState;
+  /** Why the run failed, aborted or ended partial. */
+  detail?: string;
+}
+
+/** `agent/step`: a tool call starts or ends. */
+export interface StepParams {
+  runId: string;
+  step: number;
+  maxSteps: number;
+  phase: StepPhase;
+  tool: string;
+  callId: string;
+  /** Scalars and short one-line strings only, never file contents. */
+  args: Record<string, unknown>;
+  /** With `tool_end`. */
+  success?: boolean;
+  /** With `tool_end`. */
+  summary?: string;
+}
+
+export type StepPhase = 'tool_start' | 'tool_end';
+/** Every `StepPhase`, in order. */
+export const StepPhaseValues: readonly StepPhase[] = ['tool_start', 'tool_end'];
+
+export interface StoredToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * `agent/stream`: the model's text as it is written; concatenated in `seq`
+ * order it is exactly the model's text.
+ */
+export interface StreamParams {
+  runId: string;
+  /** 1, 2, 3... per run. */
+  seq: number;
+  text: string;
+  /** The model's stream was cut and its call starts again: this step's text so far is void. */
+  restart?: boolean;
+  /** How many characters of this step's text are void. */
+  discard?: number;
+  /** Why the stream restarts. */
+  reason?: string;
+  /** The attempt that now starts. */
+  attempt?: number;
+}
+
+/** Written just before the engine gets the call: the call may have started. */
+export interface ToolCallEntry {
+  run_id: string;
+  model_call_index: number;
+  ts: number;
+  type: 'tool_call';
+  call_id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface ToolResultEntry {
+  run_id: string;
+  model_call_index: number;
+  ts: number;
+  type: 'tool_result';
+  call_id: string;
+  name: string;
+  success: boolean;
+  content: string;
+}
+
+/** One tool call of a run, as the result lists it. */
+export interface ToolUse {
+  name: string;
+  /** The arguments, long strings shortened. */
+  args: Record<string, unknown>;
+  success: boolean;
+}
+
+/**
+ * Token counts of one call, or the sum of several; `cost` in US dollars when the
+ * price of every call that used tokens is known (litellm's price list), else None.
+ */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost?: number | null;
+}
+
+export interface UserMessage {
+  run_id: string;
+  model_call_index: number;
+  ts: number;
+  type: 'user_message';
+  content: string;
+}

@@ -1,0 +1,47 @@
+/**
+ * The messages between the agent panel's webview and the extension (types only: both sides
+ * import them; the webview bundle gets no code from here).
+ */
+import type { AgentInfo } from '../protocol';
+import type { Action, Conversation } from './model';
+
+export type ConfirmChoice = 'yolo' | 'confirm-sensitive' | 'confirm-all';
+
+export interface PanelOptions {
+  agent: string;
+  confirmMode: ConfirmChoice;
+  includeSelection: boolean;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  title?: string;
+  updated?: string | number;
+  status?: string;
+  runs?: number;
+  entries?: number;
+}
+
+/** Extension → webview. */
+export type ToWebview =
+  | { type: 'snapshot'; conversation: Conversation; options: PanelOptions; agents: AgentInfo[] }
+  | { type: 'action'; action: Action }
+  | { type: 'agents'; agents: AgentInfo[] }
+  | { type: 'sessions'; sessions: SessionSummary[]; error?: string }
+  | { type: 'focusPrompt' };
+
+/** Webview → extension. */
+export type FromWebview =
+  | { type: 'ready' }
+  | { type: 'run'; prompt: string; options: PanelOptions }
+  | { type: 'options'; options: PanelOptions }
+  | { type: 'cancel' }
+  | { type: 'approve'; id: string; answer: string }
+  | { type: 'answer'; id: string; answer: string | null }
+  | { type: 'openLink'; href: string }
+  | { type: 'openEdit'; path: string; runId: string }
+  | { type: 'listSessions' }
+  | { type: 'openSession'; sessionId: string }
+  | { type: 'continueSession' }
+  | { type: 'newSession' }
+  | { type: 'showOutput' };

@@ -1,0 +1,389 @@
+/**
+ * The agent panel's view model: a pure reducer from what the server says (run notifications,
+ * approvals, questions, results, stored sessions) to the conversation the panel shows. No DOM,
+ * no vscode: the extension keeps one copy (the truth, sent whole to a fresh webview) and the
+ * webview applies the same actions to its own copy, so both always agree.
+ */
+import type { PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams } from '../protocol';
+
+/** A run's end: the live result, or what a stored session recorded of it (less). */
+export type RunEnd = Pick<RunResult, 'status'> & Partial<RunResult>;
+
+export type Item =
+  | { kind: 'user'; id: string; rev: number; runId: string; text: string; agent?: string }
+  | { kind: 'text'; id: string; rev: number; runId: string; text: string; streaming: boolean }
+  | {
+      kind: 'tool';
+      id: string;
+      rev: number;
+      runId: string;
+      callId: string;
+      tool: string;
+      args: Record<string, unknown>;
+      summary: string;
+      step?: number;
+      maxSteps?: number;
+      state: 'running' | 'done' | 'failed' | 'interrupted';
+      result?: string;
+      /** A file the tool changed: the card links to its review. */
+      path?: string;
+    }
+  | {
+      kind: 'approval';
+      id: string;
+      rev: number;
+      runId: string;
+      message: string;
+      actions: string[];
+      answer?: string;
+    }
+  | {
+      kind: 'ask';
+      id: string;
+      rev: number;
+      runId: string;
+      question: string;
+      default?: string;
+      answered: boolean;
+      answer?: string | null;
+    }
+  | { kind: 'plan'; id: string; rev: number; runId: string; goal: string; steps: PlanStep[] }
+  | {
+      kind: 'end';
+      id: string;
+      rev: number;
+      runId: string;
+      status: string;
+      detail?: string;
+      steps?: number;
+      tokens?: number;
+      promptTokens?: number;
+      completionTokens?: number;
+      cost?: number;
+      seconds?: number;
+    };
+
+export interface Conversation {
+  /** The session the next run continues (undefined: a new session). */
+  sessionId?: string;
+  /** A past session shown from its record: no prompt until the user continues it. */
+  readOnly: boolean;
+  items: Item[];
+  /** The run in flight, if any. */
+  runId?: string;
+  state?: string;
+  stepText?: string;
+  /** Bumps on every change; the renderer compares it to skip idle frames. */
+  rev: number;
+}
+
+export type Action =
+  | { type: 'runStarted'; runId: string; sessionId?: string; prompt: string; agent?: string }
+  | { type: 'status'; params: StatusParams }
+  | { type: 'stream'; params: StreamParams }
+  | { type: 'step'; params: StepParams }
+  | { type: 'plan'; params: PlanParams }
+  | { type: 'approval'; id: string; runId: string; message: string; actions: string[] }
+  | { type: 'approvalAnswered'; id: string; answer: string }
+  | { type: 'ask'; id: string; runId: string; question: string; default?: string }
+  | { type: 'askAnswered'; id: string; answer: string | null }
+  | { type: 'runEnded'; runId: string; result?: RunEnd; error?: string; cancelled: boolean }
+  | { type: 'sessionLoaded'; sessionId: string; entries: unknown[] }
+  | { type: 'continueSession' }
+  | { type: 'newSession' };
+
+export const EDIT_TOOLS = new Set(['edit_file', 'write_file', 'delete_file', 'apply_patch']);
+
+export function emptyConversation(): Conversation {
+  return { readOnly: false, items: [], rev: 0 };
+}
+
+/** A one-line summary of a tool call's arguments ("path=src/app.py, line=3"). */
+export function argsSummary(args: Record<string, unknown> | undefined, max = 80): string {
+  if (!args) {
+    return '';
+  }
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (value === undefined || value === null) {
+      continue;
+    }
+    const shown = typeof value === 'string' ? value : JSON.stringify(value);
+    parts.push(`${key}=${shown}`);
+  }
+  const line = parts.join(', ').replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+function pathOf(tool: string, args: Record<string, unknown> | undefined): string | undefined {
+  if (!EDIT_TOOLS.has(tool) || !args) {
+    return undefined;
+  }
+  for (const key of ['path', 'file', 'file_path', 'filePath']) {
+    const value = args[key];
+    if (typeof value === 'string' && value !== '') {
+      return value;
+    }
+  }
+  return undefined;
+}
+
+function costOf(usage: Record<string, unknown> | undefined): number | undefined {
+  const cost = usage?.['cost'];
+  return typeof cost === 'number' && Number.isFinite(cost) ? cost : undefined;
+}
+
+/** Immutable helpers: every changed item gets a fresh object with rev + 1. */
+function replaceItem(c: Conversation, index: number, item: Item): Item[] {
+  const items = c.items.slice();
+  items[index] = { ...item, rev: item.rev + 1 } as Item;
+  return items;
+}
+
+function findLast(items: Item[], pred: (item: Item) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i -= 1) {
+    if (pred(items[i])) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** Close the streaming text of a run: the next text starts a new block after a tool card. */
+function closeText(items: Item[], runId: string): Item[] {
+  const i = findLast(items, (it) => it.runId === runId && it.kind === 'text' && it.streaming);
+  if (i < 0) {
+    return items;
+  }
+  const copy = items.slice();
+  const item = copy[i] as Extract<Item, { kind: 'text' }>;
+  copy[i] = { ...item, streaming: false, rev: item.rev + 1 };
+  return copy;
+}
+
+function bump(c: Conversation, patch: Partial<Conversation>): Conversation {
+  return { ...c, ...patch, rev: c.rev + 1 };
+}
+
+export function reduce(c: Conversation, action: Action): Conversation {
+  switch (action.type) {
+    case 'runStarted': {
+      const user: Item = { kind: 'user', id: `u-${action.runId}`, rev: 0, runId: action.runId, text: action.prompt, agent: action.agent };
+      return bump(c, {
+        items: [...c.items, user],
+        runId: action.runId,
+        sessionId: action.sessionId ?? c.sessionId,
+        readOnly: false,
+        state: 'preparing',
+        stepText: undefined,
+      });
+    }
+    case 'status': {
+      if (action.params.runId !== c.runId) {
+        return c;
+      }
+      return bump(c, { state: action.params.state });
+    }
+    case 'stream': {
+      const { runId, text } = action.params;
+      const last = c.items[c.items.length - 1];
+      if (last && last.kind === 'text' && last.runId === runId && last.streaming) {
+        const items = c.items.slice();
+        items[items.length - 1] = { ...last, text: last.text + text, rev: last.rev + 1 };
+        return bump(c, { items });
+      }
+      const item: Item = { kind: 'text', id: `t-${runId}-${action.params.seq}`, rev: 0, runId, text, streaming: true };
+      return bump(c, { items: [...closeText(c.items, runId), item] });
+    }
+    case 'step': {
+      const p = action.params;
+      const callId = p.callId ?? `${p.step}-${p.tool}`;
+      const i = findLast(c.items, (it) => it.kind === 'tool' && it.runId === p.runId && it.callId === callId);
+      const stepText = `Step ${p.step}/${p.maxSteps} · ${p.tool}`;
+      if (p.phase === 'tool_start' || i < 0) {
+        const card: Item = {
+          kind: 'tool',
+          id: `s-${p.runId}-${callId}`,
+          rev: 0,
+          runId: p.runId,
+          callId,
+          tool: p.tool,
+          args: p.args ?? {},
+          summary: argsSummary(p.args),
+          step: p.step,
+          maxSteps: p.maxSteps,
+          state: p.phase === 'tool_start' ? 'running' : p.success === false ? 'failed' : 'done',
+          result: p.summary,
+          path: pathOf(p.tool, p.args),
+        };
+        return bump(c, { items: [...closeText(c.items, p.runId), card], stepText });
+      }
+      const old = c.items[i] as Extract<Item, { kind: 'tool' }>;
+      const done: Item = { ...old, state: p.success === false ? 'failed' : 'done', result: p.summary ?? old.result };
+      return bump(c, { items: replaceItem(c, i, done), stepText });
+    }
+    case 'plan': {
+      const p = action.params;
+      const i = findLast(c.items, (it) => it.kind === 'plan' && it.runId === p.runId);
+      const plan: Item = { kind: 'plan', id: `p-${p.runId}`, rev: 0, runId: p.runId, goal: p.goal ?? '', steps: p.steps };
+      if (i < 0) {
+        return bump(c, { items: [...closeText(c.items, p.runId), plan] });
+      }
+      return bump(c, { items: replaceItem(c, i, { ...plan, rev: c.items[i].rev }) });
+    }
+    case 'approval': {
+      const item: Item = { kind: 'approval', id: action.id, rev: 0, runId: action.runId, message: action.message, actions: action.actions };
+      return bump(c, { items: [...closeText(c.items, action.runId), item] });
+    }
+    case 'approvalAnswered': {
+      const i = c.items.findIndex((it) => it.id === action.id && it.kind === 'approval');
+      if (i < 0) {
+        return c;
+      }
+      return bump(c, { items: replaceItem(c, i, { ...(c.items[i] as Extract<Item, { kind: 'approval' }>), answer: action.answer }) });
+    }
+    case 'ask': {
+      const item: Item = {
+        kind: 'ask',
+        id: action.id,
+        rev: 0,
+        runId: action.runId,
+        question: action.question,
+        default: action.default,
+        answered: false,
+      };
+      return bump(c, { items: [...closeText(c.items, action.runId), item] });
+    }
+    case 'askAnswered': {
+      const i = c.items.findIndex((it) => it.id === action.id && it.kind === 'ask');
+      if (i < 0) {
+        return c;
+      }
+      const old = c.items[i] as Extract<Item, { kind: 'ask' }>;
+      return bump(c, { items: replaceItem(c, i, { ...old, answered: true, answer: action.answer }) });
+    }
+    case 'runEnded':
+      return bump(endRun(c, action), c.runId === action.runId ? { runId: undefined, state: undefined, stepText: undefined } : {});
+    case 'sessionLoaded':
+      return { ...fromEntries(action.sessionId, action.entries), rev: c.rev + 1 };
+    case 'continueSession':
+      return bump(c, { readOnly: false });
+    case 'newSession':
+      return { ...emptyConversation(), rev: c.rev + 1 };
+  }
+}
+
+function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>): Conversation {
+  let items = closeText(c.items, action.runId).map((it): Item => {
+    if (it.runId !== action.runId) {
+      return it;
+    }
+    // Whatever still waits for the user is withdrawn with the run.
+    if (it.kind === 'tool' && it.state === 'running') {
+      return { ...it, state: 'interrupted', rev: it.rev + 1 };
+    }
+    if (it.kind === 'approval' && it.answer === undefined) {
+      return { ...it, answer: 'withdrawn', rev: it.rev + 1 };
+    }
+    if (it.kind === 'ask' && !it.answered) {
+      return { ...it, answered: true, answer: null, rev: it.rev + 1 };
+    }
+    return it;
+  });
+  const r = action.result;
+  const usage = r?.usage as Record<string, unknown> | undefined;
+  const status = action.cancelled ? 'cancelled' : r ? r.status : 'failed';
+  const detail = action.error ?? (r && r.status !== 'success' ? r.output : undefined);
+  const end: Item = {
+    kind: 'end',
+    id: `e-${action.runId}`,
+    rev: 0,
+    runId: action.runId,
+    status,
+    detail: detail ? detail.slice(0, 500) : undefined,
+    steps: r?.steps,
+    tokens: r?.usage?.total_tokens,
+    promptTokens: r?.usage?.prompt_tokens,
+    completionTokens: r?.usage?.completion_tokens,
+    cost: costOf(usage),
+    seconds: r?.duration_seconds,
+  };
+  items = [...items, end];
+  return { ...c, items, sessionId: r?.sessionId ?? c.sessionId };
+}
+
+/** The conversation of a stored session (agent/session entries), read-only. */
+export function fromEntries(sessionId: string, entries: unknown[]): Conversation {
+  let c: Conversation = { ...emptyConversation(), sessionId, readOnly: true };
+  const toolNames = new Map<string, string>();
+  for (const raw of entries) {
+    if (typeof raw !== 'object' || raw === null) {
+      continue;
+    }
+    const e = raw as Record<string, unknown>;
+    const runId = typeof e.run_id === 'string' ? e.run_id : '';
+    switch (e.type) {
+      case 'run_start':
+        c = reduce(c, { type: 'runStarted', runId, prompt: String(e.prompt ?? ''), agent: typeof e.agent === 'string' ? e.agent : undefined });
+        break;
+      case 'assistant_message':
+        if (typeof e.content === 'string' && e.content.trim() !== '') {
+          c = reduce(c, { type: 'stream', params: { runId, seq: c.items.length + 1, text: e.content } });
+          c = { ...c, items: closeText(c.items, runId) };
+        }
+        break;
+      case 'tool_call': {
+        const callId = String(e.call_id ?? '');
+        const name = String(e.name ?? 'tool');
+        toolNames.set(callId, name);
+        const args = (typeof e.arguments === 'object' && e.arguments !== null ? e.arguments : {}) as Record<string, unknown>;
+        c = reduce(c, { type: 'step', params: { runId, step: 0, maxSteps: 0, phase: 'tool_start', tool: name, callId, args } });
+        break;
+      }
+      case 'tool_result': {
+        const callId = String(e.call_id ?? '');
+        const content = typeof e.content === 'string' ? e.content : '';
+        c = reduce(c, {
+          type: 'step',
+          params: {
+            runId,
+            step: 0,
+            maxSteps: 0,
+            phase: 'tool_end',
+            tool: toolNames.get(callId) ?? String(e.name ?? 'tool'),
+            callId,
+            args: {},
+            success: e.success !== false,
+            summary: content.length > 200 ? `${content.slice(0, 199)}…` : content,
+          },
+        });
+        break;
+      }
+      case 'plan':
+        c = reduce(c, {
+          type: 'plan',
+          params: { runId, goal: String(e.goal ?? ''), steps: Array.isArray(e.steps) ? (e.steps as PlanStep[]) : [] },
+        });
+        break;
+      case 'run_finish':
+        c = reduce(c, {
+          type: 'runEnded',
+          runId,
+          result: { status: (String(e.status ?? 'failed') as RunResult['status']), output: typeof e.output === 'string' ? e.output : undefined },
+          cancelled: false,
+        });
+        break;
+      default:
+        break;
+    }
+  }
+  // A run the record never saw finish (the server died): its open calls stay unknown.
+  const items = c.items.map((it): Item => (it.kind === 'tool' && it.state === 'running' ? { ...it, state: 'interrupted' } : it));
+  // The replay is a record, not a live run.
+  return { ...c, items, readOnly: true, runId: undefined, state: undefined, stepText: undefined, sessionId };
+}
+
+/** Whether the run in flight waits for an answer in the panel. */
+export function pendingQuestions(c: Conversation): Item[] {
+  return c.items.filter((it) => (it.kind === 'approval' && it.answer === undefined) || (it.kind === 'ask' && !it.answered));
+}

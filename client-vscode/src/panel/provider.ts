@@ -1,0 +1,370 @@
+/**
+ * The agent panel, extension side: a webview view that shows the conversation of the runs
+ * started from it. This side keeps the conversation (the webview may be destroyed when hidden
+ * and gets it back whole when it loads again), starts runs, answers the runs' approvals and
+ * questions from the webview's cards, lists and opens sessions, and opens links and edited
+ * files in VS Code. The Output channel stays the log of every run.
+ */
+import * as vscode from 'vscode';
+import type { CancellationToken } from 'vscode-languageclient/node';
+import { currentSelection } from '../commands';
+import { logError, logInfo } from '../logging';
+import { buildPrompt } from '../prompt';
+import { Methods, type AgentInfo, type AgentsResult, type AskUserParams } from '../protocol';
+import type { QuestionRouter, RunEvent, Runs } from '../runs';
+import type { ServerManager } from '../server';
+import { runOptions, type AgentSettings } from '../settings';
+import type { ConfirmChoice, FromWebview, PanelOptions, SessionSummary, ToWebview } from './messages';
+import { emptyConversation, reduce, type Action, type Conversation } from './model';
+
+const OPTIONS_KEY = 'agentls.panel.options';
+const CONFIRM_CHOICES: readonly ConfirmChoice[] = ['yolo', 'confirm-sensitive', 'confirm-all'];
+/** The command an edit card runs; the inline review may register a richer one under this id. */
+export const OPEN_EDIT_COMMAND = 'agentls.openEditReview';
+
+function nonce(): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let text = '';
+  for (let i = 0; i < 32; i += 1) {
+    text += chars.charAt(Math.floor(Math.random() * chars.length));
+  }
+  return text;
+}
+
+export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, vscode.Disposable {
+  static readonly viewId = 'agentls.panel';
+  private view: vscode.WebviewView | undefined;
+  private conversation: Conversation = emptyConversation();
+  private agents: AgentInfo[] = [];
+  /** Answers the webview gives to open approval and question cards, by card id. */
+  private readonly waiting = new Map<string, (answer: string | null) => void>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private counter = 0;
+  /** Whether a webview has loaded and got the conversation (tests wait on it). */
+  webviewReady = false;
+  private readonly changed = new vscode.EventEmitter<Conversation>();
+  /** Fires after every change of the conversation (tests wait on it). */
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly runs: Runs,
+    private readonly server: ServerManager,
+    private readonly settings: () => AgentSettings,
+  ) {
+    runs.questions = this;
+    this.disposables.push(
+      runs.onEvent((event) => this.onRunEvent(event)),
+      vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this),
+      vscode.commands.registerCommand(OPEN_EDIT_COMMAND, (path: unknown) => this.openEdit(path)),
+    );
+  }
+
+  /** The conversation as the panel shows it. */
+  get current(): Conversation {
+    return this.conversation;
+  }
+
+  get options(): PanelOptions {
+    const stored = this.context.workspaceState.get<Partial<PanelOptions>>(OPTIONS_KEY) ?? {};
+    const settings = this.settings();
+    return {
+      agent: typeof stored.agent === 'string' && stored.agent ? stored.agent : settings.agent,
+      confirmMode: CONFIRM_CHOICES.includes(stored.confirmMode as ConfirmChoice) ? (stored.confirmMode as ConfirmChoice) : settings.confirmMode,
+      includeSelection: stored.includeSelection ?? true,
+    };
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const root = vscode.Uri.joinPath(this.context.extensionUri, 'out', 'webview');
+    view.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [root] };
+    view.webview.html = this.html(view.webview, root);
+    const subscriptions = [
+      view.webview.onDidReceiveMessage((message: FromWebview) => this.onMessage(message)),
+      view.onDidDispose(() => {
+        if (this.view === view) {
+          this.view = undefined;
+          this.webviewReady = false;
+        }
+        subscriptions.forEach((d) => d.dispose());
+      }),
+    ];
+  }
+
+  private html(webview: vscode.Webview, root: vscode.Uri): string {
+    const n = nonce();
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'panel.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'panel.css'));
+    // Nothing remote, no inline script or style, no eval: only our bundle, by nonce.
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `script-src 'nonce-${n}'`,
+      `font-src ${webview.cspSource}`,
+      "img-src 'none'",
+      "connect-src 'none'",
+      "form-action 'none'",
+      "base-uri 'none'",
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style.toString()}">
+<title>Agent</title>
+</head>
+<body>
+<div id="app"></div>
+<script nonce="${n}" src="${script.toString()}"></script>
+</body>
+</html>`;
+  }
+
+  private post(message: ToWebview): void {
+    void this.view?.webview.postMessage(message);
+  }
+
+  private apply(action: Action): void {
+    this.conversation = reduce(this.conversation, action);
+    this.post({ type: 'action', action });
+    this.changed.fire(this.conversation);
+  }
+
+  private onRunEvent(event: RunEvent): void {
+    if (event.type === 'runStarted') {
+      if (!event.routed) {
+        return;
+      }
+      this.apply({ type: 'runStarted', runId: event.runId, sessionId: event.sessionId, prompt: event.prompt, agent: event.agent });
+      return;
+    }
+    const runId = event.type === 'runEnded' ? event.runId : event.params.runId;
+    if (!this.conversation.items.some((it) => it.runId === runId)) {
+      return; // a run of the palette: the Output channel and the status bar show it
+    }
+    if (event.type === 'runEnded') {
+      for (const item of this.conversation.items) {
+        if (item.runId === runId) {
+          this.settle(item.id, null);
+        }
+      }
+    }
+    this.apply(event);
+  }
+
+  private settle(id: string, answer: string | null): void {
+    const resolve = this.waiting.get(id);
+    if (resolve) {
+      this.waiting.delete(id);
+      resolve(answer);
+    }
+  }
+
+  private ask(action: Action & { id: string }, token: CancellationToken): Promise<string | null> {
+    return new Promise((resolve) => {
+      this.waiting.set(action.id, resolve);
+      const cancelled = token.onCancellationRequested(() => {
+        // The server withdrew the question (the run was cancelled).
+        if (this.waiting.has(action.id)) {
+          this.waiting.delete(action.id);
+          this.apply(action.type === 'approval' ? { type: 'approvalAnswered', id: action.id, answer: 'withdrawn' } : { type: 'askAnswered', id: action.id, answer: null });
+          resolve(null);
+        }
+        cancelled.dispose();
+      });
+      this.apply(action);
+      this.reveal();
+    });
+  }
+
+  approve(runId: string, message: string, actions: string[], token: CancellationToken): Promise<string | null> {
+    this.counter += 1;
+    return this.ask({ type: 'approval', id: `a-${runId}-${this.counter}`, runId, message, actions }, token);
+  }
+
+  askUser(runId: string, params: AskUserParams, token: CancellationToken): Promise<string | null> {
+    this.counter += 1;
+    return this.ask({ type: 'ask', id: `q-${runId}-${this.counter}`, runId, question: params.question, default: params.default }, token);
+  }
+
+  /** A question must be seen: show the panel if it is hidden. */
+  private reveal(): void {
+    if (this.view) {
+      if (!this.view.visible) {
+        this.view.show(true);
+      }
+      return;
+    }
+    void vscode.commands.executeCommand(`${AgentPanel.viewId}.focus`);
+  }
+
+  private async onMessage(message: FromWebview): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        this.post({ type: 'snapshot', conversation: this.conversation, options: this.options, agents: this.agents });
+        this.webviewReady = true;
+        void this.loadAgents();
+        return;
+      case 'options':
+        await this.context.workspaceState.update(OPTIONS_KEY, message.options);
+        return;
+      case 'run':
+        await this.context.workspaceState.update(OPTIONS_KEY, message.options);
+        await this.run(message.prompt, message.options);
+        return;
+      case 'cancel':
+        if (this.conversation.runId) {
+          await this.runs.cancel(this.conversation.runId);
+        }
+        return;
+      case 'approve':
+        if (this.waiting.has(message.id)) {
+          this.apply({ type: 'approvalAnswered', id: message.id, answer: message.answer });
+          this.settle(message.id, message.answer);
+        }
+        return;
+      case 'answer':
+        if (this.waiting.has(message.id)) {
+          this.apply({ type: 'askAnswered', id: message.id, answer: message.answer });
+          this.settle(message.id, message.answer);
+        }
+        return;
+      case 'openLink':
+        await this.openLink(message.href);
+        return;
+      case 'openEdit':
+        await vscode.commands.executeCommand(OPEN_EDIT_COMMAND, message.path, message.runId);
+        return;
+      case 'listSessions':
+        await this.listSessions();
+        return;
+      case 'openSession':
+        await this.openSession(message.sessionId);
+        return;
+      case 'continueSession':
+        this.apply({ type: 'continueSession' });
+        this.post({ type: 'focusPrompt' });
+        return;
+      case 'newSession':
+        if (!this.conversation.runId) {
+          this.apply({ type: 'newSession' });
+          this.post({ type: 'focusPrompt' });
+        }
+        return;
+      case 'showOutput':
+        await vscode.commands.executeCommand('agentls.showOutput');
+        return;
+    }
+  }
+
+  /** Start a run from the panel (also used by tests through the extension's API). */
+  async run(prompt: string, options: PanelOptions = this.options): Promise<void> {
+    if (prompt.trim() === '' || this.conversation.runId || this.conversation.readOnly) {
+      return;
+    }
+    const client = await this.server.ready();
+    if (!client) {
+      return; // the server manager told the user why
+    }
+    const selection = options.includeSelection ? currentSelection() : undefined;
+    const base = runOptions(this.settings(), options.agent);
+    const shown = selection ? `${prompt.trim()}\n\n(with ${selection.path}:${selection.startLine}-${selection.endLine})` : prompt.trim();
+    await this.runs.run(client, buildPrompt(prompt, selection), { ...base, confirmMode: options.confirmMode }, {
+      sessionId: this.conversation.sessionId,
+      shownPrompt: shown,
+      routed: true,
+    });
+  }
+
+  private async loadAgents(): Promise<void> {
+    const client = await this.server.ready();
+    if (!client) {
+      return;
+    }
+    try {
+      const result = await client.sendRequest<AgentsResult>(Methods.agents, {});
+      this.agents = result.agents;
+      this.post({ type: 'agents', agents: this.agents });
+    } catch (error) {
+      logError('agent/agents failed', error);
+    }
+  }
+
+  private async listSessions(): Promise<void> {
+    const client = await this.server.ready();
+    if (!client) {
+      this.post({ type: 'sessions', sessions: [], error: 'The server is not running.' });
+      return;
+    }
+    try {
+      const result = await client.sendRequest<{ sessions: SessionSummary[] }>('agent/sessions', {});
+      this.post({ type: 'sessions', sessions: result.sessions });
+    } catch (error) {
+      logError('agent/sessions failed', error);
+      this.post({ type: 'sessions', sessions: [], error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  async openSession(sessionId: string): Promise<void> {
+    if (this.conversation.runId) {
+      return; // one conversation at a time: finish or stop the run first
+    }
+    const client = await this.server.ready();
+    if (!client) {
+      return;
+    }
+    try {
+      const result = await client.sendRequest<{ sessionId: string; entries: unknown[] }>('agent/session', { sessionId });
+      logInfo(`Panel: opened session ${sessionId} (${result.entries.length} entries)`);
+      this.apply({ type: 'sessionLoaded', sessionId: result.sessionId, entries: result.entries });
+    } catch (error) {
+      logError(`agent/session ${sessionId} failed`, error);
+      void vscode.window.showErrorMessage(`Agent: could not open the session (${error instanceof Error ? error.message : String(error)}).`);
+    }
+  }
+
+  private async openLink(href: string): Promise<void> {
+    const trimmed = href.trim();
+    if (/^(https?:|mailto:)/i.test(trimmed)) {
+      await vscode.env.openExternal(vscode.Uri.parse(trimmed, true));
+      return;
+    }
+    if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed) || trimmed.startsWith('//')) {
+      logInfo(`Panel: refused to open link ${trimmed}`);
+      return;
+    }
+    await this.openEdit(trimmed.split('#')[0]);
+  }
+
+  /** Open a workspace file the agent edited (inline review may take over this command). */
+  private async openEdit(path: unknown): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (typeof path !== 'string' || path === '' || !folder) {
+      return;
+    }
+    const uri = path.startsWith('/') ? vscode.Uri.file(path) : vscode.Uri.joinPath(folder.uri, path);
+    if (!uri.fsPath.startsWith(folder.uri.fsPath)) {
+      logInfo(`Panel: refused to open ${path} (outside the workspace)`);
+      return;
+    }
+    try {
+      await vscode.window.showTextDocument(uri, { preview: true });
+    } catch (error) {
+      logError(`Panel: could not open ${path}`, error);
+    }
+  }
+
+  dispose(): void {
+    if (this.runs.questions === this) {
+      this.runs.questions = undefined;
+    }
+    for (const id of [...this.waiting.keys()]) {
+      this.settle(id, null);
+    }
+    this.disposables.forEach((d) => d.dispose());
+    this.changed.dispose();
+  }
+}

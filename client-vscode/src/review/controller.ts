@@ -1,0 +1,355 @@
+/**
+ * Inline review in VS Code: takes over the server's edits that need confirmation (through
+ * `middleware.workspace.handleApplyEdit`), applies them to the buffers at once without
+ * showing or focusing anything, keeps a `FileReview` per file, and reports every decision
+ * with `agent/reviewDecision`.
+ *
+ * Rules: a file with pending hunks is never saved by us; when its last hunk is decided it is
+ * saved if it was clean before the agent touched it. Closing its editor, cancelling the run
+ * or ending the session decides nothing: the hunks stay pending (and are drawn again when the
+ * file is shown). A window reload forgets the review: the agent's text stays in the buffer
+ * as plain text.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, TextDocumentEdit, TextEdit } from 'vscode-languageclient';
+import { logError, logInfo } from '../logging';
+import { FileReview, offsetAt, type Decided, type Hunk } from './model';
+import { DECISION_METHOD, decisionParams, readReviewSettings, reviewable, type ReviewDecisionParams, type ReviewSettings } from './protocol';
+
+export const BASELINE_SCHEME = 'agentls-baseline';
+
+export interface PendingHunk {
+  uri: vscode.Uri;
+  hunk: Hunk;
+}
+
+export class ReviewController implements vscode.Disposable {
+  readonly files = new Map<string, FileReview>();
+  /** Decisions sent (tests read them). */
+  readonly sent: ReviewDecisionParams[] = [];
+  private client: LanguageClient | undefined;
+  private readonly own = new Set<string>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri | undefined>();
+  readonly onDidChange = this.changed.event;
+  /** After a decision went to the server (sending it also flushes the buffers' didChange). */
+  private readonly reported = new vscode.EventEmitter<void>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(private readonly settings: () => ReviewSettings = currentSettings) {
+    this.subscriptions.push(
+      this.changed,
+      this.reported,
+      vscode.workspace.onDidChangeTextDocument((e) => this.onDocumentChange(e)),
+      vscode.workspace.onDidOpenTextDocument((doc) => this.onDocumentOpen(doc)),
+    );
+  }
+
+  private declaredMode: ReviewSettings['mode'] | undefined;
+
+  /** What `initialize` declares in `experimental.agentls`. */
+  capabilities(): Record<string, unknown> {
+    this.declaredMode = this.settings().mode;
+    return this.declaredMode === 'inline' ? { inlineReview: true } : {};
+  }
+
+  /** The mode differs from the one the running server was told (it needs a restart).
+   * One settings write may fire several change events: only a real change counts. */
+  modeChanged(): boolean {
+    return this.declaredMode !== undefined && this.settings().mode !== this.declaredMode;
+  }
+
+  attach(client: LanguageClient | undefined): void {
+    this.client = client;
+  }
+
+  get pendingCount(): number {
+    let count = 0;
+    for (const review of this.files.values()) {
+      count += review.pending;
+    }
+    return count;
+  }
+
+  /** Every pending hunk, by file (URI order) then position. */
+  pending(): PendingHunk[] {
+    const out: PendingHunk[] = [];
+    for (const key of [...this.files.keys()].sort()) {
+      const review = this.files.get(key)!;
+      for (const hunk of review.hunks) {
+        out.push({ uri: vscode.Uri.parse(key), hunk });
+      }
+    }
+    return out;
+  }
+
+  review(uri: vscode.Uri): FileReview | undefined {
+    return this.files.get(uri.toString());
+  }
+
+  // -- agent edits ------------------------------------------------------------------------
+  /** The middleware: undefined when this edit is not ours to review (the caller goes on). */
+  handleApplyEdit(params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> | undefined {
+    const parts = this.settings().mode === 'inline' ? reviewable(params) : undefined;
+    if (!parts) {
+      return undefined;
+    }
+    // Several edits may be in flight: one at a time, in order.
+    return this.serial(() => this.applyAgentEdit(parts)).then(async (answer) => {
+      if (answer.applied && this.settings().waitForDecision) {
+        await this.decisionsOf(parts);
+      }
+      return answer;
+    });
+  }
+
+  private async applyAgentEdit(parts: Array<{ create?: string; edit?: TextDocumentEdit }>): Promise<ApplyWorkspaceEditResult> {
+    for (const part of parts) {
+      if (part.create) {
+        const uri = vscode.Uri.parse(part.create);
+        const create = new vscode.WorkspaceEdit();
+        create.createFile(uri, { ignoreIfExists: true });
+        if (!(await vscode.workspace.applyEdit(create))) {
+          return { applied: false, failureReason: `could not create ${uri.fsPath}` };
+        }
+      }
+    }
+    for (const part of parts) {
+      if (!part.edit) {
+        continue;
+      }
+      const failure = await this.applyTextEdit(part.edit);
+      if (failure) {
+        return { applied: false, failureReason: failure };
+      }
+    }
+    this.changed.fire(undefined);
+    return { applied: true };
+  }
+
+  private async applyTextEdit(edit: TextDocumentEdit): Promise<string | undefined> {
+    const uri = vscode.Uri.parse(edit.textDocument.uri);
+    const key = uri.toString();
+    // Opening a document shows nothing and takes no focus.
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const version = edit.textDocument.version;
+    if (version !== null && version !== undefined && doc.version !== version) {
+      return `${vscode.workspace.asRelativePath(uri)} changed in the editor (version ${doc.version}, the edit was made for ${version})`;
+    }
+    let review = this.files.get(key);
+    if (!review || review.pending === 0) {
+      review = new FileReview(doc.getText(), !doc.isDirty);
+      this.files.set(key, review);
+    } else if (review.text !== doc.getText()) {
+      await this.report(doc, review.resync(doc.getText()));
+    }
+    // Ranges refer to the text before the edit: apply the last one first.
+    const edits = edit.edits.filter((e): e is TextEdit => 'newText' in e).sort((a, b) => b.range.start.line - a.range.start.line || b.range.start.character - a.range.start.character);
+    const before = review.text;
+    for (const e of edits) {
+      const start = offsetAt(before, e.range.start.line, e.range.start.character);
+      const end = offsetAt(before, e.range.end.line, e.range.end.character);
+      const id = 'annotationId' in e && typeof e.annotationId === 'string' ? e.annotationId : `${key}#${start}`;
+      review.applyAgent({ offset: start, length: end - start, text: e.newText }, id);
+    }
+    const workspaceEdit = new vscode.WorkspaceEdit();
+    for (const e of edits) {
+      const range = new vscode.Range(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character);
+      workspaceEdit.replace(uri, range, e.newText);
+    }
+    this.own.add(key);
+    let applied: boolean;
+    try {
+      applied = await vscode.workspace.applyEdit(workspaceEdit);
+    } finally {
+      this.own.delete(key);
+    }
+    if (doc.getText() !== review.text) {
+      // The user typed meanwhile, or the edit failed: believe the buffer.
+      await this.report(doc, review.resync(doc.getText()));
+    }
+    return applied ? undefined : `VS Code did not apply the edit to ${vscode.workspace.asRelativePath(uri)}`;
+  }
+
+  private decisionsOf(parts: Array<{ edit?: TextDocumentEdit }>): Promise<void> {
+    const ids = new Set<string>();
+    for (const part of parts) {
+      for (const e of part.edit?.edits ?? []) {
+        if ('annotationId' in e && typeof e.annotationId === 'string') {
+          ids.add(e.annotationId);
+        }
+      }
+    }
+    const open = (): boolean => [...this.files.values()].some((r) => r.hunks.some((h) => h.ids.some((id) => ids.has(id))));
+    if (!open()) {
+      return Promise.resolve();
+    }
+    // Answer only once the decisions (and the text they left) have reached the server, so
+    // that it reads the document as the user left it.
+    return new Promise((resolve) => {
+      const listener = this.reported.event(() => {
+        if (!open()) {
+          listener.dispose();
+          resolve();
+        }
+      });
+    });
+  }
+
+  // -- the user's typing --------------------------------------------------------------------
+  private onDocumentChange(event: vscode.TextDocumentChangeEvent): void {
+    const key = event.document.uri.toString();
+    const review = this.files.get(key);
+    if (!review || this.own.has(key) || event.contentChanges.length === 0) {
+      return;
+    }
+    const decided: Decided[] = [];
+    for (const change of event.contentChanges) {
+      decided.push(...review.applyUser({ offset: change.rangeOffset, length: change.rangeLength, text: change.text }));
+    }
+    if (event.reason === vscode.TextDocumentChangeReason.Undo) {
+      review.restoreAfterUndo();
+    }
+    if (review.text !== event.document.getText()) {
+      decided.push(...review.resync(event.document.getText()));
+    }
+    this.changed.fire(event.document.uri);
+    if (decided.length > 0) {
+      void this.report(event.document, decided);
+    }
+  }
+
+  private onDocumentOpen(doc: vscode.TextDocument): void {
+    const review = this.files.get(doc.uri.toString());
+    if (review && review.pending > 0 && review.text !== doc.getText()) {
+      // Reverted while closed ("Don't Save"), or changed on disk: the buffer is the truth.
+      void this.report(doc, review.resync(doc.getText()));
+      this.changed.fire(doc.uri);
+    }
+  }
+
+  /** Agent edits and the user's decisions, one at a time: a decision never meets a buffer
+   * that an agent edit is still being applied to. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  // -- decisions ------------------------------------------------------------------------------
+  keep(uri: vscode.Uri, hunkKey: number): Promise<boolean> {
+    return this.serial(() => this.keepNow(uri, hunkKey));
+  }
+
+  undo(uri: vscode.Uri, hunkKey: number): Promise<boolean> {
+    return this.serial(() => this.undoNow(uri, hunkKey));
+  }
+
+  decideFile(uri: vscode.Uri, how: 'keep' | 'undo'): Promise<number> {
+    return this.serial(() => this.decideFileNow(uri, how));
+  }
+
+  decideAll(how: 'keep' | 'undo'): Promise<number> {
+    return this.serial(async () => {
+      let count = 0;
+      for (const key of [...this.files.keys()]) {
+        count += await this.decideFileNow(vscode.Uri.parse(key), how);
+      }
+      return count;
+    });
+  }
+
+  private async keepNow(uri: vscode.Uri, hunkKey: number): Promise<boolean> {
+    const review = this.review(uri);
+    const decided = review?.keep(hunkKey);
+    if (!review || !decided) {
+      return false;
+    }
+    const doc = await vscode.workspace.openTextDocument(uri);
+    this.changed.fire(uri);
+    await this.report(doc, [decided]);
+    return true;
+  }
+
+  private async undoNow(uri: vscode.Uri, hunkKey: number): Promise<boolean> {
+    const review = this.review(uri);
+    if (!review?.hunk(hunkKey)) {
+      return false;
+    }
+    const doc = await vscode.workspace.openTextDocument(uri);
+    if (doc.getText() !== review.text) {
+      await this.report(doc, review.resync(doc.getText()));
+      if (!review.hunk(hunkKey)) {
+        return false;
+      }
+    }
+    const undone = review.undo(hunkKey)!;
+    const key = uri.toString();
+    const start = doc.positionAt(undone.change.offset);
+    const end = doc.positionAt(undone.change.offset + undone.change.length);
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(uri, new vscode.Range(start, end), undone.change.text);
+    this.own.add(key);
+    try {
+      // One edit: one step on the editor's undo stack (Ctrl+Z brings the hunk back).
+      await vscode.workspace.applyEdit(edit);
+    } finally {
+      this.own.delete(key);
+    }
+    if (doc.getText() !== review.text) {
+      await this.report(doc, review.resync(doc.getText()));
+    }
+    this.changed.fire(uri);
+    await this.report(doc, [undone.decided]);
+    return true;
+  }
+
+  private async decideFileNow(uri: vscode.Uri, how: 'keep' | 'undo'): Promise<number> {
+    const review = this.review(uri);
+    let count = 0;
+    // From the end: undoing a hunk never moves the ones before it.
+    for (const hunk of [...(review?.hunks ?? [])].reverse()) {
+      count += (await (how === 'keep' ? this.keepNow(uri, hunk.key) : this.undoNow(uri, hunk.key))) ? 1 : 0;
+    }
+    return count;
+  }
+
+  /** Tell the server; after a file's last decision, save it if it was clean before. */
+  private async report(doc: vscode.TextDocument, decided: Decided[]): Promise<void> {
+    if (decided.length === 0) {
+      return;
+    }
+    const review = this.files.get(doc.uri.toString());
+    const params = decisionParams(doc.uri.toString(), doc.version, decided);
+    if (review && review.pending === 0 && review.wasClean && doc.isDirty) {
+      const before = doc.getText();
+      try {
+        params.saved = await doc.save();
+        params.changedOnSave = doc.getText() !== before;
+        params.version = doc.version;
+      } catch (error) {
+        logError(`Could not save ${doc.uri.fsPath} after the review`, error);
+      }
+    }
+    this.sent.push(params);
+    logInfo(`review: ${params.hunks.map((h) => `${h.outcome} ${h.id}`).join(', ')}`);
+    try {
+      await this.client?.sendNotification(DECISION_METHOD, params);
+    } catch (error) {
+      logError('Could not send the review decision to the server', error);
+    }
+    this.reported.fire();
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) {
+      s.dispose();
+    }
+  }
+}
+
+function currentSettings(): ReviewSettings {
+  const config = vscode.workspace.getConfiguration('agentls.review');
+  return readReviewSettings((key) => config.get(key));
+}

@@ -1,0 +1,297 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { IncrementalMarkdown, isSafeLink, renderMarkdown } from '../../panel/markdown';
+import { routedRun } from '../../panel/routing';
+import { argsSummary, emptyConversation, fromEntries, pendingQuestions, reduce, type Action, type Conversation, type Item } from '../../panel/model';
+
+function run(actions: Action[], start: Conversation = emptyConversation()): Conversation {
+  return actions.reduce(reduce, start);
+}
+
+function kinds(c: Conversation): string[] {
+  return c.items.map((it) => it.kind);
+}
+
+function item<K extends Item['kind']>(c: Conversation, kind: K, index = 0): Extract<Item, { kind: K }> {
+  const found = c.items.filter((it) => it.kind === kind)[index];
+  assert.ok(found, `no ${kind} #${index} in ${JSON.stringify(kinds(c))}`);
+  return found as Extract<Item, { kind: K }>;
+}
+
+const started: Action = { type: 'runStarted', runId: 'r1', prompt: 'Fix it', agent: 'build' };
+
+describe('panel model: a run', () => {
+  it('concatenates streamed text into one block until a tool step, then starts a new block', () => {
+    const c = run([
+      started,
+      { type: 'status', params: { runId: 'r1', state: 'model_running' } },
+      { type: 'stream', params: { runId: 'r1', seq: 1, text: 'I will ' } },
+      { type: 'stream', params: { runId: 'r1', seq: 2, text: 'read it.' } },
+      { type: 'step', params: { runId: 'r1', step: 1, maxSteps: 5, phase: 'tool_start', tool: 'read_file', callId: 'c1', args: { path: 'a.py' } } },
+      { type: 'stream', params: { runId: 'r1', seq: 3, text: 'Done.' } },
+    ]);
+    assert.deepEqual(kinds(c), ['user', 'text', 'tool', 'text']);
+    assert.equal(item(c, 'text', 0).text, 'I will read it.');
+    assert.equal(item(c, 'text', 0).streaming, false);
+    assert.equal(item(c, 'text', 1).text, 'Done.');
+    assert.equal(item(c, 'text', 1).streaming, true);
+    assert.equal(c.state, 'model_running');
+    assert.equal(c.stepText, 'Step 1/5 · read_file');
+  });
+
+  it('turns a tool card from running to done or failed, with the result summary', () => {
+    const start: Action = { type: 'step', params: { runId: 'r1', step: 1, maxSteps: 5, phase: 'tool_start', tool: 'execute_command', callId: 'c1', args: { command: 'pytest -q' } } };
+    let c = run([started, start]);
+    const card = item(c, 'tool');
+    assert.equal(card.state, 'running');
+    assert.equal(card.summary, 'command=pytest -q');
+    c = reduce(c, { type: 'step', params: { ...start.params, phase: 'tool_end', success: false, summary: '1 failed' } });
+    assert.equal(c.items.length, 2, 'the end updates the same card');
+    assert.equal(item(c, 'tool').state, 'failed');
+    assert.equal(item(c, 'tool').result, '1 failed');
+    assert.ok(item(c, 'tool').rev > card.rev, 'a changed item gets a new rev');
+  });
+
+  it('links edit steps to their file', () => {
+    const c = run([started, { type: 'step', params: { runId: 'r1', step: 1, maxSteps: 5, phase: 'tool_start', tool: 'edit_file', callId: 'c1', args: { path: 'src/a.py', old_str: 'x' } } }]);
+    assert.equal(item(c, 'tool').path, 'src/a.py');
+    const read = run([started, { type: 'step', params: { runId: 'r1', step: 1, maxSteps: 5, phase: 'tool_start', tool: 'read_file', callId: 'c1', args: { path: 'a.py' } } }]);
+    assert.equal(item(read, 'tool').path, undefined);
+  });
+
+  it('updates one plan checklist in place', () => {
+    const c = run([
+      started,
+      { type: 'plan', params: { runId: 'r1', goal: 'g', steps: [{ text: 'a', status: 'in_progress' }, { text: 'b', status: 'pending' }] } },
+      { type: 'stream', params: { runId: 'r1', seq: 1, text: 'working' } },
+      { type: 'plan', params: { runId: 'r1', goal: 'g', steps: [{ text: 'a', status: 'done' }, { text: 'b', status: 'in_progress' }] } },
+    ]);
+    assert.deepEqual(kinds(c), ['user', 'plan', 'text']);
+    assert.deepEqual(item(c, 'plan').steps.map((s) => s.status), ['done', 'in_progress']);
+  });
+
+  it('keeps approvals and questions open until answered, and withdraws them when the run ends', () => {
+    let c = run([
+      started,
+      { type: 'approval', id: 'a1', runId: 'r1', message: 'agentls wants to run execute_command.', actions: ['Allow once', 'Deny'] },
+      { type: 'ask', id: 'q1', runId: 'r1', question: 'Which?', default: 'x' },
+    ]);
+    assert.equal(pendingQuestions(c).length, 2);
+    c = reduce(c, { type: 'approvalAnswered', id: 'a1', answer: 'Deny' });
+    assert.equal(item(c, 'approval').answer, 'Deny');
+    assert.equal(pendingQuestions(c).length, 1);
+    c = reduce(c, { type: 'runEnded', runId: 'r1', cancelled: true });
+    assert.equal(pendingQuestions(c).length, 0);
+    assert.equal(item(c, 'ask').answer, null);
+  });
+
+  it('ends a run with its status, tokens and cost, and marks running tools interrupted', () => {
+    const c = run([
+      started,
+      { type: 'step', params: { runId: 'r1', step: 1, maxSteps: 5, phase: 'tool_start', tool: 'execute_command', callId: 'c1', args: {} } },
+      {
+        type: 'runEnded',
+        runId: 'r1',
+        cancelled: false,
+        result: {
+          status: 'success',
+          steps: 1,
+          sessionId: 's1',
+          duration_seconds: 2.5,
+          usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cost: 0.0012 } as never,
+        },
+      },
+    ]);
+    const end = item(c, 'end');
+    assert.equal(end.status, 'success');
+    assert.equal(end.tokens, 120);
+    assert.equal(end.cost, 0.0012);
+    assert.equal(item(c, 'tool').state, 'interrupted');
+    assert.equal(c.runId, undefined);
+    assert.equal(c.sessionId, 's1', 'the next run continues the session');
+  });
+
+  it('shows a cancelled run as cancelled, whatever the result says', () => {
+    const c = run([started, { type: 'runEnded', runId: 'r1', cancelled: true, result: { status: 'partial', output: 'Run interrupted' } }]);
+    assert.equal(item(c, 'end').status, 'cancelled');
+    assert.equal(item(c, 'end').detail, 'Run interrupted');
+  });
+
+  it('ignores notifications of other runs for the state line', () => {
+    const c = run([started, { type: 'status', params: { runId: 'other', state: 'failed' } }]);
+    assert.equal(c.state, 'preparing');
+  });
+
+  it('folds thousands of chunks into one block and keeps 500 steps', () => {
+    let c = reduce(emptyConversation(), started);
+    for (let i = 1; i <= 5000; i += 1) {
+      c = reduce(c, { type: 'stream', params: { runId: 'r1', seq: i, text: 'x' } });
+    }
+    assert.equal(item(c, 'text').text.length, 5000);
+    for (let i = 0; i < 500; i += 1) {
+      const params = { runId: 'r1', step: i, maxSteps: 500, tool: 'read_file', callId: `c${i}`, args: { path: `f${i}.py` } };
+      c = reduce(c, { type: 'step', params: { ...params, phase: 'tool_start' } });
+      c = reduce(c, { type: 'step', params: { ...params, phase: 'tool_end', success: true, summary: 'ok' } });
+    }
+    assert.equal(c.items.filter((it) => it.kind === 'tool').length, 500);
+    assert.ok(c.items.filter((it) => it.kind === 'tool').every((it) => it.kind === 'tool' && it.state === 'done'));
+  });
+});
+
+describe('panel model: sessions', () => {
+  const entries = [
+    { type: 'run_start', run_id: 'r1', prompt: 'Add a test', agent: 'build' },
+    { type: 'assistant_message', run_id: 'r1', content: 'Reading.', tool_calls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a.py' } }] },
+    { type: 'tool_call', run_id: 'r1', call_id: 'c1', name: 'read_file', arguments: { path: 'a.py' } },
+    { type: 'tool_result', run_id: 'r1', call_id: 'c1', name: 'read_file', success: true, content: 'def f(): pass' },
+    { type: 'tool_call', run_id: 'r1', call_id: 'c2', name: 'execute_command', arguments: { command: 'pytest' } },
+    { type: 'assistant_message', run_id: 'r1', content: 'All good.' },
+    { type: 'run_finish', run_id: 'r1', status: 'success', output: 'All good.' },
+    { type: 'context_update', run_id: 'r1', kind: 'x', messages_before: 1, messages_after: 1 },
+    'not an entry',
+  ];
+
+  it('rebuilds a stored session read-only', () => {
+    const c = fromEntries('s1', entries);
+    assert.equal(c.readOnly, true);
+    assert.equal(c.sessionId, 's1');
+    assert.equal(c.runId, undefined);
+    assert.deepEqual(kinds(c), ['user', 'text', 'tool', 'tool', 'text', 'end']);
+    assert.equal(item(c, 'tool', 0).state, 'done');
+    assert.equal(item(c, 'tool', 0).result, 'def f(): pass');
+    assert.equal(item(c, 'tool', 1).state, 'interrupted', 'a call without a result is not shown as running');
+    assert.equal(item(c, 'text', 1).streaming, false);
+  });
+
+  it('continues a session, and starts a new one', () => {
+    let c = reduce(emptyConversation(), { type: 'sessionLoaded', sessionId: 's1', entries });
+    c = reduce(c, { type: 'continueSession' });
+    assert.equal(c.readOnly, false);
+    c = reduce(c, { type: 'runStarted', runId: 'r2', prompt: 'More' });
+    assert.equal(c.sessionId, 's1');
+    c = reduce(c, { type: 'newSession' });
+    assert.equal(c.sessionId, undefined);
+    assert.equal(c.items.length, 0);
+  });
+});
+
+describe('argsSummary', () => {
+  it('is one short line', () => {
+    assert.equal(argsSummary({ path: 'a.py', line: 3 }), 'path=a.py, line=3');
+    assert.equal(argsSummary({ command: 'echo a\n  b' }), 'command=echo a b');
+    assert.equal(argsSummary({ text: 'x'.repeat(200) }).length, 80);
+    assert.equal(argsSummary(undefined), '');
+  });
+});
+
+describe('renderMarkdown: the model text is untrusted', () => {
+  it('escapes raw HTML', () => {
+    const html = renderMarkdown('Look: <img src=x onerror=alert(1)> and <script>alert(2)</script>');
+    assert.doesNotMatch(html, /<img/);
+    assert.doesNotMatch(html, /<script/);
+    assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
+  });
+
+  it('leaves no javascript:, data: or protocol-relative link', () => {
+    const html = renderMarkdown('[a](javascript:alert(1)) [b](data:text/html,x) [c](//evil.example/x) [d](vbscript:x)');
+    assert.doesNotMatch(html, /href="(javascript|data|vbscript):/i);
+    assert.doesNotMatch(html, /href="\/\//);
+    assert.doesNotMatch(html, /<a /);
+  });
+
+  it('keeps http(s) and relative links, to be opened by the extension', () => {
+    const html = renderMarkdown('[docs](https://example.com/x) and [file](src/app.py)');
+    assert.match(html, /<a href="https:\/\/example\.com\/x" class="link" data-href="https:\/\/example\.com\/x"/);
+    assert.match(html, /data-href="src\/app\.py"/);
+  });
+
+  it('shows images as their alt text', () => {
+    const html = renderMarkdown('![a cat](https://example.com/cat.png)');
+    assert.doesNotMatch(html, /<img/);
+    assert.match(html, /\[a cat\]/);
+  });
+
+  it('renders fenced code escaped, with its language', () => {
+    const html = renderMarkdown('```python\nif a < b:\n    pass\n```');
+    assert.match(html, /<div class="code-lang">python<\/div>/);
+    assert.match(html, /if a &lt; b:/);
+  });
+
+  it('isSafeLink', () => {
+    assert.equal(isSafeLink('https://x'), true);
+    assert.equal(isSafeLink('mailto:a@b'), true);
+    assert.equal(isSafeLink('src/a.py'), true);
+    assert.equal(isSafeLink(' JavaScript:alert(1)'), false);
+    assert.equal(isSafeLink('command:workbench.action.quit'), false);
+    assert.equal(isSafeLink('//host/x'), false);
+  });
+});
+
+describe('IncrementalMarkdown', () => {
+  const text =
+    'Intro with **bold**.\n\n```python\nx = 1\n\ny = 2\n```\n\n- a\n- b\n\nA [link](https://example.com) and <img src=x onerror=alert(1)>.\n\nEnd';
+
+  it('renders growing text like a whole render once blocks are complete', () => {
+    const inc = new IncrementalMarkdown();
+    let stable = '';
+    let tail = '';
+    for (let i = 1; i <= text.length; i += 3) {
+      const out = inc.update(text.slice(0, i));
+      stable = out.reset ? out.appended : stable + out.appended;
+      tail = out.tail;
+    }
+    const out = inc.update(text);
+    stable += out.appended;
+    tail = out.tail;
+    assert.equal(stable + tail, renderMarkdown(text));
+    assert.equal(inc.html, renderMarkdown(text));
+  });
+
+  it('does not cut inside a code fence', () => {
+    const inc = new IncrementalMarkdown();
+    const out = inc.update('```\na\n\nb\n');
+    assert.equal(out.appended, '', 'the open fence is not stable yet');
+    assert.match(out.tail, /a\n\nb/);
+  });
+
+  it('starts over when the text is not a continuation', () => {
+    const inc = new IncrementalMarkdown();
+    inc.update('one\n\ntwo');
+    const out = inc.update('other\n\n');
+    assert.equal(out.reset, true);
+    assert.equal(out.appended + out.tail, renderMarkdown('other\n\n'));
+  });
+
+  it('stays sanitised', () => {
+    const inc = new IncrementalMarkdown();
+    const out = inc.update('<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))\n\n');
+    assert.doesNotMatch(out.appended + out.tail, /<img|href="javascript/);
+  });
+});
+
+describe('routedRun: which questions the panel answers', () => {
+  const panel = { runId: 'p', routed: true, state: 'tool_running' };
+  const palette = { runId: 'c', routed: false, state: 'tool_running' };
+
+  it('routes the only run in flight when it came from the panel', () => {
+    assert.equal(routedRun([panel]), 'p');
+    assert.equal(routedRun([palette]), undefined);
+    assert.equal(routedRun([]), undefined);
+  });
+
+  it('picks the run waiting for a human', () => {
+    assert.equal(routedRun([{ ...panel, state: 'awaiting_human' }, palette]), 'p');
+    assert.equal(routedRun([panel, { ...palette, state: 'awaiting_human' }]), undefined, "a palette run's approval stays a notification");
+  });
+
+  it('leaves unclear cases to VS Code', () => {
+    assert.equal(routedRun([panel, palette]), undefined);
+    assert.equal(routedRun([{ ...panel, state: 'awaiting_human' }, { ...palette, state: 'awaiting_human' }]), undefined);
+  });
+
+  it('uses the runId when the question has one (agent/askUser)', () => {
+    assert.equal(routedRun([panel, palette], 'p'), 'p');
+    assert.equal(routedRun([panel, palette], 'c'), undefined);
+    assert.equal(routedRun([panel], 'gone'), undefined);
+  });
+});

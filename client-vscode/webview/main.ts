@@ -1,0 +1,552 @@
+/**
+ * The agent panel's webview: renders the conversation (src/panel/model.ts) with plain DOM.
+ * Actions from the extension are queued and applied once per animation frame, and only the
+ * items whose `rev` changed are rebuilt, so a fast stream costs one render per frame. Only the
+ * last WINDOW items are in the DOM; older ones come back with "Show earlier".
+ */
+import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
+import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
+import { emptyConversation, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
+import type { AgentInfo } from '../src/protocol';
+
+interface VsCodeApi {
+  postMessage(message: FromWebview): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const WINDOW = 150;
+const CONFIRM_LABELS: Record<PanelOptions['confirmMode'], string> = {
+  'confirm-sensitive': 'Ask for sensitive actions',
+  'confirm-all': 'Ask for every action',
+  yolo: 'Never ask (yolo)',
+};
+const STATE_WORDS: Record<string, string> = {
+  preparing: 'Preparing…',
+  model_running: 'Thinking…',
+  tool_running: 'Running a tool…',
+  awaiting_human: 'Waiting for you',
+  completed: 'Finishing…',
+  failed: 'Failing…',
+  aborted: 'Stopping…',
+};
+
+interface ViewState {
+  draft: string;
+  shown: number;
+  open: string[];
+}
+
+// Empty until the extension's snapshot (the truth) replaces it.
+let conversation: Conversation = emptyConversation();
+let options: PanelOptions = { agent: 'build', confirmMode: 'confirm-sensitive', includeSelection: true };
+let agents: AgentInfo[] = [];
+const queue: Action[] = [];
+let frame = 0;
+const saved = (vscode.getState() as Partial<ViewState> | undefined) ?? {};
+let shown = typeof saved.shown === 'number' ? saved.shown : WINDOW;
+/** Tool cards the user expanded (kept open when the card is rebuilt). */
+const openCards = new Set<string>(Array.isArray(saved.open) ? saved.open : []);
+const rendered = new Map<string, { rev: number; el: HTMLElement }>();
+/** Streaming text blocks: their Markdown is rendered incrementally, their element kept. */
+const streams = new Map<string, { inc: IncrementalMarkdown; stable: HTMLElement; tail: HTMLElement }>();
+
+function post(message: FromWebview): void {
+  vscode.postMessage(message);
+}
+
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string | undefined)[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === 'class') {
+      el.className = value;
+    } else {
+      el.setAttribute(key, value);
+    }
+  }
+  for (const child of children) {
+    if (child !== undefined) {
+      el.append(child);
+    }
+  }
+  return el;
+}
+
+function button(label: string, onClick: () => void, attrs: Record<string, string> = {}): HTMLButtonElement {
+  const el = h('button', { type: 'button', ...attrs }, label);
+  el.addEventListener('click', onClick);
+  return el;
+}
+
+// ---- the static layout -------------------------------------------------------------------
+
+const app = document.getElementById('app') as HTMLElement;
+const announcer = h('div', { class: 'sr-only', 'aria-live': 'polite', role: 'status' });
+const sessionsButton = button('Sessions', () => toggleSessions(), { id: 'sessions-button', 'aria-expanded': 'false', 'aria-controls': 'sessions', title: 'Past sessions' });
+const newButton = button('New session', () => post({ type: 'newSession' }), { id: 'new-session', title: 'Start a new conversation' });
+const outputButton = button('Log', () => post({ type: 'showOutput' }), { title: 'Show the Agent output channel' });
+const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Agent panel' }, newButton, sessionsButton, outputButton);
+const sessionsBox = h('section', { id: 'sessions', class: 'sessions', hidden: '', 'aria-label': 'Past sessions' });
+const readOnlyBar = h('div', { class: 'readonly-bar', hidden: '', role: 'note' });
+const earlier = button('', () => {
+  shown += WINDOW;
+  saveState();
+  render();
+}, { class: 'earlier' });
+const log = h('div', { class: 'log', role: 'log', 'aria-label': 'Conversation', 'aria-live': 'polite', 'aria-relevant': 'additions text' });
+const empty = h('div', { class: 'empty' }, 'Ask the agent to do something in this workspace. Enter sends, Shift+Enter adds a line.');
+const statusText = h('span', { class: 'status-text' });
+const stopButton = button('Stop', () => post({ type: 'cancel' }), { class: 'stop', title: 'Stop the run (it ends at the next safe point)' });
+const statusLine = h('div', { class: 'status-line', hidden: '' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), statusText, stopButton);
+
+const agentSelect = h('select', { id: 'agent', 'aria-label': 'Agent' });
+const confirmSelect = h('select', { id: 'confirm', 'aria-label': 'Confirm mode' });
+for (const [value, label] of Object.entries(CONFIRM_LABELS)) {
+  confirmSelect.append(h('option', { value }, label));
+}
+const selectionBox = h('input', { type: 'checkbox', id: 'selection' });
+const prompt = h('textarea', {
+  id: 'prompt',
+  rows: '3',
+  'aria-label': 'Prompt for the agent (Enter sends, Shift+Enter adds a line)',
+  placeholder: 'Ask the agent… (Enter sends, Shift+Enter new line)',
+});
+const sendButton = button('Send', () => send(), { class: 'primary send', title: 'Send (Enter)' });
+const composer = h(
+  'form',
+  { class: 'composer', 'aria-label': 'New message' },
+  prompt,
+  h(
+    'div',
+    { class: 'composer-row' },
+    h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Agent'), agentSelect),
+    h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Confirm mode'), confirmSelect),
+    h('label', { class: 'check', title: 'Add the active editor’s selection as context' }, selectionBox, ' Include selection'),
+    sendButton,
+  ),
+);
+composer.addEventListener('submit', (event) => {
+  event.preventDefault();
+  send();
+});
+app.append(toolbar, sessionsBox, readOnlyBar, h('main', { class: 'main' }, earlier, log, empty), h('div', { class: 'footer' }, statusLine, composer), announcer);
+
+prompt.value = typeof saved.draft === 'string' ? saved.draft : '';
+prompt.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    send();
+  }
+});
+prompt.addEventListener('input', () => saveState());
+for (const el of [agentSelect, confirmSelect, selectionBox]) {
+  el.addEventListener('change', () => {
+    options = { agent: agentSelect.value, confirmMode: confirmSelect.value as PanelOptions['confirmMode'], includeSelection: selectionBox.checked };
+    post({ type: 'options', options });
+  });
+}
+
+// Links in the model's text open through the extension, never in the webview.
+document.addEventListener('click', (event) => {
+  const target = event.target instanceof Element ? event.target.closest('a') : null;
+  if (target) {
+    event.preventDefault();
+    const href = target.getAttribute('data-href');
+    if (href) {
+      post({ type: 'openLink', href });
+    }
+  }
+});
+
+function saveState(): void {
+  const state: ViewState = { draft: prompt.value, shown, open: [...openCards] };
+  vscode.setState(state);
+}
+
+function announce(text: string): void {
+  announcer.textContent = text;
+}
+
+function send(): void {
+  const text = prompt.value;
+  if (text.trim() === '' || conversation.runId || conversation.readOnly) {
+    return;
+  }
+  post({ type: 'run', prompt: text, options });
+  prompt.value = '';
+  saveState();
+}
+
+// ---- sessions ----------------------------------------------------------------------------
+
+function toggleSessions(force?: boolean): void {
+  const open = force ?? sessionsBox.hidden;
+  sessionsBox.hidden = !open;
+  sessionsButton.setAttribute('aria-expanded', String(open));
+  if (open) {
+    sessionsBox.replaceChildren(h('p', { class: 'muted' }, 'Loading sessions…'));
+    post({ type: 'listSessions' });
+  }
+}
+
+function when(updated: SessionSummary['updated']): string {
+  if (updated === undefined) {
+    return '';
+  }
+  const date = typeof updated === 'number' ? new Date(updated * 1000) : new Date(updated);
+  return Number.isNaN(date.getTime()) ? String(updated) : date.toLocaleString();
+}
+
+function showSessions(sessions: SessionSummary[], error?: string): void {
+  if (error) {
+    sessionsBox.replaceChildren(h('p', { class: 'error' }, `Could not list sessions: ${error}`));
+    return;
+  }
+  if (sessions.length === 0) {
+    sessionsBox.replaceChildren(h('p', { class: 'muted' }, 'No sessions yet.'));
+    return;
+  }
+  const list = h('ul', { class: 'session-list', 'aria-label': 'Sessions, newest first' });
+  for (const s of sessions) {
+    const title = s.title || s.sessionId;
+    const meta = [s.status, s.runs !== undefined ? `${s.runs} run${s.runs === 1 ? '' : 's'}` : undefined, when(s.updated)].filter(Boolean).join(' · ');
+    const open = button('', () => {
+      toggleSessions(false);
+      post({ type: 'openSession', sessionId: s.sessionId });
+    }, { class: 'session', 'data-session': s.sessionId, 'aria-label': `Open session: ${title}. ${meta}` });
+    open.append(h('span', { class: 'session-title' }, title), h('span', { class: 'session-meta' }, meta));
+    list.append(h('li', {}, open));
+  }
+  sessionsBox.replaceChildren(list);
+  (list.querySelector('button') as HTMLButtonElement | null)?.focus();
+}
+
+// ---- items -------------------------------------------------------------------------------
+
+const TOOL_ICONS: Record<string, string> = { running: '◌', done: '✓', failed: '✗', interrupted: '⚠' };
+const PLAN_ICONS: Record<string, string> = { done: '☑', in_progress: '◐', pending: '☐' };
+const PLAN_WORDS: Record<string, string> = { done: 'done', in_progress: 'in progress', pending: 'to do' };
+
+function formatNumber(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+function renderItem(item: Item): HTMLElement {
+  switch (item.kind) {
+    case 'user':
+      return h(
+        'div',
+        { class: 'msg user', 'data-kind': 'user' },
+        h('div', { class: 'who' }, item.agent ? `You → ${item.agent}` : 'You'),
+        h('div', { class: 'user-text' }, item.text),
+      );
+    case 'text': {
+      const body = h('div', { class: 'markdown' });
+      // Safe: the Markdown renderer escapes every tag of the model's text (html: false) and
+      // keeps only http(s)/mailto/relative links; the CSP would block any script anyway.
+      if (item.streaming) {
+        const stream = { inc: new IncrementalMarkdown(), stable: h('div', { class: 'md-stable' }), tail: h('div', { class: 'md-tail' }) };
+        const out = stream.inc.update(item.text);
+        stream.stable.innerHTML = out.appended;
+        stream.tail.innerHTML = out.tail;
+        body.append(stream.stable, stream.tail);
+        streams.set(item.id, stream);
+      } else {
+        streams.delete(item.id);
+        body.innerHTML = renderMarkdown(item.text);
+      }
+      return h('div', { class: `msg assistant${item.streaming ? ' streaming' : ''}`, 'data-kind': 'text', 'aria-busy': String(item.streaming) }, body);
+    }
+    case 'tool': {
+      const details = h('details', { class: `tool ${item.state}`, 'data-kind': 'tool', 'data-tool': item.tool, 'data-state': item.state });
+      details.open = openCards.has(item.id);
+      details.addEventListener('toggle', () => {
+        if (details.open) {
+          openCards.add(item.id);
+        } else {
+          openCards.delete(item.id);
+        }
+        saveState();
+      });
+      const stateWord = item.state === 'running' ? 'running' : item.state;
+      details.append(
+        h(
+          'summary',
+          { 'aria-label': `${item.tool} ${item.summary}: ${stateWord}` },
+          h('span', { class: 'icon', 'aria-hidden': 'true' }, TOOL_ICONS[item.state] ?? '•'),
+          h('span', { class: 'tool-name' }, item.tool),
+          h('span', { class: 'args' }, item.summary),
+          h('span', { class: 'tool-state' }, stateWord),
+        ),
+        h('div', { class: 'tool-result' }, item.result ? item.result : item.state === 'running' ? 'Running…' : 'No result summary.'),
+      );
+      if (!item.path) {
+        return details;
+      }
+      const path = item.path;
+      const review = button(`Review ${path}`, () => post({ type: 'openEdit', path, runId: item.runId }), {
+        class: 'link-button review',
+        title: `Open ${path} in the editor`,
+      });
+      return h('div', { class: 'tool-wrap' }, details, review);
+    }
+    case 'approval': {
+      const card = h('div', { class: 'card approval', role: 'group', 'aria-label': 'Approval needed', 'data-kind': 'approval' });
+      card.append(h('div', { class: 'card-title' }, 'Approval needed'), h('pre', { class: 'approval-text', tabindex: '0' }, item.message));
+      if (item.answer !== undefined) {
+        card.classList.add('answered');
+        card.append(h('div', { class: 'answer' }, item.answer === 'withdrawn' ? 'The question was withdrawn.' : `You chose: ${item.answer}`));
+        return card;
+      }
+      const row = h('div', { class: 'actions' });
+      item.actions.forEach((title, i) => {
+        const primary = i === 0 ? ' primary' : '';
+        const danger = /stop/i.test(title) ? ' danger' : '';
+        row.append(button(title, () => post({ type: 'approve', id: item.id, answer: title }), { class: `choice${primary}${danger}`, 'data-choice': title }));
+      });
+      card.append(row);
+      return card;
+    }
+    case 'ask': {
+      const card = h('div', { class: 'card ask', role: 'group', 'aria-label': 'The agent asks', 'data-kind': 'ask' });
+      card.append(h('div', { class: 'card-title' }, 'The agent asks'), h('div', { class: 'question' }, item.question));
+      if (item.answered) {
+        card.classList.add('answered');
+        card.append(h('div', { class: 'answer' }, item.answer === null || item.answer === undefined ? 'No answer.' : `You answered: ${item.answer}`));
+        return card;
+      }
+      const input = h('textarea', { class: 'ask-input', rows: '2', 'aria-label': `Answer: ${item.question}` });
+      input.value = item.default ?? '';
+      const submit = (): void => post({ type: 'answer', id: item.id, answer: input.value });
+      input.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+          event.preventDefault();
+          submit();
+        }
+      });
+      card.append(
+        input,
+        h(
+          'div',
+          { class: 'actions' },
+          button('Answer', submit, { class: 'choice primary' }),
+          button('Skip', () => post({ type: 'answer', id: item.id, answer: null }), { class: 'choice' }),
+        ),
+      );
+      return card;
+    }
+    case 'plan': {
+      const done = item.steps.filter((s) => s.status === 'done').length;
+      const list = h('ul', { class: 'plan-steps', 'aria-label': `Plan: ${done} of ${item.steps.length} done` });
+      for (const step of item.steps) {
+        list.append(
+          h(
+            'li',
+            { class: `plan-step ${step.status}`, 'data-status': step.status },
+            h('span', { class: 'icon', 'aria-hidden': 'true' }, PLAN_ICONS[step.status] ?? '☐'),
+            h('span', { class: 'sr-only' }, `${PLAN_WORDS[step.status] ?? step.status}: `),
+            h('span', {}, step.text),
+          ),
+        );
+      }
+      return h(
+        'div',
+        { class: 'card plan', 'data-kind': 'plan', role: 'group', 'aria-label': 'Plan' },
+        h('div', { class: 'card-title' }, `Plan · ${done}/${item.steps.length}`),
+        item.goal ? h('div', { class: 'goal' }, item.goal) : undefined,
+        list,
+      );
+    }
+    case 'end': {
+      const words: Record<string, string> = { success: '✓ Done', partial: '⚠ Partial', failed: '✗ Failed', cancelled: '⊘ Stopped' };
+      const parts = [words[item.status] ?? item.status];
+      if (item.steps !== undefined) {
+        parts.push(`${item.steps} step${item.steps === 1 ? '' : 's'}`);
+      }
+      if (item.tokens) {
+        parts.push(`${formatNumber(item.tokens)} tokens (${formatNumber(item.promptTokens ?? 0)} in, ${formatNumber(item.completionTokens ?? 0)} out)`);
+      }
+      if (item.cost !== undefined) {
+        parts.push(`$${item.cost < 0.01 ? item.cost.toFixed(4) : item.cost.toFixed(2)}`);
+      }
+      if (item.seconds !== undefined) {
+        parts.push(`${item.seconds.toFixed(1)} s`);
+      }
+      return h(
+        'div',
+        { class: `run-end ${item.status}`, 'data-kind': 'end', 'data-status': item.status },
+        h('div', { class: 'run-summary' }, parts.join(' · ')),
+        item.detail && item.status !== 'success' ? h('div', { class: 'run-detail' }, item.detail) : undefined,
+      );
+    }
+  }
+}
+
+// ---- rendering ---------------------------------------------------------------------------
+
+function nearBottom(): boolean {
+  const el = document.scrollingElement ?? document.documentElement;
+  return el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+}
+
+function render(): void {
+  const c = conversation;
+  const stick = nearBottom();
+  const visible = c.items.slice(Math.max(0, c.items.length - shown));
+  const hidden = c.items.length - visible.length;
+  earlier.hidden = hidden === 0;
+  earlier.textContent = `Show ${Math.min(hidden, WINDOW)} earlier item${hidden === 1 ? '' : 's'} (${hidden} hidden)`;
+  empty.hidden = c.items.length > 0;
+
+  const keep = new Set<string>();
+  let previous: Element | null = null;
+  for (const item of visible) {
+    keep.add(item.id);
+    let entry = rendered.get(item.id);
+    const stream = item.kind === 'text' && item.streaming ? streams.get(item.id) : undefined;
+    if (entry && stream && entry.rev !== item.rev && item.kind === 'text') {
+      // A growing answer: append what became stable, replace only the open tail.
+      const out = stream.inc.update(item.text);
+      if (out.reset) {
+        stream.stable.innerHTML = out.appended;
+      } else if (out.appended) {
+        stream.stable.insertAdjacentHTML('beforeend', out.appended);
+      }
+      stream.tail.innerHTML = out.tail;
+      entry.rev = item.rev;
+    } else if (!entry || entry.rev !== item.rev) {
+      const el = renderItem(item);
+      el.dataset.id = item.id;
+      if (entry) {
+        const hadFocus = entry.el.contains(document.activeElement);
+        entry.el.replaceWith(el);
+        if (hadFocus) {
+          (el.querySelector('button, textarea, summary') as HTMLElement | null)?.focus();
+        }
+      }
+      entry = { rev: item.rev, el };
+      rendered.set(item.id, entry);
+    }
+    const expected: Element | null = previous ? previous.nextElementSibling : log.firstElementChild;
+    if (expected !== entry.el) {
+      if (previous) {
+        previous.after(entry.el);
+      } else {
+        log.prepend(entry.el);
+      }
+    }
+    previous = entry.el;
+  }
+  for (const [id, entry] of rendered) {
+    if (!keep.has(id)) {
+      entry.el.remove();
+      rendered.delete(id);
+      streams.delete(id);
+    }
+  }
+
+  const running = c.runId !== undefined;
+  statusLine.hidden = !running;
+  statusText.textContent = [c.stepText, STATE_WORDS[c.state ?? ''] ?? c.state].filter(Boolean).join(' · ');
+  log.setAttribute('aria-busy', String(running && c.state === 'model_running'));
+  prompt.disabled = c.readOnly;
+  sendButton.disabled = running || c.readOnly;
+  newButton.disabled = running;
+  if (c.readOnly && readOnlyBar.hidden) {
+    const cont = button('Continue this session', () => post({ type: 'continueSession' }), { class: 'primary continue' });
+    readOnlyBar.replaceChildren(h('span', {}, 'A past session, read-only. '), cont);
+  }
+  readOnlyBar.hidden = !c.readOnly;
+  if (stick) {
+    window.scrollTo(0, document.body.scrollHeight);
+  }
+}
+
+function applyOptions(): void {
+  agentSelect.replaceChildren();
+  const names = agents.length ? agents : [{ name: options.agent }];
+  for (const agent of names) {
+    const label = 'readOnly' in agent && agent.readOnly ? `${agent.name} (read-only)` : agent.name;
+    const option = h('option', { value: agent.name }, label);
+    if ('description' in agent && agent.description) {
+      option.title = agent.description;
+    }
+    agentSelect.append(option);
+  }
+  if (!names.some((a) => a.name === options.agent)) {
+    agentSelect.append(h('option', { value: options.agent }, options.agent));
+  }
+  agentSelect.value = options.agent;
+  confirmSelect.value = options.confirmMode;
+  selectionBox.checked = options.includeSelection;
+}
+
+function describe(action: Action): string | undefined {
+  switch (action.type) {
+    case 'approval':
+      return 'The agent needs your approval.';
+    case 'ask':
+      return `The agent asks: ${action.question}`;
+    case 'runEnded':
+      return action.cancelled ? 'Run stopped.' : `Run ${action.result?.status ?? 'failed'}.`;
+    case 'runStarted':
+      return 'Run started.';
+    default:
+      return undefined;
+  }
+}
+
+function flush(): void {
+  frame = 0;
+  let said: string | undefined;
+  for (const action of queue.splice(0)) {
+    conversation = reduce(conversation, action);
+    said = describe(action) ?? said;
+  }
+  render();
+  if (said) {
+    announce(said);
+  }
+  const focusable = log.querySelector('.card.approval:not(.answered) .choice, .card.ask:not(.answered) textarea');
+  if (focusable && said && /approval|asks/.test(said)) {
+    (focusable as HTMLElement).focus();
+  }
+}
+
+window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
+  const message = event.data;
+  switch (message.type) {
+    case 'snapshot':
+      conversation = message.conversation;
+      options = message.options;
+      agents = message.agents;
+      queue.length = 0;
+      applyOptions();
+      render();
+      break;
+    case 'action':
+      queue.push(message.action);
+      if (!frame) {
+        frame = requestAnimationFrame(flush);
+      }
+      break;
+    case 'agents':
+      agents = message.agents;
+      applyOptions();
+      break;
+    case 'sessions':
+      showSessions(message.sessions, message.error);
+      break;
+    case 'focusPrompt':
+      prompt.focus();
+      break;
+  }
+});
+
+post({ type: 'ready' });

@@ -1,0 +1,276 @@
+"""Inline review: the editor shows the agent's edits in place and the user keeps or undoes
+each hunk while the agent goes on.
+
+A client that declares ``experimental.agentls.inlineReview: true`` answers an edit that
+needs confirmation at once: it applies it to the buffer and reviews it there. Each hunk
+of such an edit gets an id (its change annotation id), remembered here with the run and
+session it belongs to. The user's decisions come back as ``agent/reviewDecision``
+notifications; ``InlineReviews.decide`` records each in the session as an
+``approval_decision`` entry and queues a short note for the model: the running run reads
+it before its next model call (``inbox``), a finished run's notes wait for the session's
+next run.
+
+Nothing here waits for the user: an agent that edits a region the user changed meanwhile
+is refused by the file access's stale check, never allowed to clobber it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from lsprotocol import types as lsp
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentls.agent.session_entries import ApprovalDecision
+from agentls.agent.sessions import SessionStore
+
+log = logging.getLogger(__name__)
+
+METHOD = "agent/reviewDecision"
+TOOL = "inline_review"
+#: Longest current text of a changed region quoted to the model.
+QUOTE_CHARS = 2000
+
+Outcome = Literal["kept", "undone", "changedByUser"]
+_DECISION_KIND: dict[str, str] = {"kept": "approve", "undone": "deny", "changedByUser": "modify"}
+
+
+def client_reviews_inline(caps: lsp.ClientCapabilities | None) -> bool:
+    """Whether the client declared ``experimental.agentls.inlineReview: true``."""
+    experimental = caps.experimental if caps is not None else None
+    if not isinstance(experimental, dict):
+        return False
+    ours = experimental.get("agentls")
+    return isinstance(ours, dict) and ours.get("inlineReview") is True
+
+
+@dataclass(frozen=True)
+class RunRef:
+    run_id: str
+    session_id: str
+
+
+#: The run whose task is running (set before the run's task is created, so the task
+#: and the file access it calls see it).
+CURRENT_RUN: contextvars.ContextVar[RunRef | None] = contextvars.ContextVar(
+    "agentls_current_run", default=None
+)
+
+
+def run_context(run: RunRef) -> contextvars.Context:
+    """A context for the run's task in which ``CURRENT_RUN`` is ``run``."""
+    context = contextvars.copy_context()
+    context.run(CURRENT_RUN.set, run)
+    return context
+
+
+class HunkDecision(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    outcome: Outcome
+    #: For ``changedByUser``: the region's text now.
+    text: str | None = None
+    #: 0-based first line of the region in the document now.
+    line: int | None = Field(None, ge=0)
+
+
+class ReviewDecisionParams(BaseModel):
+    """``agent/reviewDecision`` params (camelCase on the wire)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    uri: str = Field(min_length=1)
+    version: int
+    run_id: str | None = Field(None, alias="runId")
+    hunks: list[HunkDecision] = Field(default_factory=list)
+    #: The file was saved after its last hunk was decided.
+    saved: bool = False
+    #: Saving changed the text (format on save, trimmed whitespace...).
+    changed_on_save: bool = Field(False, alias="changedOnSave")
+
+
+@dataclass
+class PendingHunk:
+    run: RunRef
+    path: str
+    index: int
+    summary: str
+    #: True while the applyEdit that carries it has not been answered: a client that
+    #: waits for the decision answers then, and the edit's own outcome tells the model.
+    in_flight: bool = True
+    decided: bool = False
+
+
+@dataclass
+class _Inbox:
+    notes: list[str] = field(default_factory=list)
+
+
+class InlineReviews:
+    """The hunks under review on one server, and the notes waiting for the model."""
+
+    def __init__(self) -> None:
+        self.hunks: dict[str, PendingHunk] = {}
+        self._runs: dict[str, _Inbox] = {}  # live runs
+        self._live: list[RunRef] = []
+        self._sessions: dict[str, list[str]] = {}  # notes for a session's next run
+        self._seq = 0
+
+    # -- the edit-sending side ------------------------------------------------------
+    def prefix(self, run: RunRef | None) -> str:
+        """A prefix for the annotation ids of one edit, unique on this server."""
+        self._seq += 1
+        return f"review-{run.run_id if run else 'norun'}-{self._seq}"
+
+    def track(self, run: RunRef | None, ids: dict[str, tuple[str, int, str]]) -> None:
+        """Remember the hunks of an edit being sent: id -> (path, index, summary)."""
+        if run is None:
+            run = RunRef("", "")
+        for ident, (path, index, summary) in ids.items():
+            self.hunks[ident] = PendingHunk(run, path, index, summary)
+
+    def sent(self, ids: Sequence[str]) -> int:
+        """The client answered the edit: decisions from now on are news to the model.
+        Returns how many of its hunks are still undecided (a client that waits for the
+        user answers once all are)."""
+        undecided = 0
+        for ident in ids:
+            hunk = self.hunks.get(ident)
+            if hunk is not None:
+                hunk.in_flight = False
+                undecided += not hunk.decided
+        return undecided
+
+    # -- the run side -----------------------------------------------------------------
+    def run_started(self, run: RunRef) -> Callable[[], list[str]]:
+        """Open the run's inbox; the returned callable drains it (and, the first time,
+        what the session's earlier runs were not told)."""
+        inbox = self._runs.setdefault(run.run_id, _Inbox())
+        inbox.notes[:0] = self._sessions.pop(run.session_id, [])
+        self._live.append(run)
+
+        def drain() -> list[str]:
+            notes, inbox.notes = inbox.notes, []
+            return notes
+
+        return drain
+
+    def run_ended(self, run: RunRef) -> None:
+        """Notes the run did not read go to the session's next run."""
+        inbox = self._runs.pop(run.run_id, None)
+        if run in self._live:
+            self._live.remove(run)
+        if inbox is not None and inbox.notes:
+            self._sessions.setdefault(run.session_id, []).extend(inbox.notes)
+
+    # -- decisions ---------------------------------------------------------------------
+    async def decide(self, params: ReviewDecisionParams, store: SessionStore | None) -> str:
+        """Queue the note for the model, then record the decisions; returns the note.
+
+        The note is queued before anything is awaited, so a run that starts once the
+        decisions are recorded is sure to be told."""
+        lines: list[str] = []
+        by_run: dict[RunRef, list[str]] = {}
+        decided: list[tuple[PendingHunk, HunkDecision, str]] = []
+        for item in params.hunks:
+            hunk = self.hunks.get(item.id)
+            if hunk is None:
+                log.warning("review decision for an unknown hunk %s (ignored)", item.id)
+                continue
+            hunk.decided = True
+            line = describe(hunk, item)
+            decided.append((hunk, item, line))
+            if not hunk.in_flight:
+                by_run.setdefault(hunk.run, []).append(line)
+                lines.append(line)
+        if params.saved and params.changed_on_save and by_run:
+            path = next(iter(self.hunks[h.id].path for h in params.hunks if h.id in self.hunks))
+            extra = (
+                f"- {path} was saved and saving changed it (format on save or the editor's "
+                "save actions): read it again before editing it."
+            )
+            for notes in by_run.values():
+                notes.append(extra)
+            lines.append(extra)
+        for run, notes in by_run.items():
+            self._deliver(run, NOTE_HEADER + "\n" + "\n".join(notes) + "\n" + NOTE_FOOTER)
+        for hunk, item, line in decided:
+            if store is not None and hunk.run.session_id:
+                await _record(store, hunk, item, params.version, line)
+        return "\n".join(lines)
+
+    def _deliver(self, run: RunRef, note: str) -> None:
+        """To the run that made the edit while it lives, else to the run of the same
+        session that lives now, else to the session's next run."""
+        inbox = self._runs.get(run.run_id)
+        if inbox is None and run.session_id:
+            inbox = next(
+                (self._runs[r.run_id] for r in self._live if r.session_id == run.session_id),
+                None,
+            )
+        if inbox is not None:
+            inbox.notes.append(note)
+        elif run.session_id:
+            self._sessions.setdefault(run.session_id, []).append(note)
+
+
+NOTE_HEADER = "The user reviewed your edits in the editor:"
+NOTE_FOOTER = "Read a file again before you edit it further."
+
+
+def describe(hunk: PendingHunk, item: HunkDecision) -> str:
+    """One line (or a quoted block) for the model about one decided hunk."""
+    head = f"- {hunk.path}, hunk {hunk.index} ({hunk.summary})"
+    if item.outcome == "kept":
+        return f"{head}: kept."
+    if item.outcome == "undone":
+        return f"{head}: undone; that region has its text from before your edit again."
+    text = item.text or ""
+    if len(text) > QUOTE_CHARS:
+        text = text[:QUOTE_CHARS] + "\n[... cut]"
+    where = f" (from line {item.line + 1})" if item.line is not None else ""
+    return f"{head}: changed by the user; the region now reads{where}:\n```\n{text}\n```"
+
+
+async def _record(
+    store: SessionStore, hunk: PendingHunk, item: HunkDecision, version: int, line: str
+) -> None:
+    try:
+        session = store.open(hunk.run.session_id)
+        entry = ApprovalDecision(
+            run_id=hunk.run.run_id,
+            model_call_index=session.last_model_call_index(hunk.run.run_id),
+            call_id=f"{item.id}@{version}",
+            tool=TOOL,
+            decision=_DECISION_KIND[item.outcome],
+            message=line,
+            args={"path": hunk.path, "hunk": hunk.index, "outcome": item.outcome}
+            | ({"text": item.text} if item.text is not None else {}),
+        )
+        await session.append(entry)
+    except Exception:  # a decision that cannot be recorded must still reach the model
+        log.exception("could not record the review decision for %s", item.id)
+
+
+_BOOKS: weakref.WeakKeyDictionary[Any, InlineReviews] = weakref.WeakKeyDictionary()
+
+
+def reviews_for(server: Any) -> InlineReviews:
+    """The one InlineReviews of a server."""
+    book = _BOOKS.get(server)
+    if book is None:
+        book = _BOOKS[server] = InlineReviews()
+    return book
+
+
+PENDING_NOTE = (
+    "It is in the editor's buffer, pending the user's review: the user keeps or undoes "
+    "each hunk while you go on, and you will be told what they decided. It is not saved "
+    "to disk until they decide, so commands you run see the old file meanwhile."
+)

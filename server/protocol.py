@@ -1,0 +1,235 @@
+"""The agentls protocol over LSP: the params and results of every ``agent/*`` method.
+
+The run itself (params, result, value sets) is the agent layer's contract
+(``agent/contract.py``); this module adds what only the language server speaks: the
+progress token of ``agent/run``, the notifications a run sends, the questions it asks
+the client, and the small requests around runs and sessions. ``METHODS`` lists them
+all; ``server/protocol_schema.py`` turns it into the JSON Schema and the TypeScript
+types the VS Code extension uses, and docs/protocol.md describes each one.
+
+Imported on first use (pydantic): ``initialize`` must not wait for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from pydantic import Field, ValidationError
+from pygls.exceptions import JsonRpcInvalidParams
+from typing_extensions import TypeAliasType
+
+from agentls.agent.contract import (
+    PlanStepStatus,
+    RunFields,
+    RunRequest,
+    RunResult,
+    RunState,
+    SessionInfo,
+    WireModel,
+    problems,
+)
+from agentls.agent.session_entries import Entry
+from agentls.server.settings import plain
+
+StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
+SessionEntry = TypeAliasType("SessionEntry", Entry)
+
+M = TypeVar("M", bound=WireModel)
+
+
+def parse_params(model: type[M], params: Any) -> M:
+    """Validate a request's params; bad ones are an InvalidParams error naming each
+    field as the client spelled it (``confirmMode: Input should be ...``)."""
+    data = plain(params)
+    try:
+        return model.model_validate({} if data is None else data)
+    except ValidationError as exc:
+        raise JsonRpcInvalidParams(f"invalid params: {problems(exc)}") from None
+
+
+# -- client → server ------------------------------------------------------------------
+
+
+class RunParams(RunFields):
+    """``agent/run`` params."""
+
+    work_done_token: int | str | None = Field(
+        None, description="Report progress on this token instead of creating one."
+    )
+
+    def to_request(self, **updates: Any) -> RunRequest:
+        """The run the agent layer is asked for, with ``updates`` (e.g. generated ids)."""
+        fields = self.model_dump(by_alias=False, exclude={"work_done_token"})
+        return RunRequest.model_validate({**fields, **updates})
+
+
+class NoParams(WireModel):
+    """Params of a request that takes none: ``{}`` (the server ignores what is sent)."""
+
+
+class CancelParams(WireModel):
+    """``agent/cancel`` params."""
+
+    run_id: str = Field(min_length=1)
+
+
+class CancelResult(WireModel):
+    cancelled: bool = Field(
+        description="False when no run of that id is in flight (finished, unknown, "
+        "or already cancelled)."
+    )
+
+
+class AgentInfo(WireModel):
+    name: str
+    description: str
+    read_only: bool
+
+
+class AgentsResult(WireModel):
+    """``agent/agents`` result."""
+
+    agents: list[AgentInfo]
+
+
+class PingResult(WireModel):
+    """``agent/ping`` result."""
+
+    pong: Literal[True] = True
+    runs: int = Field(description="Runs in flight.")
+    llm_ready: bool = Field(description="The model worker is up and the tokenizer is loaded.")
+    watching: bool = Field(description="The index is built and its file watcher runs.")
+    indexed_files: int | None = Field(
+        description="Text files in the index; null before it is built."
+    )
+    litellm_loaded: bool = Field(
+        description="This process imported litellm (it should not: the worker makes the calls)."
+    )
+
+
+class SessionsResult(WireModel):
+    """``agent/sessions`` result, newest first."""
+
+    sessions: list[SessionInfo]
+
+
+class SessionParams(WireModel):
+    """``agent/session`` params."""
+
+    session_id: str = Field(min_length=1, max_length=128)
+
+
+class SessionResult(WireModel):
+    """``agent/session`` result: every stored entry, for a client to render the history."""
+
+    omit_none = False  # entries keep their null fields, as stored
+
+    session_id: str
+    entries: list[SessionEntry] = Field(description="Typed by `type`; snake_case, as stored.")
+    torn: bool = Field(description="A partial last line (a crash mid-write) was ignored.")
+
+
+# -- server → client ------------------------------------------------------------------
+
+
+class StatusParams(WireModel):
+    """``agent/status``: the run changed state."""
+
+    run_id: str
+    state: RunState
+    detail: str | None = Field(None, description="Why the run failed, aborted or ended partial.")
+
+
+class StreamParams(WireModel):
+    """``agent/stream``: the model's text as it is written; concatenated in ``seq``
+    order it is exactly the model's text."""
+
+    run_id: str
+    seq: int = Field(ge=1, description="1, 2, 3... per run.")
+    text: str
+    restart: bool | None = Field(
+        default=None,
+        description="The model's stream was cut and its call starts again: "
+        "this step's text so far is void.",
+    )
+    discard: int | None = Field(
+        default=None, ge=0, description="How many characters of this step's text are void."
+    )
+    reason: str | None = Field(default=None, description="Why the stream restarts.")
+    attempt: int | None = Field(default=None, ge=1, description="The attempt that now starts.")
+
+
+class StepParams(WireModel):
+    """``agent/step``: a tool call starts or ends."""
+
+    run_id: str
+    step: int
+    max_steps: int
+    phase: StepPhase
+    tool: str
+    call_id: str
+    args: dict[str, Any] = Field(
+        description="Scalars and short one-line strings only, never file contents."
+    )
+    success: bool | None = Field(None, description="With `tool_end`.")
+    summary: str | None = Field(None, max_length=200, description="With `tool_end`.")
+
+
+class PlanStep(WireModel):
+    text: str
+    status: PlanStepStatus
+
+
+class PlanParams(WireModel):
+    """``agent/plan``: the agent's plan, whole, each time it changes."""
+
+    run_id: str
+    goal: str
+    steps: list[PlanStep]
+
+
+class AskUserParams(WireModel):
+    """``agent/askUser`` (a request to the client) params."""
+
+    run_id: str
+    question: str
+    default: str | None = Field(
+        None, description="Text to start from, e.g. the command being edited."
+    )
+
+
+class AskUserResult(WireModel):
+    """``agent/askUser`` result."""
+
+    answer: str | None = Field(None, description="Null: the user declined to answer.")
+
+
+# -- the method table ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Method:
+    """One method of the protocol; ``key`` names it in the TypeScript ``Methods``."""
+
+    name: str
+    key: str
+    kind: Literal["request", "notification"]
+    direction: Literal["clientToServer", "serverToClient"]
+    params: type[WireModel]
+    result: type[WireModel] | None = None
+
+
+METHODS: tuple[Method, ...] = (
+    Method("agent/run", "run", "request", "clientToServer", RunParams, RunResult),
+    Method("agent/cancel", "cancel", "request", "clientToServer", CancelParams, CancelResult),
+    Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
+    Method("agent/ping", "ping", "request", "clientToServer", NoParams, PingResult),
+    Method("agent/sessions", "sessions", "request", "clientToServer", NoParams, SessionsResult),
+    Method("agent/session", "session", "request", "clientToServer", SessionParams, SessionResult),
+    Method("agent/status", "status", "notification", "serverToClient", StatusParams),
+    Method("agent/stream", "stream", "notification", "serverToClient", StreamParams),
+    Method("agent/step", "step", "notification", "serverToClient", StepParams),
+    Method("agent/plan", "plan", "notification", "serverToClient", PlanParams),
+    Method("agent/askUser", "askUser", "request", "serverToClient", AskUserParams, AskUserResult),
+)

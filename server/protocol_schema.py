@@ -1,0 +1,208 @@
+"""The protocol's JSON Schema and the TypeScript types of the VS Code extension, both
+generated from the pydantic models (``agent/contract.py``, ``server/protocol.py``) so
+that no client can drift from the server.
+
+``python -m agentls.server.protocol_schema`` writes ``agent/schema/protocol.schema.json``
+and ``client-vscode/src/generated/protocol.ts``; with ``--check`` it writes nothing and
+exits 1 when either is out of date (the unit tests check the same).
+
+Params the client sends are described as the server validates them; results and
+notifications the server sends, as it serializes them. ``x-methods`` maps each method
+name to its params and result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic.json_schema import (
+    GenerateJsonSchema,
+    JsonSchemaMode,
+    JsonSchemaValue,
+    models_json_schema,
+)
+from pydantic_core import core_schema
+
+from agentls.agent.config_docs import SCHEMA_PATH as CONFIG_SCHEMA_PATH
+from agentls.agent.contract import WireModel
+from agentls.server.protocol import METHODS, Method
+from agentls.server.schema_ts import declarations, doc_comment, type_name
+
+SCHEMA_PATH = CONFIG_SCHEMA_PATH.with_name("protocol.schema.json")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TS_PATH = REPO_ROOT / "client-vscode" / "src" / "generated" / "protocol.ts"
+REF = "#/$defs/{model}"
+
+TS_HEADER = """\
+// Generated from agent/schema/protocol.schema.json by
+// `python -m agentls.server.protocol_schema`: do not edit. Change the models in
+// agent/contract.py or server/protocol.py and run the command again.
+"""
+
+
+class WireSchema(GenerateJsonSchema):
+    """pydantic's schema, made exact for what the server sends: a field with a default
+    is always written unless that default is None (``to_wire`` may leave those out),
+    and nothing but the declared fields is ever written."""
+
+    def field_is_required(
+        self,
+        field: core_schema.ModelField | core_schema.DataclassField | core_schema.TypedDictField,
+        total: bool,
+    ) -> bool:
+        inner = field["schema"]
+        if self.mode == "serialization" and inner["type"] == "default":
+            return inner.get("default", ...) is not None
+        return super().field_is_required(field, total)
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        json_schema = super().model_schema(schema)
+        if self.mode == "serialization":
+            json_schema.setdefault("additionalProperties", False)
+            cls = schema["cls"]
+            if issubclass(cls, WireModel) and cls.omit_none:
+                _drop_nulls(json_schema)
+        return json_schema
+
+
+def _drop_nulls(json_schema: JsonSchemaValue) -> None:
+    """``to_wire`` leaves out a None instead of sending null: the optional fields of
+    such a model are absent or set, never null."""
+    required = set(json_schema.get("required", ()))
+    for name, prop in json_schema.get("properties", {}).items():
+        options = prop.get("anyOf")
+        if name in required or not options or {"type": "null"} not in options:
+            continue
+        rest = [o for o in options if o != {"type": "null"}]
+        del prop["anyOf"]
+        prop.pop("default", None)
+        if len(rest) == 1:
+            prop.update(rest[0])
+        else:
+            prop["anyOf"] = rest
+
+
+def _modes(method: Method) -> tuple[JsonSchemaMode, JsonSchemaMode]:
+    """How the params and the result of ``method`` are described: as the server
+    validates what it receives, and as it serializes what it sends."""
+    if method.direction == "clientToServer":
+        return "validation", "serialization"
+    return "serialization", "validation"
+
+
+def _models() -> list[tuple[type[WireModel], JsonSchemaMode]]:
+    seen: dict[tuple[type[WireModel], JsonSchemaMode], None] = {}
+    for method in METHODS:
+        params_mode, result_mode = _modes(method)
+        seen[(method.params, params_mode)] = None
+        if method.result is not None:
+            seen[(method.result, result_mode)] = None
+    return list(seen)
+
+
+def protocol_schema() -> dict[str, Any]:
+    refs, schema = models_json_schema(_models(), ref_template=REF, schema_generator=WireSchema)
+    methods: dict[str, Any] = {}
+    for method in METHODS:
+        params_mode, result_mode = _modes(method)
+        entry: dict[str, Any] = {
+            "key": method.key,
+            "kind": method.kind,
+            "direction": method.direction,
+            "params": refs[(method.params, params_mode)],
+        }
+        if method.result is not None:
+            entry["result"] = refs[(method.result, result_mode)]
+        methods[method.name] = entry
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "agentls protocol (agent/* methods over LSP)",
+        "description": "Params and results of the agent/* requests and notifications; "
+        "see docs/protocol.md. `x-methods` maps each method to its types.",
+        "x-methods": methods,
+        **schema,
+    }
+
+
+def _method_tables(schema: dict[str, Any]) -> list[str]:
+    methods: dict[str, Any] = schema["x-methods"]
+    lines = [*doc_comment("The method names of the protocol."), "export const Methods = {"]
+    lines += [f"  {m['key']}: '{name}'," for name, m in methods.items()]
+    lines.append("} as const;")
+    tables = {
+        ("request", "clientToServer"): "ClientRequests",
+        ("notification", "clientToServer"): "ClientNotifications",
+        ("request", "serverToClient"): "ServerRequests",
+        ("notification", "serverToClient"): "ServerNotifications",
+    }
+    for (kind, direction), table in tables.items():
+        rows = [
+            (n, m) for n, m in methods.items() if (m["kind"], m["direction"]) == (kind, direction)
+        ]
+        if not rows:
+            continue
+        lines.append("")
+        what = "requests" if kind == "request" else "notifications"
+        sender = "client" if direction == "clientToServer" else "server"
+        shape = "params and result" if kind == "request" else "params"
+        lines += doc_comment(f"The {what} the {sender} sends: method → {shape}.")
+        lines.append(f"export interface {table} {{")
+        for name, method in rows:
+            params = type_name(method["params"]["$ref"])
+            if kind == "notification":
+                lines.append(f"  '{name}': {params};")
+            else:
+                result = type_name(method["result"]["$ref"])
+                lines.append(f"  '{name}': {{ params: {params}; result: {result} }};")
+        lines.append("}")
+    return lines
+
+
+def typescript(schema: dict[str, Any]) -> str:
+    """The extension's ``generated/protocol.ts`` for ``schema``."""
+    parts = [TS_HEADER, "\n".join(_method_tables(schema)), *declarations(schema)]
+    return "\n\n".join(part.rstrip("\n") for part in parts) + "\n"
+
+
+def schema_text(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def outputs() -> dict[Path, str]:
+    schema = protocol_schema()
+    return {SCHEMA_PATH: schema_text(schema), TS_PATH: typescript(schema)}
+
+
+def stale() -> list[Path]:
+    """The generated files that differ from what the models give (missing ones too)."""
+    return [
+        path
+        for path, text in outputs().items()
+        if not path.exists() or path.read_text(encoding="utf-8") != text
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agentls.server.protocol_schema")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a file is out of date")
+    args = parser.parse_args(argv)
+    if args.check:
+        paths = stale()
+        for path in paths:
+            print(f"out of date: {path}", file=sys.stderr)
+        if paths:
+            print("run `python -m agentls.server.protocol_schema`", file=sys.stderr)
+        return 1 if paths else 0
+    for path, text in outputs().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

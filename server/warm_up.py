@@ -1,0 +1,116 @@
+"""What the server does ahead of the first run so that it does not stall the editor:
+import the run's modules (while the config loads), then, after ``initialized``, start the
+model worker, load the tokenizer and freeze the GC's old objects."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import importlib
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from agentls.server.app import AgentLanguageServer
+
+log = logging.getLogger(__name__)
+
+#: Modules a run imports on first use; loaded in the background at start-up.
+RUN_MODULES = (
+    "agentls.agent.llm.worker_client",
+    "agentls.agent.child_process",
+    "agentls.agent.sandbox",
+    "agentls.agent.shell_policy",
+    "agentls.agent.tools.edit",
+    "agentls.agent.tools.exec",
+    "agentls.agent.tools.files",
+    "agentls.agent.tools.interaction",
+    "agentls.agent.tools.outcome",
+    "agentls.agent.tools.schemas",
+    "agentls.agent.session_recorder",
+    "agentls.server.edits",
+    "agentls.server.edit_confirmation",
+    "agentls.server.edit_outcome",
+    "agentls.server.lsp_files",
+)
+
+
+def import_run_modules() -> None:
+    """In a worker thread: what the first run would otherwise import on the event loop
+    (bashlex builds its parser tables on import)."""
+    for name in RUN_MODULES:
+        importlib.import_module(name)
+
+
+async def warm_up(ls: AgentLanguageServer) -> None:
+    """After ``initialized``: the model worker started, the MCP SDK imported when servers
+    are configured, the tokenizer loaded, then the long-lived objects frozen out of the
+    GC's way."""
+    if ls.warm_up is not None:
+        await ls.warm_up()
+        return
+
+    def preload() -> None:
+        import agentls.agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
+
+    async def preload_mcp() -> None:
+        await ls.wait_ready()
+        if ls.config.mcp.servers:  # else no run imports it: ~30 MB saved
+            await in_daemon_thread(preload, name="agentls-preload")
+
+    async def start_worker() -> None:
+        await ls.wait_ready()  # agent.llm.worker_client is imported then, off the loop
+        await ls.model_worker.wait_ready()
+
+    def settle() -> None:
+        from agentls.agent.llm.tokens import count_message_tokens
+
+        # The tokenizer loads on the first count (tiktoken's encoding: ~100 ms, measured
+        # as a 99 ms stall of the loop in the first step of a run when left to it).
+        count_message_tokens(ls.config.llm.model, [{"role": "user", "content": "warm up"}])
+        # The MCP SDK, pydantic and lsprotocol leave many long-lived objects. A full
+        # collection walks them all, every thread stopped, in the middle of a run;
+        # frozen, collections only look at what came after.
+        gc.collect()
+        gc.freeze()
+
+    # Daemon threads, not asyncio.to_thread: an executor thread would hold up the
+    # server's exit until a slow import finished (asyncio.run joins its executor).
+    # litellm is never imported in this process: the model worker process makes the
+    # calls (it starts, and imports litellm on its own, at the same time) and token
+    # counts use tiktoken alone.
+    await asyncio.gather(preload_mcp(), start_worker())
+    await in_daemon_thread(settle, name="agentls-tokenizer")
+    log.info("model worker ready (pid %s)", ls.model_worker.pid)
+
+
+T = TypeVar("T")
+
+
+async def in_daemon_thread(fn: Callable[[], T], *, name: str) -> T:
+    """``fn()`` in a daemon thread, awaited without blocking the loop."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def target() -> None:
+        try:
+            result, error = fn(), None
+        except BaseException as exc:
+            result, error = None, exc
+        if not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=target, name=name, daemon=True).start()
+    return await future
