@@ -21,11 +21,13 @@ from typing import Any
 from agentls.agent.agents import MIXED, AgentRegistry
 from agentls.agent.approval import Approver
 from agentls.agent.cancel import CancelToken
+from agentls.agent.checkpoints import CheckpointingFiles, CheckpointingProbe, CheckpointStore
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
 from agentls.agent.llm.models import Usage
 from agentls.agent.loop import AgentLoop
+from agentls.agent.process import FileSnapshotProbe
 from agentls.agent.runstate import RunStateMachine
 from agentls.agent.sessions import RecordingApprover, SessionRecorder, SessionStore, store_for
 from agentls.agent.state import AgentState
@@ -152,6 +154,11 @@ async def run_agent(
 
     try:
         recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
+        # Every write of the run keeps the file's previous bytes, so the run can be undone.
+        files = CheckpointingFiles(files, CheckpointStore.for_session(store, session_id), run_id)
+        extras["changes_probe"] = CheckpointingProbe(
+            extras.get("changes_probe") or FileSnapshotProbe(files.root), files, index
+        )
         if history is None:
             history = recorder.history()
         await recorder.start(request.prompt)
