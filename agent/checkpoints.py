@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import stat
 import threading
 import time
@@ -477,12 +478,20 @@ class CheckpointingProbe:
         stamps: dict[str, Any] = await FileSnapshotProbe(self.files.root).snapshot()
         return await asyncio.to_thread(self._read_all, stamps), set(stamps)
 
+    def _ignored(self, rel: str) -> bool:
+        """.git and the session files themselves are never part of a checkpoint."""
+        if rel.split("/", 1)[0] == ".git":
+            return True
+        sessions = Path(os.path.realpath(self.files.store.dir.parent))
+        target = Path(os.path.realpath(self.files.root / rel))
+        return sessions in target.parents
+
     def _read_all(self, stamps: dict[str, Any]) -> dict[str, bytes]:
         held: dict[str, bytes] = {}
         budget = SNAPSHOT_BUDGET
         for rel, stamp in stamps.items():
             size = stamp[1]
-            if size > budget:
+            if size > budget or self._ignored(rel):
                 continue
             try:
                 held[rel] = (self.files.root / rel).read_bytes()
@@ -495,7 +504,7 @@ class CheckpointingProbe:
         inner, (held, existing) = snapshot
         changed: list[str] = await self.inner.changed_since(inner)
         for rel in changed:
-            if rel.split("/", 1)[0] == ".git":
+            if self._ignored(rel):
                 continue
             previous = held.get(rel)
             if previous is None and existing is not None and rel in existing:
@@ -521,6 +530,10 @@ def session_stores(sessions: SessionStore) -> list[tuple[str, CheckpointStore]]:
         except OSError:
             return 0.0
 
+    # Pruned with the session: a session file removed takes its checkpoints along.
+    for directory in [d for d in dirs if not d.with_suffix(".jsonl").exists()]:
+        shutil.rmtree(directory, ignore_errors=True)
+        dirs.remove(directory)
     dirs.sort(key=used, reverse=True)
     return [(d.name.removesuffix(".checkpoints"), CheckpointStore(d)) for d in dirs]
 

@@ -126,3 +126,12 @@ def test_unknown_run_is_a_clear_error(ws: Path) -> None:
     done = cli(ws, "restore", "nope", "--yes")
     assert done.returncode == 1
     assert "no checkpoint for run 'nope'" in done.stderr
+
+
+def test_checkpoints_go_with_their_session(ws: Path, scripted: ScriptedModelServer) -> None:
+    run(ws, scripted, "gone", tool_call("write_file", {"path": "n.txt", "content": "n\n"}))
+    sessions = ws / ".agentls" / "sessions"
+    assert (sessions / "gone.checkpoints" / "record.jsonl").is_file()
+    (sessions / "gone.jsonl").unlink()
+    assert json.loads(cli(ws, "checkpoints", "--json").stdout) == []
+    assert not (sessions / "gone.checkpoints").exists()
