@@ -10,6 +10,7 @@ from agentls_e2e import LspFactory, kill, llm_options, plain, start_killable
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
+COMMAND = "echo cmd > by_cmd.txt && echo more >> README.md"
 OPTIONS_DELETE = {"workspace": {"allow_delete": True}}
 
 
@@ -34,7 +35,7 @@ def the_run() -> list[Any]:
         tool_call("edit_file", {"path": "tool.sh", "old_str": "old", "new_str": "new"}),
         tool_call("write_file", {"path": "src/made.py", "content": "x = 1\n"}),
         tool_call("delete_file", {"path": "gone.txt"}),
-        tool_call("execute_command", {"command": "echo cmd > by_cmd.txt"}),
+        tool_call("execute_command", {"command": COMMAND}),
         text("done"),
     ]
 
@@ -66,6 +67,7 @@ async def test_restore_gives_the_workspace_back_and_can_be_undone(
         "src/made.py": "created",
         "gone.txt": "deleted",
         "by_cmd.txt": "created",
+        "README.md": "modified",  # its previous text: what the live index held
     }
 
     edits_before = len(client.edits)
