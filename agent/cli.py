@@ -69,6 +69,17 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
     sessions.add_argument("--json", action="store_true", help="print the list as JSON")
 
+    checkpoints = sub.add_parser("checkpoints", help="list runs and the files each changed")
+    checkpoints.add_argument("--session", help="only this session's runs")
+    restore = sub.add_parser("restore", help="put the workspace back as it was before a run")
+    restore.add_argument("run_id", metavar="RUN_ID")
+    restore.add_argument("--force", action="store_true", help="overwrite files changed since")
+    restore.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    for command in (checkpoints, restore):
+        command.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
+        command.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
+        command.add_argument("--json", action="store_true", help="print the result as JSON")
+
     sub.add_parser("serve", help="run the language server on stdio")
     sub.add_parser("config-schema", help="print the JSON Schema of .agentls.yaml")
     sub.add_parser("config-docs", help="print the configuration table (Markdown)")
@@ -113,6 +124,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"agentls: {exc}", file=sys.stderr)
             return 1
         return list_sessions(config, as_json=args.json)
+    if args.command in ("checkpoints", "restore"):
+        from agentls.agent.checkpoints_cli import checkpoints_command
+
+        try:
+            config = load_config(args.workspace, args.config)
+        except AgentError as exc:
+            print(f"agentls: {exc}", file=sys.stderr)
+            return 1
+        return asyncio.run(checkpoints_command(args, config))
     if args.command == "run":
         try:
             config = load_config(

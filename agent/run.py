@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 from agentls.agent.agents import MIXED, AgentRegistry
 from agentls.agent.approval import Approver
 from agentls.agent.cancel import CancelToken
-from agentls.agent.child_process import ChangesProbe
+from agentls.agent.checkpoints import CheckpointingFiles, CheckpointingProbe, CheckpointStore
+from agentls.agent.child_process import ChangesProbe, FileSnapshotProbe
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
@@ -140,6 +141,8 @@ async def run_agent(
     )
     try:
         recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
+        # Every write of the run keeps the file's previous bytes, so the run can be undone.
+        run.keep_checkpoints(CheckpointStore.for_session(store, session_id))
         run.record_in(recorder, recorder.history() if history is None else history)
         await recorder.start(request.prompt)
         state = await run.to_the_end()
@@ -172,6 +175,16 @@ class _Run:
     last_state: RunState = RunState.IDLE
     #: Mixed mode stopped after an unsuccessful plan (its run has no finish entry).
     ended_after_planning: bool = False
+
+    def keep_checkpoints(self, store: CheckpointStore) -> None:
+        """Before the run changes a file (a tool's write, or a command the probe sees),
+        keep its previous bytes and mode in ``store``."""
+        ctx = self.context
+        files = CheckpointingFiles(ctx.files, store, ctx.run_id)
+        indexer = ctx.config.indexer
+        inner = ctx.changes_probe or FileSnapshotProbe(files.root, indexer)
+        probe = CheckpointingProbe(inner, files, indexer, ctx.index)
+        self.context = dataclasses.replace(ctx, files=files, changes_probe=probe)
 
     def record_in(self, recorder: SessionRecorder, history: list[dict[str, Any]]) -> None:
         """Write through ``recorder``; every human decision too."""

@@ -116,6 +116,10 @@ class AgentLanguageServer(LanguageServer):
                 changes_probe=lambda: self.index_service.changes_probe(),
             )
 
+    def files_for(self, config: AppConfig) -> FileAccess:
+        """The FileAccess a run gets (a restore writes through the same one)."""
+        return (self._files_factory or lsp_files_factory(self))(config)
+
     @property
     def model_worker(self) -> ModelWorker:
         """The process that makes the model calls of every run (spawned on first use)."""
@@ -247,6 +251,7 @@ def build_server(
     from agentls.server.features import (
         agents,
         cancel,
+        checkpoints,
         configuration,
         lifecycle,
         ping,
@@ -256,6 +261,16 @@ def build_server(
     )
 
     ls = AgentLanguageServer(llm_factory=llm_factory, files_factory=files_factory, warm_up=warm_up)
-    for feature in (lifecycle, configuration, run, cancel, agents, sessions, ping, review):
+    for feature in (
+        lifecycle,
+        configuration,
+        run,
+        cancel,
+        agents,
+        sessions,
+        ping,
+        review,
+        checkpoints,
+    ):
         feature.register(ls)
     return ls

@@ -205,6 +205,67 @@ class AskUserResult(WireModel):
     answer: str | None = Field(None, description="Null: the user declined to answer.")
 
 
+# -- checkpoints ------------------------------------------------------------------------
+
+
+class CheckpointsParams(WireModel):
+    """``agent/checkpoints`` params."""
+
+    session_id: str | None = Field(
+        None, min_length=1, max_length=128, description="Only this session's runs."
+    )
+
+
+class CheckpointFile(WireModel):
+    path: str
+    change: Literal["created", "modified", "deleted"]
+
+
+class CheckpointRun(WireModel):
+    """A run (or a restore) and the files it changed."""
+
+    run_id: str
+    session_id: str
+    kind: Literal["run", "restore"]
+    at: float = Field(description="Seconds since the epoch of its first change.")
+    restores: str | None = Field(None, description="For a restore: the run it went back before.")
+    files: list[CheckpointFile]
+
+
+class CheckpointsResult(WireModel):
+    """``agent/checkpoints`` result: runs with checkpoints, newest first."""
+
+    runs: list[CheckpointRun]
+
+
+class RestoreParams(WireModel):
+    """``agent/restore`` params."""
+
+    run_id: str = Field(min_length=1, max_length=128)
+    force: bool = Field(False, description="Overwrite files changed since the runs too.")
+
+
+class Unrestorable(WireModel):
+    path: str
+    reason: str
+
+
+class RestoreResult(WireModel):
+    """``agent/restore`` result."""
+
+    omit_none = False
+
+    run_id: str
+    restore_run_id: str | None = Field(
+        None, description="The restore's own run id (restoring it undoes the restore)."
+    )
+    status: Literal["applied", "rejected", "nothing", "failed", "stale", "partial"]
+    message: str = ""
+    restored: list[str]
+    conflicts: list[str] = Field(description="Files changed since the runs, left as they are.")
+    unrestorable: list[Unrestorable]
+
+
 # -- the method table ------------------------------------------------------------------
 
 
@@ -227,6 +288,15 @@ METHODS: tuple[Method, ...] = (
     Method("agent/ping", "ping", "request", "clientToServer", NoParams, PingResult),
     Method("agent/sessions", "sessions", "request", "clientToServer", NoParams, SessionsResult),
     Method("agent/session", "session", "request", "clientToServer", SessionParams, SessionResult),
+    Method(
+        "agent/checkpoints",
+        "checkpoints",
+        "request",
+        "clientToServer",
+        CheckpointsParams,
+        CheckpointsResult,
+    ),
+    Method("agent/restore", "restore", "request", "clientToServer", RestoreParams, RestoreResult),
     Method("agent/status", "status", "notification", "serverToClient", StatusParams),
     Method("agent/stream", "stream", "notification", "serverToClient", StreamParams),
     Method("agent/step", "step", "notification", "serverToClient", StepParams),

@@ -3,6 +3,7 @@
  * server.
  */
 import * as vscode from 'vscode';
+import { undoRun } from './checkpoints';
 import { logError } from './logging';
 import { Methods, type AgentsResult } from './protocol';
 import { buildPrompt, describeLines, type SelectionContext } from './prompt';
@@ -120,6 +121,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return cancelled;
     }),
     vscode.commands.registerCommand('agentls.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('agentls.undoRun', async (runId?: unknown) => {
+      const client = await server.ready();
+      return client ? undoRun(client, ui, typeof runId === 'string' ? runId : undefined) : undefined;
+    }),
     vscode.commands.registerCommand('agentls.setApiKey', async () => {
       const envName = settings().apiKeyEnv;
       const value = await ui.showInputBox({

@@ -10,6 +10,8 @@ export const Methods = {
   ping: 'agent/ping',
   sessions: 'agent/sessions',
   session: 'agent/session',
+  checkpoints: 'agent/checkpoints',
+  restore: 'agent/restore',
   status: 'agent/status',
   stream: 'agent/stream',
   step: 'agent/step',
@@ -25,6 +27,8 @@ export interface ClientRequests {
   'agent/ping': { params: NoParams; result: PingResult };
   'agent/sessions': { params: NoParams; result: SessionsResult };
   'agent/session': { params: SessionParams; result: SessionResult };
+  'agent/checkpoints': { params: CheckpointsParams; result: CheckpointsResult };
+  'agent/restore': { params: RestoreParams; result: RestoreResult };
 }
 
 /** The requests the server sends: method → params and result. */
@@ -97,6 +101,34 @@ export interface CancelResult {
   cancelled: boolean;
 }
 
+export interface CheckpointFile {
+  path: string;
+  change: 'created' | 'modified' | 'deleted';
+}
+
+/** A run (or a restore) and the files it changed. */
+export interface CheckpointRun {
+  runId: string;
+  sessionId: string;
+  kind: 'run' | 'restore';
+  /** Seconds since the epoch of its first change. */
+  at: number;
+  /** For a restore: the run it went back before. */
+  restores?: string;
+  files: CheckpointFile[];
+}
+
+/** `agent/checkpoints` params. */
+export interface CheckpointsParams {
+  /** Only this session's runs. */
+  sessionId?: string | null;
+}
+
+/** `agent/checkpoints` result: runs with checkpoints, newest first. */
+export interface CheckpointsResult {
+  runs: CheckpointRun[];
+}
+
 export type ConfirmMode = 'yolo' | 'confirm-all' | 'confirm-sensitive';
 /** Every `ConfirmMode`, in order. */
 export const ConfirmModeValues: readonly ConfirmMode[] = ['yolo', 'confirm-all', 'confirm-sensitive'];
@@ -154,6 +186,26 @@ export interface PlanStep {
 export type PlanStepStatus = 'pending' | 'in_progress' | 'done';
 /** Every `PlanStepStatus`, in order. */
 export const PlanStepStatusValues: readonly PlanStepStatus[] = ['pending', 'in_progress', 'done'];
+
+/** `agent/restore` params. */
+export interface RestoreParams {
+  runId: string;
+  /** Overwrite files changed since the runs too. */
+  force?: boolean;
+}
+
+/** `agent/restore` result. */
+export interface RestoreResult {
+  runId: string;
+  /** The restore's own run id (restoring it undoes the restore). */
+  restoreRunId?: string | null;
+  status: 'applied' | 'rejected' | 'nothing' | 'failed' | 'stale' | 'partial';
+  message: string;
+  restored: string[];
+  /** Files changed since the runs, left as they are. */
+  conflicts: string[];
+  unrestorable: Unrestorable[];
+}
 
 export interface RunFinish {
   run_id: string;
@@ -341,6 +393,11 @@ export interface ToolUse {
   /** The arguments, long strings shortened. */
   args: Record<string, unknown>;
   success: boolean;
+}
+
+export interface Unrestorable {
+  path: string;
+  reason: string;
 }
 
 /**

@@ -1,0 +1,60 @@
+"""``agentls checkpoints`` and ``agentls restore RUN_ID``: undo a run from the terminal.
+
+The CLI writes to disk directly; the diff of a restore is shown and confirmed on the
+terminal like any other edit (``--yes`` skips the question).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from agentls.agent.checkpoints import list_checkpoints, restore, store_of_run
+from agentls.agent.config import AppConfig
+from agentls.agent.errors import AgentError
+from agentls.agent.sessions import store_for
+
+
+async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> int:
+    from agentls.agent.terminal import TerminalAsker
+    from agentls.agent.workspace import DiskFileAccess
+
+    sessions = store_for(config.workspace.root, config.sessions.dir)
+    try:
+        if args.command == "checkpoints":
+            runs = list_checkpoints(sessions, args.session)
+            if args.json:
+                print(json.dumps(runs, indent=2))
+            elif not runs:
+                print("No checkpoints yet.")
+            for run in [] if args.json else runs:
+                when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run["at"]))
+                label = f"restore of {run['restores']}" if run["kind"] == "restore" else "run"
+                print(f"{run['runId']}  {when}  session {run['sessionId']}  {label}")
+                for item in run["files"]:
+                    print(f"    {item['change']:<8} {item['path']}")
+            return 0
+        asker = TerminalAsker()
+        files = DiskFileAccess(
+            config.workspace.root,
+            max_file_size=config.indexer.max_file_size,
+            confirmer=asker.confirm_edit if asker.interactive else None,
+        )
+        store = store_of_run(sessions, args.run_id)
+        result = await restore(store, args.run_id, files, force=args.force, confirm=not args.yes)
+    except AgentError as exc:
+        print(f"agentls: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(result.model_dump(mode="json"), indent=2))
+    else:
+        print(f"restore of {result.run_id}: {result.status} {result.message}".rstrip())
+        for path in result.restored:
+            print(f"  restored   {path}")
+        for path in result.conflicts:
+            print(f"  conflict   {path} (changed since the run; kept; --force overwrites)")
+        for item in result.unrestorable:
+            print(f"  not restored {item['path']}: {item['reason']}")
+    return 0 if result.status in ("applied", "nothing") and not result.conflicts else 1

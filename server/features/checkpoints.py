@@ -1,0 +1,43 @@
+"""``agent/checkpoints`` and ``agent/restore``: undo a whole run from the editor.
+
+- ``agent/checkpoints {sessionId?}`` → ``{runs: [{runId, sessionId, kind, at, restores,
+  files: [{path, change}]}]}``, newest first.
+- ``agent/restore {runId, force?}`` → ``{runId, restoreRunId, status, message, restored,
+  conflicts, unrestorable}``: one WorkspaceEdit, confirmed like any agent edit, that puts
+  the workspace back before the run (later runs of its session are undone too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentls.server.app import AgentLanguageServer
+
+LIST_METHOD = "agent/checkpoints"
+RESTORE_METHOD = "agent/restore"
+
+
+def register(ls: AgentLanguageServer) -> None:
+    from agentls.server.app import guarded
+
+    @ls.feature(LIST_METHOD)
+    @guarded(LIST_METHOD)
+    async def agent_checkpoints(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        from agentls.server.checkpoints_view import list_runs
+        from agentls.server.protocol import CheckpointsParams, parse_params
+
+        parsed = parse_params(CheckpointsParams, params)
+        await ls.wait_ready()
+        return await asyncio.to_thread(list_runs, ls, parsed.session_id)
+
+    @ls.feature(RESTORE_METHOD)
+    @guarded(RESTORE_METHOD)
+    async def agent_restore(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+        from agentls.server.checkpoints_view import restore_run
+        from agentls.server.protocol import RestoreParams, parse_params
+
+        parsed = parse_params(RestoreParams, params)
+        await ls.wait_ready()
+        return await restore_run(ls, parsed.run_id, force=parsed.force)

@@ -1,0 +1,143 @@
+"""Undo a whole run over LSP: agent/checkpoints, then agent/restore (one confirmed edit)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from agentls_e2e import LspFactory, kill, llm_options, plain, start_killable
+
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+
+COMMAND = "echo cmd > by_cmd.txt && echo more >> README.md"
+OPTIONS_DELETE = {"workspace": {"allow_delete": True}}
+
+
+def snapshot(ws: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        p.relative_to(ws).as_posix(): (p.read_bytes(), p.stat().st_mode & 0o7777)
+        for p in sorted(ws.rglob("*"))
+        if p.is_file() and p.relative_to(ws).parts[0] not in (".agentls", ".git")
+    }
+
+
+async def wait_watching(client: Any) -> None:
+    for _ in range(300):
+        if plain(await client.request("agent/ping", {}))["watching"]:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("the index watcher never started")
+
+
+def the_run() -> list[Any]:
+    return [
+        tool_call("edit_file", {"path": "tool.sh", "old_str": "old", "new_str": "new"}),
+        tool_call("write_file", {"path": "src/made.py", "content": "x = 1\n"}),
+        tool_call("delete_file", {"path": "gone.txt"}),
+        tool_call("execute_command", {"command": COMMAND}),
+        text("done"),
+    ]
+
+
+def prepare(workspace: Path) -> None:
+    (workspace / "tool.sh").write_text("#!/bin/sh\necho old\n")
+    (workspace / "tool.sh").chmod(0o755)
+    (workspace / "gone.txt").write_text("keep me\n")
+    (workspace / "gone.txt").chmod(0o640)
+
+
+async def test_restore_gives_the_workspace_back_and_can_be_undone(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    prepare(workspace)
+    before = snapshot(workspace)
+    scripted.add("alice", *the_run())
+    client = await lsp(init_options={**llm_options(scripted), **OPTIONS_DELETE})
+    await wait_watching(client)
+    result = plain(await client.run(prompt="go", runId="r1", sessionId="s1", confirmMode="yolo"))
+    assert result["status"] == "success", result
+    after_run = snapshot(workspace)
+    assert after_run != before
+
+    listed = plain(await client.request("agent/checkpoints", {"sessionId": "s1"}))["runs"]
+    assert [r["runId"] for r in listed] == ["r1"]
+    assert {f["path"]: f["change"] for f in listed[0]["files"]} == {
+        "tool.sh": "modified",
+        "src/made.py": "created",
+        "gone.txt": "deleted",
+        "by_cmd.txt": "created",
+        "README.md": "modified",  # its previous text: what the live index held
+    }
+
+    edits_before = len(client.edits)
+    restored = plain(await client.request("agent/restore", {"runId": "r1"}))
+    assert restored["status"] == "applied", restored
+    assert restored["conflicts"] == [] and restored["unrestorable"] == []
+    assert snapshot(workspace) == before
+    # One workspace edit, every part of it confirmed by the user like any agent edit.
+    assert len(client.edits) == edits_before + 1
+    annotations = client.edits[-1].edit.change_annotations or {}
+    assert annotations and all(a.needs_confirmation for a in annotations.values())
+
+    again = plain(await client.request("agent/restore", {"runId": restored["restoreRunId"]}))
+    assert again["status"] == "applied", again
+    assert snapshot(workspace) == after_run
+
+
+async def test_the_user_s_later_edit_is_a_conflict_and_kept(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    scripted.add(
+        "alice",
+        tool_call("write_file", {"path": "README.md", "content": "# agent\n"}),
+        text("one"),
+        tool_call("write_file", {"path": "notes.md", "content": "later\n"}),
+        text("two"),
+    )
+    client = await lsp()
+    await client.run(prompt="one", runId="a", sessionId="s", confirmMode="yolo")
+    await client.run(prompt="two", runId="b", sessionId="s", confirmMode="yolo")
+    (workspace / "README.md").write_text("the user's text\n")
+    restored = plain(await client.request("agent/restore", {"runId": "a"}))
+    assert restored["conflicts"] == ["README.md"]
+    assert restored["restored"] == ["notes.md"]
+    assert (workspace / "README.md").read_text() == "the user's text\n"
+    assert not (workspace / "notes.md").exists()
+
+
+async def test_restore_after_sigkill_of_the_server(
+    scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    prepare(workspace)
+    before = snapshot(workspace)
+    scripted.add(
+        "k",
+        tool_call("edit_file", {"path": "tool.sh", "old_str": "old", "new_str": "new"}),
+        tool_call("write_file", {"path": "made.txt", "content": "m\n"}),
+        text("done"),
+    )
+    client = await start_killable(workspace, scripted, "k")
+    result = plain(await client.run(prompt="go", runId="r9", sessionId="s9", confirmMode="yolo"))
+    assert result["status"] == "success", result
+    await kill(client)
+
+    client = await start_killable(workspace, scripted, "k")
+    client.approvals = ["Apply"]  # Neovim-like: the restore is confirmed in a question
+    try:
+        restored = plain(await client.request("agent/restore", {"runId": "r9"}))
+        assert restored["status"] == "applied", restored
+        assert snapshot(workspace) == before
+        assert len(client.approval_requests) == 1
+    finally:
+        await kill(client)
+
+
+async def test_unknown_run_is_invalid_params(lsp: LspFactory) -> None:
+    client = await lsp()
+    try:
+        await client.request("agent/restore", {"runId": "nope"})
+    except Exception as exc:
+        assert "no checkpoint for run 'nope'" in str(exc)
+    else:
+        raise AssertionError("an unknown run was accepted")
