@@ -181,7 +181,7 @@ class AgentLoop:
                     if self.context_manager is not None:
                         before = len(state.messages)
                         state.messages = await self.context_manager.maybe_compress(
-                            state.messages, self.llm
+                            state.messages, self.llm, tools_schema or None
                         )
                         # Counting tokens is CPU work (litellm's tokenizer): keep it off the
                         # event loop so the editor stays responsive.

@@ -346,8 +346,31 @@ async def test_level2_summarises_through_the_real_adapter(
     assert tool_exchange_count(out) == 4
     assert_pairing(out)
 
+    # The summary is asked for at the end of the conversation as it stands, so the
+    # request extends the previous one and the provider's prompt cache serves it.
     request = server.requests_for(llm.config.model)[-1].body
     assert "tools" not in request
+    *prefix, ask = request["messages"]
+    assert len(prefix) == len(messages)
+    assert prefix[:2] == messages[:2] and prefix[-1] == messages[-1]
+    assert ask["role"] == "user"
+    assert "files" in ask["content"] and "remains" in ask["content"]
+    assert "plan" in ask["content"]
+
+
+async def test_level2_over_the_limit_sends_a_bounded_transcript(
+    server: ScriptedModelServer, llm: LiteLLMAdapter
+) -> None:
+    messages = history(9, calls=2, size=400)
+    server.add(llm.config.model, text("short summary"))
+    manager = ContextManager(
+        config(summarize_after_steps=8, keep_recent_steps=4, max_context_tokens=500)
+    )
+
+    out = await manager.maybe_compress(messages, llm)
+
+    assert out[2]["content"] == f"{SUMMARY_PREFIX}\nshort summary"
+    request = server.requests_for(llm.config.model)[-1].body
     instructions, transcript = request["messages"]
     assert "files" in instructions["content"] and "remains" in instructions["content"]
     assert "refactor main.py" in transcript["content"]
@@ -382,8 +405,8 @@ async def test_level2_keeps_later_user_messages_and_resummarises(
     assert twice[3] == {"role": "user", "content": "Also update the README"}
     assert tool_exchange_count(twice) == 2
     # The earlier summary is part of what the second one condenses.
-    transcript = server.requests_for(llm.config.model)[-1].body["messages"][1]["content"]
-    assert "first summary" in transcript
+    request = server.requests_for(llm.config.model)[-1].body["messages"]
+    assert "first summary" in json.dumps(request)
 
 
 async def test_level2_model_error_returns_originals(
