@@ -219,7 +219,7 @@ class ContextConfig(_Strict):
         "steps are summarised in one block (0 disables).",
     )
     compact_to: float = Field(
-        0.5,
+        0.4,
         ge=0.0,
         le=1.0,
         description="Low-water mark, as a share of `max_context_tokens`: a compaction keeps "

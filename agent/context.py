@@ -73,10 +73,13 @@ Do not invent anything that is not in the transcript. Reply with the summary onl
 
 # Asked at the end of the conversation itself, so the request extends the previous
 # one and the provider's prompt cache serves everything before it.
-SUMMARY_REQUEST = """Pause the task: the conversation above is about to be shortened. Write a summary of about 200 words, in plain prose or short bullets, covering:
+SUMMARY_REQUEST = """\
+Pause the task: the conversation above is about to be shortened. Write a summary of \
+about 200 words, in plain prose or short bullets, covering:
 - what has been done so far, step by step in brief;
 - your current plan;
-- the files read, created or modified (exact paths) and their latest state as far as it matters for the rest of the task;
+- the files read, created or modified (exact paths) and their latest state as far as it \
+matters for the rest of the task;
 - decisions taken and facts learned that later steps rely on (names, errors, results);
 - what remains to be done to finish the task.
 Do not call any tool. Do not invent anything. Reply with the summary only."""

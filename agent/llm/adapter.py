@@ -22,6 +22,7 @@ from agentls.agent.llm.failures import (
 from agentls.agent.llm.models import LLMResponse, StreamChunk
 from agentls.agent.llm.retry import RetryPolicy
 from agentls.agent.llm.stream import StreamAssembler, response_from_completion
+from agentls.agent.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 
@@ -202,15 +203,9 @@ class LiteLLMAdapter:
             raise to_llm_error(failure, ctx, litellm, retry + 1) from None
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        """litellm's count for the model when litellm is loaded and knows it, else chars/4."""
-        litellm = _litellm.loaded()
-        if litellm is not None:
-            model = self.model_name.removeprefix(PROXY_PREFIX)
-            try:
-                return int(litellm.token_counter(model=model, messages=messages))
-            except Exception:  # an unknown model or message shape: estimate instead
-                log.debug("token_counter failed for %s; estimating", model, exc_info=True)
-        return chars_per_token_estimate(messages)
+        """tiktoken's count for the model's family; never imports litellm, so the
+        server process can count without loading it."""
+        return count_tokens(messages, self.model_name.removeprefix(PROXY_PREFIX))
 
 
 async def _close_quietly(stream: Any) -> None:
