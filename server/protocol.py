@@ -98,8 +98,11 @@ class PingResult(WireModel):
 
     pong: Literal[True] = True
     runs: int = Field(description="Runs in flight.")
-    llm_ready: bool = Field(description="The model worker is up and litellm is loaded.")
+    llm_ready: bool = Field(description="The model worker is up and the tokenizer is loaded.")
     watching: bool = Field(description="The index is built and its file watcher runs.")
+    litellm_loaded: bool = Field(
+        False, description="litellm is imported in the server process (it never should be)."
+    )
 
 
 class SessionsResult(WireModel):

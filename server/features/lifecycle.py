@@ -4,7 +4,7 @@
 configuration (``.agentls.yaml`` + ``initializationOptions``, with pydantic and the run
 machinery imported in a worker thread) and every feature that needs it awaits
 ``ls.wait_ready()``. Everything slow starts after ``initialized`` as background tasks:
-starting the model worker process, importing litellm (in a daemon thread, for token
+starting the model worker process, loading the tokenizer (in a daemon thread, for token
 counts) and building the repository index. A config error is shown with
 ``window/showMessage`` once the client is ready; the server goes on with the last valid
 config (or the defaults).
@@ -134,10 +134,8 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
     if ls.warm_up is not None:
         await ls.warm_up()
         return
-    from agentls.agent.llm._litellm import import_litellm_sync
 
     def preload() -> None:
-        import_litellm_sync()
         import agentls.agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
 
     async def start_worker() -> None:
@@ -145,25 +143,22 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
         await ls.model_worker.wait_ready()
 
     def settle() -> None:
-        from agentls.agent.llm.adapter import LiteLLMAdapter
+        from agentls.agent.tokens import warm_up
 
-        # litellm loads the model's tokenizer on its first count (tiktoken's: ~100 ms,
-        # measured as a 99 ms stall of the loop in the first step of a run).
-        LiteLLMAdapter(ls.config.llm).count_tokens([{"role": "user", "content": "warm up"}])
-        # litellm, openai and the MCP SDK leave ~350k long-lived objects. A full
-        # collection walks them all (~220 ms measured, every thread stopped, in the
-        # middle of a run); frozen, collections only look at what came after.
+        # The context manager counts tokens with tiktoken alone: litellm is imported
+        # only by the model worker process, never here. Loading the encoding takes
+        # ~100 ms, which the first step of a run would otherwise stall on.
+        warm_up(ls.config.llm.model)
+        # The MCP SDK, pydantic and lsprotocol leave many long-lived objects; frozen,
+        # full collections only look at what came after.
         gc.collect()
         gc.freeze()
 
     # Daemon threads, not asyncio.to_thread: an executor thread would hold up the
-    # server's exit until the ~3 s import finished (asyncio.run joins its executor).
-    # litellm is loaded in this process only for token counts, which the context
-    # manager needs synchronously; the calls themselves are made by the model worker
-    # process, which starts (and imports litellm on its own) at the same time.
-    await asyncio.gather(in_daemon_thread(preload, name="agentls-litellm-import"), start_worker())
+    # server's exit until the import finished (asyncio.run joins its executor).
+    await asyncio.gather(in_daemon_thread(preload, name="agentls-preload"), start_worker())
     await in_daemon_thread(settle, name="agentls-tokenizer")
-    log.info("litellm ready; model worker pid %s", ls.model_worker.pid)
+    log.info("model worker ready (pid %s); tokenizer loaded", ls.model_worker.pid)
 
 
 T = TypeVar("T")

@@ -1,6 +1,6 @@
 """``agent/ping`` → ``{pong: true, runs, llmReady, watching}``: a trivial request, for
 health checks and for measuring the server's responsiveness (bench/server_responsiveness.py).
-``llmReady`` turns true once the model worker is ready and litellm is loaded for token
+``llmReady`` turns true once the model worker is ready and the tokenizer is loaded for token
 counts (after ``initialized``);
 ``watching`` once the index is built and its watcher keeps it live.
 
@@ -9,6 +9,7 @@ plain dict: ping must answer before pydantic and the models are loaded."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,4 +28,11 @@ def register(ls: AgentLanguageServer) -> None:
         ready = task is not None and task.done() and not task.cancelled() and not task.exception()
         watcher = ls.index_service.watcher
         watching = watcher is not None and watcher.running
-        return {"pong": True, "runs": ls.active_runs, "llmReady": ready, "watching": watching}
+        return {
+            "pong": True,
+            "runs": ls.active_runs,
+            "llmReady": ready,
+            "watching": watching,
+            # The server counts tokens without litellm; this says it stayed that way.
+            "litellmLoaded": "litellm" in sys.modules,
+        }

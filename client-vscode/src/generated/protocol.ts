@@ -120,10 +120,12 @@ export interface PingResult {
   pong: true;
   /** Runs in flight. */
   runs: number;
-  /** The model worker is up and litellm is loaded. */
+  /** The model worker is up and the tokenizer is loaded. */
   llmReady: boolean;
   /** The index is built and its file watcher runs. */
   watching: boolean;
+  /** litellm is imported in the server process (it never should be). */
+  litellmLoaded: boolean;
 }
 
 export interface PlanEntry {
