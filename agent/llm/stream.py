@@ -74,14 +74,14 @@ def normalize_usage(usage: Any) -> dict[str, Any] | None:
     # Prompt-cache hits: OpenAI nests them, Anthropic (through litellm) reports them flat.
     details = as_mapping(data.get("prompt_tokens_details")) or {}
     cached = int(details.get("cached_tokens") or data.get("cache_read_input_tokens") or 0)
-    usage: dict[str, Any] = {
+    counts: dict[str, Any] = {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": total,
     }
     if cached:
-        usage["cached_tokens"] = cached
-    return usage
+        counts["cached_tokens"] = cached
+    return counts
 
 
 @dataclass
