@@ -135,9 +135,6 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
         await ls.warm_up()
         return
 
-    def preload() -> None:
-        import agentls.agent.mcp  # noqa: F401 - the MCP SDK (~1 s): the first run would pay it
-
     async def start_worker() -> None:
         await ls.wait_ready()  # agent.llm.process is imported then, off the loop
         await ls.model_worker.wait_ready()
@@ -145,6 +142,10 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
     def settle() -> None:
         from agentls.agent.tokens import warm_up
 
+        # The MCP SDK (~1 s, ~40 MB): the first run would pay the time, but only a
+        # configured MCP server is worth the memory.
+        if ls.config.mcp.servers:
+            import agentls.agent.mcp  # noqa: F401
         # The context manager counts tokens with tiktoken alone: litellm is imported
         # only by the model worker process, never here. Loading the encoding takes
         # ~100 ms, which the first step of a run would otherwise stall on.
@@ -154,9 +155,9 @@ async def _warm_up(ls: AgentLanguageServer) -> None:
         gc.collect()
         gc.freeze()
 
-    # Daemon threads, not asyncio.to_thread: an executor thread would hold up the
+    await start_worker()
+    # A daemon thread, not asyncio.to_thread: an executor thread would hold up the
     # server's exit until the import finished (asyncio.run joins its executor).
-    await asyncio.gather(in_daemon_thread(preload, name="agentls-preload"), start_worker())
     await in_daemon_thread(settle, name="agentls-tokenizer")
     log.info("model worker ready (pid %s); tokenizer loaded", ls.model_worker.pid)
 
