@@ -201,6 +201,12 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     else:
         sys.stderr.write("\n")
         print(outcome.state.final_output or "")
+        usage = outcome.state.usage
+        if usage.total_tokens and not args.quiet:
+            sys.stderr.write(
+                f"tokens: {usage.prompt_tokens} prompt ({usage.cached_tokens} cached), "
+                f"{usage.completion_tokens} completion\n"
+            )
     if interrupted():
         return EXIT_INTERRUPTED
     return EXIT_CODES.get(outcome.state.status, 1)

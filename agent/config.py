@@ -311,13 +311,30 @@ class ContextConfig(_Strict):
         2000, ge=0, description="Level 1: truncate longer tool results (0 disables)."
     )
     summarize_after_steps: int = Field(
-        8, ge=0, description="Level 2: summarise old steps after this many (0 disables)."
+        0,
+        ge=0,
+        description="Level 2: also summarise old steps after this many (0: only the "
+        "token high-water mark triggers it).",
     )
     keep_recent_steps: int = Field(
-        4, ge=0, description="Level 2: recent steps kept whole when summarising."
+        4, ge=0, description="Level 2: recent steps kept whole when summarising by step count."
     )
     max_context_tokens: int = Field(
         80000, ge=0, description="Level 3: hard limit, oldest steps dropped (0 disables)."
+    )
+    compact_at: float = Field(
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description="High-water mark, as a share of `max_context_tokens`: above it the older "
+        "steps are summarised in one block (0 disables).",
+    )
+    compact_to: float = Field(
+        0.4,
+        ge=0.0,
+        le=1.0,
+        description="Low-water mark, as a share of `max_context_tokens`: a compaction keeps "
+        "the recent steps that fit under it, and level 3 drops down to it.",
     )
     parallel_tools: bool = Field(True, description="Run independent tool calls in parallel.")
 

@@ -9,9 +9,15 @@ by one ``tool`` message per call, and plain assistant/user turns.
 1. ``truncate_tool_result`` bounds every tool result before it enters the history
    (head and tail lines, or head and tail characters for a single huge line).
 2. ``maybe_compress`` replaces the older steps with a summary written by the model,
-   once there are more than ``summarize_after_steps`` tool exchanges.
+   in one block, once the context passes the high-water mark (``compact_at`` of
+   ``max_context_tokens``) or, when configured, ``summarize_after_steps`` exchanges.
 3. ``enforce_window`` drops the oldest steps when the estimate still exceeds
-   ``max_context_tokens``, leaving a marker that says so.
+   ``max_context_tokens``, down to the low-water mark, leaving a marker that says so.
+
+Provider prompt caches reuse the longest prefix a request shares with the previous
+one, so between compactions the history only ever grows at its end: nothing is
+rewritten in place, and a compaction makes room for many steps at once (down to the
+low-water mark ``compact_to``) instead of trimming a little on every step.
 
 Levels 2 and 3 only ever cut between *units*: an assistant message with
 ``tool_calls`` travels with all of its ``tool`` results (providers reject a call
@@ -55,6 +61,8 @@ _CHAR_MARKER_RESERVE = 50
 # The transcript handed to the summariser is itself bounded: each message is cut to
 # this many characters, since what matters is what was done, not every byte read.
 _TRANSCRIPT_ENTRY_CHARS = 1200
+# Room kept for the summary itself when choosing what stays after a compaction.
+_SUMMARY_RESERVE_TOKENS = 600
 
 SUMMARY_SYSTEM_PROMPT = """\
 You compress the history of a coding agent so it can keep working without losing the \
@@ -64,6 +72,19 @@ thread. Write a summary of about 200 words, in plain prose or short bullets, cov
 - decisions taken and facts learned that later steps rely on (names, errors, results);
 - what remains to be done to finish the task.
 Do not invent anything that is not in the transcript. Reply with the summary only."""
+
+# Asked at the end of the conversation itself, so the request extends the previous
+# one and the provider's prompt cache serves everything before it.
+SUMMARY_REQUEST = """\
+Pause the task: the conversation above is about to be shortened. Write a summary of \
+about 200 words, in plain prose or short bullets, covering:
+- what has been done so far, step by step in brief;
+- your current plan;
+- the files read, created or modified (exact paths) and their latest state as far as it \
+matters for the rest of the task;
+- decisions taken and facts learned that later steps rely on (names, errors, results);
+- what remains to be done to finish the task.
+Do not call any tool. Do not invent anything. Reply with the summary only."""
 
 
 def truncate_text(content: str, max_tokens: int) -> str:
@@ -366,52 +387,79 @@ class ContextManager:
 
     # ----------------------------------------------------------------- level 2
 
-    async def maybe_compress(self, messages: list[Message], llm: LLM) -> list[Message]:
-        """Level 2: summarise the older steps with one model call.
+    async def maybe_compress(
+        self,
+        messages: list[Message],
+        llm: LLM,
+        tools: list[Message] | None = None,
+    ) -> list[Message]:
+        """Level 2: summarise the older steps with one model call, in one block.
 
-        Returns ``[system, task, summary, *later user messages, *recent]`` where
-        ``recent`` starts at the ``keep_recent_steps``-th last tool exchange, so a
-        cut never separates a call from its results. User messages written after the
-        task are kept verbatim (after the summary, in their order) rather than
-        paraphrased: they are the human's instructions, usually short, and a summary
-        must not be able to lose them. A previous summary is part of what gets
-        summarised, so the thread survives repeated compressions. If the model call
-        fails or returns nothing, the messages are returned unchanged.
+        It runs when the estimate passes the high-water mark (``compact_at`` of
+        ``max_context_tokens``); the recent exchanges that fit under the low-water mark
+        (``compact_to``) are kept whole, at least the latest one. With
+        ``summarize_after_steps`` set it also runs after that many exchanges and keeps
+        ``keep_recent_steps`` of them.
+
+        Returns ``[system, task, summary, *later user messages, *recent]``, so a cut
+        never separates a call from its results. User messages written after the task
+        are kept verbatim (after the summary, in their order) rather than paraphrased:
+        they are the human's instructions, usually short, and a summary must not be
+        able to lose them. A previous summary is part of what gets summarised, so the
+        thread survives repeated compressions. The summary is asked for at the end of
+        the conversation itself, with the run's ``tools``, so that request is served
+        from the prompt cache; only when the history is already over the limit is a
+        bounded transcript sent instead. If the model call fails or returns nothing,
+        the messages are returned unchanged.
         """
-        threshold = self.config.summarize_after_steps
-        if threshold <= 0:
-            return messages
-        if count_tool_exchanges(messages) <= threshold:
+        by_steps = (
+            self.config.summarize_after_steps > 0
+            and count_tool_exchanges(messages) > self.config.summarize_after_steps
+        )
+        high = self._mark(self.config.compact_at)
+        size = self._count(messages) if high else 0
+        by_tokens = bool(high) and size > high
+        if not (by_steps or by_tokens):
             return messages
 
         head_len = _head_length(messages)
         head, units = list(messages[:head_len]), _split_units(messages[head_len:])
         exchange_positions = [i for i, unit in enumerate(units) if unit.kind == "exchange"]
-        # At least the latest exchange stays whole even with keep_recent_steps=0: the
-        # history must end with the tool results the model is about to answer, not
-        # with an assistant message some providers would read as a prefill.
-        keep = max(self.config.keep_recent_steps, 1)
-        if keep >= len(exchange_positions):
+        if not exchange_positions:
             return messages
-        cut = exchange_positions[-keep]
+        if by_steps:
+            # At least the latest exchange stays whole even with keep_recent_steps=0:
+            # the history must end with the tool results the model is about to
+            # answer, not with an assistant message some providers would read as a
+            # prefill.
+            keep = max(self.config.keep_recent_steps, 1)
+            if keep >= len(exchange_positions):
+                return messages
+            cut = exchange_positions[-keep]
+        else:
+            cut = self._low_water_cut(head, units, exchange_positions)
         old, recent = units[:cut], units[cut:]
         if not any(unit.is_step for unit in old):
             return messages
 
+        limit = self.config.max_context_tokens
+        request: list[Message]
+        if limit <= 0 or (size or self._count(messages)) <= limit:
+            request = [*messages, {"role": "user", "content": SUMMARY_REQUEST}]
+        else:
+            tools = None
+            request = [
+                {"role": "system", "content": SUMMARY_SYSTEM_PROMPT},
+                {
+                    "role": "user",
+                    "content": "The task:\n"
+                    + _text(head[-1] if head else {})
+                    + "\n\nThe steps to summarise:\n"
+                    + _transcript(_flatten(old)),
+                },
+            ]
         try:
-            response = await llm.completion(
-                [
-                    {"role": "system", "content": SUMMARY_SYSTEM_PROMPT},
-                    {
-                        "role": "user",
-                        "content": "The task:\n"
-                        + _text(head[-1] if head else {})
-                        + "\n\nThe steps to summarise:\n"
-                        + _transcript(_flatten(old)),
-                    },
-                ],
-                tools=None,
-            )
+            response = await llm.completion(request, tools=tools)
         except Exception:
             log.debug("summarising older steps failed; history kept as is", exc_info=True)
             return messages
@@ -423,6 +471,7 @@ class ContextManager:
         later_users = [
             message for unit in old for message in unit.messages if message.get("role") == "user"
         ]
+        log.debug("context compacted: %d units summarised, %d kept", len(old), len(recent))
         return [
             *head,
             {"role": "assistant", "content": f"{SUMMARY_PREFIX}\n{summary}"},
@@ -430,10 +479,37 @@ class ContextManager:
             *_flatten(recent),
         ]
 
+    def _mark(self, share: float) -> int:
+        """A water mark in tokens, or 0 when there is no limit to take a share of."""
+        limit = self.config.max_context_tokens
+        if limit <= 0 or share <= 0:
+            return 0
+        return int(limit * share)
+
+    def _low_water_cut(
+        self, head: list[Message], units: list[_Unit], exchange_positions: list[int]
+    ) -> int:
+        """The first unit kept: the most recent exchanges whose total fits under the
+        low-water mark (room left for the summary), never fewer than the latest one."""
+        budget = (self._mark(self.config.compact_to) or self.config.max_context_tokens) - (
+            self._count(head) + _SUMMARY_RESERVE_TOKENS
+        )
+        cut = exchange_positions[-1]
+        used = sum(self._count(unit.messages) for unit in units[cut:])
+        for position in reversed(exchange_positions[:-1]):
+            cost = sum(self._count(unit.messages) for unit in units[position:cut])
+            if used + cost > budget:
+                break
+            used += cost
+            cut = position
+        return cut
+
     # ----------------------------------------------------------------- level 3
 
     def enforce_window(self, messages: list[Message]) -> list[Message]:
-        """Level 3: drop the oldest steps until the estimate fits ``max_context_tokens``.
+        """Level 3: once over ``max_context_tokens``, drop the oldest steps down to the
+        low-water mark (``compact_to``) at once, so the next steps grow the history
+        again instead of dropping one step each.
 
         The system messages, the task and the latest tool exchange (and anything after
         it) always stay; a summary goes only when nothing else is left to drop. The
@@ -474,15 +550,16 @@ class ContextManager:
                 notes.append(_marker(total))
             return [*head, *notes, *_flatten(kept)]
 
+        target = self._mark(self.config.compact_to) or limit
         # Each unit is counted once and its cost subtracted, which keeps this linear
-        # even with litellm's counter; the real count then confirms the result.
+        # even with a real tokenizer; the real count then confirms the result.
         total_tokens = self._count(messages)
         costs = {id(u): self._count(u.messages) for u in candidates}
         estimate = total_tokens
         for unit in candidates:
-            if estimate <= limit:
+            if estimate <= target:
                 result = assemble()
-                if self._count(result) <= limit:
+                if self._count(result) <= target:
                     return result
                 estimate = self._count(result)
             dropped_ids.add(id(unit))

@@ -23,6 +23,8 @@ class ContextBuilderLike(Protocol):
 
 
 class ContextManagerLike(Protocol):
-    async def maybe_compress(self, messages: Messages, llm: Any) -> Messages: ...
+    async def maybe_compress(
+        self, messages: Messages, llm: Any, tools: Messages | None = None
+    ) -> Messages: ...
 
     def enforce_window(self, messages: Messages) -> Messages: ...

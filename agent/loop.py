@@ -164,7 +164,7 @@ class AgentLoop:
         await self._read_inbox(state)
         response = await self._model_response(state, step, tools)
         if response.tool_calls:
-            await self._tool_step(state, step, response)
+            await self._tool_step(state, step, response, tools)
             return
         if response.finish_reason == "length":
             state.messages = self.ctx.append_assistant_message(
@@ -207,7 +207,13 @@ class AgentLoop:
             self.observer(UsageReported(u.prompt_tokens, u.completion_tokens, u.total_tokens))
         return response
 
-    async def _tool_step(self, state: AgentState, step: int, response: LLMResponse) -> None:
+    async def _tool_step(
+        self,
+        state: AgentState,
+        step: int,
+        response: LLMResponse,
+        tools: list[dict[str, Any]] | None,
+    ) -> None:
         """Run the calls, append their results, stop a failing loop, manage the context."""
         self.machine.to(RunState.TOOL_RUNNING)
         try:
@@ -222,9 +228,10 @@ class AgentLoop:
         if self.context_manager is None:
             return
         before = len(state.messages)
-        state.messages = await self.context_manager.maybe_compress(state.messages, self.llm)
-        # Counting tokens is CPU work (litellm's tokenizer): keep it off the event loop so
-        # the editor stays responsive.
+        # The summary request carries the same tools, so it extends the previous request.
+        state.messages = await self.context_manager.maybe_compress(state.messages, self.llm, tools)
+        # Counting tokens is CPU work (the tokenizer): keep it off the event loop so the
+        # editor stays responsive.
         state.messages = await asyncio.to_thread(
             self.context_manager.enforce_window, state.messages
         )

@@ -6,7 +6,9 @@ and start-up time (spawn → ``initialize`` result) against a bare pygls server.
 The busy run streams ~200 chunks/s from the scripted model server and edits files
 (yolo ``write_file`` → ``workspace/applyEdit``, applied by this client) while this
 client sends ``agent/ping`` every 10 ms. Goals: p99 while running ≤ 10 ms;
-initialize ≤ 1.2× bare pygls.
+initialize ≤ 1.2× bare pygls. After the run it reads the server's RSS against the text
+of the workspace it holds (``--files`` generated source files): goal ≤ 1.3× that text
++ 100 MB, and litellm never imported in the server process.
 """
 
 from __future__ import annotations
@@ -124,6 +126,7 @@ async def main() -> None:
     parser.add_argument("--pings", type=int, default=300)
     parser.add_argument("--spawns", type=int, default=5)
     parser.add_argument("--turns", type=int, default=6)
+    parser.add_argument("--files", type=int, default=3000, help="generated source files")
     parser.add_argument(
         "--show-slow",
         type=float,
@@ -139,6 +142,7 @@ async def main() -> None:
         root = Path(tmp)
         (root / "src").mkdir()
         (root / "src" / "app.py").write_text("def f():\n    return 1\n")
+        held = make_sources(root, args.files)
         options = {
             "llm": {"model": "openai/bench", "api_base": model.api_base, "retries": 0},
             "agents": {},
@@ -168,6 +172,14 @@ async def main() -> None:
         if args.show_slow is not None:
             show_slow(client, sent, busy, args.show_slow)
         chunks = len(client.of("agent/stream", "bench"))
+        for _ in range(1200):
+            pong = await client.request("agent/ping", {})
+            if pong.watching:
+                break
+            await asyncio.sleep(0.1)
+        litellm_loaded = pong.litellmLoaded
+        assert client._server is not None
+        rss = rss_bytes(client._server.pid)
         await stop(client)
         agentls, bare = await spawn_times(root, args.spawns)
 
@@ -188,6 +200,37 @@ async def main() -> None:
     print(f"{'ratio agentls / bare (median)':<34} {ratio:10.2f}   goal ≤ 1.20")
     p99 = pct(busy, 0.99)
     print(f"p99 while running: {p99:.2f} ms   goal ≤ 10 ms")
+    print()
+    budget = 1.3 * held + 100 * MB
+    print(
+        f"server RSS {rss / MB:.0f} MB, held text {held / MB:.1f} MB ({args.files} files); "
+        f"ratio RSS / (1.3 × text + 100 MB) = {rss / budget:.2f}   goal ≤ 1.00; "
+        f"litellm in the server: {litellm_loaded}"
+    )
+
+
+MB = 1024 * 1024
+
+
+def make_sources(root: Path, files: int) -> int:
+    """``files`` Python modules of a few kB each; returns the bytes of text written."""
+    total = 0
+    for index in range(files):
+        folder = root / "pkg" / f"m{index // 100:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        text = "".join(
+            f"def f{index}_{n}(x: int) -> int:\n    return x * {n} + {index}\n" for n in range(60)
+        )
+        (folder / f"mod{index}.py").write_text(text)
+        total += len(text.encode())
+    return total
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 if __name__ == "__main__":

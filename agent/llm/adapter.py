@@ -11,6 +11,7 @@ from typing import Any
 
 from agentls.agent.config import LLMConfig
 from agentls.agent.llm import _litellm
+from agentls.agent.llm.cache_breakpoints import with_breakpoints
 from agentls.agent.llm.failures import (
     CallContext,
     cut_reason,
@@ -86,7 +87,7 @@ class LiteLLMAdapter:
     ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model_name,
-            "messages": messages,
+            "messages": with_breakpoints(self.model_name, messages),
             "timeout": self.config.timeout,
             # We retry ourselves, with jitter and only on transient errors.
             "max_retries": 0,

@@ -24,13 +24,19 @@ class ToolCall(BaseModel):
 
 class Usage(BaseModel):
     """Token counts of one call, or the sum of several; ``cost`` in US dollars when the
-    price of every call that used tokens is known (litellm's price list), else None."""
+    price of every call that used tokens is known (litellm's price list), else None.
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the provider served from its
+    prompt cache (OpenAI's ``prompt_tokens_details.cached_tokens``, Anthropic's
+    ``cache_read_input_tokens``), which is billed at a fraction of the price.
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
     # An unknown price is left out rather than sent as null: clients show what is there.
     cost: float | None = Field(default=None, exclude_if=lambda cost: cost is None)
+    cached_tokens: int = Field(0, description="Prompt tokens read from the provider's cache.")
 
     def add(self, other: Usage | dict[str, Any] | None) -> Usage:
         if other is None:
@@ -42,12 +48,14 @@ class Usage(BaseModel):
                 completion_tokens=int(other.get("completion_tokens") or 0),
                 total_tokens=int(other.get("total_tokens") or 0),
                 cost=float(cost) if isinstance(cost, int | float) else None,
+                cached_tokens=cached_prompt_tokens(other),
             )
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
             cost=_sum_cost(self, other),
+            cached_tokens=self.cached_tokens + other.cached_tokens,
         )
 
 
@@ -61,6 +69,14 @@ def _sum_cost(a: Usage, b: Usage) -> float | None:
     if a.cost is None or b.cost is None:
         return None
     return a.cost + b.cost
+
+
+def cached_prompt_tokens(usage: dict[str, Any]) -> int:
+    """Cached prompt tokens in a provider's usage, whichever way it reports them."""
+    details = usage.get("prompt_tokens_details")
+    if isinstance(details, dict) and details.get("cached_tokens"):
+        return int(details["cached_tokens"])
+    return int(usage.get("cached_tokens") or usage.get("cache_read_input_tokens") or 0)
 
 
 class LLMResponse(BaseModel):

@@ -71,7 +71,17 @@ def normalize_usage(usage: Any) -> dict[str, Any] | None:
     prompt = int(data.get("prompt_tokens") or 0)
     completion = int(data.get("completion_tokens") or 0)
     total = int(data.get("total_tokens") or (prompt + completion))
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
+    # Prompt-cache hits: OpenAI nests them, Anthropic (through litellm) reports them flat.
+    details = as_mapping(data.get("prompt_tokens_details")) or {}
+    cached = int(details.get("cached_tokens") or data.get("cache_read_input_tokens") or 0)
+    counts: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": total,
+    }
+    if cached:
+        counts["cached_tokens"] = cached
+    return counts
 
 
 @dataclass

@@ -112,3 +112,18 @@ async def test_a_worker_killed_mid_stream_fails_that_run_and_the_next_run_works(
     assert alive(second)
     assert first not in children(pid), "the killed worker was left a zombie of the server"
     assert (await client.request("agent/ping", {})).pong
+
+
+async def test_the_server_process_never_imports_litellm(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    # Token counts use tiktoken alone; litellm (~160 MB) lives in the worker only.
+    client = await lsp()
+    await wait_llm_ready(client)
+    scripted.add("alice", text("first"))
+    result = plain(await client.run(prompt="hi", runId="n1"))
+    assert result["status"] == "success"
+    assert scripted.requests_for("alice")
+    ping = await client.request("agent/ping", {})
+    assert ping.litellmLoaded is False
+    assert worker_pids(server_pid(client))  # the calls went through the worker

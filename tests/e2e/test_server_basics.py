@@ -25,6 +25,11 @@ async def test_simple_run_result(lsp: LspFactory, scripted: ScriptedModelServer)
     assert result["output"] == "All done here."
     assert result["runId"] == "r1"
     assert result["sessionId"] == "s1"
-    assert set(result["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens"}
+    assert set(result["usage"]) == {
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "cached_tokens",
+    }
     assert client.streamed("r1") == "All done here."
     assert client.states("r1")[-1] == "completed"

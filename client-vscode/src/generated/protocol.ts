@@ -403,12 +403,18 @@ export interface Unrestorable {
 /**
  * Token counts of one call, or the sum of several; `cost` in US dollars when the
  * price of every call that used tokens is known (litellm's price list), else None.
+ *
+ * `cached_tokens` is the part of `prompt_tokens` the provider served from its
+ * prompt cache (OpenAI's `prompt_tokens_details.cached_tokens`, Anthropic's
+ * `cache_read_input_tokens`), which is billed at a fraction of the price.
  */
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
   cost?: number | null;
+  /** Prompt tokens read from the provider's cache. */
+  cached_tokens: number;
 }
 
 export interface UserMessage {

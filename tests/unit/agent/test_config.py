@@ -26,7 +26,7 @@ def test_defaults_are_the_documented_ones() -> None:
     assert config.llm.timeout == 60 and config.llm.retries == 2 and config.llm.stream
     assert config.llm.api_key_env == "LITELLM_API_KEY"
     assert config.context.max_tool_result_tokens == 2000
-    assert config.context.summarize_after_steps == 8
+    assert config.context.summarize_after_steps == 0
     assert config.context.keep_recent_steps == 4
     assert config.context.max_context_tokens == 80000
     assert config.evaluation.mode == "off" and config.evaluation.confidence_threshold == 0.8

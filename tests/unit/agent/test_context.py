@@ -329,8 +329,31 @@ async def test_level2_summarises_through_the_real_adapter(
     assert tool_exchange_count(out) == 4
     assert_pairing(out)
 
+    # The summary is asked for at the end of the conversation as it stands, so the
+    # request extends the previous one and the provider's prompt cache serves it.
     request = scripted.requests_for(llm.config.model)[-1].body
     assert "tools" not in request
+    *prefix, ask = request["messages"]
+    assert len(prefix) == len(messages)
+    assert prefix[:2] == messages[:2] and prefix[-1] == messages[-1]
+    assert ask["role"] == "user"
+    assert "files" in ask["content"] and "remains" in ask["content"]
+    assert "plan" in ask["content"]
+
+
+async def test_level2_over_the_limit_sends_a_bounded_transcript(
+    scripted: ScriptedModelServer, llm: LiteLLMAdapter
+) -> None:
+    messages = history(9, calls=2, size=400)
+    scripted.add(llm.config.model, text("short summary"))
+    manager = ContextManager(
+        config(summarize_after_steps=8, keep_recent_steps=4, max_context_tokens=500)
+    )
+
+    out = await manager.maybe_compress(messages, llm)
+
+    assert out[2]["content"] == f"{SUMMARY_PREFIX}\nshort summary"
+    request = scripted.requests_for(llm.config.model)[-1].body
     instructions, transcript = request["messages"]
     assert "files" in instructions["content"] and "remains" in instructions["content"]
     assert "refactor main.py" in transcript["content"]
@@ -365,8 +388,8 @@ async def test_level2_keeps_later_user_messages_and_resummarises(
     assert twice[3] == {"role": "user", "content": "Also update the README"}
     assert tool_exchange_count(twice) == 2
     # The earlier summary is part of what the second one condenses.
-    transcript = scripted.requests_for(llm.config.model)[-1].body["messages"][1]["content"]
-    assert "first summary" in transcript
+    request = scripted.requests_for(llm.config.model)[-1].body["messages"]
+    assert "first summary" in json.dumps(request)
 
 
 async def test_level2_model_error_returns_originals(
@@ -560,3 +583,66 @@ def test_level3_property_pairing_and_head(seed: int, limit: int) -> None:
     if out is not messages and estimate_tokens(out) > limit:
         # Over the limit only when nothing but the protected tail is left.
         assert tool_exchange_count(out) <= 1
+
+
+# ------------------------------------------------- cache-friendly policy (water marks)
+
+
+def _is_extension(before: list[Message], after: list[Message]) -> bool:
+    return after[: len(before)] == before
+
+
+async def _long_session(limit: int, steps: int) -> tuple[list[list[Message]], int, _FixedSummary]:
+    """What the model would be sent at each step of a long session, and the number of
+    steps whose request does not extend the previous one."""
+    manager = ContextManager(config(max_context_tokens=limit))
+    summariser = _FixedSummary("Task: refactor main.py. Plan: read then edit. Files: main.py.")
+    messages = history(0)
+    sent: list[list[Message]] = []
+    breaks = 0
+    for step in range(1, steps + 1):
+        grown = messages + exchange(step, size=600)
+        messages = manager.enforce_window(await manager.maybe_compress(grown, summariser))
+        if sent and not _is_extension(sent[-1], messages):
+            breaks += 1
+        sent.append(messages)
+    return sent, breaks, summariser
+
+
+async def test_policy_keeps_the_prefix_byte_stable_between_compactions() -> None:
+    sent, breaks, summariser = await _long_session(limit=4000, steps=45)
+    # 45 steps of ~160 tokens each pass a 4000-token limit about twice; each pass
+    # costs one compaction, never one trim per step.
+    assert 1 <= breaks <= 3
+    assert breaks == summariser.calls
+    assert (len(sent) - 1 - breaks) / (len(sent) - 1) >= 0.9
+
+
+async def test_policy_compacts_in_one_block_down_to_the_low_water_mark() -> None:
+    limit = 4000
+    manager = ContextManager(config(max_context_tokens=limit))
+    messages = history(40, size=600)
+    assert _default_estimate_tokens(messages) > limit * 0.8
+    out = await manager.maybe_compress(messages, _FixedSummary())
+    assert out[2]["content"].startswith(SUMMARY_PREFIX)
+    assert _default_estimate_tokens(out) <= limit * 0.4
+    assert_pairing(out)
+    assert out[:2] == messages[:2]  # the system prompt and the task stay, byte for byte
+
+
+async def test_policy_never_exceeds_the_limit() -> None:
+    sent, _, _ = await _long_session(limit=4000, steps=60)
+    assert max(_default_estimate_tokens(m) for m in sent) <= 4000
+
+
+async def test_policy_below_the_high_water_mark_changes_nothing() -> None:
+    messages = history(5, size=100)
+    summariser = _FixedSummary()
+    manager = ContextManager(config(max_context_tokens=80000))
+    assert await manager.maybe_compress(messages, summariser) is messages
+    assert manager.enforce_window(messages) is messages
+    assert summariser.calls == 0
+
+
+def _default_estimate_tokens(messages: list[Message]) -> int:
+    return estimate_tokens(messages)  # what the manager counts with when given no counter

@@ -145,7 +145,12 @@ async def test_result_shape(tmp_path: Path, scripted: ScriptedModelServer) -> No
     )
     result = outcome.to_result()
     assert result["runId"] == "r1" and result["sessionId"] == "s1"
-    assert set(result["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens"}
+    assert set(result["usage"]) == {
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "cached_tokens",
+    }
     assert result["status"] == "success"
 
 

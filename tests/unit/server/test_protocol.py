@@ -151,7 +151,12 @@ def test_run_result_keeps_its_historic_names() -> None:
         "model": "openai/m",
         "runId": "r1",
         "sessionId": "s1",
-        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+        "usage": {
+            "prompt_tokens": 3,
+            "completion_tokens": 2,
+            "total_tokens": 5,
+            "cached_tokens": 0,
+        },
     }
 
 
@@ -165,7 +170,12 @@ def test_failed_result_is_the_shape_clients_know() -> None:
         "model": None,
         "runId": "r",
         "sessionId": "s",
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "usage": {
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "total_tokens": 0,
+            "cached_tokens": 0,
+        },
     }
 
 

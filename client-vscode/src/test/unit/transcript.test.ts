@@ -76,7 +76,7 @@ describe('Transcript', () => {
         output: 'Done.',
         steps: 2,
         duration_seconds: 1.25,
-        usage: { prompt_tokens: 90, completion_tokens: 9, total_tokens: 99 },
+        usage: { prompt_tokens: 90, completion_tokens: 9, total_tokens: 99, cached_tokens: 0 },
       }),
     );
     assert.equal(text(), '\n━━ Agent run r9 (build) ━━\n> do it\nDone.\n━━ success · 2 steps · 1.3 s · 99 tokens ━━\n');
