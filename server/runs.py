@@ -193,7 +193,9 @@ class RunManager:
         request = params.to_request(run_id=handle.run_id, session_id=handle.session_id)
         # Without MCP servers the SDK (~30 MB) is never imported.
         registry = (
-            await self.mcp.registry_for(config, warn=self._warn) if config.mcp.servers else None
+            await self.mcp.registry_for(config, warn=self._warn)
+            if _may_declare_mcp_servers(config)
+            else None
         )
         return asyncio.create_task(
             run_agent(
@@ -255,3 +257,15 @@ class RunManager:
         tasks = [h.task for h in self.runs.values() if h.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=grace)
+
+
+def _may_declare_mcp_servers(config: AppConfig) -> bool:
+    """Whether any MCP source could hold a server: ``.agentls.yaml``'s entries, or the
+    workspace's ``.vscode/mcp.json`` / ``.mcp.json`` (agent/mcp/sources.py) while read.
+    Only a file's presence is checked here: the pool parses them for every run."""
+    root, mcp = config.workspace.root, config.mcp
+    return bool(
+        mcp.servers
+        or (mcp.vscode_config and (root / ".vscode" / "mcp.json").is_file())
+        or (mcp.mcp_json and (root / ".mcp.json").is_file())
+    )

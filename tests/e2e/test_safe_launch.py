@@ -178,9 +178,9 @@ def test_project_venv_has_no_top_level_layers(tmp_path: Path) -> None:
 
 def test_model_worker_path_holds_only_agentls() -> None:
     """The model worker child gets this folder on PYTHONPATH: it must not expose our layers."""
-    from agentls.agent.llm import process
+    from agentls.agent.llm import worker_client
 
-    root = Path(process._CODE_ROOT)
+    root = Path(worker_client._CODE_ROOT)
     assert (root / "agentls" / "__init__.py").is_file()
     assert not any((root / name).exists() for name in ("server", "agent", "indexer"))
 

@@ -54,6 +54,8 @@ class McpServer:
     def stop(self) -> None:
         self.proc.kill()
         self.proc.wait(timeout=10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
 def start_server(port: int = 0, extra_tools: int = 0) -> McpServer:
@@ -76,6 +78,8 @@ def start_server(port: int = 0, extra_tools: int = 0) -> McpServer:
     line = proc.stdout.readline()
     if not line.startswith("LISTENING"):
         proc.kill()
+        proc.wait(timeout=10)
+        proc.stdout.close()
         raise RuntimeError(f"MCP test server did not start: {line!r}")
     return McpServer(int(line.split()[1]), proc)
 

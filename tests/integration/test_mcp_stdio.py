@@ -222,6 +222,8 @@ def sse_port() -> Iterator[int]:
     finally:
         proc.kill()
         proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 async def test_sse_transport(sse_port: int) -> None:
