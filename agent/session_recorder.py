@@ -124,7 +124,7 @@ class SessionRecorder:
 
 
 #: What a human's answer to an edit was, by the edit's outcome. A stale or failed edit
-#: was never decided by anybody, so it is not a decision.
+#: was never decided by anybody, so it is not a decision; nor, yet, is a pending one.
 EDIT_DECISIONS = {"applied": "approve", "rejected": "deny", "partial": "partial"}
 
 
@@ -144,7 +144,7 @@ class RecordingApprover:
     async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
         outcome = await self.inner.confirm_edit(request, files)
         decision = EDIT_DECISIONS.get(outcome.status)
-        if decision is not None:
+        if decision is not None and not outcome.pending:
             await self.recorder.edit_decision(request, decision, outcome)
         return outcome
 

@@ -100,6 +100,9 @@ class EditOutcome:
     #: For ``partial``: per path, which hunks (1-based) were kept and which dropped.
     kept_hunks: dict[str, list[int]] = field(default_factory=dict)
     dropped_hunks: dict[str, list[int]] = field(default_factory=dict)
+    #: Applied to the editor's buffer while the user has yet to keep or undo it; the
+    #: user's decisions arrive later, and are recorded then.
+    pending: bool = False
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,8 @@ class InlineReview(AnnotatedEdits):
     ) -> EditOutcome:
         undecided = reviews_for(self.server).sent(edit.followed) if edit.followed else 0
         if undecided and outcome.status == "applied" and not any(p.op == "delete" for p in plans):
-            return dataclasses.replace(outcome, message=f"{outcome.message} {PENDING_NOTE}".strip())
+            message = f"{outcome.message} {PENDING_NOTE}".strip()
+            return dataclasses.replace(outcome, message=message, pending=True)
         return outcome
 
 
