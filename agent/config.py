@@ -233,6 +233,11 @@ class MCPServerConfig(_Strict):
         return self.url or ""
 
 
+#: The workspace files other tools keep their MCP servers in, which agentls reads too.
+VSCODE_MCP_FILE = Path(".vscode") / "mcp.json"
+MCP_JSON_FILE = Path(".mcp.json")
+
+
 class MCPConfig(_Strict):
     """MCP servers: their tools are added to the agent's."""
 
@@ -516,3 +521,15 @@ def load_config(
         root = (path.parent if path is not None else base_dir) / root
     config.workspace.root = Path(os.path.abspath(root))
     return config
+
+
+def may_declare_mcp_servers(config: AppConfig) -> bool:
+    """Whether any MCP source could hold a server: ``mcp.servers``, or a workspace MCP file
+    that is read. Only presence is checked (cheap, and no MCP code is imported); the
+    files are parsed by ``agent.mcp.sources``."""
+    root, mcp = config.workspace.root, config.mcp
+    return bool(
+        mcp.servers
+        or (mcp.vscode_config and (root / VSCODE_MCP_FILE).is_file())
+        or (mcp.mcp_json and (root / MCP_JSON_FILE).is_file())
+    )

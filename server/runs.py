@@ -26,7 +26,7 @@ from pygls.uris import to_fs_path
 
 from agentls.agent.agents import AgentRegistry
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AppConfig
+from agentls.agent.config import AppConfig, may_declare_mcp_servers
 from agentls.agent.contract import RunResult
 from agentls.agent.events import RunState, StatusChanged
 from agentls.agent.workspace import FileAccess
@@ -194,7 +194,7 @@ class RunManager:
         # Without MCP servers the SDK (~30 MB) is never imported.
         registry = (
             await self.mcp.registry_for(config, warn=self._warn)
-            if _may_declare_mcp_servers(config)
+            if may_declare_mcp_servers(config)
             else None
         )
         return asyncio.create_task(
@@ -257,15 +257,3 @@ class RunManager:
         tasks = [h.task for h in self.runs.values() if h.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=grace)
-
-
-def _may_declare_mcp_servers(config: AppConfig) -> bool:
-    """Whether any MCP source could hold a server: ``.agentls.yaml``'s entries, or the
-    workspace's ``.vscode/mcp.json`` / ``.mcp.json`` (agent/mcp/sources.py) while read.
-    Only a file's presence is checked here: the pool parses them for every run."""
-    root, mcp = config.workspace.root, config.mcp
-    return bool(
-        mcp.servers
-        or (mcp.vscode_config and (root / ".vscode" / "mcp.json").is_file())
-        or (mcp.mcp_json and (root / ".mcp.json").is_file())
-    )

@@ -26,13 +26,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentls.agent.config import AppConfig, MCPServerConfig
+from agentls.agent.config import MCP_JSON_FILE, VSCODE_MCP_FILE, AppConfig, MCPServerConfig
 from agentls.agent.mcp.expand import input_variables
 
 log = logging.getLogger(__name__)
 
-VSCODE_FILE = Path(".vscode") / "mcp.json"
-MCP_JSON_FILE = Path(".mcp.json")
 
 #: Source key -> MCPServerConfig field, per file.
 _VSCODE_KEYS = {
@@ -73,7 +71,7 @@ def workspace_servers(config: AppConfig) -> WorkspaceServers:
     taken = {server.name for server in config.mcp.servers}
     sources: list[tuple[Path, str, dict[str, str], bool]] = []
     if config.mcp.vscode_config:
-        sources.append((VSCODE_FILE, "servers", _VSCODE_KEYS, False))
+        sources.append((VSCODE_MCP_FILE, "servers", _VSCODE_KEYS, False))
     if config.mcp.mcp_json:
         sources.append((MCP_JSON_FILE, "mcpServers", _MCP_JSON_KEYS, True))
     for relative, section, keys, shell_variables in sources:

@@ -73,15 +73,14 @@ class FindSymbolTool(Tool[FindSymbolArgs]):
     args_model: ClassVar[type[BaseModel]] = FindSymbolArgs
 
     async def run(self, args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
-        a = args
         symbols = await _symbols(ctx)
         if symbols is None:
             return ToolResult.fail(_NO_INDEX)
-        hits = symbols.find_definitions(a.name, a.kind)
+        hits = symbols.find_definitions(args.name, args.kind)
         if not hits:
-            kind = f" of kind {a.kind}" if a.kind else ""
-            return ToolResult.ok(f"No definition of {a.name!r}{kind} found")
-        return ToolResult.ok(_render(hits, a.max_results, "definitions"))
+            kind = f" of kind {args.kind}" if args.kind else ""
+            return ToolResult.ok(f"No definition of {args.name!r}{kind} found")
+        return ToolResult.ok(_render(hits, args.max_results, "definitions"))
 
 
 class FindReferencesTool(Tool[FindReferencesArgs]):
@@ -93,20 +92,21 @@ class FindReferencesTool(Tool[FindReferencesArgs]):
     args_model: ClassVar[type[BaseModel]] = FindReferencesArgs
 
     async def run(self, args: FindReferencesArgs, ctx: ToolContext) -> ToolResult:
-        a = args
         symbols = await _symbols(ctx)
         if symbols is None:
             return ToolResult.fail(_NO_INDEX)
-        hits = symbols.find_references(a.name)
+        hits = symbols.find_references(args.name)
         if not hits:
-            return ToolResult.ok(f"No references to {a.name!r} found")
-        shown = hits[: a.max_results]
+            return ToolResult.ok(f"No references to {args.name!r} found")
+        shown = hits[: args.max_results]
         texts = _line_texts(ctx, shown)
         filled = [
             SymbolHit(h.path, h.line, h.kind, h.name, texts.get((h.path, h.line), ""))
             for h in shown
         ]
-        return ToolResult.ok(_render(filled + hits[a.max_results :], a.max_results, "references"))
+        return ToolResult.ok(
+            _render(filled + hits[args.max_results :], args.max_results, "references")
+        )
 
 
 def _line_texts(ctx: ToolContext, hits: list[SymbolHit]) -> dict[tuple[str, int], str]:
