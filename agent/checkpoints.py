@@ -34,7 +34,8 @@ from pydantic import BaseModel
 
 from agentls.agent.config import IndexerConfig
 from agentls.agent.errors import ValidationError
-from agentls.agent.sessions import SessionStore
+from agentls.agent.session_entries import RestoreEntry
+from agentls.agent.sessions import Session, SessionStore
 from agentls.agent.workspace import (
     EditOutcome,
     FileAccess,
@@ -118,6 +119,10 @@ class CheckpointStore:
     def for_session(cls, sessions: SessionStore, session_id: str) -> CheckpointStore:
         # path_for validates the id, so the directory cannot escape the store.
         return cls(sessions.path_for(session_id).with_suffix(".checkpoints"))
+
+    def session(self) -> Session:
+        """The session these checkpoints belong to (its file sits next to the directory)."""
+        return Session(self.dir.name.removesuffix(".checkpoints"), self.dir.with_suffix(".jsonl"))
 
     # -- blobs -------------------------------------------------------------------
     def used_bytes(self) -> int:
@@ -347,7 +352,7 @@ async def plan_restore(
             plan.conflicts.append(path)
             continue
         if before.sha == current_sha:
-            if before.mode is not None:
+            if before.mode is not None and before.mode != await _current_mode(files, path):
                 plan.modes[path] = before.mode
             continue
         if before.sha is None:
@@ -376,6 +381,11 @@ def _text(data: bytes) -> str | None:
         return None
 
 
+async def _current_mode(files: FileAccess, path: str) -> int | None:
+    _, mode = await asyncio.to_thread(read_state, files.resolve(path))
+    return mode
+
+
 async def _current(files: FileAccess, path: str) -> bytes | None:
     """What ``path`` holds now: the editor's buffer when open, else the disk."""
     if not await files.exists(path):
@@ -399,7 +409,8 @@ async def restore(
     force: bool = False,
     confirm: bool = True,
 ) -> RestoreResult:
-    """Put the workspace back before ``run_id``; the restore is itself a recorded run."""
+    """Put the workspace back before ``run_id``; the restore is itself a recorded run, and
+    an entry of the session, so a later run's model is told the files went back."""
     plan = await plan_restore(store, run_id, files, force=force)
     result = RestoreResult(
         run_id=run_id, status="nothing", conflicts=plan.conflicts, unrestorable=plan.unrestorable
@@ -414,8 +425,13 @@ async def restore(
         await recording.keep(path)
     if plan.changes:
         outcome = await recording.apply(plan.changes, confirm=confirm)
+        if outcome.status == "partial":
+            # Some of it landed: that much is a restore the session must know of.
+            result.restore_run_id = restore_id
+            result.restored = sorted(outcome.kept_hunks or outcome.paths)
         if outcome.status != "applied":
             result.status, result.message = outcome.status, outcome.message
+            await _record_in_session(store, result)
             return result
     for path, data in plan.raw.items():
         await asyncio.to_thread(_write_bytes, files.resolve(path, for_write=True), data)
@@ -427,7 +443,24 @@ async def restore(
     result.restore_run_id = restore_id
     result.status = "applied"
     result.restored = sorted({c.path for c in plan.changes} | set(plan.raw) | set(plan.modes))
+    await _record_in_session(store, result)
     return result
+
+
+async def _record_in_session(store: CheckpointStore, result: RestoreResult) -> None:
+    """A restore that changed files becomes an entry of the session that ran them."""
+    if result.restore_run_id is None:
+        return
+    session = await asyncio.to_thread(store.session)
+    entry = RestoreEntry(
+        run_id=result.restore_run_id,
+        restores=result.run_id,
+        status=result.status,
+        restored=result.restored,
+        conflicts=result.conflicts,
+        unrestorable=result.unrestorable,
+    )
+    await session.append(entry)
 
 
 def _write_bytes(target: Path, data: bytes) -> None:
@@ -467,7 +500,24 @@ class CheckpointingProbe:
 
     async def snapshot(self) -> Any:
         inner = await self.inner.snapshot()
-        return inner, await self._known()
+        held, existing = await self._known()
+        modes = await asyncio.to_thread(self._modes, existing if existing is not None else held)
+        return inner, (held, existing, modes)
+
+    def _modes(self, paths: Any) -> dict[str, int]:
+        """Permission bits of ``paths``: a ``chmod`` changes neither bytes nor mtime, so
+        the stamps of the changes probe cannot see it; comparing modes does."""
+        modes: dict[str, int] = {}
+        for rel in paths:
+            if self._ignored(rel):
+                continue
+            try:
+                info = os.stat(self.files.root / rel)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                modes[rel] = info.st_mode & 0o7777
+        return modes
 
     async def _known(self) -> tuple[dict[str, bytes], set[str] | None]:
         sources = getattr(self.index, "sources", None)
@@ -505,17 +555,22 @@ class CheckpointingProbe:
         return held
 
     async def changed_since(self, snapshot: Any) -> list[str]:
-        inner, (held, existing) = snapshot
+        inner, (held, existing, modes) = snapshot
         changed: list[str] = await self.inner.changed_since(inner)
-        for rel in changed:
+        now = await asyncio.to_thread(self._modes, modes)
+        chmodded = [p for p, mode in modes.items() if p in now and now[p] != mode]
+        for rel in sorted(set(changed) | set(chmodded)):
             if self._ignored(rel):
                 continue
             previous = held.get(rel)
+            if previous is None and rel not in changed:
+                # Only its mode changed: its bytes now are its bytes before.
+                previous, _ = await asyncio.to_thread(read_state, self.files.root / rel)
             if previous is None and existing is not None and rel in existing:
-                await self.files.observed(rel, None, None, unknown=True)
+                await self.files.observed(rel, None, modes.get(rel), unknown=True)
             else:
-                await self.files.observed(rel, previous, None)
-        return changed
+                await self.files.observed(rel, previous, modes.get(rel))
+        return sorted(set(changed) | set(chmodded))
 
 
 # -- across sessions ---------------------------------------------------------------

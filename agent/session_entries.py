@@ -118,6 +118,22 @@ class RunFinish(_Entry):
         return ("run_finish", self.run_id)
 
 
+class RestoreEntry(_Entry):
+    """The user put the workspace back before ``restores`` (undoing it and the session's
+    later runs); ``run_id`` is the restore's own id, so the restore can be undone too."""
+
+    type: Literal["restore"] = "restore"
+    restores: str
+    status: str
+    restored: list[str] = Field(default_factory=list)
+    conflicts: list[str] = Field(default_factory=list)
+    #: ``{"path", "reason"}`` of each file that could not be put back.
+    unrestorable: list[dict[str, str]] = Field(default_factory=list)
+
+    def key(self) -> tuple[str | int, ...] | None:
+        return ("restore", self.run_id)
+
+
 Entry = Annotated[
     RunStart
     | UserMessage
@@ -127,7 +143,8 @@ Entry = Annotated[
     | ApprovalDecision
     | ContextUpdate
     | PlanEntry
-    | RunFinish,
+    | RunFinish
+    | RestoreEntry,
     Field(discriminator="type"),
 ]
 _ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)

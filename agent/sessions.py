@@ -3,7 +3,8 @@
 ``<workspace>/.agentls/sessions/<sessionId>.jsonl`` holds one typed entry per line
 (``type`` is the discriminator): ``run_start``, ``user_message``,
 ``assistant_message``, ``tool_call``, ``tool_result``, ``approval_decision``,
-``context_update``, ``plan`` and ``run_finish``. Every entry carries ``run_id``,
+``context_update``, ``plan``, ``run_finish`` and ``restore`` (the user undid runs:
+``agent.checkpoints``). Every entry carries ``run_id``,
 ``model_call_index`` and ``ts`` (seconds since the epoch).
 The entry models live in ``session_entries``; what a run writes through
 (``SessionRecorder``, ``RecordingApprover``) in ``session_recorder``; this module is
@@ -47,6 +48,7 @@ from agentls.agent.errors import AgentError
 from agentls.agent.session_entries import (
     AssistantMessage,
     Entry,
+    RestoreEntry,
     RunFinish,
     RunStart,
     ToolCallEntry,
@@ -254,7 +256,33 @@ def rebuild_history(entries: Iterable[Entry]) -> list[dict[str, Any]]:
                 else:
                     content = NOT_STARTED
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        elif isinstance(entry, RestoreEntry):
+            messages.append({"role": "user", "content": restore_note(entry)})
     return messages
+
+
+def restore_note(entry: RestoreEntry) -> str:
+    """What the model of a later run is told about a restore: the conversation above still
+    shows the undone runs' edits, and the files no longer hold them."""
+    lines = [
+        f"[The user undid run {entry.restores} and every later run of this session: the "
+        "workspace was put back as it was before that run"
+        + (" (only partly: the user kept some of it)." if entry.status == "partial" else ".")
+    ]
+    if entry.restored:
+        lines.append("Files restored: " + ", ".join(entry.restored) + ".")
+    if entry.conflicts:
+        lines.append(
+            "Changed by the user since, so left as they are: " + ", ".join(entry.conflicts) + "."
+        )
+    if entry.unrestorable:
+        missing = (f"{u.get('path', '?')} ({u.get('reason', '?')})" for u in entry.unrestorable)
+        lines.append("Could not be restored: " + ", ".join(missing) + ".")
+    lines.append(
+        "What the conversation above says about those files is out of date: read them again "
+        "before relying on their content.]"
+    )
+    return "\n".join(lines)
 
 
 # -- the store --------------------------------------------------------------------------
@@ -310,5 +338,6 @@ __all__ = [
     "SessionSummary",
     "SessionWriteError",
     "rebuild_history",
+    "restore_note",
     "store_for",
 ]

@@ -10,7 +10,8 @@ from agentls_e2e import LspFactory, kill, llm_options, plain, start_killable
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
-COMMAND = "echo cmd > by_cmd.txt && echo more >> README.md"
+# Writes one file, appends to another, and makes a third executable (only its mode changes).
+COMMAND = "chmod +x script.py && echo cmd > by_cmd.txt && echo more >> README.md"
 OPTIONS_DELETE = {"workspace": {"allow_delete": True}}
 
 
@@ -45,6 +46,8 @@ def prepare(workspace: Path) -> None:
     (workspace / "tool.sh").chmod(0o755)
     (workspace / "gone.txt").write_text("keep me\n")
     (workspace / "gone.txt").chmod(0o640)
+    (workspace / "script.py").write_text("print('hi')\n")
+    (workspace / "script.py").chmod(0o644)
 
 
 async def test_restore_gives_the_workspace_back_and_can_be_undone(
@@ -68,21 +71,31 @@ async def test_restore_gives_the_workspace_back_and_can_be_undone(
         "gone.txt": "deleted",
         "by_cmd.txt": "created",
         "README.md": "modified",  # its previous text: what the live index held
+        "script.py": "modified",  # only its mode: seen by comparing modes, not stamps
     }
 
     edits_before = len(client.edits)
     restored = plain(await client.request("agent/restore", {"runId": "r1"}))
     assert restored["status"] == "applied", restored
     assert restored["conflicts"] == [] and restored["unrestorable"] == []
-    assert snapshot(workspace) == before
+    assert snapshot(workspace) == before  # bytes and modes (script.py is 0o644 again)
     # One workspace edit, every part of it confirmed by the user like any agent edit.
     assert len(client.edits) == edits_before + 1
     annotations = client.edits[-1].edit.change_annotations or {}
     assert annotations and all(a.needs_confirmation for a in annotations.values())
 
+    # The restore is an entry of the session: its history shows what went back.
+    entries = plain(await client.request("agent/session", {"sessionId": "s1"}))["entries"]
+    recorded = [e for e in entries if e["type"] == "restore"]
+    assert len(recorded) == 1, entries
+    assert recorded[0]["run_id"] == restored["restoreRunId"]
+    assert recorded[0]["restores"] == "r1"
+    assert sorted(recorded[0]["restored"]) == sorted(restored["restored"])
+
     again = plain(await client.request("agent/restore", {"runId": restored["restoreRunId"]}))
     assert again["status"] == "applied", again
     assert snapshot(workspace) == after_run
+    assert (workspace / "script.py").stat().st_mode & 0o777 == 0o755
 
 
 async def test_the_user_s_later_edit_is_a_conflict_and_kept(
@@ -131,6 +144,22 @@ async def test_restore_after_sigkill_of_the_server(
         assert len(client.approval_requests) == 1
     finally:
         await kill(client)
+
+    # Killed again after the restore: the next run of the session still learns of it.
+    scripted.add("k", text("noted"))
+    client = await start_killable(workspace, scripted, "k")
+    try:
+        result = plain(await client.run(prompt="again", runId="r10", sessionId="s9"))
+        assert result["status"] == "success", result
+    finally:
+        await kill(client)
+    messages = scripted.requests_for("k")[-1].body["messages"]
+    notes = [m["content"] for m in messages if "undid run r9" in str(m.get("content"))]
+    assert len(notes) == 1, messages
+    assert "Files restored: made.txt, tool.sh." in notes[0]
+    # The note comes after the undone run and before the new prompt.
+    users = [str(m["content"]) for m in messages if m["role"] == "user"]
+    assert users.index(notes[0]) == len(users) - 2 and "again" in users[-1], users
 
 
 async def test_unknown_run_is_invalid_params(lsp: LspFactory) -> None:

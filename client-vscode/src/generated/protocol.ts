@@ -187,6 +187,22 @@ export type PlanStepStatus = 'pending' | 'in_progress' | 'done';
 /** Every `PlanStepStatus`, in order. */
 export const PlanStepStatusValues: readonly PlanStepStatus[] = ['pending', 'in_progress', 'done'];
 
+/**
+ * The user put the workspace back before `restores` (undoing it and the session's
+ * later runs); `run_id` is the restore's own id, so the restore can be undone too.
+ */
+export interface RestoreEntry {
+  run_id: string;
+  model_call_index: number;
+  ts: number;
+  type: 'restore';
+  restores: string;
+  status: string;
+  restored: string[];
+  conflicts: string[];
+  unrestorable: Record<string, string>[];
+}
+
 /** `agent/restore` params. */
 export interface RestoreParams {
   runId: string;
@@ -278,7 +294,7 @@ export type SelfEvalMode = 'off' | 'basic' | 'full';
 /** Every `SelfEvalMode`, in order. */
 export const SelfEvalModeValues: readonly SelfEvalMode[] = ['off', 'basic', 'full'];
 
-export type SessionEntry = RunStart | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinish;
+export type SessionEntry = RunStart | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinish | RestoreEntry;
 
 /** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
 export interface SessionInfo {

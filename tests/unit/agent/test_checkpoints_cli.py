@@ -13,6 +13,7 @@ import pytest
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
+COMMAND = "chmod +x script.py && echo cmd > by_cmd.txt && echo more >> data.txt"
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
@@ -32,6 +33,8 @@ def ws(tmp_path: Path) -> Path:
     (root / "gone.txt").write_bytes(b"keep me\r\nplease\n")
     (root / "gone.txt").chmod(0o640)  # a deleted file comes back with its mode
     (root / "data.txt").write_text("line\n")
+    (root / "script.py").write_text("print('hi')\n")
+    (root / "script.py").chmod(0o644)
     return root
 
 
@@ -74,8 +77,10 @@ def test_restore_undoes_edits_creates_deletes_and_command_writes(
         tool_call("edit_file", {"path": "tool.sh", "old_str": "old", "new_str": "new"}),
         tool_call("write_file", {"path": "made.py", "content": "x = 1\n"}),
         tool_call("delete_file", {"path": "gone.txt"}),
-        tool_call("execute_command", {"command": "echo cmd > by_cmd.txt && echo more >> data.txt"}),
+        # A chmod changes neither bytes nor mtime: only comparing modes sees it.
+        tool_call("execute_command", {"command": COMMAND}),
     )
+    assert (ws / "script.py").stat().st_mode & 0o777 == 0o755
     assert (ws / "by_cmd.txt").exists() and not (ws / "gone.txt").exists()
     assert snapshot(ws) != before
     listed = json.loads(cli(ws, "checkpoints", "--json").stdout)
@@ -86,12 +91,18 @@ def test_restore_undoes_edits_creates_deletes_and_command_writes(
         "gone.txt": "deleted",
         "by_cmd.txt": "created",
         "data.txt": "modified",
+        "script.py": "modified",
     }
     done = cli(ws, "restore", first["runId"], "--yes", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "applied" and result["conflicts"] == []
-    assert snapshot(ws) == before  # byte for byte, the executable bit included
+    assert snapshot(ws) == before  # byte for byte, the executable bits included
+    session = (ws / ".agentls" / "sessions" / "s1.jsonl").read_text().splitlines()
+    entry = json.loads(session[-1])
+    assert entry["type"] == "restore" and entry["restores"] == first["runId"]
+    assert entry["run_id"] == result["restore_run_id"]
+    assert entry["restored"] == result["restored"]
 
     # The restore is recorded like a run: undoing it brings the run's work back.
     done = cli(ws, "restore", result["restore_run_id"], "--yes", "--json")
@@ -99,6 +110,7 @@ def test_restore_undoes_edits_creates_deletes_and_command_writes(
     assert (ws / "tool.sh").read_text() == "#!/bin/sh\necho new\n"
     assert (ws / "by_cmd.txt").read_text() == "cmd\n"
     assert not (ws / "gone.txt").exists()
+    assert (ws / "script.py").stat().st_mode & 0o777 == 0o755
 
 
 def test_a_file_the_user_changed_since_is_a_conflict_and_kept(

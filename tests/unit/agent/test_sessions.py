@@ -19,6 +19,7 @@ from agentls.agent.loop import DeltaDedupe
 from agentls.agent.run import RunRequest, run_agent
 from agentls.agent.session_entries import (
     AssistantMessage,
+    RestoreEntry,
     RunFinish,
     RunStart,
     StoredToolCall,
@@ -142,6 +143,35 @@ def test_history_rebuild_with_a_dangling_and_a_never_started_call(tmp_path: Path
     assert history[4] == {"role": "tool", "tool_call_id": "c2", "content": INTERRUPTED}
     assert "interrupted; state unknown, check before retrying" in INTERRUPTED
     assert history[5] == {"role": "tool", "tool_call_id": "c3", "content": NOT_STARTED}
+
+
+def test_a_restore_tells_the_next_run_which_files_went_back(tmp_path: Path) -> None:
+    session = SessionStore(tmp_path).open("s")
+    for entry in [
+        RunStart(run_id="r1", prompt="go"),
+        UserMessage(run_id="r1", content="go"),
+        AssistantMessage(run_id="r1", model_call_index=1, content="edited a.py"),
+        RunFinish(run_id="r1", status="success"),
+        RestoreEntry(
+            run_id="restore-1",
+            restores="r1",
+            status="applied",
+            restored=["a.py", "b.txt"],
+            conflicts=["c.md"],
+            unrestorable=[{"path": "big.bin", "reason": "the checkpoint store is full"}],
+        ),
+    ]:
+        session.append_sync(entry)
+    reloaded = SessionStore(tmp_path).open("s")
+    assert isinstance(reloaded.entries[-1], RestoreEntry)
+    assert not reloaded.append_sync(RestoreEntry(run_id="restore-1", restores="r1", status="x"))
+    history = reloaded.history()
+    assert [m["role"] for m in history] == ["user", "assistant", "user"]
+    note = history[-1]["content"]
+    assert "undid run r1" in note
+    assert "Files restored: a.py, b.txt." in note
+    assert "left as they are: c.md." in note
+    assert "big.bin (the checkpoint store is full)" in note
 
 
 def test_list_gives_title_status_and_newest_first(tmp_path: Path) -> None:
