@@ -97,7 +97,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     },
     managed,
   );
-  const panel = new AgentPanel(context, runs, server, settingsNow);
+  const panel = new AgentPanel(context, runs, server, settingsNow, uiProxy);
   Object.assign(api, {
     ui,
     panel,

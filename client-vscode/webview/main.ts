@@ -6,7 +6,7 @@
  */
 import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
 import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
-import { emptyConversation, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
+import { canUndo, emptyConversation, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
 import type { AgentInfo } from '../src/protocol';
 
 interface VsCodeApi {
@@ -383,9 +383,44 @@ function renderItem(item: Item): HTMLElement {
         { class: `run-end ${item.status}`, 'data-kind': 'end', 'data-status': item.status },
         h('div', { class: 'run-summary' }, parts.join(' · ')),
         item.detail && item.status !== 'success' ? h('div', { class: 'run-detail' }, item.detail) : undefined,
+        undoButton(item, 'Undo run', 'Put the files back as they were before this run (later runs of the session are undone too)'),
+      );
+    }
+    case 'restore': {
+      const lines = [`${item.status === 'partial' ? '↶ Partly undone' : '↶ Undone'}: run ${item.restores} (${item.restored.length} file${item.restored.length === 1 ? '' : 's'} restored)`];
+      const details = h('ul', { class: 'restore-files' });
+      for (const path of item.restored) {
+        details.append(h('li', {}, `restored ${path}`));
+      }
+      for (const path of item.conflicts) {
+        details.append(h('li', { class: 'conflict' }, `kept ${path} (you changed it since)`));
+      }
+      for (const u of item.unrestorable) {
+        details.append(h('li', { class: 'error' }, `not restored ${u.path}: ${u.reason}`));
+      }
+      return h(
+        'div',
+        { class: 'run-end restore', 'data-kind': 'restore', 'data-run': item.runId, role: 'note' },
+        h('div', { class: 'run-summary' }, lines.join(' ')),
+        details,
+        undoButton(item, 'Undo this undo', 'Bring back what this undo removed'),
       );
     }
   }
+}
+
+/** The undo button of a run's end (or of an undo), when the run changed files. */
+function undoButton(item: Item, label: string, title: string): HTMLButtonElement | undefined {
+  if (!canUndo(conversation, item)) {
+    return undefined;
+  }
+  const runId = item.runId;
+  return button(label, () => post({ type: 'undoRun', runId }), {
+    class: 'link-button undo',
+    'data-run': runId,
+    title,
+    'aria-label': `${label} ${runId}: ${title}`,
+  });
 }
 
 // ---- rendering ---------------------------------------------------------------------------

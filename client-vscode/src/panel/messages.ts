@@ -44,4 +44,5 @@ export type FromWebview =
   | { type: 'openSession'; sessionId: string }
   | { type: 'continueSession' }
   | { type: 'newSession' }
+  | { type: 'undoRun'; runId: string }
   | { type: 'showOutput' };

@@ -4,7 +4,7 @@
  * no vscode: the extension keeps one copy (the truth, sent whole to a fresh webview) and the
  * webview applies the same actions to its own copy, so both always agree.
  */
-import type { PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams } from '../protocol';
+import type { PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult } from '../protocol';
 
 /** A run's end: the live result, or what a stored session recorded of it (less). */
 export type RunEnd = Pick<RunResult, 'status'> & Partial<RunResult>;
@@ -61,6 +61,19 @@ export type Item =
       completionTokens?: number;
       cost?: number;
       seconds?: number;
+    }
+  | {
+      /** The user undid a run (and the session's later ones): what went back. */
+      kind: 'restore';
+      id: string;
+      rev: number;
+      /** The restore's own run id: undoing it brings the runs' work back. */
+      runId: string;
+      restores: string;
+      status: string;
+      restored: string[];
+      conflicts: string[];
+      unrestorable: { path: string; reason: string }[];
     };
 
 export interface Conversation {
@@ -73,6 +86,8 @@ export interface Conversation {
   runId?: string;
   state?: string;
   stepText?: string;
+  /** Runs of the session that changed files (agent/checkpoints): each gets an undo button. */
+  undoable?: string[];
   /** Bumps on every change; the renderer compares it to skip idle frames. */
   rev: number;
 }
@@ -90,7 +105,9 @@ export type Action =
   | { type: 'runEnded'; runId: string; result?: RunEnd; error?: string; cancelled: boolean }
   | { type: 'sessionLoaded'; sessionId: string; entries: unknown[] }
   | { type: 'continueSession' }
-  | { type: 'newSession' };
+  | { type: 'newSession' }
+  | { type: 'checkpoints'; runIds: string[] }
+  | { type: 'restored'; result: Pick<RestoreResult, 'runId' | 'restoreRunId' | 'status' | 'restored' | 'conflicts' | 'unrestorable'> };
 
 export const EDIT_TOOLS = new Set(['edit_file', 'write_file', 'delete_file', 'apply_patch']);
 
@@ -270,7 +287,42 @@ export function reduce(c: Conversation, action: Action): Conversation {
       return bump(c, { readOnly: false });
     case 'newSession':
       return { ...emptyConversation(), rev: c.rev + 1 };
+    case 'checkpoints':
+      return withUndoable(c, action.runIds);
+    case 'restored': {
+      const r = action.result;
+      if (!r.restoreRunId || c.items.some((it) => it.kind === 'restore' && it.runId === r.restoreRunId)) {
+        return c;
+      }
+      const item: Item = {
+        kind: 'restore',
+        id: `r-${r.restoreRunId}`,
+        rev: 0,
+        runId: r.restoreRunId,
+        restores: r.runId,
+        status: r.status,
+        restored: r.restored,
+        conflicts: r.conflicts,
+        unrestorable: r.unrestorable,
+      };
+      return bump(c, { items: [...c.items, item] });
+    }
   }
+}
+
+/** Mark which runs can be undone; the end and restore items re-render when theirs changes. */
+function withUndoable(c: Conversation, runIds: string[]): Conversation {
+  const now = new Set(runIds);
+  const before = new Set(c.undoable ?? []);
+  const items = c.items.map((it): Item =>
+    (it.kind === 'end' || it.kind === 'restore') && now.has(it.runId) !== before.has(it.runId) ? ({ ...it, rev: it.rev + 1 } as Item) : it,
+  );
+  return bump(c, { items, undoable: runIds });
+}
+
+/** Whether the panel offers to undo the run of this end or restore item. */
+export function canUndo(c: Conversation, item: Item): boolean {
+  return (item.kind === 'end' || item.kind === 'restore') && (c.undoable ?? []).includes(item.runId);
 }
 
 function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>): Conversation {
@@ -363,6 +415,19 @@ export function fromEntries(sessionId: string, entries: unknown[]): Conversation
         c = reduce(c, {
           type: 'plan',
           params: { runId, goal: String(e.goal ?? ''), steps: Array.isArray(e.steps) ? (e.steps as PlanStep[]) : [] },
+        });
+        break;
+      case 'restore':
+        c = reduce(c, {
+          type: 'restored',
+          result: {
+            runId: String(e.restores ?? ''),
+            restoreRunId: runId,
+            status: (String(e.status ?? 'applied') as RestoreResult['status']),
+            restored: Array.isArray(e.restored) ? e.restored.map(String) : [],
+            conflicts: Array.isArray(e.conflicts) ? e.conflicts.map(String) : [],
+            unrestorable: Array.isArray(e.unrestorable) ? (e.unrestorable as { path: string; reason: string }[]) : [],
+          },
         });
         break;
       case 'run_finish':

@@ -7,13 +7,15 @@
  */
 import * as vscode from 'vscode';
 import type { CancellationToken } from 'vscode-languageclient/node';
+import { undoRun } from '../checkpoints';
 import { currentSelection } from '../commands';
 import { logError, logInfo } from '../logging';
 import { buildPrompt } from '../prompt';
-import { Methods, type AgentInfo, type AgentsResult, type AskUserParams } from '../protocol';
+import { Methods, type AgentInfo, type AgentsResult, type AskUserParams, type CheckpointsResult, type RestoreResult } from '../protocol';
 import type { QuestionRouter, RunEvent, Runs } from '../runs';
 import type { ServerManager } from '../server';
 import { runOptions, type AgentSettings } from '../settings';
+import type { Ui } from '../vscodeapi';
 import type { ConfirmChoice, FromWebview, PanelOptions, SessionSummary, ToWebview } from './messages';
 import { emptyConversation, reduce, type Action, type Conversation } from './model';
 
@@ -51,6 +53,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     private readonly runs: Runs,
     private readonly server: ServerManager,
     private readonly settings: () => AgentSettings,
+    private readonly ui: Ui,
   ) {
     runs.questions = this;
     this.disposables.push(
@@ -153,6 +156,47 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       }
     }
     this.apply(event);
+    if (event.type === 'runEnded') {
+      void this.refreshCheckpoints();
+    }
+  }
+
+  /** Which runs of the conversation's session changed files: those get an undo button. */
+  private async refreshCheckpoints(): Promise<void> {
+    const sessionId = this.conversation.sessionId;
+    const client = this.server.current;
+    if (!sessionId || !client) {
+      return;
+    }
+    try {
+      const result = await client.sendRequest<CheckpointsResult>(Methods.checkpoints, { sessionId });
+      if (this.conversation.sessionId === sessionId) {
+        this.apply({ type: 'checkpoints', runIds: result.runs.map((run) => run.runId) });
+      }
+    } catch (error) {
+      logError('agent/checkpoints failed', error);
+    }
+  }
+
+  /**
+   * The undo button of a run: the same flow as "Agent: Undo run…" for that run (one workspace
+   * edit the user confirms), then the panel shows what went back.
+   */
+  async undo(runId: string): Promise<RestoreResult | undefined> {
+    if (this.conversation.runId) {
+      void this.ui.showWarningMessage('Agent: finish or stop the current run before undoing one.');
+      return undefined;
+    }
+    const client = await this.server.ready();
+    if (!client) {
+      return undefined;
+    }
+    const result = await undoRun(client, this.ui, runId);
+    if (result?.restoreRunId) {
+      this.apply({ type: 'restored', result });
+    }
+    await this.refreshCheckpoints();
+    return result;
   }
 
   private settle(id: string, answer: string | null): void {
@@ -254,6 +298,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
           this.post({ type: 'focusPrompt' });
         }
         return;
+      case 'undoRun':
+        await this.undo(message.runId);
+        return;
       case 'showOutput':
         await vscode.commands.executeCommand('agentls.showOutput');
         return;
@@ -320,6 +367,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       const result = await client.sendRequest<{ sessionId: string; entries: unknown[] }>('agent/session', { sessionId });
       logInfo(`Panel: opened session ${sessionId} (${result.entries.length} entries)`);
       this.apply({ type: 'sessionLoaded', sessionId: result.sessionId, entries: result.entries });
+      await this.refreshCheckpoints();
     } catch (error) {
       logError(`agent/session ${sessionId} failed`, error);
       void vscode.window.showErrorMessage(`Agent: could not open the session (${error instanceof Error ? error.message : String(error)}).`);

@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
-import { getApi, onDisk, reviewMode, script, setSetting, ui, waitFor, workspaceRoot } from './helpers';
+import { canUndo } from '../../panel/model';
+import { getApi, onDisk, reviewMode, script, setSetting, ui, uiDone, waitFor, workspaceRoot } from './helpers';
 
 describe('Agent: Undo run…', () => {
   let api: AgentlsApi;
@@ -49,6 +50,55 @@ describe('Agent: Undo run…', () => {
       ui({ palette: 'Agent: Undo run…', type: runId });
       ui({ refactor: 'apply', screenshot: 'undo-run-preview' });
       await waitFor(() => onDisk('undo_target.py') === 'VALUE = 1\n' && !fs.existsSync(created), 'the run undone on disk', 60_000);
+    } finally {
+      ui({ refactor: 'discard', ifOpen: true });
+      await reviewMode(api, undefined);
+    }
+  });
+
+  it('undoes a run with the undo button of the agent panel, then undoes the undo', async function () {
+    this.timeout(300_000);
+    const target = path.join(workspaceRoot(), 'panel_undo.py');
+    fs.writeFileSync(target, 'LIMIT = 10\n');
+    await reviewMode(api, 'refactorPreview');
+    try {
+      await vscode.commands.executeCommand('agentls.panel.focus');
+      await waitFor(() => api.panel.webviewReady, 'the panel to load', 60_000);
+      await script([
+        { tool_calls: [{ name: 'edit_file', arguments: { path: 'panel_undo.py', old_str: 'LIMIT = 10', new_str: 'LIMIT = 99' } }] },
+        { text: 'Raised the limit.' },
+      ]);
+      await uiDone({
+        panel: [
+          { click: '#new-session' },
+          { select: '#confirm', value: 'yolo' },
+          { fill: '#prompt', text: 'Raise the limit' },
+          { press: '#prompt', key: 'Enter' },
+        ],
+      });
+      const end = await waitFor(
+        () => api.panel.current.runId === undefined && api.panel.current.items.find((it) => it.kind === 'end'),
+        'the panel run to end',
+        60_000,
+      );
+      assert.strictEqual(end.kind === 'end' && end.status, 'success', JSON.stringify(end));
+      assert.strictEqual(onDisk('panel_undo.py'), 'LIMIT = 99\n');
+      const runId = end.runId;
+      await waitFor(() => canUndo(api.panel.current, end), 'the run to be offered for undo', 30_000);
+
+      const button = `.run-end[data-kind="end"] button.undo[data-run="${runId}"]`;
+      await uiDone({ panel: [{ expectText: button, text: 'Undo run' }, { screenshot: 'panel-undo-button' }, { click: button }] });
+      ui({ refactor: 'apply', screenshot: 'panel-undo-preview' });
+      await waitFor(() => onDisk('panel_undo.py') === 'LIMIT = 10\n', 'the run undone on disk', 60_000);
+      const restore = await waitFor(() => api.panel.current.items.find((it) => it.kind === 'restore'), 'the undo in the panel', 30_000);
+      assert.ok(restore.kind === 'restore' && restore.restores === runId && restore.restored.includes('panel_undo.py'), JSON.stringify(restore));
+      await waitFor(() => canUndo(api.panel.current, restore), 'the undo to be offered for undo', 30_000);
+      const again = `.run-end[data-kind="restore"] button.undo[data-run="${restore.runId}"]`;
+      await uiDone({
+        panel: [{ expectText: '.run-end.restore', text: `Undone: run ${runId}` }, { screenshot: 'panel-undone' }, { click: again }],
+      });
+      ui({ refactor: 'apply' });
+      await waitFor(() => onDisk('panel_undo.py') === 'LIMIT = 99\n', 'the undo undone on disk', 60_000);
     } finally {
       ui({ refactor: 'discard', ifOpen: true });
       await reviewMode(api, undefined);

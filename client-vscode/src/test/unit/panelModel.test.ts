@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IncrementalMarkdown, isSafeLink, renderMarkdown } from '../../panel/markdown';
 import { routedRun } from '../../panel/routing';
-import { argsSummary, emptyConversation, fromEntries, pendingQuestions, reduce, type Action, type Conversation, type Item } from '../../panel/model';
+import { argsSummary, canUndo, emptyConversation, fromEntries, pendingQuestions, reduce, type Action, type Conversation, type Item } from '../../panel/model';
 
 function run(actions: Action[], start: Conversation = emptyConversation()): Conversation {
   return actions.reduce(reduce, start);
@@ -293,5 +293,36 @@ describe('routedRun: which questions the panel answers', () => {
     assert.equal(routedRun([panel, palette], 'p'), 'p');
     assert.equal(routedRun([panel, palette], 'c'), undefined);
     assert.equal(routedRun([panel], 'gone'), undefined);
+  });
+});
+
+describe('panel model: undo', () => {
+  const entries = [
+    { type: 'run_start', run_id: 'r1', prompt: 'Edit a file' },
+    { type: 'run_finish', run_id: 'r1', status: 'success', output: 'Edited.' },
+    { type: 'restore', run_id: 'restore-1', restores: 'r1', status: 'applied', restored: ['a.py'], conflicts: ['b.py'], unrestorable: [] },
+  ];
+
+  it('shows a stored restore, and offers undo only for runs that changed files', () => {
+    let c = fromEntries('s1', entries);
+    assert.deepEqual(kinds(c), ['user', 'end', 'restore']);
+    const restore = item(c, 'restore');
+    assert.equal(restore.runId, 'restore-1');
+    assert.equal(restore.restores, 'r1');
+    assert.deepEqual(restore.conflicts, ['b.py']);
+    assert.equal(canUndo(c, item(c, 'end')), false, 'no checkpoints known yet');
+    const endRev = item(c, 'end').rev;
+    c = reduce(c, { type: 'checkpoints', runIds: ['r1', 'restore-1'] });
+    assert.equal(canUndo(c, item(c, 'end')), true);
+    assert.equal(canUndo(c, item(c, 'restore')), true);
+    assert.ok(item(c, 'end').rev > endRev, 'the end re-renders with its button');
+  });
+
+  it('adds a live restore once, and ignores one that changed nothing', () => {
+    const result = { runId: 'r1', restoreRunId: 'restore-2', status: 'applied' as const, restored: ['a.py'], conflicts: [], unrestorable: [] };
+    let c = run([{ type: 'restored', result }, { type: 'restored', result }]);
+    assert.deepEqual(kinds(c), ['restore']);
+    c = reduce(c, { type: 'restored', result: { ...result, restoreRunId: null, status: 'nothing' } });
+    assert.deepEqual(kinds(c), ['restore']);
   });
 });
