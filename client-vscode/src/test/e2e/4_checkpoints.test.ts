@@ -25,6 +25,12 @@ describe('Agent: Undo run…', () => {
     fs.writeFileSync(target, 'VALUE = 1\n');
     fs.rmSync(created, { force: true });
     await reviewMode(api, 'refactorPreview');
+    const told: string[] = [];
+    const real = api.ui.showInformationMessage;
+    api.ui.showInformationMessage = async (message, ...actions) => {
+      told.push(message);
+      return real(message, ...actions);
+    };
     try {
       await setSetting('confirmMode', 'yolo');
       await script([
@@ -50,7 +56,10 @@ describe('Agent: Undo run…', () => {
       ui({ palette: 'Agent: Undo run…', type: runId });
       ui({ refactor: 'apply', screenshot: 'undo-run-preview' });
       await waitFor(() => onDisk('undo_target.py') === 'VALUE = 1\n' && !fs.existsSync(created), 'the run undone on disk', 60_000);
+      // The user is told what went back once the restore has ended.
+      await waitFor(() => told.find((m) => m.includes(`run ${runId} undone (2 file(s) restored)`)), 'the undo summary', 30_000);
     } finally {
+      api.ui.showInformationMessage = real;
       ui({ refactor: 'discard', ifOpen: true });
       await reviewMode(api, undefined);
     }
@@ -99,6 +108,8 @@ describe('Agent: Undo run…', () => {
       });
       ui({ refactor: 'apply' });
       await waitFor(() => onDisk('panel_undo.py') === 'LIMIT = 99\n', 'the undo undone on disk', 60_000);
+      // The second undo shows up too (and its request has ended before the server restarts).
+      await waitFor(() => api.panel.current.items.filter((it) => it.kind === 'restore').length === 2, 'the second undo in the panel', 30_000);
     } finally {
       ui({ refactor: 'discard', ifOpen: true });
       await reviewMode(api, undefined);
