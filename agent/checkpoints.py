@@ -25,7 +25,7 @@ import stat
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,9 @@ from agentls.agent.workspace import (
     TextFile,
     is_binary,
 )
+
+#: Asked before a restore writes back files that are not text (their paths): True writes.
+BytesConfirmer = Callable[[list[str]], Awaitable[bool]]
 
 #: Blobs beyond this total are not kept; the file is listed as not restorable.
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -408,10 +411,27 @@ async def restore(
     *,
     force: bool = False,
     confirm: bool = True,
+    confirm_bytes: BytesConfirmer | None = None,
 ) -> RestoreResult:
     """Put the workspace back before ``run_id``; the restore is itself a recorded run, and
-    an entry of the session, so a later run's model is told the files went back."""
+    an entry of the session, so a later run's model is told the files went back.
+
+    Files that are not text cannot ride in the confirmed edit: with ``confirm`` their bytes
+    are written back only when ``confirm_bytes`` (given their paths) says yes; without one,
+    or on a no, they are listed as not restored."""
     plan = await plan_restore(store, run_id, files, force=force)
+    if plan.raw and confirm:
+        if confirm_bytes is None:
+            reason = "not text, and nothing here can confirm writing its bytes back"
+        elif await confirm_bytes(sorted(plan.raw)):
+            reason = ""
+        else:
+            reason = "not text; you declined writing its bytes back"
+        if reason:
+            plan.unrestorable.extend({"path": path, "reason": reason} for path in sorted(plan.raw))
+            for path in plan.raw:
+                plan.modes.pop(path, None)
+            plan.raw = {}
     result = RestoreResult(
         run_id=run_id, status="nothing", conflicts=plan.conflicts, unrestorable=plan.unrestorable
     )
@@ -524,8 +544,12 @@ class CheckpointingProbe:
         if callable(sources) and getattr(self.index, "holds_text", False):
             paths, datas = sources()
             held = {p: d for p, d in zip(paths, datas, strict=True) if d is not None}
+            # Files the index does not hold as text (binary, too large): a property.
             other = getattr(self.index, "other_paths", None)
-            existing = set(paths) | (set(other()) if callable(other) else set())
+            existing = set(paths) | set((other() if callable(other) else other) or ())
+            # The index holds text only: binary files are read now, within the budget.
+            rest = sorted(existing - held.keys())
+            held.update(await asyncio.to_thread(self._read_all, rest))
             return held, existing
         from agentls.agent.child_process import FileSnapshotProbe
 
@@ -540,18 +564,22 @@ class CheckpointingProbe:
         target = Path(os.path.realpath(self.files.root / rel))
         return sessions in target.parents
 
-    def _read_all(self, stamps: dict[str, Any]) -> dict[str, bytes]:
+    def _read_all(self, paths: Iterable[str]) -> dict[str, bytes]:
+        """The bytes of ``paths`` (regular files), up to ``SNAPSHOT_BUDGET`` in all."""
         held: dict[str, bytes] = {}
         budget = SNAPSHOT_BUDGET
-        for rel, stamp in stamps.items():
-            size = stamp[1]
-            if size > budget or self._ignored(rel):
+        for rel in paths:
+            if self._ignored(rel):
                 continue
+            target = self.files.root / rel
             try:
-                held[rel] = (self.files.root / rel).read_bytes()
+                info = target.stat()
+                if not stat.S_ISREG(info.st_mode) or info.st_size > budget:
+                    continue
+                held[rel] = target.read_bytes()
             except OSError:
                 continue
-            budget -= size
+            budget -= info.st_size
         return held
 
     async def changed_since(self, snapshot: Any) -> list[str]:

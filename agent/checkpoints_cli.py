@@ -10,11 +10,15 @@ import argparse
 import json
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from agentls.agent.checkpoints import list_checkpoints, restore, store_of_run
 from agentls.agent.config import AppConfig
 from agentls.agent.errors import AgentError
 from agentls.agent.sessions import store_for
+
+if TYPE_CHECKING:
+    from agentls.agent.terminal import TerminalAsker
 
 
 async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> int:
@@ -43,7 +47,14 @@ async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> in
             confirmer=asker.confirm_edit if asker.interactive else None,
         )
         store = store_of_run(sessions, args.run_id)
-        result = await restore(store, args.run_id, files, force=args.force, confirm=not args.yes)
+        result = await restore(
+            store,
+            args.run_id,
+            files,
+            force=args.force,
+            confirm=not args.yes,
+            confirm_bytes=(lambda paths: _ask_bytes(asker, paths)) if asker.interactive else None,
+        )
     except AgentError as exc:
         print(f"agentls: {exc}", file=sys.stderr)
         return 1
@@ -58,3 +69,10 @@ async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> in
         for item in result.unrestorable:
             print(f"  not restored {item['path']}: {item['reason']}")
     return 0 if result.status in ("applied", "nothing") and not result.conflicts else 1
+
+
+async def _ask_bytes(asker: TerminalAsker, paths: list[str]) -> bool:
+    answer = await asker.ask(
+        f"Also write back {len(paths)} file(s) that are not text ({', '.join(paths)})?"
+    )
+    return answer in ("y", "yes")

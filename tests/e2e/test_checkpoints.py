@@ -10,8 +10,13 @@ from agentls_e2e import LspFactory, kill, llm_options, plain, start_killable
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
-# Writes one file, appends to another, and makes a third executable (only its mode changes).
-COMMAND = "chmod +x script.py && echo cmd > by_cmd.txt && echo more >> README.md"
+# Writes one file, appends to another, makes a third executable (only its mode changes) and
+# rewrites a binary file (its bytes cannot ride in a text edit).
+COMMAND = (
+    "chmod +x script.py && echo cmd > by_cmd.txt && echo more >> README.md"
+    " && printf 'new\\000bytes' > blob.bin"
+)
+BLOB = b"old\x00bytes\xff"
 OPTIONS_DELETE = {"workspace": {"allow_delete": True}}
 
 
@@ -48,6 +53,7 @@ def prepare(workspace: Path) -> None:
     (workspace / "gone.txt").chmod(0o640)
     (workspace / "script.py").write_text("print('hi')\n")
     (workspace / "script.py").chmod(0o644)
+    (workspace / "blob.bin").write_bytes(BLOB)
 
 
 async def test_restore_gives_the_workspace_back_and_can_be_undone(
@@ -72,11 +78,17 @@ async def test_restore_gives_the_workspace_back_and_can_be_undone(
         "by_cmd.txt": "created",
         "README.md": "modified",  # its previous text: what the live index held
         "script.py": "modified",  # only its mode: seen by comparing modes, not stamps
+        "blob.bin": "modified",  # the index holds text only: read before the command
     }
 
     edits_before = len(client.edits)
+    client.approvals = ["Apply"]  # the binary file is asked about apart from the edit
     restored = plain(await client.request("agent/restore", {"runId": "r1"}))
     assert restored["status"] == "applied", restored
+    assert [r.message for r in client.approval_requests] == [
+        "Undoing the run also writes back 1 file(s) that are not text, as they were before "
+        "it: blob.bin. Write them back?"
+    ]
     assert restored["conflicts"] == [] and restored["unrestorable"] == []
     assert snapshot(workspace) == before  # bytes and modes (script.py is 0o644 again)
     # One workspace edit, every part of it confirmed by the user like any agent edit.
@@ -92,10 +104,32 @@ async def test_restore_gives_the_workspace_back_and_can_be_undone(
     assert recorded[0]["restores"] == "r1"
     assert sorted(recorded[0]["restored"]) == sorted(restored["restored"])
 
+    client.approvals = ["Apply"]
     again = plain(await client.request("agent/restore", {"runId": restored["restoreRunId"]}))
     assert again["status"] == "applied", again
     assert snapshot(workspace) == after_run
     assert (workspace / "script.py").stat().st_mode & 0o777 == 0o755
+
+
+async def test_declined_binary_bytes_are_listed_and_the_text_restored(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    prepare(workspace)
+    scripted.add("alice", tool_call("execute_command", {"command": COMMAND}), text("done"))
+    client = await lsp()
+    await wait_watching(client)
+    result = plain(await client.run(prompt="go", runId="b1", sessionId="sb", confirmMode="yolo"))
+    assert result["status"] == "success", result
+    client.approvals = ["Reject"]
+    restored = plain(await client.request("agent/restore", {"runId": "b1"}))
+    assert restored["status"] == "applied", restored
+    assert restored["unrestorable"] == [
+        {"path": "blob.bin", "reason": "not text; you declined writing its bytes back"}
+    ]
+    assert (workspace / "blob.bin").read_bytes() == b"new\x00bytes"
+    assert not (workspace / "by_cmd.txt").exists()
+    assert (workspace / "README.md").read_text() == "# demo\n"
+    assert (workspace / "script.py").stat().st_mode & 0o777 == 0o644
 
 
 async def test_the_user_s_later_edit_is_a_conflict_and_kept(

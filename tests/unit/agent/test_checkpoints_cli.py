@@ -13,7 +13,10 @@ import pytest
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
-COMMAND = "chmod +x script.py && echo cmd > by_cmd.txt && echo more >> data.txt"
+COMMAND = (
+    "chmod +x script.py && echo cmd > by_cmd.txt && echo more >> data.txt"
+    " && printf 'new\\000bytes' > blob.bin"
+)
 ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
@@ -35,6 +38,7 @@ def ws(tmp_path: Path) -> Path:
     (root / "data.txt").write_text("line\n")
     (root / "script.py").write_text("print('hi')\n")
     (root / "script.py").chmod(0o644)
+    (root / "blob.bin").write_bytes(b"old\x00bytes\xff")  # not text: written back as bytes
     return root
 
 
@@ -92,6 +96,7 @@ def test_restore_undoes_edits_creates_deletes_and_command_writes(
         "by_cmd.txt": "created",
         "data.txt": "modified",
         "script.py": "modified",
+        "blob.bin": "modified",
     }
     done = cli(ws, "restore", first["runId"], "--yes", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
