@@ -237,6 +237,7 @@ def rebuild_history(entries: Iterable[Entry]) -> list[dict[str, Any]]:
             results[(entry.run_id, entry.model_call_index, entry.call_id)] = entry
         elif isinstance(entry, ToolCallEntry):
             started.add((entry.run_id, entry.model_call_index, entry.call_id))
+    restores = {e.run_id for e in items if isinstance(e, RestoreEntry)}
     messages: list[dict[str, Any]] = []
     for entry in items:
         if isinstance(entry, UserMessage):
@@ -257,18 +258,27 @@ def rebuild_history(entries: Iterable[Entry]) -> list[dict[str, Any]]:
                     content = NOT_STARTED
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
         elif isinstance(entry, RestoreEntry):
-            messages.append({"role": "user", "content": restore_note(entry)})
+            undo_of_undo = entry.restores in restores
+            messages.append({"role": "user", "content": restore_note(entry, undo_of_undo)})
     return messages
 
 
-def restore_note(entry: RestoreEntry) -> str:
+def restore_note(entry: RestoreEntry, undo_of_undo: bool = False) -> str:
     """What the model of a later run is told about a restore: the conversation above still
-    shows the undone runs' edits, and the files no longer hold them."""
-    lines = [
-        f"[The user undid run {entry.restores} and every later run of this session: the "
-        "workspace was put back as it was before that run"
-        + (" (only partly: the user kept some of it)." if entry.status == "partial" else ".")
-    ]
+    shows the undone runs' edits, and the files no longer hold them (or, for the undo of an
+    undo, hold them again)."""
+    partly = " (only partly: the user kept some of it)." if entry.status == "partial" else "."
+    if undo_of_undo:
+        first = (
+            f"[The user undid their undo {entry.restores}: the files it had put back hold "
+            "again what the runs left there" + partly
+        )
+    else:
+        first = (
+            f"[The user undid run {entry.restores} and every later run of this session: the "
+            "workspace was put back as it was before that run" + partly
+        )
+    lines = [first]
     if entry.restored:
         lines.append("Files restored: " + ", ".join(entry.restored) + ".")
     if entry.conflicts:

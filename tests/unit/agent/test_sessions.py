@@ -173,6 +173,10 @@ def test_a_restore_tells_the_next_run_which_files_went_back(tmp_path: Path) -> N
     assert "left as they are: c.md." in note
     assert "big.bin (the checkpoint store is full)" in note
 
+    reloaded.append_sync(RestoreEntry(run_id="restore-2", restores="restore-1", status="applied"))
+    again = reloaded.history()[-1]["content"]
+    assert again.startswith("[The user undid their undo restore-1: the files it had put back")
+
 
 def test_list_gives_title_status_and_newest_first(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
