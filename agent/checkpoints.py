@@ -35,7 +35,7 @@ from pydantic import BaseModel
 from agentls.agent.config import IndexerConfig
 from agentls.agent.errors import ValidationError
 from agentls.agent.session_entries import RestoreEntry
-from agentls.agent.sessions import Session, SessionStore
+from agentls.agent.sessions import Session, SessionStore, SessionWriteError
 from agentls.agent.workspace import (
     EditOutcome,
     FileAccess,
@@ -471,7 +471,6 @@ async def _record_in_session(store: CheckpointStore, result: RestoreResult) -> N
     """A restore that changed files becomes an entry of the session that ran them."""
     if result.restore_run_id is None:
         return
-    session = await asyncio.to_thread(store.session)
     entry = RestoreEntry(
         run_id=result.restore_run_id,
         restores=result.run_id,
@@ -480,7 +479,12 @@ async def _record_in_session(store: CheckpointStore, result: RestoreResult) -> N
         conflicts=result.conflicts,
         unrestorable=result.unrestorable,
     )
-    await session.append(entry)
+    try:
+        session = await asyncio.to_thread(store.session)
+        await session.append(entry)
+    except SessionWriteError as exc:
+        # The files went back already: say so, and that the session does not know it.
+        result.message = f"{result.message} (not recorded in the session: {exc})".strip()
 
 
 def _write_bytes(target: Path, data: bytes) -> None:
