@@ -188,6 +188,19 @@ class CheckpointStore:
         return [r for r in runs.values() if r.before or r.kind == "restore"]
 
 
+def edited_recently(store: CheckpointStore, limit: int = 8) -> list[str]:
+    """The files the session's runs changed, newest run first, that still exist: what
+    the user and the agent have been working on, whatever their modification times say."""
+    seen: dict[str, None] = {}
+    for run in reversed(store.runs()):
+        for path in run.before:
+            after = run.after.get(path)
+            if after is not None and after.sha is None:
+                continue  # the run deleted it
+            seen.setdefault(path, None)
+    return list(seen)[:limit]
+
+
 def read_state(path: Path) -> tuple[bytes | None, int | None]:
     """Bytes and permission bits of ``path``; (None, None) when it does not exist."""
     try:

@@ -18,7 +18,7 @@ from typing import Any
 from agentls.agent.config import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
 from agentls.indexer import IndexCache, RepoIndex, RepoIndexer
 from agentls.indexer.ignore import IgnoreRules
-from agentls.indexer.repomap import MapFocus, paths_in, recently_changed, render_map, symbols_for
+from agentls.indexer.repomap import MapFocus, paths_in, render_map, symbols_for
 from agentls.indexer.settings import DEFAULT_EXCLUDE_PATTERNS, IndexSettings
 
 log = logging.getLogger(__name__)
@@ -80,9 +80,16 @@ def repo_index_of(index: Any) -> RepoIndex | None:
 
 
 async def task_map(
-    index: Any, config: AppConfig, prompt: str, open_paths: Sequence[str] = ()
+    index: Any,
+    config: AppConfig,
+    prompt: str,
+    open_paths: Sequence[str] = (),
+    edited_paths: Sequence[str] = (),
 ) -> str:
     """The repo map section for a run of ``prompt``, or "" (no index, budget 0, no symbols).
+
+    ``open_paths`` are the editor's open files (absolute); ``edited_paths`` the files the
+    session's earlier runs changed (workspace-relative), newest first.
 
     Computed once per run: the same bytes every step keep the provider's prompt cache.
     """
@@ -98,7 +105,7 @@ async def task_map(
         focus = MapFocus(
             prompt=prompt,
             open_paths=tuple(paths_in(open_paths, repo.root)),
-            recent_paths=tuple(recently_changed(repo)),
+            recent_paths=tuple(edited_paths),
         )
         text = await asyncio.wait_for(
             asyncio.to_thread(render_map, files, focus, budget), MAP_RENDER_WAIT_S

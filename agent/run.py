@@ -13,6 +13,7 @@ Approver, the index, the model) is one typed ``RunContext``, built here.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import uuid
@@ -23,7 +24,12 @@ from typing import TYPE_CHECKING, Any
 from agentls.agent.agents import MIXED, AgentRegistry
 from agentls.agent.approval import Approver
 from agentls.agent.cancel import CancelToken
-from agentls.agent.checkpoints import CheckpointingFiles, CheckpointingProbe, CheckpointStore
+from agentls.agent.checkpoints import (
+    CheckpointingFiles,
+    CheckpointingProbe,
+    CheckpointStore,
+    edited_recently,
+)
 from agentls.agent.child_process import ChangesProbe, FileSnapshotProbe
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.contract import RunRequest, RunResult
@@ -172,6 +178,8 @@ class _Run:
     history: list[dict[str, Any]] = field(default_factory=list)
     #: Computed once per run, so every step sends the same bytes (prompt caches).
     repo_map: str = ""
+    #: Where the session keeps what its runs changed (None when the run keeps no session).
+    checkpoints: CheckpointStore | None = None
     last_state: RunState = RunState.IDLE
     #: Mixed mode stopped after an unsuccessful plan (its run has no finish entry).
     ended_after_planning: bool = False
@@ -179,6 +187,7 @@ class _Run:
     def keep_checkpoints(self, store: CheckpointStore) -> None:
         """Before the run changes a file (a tool's write, or a command the probe sees),
         keep its previous bytes and mode in ``store``."""
+        self.checkpoints = store
         ctx = self.context
         files = CheckpointingFiles(ctx.files, store, ctx.run_id)
         indexer = ctx.config.indexer
@@ -199,8 +208,10 @@ class _Run:
         request, config = self.request, self.context.config
         stream = config.llm.stream if request.stream is None else request.stream
         agent = resolve_agent(config, request)
+        store = self.checkpoints
+        edited = await asyncio.to_thread(edited_recently, store) if store is not None else []
         self.repo_map = await task_map(
-            self.context.index, config, request.prompt, self.open_documents
+            self.context.index, config, request.prompt, self.open_documents, edited
         )
         if request.agent != MIXED:
             state = await self.loop(request.prompt, agent, streaming=stream)

@@ -20,7 +20,6 @@ import os
 import re
 import tempfile
 import threading
-import time
 import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -412,14 +411,6 @@ def repo_map(
     if wait > 0:
         symbols.wait_filled(wait)
     return render_map(symbols.files(), focus, max_tokens)
-
-
-def recently_changed(index: RepoIndex, limit: int = 5, within_s: float = 900.0) -> list[str]:
-    """The newest files changed in the last ``within_s`` seconds: what was just edited,
-    by the agent or the human (a fresh checkout's equal mtimes say nothing)."""
-    since = time.time_ns() - int(within_s * 1e9)
-    newest = sorted(index.files, key=lambda f: (-f.mtime_ns, f.path))[:limit]
-    return [f.path for f in newest if f.mtime_ns > since]
 
 
 def paths_in(paths: Iterable[str], root: Path) -> list[str]:
