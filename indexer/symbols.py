@@ -156,8 +156,8 @@ def supported_languages() -> list[str]:
 @dataclass
 class _Compiled:
     parser: Parser
-    definitions: Query
-    identifiers: Query
+    #: Definitions (``@def``) and names (``@ref``) in one query: one walk of the tree.
+    query: Query
     kinds: dict[str, str]
 
 
@@ -174,7 +174,7 @@ def _compiled(name: str) -> _Compiled:
         defs = " ".join(f"({node_type}) @def" for node_type in spec.definitions)
         idents = " ".join(f"({node_type}) @ref" for node_type in spec.identifiers)
         compiled = _Compiled(
-            Parser(language), Query(language, defs), Query(language, idents), spec.definitions
+            Parser(language), Query(language, f"{defs} {idents}"), spec.definitions
         )
         cache[name] = compiled
     return compiled
@@ -238,7 +238,8 @@ def extract(source: bytes, grammar: str) -> FileSymbols:
     lines = source.split(b"\n")
     symbols = FileSymbols()
     defined_at: set[tuple[int, int]] = set()
-    for node in QueryCursor(compiled.definitions).captures(root).get("def", []):
+    captures = QueryCursor(compiled.query).captures(root)
+    for node in captures.get("def", []):
         name_node = _name_node(node)
         name = _text(name_node)
         if not name or name_node is None:
@@ -256,15 +257,22 @@ def extract(source: bytes, grammar: str) -> FileSymbols:
         )
         defined_at.add((name_node.start_byte, name_node.end_byte))
     symbols.definitions.sort(key=lambda d: d.line)
-    refs = symbols.references
-    for node in QueryCursor(compiled.identifiers).captures(root).get("ref", []):
-        if (node.start_byte, node.end_byte) in defined_at:
+    # The hot loop of a first fill (hundreds of thousands of identifiers): names stay
+    # bytes, sliced from the source, until the file is done, and each is decoded once.
+    raw: dict[bytes, list[int]] = {}
+    for node in captures.get("ref", []):
+        start, end = node.start_byte, node.end_byte
+        if end - start < MIN_REF_LENGTH or (start, end) in defined_at:
             continue
-        name = _text(node)
-        if len(name) < MIN_REF_LENGTH:
+        at = raw.get(source[start:end])
+        if at is None:
+            at = raw[source[start:end]] = []
+        elif len(at) >= MAX_REF_LINES:
             continue
-        at = refs.setdefault(name, [])
         line = node.start_point.row + 1
-        if len(at) < MAX_REF_LINES and (not at or at[-1] != line):
+        if not at or at[-1] != line:
             at.append(line)
+    refs = symbols.references
+    for key, lines_of in raw.items():
+        refs[key.decode("utf-8", "replace")] = lines_of
     return symbols
