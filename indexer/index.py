@@ -9,7 +9,7 @@ a thread while the loop keeps applying changes.
 from __future__ import annotations
 
 import os
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +31,10 @@ class FileInfo:
     language: str
     lines: int
     mtime_ns: int = 0
+
+
+#: How many single-file changes ``changed_since`` can report before a follower must rescan.
+CHANGE_LOG_SIZE = 4096
 
 
 class RepoIndex:
@@ -65,6 +69,9 @@ class RepoIndex:
         self._all_sources: tuple[int, list[str], list[bytes | None]] | None = None
         self._total_lines = 0
         self._languages: Counter[str] = Counter()
+        #: (generation, path) of the latest single-file changes: a follower catches up
+        #: with the few files a save touched instead of scanning every file.
+        self._changes: deque[tuple[int, str]] = deque(maxlen=CHANGE_LOG_SIZE)
 
     # -- reading -----------------------------------------------------------------
     @property
@@ -167,7 +174,7 @@ class RepoIndex:
                 self.text.discard(path)
             else:
                 self.text.put(path, data)
-        self.generation += 1
+        self._changed(path)
 
     def load(self, infos: list[FileInfo], datas: list[bytes] | None) -> None:
         """Add many files at once: what ``put`` does per file, in bulk when the index is
@@ -189,7 +196,7 @@ class RepoIndex:
         """Record an existing file that is not indexed as text."""
         self.remove(path)
         self._other[path] = reason
-        self.generation += 1
+        self._changed(path)
 
     def remove(self, path: str) -> bool:
         """Forget ``path``; True when it was known."""
@@ -206,8 +213,20 @@ class RepoIndex:
             if self.text is not None:
                 self.text.discard(path)
         if known:
-            self.generation += 1
+            self._changed(path)
         return known
+
+    def _changed(self, path: str) -> None:
+        self.generation += 1
+        self._changes.append((self.generation, path))
+
+    def changed_since(self, generation: int) -> list[str] | None:
+        """The paths changed after ``generation``; None when the log does not reach back
+        that far (a bulk load, or too many changes): then a follower must rescan."""
+        if generation == self.generation:
+            return []
+        paths = [path for gen, path in list(self._changes) if gen > generation]
+        return paths if len(paths) == self.generation - generation else None
 
     def known_under(self, prefix: str) -> list[str]:
         """Known paths below directory ``prefix`` (for a directory deleted or moved away)."""

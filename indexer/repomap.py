@@ -85,11 +85,15 @@ class SymbolIndex:
     def filled(self) -> bool:
         return self._filled.is_set()
 
-    def _stale(self) -> list[tuple[str, str, tuple[int, int]]]:
-        """(path, grammar, stamp) of files whose symbols are missing or old; drops gone files."""
+    def _stale(self, among: Iterable[str] | None = None) -> list[tuple[str, str, tuple[int, int]]]:
+        """(path, grammar, stamp) of files whose symbols are missing or old, of every file
+        or only of the paths ``among``; drops the symbols of files that are gone."""
         out: list[tuple[str, str, tuple[int, int]]] = []
+        infos = self.index.files if among is None else [self.index.get(p) for p in among]
         known: set[str] = set()
-        for info in self.index.files:
+        for info in infos:
+            if info is None:
+                continue
             grammar = grammar_name(info.language, info.ext)
             if grammar is None or info.size > MAX_PARSE_BYTES:
                 continue
@@ -98,7 +102,8 @@ class SymbolIndex:
             if self._stamps.get(info.path) != stamp and self._queued.get(info.path) != stamp:
                 out.append((info.path, grammar, stamp))
         with self._lock:
-            for gone in [p for p in self._files if p not in known]:
+            candidates = list(self._files) if among is None else list(among)
+            for gone in [p for p in candidates if p in self._files and p not in known]:
                 del self._files[gone]
                 self._stamps.pop(gone, None)
         return out
@@ -144,8 +149,9 @@ class SymbolIndex:
         generation = self.index.generation
         if generation == self._seen_generation:
             return
+        changed = self.index.changed_since(self._seen_generation)
         self._seen_generation = generation
-        todo = self._stale()
+        todo = self._stale(changed)  # every file only when the change log falls short
         if len(todo) <= SYNC_LIMIT:
             for path, grammar, stamp in todo:
                 self._parse(path, grammar, stamp)

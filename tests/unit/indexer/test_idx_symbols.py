@@ -9,6 +9,7 @@ from idx_helpers import write_file
 
 from agentls.indexer import IndexSettings, IndexWatcher, RepoIndexer
 from agentls.indexer import symbols as symbols_module
+from agentls.indexer.index import RepoIndex
 from agentls.indexer.repomap import (
     MapFocus,
     SymbolIndex,
@@ -211,3 +212,44 @@ def test_unreadable_cache_is_ignored(tmp_path: Path) -> None:
     cache = tmp_path / "symbols.json"
     cache.write_text("{not json")
     assert [h.name for h in _symbols(tmp_path, cache).find_definitions("alpha")] == ["alpha"]
+
+
+async def test_catching_up_after_a_save_looks_at_the_saved_files_only(tmp_path: Path) -> None:
+    write_file(tmp_path, "src/app.py", "def main():\n    pass\n")
+    for n in range(30):
+        write_file(tmp_path, f"pkg/m{n}.py", f"def f{n}():\n    pass\n")
+    indexer = RepoIndexer(tmp_path, IndexSettings())
+    index = await indexer.abuild()
+    symbols = SymbolIndex(index)
+    symbols.start()
+    assert symbols.wait_filled(WAIT)
+    watcher = IndexWatcher(indexer, index)
+    before = index.generation
+    write_file(tmp_path, "src/app.py", "def main_renamed():\n    pass\n")
+    (tmp_path / "pkg/m3.py").unlink()
+    await watcher.apply_paths(["src/app.py", "pkg/m3.py"])
+    assert sorted(index.changed_since(before) or []) == ["pkg/m3.py", "src/app.py"]
+    assert index.changed_since(index.generation) == []
+    looked_at: list[str] = []
+    real_get = index.get
+
+    def counting_get(path: str) -> object:
+        looked_at.append(path)
+        return real_get(path)
+
+    index.get = counting_get  # type: ignore[method-assign]
+    assert [h.path for h in symbols.find_definitions("main_renamed")] == ["src/app.py"]
+    assert symbols.find_definitions("f3") == []
+    assert sorted(looked_at) == ["pkg/m3.py", "src/app.py"]
+
+
+def test_a_bulk_load_is_not_in_the_change_log(tmp_path: Path) -> None:
+    write_file(tmp_path, "a.py", "def alpha():\n    pass\n")
+    info = RepoIndexer(tmp_path, IndexSettings()).build().get("a.py")
+    assert info is not None
+    index = RepoIndex(tmp_path)
+    index.load([info], None)
+    assert index.generation == 1
+    assert index.changed_since(0) is None  # the follower must scan every file
+    index.remove("a.py")
+    assert index.changed_since(1) == ["a.py"]
