@@ -54,13 +54,34 @@ def colorize_diff(diff: str, color: bool) -> str:
     return "".join(out)
 
 
+class LinePrinter:
+    """Streamed text and whole lines on one text stream: a line never starts in the
+    middle of streamed text."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self._mid_line = False
+
+    def stream(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+        self._mid_line = not text.endswith("\n")
+
+    def line(self, text: str) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self._mid_line = False
+        self.out.write(text + "\n")
+        self.out.flush()
+
+
 class TerminalObserver:
     """Prints streamed text and step progress to stderr."""
 
     def __init__(self, stream: IO[str] | None = None, *, quiet: bool = False) -> None:
-        self.out = stream or sys.stderr
         self.quiet = quiet
-        self._mid_line = False
+        self._printer = LinePrinter(stream or sys.stderr)
+        self._line = self._printer.line
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, Notice):
@@ -69,9 +90,7 @@ class TerminalObserver:
         if self.quiet:
             return
         if isinstance(event, StreamText):
-            self.out.write(event.text)
-            self._mid_line = not event.text.endswith("\n")
-            self.out.flush()
+            self._printer.stream(event.text)
         elif isinstance(event, StreamRestarted):
             self._line(
                 f"[stream cut: {event.reason}; the answer above is void and restarts "
@@ -91,13 +110,6 @@ class TerminalObserver:
             self._line("\n".join(lines))
         elif isinstance(event, StatusChanged) and event.detail and event.state in ("failed",):
             self._line(f"[{event.state}] {event.detail}")
-
-    def _line(self, text: str) -> None:
-        if self._mid_line:
-            self.out.write("\n")
-            self._mid_line = False
-        self.out.write(text + "\n")
-        self.out.flush()
 
 
 class TerminalAsker:
