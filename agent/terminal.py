@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
 from agentls.agent.errors import NoTTYError
@@ -24,7 +24,10 @@ from agentls.agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from agentls.agent.workspace import EditProposal
+from agentls.agent.workspace import DiskFileAccess, EditProposal
+
+if TYPE_CHECKING:
+    from agentls.agent.config import AppConfig
 
 NO_TTY_MESSAGE = (
     "confirmation needed but there is no terminal to ask (run with --mode yolo to allow "
@@ -126,6 +129,14 @@ class TerminalAsker:
             return self.stdin.isatty()
         except (ValueError, OSError):
             return False
+
+    def disk_files(self, config: AppConfig) -> DiskFileAccess:
+        """The workspace's files on disk; with a terminal, each edit is confirmed on it."""
+        return DiskFileAccess(
+            config.workspace.root,
+            max_file_size=config.indexer.max_file_size,
+            confirmer=self.confirm_edit if self.interactive else None,
+        )
 
     async def ask(self, question: str, choices: str = "y/N") -> str:
         if not self.interactive:
