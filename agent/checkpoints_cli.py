@@ -19,7 +19,6 @@ from agentls.agent.sessions import store_for
 
 async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> int:
     from agentls.agent.terminal import TerminalAsker
-    from agentls.agent.workspace import DiskFileAccess
 
     sessions = store_for(config.workspace.root, config.sessions.dir)
     try:
@@ -36,12 +35,7 @@ async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> in
                 for item in run["files"]:
                     print(f"    {item['change']:<8} {item['path']}")
             return 0
-        asker = TerminalAsker()
-        files = DiskFileAccess(
-            config.workspace.root,
-            max_file_size=config.indexer.max_file_size,
-            confirmer=asker.confirm_edit if asker.interactive else None,
-        )
+        files = TerminalAsker().disk_files(config)
         store = store_of_run(sessions, args.run_id)
         result = await restore(store, args.run_id, files, force=args.force, confirm=not args.yes)
     except AgentError as exc:
