@@ -182,5 +182,7 @@ export function runOptions(settings: AgentSettings, agent?: string): RunOptions 
 
 /** Keys whose change needs a new server process (launch line, environment). */
 export const RESTART_KEYS: readonly (keyof AgentSettings)[] = ['serverPath', 'python', 'apiKeyEnv'];
+/** The log line written each time changed settings go to the running server (tests wait on it). */
+export const SETTINGS_SENT = 'Sent the changed settings to the server (workspace/didChangeConfiguration)';
 /** Keys the server gets through `workspace/didChangeConfiguration`. */
 export const SERVER_KEYS: readonly (keyof AgentSettings)[] = ['model', 'apiBase', 'apiKeyEnv', 'logLevel'];
