@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,16 +64,12 @@ class _FileFormat:
     relative: Path
     section: str
     keys: dict[str, str]
-    #: ``${VAR}`` names an environment variable (``.mcp.json``).
-    shell_variables: bool
+    #: How a value is read: ``.mcp.json``'s ``${VAR}`` becomes agentls' ``${env:VAR}``.
+    convert: Callable[[Any], Any]
 
     @property
     def label(self) -> str:
         return self.relative.as_posix()
-
-
-_VSCODE = _FileFormat(VSCODE_MCP_FILE, "servers", _VSCODE_KEYS, shell_variables=False)
-_MCP_JSON = _FileFormat(MCP_JSON_FILE, "mcpServers", _MCP_JSON_KEYS, shell_variables=True)
 
 
 @dataclass
@@ -156,7 +153,7 @@ def _server(
             if key not in _IGNORED_KEYS:
                 unknown.append(key)
             continue
-        fields[target] = _variables(value) if fmt.shell_variables else value
+        fields[target] = fmt.convert(value)
     if unknown:
         found.warnings.append(
             f"{where}: ignoring key(s) agentls does not know: " + ", ".join(sorted(unknown))
@@ -190,6 +187,14 @@ def _variables(value: Any) -> Any:
     if isinstance(value, list):
         return [_variables(item) for item in value]
     return value
+
+
+def _as_written(value: Any) -> Any:
+    return value
+
+
+_VSCODE = _FileFormat(VSCODE_MCP_FILE, "servers", _VSCODE_KEYS, convert=_as_written)
+_MCP_JSON = _FileFormat(MCP_JSON_FILE, "mcpServers", _MCP_JSON_KEYS, convert=_variables)
 
 
 def strip_jsonc(text: str) -> str:
