@@ -276,7 +276,6 @@ class ExecuteCommandTool(_Runner[ExecuteCommandArgs]):
         "sandboxed when available: only the workspace is writable, no network. Use it "
         "for tests, builds, git; prefer the file tools to read or edit files."
     )
-
     explained: ClassVar[str] = "shell command"
 
     def summary(self, source: str) -> str:
@@ -307,7 +306,6 @@ class PythonExecutorTool(_Runner[PythonExecutorArgs]):
         "with the workspace as working directory, and return its exit code and output. "
         "Print what you want to see. Sandboxed like execute_command."
     )
-
     explained: ClassVar[str] = "Python code"
 
     def summary(self, source: str) -> str:
