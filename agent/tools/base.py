@@ -171,5 +171,13 @@ class Tool(ABC, Generic[ArgsT]):
         return short
 
 
+class FileEditingTool(Tool[ArgsT]):
+    """A tool that changes files through FileAccess (``ctx.apply``): sensitive, and when
+    the policy wants the human to confirm, the write itself carries the question."""
+
+    sensitive: ClassVar[bool] = True
+    edits_files: ClassVar[bool] = True
+
+
 #: A tool whatever its arguments: what the registry, the engine and the policy hold.
 AnyTool = Tool[Any]

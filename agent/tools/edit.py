@@ -6,7 +6,7 @@ import re
 from typing import Any, Literal
 
 from agentls.agent.errors import PatchError, PathTraversalError, ValidationError
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.base import FileEditingTool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import ApplyPatchArgs, EditFileArgs
 from agentls.agent.workspace import FileChange, change_stats, diff_stats
@@ -27,14 +27,12 @@ def _occurrences(text: str, needle: str) -> list[int]:
         start = at + 1
 
 
-class EditFileTool(Tool[EditFileArgs]):
+class EditFileTool(FileEditingTool[EditFileArgs]):
     name = "edit_file"
     description = (
         "Replace one exact occurrence of old_str with new_str in a file. old_str must occur "
         "exactly once; include enough surrounding lines to make it unique."
     )
-    sensitive = True
-    edits_files = True
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         if args.old_str == "":
@@ -125,11 +123,9 @@ def apply_patch_description(lead: PatchFormat) -> str:
     )
 
 
-class ApplyPatchTool(Tool[ApplyPatchArgs]):
+class ApplyPatchTool(FileEditingTool[ApplyPatchArgs]):
     name = "apply_patch"
     description = apply_patch_description("unified")
-    sensitive = True
-    edits_files = True
 
     def __init__(self, lead: PatchFormat = "unified") -> None:
         self.lead = lead

@@ -7,7 +7,7 @@ import fnmatch
 
 from agentls.agent.errors import PathTraversalError, ValidationError
 from agentls.agent.indexing import workspace_rules
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.base import FileEditingTool, Tool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import DeleteFileArgs, ListFilesArgs, ReadFileArgs, WriteFileArgs
 from agentls.agent.workspace import FileChange, diff_stats
@@ -37,14 +37,12 @@ class ReadFileTool(Tool[ReadFileArgs]):
         return ToolResult.ok(text_file.text)
 
 
-class WriteFileTool(Tool[WriteFileArgs]):
+class WriteFileTool(FileEditingTool[WriteFileArgs]):
     name = "write_file"
     description = (
         "Create a file or replace its whole content (mode=overwrite), or append to it "
         "(mode=append). Prefer edit_file or apply_patch to change part of an existing file."
     )
-    sensitive = True
-    edits_files = True
 
     async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         try:
@@ -77,11 +75,9 @@ class WriteFileTool(Tool[WriteFileArgs]):
         return outcome_result(outcome, summary)
 
 
-class DeleteFileTool(Tool[DeleteFileArgs]):
+class DeleteFileTool(FileEditingTool[DeleteFileArgs]):
     name = "delete_file"
     description = "Delete a file of the workspace (only when the workspace allows deletion)."
-    sensitive = True
-    edits_files = True
 
     async def run(self, args: DeleteFileArgs, ctx: ToolContext) -> ToolResult:
         if not ctx.run.config.workspace.allow_delete:
