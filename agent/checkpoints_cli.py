@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> int:
     from agentls.agent.terminal import TerminalAsker
-    from agentls.agent.workspace import DiskFileAccess
 
     sessions = store_for(config.workspace.root, config.sessions.dir)
     try:
@@ -40,12 +39,7 @@ async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> in
                 for item in run["files"]:
                     print(f"    {item['change']:<8} {item['path']}")
             return 0
-        asker = TerminalAsker()
-        files = DiskFileAccess(
-            config.workspace.root,
-            max_file_size=config.indexer.max_file_size,
-            confirmer=asker.confirm_edit if asker.interactive else None,
-        )
+        files = TerminalAsker().disk_files(config)
         store = store_of_run(sessions, args.run_id)
         result = await restore(
             store,

@@ -153,7 +153,6 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     from agentls.agent.llm import LiteLLMAdapter
     from agentls.agent.run import RunRequest, run_agent
     from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
-    from agentls.agent.workspace import DiskFileAccess
 
     try:
         request = RunRequest(
@@ -171,11 +170,7 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
         print(f"agentls: {problems(exc)}", file=sys.stderr)
         return 1
     asker = TerminalAsker()
-    files = DiskFileAccess(
-        config.workspace.root,
-        max_file_size=config.indexer.max_file_size,
-        confirmer=asker.confirm_edit if asker.interactive else None,
-    )
+    files = asker.disk_files(config)
     cancel = CancelToken()
     interrupted = _install_sigint(cancel)
     index = await _build_index(config)

@@ -174,20 +174,15 @@ def _short(value: Any) -> str:
     return shorten(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), 60)
 
 
+@dataclass(eq=False)
 class SelfEvaluator:
     """Asks the model whether a run did what was asked."""
 
-    def __init__(
-        self,
-        llm: LLM,
-        max_retries: int = 2,
-        confidence_threshold: float = 0.8,
-    ) -> None:
-        self.llm = llm
-        self.max_retries = max_retries
-        self.confidence_threshold = confidence_threshold
-        # The last verdict, so a front end can show the issues after a downgrade.
-        self.last_result: EvalResult | None = None
+    llm: LLM
+    max_retries: int = 2
+    confidence_threshold: float = 0.8
+    #: The last verdict, so a front end can show the issues after a downgrade.
+    last_result: EvalResult | None = field(default=None, init=False)
 
     def passed(self, result: EvalResult) -> bool:
         return result.completed and result.confidence >= self.confidence_threshold

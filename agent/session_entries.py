@@ -4,11 +4,18 @@ discriminator, each with the key that makes its append idempotent."""
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 # -- entries ---------------------------------------------------------------------------
+
+
+#: What makes an entry's idempotency key, with its ``type``: one per run, one per model
+#: call of the run, one per tool call of the model call.
+_PER_RUN = ("run_id",)
+_PER_MODEL_CALL = ("run_id", "model_call_index")
+_PER_TOOL_CALL = ("run_id", "model_call_index", "call_id")
 
 
 class _Entry(BaseModel):
@@ -17,10 +24,15 @@ class _Entry(BaseModel):
     run_id: str
     model_call_index: int = 0
     ts: float = Field(default_factory=time.time)
+    #: The fields of the idempotency key; () for entries that are always appended.
+    key_fields: ClassVar[tuple[str, ...]] = ()
 
     def key(self) -> tuple[str | int, ...] | None:
         """The idempotency key; None for entries that are always appended."""
-        return None
+        if not self.key_fields:
+            return None
+        # Every entry's ``type`` (its Literal discriminator) comes first.
+        return tuple(getattr(self, name) for name in ("type", *self.key_fields))
 
 
 class RunStart(_Entry):
@@ -28,16 +40,14 @@ class RunStart(_Entry):
     prompt: str
     agent: str = "build"
 
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("run_start", self.run_id)
+    key_fields: ClassVar[tuple[str, ...]] = _PER_RUN
 
 
 class UserMessage(_Entry):
     type: Literal["user_message"] = "user_message"
     content: str
 
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("user_message", self.run_id, self.model_call_index)
+    key_fields: ClassVar[tuple[str, ...]] = _PER_MODEL_CALL
 
 
 class StoredToolCall(BaseModel):
@@ -52,8 +62,7 @@ class AssistantMessage(_Entry):
     tool_calls: list[StoredToolCall] = Field(default_factory=list)
     finish_reason: str = "stop"
 
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("assistant_message", self.run_id, self.model_call_index)
+    key_fields: ClassVar[tuple[str, ...]] = _PER_MODEL_CALL
 
 
 class ToolCallEntry(_Entry):
@@ -64,8 +73,7 @@ class ToolCallEntry(_Entry):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
 
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("tool_call", self.run_id, self.model_call_index, self.call_id)
+    key_fields: ClassVar[tuple[str, ...]] = _PER_TOOL_CALL
 
 
 class ToolResultEntry(_Entry):
@@ -75,8 +83,7 @@ class ToolResultEntry(_Entry):
     success: bool
     content: str
 
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("tool_result", self.run_id, self.model_call_index, self.call_id)
+    key_fields: ClassVar[tuple[str, ...]] = _PER_TOOL_CALL
 
 
 class ApprovalDecision(_Entry):
@@ -89,8 +96,7 @@ class ApprovalDecision(_Entry):
     message: str = ""
     args: dict[str, Any] = Field(default_factory=dict)
 
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("approval_decision", self.run_id, self.model_call_index, self.call_id)
+    key_fields: ClassVar[tuple[str, ...]] = _PER_TOOL_CALL
 
 
 class ContextUpdate(_Entry):
@@ -114,8 +120,7 @@ class RunFinish(_Entry):
     state: str = ""
     output: str = ""
 
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("run_finish", self.run_id)
+    key_fields: ClassVar[tuple[str, ...]] = _PER_RUN
 
 
 class RestoreEntry(_Entry):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
 from agentls.agent.errors import NoTTYError
@@ -24,7 +24,10 @@ from agentls.agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from agentls.agent.workspace import EditProposal
+from agentls.agent.workspace import DiskFileAccess, EditProposal
+
+if TYPE_CHECKING:
+    from agentls.agent.config import AppConfig
 
 NO_TTY_MESSAGE = (
     "confirmation needed but there is no terminal to ask (run with --mode yolo to allow "
@@ -54,13 +57,34 @@ def colorize_diff(diff: str, color: bool) -> str:
     return "".join(out)
 
 
+class LinePrinter:
+    """Streamed text and whole lines on one text stream: a line never starts in the
+    middle of streamed text."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self._mid_line = False
+
+    def stream(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+        self._mid_line = not text.endswith("\n")
+
+    def line(self, text: str) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self._mid_line = False
+        self.out.write(text + "\n")
+        self.out.flush()
+
+
 class TerminalObserver:
     """Prints streamed text and step progress to stderr."""
 
     def __init__(self, stream: IO[str] | None = None, *, quiet: bool = False) -> None:
-        self.out = stream or sys.stderr
         self.quiet = quiet
-        self._mid_line = False
+        self._printer = LinePrinter(stream or sys.stderr)
+        self._line = self._printer.line
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, Notice):
@@ -69,9 +93,7 @@ class TerminalObserver:
         if self.quiet:
             return
         if isinstance(event, StreamText):
-            self.out.write(event.text)
-            self._mid_line = not event.text.endswith("\n")
-            self.out.flush()
+            self._printer.stream(event.text)
         elif isinstance(event, StreamRestarted):
             self._line(
                 f"[stream cut: {event.reason}; the answer above is void and restarts "
@@ -92,13 +114,6 @@ class TerminalObserver:
         elif isinstance(event, StatusChanged) and event.detail and event.state in ("failed",):
             self._line(f"[{event.state}] {event.detail}")
 
-    def _line(self, text: str) -> None:
-        if self._mid_line:
-            self.out.write("\n")
-            self._mid_line = False
-        self.out.write(text + "\n")
-        self.out.flush()
-
 
 class TerminalAsker:
     """Asks y/n questions on the controlling terminal, off the event loop."""
@@ -114,6 +129,14 @@ class TerminalAsker:
             return self.stdin.isatty()
         except (ValueError, OSError):
             return False
+
+    def disk_files(self, config: AppConfig) -> DiskFileAccess:
+        """The workspace's files on disk; with a terminal, each edit is confirmed on it."""
+        return DiskFileAccess(
+            config.workspace.root,
+            max_file_size=config.indexer.max_file_size,
+            confirmer=self.confirm_edit if self.interactive else None,
+        )
 
     async def ask(self, question: str, choices: str = "y/N") -> str:
         if not self.interactive:

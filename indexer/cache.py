@@ -65,16 +65,23 @@ class IndexCache:
             "other": index.other_paths,
             "skipped": dict(index.skipped),
         }
+        write_json_atomically(self.path, data, prefix=".index-")
+
+
+def write_json_atomically(path: Path, data: object, *, prefix: str) -> None:
+    """Write ``data`` as compact JSON to ``path`` through a temporary file in the same
+    folder, so that a reader sees the old file or the new one, never half of one. A cache
+    that cannot be written only costs the next start its speed: OSError is swallowed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=prefix, dir=path.parent)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".index-", dir=self.path.parent)
-            try:
-                # ensure_ascii keeps surrogate-escaped (non-UTF-8) names round-tripping.
-                with os.fdopen(fd, "w", encoding="ascii") as fh:
-                    json.dump(data, fh, ensure_ascii=True, separators=(",", ":"))
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except OSError:
-            pass
+            # ensure_ascii keeps surrogate-escaped (non-UTF-8) names round-tripping.
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                json.dump(data, fh, ensure_ascii=True, separators=(",", ":"))
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass

@@ -16,9 +16,7 @@ the signatures of its definitions that matter most, until the token budget is sp
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import threading
 import weakref
 from collections import defaultdict
@@ -26,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentls.indexer.cache import write_json_atomically
 from agentls.indexer.index import RepoIndex
 from agentls.indexer.symbols import Definition, FileSymbols, extract, grammar_name
 
@@ -205,18 +204,7 @@ class SymbolIndex:
                 for path, symbols in self._files.items()
             }
         data = {"format": CACHE_FORMAT, "root": str(self.index.root), "files": files}
-        try:
-            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".symbols-", dir=self.cache_path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(data, fh, separators=(",", ":"))
-                os.replace(tmp, self.cache_path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except OSError:
-            pass
+        write_json_atomically(self.cache_path, data, prefix=".symbols-")
 
     # -- queries -------------------------------------------------------------------
     def files(self) -> dict[str, FileSymbols]:

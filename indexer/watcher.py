@@ -98,6 +98,19 @@ class _Accumulator:
         )
 
 
+@dataclass(frozen=True)
+class WatchTuning:
+    """How the watcher polls (watchfiles' ``step``, ``debounce`` and ``rust_timeout``, in
+    ms) and how it applies a large batch (``batch_size`` files at a time)."""
+
+    step: int = 10
+    debounce: int = 200
+    rust_timeout: int = 200
+    batch_size: int = 1000
+    #: A chunk of more files than this is scanned in a worker thread.
+    inline_limit: int = 16
+
+
 class IndexWatcher:
     """Watches ``indexer.root`` and applies changes to ``index``.
 
@@ -108,23 +121,11 @@ class IndexWatcher:
     """
 
     def __init__(
-        self,
-        indexer: RepoIndexer,
-        index: RepoIndex,
-        *,
-        step: int = 10,
-        debounce: int = 200,
-        rust_timeout: int = 200,
-        batch_size: int = 1000,
-        inline_limit: int = 16,
+        self, indexer: RepoIndexer, index: RepoIndex, *, tuning: WatchTuning = WatchTuning()
     ) -> None:
         self.indexer = indexer
         self.index = index
-        self.step = step
-        self.debounce = debounce
-        self.rust_timeout = rust_timeout
-        self.batch_size = batch_size
-        self.inline_limit = inline_limit
+        self.tuning = tuning
         self._subscribers: list[Subscriber] = []
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()
@@ -225,10 +226,10 @@ class IndexWatcher:
         async for changes in awatch(
             self.indexer.root,
             watch_filter=None,
-            step=self.step,
-            debounce=self.debounce,
+            step=self.tuning.step,
+            debounce=self.tuning.debounce,
             stop_event=stop,
-            rust_timeout=self.rust_timeout,
+            rust_timeout=self.tuning.rust_timeout,
             yield_on_timeout=True,
             ignore_permission_denied=True,
         ):
@@ -303,9 +304,9 @@ class IndexWatcher:
             plan = await asyncio.to_thread(self._plan_relist, todo)
             self._apply(plan, acc)
         else:
-            for i in range(0, len(todo), self.batch_size):
-                chunk = todo[i : i + self.batch_size]
-                if len(chunk) > self.inline_limit:
+            for i in range(0, len(todo), self.tuning.batch_size):
+                chunk = todo[i : i + self.tuning.batch_size]
+                if len(chunk) > self.tuning.inline_limit:
                     plan = await asyncio.to_thread(self._plan, chunk)
                 else:
                     plan = self._plan(chunk)  # a few small reads: cheaper than a thread hop

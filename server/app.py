@@ -9,10 +9,11 @@ file access) are injected through ``build_server``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -145,22 +146,21 @@ class AgentLanguageServer(LanguageServer):
         """Until the configuration is loaded (right after ``initialize``)."""
         if self.ready_task is not None:
             await asyncio.shield(self.ready_task)
+        self._services()
+
+    def _services(self) -> tuple[SettingsManager, RunManager]:
         if self._settings is None or self._runs is None:
             self.load_services()
+        assert self._settings is not None and self._runs is not None
+        return self._settings, self._runs
 
     @property
     def settings(self) -> SettingsManager:
-        if self._settings is None:
-            self.load_services()
-        assert self._settings is not None
-        return self._settings
+        return self._services()[0]
 
     @property
     def runs(self) -> RunManager:
-        if self._runs is None:
-            self.load_services()
-        assert self._runs is not None
-        return self._runs
+        return self._services()[1]
 
     @property
     def active_runs(self) -> int:
@@ -188,10 +188,23 @@ class AgentLanguageServer(LanguageServer):
         task.add_done_callback(done)
         return task
 
+    def handler(self, method: str, *, notification: bool = False) -> Callable[[F], F]:
+        """Register the decorated function as the handler of ``method``, ``guarded``."""
+
+        def register(fn: F) -> F:
+            self.feature(method)(guarded(method, notification=notification)(fn))
+            return fn
+
+        return register
+
     def show_error(self, message: str) -> None:
         self.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Error, message=message)
         )
+
+
+#: What a handler may raise on purpose: the request was cancelled, or answers an error.
+_PASS_THROUGH = (asyncio.CancelledError, JsonRpcException)
 
 
 def guarded(name: str, *, notification: bool = False) -> Callable[[F], F]:
@@ -202,36 +215,34 @@ def guarded(name: str, *, notification: bool = False) -> Callable[[F], F]:
     JSON-RPC errors pass through.
     """
 
+    @contextlib.contextmanager
+    def guard() -> Iterator[None]:
+        # Whatever this does not re-raise is swallowed: the handler then returns None.
+        try:
+            yield
+        except _PASS_THROUGH:
+            raise
+        except Exception as exc:
+            log.exception("%s failed", name)
+            if not notification:
+                raise JsonRpcInternalError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+
     def decorate(fn: F) -> F:
         if inspect.iscoroutinefunction(fn):
 
             @functools.wraps(fn)
             async def run_async(*args: Any, **kwargs: Any) -> Any:
-                try:
+                with guard():
                     return await fn(*args, **kwargs)
-                except (asyncio.CancelledError, JsonRpcException):
-                    raise
-                except Exception as exc:
-                    log.exception("%s failed", name)
-                    if notification:
-                        return None
-                    raise JsonRpcInternalError(
-                        f"{name} failed: {type(exc).__name__}: {exc}"
-                    ) from exc
+                return None
 
             return run_async  # type: ignore[return-value]
 
         @functools.wraps(fn)
         def run_sync(*args: Any, **kwargs: Any) -> Any:
-            try:
+            with guard():
                 return fn(*args, **kwargs)
-            except JsonRpcException:
-                raise
-            except Exception as exc:
-                log.exception("%s failed", name)
-                if notification:
-                    return None
-                raise JsonRpcInternalError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+            return None
 
         return run_sync  # type: ignore[return-value]
 

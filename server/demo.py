@@ -20,7 +20,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path, to_fs_path
 
-from agentls.agent.terminal import colorize_diff
+from agentls.agent.terminal import LinePrinter, colorize_diff
 from agentls.agent.workspace import unified_diff
 from agentls.server.edits import apply_text_edits
 
@@ -40,15 +40,9 @@ class DemoClient:
         self.interactive = interactive
         self.client = LanguageClient("agentls-demo", "0.1")
         self.color = sys.stderr.isatty() and os.environ.get("NO_COLOR") is None
-        self._mid_line = False
+        self._printer = LinePrinter(sys.stderr)
+        self.say = self._printer.line
         self._register()
-
-    def say(self, text: str) -> None:
-        if self._mid_line:
-            sys.stderr.write("\n")
-            self._mid_line = False
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
 
     async def ask(self, question: str) -> bool:
         if not self.interactive:
@@ -61,9 +55,7 @@ class DemoClient:
 
     def _register(self) -> None:
         def on_stream(params: Any) -> None:
-            sys.stderr.write(params.text)
-            sys.stderr.flush()
-            self._mid_line = not params.text.endswith("\n")
+            self._printer.stream(params.text)
 
         def on_step(params: Any) -> None:
             args = " ".join(f"{k}={v}" for k, v in _fields(params.args).items())

@@ -387,6 +387,13 @@ class LspFileAccess(FileAccess):
         dropped_by: dict[str, list[int]] = {}
         notes: list[str] = []
         unknown: list[str] = []
+
+        def assume_all_kept(plan: FilePlan, note: str) -> None:
+            """What the editor did cannot be seen: take its word for every hunk, say so."""
+            kept_by[plan.path] = [h.index for h in plan.hunks]
+            dropped_by[plan.path] = []
+            notes.append(note)
+
         for plan, target in zip(plans, targets, strict=True):
             if plan.op == "delete":
                 self._sent.pop(plan.path, None)
@@ -400,11 +407,10 @@ class LspFileAccess(FileAccess):
                 digest = await asyncio.to_thread(_digest_file, target)
                 self._sent[plan.path] = _Sent(plan.new_text, digest)
                 self.remember_read(plan.path, plan.new_text)
-                kept_by[plan.path] = [h.index for h in plan.hunks]
-                dropped_by[plan.path] = []
-                notes.append(
+                assume_all_kept(
+                    plan,
                     f"{plan.path} is not open in the editor: the editor holds the change, "
-                    "possibly unsaved, so commands may still see the old file on disk"
+                    "possibly unsaved, so commands may still see the old file on disk",
                 )
                 continue
             self._sent.pop(plan.path, None)
@@ -412,11 +418,10 @@ class LspFileAccess(FileAccess):
             if was_open and doc.version == before[plan.path] and after == plan.old_text:
                 # No didChange yet (eglot sends it from an idle timer): trust the
                 # client's "applied", say that it is unconfirmed, remember nothing.
-                kept_by[plan.path] = [h.index for h in plan.hunks]
-                dropped_by[plan.path] = []
-                notes.append(
+                assume_all_kept(
+                    plan,
                     f"the editor reported the edit to {plan.path} applied but has not sent "
-                    "the new text yet; read the file again before changing it further"
+                    "the new text yet; read the file again before changing it further",
                 )
                 continue
             kept = kept_hunks(plan.old_text, plan.hunks, after)

@@ -35,7 +35,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -231,15 +231,7 @@ class RecordedRequest:
         return []
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "path": self.path,
-            "headers": self.headers,
-            "auth_present": self.auth_present,
-            "auth_sha256": self.auth_sha256,
-            "body": self.body,
-            "time": self.time,
-        }
+        return asdict(self)
 
 
 # ---------------------------------------------------------------- wire format

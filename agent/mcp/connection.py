@@ -20,7 +20,6 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any, TypeVar
 
 import anyio
@@ -36,6 +35,7 @@ from mcp.shared.message import SessionMessage
 
 from agentls.agent.config import MCPServerConfig
 from agentls.agent.errors import MCPConnectionError, MCPToolCallError
+from agentls.agent.mcp.closing import ClosedOnExit
 from agentls.agent.mcp.expand import expand, read_env_file
 from agentls.agent.mcp.stdio import MARKER_VARIABLE, ProcessGroup, StderrLog
 
@@ -502,7 +502,7 @@ class MCPConnection:
         return MCPConnectionError(f"{prefix}: {type(exc).__name__}: {exc}")
 
 
-class _WatchedReadStream:
+class _WatchedReadStream(ClosedOnExit):
     """The transport's read stream, noting when the server's side of it ends."""
 
     def __init__(self, inner: ReadStream[SessionMessage | Exception]) -> None:
@@ -527,17 +527,6 @@ class _WatchedReadStream:
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _WatchedReadStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     def __getattr__(self, name: str) -> Any:
         # e.g. ``last_context``, which the SDK reads with getattr when a transport has it.

@@ -20,10 +20,11 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
+from typing import Self
 
 from agentls.agent.config import MCPConfig, MCPServerConfig
 from agentls.agent.errors import MCPConnectionError
+from agentls.agent.mcp.closing import ClosedOnExit
 from agentls.agent.mcp.connection import MCPConnection
 from agentls.agent.mcp.names import dedupe, prefixed_name
 from agentls.agent.mcp.tools import RemoteTool, discovery_tools, make_tool
@@ -33,7 +34,7 @@ from agentls.agent.tools.registry import ToolRegistry
 log = logging.getLogger(__name__)
 
 
-class MCPManager:
+class MCPManager(ClosedOnExit):
     def __init__(
         self,
         config: MCPConfig,
@@ -59,17 +60,9 @@ class MCPManager:
         self.remotes: list[RemoteTool] = []
         self._started = False
 
-    async def __aenter__(self) -> MCPManager:
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def start(self) -> list[str]:
         """Start or connect every server concurrently and collect their tools; returns the

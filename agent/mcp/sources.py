@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,21 @@ _MCP_JSON_KEYS = {
 _IGNORED_KEYS = {"dev", "gallery", "version", "description", "disabled", "timeout"}
 
 
+@dataclass(frozen=True)
+class _FileFormat:
+    """How one kind of workspace file declares its servers."""
+
+    relative: Path
+    section: str
+    keys: dict[str, str]
+    #: How a value is read: ``.mcp.json``'s ``${VAR}`` becomes agentls' ``${env:VAR}``.
+    convert: Callable[[Any], Any]
+
+    @property
+    def label(self) -> str:
+        return self.relative.as_posix()
+
+
 @dataclass
 class WorkspaceServers:
     """The servers to use, and what the user should hear about the skipped ones."""
@@ -69,21 +85,17 @@ def workspace_servers(config: AppConfig) -> WorkspaceServers:
     found = WorkspaceServers(servers=list(config.mcp.servers))
     root = config.workspace.root
     taken = {server.name for server in config.mcp.servers}
-    sources: list[tuple[Path, str, dict[str, str], bool]] = []
-    if config.mcp.vscode_config:
-        sources.append((VSCODE_MCP_FILE, "servers", _VSCODE_KEYS, False))
-    if config.mcp.mcp_json:
-        sources.append((MCP_JSON_FILE, "mcpServers", _MCP_JSON_KEYS, True))
-    for relative, section, keys, shell_variables in sources:
-        path = root / relative
+    enabled = ((_VSCODE, config.mcp.vscode_config), (_MCP_JSON, config.mcp.mcp_json))
+    for fmt in (fmt for fmt, on in enabled if on):
+        path = root / fmt.relative
         if not path.is_file():
             continue
-        for server in _read(path, relative.as_posix(), section, keys, shell_variables, found):
+        for server in _read(path, fmt, found):
             if server.name in taken:
                 log.info(
                     "MCP server %r of %s is shadowed by an earlier one of that name",
                     server.name,
-                    relative.as_posix(),
+                    fmt.label,
                 )
                 continue
             taken.add(server.name)
@@ -91,14 +103,8 @@ def workspace_servers(config: AppConfig) -> WorkspaceServers:
     return found
 
 
-def _read(
-    path: Path,
-    label: str,
-    section: str,
-    keys: dict[str, str],
-    shell_variables: bool,
-    found: WorkspaceServers,
-) -> list[MCPServerConfig]:
+def _read(path: Path, fmt: _FileFormat, found: WorkspaceServers) -> list[MCPServerConfig]:
+    label, section = fmt.label, fmt.section
     try:
         data = json.loads(strip_jsonc(path.read_text(encoding="utf-8")))
     except OSError as exc:
@@ -119,21 +125,16 @@ def _read(
         return []
     servers = []
     for name, entry in entries.items():
-        server = _server(str(name), entry, label, keys, shell_variables, found)
+        server = _server(str(name), entry, fmt, found)
         if server is not None:
             servers.append(server)
     return servers
 
 
 def _server(
-    name: str,
-    entry: Any,
-    label: str,
-    keys: dict[str, str],
-    shell_variables: bool,
-    found: WorkspaceServers,
+    name: str, entry: Any, fmt: _FileFormat, found: WorkspaceServers
 ) -> MCPServerConfig | None:
-    where = f"MCP server {name!r} in {label}"
+    where = f"MCP server {name!r} in {fmt.label}"
     if not isinstance(entry, dict):
         found.warnings.append(f"{where}: skipped: an entry must be an object")
         return None
@@ -147,12 +148,12 @@ def _server(
     fields: dict[str, Any] = {"name": name}
     unknown = []
     for key, value in entry.items():
-        target = keys.get(key)
+        target = fmt.keys.get(key)
         if target is None:
             if key not in _IGNORED_KEYS:
                 unknown.append(key)
             continue
-        fields[target] = _variables(value) if shell_variables else value
+        fields[target] = fmt.convert(value)
     if unknown:
         found.warnings.append(
             f"{where}: ignoring key(s) agentls does not know: " + ", ".join(sorted(unknown))
@@ -186,6 +187,14 @@ def _variables(value: Any) -> Any:
     if isinstance(value, list):
         return [_variables(item) for item in value]
     return value
+
+
+def _as_written(value: Any) -> Any:
+    return value
+
+
+_VSCODE = _FileFormat(VSCODE_MCP_FILE, "servers", _VSCODE_KEYS, convert=_as_written)
+_MCP_JSON = _FileFormat(MCP_JSON_FILE, "mcpServers", _MCP_JSON_KEYS, convert=_variables)
 
 
 def strip_jsonc(text: str) -> str:

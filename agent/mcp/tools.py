@@ -104,7 +104,6 @@ def _preview(arguments: dict[str, Any]) -> str:
 class MCPTool(Tool[AnyArguments]):
     """Base of the per-remote-tool classes built by ``make_tool``."""
 
-    args_model: ClassVar[type[BaseModel]] = AnyArguments
     remote: ClassVar[RemoteTool]
 
     def schema(self) -> dict[str, Any]:
@@ -191,7 +190,6 @@ class ListMCPTools(Tool[ListArgs]):
         "List the tools offered by the connected MCP servers (name, server, one-line "
         "description). Use describe_mcp_tool for a tool's arguments, then call_mcp_tool."
     )
-    args_model = ListArgs
 
     def __init__(self, catalog: _Catalog) -> None:
         self.catalog = catalog
@@ -215,7 +213,6 @@ class ListMCPTools(Tool[ListArgs]):
 class DescribeMCPTool(Tool[DescribeArgs]):
     name = "describe_mcp_tool"
     description = "Show an MCP tool's full description and the JSON Schema of its arguments."
-    args_model = DescribeArgs
 
     def __init__(self, catalog: _Catalog) -> None:
         self.catalog = catalog
@@ -236,7 +233,6 @@ class CallMCPTool(Tool[CallArgs]):
         "Call an MCP tool found with list_mcp_tools, with arguments matching the schema "
         "shown by describe_mcp_tool."
     )
-    args_model = CallArgs
     # Sensitive as a whole; calls to a trusted server's tools are let through in
     # auto_approval, so trust stays per server as it is for directly registered tools.
     sensitive = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args
 
 from pydantic import BaseModel
 
@@ -78,10 +78,10 @@ class RunContext:
 
 @dataclass(frozen=True)
 class ToolContext:
-    """One call's view of the run: the run's context plus what the engine decided
-    for this call. ``confirm_edits`` is set when the approval policy wants the human
-    to confirm this call and the tool changes files: ``apply`` then asks through the
-    run's Approver as part of the write.
+    """One call's view of the run: the run's context (``ctx.run.files``, ``.config``,
+    ``.index``...) plus what the engine decided for this call. ``confirm_edits`` is set
+    when the approval policy wants the human to confirm this call and the tool changes
+    files: ``apply`` then asks through the run's Approver as part of the write.
     """
 
     run: RunContext
@@ -90,32 +90,13 @@ class ToolContext:
     tool: str = ""
     confirm_edits: bool = False
 
-    @property
-    def files(self) -> FileAccess:
-        return self.run.files
-
-    @property
-    def config(self) -> AppConfig:
-        return self.run.config
-
-    @property
-    def dry_run(self) -> bool:
-        return self.run.dry_run
-
-    @property
-    def run_id(self) -> str:
-        return self.run.run_id
-
-    @property
-    def index(self) -> RepoIndex | None:
-        return self.run.index
-
     async def apply(self, changes: Sequence[FileChange]) -> EditOutcome:
         """Apply ``changes``; when this call needs confirmation, the run's Approver asks."""
+        run = self.run
         if not self.confirm_edits:
-            return await self.files.apply(changes, confirm=False)
-        return await self.run.approver.confirm_edit(
-            EditRequest(self.run_id, self.call_id, self.tool, changes), self.files
+            return await run.files.apply(changes, confirm=False)
+        return await run.approver.confirm_edit(
+            EditRequest(run.run_id, self.call_id, self.tool, changes), run.files
         )
 
 
@@ -125,12 +106,13 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 class Tool(ABC, Generic[ArgsT]):
     """A tool the model can call. Subclasses set the class attributes and ``run``.
 
-    One convention for arguments: a tool is ``Tool[ItsArgs]`` and ``args_model =
-    ItsArgs``, a pydantic model with ``extra="forbid"`` whose JSON schema is exactly
-    what the model sees and whose validation errors are what it is told. ``run`` and
-    ``describe_for_approval`` receive the validated ``ItsArgs``; ``auto_approval``
-    and ``summarize_args`` see the call's raw JSON object, because the policy and the
-    progress report must work even for a call whose arguments do not validate.
+    One convention for arguments: a tool is ``Tool[ItsArgs]``, which makes
+    ``args_model`` ``ItsArgs`` (unless the tool sets it), a pydantic model with
+    ``extra="forbid"`` whose JSON schema is exactly what the model sees and whose
+    validation errors are what it is told. ``run`` and ``describe_for_approval``
+    receive the validated ``ItsArgs``; ``auto_approval`` and ``summarize_args`` see
+    the call's raw JSON object, because the policy and the progress report must work
+    even for a call whose arguments do not validate.
     """
 
     name: ClassVar[str]
@@ -144,6 +126,16 @@ class Tool(ABC, Generic[ArgsT]):
     interruptible: ClassVar[bool] = False
     #: The argument a human may rewrite when approving (a command, code), if any.
     editable_arg: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "args_model" in cls.__dict__:
+            return
+        for base in getattr(cls, "__orig_bases__", ()):
+            for arg in get_args(base):
+                if isinstance(arg, type) and issubclass(arg, BaseModel):
+                    cls.args_model = arg
+                    return
 
     @abstractmethod
     async def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
@@ -177,6 +169,14 @@ class Tool(ABC, Generic[ArgsT]):
             if isinstance(value, bool | int | float) or value is None or is_short_text:
                 short[key] = value
         return short
+
+
+class FileEditingTool(Tool[ArgsT]):
+    """A tool that changes files through FileAccess (``ctx.apply``): sensitive, and when
+    the policy wants the human to confirm, the write itself carries the question."""
+
+    sensitive: ClassVar[bool] = True
+    edits_files: ClassVar[bool] = True
 
 
 #: A tool whatever its arguments: what the registry, the engine and the policy hold.

@@ -6,7 +6,7 @@ import re
 from typing import Any, Literal
 
 from agentls.agent.errors import PatchError, PathTraversalError, ValidationError
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.base import FileEditingTool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import ApplyPatchArgs, EditFileArgs
 from agentls.agent.workspace import FileChange, change_stats, diff_stats
@@ -27,23 +27,20 @@ def _occurrences(text: str, needle: str) -> list[int]:
         start = at + 1
 
 
-class EditFileTool(Tool[EditFileArgs]):
+class EditFileTool(FileEditingTool[EditFileArgs]):
     name = "edit_file"
     description = (
         "Replace one exact occurrence of old_str with new_str in a file. old_str must occur "
         "exactly once; include enough surrounding lines to make it unique."
     )
-    args_model = EditFileArgs
-    sensitive = True
-    edits_files = True
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         if args.old_str == "":
             return ToolResult.fail("old_str is empty; to create a file use write_file")
         try:
-            path = ctx.files.rel(args.path)
-            ctx.files.resolve(args.path, for_write=True)
-            current = (await ctx.files.read_text(path)).text
+            path = ctx.run.files.rel(args.path)
+            ctx.run.files.resolve(args.path, for_write=True)
+            current = (await ctx.run.files.read_text(path)).text
         except (ValidationError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
         old_str, new_str = args.old_str, args.new_str
@@ -66,7 +63,7 @@ class EditFileTool(Tool[EditFileArgs]):
             return ToolResult.ok(f"old_str and new_str are identical; {path} is unchanged.")
         added, removed = diff_stats(current, new)
         summary = f"Edited {path} at line {_line_of(current, at)} (+{added} -{removed})"
-        if ctx.dry_run:
+        if ctx.run.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
         outcome = await ctx.apply([FileChange(path, new, current)])
         return outcome_result(outcome, summary)
@@ -126,12 +123,9 @@ def apply_patch_description(lead: PatchFormat) -> str:
     )
 
 
-class ApplyPatchTool(Tool[ApplyPatchArgs]):
+class ApplyPatchTool(FileEditingTool[ApplyPatchArgs]):
     name = "apply_patch"
     description = apply_patch_description("unified")
-    args_model = ApplyPatchArgs
-    sensitive = True
-    edits_files = True
 
     def __init__(self, lead: PatchFormat = "unified") -> None:
         self.lead = lead
@@ -163,21 +157,21 @@ class ApplyPatchTool(Tool[ApplyPatchArgs]):
                 paths = [path for fp in file_patches for path in (fp.source, fp.path)]
             current: dict[str, str | None] = {}
             for path in paths:
-                rel = ctx.files.rel(path)
-                ctx.files.resolve(path, for_write=True)
+                rel = ctx.run.files.rel(path)
+                ctx.run.files.resolve(path, for_write=True)
                 if rel not in current:
                     current[rel] = (
-                        (await ctx.files.read_text(rel)).text
-                        if await ctx.files.exists(rel)
+                        (await ctx.run.files.read_text(rel)).text
+                        if await ctx.run.files.exists(rel)
                         else None
                     )
-            results = apply_patch(patch, lambda p: current.get(ctx.files.rel(p)))
+            results = apply_patch(patch, lambda p: current.get(ctx.run.files.rel(p)))
         except (PatchError, ValidationError, PathTraversalError) as exc:
             return ToolResult.fail(f"The patch was not applied (nothing changed): {exc}")
         changes = []
         for path, new in results.items():
-            rel = ctx.files.rel(path)
-            if new is None and not ctx.config.workspace.allow_delete:
+            rel = ctx.run.files.rel(path)
+            if new is None and not ctx.run.config.workspace.allow_delete:
                 return ToolResult.fail(
                     f"The patch deletes {rel} (a move or rename deletes the old name too) but "
                     "deleting files is disabled (workspace.allow_delete is false); nothing "
@@ -192,7 +186,7 @@ class ApplyPatchTool(Tool[ApplyPatchArgs]):
             added, removed = change_stats(change)
             parts.append(f"{change.path} (+{added} -{removed})")
         summary = "Patched " + ", ".join(parts)
-        if ctx.dry_run:
+        if ctx.run.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
         outcome = await ctx.apply(changes)
         return outcome_result(outcome, summary)

@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import sys
+from abc import abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -132,13 +133,40 @@ def format_changed(paths: list[str]) -> str:
 
 
 class _Runner(Tool[RunnerArgsT]):
-    """What both tools share: sandbox, probe, process, report."""
+    """What both tools share: the empty check, the approval text, sandbox, probe,
+    process, report. A tool says what its source is and how to start it."""
 
     sensitive: ClassVar[bool] = True
     interruptible: ClassVar[bool] = True
+    #: The argument that holds the source: what a human approves and may edit.
+    editable_arg: ClassVar[str]
+    #: What the source is called when the model is asked to explain it.
+    explained: ClassVar[str]
 
     def __init__(self) -> None:
         self._warned_runs: set[str] = set()
+
+    def source(self, args: RunnerArgsT) -> str:
+        """The command or code the call runs."""
+        return str(getattr(args, self.editable_arg))
+
+    @abstractmethod
+    def summary(self, source: str) -> str:
+        """A deterministic plain-words summary, when the model cannot explain it."""
+
+    @abstractmethod
+    async def start(self, args: RunnerArgsT, ctx: ToolContext) -> ToolResult:
+        """Run a non-empty source (``_execute`` with the tool's argv)."""
+
+    async def run(self, args: RunnerArgsT, ctx: ToolContext) -> ToolResult:
+        if not self.source(args).strip():
+            return ToolResult.fail(f"The {self.editable_arg} is empty.")
+        return await self.start(args, ctx)
+
+    async def describe_for_approval(self, args: RunnerArgsT, run: RunContext) -> tuple[str, str]:
+        source = self.source(args)
+        explanation = await _model_explanation(run.llm, self.explained, source)
+        return explanation or self.summary(source), source
 
     async def _execute(
         self,
@@ -152,9 +180,11 @@ class _Runner(Tool[RunnerArgsT]):
     ) -> ToolResult:
         settings = settings_for(ctx)
         limit = effective_timeout(requested_timeout, settings)
-        root = Path(ctx.files.root)
+        root = Path(ctx.run.files.root)
         sandbox = make_sandbox(root, settings.sandbox, settings.network)
-        probe: ChangesProbe = ctx.run.changes_probe or FileSnapshotProbe(root, ctx.config.indexer)
+        probe: ChangesProbe = ctx.run.changes_probe or FileSnapshotProbe(
+            root, ctx.run.config.indexer
+        )
         before = await _safe_snapshot(probe)
         try:
             result = await run_process(
@@ -177,8 +207,8 @@ class _Runner(Tool[RunnerArgsT]):
                 "command ended were stopped; commands cannot leave processes behind."
             )
         lines += sandbox.explain_failure(output, result.exit_code)
-        if sandbox.missing and ctx.run_id not in self._warned_runs:
-            self._warned_runs.add(ctx.run_id)
+        if sandbox.missing and ctx.run.run_id not in self._warned_runs:
+            self._warned_runs.add(ctx.run.run_id)
             lines.append(NO_BWRAP_NOTE)
         if changed:
             lines.append(format_changed(changed))
@@ -189,7 +219,7 @@ class _Runner(Tool[RunnerArgsT]):
 
     def _resolve_cwd(self, ctx: ToolContext, cwd: str) -> Path | ToolResult:
         try:
-            target = ctx.files.resolve(cwd)
+            target = ctx.run.files.resolve(cwd)
         except AgentError as exc:
             return ToolResult.fail(f"Invalid cwd: {exc}. Use a directory inside the workspace.")
         if not target.is_dir():
@@ -239,22 +269,23 @@ async def _model_explanation(llm: LLM | None, what: str, text: str) -> str:
 
 class ExecuteCommandTool(_Runner[ExecuteCommandArgs]):
     name: ClassVar[str] = "execute_command"
-    editable_arg: ClassVar[str | None] = "command"
+    editable_arg: ClassVar[str] = "command"
     description: ClassVar[str] = (
         "Run a shell command (bash -c) in the workspace and return its exit code and "
         "output (stdout and stderr interleaved, long output cut in the middle). Runs "
         "sandboxed when available: only the workspace is writable, no network. Use it "
         "for tests, builds, git; prefer the file tools to read or edit files."
     )
-    args_model: ClassVar[type[BaseModel]] = ExecuteCommandArgs
+    explained: ClassVar[str] = "shell command"
 
-    async def run(self, args: ExecuteCommandArgs, ctx: ToolContext) -> ToolResult:
-        if not args.command.strip():
-            return ToolResult.fail("The command is empty.")
+    def summary(self, source: str) -> str:
+        return describe(analyze(source))
+
+    async def start(self, args: ExecuteCommandArgs, ctx: ToolContext) -> ToolResult:
         cwd = self._resolve_cwd(ctx, args.cwd)
         if isinstance(cwd, ToolResult):
             return cwd
-        if ctx.dry_run:
+        if ctx.run.dry_run:
             return ToolResult.ok(f"Dry run: would run `{args.command}` in {args.cwd}.")
         return await self._execute(
             ctx, [_shell(), "-c", args.command], cwd, args.timeout, label="the command"
@@ -266,29 +297,23 @@ class ExecuteCommandTool(_Runner[ExecuteCommandArgs]):
             return ""
         return approval_reason(command, list(agent.allowed_commands))
 
-    async def describe_for_approval(
-        self, args: ExecuteCommandArgs, run: RunContext
-    ) -> tuple[str, str]:
-        command = args.command
-        explanation = await _model_explanation(run.llm, "shell command", command)
-        return explanation or describe(analyze(command)), command
-
 
 class PythonExecutorTool(_Runner[PythonExecutorArgs]):
     name: ClassVar[str] = "python_executor"
-    editable_arg: ClassVar[str | None] = "code"
+    editable_arg: ClassVar[str] = "code"
     description: ClassVar[str] = (
         "Run Python code in a fresh interpreter (the workspace's .venv if it has one), "
         "with the workspace as working directory, and return its exit code and output. "
         "Print what you want to see. Sandboxed like execute_command."
     )
-    args_model: ClassVar[type[BaseModel]] = PythonExecutorArgs
+    explained: ClassVar[str] = "Python code"
 
-    async def run(self, args: PythonExecutorArgs, ctx: ToolContext) -> ToolResult:
-        if not args.code.strip():
-            return ToolResult.fail("The code is empty.")
-        root = Path(ctx.files.root)
-        if ctx.dry_run:
+    def summary(self, source: str) -> str:
+        return describe_python(source)
+
+    async def start(self, args: PythonExecutorArgs, ctx: ToolContext) -> ToolResult:
+        root = Path(ctx.run.files.root)
+        if ctx.run.dry_run:
             return ToolResult.ok("Dry run: would run the Python code in the workspace.")
         # The code goes through stdin, not -c: argv strings are capped at 128 KiB.
         return await self._execute(
@@ -302,13 +327,6 @@ class PythonExecutorTool(_Runner[PythonExecutorArgs]):
 
     def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:
         return ""  # allowed_commands covers shell commands only; Python always asks
-
-    async def describe_for_approval(
-        self, args: PythonExecutorArgs, run: RunContext
-    ) -> tuple[str, str]:
-        code = args.code
-        explanation = await _model_explanation(run.llm, "Python code", code)
-        return explanation or describe_python(code), code
 
 
 def describe_python(code: str) -> str:

@@ -7,7 +7,7 @@ import fnmatch
 
 from agentls.agent.errors import PathTraversalError, ValidationError
 from agentls.agent.indexing import workspace_rules
-from agentls.agent.tools.base import Tool, ToolContext, ToolResult
+from agentls.agent.tools.base import FileEditingTool, Tool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import DeleteFileArgs, ListFilesArgs, ReadFileArgs, WriteFileArgs
 from agentls.agent.workspace import FileChange, diff_stats
@@ -22,14 +22,13 @@ class ReadFileTool(Tool[ReadFileArgs]):
         "Read a text file of the workspace. Returns its exact content (the editor's unsaved "
         "text when the file is open)."
     )
-    args_model = ReadFileArgs
 
     async def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         try:
-            text_file = await ctx.files.read_text(args.path)
+            text_file = await ctx.run.files.read_text(args.path)
         except (ValidationError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
-        ctx.files.remember_read(args.path, text_file.text)
+        ctx.run.files.remember_read(args.path, text_file.text)
         if text_file.lossy:
             return ToolResult.ok(
                 f"[note: {text_file.path} is not valid UTF-8; undecodable bytes are shown as "
@@ -38,30 +37,27 @@ class ReadFileTool(Tool[ReadFileArgs]):
         return ToolResult.ok(text_file.text)
 
 
-class WriteFileTool(Tool[WriteFileArgs]):
+class WriteFileTool(FileEditingTool[WriteFileArgs]):
     name = "write_file"
     description = (
         "Create a file or replace its whole content (mode=overwrite), or append to it "
         "(mode=append). Prefer edit_file or apply_patch to change part of an existing file."
     )
-    args_model = WriteFileArgs
-    sensitive = True
-    edits_files = True
 
     async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         try:
-            path = ctx.files.rel(args.path)
-            ctx.files.resolve(args.path, for_write=True)
-            exists = await ctx.files.exists(path)
-            if exists and await ctx.files.is_dir(path):
+            path = ctx.run.files.rel(args.path)
+            ctx.run.files.resolve(args.path, for_write=True)
+            exists = await ctx.run.files.exists(path)
+            if exists and await ctx.run.files.is_dir(path):
                 return ToolResult.fail(f"{path} is a directory")
-            base = (await ctx.files.read_text(path)).text if exists else None
+            base = (await ctx.run.files.read_text(path)).text if exists else None
         except (ValidationError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
         if (
             base is not None
             and args.mode == "overwrite"
-            and ctx.files.changed_since_read(path, base)
+            and ctx.run.files.changed_since_read(path, base)
         ):
             return ToolResult.fail(
                 f"Not written: {path} changed since you read it (the user may have edited it). "
@@ -73,34 +69,31 @@ class WriteFileTool(Tool[WriteFileArgs]):
         added, removed = diff_stats(base, new)
         verb = "Created" if base is None else ("Appended to" if args.mode == "append" else "Wrote")
         summary = f"{verb} {path} (+{added} -{removed})"
-        if ctx.dry_run:
+        if ctx.run.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
         outcome = await ctx.apply([FileChange(path, new, base)])
         return outcome_result(outcome, summary)
 
 
-class DeleteFileTool(Tool[DeleteFileArgs]):
+class DeleteFileTool(FileEditingTool[DeleteFileArgs]):
     name = "delete_file"
     description = "Delete a file of the workspace (only when the workspace allows deletion)."
-    args_model = DeleteFileArgs
-    sensitive = True
-    edits_files = True
 
     async def run(self, args: DeleteFileArgs, ctx: ToolContext) -> ToolResult:
-        if not ctx.config.workspace.allow_delete:
+        if not ctx.run.config.workspace.allow_delete:
             return ToolResult.fail(
                 "Deleting files is disabled (workspace.allow_delete is false). Tell the user "
                 "which file should be deleted instead."
             )
         try:
-            path = ctx.files.rel(args.path)
-            ctx.files.resolve(args.path, for_write=True)
-            if await ctx.files.is_dir(path):
+            path = ctx.run.files.rel(args.path)
+            ctx.run.files.resolve(args.path, for_write=True)
+            if await ctx.run.files.is_dir(path):
                 return ToolResult.fail(f"{path} is a directory; delete_file removes files only")
-            base = (await ctx.files.read_text(path)).text
+            base = (await ctx.run.files.read_text(path)).text
         except (ValidationError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
-        if ctx.dry_run:
+        if ctx.run.dry_run:
             return ToolResult.ok(f"[dry run] would have deleted {path}. Nothing was changed.")
         outcome = await ctx.apply([FileChange(path, None, base)])
         return outcome_result(outcome, f"Deleted {path}")
@@ -113,14 +106,13 @@ class ListFilesTool(Tool[ListFilesArgs]):
         "and recursive to descend. Leaves out what search leaves out: ignored (.gitignore) "
         "and excluded files and directories."
     )
-    args_model = ListFilesArgs
 
     async def run(self, args: ListFilesArgs, ctx: ToolContext) -> ToolResult:
         try:
-            base = ctx.files.rel(args.path)
-            if not await ctx.files.is_dir(base):
+            base = ctx.run.files.rel(args.path)
+            if not await ctx.run.files.is_dir(base):
                 return ToolResult.fail(f"not a directory: {args.path}")
-            rules = workspace_rules(ctx.files.root, ctx.config.indexer)
+            rules = workspace_rules(ctx.run.files.root, ctx.run.config.indexer)
             if base not in ("", ".") and await asyncio.to_thread(rules.ignored, base, is_dir=True):
                 return ToolResult.ok(
                     f"{base} is left out of the workspace's files (indexer.exclude_dirs, "
@@ -146,7 +138,7 @@ class ListFilesTool(Tool[ListFilesArgs]):
         pending = [base]
         while pending:
             directory = pending.pop(0)
-            names = await ctx.files.list_dir(directory)
+            names = await ctx.run.files.list_dir(directory)
             prefix = "" if directory in ("", ".") else f"{directory}/"
             for rel in await asyncio.to_thread(_kept, rules, prefix, names):
                 name = rel.removeprefix(prefix)

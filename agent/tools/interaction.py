@@ -53,8 +53,6 @@ class UpdatePlanTool(Tool[UpdatePlanArgs]):
         "Record the goal and the step-by-step plan of a multi-step task, and update the "
         "checklist as steps are done. Send the whole list each time. The user sees it."
     )
-    args_model = UpdatePlanArgs
-    sensitive = False
 
     async def run(self, args: UpdatePlanArgs, ctx: ToolContext) -> ToolResult:
         steps = [PlanStep(text=s.text, status=s.status) for s in args.steps]
@@ -89,8 +87,6 @@ class AskUserTool(Tool[AskUserArgs]):
         "Ask the user a question and wait for the answer. Only for information you cannot "
         "find in the workspace and cannot reasonably assume; not for permission to run tools."
     )
-    args_model = AskUserArgs
-    sensitive = False
 
     async def run(self, args: AskUserArgs, ctx: ToolContext) -> ToolResult:
         ctx.run.set_state(RunState.AWAITING_HUMAN)

@@ -1,6 +1,6 @@
 """Search tools: ``search_code`` (regex), ``grep`` (literal text), ``find_files`` (names).
 
-They use the run's live index (``ctx.index``) when it indexes this workspace (held text:
+They use the run's live index (``ctx.run.index``) when it indexes this workspace (held text:
 no disk reads) and otherwise list and read the disk under the same rules
 (excludes, ``.gitignore``, binaries, size limit). Results are the same either way.
 """
@@ -27,20 +27,20 @@ MAX_FOUND_FILES = 500
 
 def live_index(ctx: ToolContext) -> RepoIndex | None:
     """The run's index when it covers this workspace."""
-    index = ctx.index
-    return index if index is not None and index.root == ctx.files.root else None
+    index = ctx.run.index
+    return index if index is not None and index.root == ctx.run.files.root else None
 
 
 def _indexer(ctx: ToolContext, config: AppConfig) -> RepoIndexer:
-    return RepoIndexer(ctx.files.root, index_settings(config.indexer))
+    return RepoIndexer(ctx.run.files.root, index_settings(config.indexer))
 
 
 def _target(ctx: ToolContext, path: str) -> str:
     """Workspace-relative form of ``path`` ("" for the root). Raises PathTraversalError."""
-    resolved = ctx.files.resolve(path)
+    resolved = ctx.run.files.resolve(path)
     if not resolved.exists():
         raise FileNotFoundError(path)
-    return resolved.relative_to(ctx.files.root).as_posix().removeprefix(".")
+    return resolved.relative_to(ctx.run.files.root).as_posix().removeprefix(".")
 
 
 def _where(rel: str) -> str:
@@ -80,7 +80,7 @@ async def _run_search(
         rel=rel,
         file_glob=file_pattern,
         recursive=recursive,
-        indexer=_indexer(ctx, ctx.config),
+        indexer=_indexer(ctx, ctx.run.config),
         index=live_index(ctx),
     )
     if not result.matches:
@@ -143,7 +143,6 @@ class SearchCodeTool(Tool[SearchCodeArgs]):
         "matching lines and `path-line- text` for context lines, groups separated by `--`. "
         "Skips ignored (.gitignore), excluded, binary and oversized files."
     )
-    args_model: ClassVar[type[BaseModel]] = SearchCodeArgs
 
     async def run(self, args: SearchCodeArgs, ctx: ToolContext) -> ToolResult:
         return await _run_search(
@@ -165,7 +164,6 @@ class GrepTool(Tool[GrepArgs]):
         "Find lines containing literal text. Prints `path:line: text` per matching line. "
         "Skips ignored (.gitignore), excluded, binary and oversized files."
     )
-    args_model: ClassVar[type[BaseModel]] = GrepArgs
 
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
         if args.pattern == "":
@@ -189,7 +187,6 @@ class FindFilesTool(Tool[FindFilesArgs]):
         "List files whose name matches a glob, one workspace-relative path per line. "
         "Skips ignored (.gitignore) and excluded files."
     )
-    args_model: ClassVar[type[BaseModel]] = FindFilesArgs
 
     async def run(self, args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
         try:
@@ -198,13 +195,13 @@ class FindFilesTool(Tool[FindFilesArgs]):
             return ToolResult.fail(f"path refused: {exc}")
         except FileNotFoundError:
             return ToolResult.fail(f"path not found: {args.path}")
-        if not ctx.files.resolve(args.path).is_dir():
+        if not ctx.run.files.resolve(args.path).is_dir():
             return ToolResult.fail(f"{args.path} is a file, not a directory")
         found = await find_paths(
             args.pattern,
             rel=rel,
             recursive=args.recursive,
-            indexer=_indexer(ctx, ctx.config),
+            indexer=_indexer(ctx, ctx.run.config),
             index=live_index(ctx),
         )
         if not found:

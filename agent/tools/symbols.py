@@ -1,6 +1,6 @@
 """Symbol tools: ``find_symbol`` (where a name is defined) and ``find_references``.
 
-They read the live symbol index of ``ctx.index`` (kept current with the watcher's
+They read the live symbol index of ``ctx.run.index`` (kept current with the watcher's
 changes); without a live index they say so, and the search tools still work.
 """
 
@@ -70,7 +70,6 @@ class FindSymbolTool(Tool[FindSymbolArgs]):
         "Find where a class, function, method or type is defined. Prints "
         f"`path:line: signature` per definition. Languages: {_LANGUAGES}."
     )
-    args_model: ClassVar[type[BaseModel]] = FindSymbolArgs
 
     async def run(self, args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
         symbols = await _symbols(ctx)
@@ -89,7 +88,6 @@ class FindReferencesTool(Tool[FindReferencesArgs]):
         "List where an identifier is used (by name, not by type resolution): "
         "`path:line: text` per line, at most 8 lines per file."
     )
-    args_model: ClassVar[type[BaseModel]] = FindReferencesArgs
 
     async def run(self, args: FindReferencesArgs, ctx: ToolContext) -> ToolResult:
         symbols = await _symbols(ctx)
@@ -120,7 +118,7 @@ def _line_texts(ctx: ToolContext, hits: list[SymbolHit]) -> dict[tuple[str, int]
         data = index.text.get(path) if index is not None and index.text is not None else None
         if data is None:
             try:
-                data = (ctx.files.root / path).read_bytes()
+                data = (ctx.run.files.root / path).read_bytes()
             except OSError:
                 continue
         rows = data.split(b"\n")

@@ -104,6 +104,17 @@ function check(ok, what) {
   }
 }
 
+/** Poll `probe` (async) until it is true; throws naming `what` after `timeoutMs`. */
+async function until(probe, what, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function refactor(decision, shot, ifOpen) {
   const panel = page.locator('.bulk-edit-panel');
   try {
@@ -123,8 +134,12 @@ async function refactor(decision, shot, ifOpen) {
     // checks its edits and the list re-renders, so re-query after each click.
     const unchecked = panel.locator('.edit-checkbox[aria-checked="false"]:visible');
     for (let i = 0; i < 20 && (await unchecked.count()) > 0; i += 1) {
-      await unchecked.first().click({ timeout: 2000 }).catch(() => undefined);
-      await page.waitForTimeout(200);
+      const before = await unchecked.count();
+      const clicked = await unchecked.first().click({ timeout: 2000 }).then(() => true, () => false);
+      if (clicked) {
+        // The list re-renders after a click: wait until it shows fewer unchecked edits.
+        await until(async () => (await unchecked.count()) < before, 'the clicked edit to be checked', 5000).catch(() => undefined);
+      }
     }
     if ((await unchecked.count()) > 0) {
       throw new Error('some edits in the refactor preview stay unchecked');
@@ -154,9 +169,11 @@ async function palette(title, typed) {
   await page.locator(`.quick-input-list .monaco-list-row:has-text("${title}")`).first().waitFor({ timeout: 10_000 });
   await page.keyboard.press('Enter');
   if (typed !== undefined) {
-    // Wait for the command's own input box (its title replaces the palette's).
-    await page.waitForTimeout(500);
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    // Wait for the command's own input box: the palette's ">title" is gone from the field.
+    await until(
+      async () => (await input.isVisible()) && !(await input.inputValue()).startsWith('>'),
+      `the input box of "${title}"`,
+    );
     await input.fill(typed);
     await page.keyboard.press('Enter');
   }

@@ -14,7 +14,7 @@ import { AgentPanel } from './panel/provider';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
-import { didChangeConfigurationParams, readSettings, RESTART_KEYS, SECTION, SERVER_KEYS, type AgentSettings } from './settings';
+import { didChangeConfigurationParams, readSettings, RESTART_KEYS, SECTION, SERVER_KEYS, SETTINGS_SENT, type AgentSettings } from './settings';
 import { RunStatusBar } from './statusBar';
 import { Transcript } from './transcript';
 import { realUi, type Ui } from './vscodeapi';
@@ -139,6 +139,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
       const client = server.current;
       if (client && SERVER_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
         await client.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(settingsNow()));
+        logInfo(SETTINGS_SENT);
       }
     }),
     keys.onDidChange(async (event) => {

@@ -204,21 +204,21 @@ export class Runs implements vscode.Disposable {
 
   private onStatus(params: StatusParams): void {
     this.transcript.status(params.runId, params.state, params.detail);
-    this.events.fire({ type: 'status', params });
-    const run = this.active.get(params.runId);
-    if (run) {
-      run.view.onStatus(params);
-      this.refresh(params.runId);
-    }
+    this.progress({ type: 'status', params }, (view) => view.onStatus(params));
   }
 
   private onStep(params: StepParams): void {
     this.transcript.step(params);
-    this.events.fire({ type: 'step', params });
-    const run = this.active.get(params.runId);
+    this.progress({ type: 'step', params }, (view) => view.onStep(params));
+  }
+
+  /** A run moved on: tell the listeners, then its view and the status bar if it is still active. */
+  private progress(event: RunEvent & { params: { runId: string } }, update: (view: RunView) => void): void {
+    this.events.fire(event);
+    const run = this.active.get(event.params.runId);
     if (run) {
-      run.view.onStep(params);
-      this.refresh(params.runId);
+      update(run.view);
+      this.refresh(event.params.runId);
     }
   }
 

@@ -88,6 +88,12 @@ export class ServerManager implements vscode.Disposable {
     return this.start();
   }
 
+  /** Resolves once no start or restart is under way: what a start had to say has been said. */
+  async settled(): Promise<void> {
+    await this.restarting;
+    await this.starting?.catch(() => undefined);
+  }
+
   start(): Promise<LanguageClient | undefined> {
     this.starting ??= this.doStart().finally(() => {
       this.starting = undefined;

@@ -105,46 +105,36 @@ export function readSettings(get: SettingGetter): ReadSettings {
     }
   }
 
-  const confirmMode = get('confirmMode');
-  if (confirmMode !== undefined) {
-    if (oneOf(confirmMode, ConfirmModeValues)) {
-      settings.confirmMode = confirmMode;
-    } else {
-      bad('confirmMode', confirmMode, `one of ${ConfirmModeValues.join(', ')}`);
+  // The other settings: a value of the right type (in its enum) is used, anything else
+  // but unset is reported.
+  const checked = <K extends keyof AgentSettings>(
+    key: K,
+    valid: (value: unknown) => value is AgentSettings[K],
+    expected: string,
+  ): void => {
+    const value = get(key);
+    if (value === undefined) {
+      return;
     }
-  }
-  const selfEval = get('selfEval');
-  if (selfEval !== undefined) {
-    if (oneOf(selfEval, SelfEvalModeValues)) {
-      settings.selfEval = selfEval;
+    if (valid(value)) {
+      settings[key] = value;
     } else {
-      bad('selfEval', selfEval, `one of ${SelfEvalModeValues.join(', ')}`);
+      bad(key, value, expected);
     }
-  }
-  const logLevel = get('logLevel');
-  if (logLevel !== undefined) {
-    if (oneOf(logLevel, LOG_LEVELS)) {
-      settings.logLevel = logLevel;
-    } else {
-      bad('logLevel', logLevel, `one of ${LOG_LEVELS.join(', ')}`);
-    }
-  }
-  const maxSteps = get('maxSteps');
-  if (maxSteps !== undefined) {
-    if (typeof maxSteps === 'number' && Number.isInteger(maxSteps) && maxSteps >= 1) {
-      settings.maxSteps = maxSteps;
-    } else {
-      bad('maxSteps', maxSteps, 'a positive integer');
-    }
-  }
-  const save = get('saveAfterEdit');
-  if (save !== undefined) {
-    if (typeof save === 'boolean') {
-      settings.saveAfterEdit = save;
-    } else {
-      bad('saveAfterEdit', save, 'true or false');
-    }
-  }
+  };
+  const choice = <K extends 'confirmMode' | 'selfEval' | 'logLevel'>(
+    key: K,
+    allowed: readonly AgentSettings[K][],
+  ): void => checked(key, (value) => oneOf(value, allowed), `one of ${allowed.join(', ')}`);
+  choice('confirmMode', ConfirmModeValues);
+  choice('selfEval', SelfEvalModeValues);
+  choice('logLevel', LOG_LEVELS);
+  checked(
+    'maxSteps',
+    (value): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1,
+    'a positive integer',
+  );
+  checked('saveAfterEdit', (value): value is boolean => typeof value === 'boolean', 'true or false');
   return { settings, problems };
 }
 
@@ -192,5 +182,7 @@ export function runOptions(settings: AgentSettings, agent?: string): RunOptions 
 
 /** Keys whose change needs a new server process (launch line, environment). */
 export const RESTART_KEYS: readonly (keyof AgentSettings)[] = ['serverPath', 'python', 'apiKeyEnv'];
+/** The log line written each time changed settings go to the running server (tests wait on it). */
+export const SETTINGS_SENT = 'Sent the changed settings to the server (workspace/didChangeConfiguration)';
 /** Keys the server gets through `workspace/didChangeConfiguration`. */
 export const SERVER_KEYS: readonly (keyof AgentSettings)[] = ['model', 'apiBase', 'apiKeyEnv', 'logLevel'];

@@ -1,1 +1,2 @@
-"""One module per LSP concern; each has ``register(ls)`` and names its methods."""
+"""One module per LSP concern; each has ``register(ls)``, which puts its handlers on the
+server with ``ls.handler(method)``, and names its methods."""

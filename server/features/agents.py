@@ -3,19 +3,15 @@ can use (defaults plus the ``agents:`` of the config, and the ``mixed`` mode).""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agentls.server.app import AgentLanguageServer
+from agentls.server.app import AgentLanguageServer
 
 METHOD = "agent/agents"
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from agentls.server.app import guarded
-
-    @ls.feature(METHOD)
-    @guarded(METHOD)
+    @ls.handler(METHOD)
     async def agent_agents(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         await ls.wait_ready()
         from agentls.agent.agents import AgentRegistry

@@ -6,19 +6,15 @@ already cancelled).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agentls.server.app import AgentLanguageServer
+from agentls.server.app import AgentLanguageServer
 
 METHOD = "agent/cancel"
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from agentls.server.app import guarded
-
-    @ls.feature(METHOD)
-    @guarded(METHOD)
+    @ls.handler(METHOD)
     def agent_cancel(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         from agentls.server.protocol import CancelParams, CancelResult, parse_params
 

@@ -10,20 +10,16 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agentls.server.app import AgentLanguageServer
+from agentls.server.app import AgentLanguageServer
 
 LIST_METHOD = "agent/checkpoints"
 RESTORE_METHOD = "agent/restore"
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from agentls.server.app import guarded
-
-    @ls.feature(LIST_METHOD)
-    @guarded(LIST_METHOD)
+    @ls.handler(LIST_METHOD)
     async def agent_checkpoints(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         from agentls.server.checkpoints_view import list_runs
         from agentls.server.protocol import CheckpointsParams, parse_params
@@ -32,8 +28,7 @@ def register(ls: AgentLanguageServer) -> None:
         await ls.wait_ready()
         return await asyncio.to_thread(list_runs, ls, parsed.session_id)
 
-    @ls.feature(RESTORE_METHOD)
-    @guarded(RESTORE_METHOD)
+    @ls.handler(RESTORE_METHOD)
     async def agent_restore(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         from agentls.server.checkpoints_view import restore_run
         from agentls.server.protocol import RestoreParams, parse_params

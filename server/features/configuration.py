@@ -7,21 +7,14 @@ they started with; the next run uses the new one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
+from agentls.server.app import AgentLanguageServer
 from agentls.server.features.lifecycle import apply_logging
-
-if TYPE_CHECKING:
-    from agentls.server.app import AgentLanguageServer
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from agentls.server.app import guarded
-
-    @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    @guarded("workspace/didChangeConfiguration", notification=True)
+    @ls.handler(types.WORKSPACE_DID_CHANGE_CONFIGURATION, notification=True)
     async def did_change_configuration(
         ls: AgentLanguageServer, params: types.DidChangeConfigurationParams
     ) -> None:

@@ -16,16 +16,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from agentls.server.app import AgentLanguageServer
 from agentls.server.converter import prime
 from agentls.server.logging import configure_logging
 from agentls.server.warm_up import import_run_modules, warm_up
-
-if TYPE_CHECKING:
-    from agentls.server.app import AgentLanguageServer
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +48,6 @@ def apply_logging(ls: AgentLanguageServer) -> None:
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from agentls.server.app import guarded
-
     pending_error: list[str] = []
 
     def load(root: Path, options: object) -> None:
@@ -75,8 +70,7 @@ def register(ls: AgentLanguageServer) -> None:
         apply_logging(ls)
         log.info("workspace %s, model %s", ls.config.workspace.root, ls.config.llm.model)
 
-    @ls.feature(types.INITIALIZE)
-    @guarded("initialize")
+    @ls.handler(types.INITIALIZE)
     def initialize(ls: AgentLanguageServer, params: types.InitializeParams) -> None:
         # Answer at once: the configuration loads in the background and every
         # feature that needs it awaits ``ls.wait_ready()``.
@@ -84,8 +78,7 @@ def register(ls: AgentLanguageServer) -> None:
         root = workspace_root(ls, params)
         ls.ready_task = ls.spawn(ready(root, params.initialization_options), name="settings")
 
-    @ls.feature(types.INITIALIZED)
-    @guarded("initialized", notification=True)
+    @ls.handler(types.INITIALIZED, notification=True)
     def initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
         ls.warm_up_task = ls.spawn(warm_up(ls), name="llm-warm-up")
         ls.spawn(after_ready(ls), name="start-index")
@@ -97,8 +90,7 @@ def register(ls: AgentLanguageServer) -> None:
         pending_error.clear()
         ls.index_service.start(ls.config)
 
-    @ls.feature(types.SHUTDOWN)
-    @guarded("shutdown")
+    @ls.handler(types.SHUTDOWN)
     async def shutdown(ls: AgentLanguageServer, params: None) -> None:
         if ls.active_runs:
             ls.runs.cancel_all("the editor is shutting down")

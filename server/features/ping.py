@@ -13,19 +13,15 @@ plain dict: ping must answer before pydantic and the models are loaded."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agentls.server.app import AgentLanguageServer
+from agentls.server.app import AgentLanguageServer
 
 METHOD = "agent/ping"
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from agentls.server.app import guarded
-
-    @ls.feature(METHOD)
-    @guarded(METHOD)
+    @ls.handler(METHOD)
     def agent_ping(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         task = ls.warm_up_task
         ready = task is not None and task.done() and not task.cancelled() and not task.exception()

@@ -4,23 +4,18 @@ and told to the model at its next step; a bad notification is logged and dropped
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
+from agentls.server.app import AgentLanguageServer
 from agentls.server.settings import plain
-
-if TYPE_CHECKING:
-    from agentls.server.app import AgentLanguageServer
 
 METHOD = "agent/reviewDecision"
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from agentls.server.app import guarded
-
-    @ls.feature(METHOD)
-    @guarded(METHOD, notification=True)
+    @ls.handler(METHOD, notification=True)
     async def review_decision(ls: AgentLanguageServer, params: Any) -> None:
         import logging
 

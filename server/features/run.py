@@ -10,19 +10,15 @@ runId, sessionId, usage}``). Progress arrives meanwhile as
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agentls.server.app import AgentLanguageServer
+from agentls.server.app import AgentLanguageServer
 
 METHOD = "agent/run"
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from agentls.server.app import guarded
-
-    @ls.feature(METHOD)
-    @guarded(METHOD)
+    @ls.handler(METHOD)
     async def agent_run(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         await ls.wait_ready()
         return await ls.runs.run(params)

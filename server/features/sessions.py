@@ -13,32 +13,27 @@ A run continues a session by passing its ``sessionId`` to ``agent/run``.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agentls.server.app import AgentLanguageServer
+from agentls.server.app import AgentLanguageServer
 
 LIST_METHOD = "agent/sessions"
 GET_METHOD = "agent/session"
 
 
 def register(ls: AgentLanguageServer) -> None:
-    from agentls.server.app import guarded
-
     # Both wait for the configuration (the workspace root decides where sessions are)
     # and read the files in a thread: the event loop stays free for the editor. The
     # implementation (pydantic, the session store) is imported on first use, so that
     # `initialize` is answered before any of it loads.
-    @ls.feature(LIST_METHOD)
-    @guarded(LIST_METHOD)
+    @ls.handler(LIST_METHOD)
     async def agent_sessions(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         from agentls.server.sessions_view import list_sessions, store
 
         await ls.wait_ready()
         return await asyncio.to_thread(list_sessions, store(ls))
 
-    @ls.feature(GET_METHOD)
-    @guarded(GET_METHOD)
+    @ls.handler(GET_METHOD)
     async def agent_session(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         from agentls.server.protocol import SessionParams, parse_params
         from agentls.server.sessions_view import get_session, store

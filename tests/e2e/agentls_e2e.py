@@ -158,6 +158,19 @@ class AgentClient(LanguageClient):
                 raise AssertionError(f"timed out waiting for {what}; events: {self.events[-10:]}")
             await asyncio.sleep(0.01)
 
+    async def ping_until(
+        self, ready: Callable[[dict[str, Any]], bool], what: str, limit: float = 60.0
+    ) -> dict[str, Any]:
+        """Poll ``agent/ping`` until ``ready(pong)``; the pong (as a dict) that was ready."""
+        deadline = time.monotonic() + limit
+        while True:
+            pong: dict[str, Any] = plain(await self.request("agent/ping", {}))
+            if ready(pong):
+                return pong
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; last ping: {pong}")
+            await asyncio.sleep(0.05)
+
     # -- documents ------------------------------------------------------------------------
     def open(self, rel: str, text: str, version: int = 1) -> str:
         assert self.root is not None

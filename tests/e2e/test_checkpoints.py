@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
-from agentls_e2e import LspFactory, kill, llm_options, plain, start_killable
+from agentls_e2e import AgentClient, LspFactory, kill, llm_options, plain, start_killable
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
@@ -28,12 +27,8 @@ def snapshot(ws: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
-async def wait_watching(client: Any) -> None:
-    for _ in range(300):
-        if plain(await client.request("agent/ping", {}))["watching"]:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError("the index watcher never started")
+async def wait_watching(client: AgentClient) -> None:
+    await client.ping_until(lambda pong: pong["watching"], "the index watcher to start")
 
 
 def the_run() -> list[Any]:

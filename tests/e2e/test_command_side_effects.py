@@ -3,7 +3,6 @@ as the headless CLI sees them. Both follow the index's rules, so they name the s
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -35,12 +34,7 @@ async def test_changed_files_are_listed(
     scripted.add("alice", tool_call("execute_command", {"command": COMMAND}), text("done"))
     client = await lsp()
     # The index and its watcher come up in the background after `initialized`.
-    for _ in range(300):
-        if plain(await client.request("agent/ping", {}))["watching"]:
-            break
-        await asyncio.sleep(0.1)
-    else:
-        raise AssertionError("the index watcher never started")
+    await client.ping_until(lambda pong: pong["watching"], "the index watcher to start")
     result = plain(await client.run(prompt="make a file", runId="x1", confirmMode="yolo"))
     assert result["status"] == "success", result
     assert CHANGED in _told(scripted, "alice")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from agentls_e2e import AgentClient, LspFactory
@@ -13,11 +12,7 @@ from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
 async def _wait_indexed(client: AgentClient, files: int) -> None:
     """Until the live index holds ``files`` text files (the watcher saw the new one)."""
-    for _ in range(600):
-        if (await client.request("agent/ping", {})).indexedFiles == files:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the index never reached {files} files")
+    await client.ping_until(lambda pong: pong["indexedFiles"] == files, f"{files} indexed files")
 
 
 def _system_prompt(scripted: ScriptedModelServer, index: int) -> str:

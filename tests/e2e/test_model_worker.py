@@ -52,11 +52,7 @@ def alive(pid: int) -> bool:
 
 
 async def wait_llm_ready(client: AgentClient) -> None:
-    for _ in range(600):
-        if (await client.request("agent/ping", {})).llmReady:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError("llmReady never came")
+    await client.ping_until(lambda pong: pong["llmReady"], "llmReady")
 
 
 def server_pid(client: AgentClient) -> int:

@@ -35,12 +35,7 @@ async def test_requests_answered_while_litellm_imports(
         latencies.append(time.monotonic() - t)
         await asyncio.sleep(0.05)
     assert max(latencies) < GENEROUS
-    for _ in range(600):
-        if plain(await client.request("agent/ping", {}))["llmReady"]:
-            break
-        await asyncio.sleep(0.1)
-    else:
-        raise AssertionError("the model worker and the tokenizer were never ready")
+    await client.ping_until(lambda pong: pong["llmReady"], "the model worker and the tokenizer")
 
 
 async def test_first_run_works(lsp: LspFactory, scripted: ScriptedModelServer) -> None:
@@ -59,12 +54,8 @@ async def test_the_server_process_never_imports_litellm(
     client = await lsp()
     result = plain(await client.run(prompt="what does app.py do?", runId="st2"))
     assert result["status"] == "success"
-    for _ in range(600):
-        pong = plain(await client.request("agent/ping", {}))
-        if pong["llmReady"]:
-            break
-        await asyncio.sleep(0.1)
-    assert pong["llmReady"] and pong["litellmLoaded"] is False
+    pong = await client.ping_until(lambda pong: pong["llmReady"], "llmReady")
+    assert pong["litellmLoaded"] is False
 
 
 def test_stdout_is_protected() -> None:

@@ -1,14 +1,13 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
-import { getApi, modelRequests, onDisk, reviewMode, script, setSetting, sleep, ui, waitFor, workspaceRoot } from './helpers';
+import { modelRequests, onDisk, reviewMode, runningApi, script, setSetting, ui, uiDone, waitFor, workspaceRoot } from './helpers';
 
 describe('Agent: Run', () => {
   let api: AgentlsApi;
 
   before(async () => {
-    api = await getApi();
-    await waitFor(() => api.server.current, 'the server to run', 60_000);
+    api = await runningApi();
   });
 
   afterEach(async () => {
@@ -126,8 +125,7 @@ describe('Agent: Run', () => {
     });
     const runId = await waitFor(() => api.runs.activeRunIds[0], 'a run to start', 20_000);
     await waitFor(() => /counting counting/.test(api.outputText().slice(-2000)), 'streamed text', 30_000);
-    ui({ expectStatusBar: 'Agent', screenshot: 'run-streaming' });
-    await sleep(300);
+    await uiDone({ expectStatusBar: 'Agent', screenshot: 'run-streaming' });
     const started = Date.now();
     const cancelled = await vscode.commands.executeCommand<boolean>('agentls.cancel');
     assert.strictEqual(cancelled, true, 'agent/cancel answered cancelled: true');

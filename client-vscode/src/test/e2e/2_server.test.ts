@@ -3,7 +3,13 @@ import * as crypto from 'crypto';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
-import { getApi, modelRequests, script, setSetting, waitFor } from './helpers';
+import { SETTINGS_SENT } from '../../settings';
+import { modelRequests, runningApi, script, setSetting, waitFor } from './helpers';
+
+/** How many times the extension has sent changed settings to the server (per its log). */
+function settingsSent(api: AgentlsApi): number {
+  return api.logText().split(SETTINGS_SENT).length - 1;
+}
 
 /** The last "Starting <command>" line of the extension's log. */
 function lastStart(log: string): string {
@@ -18,17 +24,17 @@ describe('server lifecycle', () => {
   let api: AgentlsApi;
 
   before(async () => {
-    api = await getApi();
-    await waitFor(() => api.server.current, 'the server to run', 60_000);
+    api = await runningApi();
   });
 
   it('a changed model setting reaches the running server (didChangeConfiguration)', async () => {
     const client = api.server.current;
     try {
+      const sent = settingsSent(api);
       await setSetting('model', 'openai/e2e-two');
       await script([{ text: 'from the second model' }], 'e2e-two');
-      // Give the notification a moment; the server applies it to the next run.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The server handles messages in order: once the notification is out, the next run has it.
+      await waitFor(() => settingsSent(api) > sent, 'the changed settings to be sent to the server', 20_000);
       const outcome = await vscode.commands.executeCommand<{ result?: { status: string; model?: string } }>('agentls.run', {
         prompt: 'Which model?',
         useSelection: false,
@@ -52,7 +58,7 @@ describe('server lifecycle', () => {
     try {
       await setSetting('python', '/nonexistent/bin/python3');
       await waitFor(() => shown.length > 0, 'the failure notification', 20_000);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await api.server.settled();
       assert.strictEqual(shown.length, 1, JSON.stringify(shown));
       assert.match(shown[0].message, /Python interpreter not found: "\/nonexistent\/bin\/python3"/);
       assert.deepStrictEqual(shown[0].actions, ['Show log']);
@@ -62,7 +68,7 @@ describe('server lifecycle', () => {
       shown.length = 0;
       await setSetting('python', '/usr/bin/python3');
       await waitFor(() => shown.length > 0, 'the import failure notification', 30_000);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await api.server.settled();
       assert.strictEqual(shown.length, 1, JSON.stringify(shown));
       assert.match(shown[0].message, /cannot be imported by "\/usr\/bin\/python3"/);
     } finally {

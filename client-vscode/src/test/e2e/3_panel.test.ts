@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
 import type { Conversation, Item } from '../../panel/model';
-import { getApi, modelRequests, script, ui, uiDone, waitFor } from './helpers';
+import { modelRequests, runningApi, script, ui, uiDone, waitFor } from './helpers';
 
 function ends(c: Conversation): Extract<Item, { kind: 'end' }>[] {
   return c.items.filter((it): it is Extract<Item, { kind: 'end' }> => it.kind === 'end');
@@ -21,8 +21,7 @@ describe('the agent panel', () => {
   let firstSession: string | undefined;
 
   before(async () => {
-    api = await getApi();
-    await waitFor(() => api.server.current, 'the server to run', 60_000);
+    api = await runningApi();
     await vscode.commands.executeCommand('agentls.panel.focus');
     await waitFor(() => api.panel.webviewReady, 'the panel to load', 60_000);
   });
@@ -58,6 +57,14 @@ describe('the agent panel', () => {
     return ends(api.panel.current)[count - 1];
   }
 
+  /** Wait for the question card, check what it asks (`expected`), screenshot it, answer. */
+  async function answerQuestion(expected: { expectText: string; text: string }, screenshot: string, answer: string): Promise<void> {
+    await within(() => api.panel.current.items.some((it) => it.kind === 'ask' && !it.answered), `the question card (${expected.text})`);
+    await uiDone({
+      panel: [expected, { screenshot }, { fill: '.card.ask textarea', text: answer }, { press: '.card.ask textarea', key: 'Enter' }],
+    });
+  }
+
   it('runs from the panel: streamed Markdown, tool cards, the plan checklist, a question answered in place', async () => {
     await script([
       {
@@ -83,15 +90,7 @@ describe('the agent panel', () => {
       { text: 'All done: the greeting uses *welcome*. See [greet.py](greet.py).' },
     ]);
     await uiDone({ panel: [{ expectText: '.empty', text: 'Ask the agent' }, ...typePrompt('Plan a polite greeting')] });
-    await waitFor(() => api.panel.current.items.some((it) => it.kind === 'ask' && !it.answered), 'the question card', 60_000);
-    await uiDone({
-      panel: [
-        { expectText: '.card.ask', text: 'Which name should the greeting use?' },
-        { screenshot: 'panel-question' },
-        { fill: '.card.ask textarea', text: 'welcome' },
-        { press: '.card.ask textarea', key: 'Enter' },
-      ],
-    });
+    await answerQuestion({ expectText: '.card.ask', text: 'Which name should the greeting use?' }, 'panel-question', 'welcome');
     const end = await runEnds(1, 'the first panel run to end');
     assert.strictEqual(end.status, 'success', JSON.stringify(end));
     assert.ok((end.tokens ?? 0) > 0, 'tokens are shown');
@@ -170,15 +169,7 @@ describe('the agent panel', () => {
     await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'confirm-all' }, ...typePrompt('Run a command')] });
     await within(() => api.panel.current.items.some((it) => it.kind === 'approval' && it.answer === undefined), 'the approval');
     await uiDone({ panel: [{ click: '.card.approval:not(.answered) button[data-choice="Edit…"]' }] });
-    await within(() => api.panel.current.items.some((it) => it.kind === 'ask' && !it.answered), 'the edit question');
-    await uiDone({
-      panel: [
-        { expectText: '.card.ask .question', text: 'Edit the command' },
-        { screenshot: 'panel-edit-command' },
-        { fill: '.card.ask textarea', text: 'echo edited-in-panel' },
-        { press: '.card.ask textarea', key: 'Enter' },
-      ],
-    });
+    await answerQuestion({ expectText: '.card.ask .question', text: 'Edit the command' }, 'panel-edit-command', 'echo edited-in-panel');
     const end = await runEnds(1, 'the edited run to end');
     assert.strictEqual(end.status, 'success', JSON.stringify(end));
     const tools = JSON.stringify((await modelRequests()).at(-1)?.body.messages?.filter((m) => m.role === 'tool') ?? []);

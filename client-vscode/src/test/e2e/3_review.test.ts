@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
-import { getApi, modelRequests, onDisk, script, setSetting, ui, waitFor, workspaceRoot } from './helpers';
+import { modelRequests, onDisk, runningApi, script, setSetting, ui, waitFor, workspaceRoot } from './helpers';
 
 const OLD = Array.from({ length: 12 }, (_, i) => `value_${i + 1} = ${i + 1}\n`).join('');
 const NEW = OLD.replace('value_2 = 2\n', 'value_2 = 20\n').replace('value_9 = 9\n', 'value_9 = 90\nvalue_9b = 91\n');
@@ -30,8 +30,7 @@ describe('Inline review of agent edits', () => {
   let realInput: AgentlsApi['ui']['showInputBox'];
 
   before(async () => {
-    api = await getApi();
-    await waitFor(() => api.server.current, 'the server to run', 60_000);
+    api = await runningApi();
     realInput = api.ui.showInputBox;
   });
 

@@ -4,14 +4,13 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
 import { canUndo } from '../../panel/model';
-import { getApi, onDisk, reviewMode, script, setSetting, ui, uiDone, waitFor, workspaceRoot } from './helpers';
+import { onDisk, reviewMode, runningApi, script, setSetting, ui, uiDone, waitFor, workspaceRoot } from './helpers';
 
 describe('Agent: Undo run…', () => {
   let api: AgentlsApi;
 
   before(async () => {
-    api = await getApi();
-    await waitFor(() => api.server.current, 'the server to run', 60_000);
+    api = await runningApi();
   });
 
   after(async () => {

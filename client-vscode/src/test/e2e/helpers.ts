@@ -15,12 +15,19 @@ export async function getApi(): Promise<AgentlsApi> {
   return ext.isActive ? ext.exports : ext.activate();
 }
 
+/** The extension's API once its server runs (the `before` of every suite that talks to it). */
+export async function runningApi(): Promise<AgentlsApi> {
+  const api = await getApi();
+  await waitFor(() => api.server.current, 'the server to run', 60_000);
+  return api;
+}
+
 /** Ask the playwright runner for UI work (see e2e/runner.mjs). */
 export function ui(request: Record<string, unknown>): void {
   console.log(`@@E2E ${JSON.stringify(request)}`);
 }
 
-export function sleep(ms: number): Promise<void> {
+function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
