@@ -39,7 +39,8 @@ async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> in
                 for item in run["files"]:
                     print(f"    {item['change']:<8} {item['path']}")
             return 0
-        files = TerminalAsker().disk_files(config)
+        asker = TerminalAsker()
+        files = asker.disk_files(config)
         store = store_of_run(sessions, args.run_id)
         result = await restore(
             store,
