@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The config the command line's model flags override (``--model``, ``--api-base``...)."""
     llm: dict[str, Any] = {}
     if getattr(args, "model", None):
         llm["model"] = args.model
@@ -136,7 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "run":
         try:
             config = load_config(
-                args.workspace, args.config, _overrides(args), overrides_source="command-line flags"
+                args.workspace,
+                args.config,
+                config_overrides(args),
+                overrides_source="command-line flags",
             )
         except AgentError as exc:
             print(f"agentls: {exc}", file=sys.stderr)

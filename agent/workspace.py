@@ -320,16 +320,9 @@ class DiskFileAccess(FileAccess):
                     f"{', '.join(stale)} changed since the change was computed; read it again",
                     paths,
                 )
-            if confirm:
-                if self.confirmer is None:
-                    return EditOutcome(
-                        "rejected",
-                        "this change needs confirmation and nobody can be asked "
-                        "(no terminal); nothing was changed",
-                        paths,
-                    )
-                if not await self.confirmer(make_proposal(changes)):
-                    return EditOutcome("rejected", "the user rejected this change", paths)
+            refused = await self.refused(changes, paths) if confirm else None
+            if refused is not None:
+                return refused
             try:
                 await asyncio.to_thread(self._commit, changes, targets)
             except OSError as exc:
@@ -338,6 +331,19 @@ class DiskFileAccess(FileAccess):
             if change.new_text is not None:
                 self.remember_read(change.path, change.new_text)
         return EditOutcome("applied", "", paths)
+
+    async def refused(self, changes: Sequence[FileChange], paths: list[str]) -> EditOutcome | None:
+        """Ask the human about ``changes``: None when confirmed, else the rejection."""
+        if self.confirmer is None:
+            return EditOutcome(
+                "rejected",
+                "this change needs confirmation and nobody can be asked "
+                "(no terminal); nothing was changed",
+                paths,
+            )
+        if not await self.confirmer(make_proposal(changes)):
+            return EditOutcome("rejected", "the user rejected this change", paths)
+        return None
 
     def _stale_paths(self, changes: Sequence[FileChange], targets: Sequence[Path]) -> list[str]:
         stale = []

@@ -2,7 +2,8 @@
 
 The language server is dispatched before anything else is imported: an editor waits on
 ``initialize``, and the headless CLI's imports (argparse tables, the config models) would
-only delay it. Everything else goes to the full command line in ``agentls.server.cli``.
+only delay it. ``agentls acp`` (the Agent Client Protocol on stdio) is dispatched the same way.
+Everything else goes to the full command line in ``agentls.server.cli``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ def server_argv(argv: Sequence[str]) -> list[str] | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["acp"]:
+        from agentls.acp_agent.main import main as acp_main
+
+        return acp_main(arguments[1:])
     served = server_argv(arguments)
     if served is not None:
         from agentls.server.__main__ import run

@@ -1,0 +1,223 @@
+"""The ACP agent: sessions, prompts and cancellation over the same run as the server.
+
+An ACP session is an agentls session (the same JSONL store, so ``agentls sessions``
+and the language server see it too); each ``session/prompt`` is one run of it, with the
+session's conversation as history. A prompt is cancelled with ``session/cancel`` the way
+Ctrl-C stops the CLI: the run's CancelToken, and the answer says ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, helpers
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    EmbeddedResourceContentBlock,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResourceContentBlock,
+    TextContentBlock,
+    TextResourceContents,
+)
+
+from agentls import __version__
+from agentls.acp_agent.approver import SessionRules
+from agentls.acp_agent.replay import replay
+from agentls.acp_agent.updates import UpdateSender
+from agentls.agent.cancel import CancelToken
+from agentls.agent.config import AppConfig, ConfirmMode, load_config
+from agentls.agent.errors import AgentError
+from agentls.agent.sessions import SessionStore, store_for
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AcpSession:
+    id: str
+    config: AppConfig
+    store: SessionStore
+    rules: SessionRules = field(default_factory=SessionRules)
+    cancel: CancelToken | None = None
+    #: The MCP servers the client handed over, as ``mcp.servers`` entries.
+    mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    confirm_mode: ConfirmMode | None = None
+
+
+class AgentlsAcpAgent:
+    """Implements the SDK's Agent interface; ``overrides`` apply to every session's config
+    (the command line's ``--model``, ``--api-base``), ``confirm_mode`` to every run."""
+
+    def __init__(
+        self,
+        overrides: dict[str, Any] | None = None,
+        config_file: Path | None = None,
+        load: Callable[..., AppConfig] = load_config,
+        *,
+        confirm_mode: ConfirmMode | None = None,
+    ) -> None:
+        self.overrides = overrides or {}
+        self.confirm_mode = confirm_mode
+        self.config_file = config_file
+        self._load = load
+        self.client: Client | None = None
+        self.capabilities = ClientCapabilities()
+        self.sessions: dict[str, AcpSession] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        self.capabilities = client_capabilities or ClientCapabilities()
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+            ),
+            agent_info=Implementation(name="agentls", title="agentls", version=__version__),
+        )
+
+    # -- sessions ------------------------------------------------------------------
+    def _open(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
+        try:
+            config = self._load(
+                cwd, self.config_file, self.overrides, overrides_source="command-line flags"
+            )
+        except AgentError as exc:
+            raise _request_error(str(exc)) from exc
+        store = store_for(config.workspace.root, config.sessions.dir)
+        session = AcpSession(
+            session_id,
+            config,
+            store,
+            mcp_servers=mcp_entries(mcp_servers),
+            confirm_mode=self.confirm_mode,
+        )
+        self.sessions[session_id] = session
+        return session
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        session = self._open(cwd, uuid.uuid4().hex[:12], mcp_servers)
+        log.info("ACP session %s in %s", session.id, session.config.workspace.root)
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        session = self._open(cwd, session_id, mcp_servers)
+        try:
+            exists = session.store.exists(session_id)
+        except AgentError as exc:
+            raise _request_error(str(exc)) from exc
+        if not exists:
+            raise _request_error(f"no session {session_id} in {session.config.workspace.root}")
+        entries = await asyncio.to_thread(lambda: session.store.open(session_id).entries)
+        sender = UpdateSender(self._client(), session_id, str(session.config.workspace.root))
+        for update in replay(entries):
+            sender.send(update)
+        await sender.close()  # every update is out before the answer
+        return LoadSessionResponse()
+
+    # -- prompts -------------------------------------------------------------------
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        from agentls.acp_agent.turn import run_turn
+
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise _request_error(f"unknown session {session_id}: start it with session/new")
+        if session.cancel is not None and not session.cancel.cancelled:
+            raise _request_error("a prompt of this session is still running")
+        session.cancel = CancelToken()
+        try:
+            stop = await run_turn(self._client(), self.capabilities, session, prompt_text(prompt))
+        finally:
+            session.cancel = None
+        return PromptResponse(stop_reason=stop)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None and session.cancel is not None:
+            session.cancel.cancel("the user cancelled the turn")
+
+    def _client(self) -> Client:
+        if self.client is None:
+            raise RuntimeError("no client connection")
+        return self.client
+
+    # Methods of the protocol agentls does not offer answer "method not found".
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        return None
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The prompt as the model reads it: text, then each attached resource's text."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(f"(Attached: {block.uri})")
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            if isinstance(resource, TextResourceContents):
+                parts.append(f"Attached {resource.uri}:\n```\n{resource.text}\n```")
+            else:
+                parts.append(f"(Attached binary resource {resource.uri}, not shown)")
+    return "\n\n".join(parts)
+
+
+def mcp_entries(servers: list[Any] | None) -> list[dict[str, Any]]:
+    """The client's MCP servers as ``mcp.servers`` entries (stdio, http or sse)."""
+    entries: list[dict[str, Any]] = []
+    for server in servers or []:
+        data = server.model_dump(by_alias=False)
+        entry: dict[str, Any] = {"name": data["name"]}
+        if data.get("command"):
+            entry.update(
+                type="stdio",
+                command=data["command"],
+                args=list(data.get("args") or []),
+                env={item["name"]: item["value"] for item in data.get("env") or []},
+            )
+        elif data.get("url"):
+            entry.update(
+                type=data.get("type") or "http",
+                url=data["url"],
+                headers={item["name"]: item["value"] for item in data.get("headers") or []},
+            )
+        else:
+            log.warning("MCP server %s from the client has neither command nor url", data["name"])
+            continue
+        entries.append(entry)
+    return entries
+
+
+def _request_error(message: str) -> Exception:
+    from acp import RequestError
+
+    return RequestError.invalid_params({"message": message})
+
+
+__all__ = ["AcpSession", "AgentlsAcpAgent", "helpers", "mcp_entries", "prompt_text"]

@@ -1,0 +1,129 @@
+"""Every question of a run, asked with ``session/request_permission``.
+
+The four ACP options map onto the approval policy: allow once, allow always (this tool
+is allowed for the rest of the session, without asking), reject once, reject always
+(this tool is refused for the rest of the session). A cancelled request (the user
+cancelled the turn) stops the run. An edit that needs confirmation is asked about with
+its diff, then written only when allowed: the model is told when it was not.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from acp import helpers
+from acp.interfaces import Client
+from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+
+from agentls.acp_agent.updates import UpdateSender, tool_kind, tool_title
+from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover, EditRequest
+from agentls.agent.text import shorten
+from agentls.agent.workspace import EditOutcome, FileAccess
+
+log = logging.getLogger(__name__)
+
+OPTIONS = [
+    PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
+    PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
+    PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+    PermissionOption(option_id="reject_always", name="Always reject", kind="reject_always"),
+]
+MAX_PREVIEW_CHARS = 4000
+
+
+@dataclass
+class SessionRules:
+    """What the user answered "always" to in this session, by tool."""
+
+    allowed: set[str] = field(default_factory=set)
+    rejected: set[str] = field(default_factory=set)
+
+
+class AcpApprover(BaseApprover):
+    def __init__(
+        self, client: Client, session_id: str, rules: SessionRules, updates: UpdateSender
+    ) -> None:
+        self.client = client
+        self.session_id = session_id
+        self.rules = rules
+        self.updates = updates
+
+    async def _choose(self, tool: str, call: ToolCallUpdate) -> str:
+        """The option the user picked: allow_once ... reject_always, or "cancelled"."""
+        if tool in self.rules.allowed:
+            return "allow_always"
+        if tool in self.rules.rejected:
+            return "reject_always"
+        await self.updates.flush()  # the tool call is shown before the question about it
+        answer = await self.client.request_permission(
+            session_id=self.session_id, tool_call=call, options=OPTIONS
+        )
+        outcome = answer.outcome
+        choice = outcome.option_id if isinstance(outcome, AllowedOutcome) else "cancelled"
+        if choice == "allow_always":
+            self.rules.allowed.add(tool)
+        elif choice == "reject_always":
+            self.rules.rejected.add(tool)
+        return choice
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        preview = "\n\n".join(p for p in (request.explanation, request.preview) if p)
+        content = (
+            [helpers.tool_content(helpers.text_block(shorten(preview, MAX_PREVIEW_CHARS)))]
+            if preview
+            else None
+        )
+        call = _call_update(request.call_id, request.tool, request.args, content)
+        try:
+            choice = await self._choose(request.tool, call)
+        except Exception as exc:
+            log.warning("session/request_permission failed", exc_info=True)
+            return ApprovalAnswer("deny", message=f"the editor could not ask the user ({exc})")
+        return _ANSWERS[choice]
+
+    async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
+        paths = [change.path for change in request.changes]
+        diffs = [
+            helpers.tool_diff_content(
+                str(files.resolve(change.path)), change.new_text or "", change.base_text
+            )
+            for change in request.changes
+        ]
+        call = _call_update(request.call_id, request.tool, {"paths": paths}, diffs)
+        try:
+            choice = await self._choose(request.tool, call)
+        except Exception as exc:
+            log.warning("session/request_permission failed", exc_info=True)
+            return EditOutcome(
+                "rejected", f"the editor could not ask the user ({exc}); nothing changed", paths
+            )
+        if choice in {"allow_once", "allow_always"}:
+            return await files.apply(request.changes, confirm=False)
+        why = "the run was cancelled" if choice == "cancelled" else "the user rejected this change"
+        return EditOutcome("rejected", f"{why}; nothing was changed", paths)
+
+
+def _call_update(
+    call_id: str, tool: str, args: dict[str, Any], content: list[Any] | None
+) -> ToolCallUpdate:
+    return ToolCallUpdate(
+        tool_call_id=call_id,
+        title=tool_title(tool, args),
+        kind=tool_kind(tool),
+        status="pending",
+        content=content,
+        raw_input=args,
+    )
+
+
+_ANSWERS = {
+    "allow_once": ApprovalAnswer("approve"),
+    "allow_always": ApprovalAnswer("approve_run", message="always allowed in this session"),
+    "reject_once": ApprovalAnswer("deny", message="the user rejected this call"),
+    "reject_always": ApprovalAnswer(
+        "deny", message="the user rejected this tool for the rest of the session"
+    ),
+    "cancelled": ApprovalAnswer("abort", message="the user cancelled the turn"),
+}

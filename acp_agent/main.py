@@ -1,0 +1,73 @@
+"""``agentls acp``: serve the Agent Client Protocol on stdin/stdout.
+
+stdout carries protocol messages only: it is taken for the protocol before anything
+else runs, and a stray print lands on stderr. Logs go to stderr and, with ``--log-file``,
+to a file, secrets redacted as in the language server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, cast
+
+if TYPE_CHECKING:
+    from acp.interfaces import Agent
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentls acp",
+        description="Run agentls as an Agent Client Protocol agent on stdio "
+        "(Zed, JetBrains, Neovim and Emacs ACP clients).",
+    )
+    parser.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
+    parser.add_argument("--model", help="model, e.g. openai/gpt-4.1 (overrides llm.model)")
+    parser.add_argument("--api-base", help="the model API's base URL (llm.api_base)")
+    parser.add_argument(
+        "--mode",
+        choices=["confirm-all", "confirm-sensitive", "yolo"],
+        help="when to ask before a tool runs (default: the agent's confirm_mode)",
+    )
+    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warn", "error"])
+    parser.add_argument("--log-file", type=Path, help="also write logs to this file")
+    return parser
+
+
+async def serve(args: argparse.Namespace, protocol_out: BinaryIO) -> None:
+    from acp import run_agent
+    from acp.stdio import stdio_streams
+
+    from agentls.acp_agent.agent import AgentlsAcpAgent
+    from agentls.agent.cli import config_overrides
+
+    agent = AgentlsAcpAgent(config_overrides(args), args.config, confirm_mode=args.mode)
+    # The SDK opens its writer on sys.stdout: hand it the protocol's stream for that
+    # moment only, so everything else printed goes to stderr.
+    saved, sys.stdout = sys.stdout, protocol_out
+    try:
+        reader, writer = await stdio_streams()
+    finally:
+        sys.stdout = saved
+    # The SDK names the streams from the client's side: it writes to its "input".
+    # Methods agentls does not define (modes, forks...) are answered "method not found"
+    # by the SDK's router, so a partial implementation of its Agent protocol is enough.
+    await run_agent(cast("Agent", agent), input_stream=writer, output_stream=reader)
+
+
+def main(argv: Sequence[str]) -> int:
+    from agentls.agent.stdout_guard import protect_stdout
+
+    protocol_out = protect_stdout()
+    args = build_parser().parse_args(list(argv))
+    from agentls.server.logging import configure_logging
+
+    configure_logging(args.log_level, file=args.log_file)
+    try:
+        asyncio.run(serve(args, protocol_out))
+    except KeyboardInterrupt:
+        return 130
+    return 0

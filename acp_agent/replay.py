@@ -1,0 +1,66 @@
+"""A stored session told again as ``session/update`` notifications (``session/load``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from acp import helpers
+
+from agentls.acp_agent.updates import PlanStatus, Update, plan_status, tool_kind, tool_title
+from agentls.agent.session_entries import (
+    AssistantMessage,
+    Entry,
+    PlanEntry,
+    RunStart,
+    ToolCallEntry,
+    ToolResultEntry,
+)
+from agentls.agent.text import shorten
+
+#: A replayed tool result is a reminder, not the whole output.
+MAX_RESULT_CHARS = 2000
+
+
+def replay(entries: Iterable[Entry]) -> list[Update]:
+    """The conversation of ``entries``: prompts, answers, tool calls with results, plans."""
+    updates: list[Update] = []
+    started: set[str] = set()
+    for entry in entries:
+        if isinstance(entry, RunStart):
+            updates.append(helpers.update_user_message_text(entry.prompt))
+        elif isinstance(entry, AssistantMessage) and entry.content:
+            updates.append(helpers.update_agent_message_text(entry.content))
+        elif isinstance(entry, ToolCallEntry) and entry.call_id not in started:
+            started.add(entry.call_id)
+            updates.append(
+                helpers.start_tool_call(
+                    entry.call_id,
+                    tool_title(entry.name, entry.arguments),
+                    kind=tool_kind(entry.name),
+                    status="in_progress",
+                    raw_input=entry.arguments,
+                )
+            )
+        elif isinstance(entry, ToolResultEntry) and entry.call_id in started:
+            text = shorten(entry.content, MAX_RESULT_CHARS)
+            updates.append(
+                helpers.update_tool_call(
+                    entry.call_id,
+                    status="completed" if entry.success else "failed",
+                    content=[helpers.tool_content(helpers.text_block(text))],
+                )
+            )
+        elif isinstance(entry, PlanEntry):
+            updates.append(
+                helpers.update_plan(
+                    [
+                        helpers.plan_entry(step.get("text", ""), status=_status(step))
+                        for step in entry.steps
+                    ]
+                )
+            )
+    return updates
+
+
+def _status(step: dict[str, str]) -> PlanStatus:
+    return plan_status(step.get("status", ""))

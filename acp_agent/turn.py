@@ -1,0 +1,96 @@
+"""One ``session/prompt``: one run of the session, its events sent as updates."""
+
+from __future__ import annotations
+
+import logging
+
+from acp import helpers
+from acp.interfaces import Client
+from acp.schema import ClientCapabilities, StopReason
+
+from agentls.acp_agent.agent import AcpSession
+from agentls.acp_agent.approver import AcpApprover
+from agentls.acp_agent.files import AcpFileAccess
+from agentls.acp_agent.updates import UpdateSender
+from agentls.agent.config import AppConfig, MCPServerConfig
+from agentls.agent.indexing import build_index
+from agentls.agent.llm import LiteLLMAdapter
+from agentls.agent.mcp import mcp_tools
+from agentls.agent.run import RunOutcome, RunRequest, resolve_agent, run_agent
+
+log = logging.getLogger(__name__)
+
+
+def with_client_servers(session: AcpSession) -> AppConfig:
+    """The session's config plus the client's MCP servers (``.agentls.yaml`` wins a clash)."""
+    config = session.config
+    taken = {server.name for server in config.mcp.servers}
+    extra = [
+        MCPServerConfig.model_validate(entry)
+        for entry in session.mcp_servers
+        if entry["name"] not in taken
+    ]
+    if not extra:
+        return config
+    mcp = config.mcp.model_copy(update={"servers": [*config.mcp.servers, *extra]})
+    return config.model_copy(update={"mcp": mcp})
+
+
+async def run_turn(
+    client: Client, capabilities: ClientCapabilities, session: AcpSession, prompt: str
+) -> StopReason:
+    config = with_client_servers(session)
+    root = config.workspace.root
+    updates = UpdateSender(client, session.id, str(root))
+    fs = capabilities.fs
+    files = AcpFileAccess(
+        root,
+        client,
+        session.id,
+        reads=bool(fs and fs.read_text_file),
+        writes=bool(fs and fs.write_text_file),
+        on_applied=updates.applied,
+        max_file_size=config.indexer.max_file_size,
+    )
+    request = RunRequest(prompt=prompt, session_id=session.id, confirm_mode=session.confirm_mode)
+
+    def warn(message: str) -> None:
+        updates.send(helpers.update_agent_thought_text(f"warning: {message}"))
+
+    try:
+        index = await build_index(config)
+        async with mcp_tools(config, warn=warn) as registry:
+            outcome = await run_agent(
+                request,
+                config=config,
+                llm=LiteLLMAdapter(config.llm),
+                files=files,
+                approver=AcpApprover(client, session.id, session.rules, updates),
+                observer=updates.observer,
+                index=index,
+                cancel=session.cancel,
+                registry=registry,
+                sessions=session.store,
+            )
+        _tell_the_end(updates, outcome)
+    finally:
+        await updates.close()  # every update is out before the answer
+    return stop_reason(config, request, outcome, session)
+
+
+def _tell_the_end(updates: UpdateSender, outcome: RunOutcome) -> None:
+    """The final answer, when it was not streamed (a failure, a stop, no streaming)."""
+    state = outcome.state
+    if state.final_output and (state.status != "success" or not updates.streamed_text):
+        updates.send(helpers.update_agent_message_text(state.final_output))
+
+
+def stop_reason(
+    config: AppConfig, request: RunRequest, outcome: RunOutcome, session: AcpSession
+) -> StopReason:
+    if session.cancel is not None and session.cancel.cancelled:
+        return "cancelled"
+    state = outcome.state
+    if state.status == "partial" and state.current_step >= resolve_agent(config, request).max_steps:
+        return "max_turn_requests"
+    return "end_turn"

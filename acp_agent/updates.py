@@ -1,0 +1,198 @@
+"""A run's events as ACP ``session/update`` notifications, sent in order.
+
+The agent's Observer is a plain callback, while a notification is awaited: events go
+into a queue that one task drains, so the client sees them in the order they happened,
+and ``flush`` lets a prompt answer only after its last update went out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from acp import helpers
+from acp.interfaces import Client
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+)
+
+from agentls.agent.events import (
+    AgentEvent,
+    Notice,
+    PlanUpdated,
+    StreamRestarted,
+    StreamText,
+    ToolFinished,
+    ToolStarted,
+)
+from agentls.agent.workspace import FileChange
+
+log = logging.getLogger(__name__)
+
+Update = (
+    AgentMessageChunk
+    | AgentThoughtChunk
+    | UserMessageChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+)
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+
+#: What each built-in tool does, in ACP's words (MCP tools are "other").
+TOOL_KINDS: dict[str, ToolKind] = {
+    "read_file": "read",
+    "list_files": "read",
+    "edit_file": "edit",
+    "apply_patch": "edit",
+    "write_file": "edit",
+    "delete_file": "delete",
+    "grep": "search",
+    "search_code": "search",
+    "find_files": "search",
+    "find_symbol": "search",
+    "find_references": "search",
+    "execute_command": "execute",
+    "python_executor": "execute",
+    "update_plan": "think",
+    "ask_user": "other",
+}
+
+
+PlanStatus = Literal["pending", "in_progress", "completed"]
+_PLAN_STATUS: dict[str, PlanStatus] = {"done": "completed", "in_progress": "in_progress"}
+
+
+def plan_status(status: str) -> PlanStatus:
+    """A plan step's status in ACP's words (ours says "done")."""
+    return _PLAN_STATUS.get(status, "pending")
+
+
+def tool_kind(tool: str) -> ToolKind:
+    return TOOL_KINDS.get(tool, "other")
+
+
+def tool_title(tool: str, args: dict[str, Any]) -> str:
+    """``read_file app.py``: the tool and its most telling short argument."""
+    for key in ("path", "command", "pattern", "query", "name"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return f"{tool} {value}"
+    return tool
+
+
+def diff_content(path: str, old: str | None, new: str) -> FileEditToolCallContent:
+    return helpers.tool_diff_content(path, new, old)
+
+
+class UpdateSender:
+    """One session's outgoing updates, in order; ``observer`` is the run's Observer."""
+
+    def __init__(self, client: Client, session_id: str, root: str) -> None:
+        self.client = client
+        self.session_id = session_id
+        self.root = root
+        self.streamed_text = False
+        self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
+        self._task = asyncio.create_task(self._drain(), name=f"acp-updates-{session_id}")
+        #: Diffs of applied edits by path, shown when the tool call that made them ends.
+        self._diffs: dict[str, FileEditToolCallContent] = {}
+
+    def send(self, update: Update) -> None:
+        self._queue.put_nowait(update)
+
+    async def _drain(self) -> None:
+        while (update := await self._queue.get()) is not None:
+            try:
+                await self.client.session_update(session_id=self.session_id, update=update)
+            except Exception:  # a client that went away must not end the run
+                log.warning("could not send a session update", exc_info=True)
+            finally:
+                self._queue.task_done()
+        self._queue.task_done()
+
+    async def flush(self) -> None:
+        await self._queue.join()
+
+    async def close(self) -> None:
+        self._queue.put_nowait(None)
+        await self._task
+
+    def applied(self, changes: Sequence[FileChange]) -> None:
+        """Edits that reached the files (the FileAccess calls this after a write)."""
+        for change in changes:
+            self._diffs[change.path] = diff_content(
+                self.absolute(change.path), change.base_text, change.new_text or ""
+            )
+
+    def absolute(self, path: str) -> str:
+        return path if path.startswith("/") else f"{self.root}/{path}"
+
+    def _diffs_of(self, event: ToolFinished) -> list[FileEditToolCallContent]:
+        """The diffs a finished edit made: of its ``path``, or all (a patch names its own)."""
+        if tool_kind(event.tool) not in {"edit", "delete"}:
+            return []
+        path = event.args.get("path")
+        if isinstance(path, str) and path:
+            diff = self._diffs.pop(path, None)
+            return [diff] if diff is not None else []
+        diffs = list(self._diffs.values())
+        self._diffs.clear()
+        return diffs
+
+    # -- the run's Observer ------------------------------------------------------------
+    def observer(self, event: AgentEvent) -> None:
+        if isinstance(event, StreamText):
+            self.streamed_text = True
+            self.send(helpers.update_agent_message_text(event.text))
+        elif isinstance(event, StreamRestarted):
+            self.send(
+                helpers.update_agent_message_text(
+                    f"\n\n[the model's answer was cut ({event.reason}); it starts again]\n\n"
+                )
+            )
+        elif isinstance(event, ToolStarted):
+            self.send(self._started(event))
+        elif isinstance(event, ToolFinished):
+            self.send(self._finished(event))
+        elif isinstance(event, PlanUpdated):
+            entries = [
+                helpers.plan_entry(step.text, status=plan_status(step.status))
+                for step in event.steps
+            ]
+            self.send(helpers.update_plan(entries))
+        elif isinstance(event, Notice) and event.level in {"warning", "error"}:
+            self.send(helpers.update_agent_thought_text(f"{event.level}: {event.message}"))
+
+    def _started(self, event: ToolStarted) -> ToolCallStart:
+        path = event.args.get("path")
+        locations = [ToolCallLocation(path=self.absolute(path))] if isinstance(path, str) else None
+        return helpers.start_tool_call(
+            event.call_id,
+            tool_title(event.tool, event.args),
+            kind=tool_kind(event.tool),
+            status="in_progress",
+            locations=locations,
+            raw_input=event.args,
+        )
+
+    def _finished(self, event: ToolFinished) -> ToolCallProgress:
+        content: list[ContentToolCallContent | FileEditToolCallContent] = [
+            *self._diffs_of(event),
+            helpers.tool_content(helpers.text_block(event.summary)),
+        ]
+        return helpers.update_tool_call(
+            event.call_id,
+            status="completed" if event.success else "failed",
+            content=content,
+        )

@@ -1,0 +1,300 @@
+"""``agentls acp`` driven by the ACP SDK's own client side, against the scripted model.
+
+The agent runs as a real subprocess (``python -P -m agentls acp``) speaking the Agent
+Client Protocol on stdio; the model is the scripted OpenAI-compatible server reached
+through litellm; the MCP server handed over in session/new is the SDK-based test server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import spawn_agent_process, text_block
+from acp.interfaces import Agent
+from acp.schema import (
+    AgentMessageChunk,
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    FileSystemCapabilities,
+    McpServerStdio,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+    WriteTextFileResponse,
+)
+
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+
+ROOT = Path(__file__).resolve().parents[2]
+MCP_SERVER = ROOT / "tests" / "fixtures" / "mcp_server.py"
+ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+class EditorClient:
+    """What an ACP editor does, scripted: answers permissions from ``answers`` (in order),
+    keeps unsaved buffers, records every update and write."""
+
+    def __init__(self, answers: list[str] | None = None) -> None:
+        self.answers = list(answers or [])
+        self.updates: list[Any] = []
+        self.permissions: list[Any] = []
+        self.buffers: dict[str, str] = {}
+        self.writes: list[tuple[str, str]] = []
+        self.talking = asyncio.Event()  # the agent's text has started
+
+    async def request_permission(
+        self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permissions.append(tool_call)
+        choice = self.answers.pop(0) if self.answers else "reject_once"
+        if choice == "cancelled":
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=choice)
+        )
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(update)
+        if isinstance(update, AgentMessageChunk):
+            self.talking.set()
+
+    async def read_text_file(self, path: str, session_id: str, **kwargs: Any) -> Any:
+        if path in self.buffers:
+            return ReadTextFileResponse(content=self.buffers[path])
+        return ReadTextFileResponse(content=await asyncio.to_thread(Path(path).read_text))
+
+    async def write_text_file(
+        self, content: str, path: str, session_id: str, **kwargs: Any
+    ) -> WriteTextFileResponse:
+        self.writes.append((path, content))
+        await asyncio.to_thread(Path(path).write_text, content)
+        return WriteTextFileResponse()
+
+    def on_connect(self, conn: Agent) -> None:
+        pass
+
+    def agent_text(self) -> str:
+        return "".join(
+            u.content.text
+            for u in self.updates
+            if isinstance(u, AgentMessageChunk) and isinstance(u.content, TextContentBlock)
+        )
+
+
+@asynccontextmanager
+async def acp_agent(
+    ws: Path, scripted: ScriptedModelServer, model: str, client: EditorClient, *flags: str
+) -> AsyncIterator[Any]:
+    command = [
+        "-P",
+        "-m",
+        "agentls",
+        "acp",
+        "--model",
+        f"openai/{model}",
+        "--api-base",
+        scripted.api_base,
+        *flags,
+    ]
+    # stderr inherited: the SDK would pipe it without reading it, and a chatty agent
+    # would then block on a full pipe.
+    async with spawn_agent_process(
+        client, sys.executable, *command, cwd=ws, env=ENV, transport_kwargs={"stderr": None}
+    ) as (conn, _process):
+        yield conn
+
+
+async def start(conn: Any, ws: Path, *, fs: bool = False, mcp: list[Any] | None = None) -> str:
+    caps = ClientCapabilities(
+        fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs),
+    )
+    init = await conn.initialize(protocol_version=1, client_capabilities=caps)
+    assert init.protocol_version == 1
+    assert init.agent_capabilities.load_session is True
+    assert init.agent_capabilities.prompt_capabilities.embedded_context is True
+    session = await conn.new_session(cwd=str(ws), mcp_servers=mcp or [])
+    return str(session.session_id)
+
+
+async def prompt(conn: Any, session_id: str, words: str) -> str:
+    answer = await conn.prompt(session_id=session_id, prompt=[text_block(words)])
+    return str(answer.stop_reason)
+
+
+def tool_results(scripted: ScriptedModelServer, model: str) -> list[str]:
+    return [
+        str(m.get("content"))
+        for request in scripted.requests_for(model)
+        for m in request.messages
+        if m.get("role") == "tool"
+    ]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    return tmp_path
+
+
+async def test_an_allowed_edit_is_written_a_rejected_one_is_not_and_the_model_is_told(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    scripted.add(
+        "acp-edits",
+        tool_call("write_file", {"path": "notes.txt", "content": "kept\n"}),
+        text("Wrote notes."),
+        tool_call("write_file", {"path": "secret.txt", "content": "no\n"}),
+        text("Understood."),
+    )
+    client = EditorClient(["allow_once", "reject_once"])
+    async with acp_agent(ws, scripted, "acp-edits", client) as conn:
+        session_id = await start(conn, ws)
+        assert await prompt(conn, session_id, "write notes") == "end_turn"
+        assert (ws / "notes.txt").read_text() == "kept\n"
+        assert await prompt(conn, session_id, "write the secret") == "end_turn"
+    assert not (ws / "secret.txt").exists()
+    [allowed, rejected] = client.permissions
+    assert allowed.kind == "edit" and allowed.content[0].new_text == "kept\n"
+    assert allowed.content[0].path == str(ws / "notes.txt") and allowed.content[0].old_text is None
+    assert rejected.tool_call_id != allowed.tool_call_id
+    results = tool_results(scripted, "acp-edits")
+    assert "rejected" in results[-1]
+    started = [u for u in client.updates if isinstance(u, ToolCallStart)]
+    assert [u.kind for u in started] == ["edit", "edit"]
+    finished = [u for u in client.updates if isinstance(u, ToolCallProgress) and u.status]
+    assert [u.status for u in finished] == ["completed", "failed"]
+    assert finished[0].content[0].type == "diff"  # the applied edit is shown as a diff
+    assert "Wrote notes." in client.agent_text() and "Understood." in client.agent_text()
+
+
+async def test_allow_always_is_not_asked_again_in_the_session(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    scripted.add(
+        "acp-always",
+        tool_call("write_file", {"path": "a.txt", "content": "a\n"}),
+        text("a"),
+        tool_call("write_file", {"path": "b.txt", "content": "b\n"}),
+        text("b"),
+    )
+    client = EditorClient(["allow_always"])
+    async with acp_agent(ws, scripted, "acp-always", client) as conn:
+        session_id = await start(conn, ws)
+        await prompt(conn, session_id, "a")
+        await prompt(conn, session_id, "b")
+    assert len(client.permissions) == 1
+    assert (ws / "a.txt").read_text() == "a\n" and (ws / "b.txt").read_text() == "b\n"
+
+
+async def test_reads_and_writes_go_through_the_editor_when_it_offers_them(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    scripted.add(
+        "acp-fs",
+        tool_call("read_file", {"path": "app.py"}),
+        tool_call("write_file", {"path": "out.txt", "content": "through the editor\n"}),
+        text("done"),
+    )
+    client = EditorClient(["allow_once"])
+    client.buffers[str(ws / "app.py")] = "x = 2  # unsaved in the editor\n"
+    async with acp_agent(ws, scripted, "acp-fs", client) as conn:
+        session_id = await start(conn, ws, fs=True)
+        assert await prompt(conn, session_id, "read app.py") == "end_turn"
+    assert "unsaved in the editor" in tool_results(scripted, "acp-fs")[0]
+    assert client.writes == [(str(ws / "out.txt"), "through the editor\n")]
+    assert (ws / "app.py").read_text() == "x = 1\n"
+
+
+async def test_a_path_outside_the_workspace_is_refused(
+    ws: Path, scripted: ScriptedModelServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (ws / "link").symlink_to(outside)
+    scripted.add(
+        "acp-escape",
+        tool_call("write_file", {"path": "link/evil.txt", "content": "x"}),
+        tool_call("read_file", {"path": "../../etc/passwd"}),
+        text("ok"),
+    )
+    client = EditorClient(["allow_once", "allow_once"])
+    async with acp_agent(ws, scripted, "acp-escape", client, "--mode", "yolo") as conn:
+        session_id = await start(conn, ws, fs=True)
+        await prompt(conn, session_id, "escape")
+    assert not (outside / "evil.txt").exists()
+    results = tool_results(scripted, "acp-escape")
+    assert all("outside" in r or "escape" in r for r in results[:2]), results
+    assert client.writes == []
+
+
+async def test_cancel_mid_stream_answers_cancelled(ws: Path, scripted: ScriptedModelServer) -> None:
+    slow = text("".join(f"tok{i} " for i in range(400)), chunk_size=4, chunk_delay=0.02)
+    scripted.add("acp-cancel", slow)
+    client = EditorClient()
+    async with acp_agent(ws, scripted, "acp-cancel", client) as conn:
+        session_id = await start(conn, ws)
+        turn = asyncio.create_task(prompt(conn, session_id, "talk"))
+        await asyncio.wait_for(client.talking.wait(), 60)
+        await conn.cancel(session_id=session_id)
+        assert await asyncio.wait_for(turn, 60) == "cancelled"
+    assert "tok399" not in client.agent_text()
+
+
+async def test_load_replays_the_conversation_before_answering(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    scripted.add(
+        "acp-load",
+        tool_call("read_file", {"path": "app.py"}),
+        text("x is one."),
+        text("Still one."),
+    )
+    first = EditorClient()
+    async with acp_agent(ws, scripted, "acp-load", first) as conn:
+        session_id = await start(conn, ws)
+        await prompt(conn, session_id, "what is x?")
+    second = EditorClient()
+    async with acp_agent(ws, scripted, "acp-load", second) as conn:
+        await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+        await conn.load_session(cwd=str(ws), session_id=session_id, mcp_servers=[])
+        replayed = list(second.updates)
+        assert await prompt(conn, session_id, "and now?") == "end_turn"
+    assert isinstance(replayed[0], UserMessageChunk) and replayed[0].content.text == "what is x?"
+    kinds = [type(u).__name__ for u in replayed]
+    assert kinds.index("ToolCallStart") < kinds.index("ToolCallProgress")
+    assert "x is one." in "".join(
+        u.content.text for u in replayed if isinstance(u, AgentMessageChunk)
+    )
+    # The next prompt continues the stored conversation.
+    last = scripted.requests_for("acp-load")[-1].messages
+    assert any(m.get("content") == "x is one." for m in last if m.get("role") == "assistant")
+
+
+async def test_an_mcp_server_from_session_new_gives_the_model_its_tools(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    scripted.add(
+        "acp-mcp",
+        tool_call("mcp_handed_add", {"a": 2, "b": 3}),
+        text("five"),
+    )
+    server = McpServerStdio(
+        name="handed", command=sys.executable, args=[str(MCP_SERVER), "--stdio"], env=[]
+    )
+    client = EditorClient(["allow_once"])
+    async with acp_agent(ws, scripted, "acp-mcp", client) as conn:
+        session_id = await start(conn, ws, mcp=[server])
+        assert await prompt(conn, session_id, "add 2 and 3") == "end_turn"
+    sent = {t["function"]["name"] for t in scripted.requests_for("acp-mcp")[0].body["tools"]}
+    assert "mcp_handed_add" in sent
+    assert "5" in tool_results(scripted, "acp-mcp")[0]
