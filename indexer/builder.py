@@ -73,7 +73,7 @@ class RepoIndexer:
         index.load(scanned.infos, scanned.datas if index.text is not None else None)
         apply_scans(index, scanned.others)
         index.build_time_ms = (time.perf_counter() - start) * 1000
-        index.generation = 0
+        index.start_generations()
         if self.cache is not None:
             self.cache.save(index, signature)
         return index

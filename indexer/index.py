@@ -220,6 +220,11 @@ class RepoIndex:
         self.generation += 1
         self._changes.append((self.generation, path))
 
+    def start_generations(self) -> None:
+        """A freshly built index starts at generation 0, with nothing in its change log."""
+        self.generation = 0
+        self._changes.clear()
+
     def changed_since(self, generation: int) -> list[str] | None:
         """The paths changed after ``generation``; None when the log does not reach back
         that far (a bulk load, or too many changes): then a follower must rescan."""

@@ -216,6 +216,7 @@ def test_unreadable_cache_is_ignored(tmp_path: Path) -> None:
 
 async def test_catching_up_after_a_save_looks_at_the_saved_files_only(tmp_path: Path) -> None:
     write_file(tmp_path, "src/app.py", "def main():\n    pass\n")
+    (tmp_path / "logo.bin").write_bytes(b"\x00\x01binary")  # recorded apart at build time
     for n in range(30):
         write_file(tmp_path, f"pkg/m{n}.py", f"def f{n}():\n    pass\n")
     indexer = RepoIndexer(tmp_path, IndexSettings())
