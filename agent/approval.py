@@ -13,7 +13,10 @@ An ``Approver`` is every question a run puts to the human, whatever the UI:
   edit, the editor's own prompt. A front end with another way (an editor that applies
   at once as pending and reports per-hunk decisions later) overrides this method;
   no tool changes;
-- ``ask_user``: a free question from the model (``NoTTYError`` when nobody can answer).
+- ``ask_user``: a free question from the model (``NoTTYError`` when nobody can answer);
+- ``edit_reviewed``: the late answer to an edit that was applied as pending (an editor
+  that reviews edits while the run goes on reports the user's keep/undo per hunk later,
+  possibly after the run ended).
 
 The run wraps its Approver in ``session_recorder.RecordingApprover``, so every decision,
 edits included, becomes an ``approval_decision`` entry of the session.
@@ -103,12 +106,27 @@ class EditRequest:
     changes: Sequence[FileChange]
 
 
+@dataclass(frozen=True)
+class EditReview:
+    """The user's decision on part of an edit that was applied as pending."""
+
+    run_id: str
+    #: Which decision this is (a hunk at a document version): recorded once.
+    call_id: str
+    tool: str
+    decision: str  # approve (kept), deny (undone), modify (changed by the user)
+    message: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
 class Approver(Protocol):
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer: ...
 
     async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome: ...
 
     async def ask_user(self, question: str) -> str | None: ...
+
+    async def edit_reviewed(self, review: EditReview) -> None: ...
 
 
 class BaseApprover:
@@ -123,6 +141,9 @@ class BaseApprover:
 
     async def ask_user(self, question: str) -> str | None:
         raise NoTTYError("nobody can be asked here")
+
+    async def edit_reviewed(self, review: EditReview) -> None:
+        """Nothing to do by default: the recording wrapper writes it to the session."""
 
 
 class DenyingApprover(BaseApprover):

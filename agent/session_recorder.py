@@ -1,13 +1,21 @@
 """What a run writes through: ``SessionRecorder`` (one run's entries, in order) and
-``RecordingApprover`` (every human decision, edits included, as an entry)."""
+``RecordingApprover`` (every human decision as an entry: tool approvals, edits, the
+late keep/undo of an edit reviewed in the editor, answers to the model's questions)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Approver, EditRequest
+from agentls.agent.approval import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approver,
+    EditRequest,
+    EditReview,
+)
 from agentls.agent.session_entries import (
     ApprovalDecision,
     AssistantMessage,
@@ -81,16 +89,22 @@ class SessionRecorder:
     def stored_result(self, index: int, call_id: str) -> ToolResultEntry | None:
         return self.session.result_for(self.run_id, index, call_id)
 
-    async def approval(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
+    async def decision(
+        self, call_id: str, tool: str, decision: str, message: str, args: dict[str, Any]
+    ) -> None:
+        """One human decision, whatever was asked: the one way they reach the session."""
         entry = ApprovalDecision(
-            call_id=request.call_id,
-            tool=request.tool,
-            decision=answer.kind,
-            message=answer.message,
-            args=answer.args,
+            call_id=call_id,
+            tool=tool,
+            decision=decision,
+            message=message,
+            args=args,
             **self._base(),
         )
         await self.session.append(entry)
+
+    async def approval(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
+        await self.decision(request.call_id, request.tool, answer.kind, answer.message, answer.args)
 
     async def edit_decision(
         self, request: EditRequest, decision: str, outcome: EditOutcome
@@ -99,15 +113,7 @@ class SessionRecorder:
         args: dict[str, Any] = {"paths": paths}
         if outcome.kept_hunks or outcome.dropped_hunks:
             args.update(kept_hunks=outcome.kept_hunks, dropped_hunks=outcome.dropped_hunks)
-        entry = ApprovalDecision(
-            call_id=request.call_id,
-            tool=request.tool,
-            decision=decision,
-            message=outcome.message,
-            args=args,
-            **self._base(),
-        )
-        await self.session.append(entry)
+        await self.decision(request.call_id, request.tool, decision, outcome.message, args)
 
     async def plan(self, goal: str, steps: Sequence[dict[str, str]]) -> None:
         await self.session.append(PlanEntry(goal=goal, steps=list(steps), **self._base()))
@@ -149,4 +155,21 @@ class RecordingApprover:
         return outcome
 
     async def ask_user(self, question: str) -> str | None:
-        return await self.inner.ask_user(question)
+        call_id = f"ask_user-{uuid.uuid4().hex[:8]}"
+        try:
+            answer = await self.inner.ask_user(question)
+        except Exception as exc:  # nobody could be asked: that is what happened, too
+            await self.recorder.decision(
+                call_id, "ask_user", "unanswered", str(exc), {"question": question}
+            )
+            raise
+        kind, message = ("answered", answer) if answer is not None else ("unanswered", "")
+        args = {"question": question, "answer": answer}
+        await self.recorder.decision(call_id, "ask_user", kind, message or "", args)
+        return answer
+
+    async def edit_reviewed(self, review: EditReview) -> None:
+        await self.inner.edit_reviewed(review)
+        await self.recorder.decision(
+            review.call_id, review.tool, review.decision, review.message, review.args
+        )

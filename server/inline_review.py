@@ -26,7 +26,8 @@ from typing import Any, Literal
 from lsprotocol import types as lsp
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.session_entries import ApprovalDecision
+from agentls.agent.approval import BaseApprover, EditReview
+from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions import SessionStore
 
 log = logging.getLogger(__name__)
@@ -241,19 +242,21 @@ def describe(hunk: PendingHunk, item: HunkDecision) -> str:
 async def _record(
     store: SessionStore, hunk: PendingHunk, item: HunkDecision, version: int, line: str
 ) -> None:
+    """The decision, through the approval point every human decision goes through."""
+    review = EditReview(
+        run_id=hunk.run.run_id,
+        call_id=f"{item.id}@{version}",
+        tool=TOOL,
+        decision=_DECISION_KIND[item.outcome],
+        message=line,
+        args={"path": hunk.path, "hunk": hunk.index, "outcome": item.outcome}
+        | ({"text": item.text} if item.text is not None else {}),
+    )
     try:
-        session = store.open(hunk.run.session_id)
-        entry = ApprovalDecision(
-            run_id=hunk.run.run_id,
-            model_call_index=session.last_model_call_index(hunk.run.run_id),
-            call_id=f"{item.id}@{version}",
-            tool=TOOL,
-            decision=_DECISION_KIND[item.outcome],
-            message=line,
-            args={"path": hunk.path, "hunk": hunk.index, "outcome": item.outcome}
-            | ({"text": item.text} if item.text is not None else {}),
-        )
-        await session.append(entry)
+        # The decision may come after the run ended: the recorder is opened on the
+        # session and positioned after the run's last model call, as the live one is.
+        recorder = SessionRecorder(store.open(hunk.run.session_id), hunk.run.run_id)
+        await RecordingApprover(BaseApprover(), recorder).edit_reviewed(review)
     except Exception:  # a decision that cannot be recorded must still reach the model
         log.exception("could not record the review decision for %s", item.id)
 

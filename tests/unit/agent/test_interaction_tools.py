@@ -140,3 +140,7 @@ async def test_a_run_plans_asks_and_stores_both(
     entries = SessionStore(tmp_path / ".agentls" / "sessions").open("p1").entries
     [stored_plan] = [e for e in entries if e.type == "plan"]
     assert stored_plan.goal == "greet"  # type: ignore[union-attr]
+    # The answer is a human decision like any other: recorded through the approval point.
+    [asked] = [e for e in entries if e.type == "approval_decision"]
+    assert (asked.tool, asked.decision, asked.run_id) == ("ask_user", "answered", outcome.run_id)  # type: ignore[union-attr]
+    assert asked.args == {"question": "Your name?", "answer": "Ada"}  # type: ignore[union-attr]
