@@ -94,6 +94,8 @@ class ReviewDecisionParams(BaseModel):
     saved: bool = False
     #: Saving changed the text (format on save, trimmed whitespace...).
     changed_on_save: bool = Field(False, alias="changedOnSave")
+    #: The agent created the file and the user undid all of it: the file was deleted.
+    deleted: bool = False
 
 
 @dataclass
@@ -190,12 +192,8 @@ class InlineReviews:
             if not hunk.in_flight:
                 by_run.setdefault(hunk.run, []).append(line)
                 lines.append(line)
-        if params.saved and params.changed_on_save and by_run:
-            path = next(iter(self.hunks[h.id].path for h in params.hunks if h.id in self.hunks))
-            extra = (
-                f"- {path} was saved and saving changed it (format on save or the editor's "
-                "save actions): read it again before editing it."
-            )
+        path = next((self.hunks[h.id].path for h in params.hunks if h.id in self.hunks), "")
+        for extra in _file_notes(params, path) if by_run else []:
             for notes in by_run.values():
                 notes.append(extra)
             lines.append(extra)
@@ -219,6 +217,19 @@ class InlineReviews:
             inbox.notes.append(note)
         elif run.session_id:
             self._sessions.setdefault(run.session_id, []).append(note)
+
+
+def _file_notes(params: ReviewDecisionParams, path: str) -> list[str]:
+    """What happened to the whole file after its last decision."""
+    notes = []
+    if params.deleted:
+        notes.append(f"- {path}: you created it and the user undid all of it, so it was deleted.")
+    if params.saved and params.changed_on_save:
+        notes.append(
+            f"- {path} was saved and saving changed it (format on save or the editor's "
+            "save actions): read it again before editing it."
+        )
+    return notes
 
 
 NOTE_HEADER = "The user reviewed your edits in the editor:"

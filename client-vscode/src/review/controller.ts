@@ -24,12 +24,37 @@ export interface PendingHunk {
   hunk: Hunk;
 }
 
+function exists(uri: vscode.Uri): Thenable<boolean> {
+  return vscode.workspace.fs.stat(uri).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** A file the agent created, all of it undone: saved empty first (so nothing asks about
+ * unsaved changes), then deleted as one workspace edit. */
+async function deleteFile(doc: vscode.TextDocument): Promise<boolean> {
+  try {
+    if (doc.isDirty) {
+      await doc.save();
+    }
+    const edit = new vscode.WorkspaceEdit();
+    edit.deleteFile(doc.uri, { ignoreIfNotExists: true });
+    return await vscode.workspace.applyEdit(edit);
+  } catch (error) {
+    logError(`Could not delete ${doc.uri.fsPath} after its creation was undone`, error);
+    return false;
+  }
+}
+
 export class ReviewController implements vscode.Disposable {
   readonly files = new Map<string, FileReview>();
   /** Decisions sent (tests read them). */
   readonly sent: ReviewDecisionParams[] = [];
   private client: LanguageClient | undefined;
   private readonly own = new Set<string>();
+  /** Files the agent created (they did not exist): undoing all of one deletes it. */
+  private readonly created = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
   private readonly changed = new vscode.EventEmitter<vscode.Uri | undefined>();
   readonly onDidChange = this.changed.event;
@@ -108,6 +133,9 @@ export class ReviewController implements vscode.Disposable {
     for (const part of parts) {
       if (part.create) {
         const uri = vscode.Uri.parse(part.create);
+        if (!(await exists(uri))) {
+          this.created.add(uri.toString());
+        }
         const create = new vscode.WorkspaceEdit();
         create.createFile(uri, { ignoreIfExists: true });
         if (!(await vscode.workspace.applyEdit(create))) {
@@ -320,9 +348,16 @@ export class ReviewController implements vscode.Disposable {
     if (decided.length === 0) {
       return;
     }
-    const review = this.files.get(doc.uri.toString());
-    const params = decisionParams(doc.uri.toString(), doc.version, decided);
-    if (review && review.pending === 0 && review.wasClean && doc.isDirty) {
+    const key = doc.uri.toString();
+    const review = this.files.get(key);
+    const params = decisionParams(key, doc.version, decided);
+    const createdThenUndone = this.created.has(key) && doc.getText() === '' && decided.some((d) => d.outcome === 'undone');
+    if (review && review.pending === 0) {
+      this.created.delete(key);
+    }
+    if (review && review.pending === 0 && createdThenUndone) {
+      params.deleted = await deleteFile(doc);
+    } else if (review && review.pending === 0 && review.wasClean && doc.isDirty) {
       const before = doc.getText();
       try {
         params.saved = await doc.save();

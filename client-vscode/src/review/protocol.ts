@@ -34,6 +34,8 @@ export interface ReviewDecisionParams {
   hunks: HunkOutcome[];
   saved?: boolean;
   changedOnSave?: boolean;
+  /** The agent created the file and every hunk was undone: the file was deleted. */
+  deleted?: boolean;
 }
 
 export function decisionParams(uri: string, version: number, decided: Decided[]): ReviewDecisionParams {

@@ -95,3 +95,14 @@ async def test_unknown_hunks_are_ignored_and_a_save_that_changed_the_file_is_tol
     )
     (message,) = drain()
     assert "a.py was saved and saving changed it" in message
+
+
+async def test_a_created_file_undone_and_deleted_is_told() -> None:
+    book = _book()
+    drain = book.run_started(RUN)
+    await book.decide(
+        _params({"id": "h1", "outcome": "undone"}, {"id": "h2", "outcome": "undone"}, deleted=True),
+        None,
+    )
+    (message,) = drain()
+    assert "a.py: you created it and the user undid all of it, so it was deleted." in message

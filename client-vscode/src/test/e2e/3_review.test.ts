@@ -229,4 +229,25 @@ describe('Inline review of agent edits', () => {
       await setSetting('review.waitForDecision', undefined);
     }
   });
+
+  it('undoing all of a file the agent created deletes it, and the model is told', async () => {
+    const file = path.join(workspaceRoot(), 'review_created.py');
+    assert.ok(!fs.existsSync(file));
+    await script([
+      { tool_calls: [{ name: 'write_file', arguments: { path: 'review_created.py', content: 'created = True\n' } }] },
+      { tool_calls: [{ name: 'ask_user', arguments: { question: 'Go on?' } }] },
+      { text: 'Understood.' },
+    ]);
+    const running = vscode.commands.executeCommand<{ result?: { status: string } }>('agentls.run', { prompt: 'Create a file', useSelection: false });
+    await waitFor(() => api.review.pendingCount === 1, 'the new file under review', 60_000);
+    await waitFor(() => answer, 'the run to go on to its next step', 30_000);
+    const uri = vscode.Uri.file(file);
+    assert.ok(await vscode.commands.executeCommand('agentls.review.undoFile', uri));
+    await waitFor(() => !fs.existsSync(file), 'the created file deleted', 20_000);
+    assert.strictEqual(api.review.sent[api.review.sent.length - 1]?.deleted, true);
+    answer!('go on');
+    const outcome = await running;
+    assert.strictEqual(outcome?.result?.status, 'success', JSON.stringify(outcome));
+    assert.match(await lastModelMessages(), /review_created\.py: you created it and the user undid all of it, so it was deleted\./);
+  });
 });
