@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 import weakref
 from collections import defaultdict
@@ -184,7 +185,10 @@ class SymbolIndex:
                 return {}
             out: dict[str, tuple[tuple[int, int], FileSymbols]] = {}
             for path, (size, mtime, defs, refs) in data["files"].items():
-                symbols = FileSymbols([Definition(*d) for d in defs], refs)
+                shared: dict[str, Sequence[int]] = {
+                    sys.intern(name): tuple(lines) for name, lines in refs.items()
+                }
+                symbols = FileSymbols([Definition(*d) for d in defs], shared)
                 out[path] = ((size, mtime), symbols)
             return out
         except (OSError, ValueError, TypeError, KeyError, AttributeError):

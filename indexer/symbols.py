@@ -8,8 +8,9 @@ queries, which walk the tree in C; Python only sees the matches.
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
@@ -35,7 +36,7 @@ class Definition:
 class FileSymbols:
     definitions: list[Definition] = field(default_factory=list)
     #: Referenced name -> 1-based lines (at most MAX_REF_LINES).
-    references: dict[str, list[int]] = field(default_factory=dict)
+    references: dict[str, Sequence[int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -272,7 +273,9 @@ def extract(source: bytes, grammar: str) -> FileSymbols:
         line = node.start_point.row + 1
         if not at or at[-1] != line:
             at.append(line)
+    # Names recur in thousands of files, and line lists never change once built:
+    # one shared string per name and tuples keep a large workspace's symbols small.
     refs = symbols.references
     for key, lines_of in raw.items():
-        refs[key.decode("utf-8", "replace")] = lines_of
+        refs[sys.intern(key.decode("utf-8", "replace"))] = tuple(lines_of)
     return symbols
