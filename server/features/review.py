@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from agentls.server.app import AgentLanguageServer
 from agentls.server.settings import plain
 
@@ -18,6 +16,8 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD, notification=True)
     async def review_decision(ls: AgentLanguageServer, params: Any) -> None:
         import logging
+
+        from pydantic import ValidationError
 
         from agentls.agent.sessions import store_for
         from agentls.server.inline_review import ReviewDecisionParams, reviews_for

@@ -159,3 +159,26 @@ def test_stdin_that_is_not_a_pipe_is_read_by_pygls(tmp_path: Path) -> None:
     assert answers[2]["result"]["pong"] is True  # type: ignore[index]
     assert done.returncode == 1
     assert b"stdin is not a pipe: pygls's reader reads it" in done.stderr
+
+
+def test_before_initialize_the_server_imports_only_what_answering_it_needs(
+    tmp_path: Path,
+) -> None:
+    """The editor waits on ``initialize``: the heavy libraries (models, validation, MCP,
+    tokenizers, parsers) are imported later, on first use or by the warm-up."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-P", "-m", "agentls", "--stdio"],
+        input=b"",
+        capture_output=True,
+        cwd=tmp_path,
+        env=server_env(),
+        timeout=60,
+    )
+    imported = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.decode("utf-8", "replace").splitlines()
+        if line.startswith("import time:")
+    }
+    assert "agentls.server.app" in imported  # the server did start
+    heavy = {"pydantic", "litellm", "mcp", "tiktoken", "tree_sitter", "acp", "yaml"}
+    assert not heavy & imported, sorted(heavy & imported)
