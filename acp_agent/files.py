@@ -85,13 +85,7 @@ class AcpFileAccess(DiskFileAccess):
                 for change, target in zip(changes, targets, strict=True)
                 if await self._current(change, target) != change.base_text
             ]
-            if stale:
-                return EditOutcome(
-                    "stale",
-                    f"{', '.join(stale)} changed since the change was computed; read it again",
-                    paths,
-                )
-            refused = await self.refused(changes, paths) if confirm else None
+            refused = await self.refused_or_stale(changes, paths, stale, confirm=confirm)
             if refused is not None:
                 return refused
             done: list[str] = []

@@ -13,10 +13,7 @@ from agentls.acp_agent.approver import AcpApprover
 from agentls.acp_agent.files import AcpFileAccess
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.config import AppConfig, MCPServerConfig
-from agentls.agent.indexing import build_index
-from agentls.agent.llm import LiteLLMAdapter
-from agentls.agent.mcp import mcp_tools
-from agentls.agent.run import RunOutcome, RunRequest, resolve_agent, run_agent
+from agentls.agent.run import RunOutcome, RunRequest, resolve_agent, run_with_own_tools
 
 log = logging.getLogger(__name__)
 
@@ -58,20 +55,16 @@ async def run_turn(
         updates.send(helpers.update_agent_thought_text(f"warning: {message}"))
 
     try:
-        index = await build_index(config)
-        async with mcp_tools(config, warn=warn) as registry:
-            outcome = await run_agent(
-                request,
-                config=config,
-                llm=LiteLLMAdapter(config.llm),
-                files=files,
-                approver=AcpApprover(client, session.id, session.rules, updates),
-                observer=updates.observer,
-                index=index,
-                cancel=session.cancel,
-                registry=registry,
-                sessions=session.store,
-            )
+        outcome = await run_with_own_tools(
+            request,
+            config=config,
+            files=files,
+            approver=AcpApprover(client, session.id, session.rules, updates),
+            observer=updates.observer,
+            warn=warn,
+            cancel=session.cancel,
+            sessions=session.store,
+        )
         _tell_the_end(updates, outcome)
     finally:
         await updates.close()  # every update is out before the answer

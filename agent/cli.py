@@ -154,8 +154,7 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     from pydantic import ValidationError
 
     from agentls.agent.contract import problems
-    from agentls.agent.llm import LiteLLMAdapter
-    from agentls.agent.run import RunRequest, run_agent
+    from agentls.agent.run import RunRequest, run_with_own_tools
     from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
 
     try:
@@ -177,24 +176,19 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     files = asker.disk_files(config)
     cancel = CancelToken()
     interrupted = _install_sigint(cancel)
-    index = await _build_index(config)
-    from agentls.agent.mcp import mcp_tools
 
     def warn(message: str) -> None:
         print(f"agentls: warning: {message}", file=sys.stderr)
 
-    async with mcp_tools(config, warn=warn) as registry:
-        outcome = await run_agent(
-            request,
-            config=config,
-            llm=LiteLLMAdapter(config.llm),
-            files=files,
-            approver=TerminalApprover(asker),
-            observer=TerminalObserver(quiet=args.quiet),
-            index=index,
-            cancel=cancel,
-            registry=registry,
-        )
+    outcome = await run_with_own_tools(
+        request,
+        config=config,
+        files=files,
+        approver=TerminalApprover(asker),
+        observer=TerminalObserver(quiet=args.quiet),
+        warn=warn,
+        cancel=cancel,
+    )
     if args.json:
         print(json.dumps(outcome.to_result(), indent=2))
     else:
@@ -258,16 +252,6 @@ def _install_sigint(cancel: CancelToken) -> Any:
     with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_sigint)
     return lambda: hits > 0
-
-
-async def _build_index(config: AppConfig) -> Any:
-    if not config.indexer.enabled:
-        return None
-    try:
-        from agentls.agent.indexing import build_index
-    except ImportError:
-        return None
-    return await build_index(config)
 
 
 if __name__ == "__main__":

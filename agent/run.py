@@ -163,6 +163,40 @@ async def run_agent(
     return RunOutcome(state, run_id, session_id, request.agent)
 
 
+async def run_with_own_tools(
+    request: RunRequest,
+    *,
+    config: AppConfig,
+    files: FileAccess,
+    approver: Approver,
+    observer: Observer,
+    warn: Callable[[str], None],
+    cancel: CancelToken | None = None,
+    sessions: SessionStore | None = None,
+) -> RunOutcome:
+    """A run for a front end that keeps no index or MCP servers of its own between runs
+    (the CLI, ACP): the workspace is indexed and the MCP servers started for this run, and
+    stopped when it ends. ``warn`` gets one message per MCP server that cannot be used."""
+    from agentls.agent.indexing import build_index
+    from agentls.agent.llm import LiteLLMAdapter
+    from agentls.agent.mcp import mcp_tools
+
+    index = await build_index(config)
+    async with mcp_tools(config, warn=warn) as registry:
+        return await run_agent(
+            request,
+            config=config,
+            llm=LiteLLMAdapter(config.llm),
+            files=files,
+            approver=approver,
+            observer=observer,
+            index=index,
+            cancel=cancel,
+            registry=registry,
+            sessions=sessions,
+        )
+
+
 @dataclass
 class _Run:
     """One request's loops (one, or the planner's then the builder's in mixed mode, then

@@ -314,13 +314,7 @@ class DiskFileAccess(FileAccess):
         # stale-check and their write.
         async with self._lock:
             stale = await asyncio.to_thread(self._stale_paths, changes, targets)
-            if stale:
-                return EditOutcome(
-                    "stale",
-                    f"{', '.join(stale)} changed since the change was computed; read it again",
-                    paths,
-                )
-            refused = await self.refused(changes, paths) if confirm else None
+            refused = await self.refused_or_stale(changes, paths, stale, confirm=confirm)
             if refused is not None:
                 return refused
             try:
@@ -331,6 +325,19 @@ class DiskFileAccess(FileAccess):
             if change.new_text is not None:
                 self.remember_read(change.path, change.new_text)
         return EditOutcome("applied", "", paths)
+
+    async def refused_or_stale(
+        self, changes: Sequence[FileChange], paths: list[str], stale: list[str], *, confirm: bool
+    ) -> EditOutcome | None:
+        """Why ``changes`` must not be written (``stale`` paths, or the human said no),
+        or None to go on."""
+        if stale:
+            return EditOutcome(
+                "stale",
+                f"{', '.join(stale)} changed since the change was computed; read it again",
+                paths,
+            )
+        return await self.refused(changes, paths) if confirm else None
 
     async def refused(self, changes: Sequence[FileChange], paths: list[str]) -> EditOutcome | None:
         """Ask the human about ``changes``: None when confirmed, else the rejection."""
