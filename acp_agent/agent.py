@@ -55,6 +55,8 @@ class AcpSession:
     #: The MCP servers the client handed over, as ``mcp.servers`` entries.
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     confirm_mode: ConfirmMode | None = None
+    #: Run commands in the editor's terminals when it offers them.
+    client_terminals: bool = False
 
 
 class AgentlsAcpAgent:
@@ -68,9 +70,11 @@ class AgentlsAcpAgent:
         load: Callable[..., AppConfig] = load_config,
         *,
         confirm_mode: ConfirmMode | None = None,
+        client_terminals: bool = False,
     ) -> None:
         self.overrides = overrides or {}
         self.confirm_mode = confirm_mode
+        self.client_terminals = client_terminals
         self.config_file = config_file
         self._load = load
         self.client: Client | None = None
@@ -112,6 +116,7 @@ class AgentlsAcpAgent:
             store,
             mcp_servers=mcp_entries(mcp_servers),
             confirm_mode=self.confirm_mode,
+            client_terminals=self.client_terminals,
         )
         self.sessions[session_id] = session
         return session

@@ -32,6 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["confirm-all", "confirm-sensitive", "yolo"],
         help="when to ask before a tool runs (default: the agent's confirm_mode)",
     )
+    parser.add_argument(
+        "--client-terminals",
+        action="store_true",
+        help="run commands in the editor's terminals when it offers them (not sandboxed); "
+        "default: the same sandboxed child process as the CLI and the language server",
+    )
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warn", "error"])
     parser.add_argument("--log-file", type=Path, help="also write logs to this file")
     return parser
@@ -44,7 +50,12 @@ async def serve(args: argparse.Namespace, protocol_out: BinaryIO) -> None:
     from agentls.acp_agent.agent import AgentlsAcpAgent
     from agentls.agent.cli import config_overrides
 
-    agent = AgentlsAcpAgent(config_overrides(args), args.config, confirm_mode=args.mode)
+    agent = AgentlsAcpAgent(
+        config_overrides(args),
+        args.config,
+        confirm_mode=args.mode,
+        client_terminals=args.client_terminals,
+    )
     # The SDK opens its writer on sys.stdout: hand it the protocol's stream for that
     # moment only, so everything else printed goes to stderr.
     saved, sys.stdout = sys.stdout, protocol_out

@@ -11,6 +11,7 @@ from acp.schema import ClientCapabilities, StopReason
 from agentls.acp_agent.agent import AcpSession
 from agentls.acp_agent.approver import AcpApprover
 from agentls.acp_agent.files import AcpFileAccess
+from agentls.acp_agent.terminals import EditorTerminals
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.config import AppConfig, MCPServerConfig
 from agentls.agent.run import RunOutcome, RunRequest, resolve_agent, run_with_own_tools
@@ -64,11 +65,21 @@ async def run_turn(
             warn=warn,
             cancel=session.cancel,
             sessions=session.store,
+            process_runner=terminals_for(client, capabilities, session),
         )
         _tell_the_end(updates, outcome)
     finally:
         await updates.close()  # every update is out before the answer
     return stop_reason(config, request, outcome, session)
+
+
+def terminals_for(
+    client: Client, capabilities: ClientCapabilities, session: AcpSession
+) -> EditorTerminals | None:
+    """The editor's terminals when it offers them and the user asked for them."""
+    if session.client_terminals and capabilities.terminal:
+        return EditorTerminals(client, session.id)
+    return None
 
 
 def _tell_the_end(updates: UpdateSender, outcome: RunOutcome) -> None:

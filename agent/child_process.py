@@ -261,6 +261,16 @@ def redact(text: str, base: Mapping[str, str] | None = None) -> str:
 
 # -- which files a command changed ---------------------------------------------------------
 @runtime_checkable
+class ProcessRunner(Protocol):
+    """Where a tool's command runs when not here: an editor's own terminal, say. It gets
+    the command as given (the editor's terminal is not sandboxed by agentls) and answers
+    like ``run_process``."""
+
+    async def __call__(
+        self, argv: Sequence[str], *, cwd: Path, time_limit: float
+    ) -> ProcessResult: ...
+
+
 class ChangesProbe(Protocol):
     """Finds the files changed between two moments (the live index offers one)."""
 

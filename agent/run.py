@@ -30,7 +30,7 @@ from agentls.agent.checkpoints import (
     CheckpointStore,
     edited_recently,
 )
-from agentls.agent.child_process import ChangesProbe, FileSnapshotProbe
+from agentls.agent.child_process import ChangesProbe, FileSnapshotProbe, ProcessRunner
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
@@ -108,6 +108,7 @@ async def run_agent(
     sessions: SessionStore | None = None,
     inbox: Callable[[], Sequence[str]] | None = None,
     open_documents: Sequence[str] = (),
+    process_runner: ProcessRunner | None = None,
 ) -> RunOutcome:
     """Run ``request`` to the end. Never raises for a failure of the run itself:
             errors become a ``failed`` state with a message; only cancellation of the
@@ -135,6 +136,7 @@ async def run_agent(
         llm=llm,
         index=index,
         changes_probe=changes_probe,
+        process_runner=process_runner,
     )
     run = _Run(
         request,
@@ -173,6 +175,7 @@ async def run_with_own_tools(
     warn: Callable[[str], None],
     cancel: CancelToken | None = None,
     sessions: SessionStore | None = None,
+    process_runner: ProcessRunner | None = None,
 ) -> RunOutcome:
     """A run for a front end that keeps no index or MCP servers of its own between runs
     (the CLI, ACP): the workspace is indexed and the MCP servers started for this run, and
@@ -194,6 +197,7 @@ async def run_with_own_tools(
             cancel=cancel,
             registry=registry,
             sessions=sessions,
+            process_runner=process_runner,
         )
 
 

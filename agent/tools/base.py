@@ -15,7 +15,7 @@ from agentls.agent.events import null_observer
 if TYPE_CHECKING:
     from agentls.agent.approval import Approver
     from agentls.agent.cancel import CancelToken
-    from agentls.agent.child_process import ChangesProbe
+    from agentls.agent.child_process import ChangesProbe, ProcessRunner
     from agentls.agent.config import AgentConfig, AppConfig
     from agentls.agent.events import Observer, RunState
     from agentls.agent.llm.protocol import LLM
@@ -59,7 +59,7 @@ class RunContext:
     searches; ``approver`` to ask the human (``ask_user``) and to confirm edits;
     ``observer`` and ``session`` to report a plan; ``set_state`` while a human is
     asked; ``cancel`` to stop early; ``llm`` to explain a command; ``changes_probe``
-    to learn what a command changed.
+    to learn what a command changed; ``process_runner`` for where it runs.
     """
 
     files: FileAccess
@@ -74,6 +74,9 @@ class RunContext:
     session: SessionRecorder | None = None
     set_state: Callable[[RunState], None] = _ignore_state
     changes_probe: ChangesProbe | None = None
+    #: Where commands run instead of a local (sandboxed) child process, when the front end
+    #: offers it and the user asked for it; code fed on stdin always runs locally.
+    process_runner: ProcessRunner | None = None
 
 
 @dataclass(frozen=True)

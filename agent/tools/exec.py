@@ -186,14 +186,18 @@ class _Runner(Tool[RunnerArgsT]):
             root, ctx.run.config.indexer
         )
         before = await _safe_snapshot(probe)
+        elsewhere = ctx.run.process_runner if stdin_data is None else None
         try:
-            result = await run_process(
-                sandbox.wrap(argv, cwd),
-                cwd=cwd,
-                env=child_env(),
-                time_limit=limit,
-                stdin_data=stdin_data,
-            )
+            if elsewhere is not None:
+                result = await elsewhere(argv, cwd=cwd, time_limit=limit)
+            else:
+                result = await run_process(
+                    sandbox.wrap(argv, cwd),
+                    cwd=cwd,
+                    env=child_env(),
+                    time_limit=limit,
+                    stdin_data=stdin_data,
+                )
         except OSError as exc:
             return ToolResult.fail(f"Could not start {label}: {exc}")
         changed = await _safe_changed(probe, before)
@@ -206,8 +210,9 @@ class _Runner(Tool[RunnerArgsT]):
                 f"Note: {result.stragglers} background process(es) still running when the "
                 "command ended were stopped; commands cannot leave processes behind."
             )
-        lines += sandbox.explain_failure(output, result.exit_code)
-        if sandbox.missing and ctx.run.run_id not in self._warned_runs:
+        if elsewhere is None:
+            lines += sandbox.explain_failure(output, result.exit_code)
+        if elsewhere is None and sandbox.missing and ctx.run.run_id not in self._warned_runs:
             self._warned_runs.add(ctx.run.run_id)
             lines.append(NO_BWRAP_NOTE)
         if changed:

@@ -22,15 +22,18 @@ from acp.schema import (
     AgentMessageChunk,
     AllowedOutcome,
     ClientCapabilities,
+    CreateTerminalResponse,
     DeniedOutcome,
     FileSystemCapabilities,
     McpServerStdio,
     ReadTextFileResponse,
     RequestPermissionResponse,
+    TerminalOutputResponse,
     TextContentBlock,
     ToolCallProgress,
     ToolCallStart,
     UserMessageChunk,
+    WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
 
@@ -51,6 +54,9 @@ class EditorClient:
         self.permissions: list[Any] = []
         self.buffers: dict[str, str] = {}
         self.writes: list[tuple[str, str]] = []
+        self.terminals: list[list[str]] = []
+        self.processes: dict[str, asyncio.subprocess.Process] = {}
+        self.outputs: dict[str, str] = {}
         self.talking = asyncio.Event()  # the agent's text has started
 
     async def request_permission(
@@ -80,6 +86,42 @@ class EditorClient:
         self.writes.append((path, content))
         await asyncio.to_thread(Path(path).write_text, content)
         return WriteTextFileResponse()
+
+    # -- terminals: a real process per terminal, as an editor's terminal would be
+    async def create_terminal(
+        self,
+        command: str,
+        session_id: str,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        **kwargs: Any,
+    ) -> CreateTerminalResponse:
+        argv = [command, *(args or [])]
+        self.terminals.append(argv)
+        process = await asyncio.create_subprocess_exec(
+            *argv, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+        )
+        self.processes[str(len(self.terminals))] = process
+        return CreateTerminalResponse(terminal_id=str(len(self.terminals)))
+
+    async def wait_for_terminal_exit(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> WaitForTerminalExitResponse:
+        process = self.processes[terminal_id]
+        out, _ = await process.communicate()
+        self.outputs[terminal_id] = out.decode()
+        return WaitForTerminalExitResponse(exit_code=process.returncode)
+
+    async def terminal_output(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> TerminalOutputResponse:
+        return TerminalOutputResponse(output=self.outputs.get(terminal_id, ""), truncated=False)
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> None:
+        self.processes.pop(terminal_id, None)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> None:
+        self.processes[terminal_id].kill()
 
     def on_connect(self, conn: Agent) -> None:
         pass
@@ -115,9 +157,11 @@ async def acp_agent(
         yield conn
 
 
-async def start(conn: Any, ws: Path, *, fs: bool = False, mcp: list[Any] | None = None) -> str:
+async def start(
+    conn: Any, ws: Path, *, fs: bool = False, mcp: list[Any] | None = None, terminal: bool = False
+) -> str:
     caps = ClientCapabilities(
-        fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs),
+        fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs), terminal=terminal
     )
     init = await conn.initialize(protocol_version=1, client_capabilities=caps)
     assert init.protocol_version == 1
@@ -298,3 +342,28 @@ async def test_an_mcp_server_from_session_new_gives_the_model_its_tools(
     sent = {t["function"]["name"] for t in scripted.requests_for("acp-mcp")[0].body["tools"]}
     assert "mcp_handed_add" in sent
     assert "5" in tool_results(scripted, "acp-mcp")[0]
+
+
+@pytest.mark.parametrize("flag", [True, False])
+async def test_commands_run_in_the_editors_terminal_only_when_asked(
+    ws: Path, scripted: ScriptedModelServer, flag: bool
+) -> None:
+    model = f"acp-term-{flag}"
+    scripted.add(
+        model,
+        tool_call("execute_command", {"command": "echo made > made.txt; echo ran-it"}),
+        text("done"),
+    )
+    client = EditorClient(["allow_once"])
+    flags = ["--client-terminals"] if flag else []
+    async with acp_agent(ws, scripted, model, client, *flags) as conn:
+        session_id = await start(conn, ws, terminal=True)
+        assert await prompt(conn, session_id, "run it") == "end_turn"
+    assert (ws / "made.txt").read_text() == "made\n"
+    assert "ran-it" in tool_results(scripted, model)[0]
+    assert len(client.permissions) == 1  # asked first, wherever it runs
+    if flag:
+        [argv] = client.terminals
+        assert "echo made > made.txt; echo ran-it" in argv
+    else:
+        assert client.terminals == []
