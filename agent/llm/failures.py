@@ -171,9 +171,15 @@ def to_llm_error(
     return LLMError(f"model call to {target} failed ({where}): {detail}", **kwargs)
 
 
+#: How litellm words a stream the provider closed before sending a finish reason.
+_CLEAN_EOF = "Stream ended before a finish_reason was received"
+
+
 def cut_reason(exc: BaseException | None, ctx: CallContext) -> str:
     """Why a stream stopped before its end, in words for a log or an error."""
-    if exc is None:
+    # Older litellm versions end such a stream quietly (exc is None); newer ones raise
+    # a protocol error for it. Either way the provider closed a stream it had not finished.
+    if exc is None or _CLEAN_EOF in str(exc):
         return "the stream ended without a finish reason"
     return f"the connection broke: {provider_message(exc, ctx)}"
 
