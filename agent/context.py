@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -43,7 +43,7 @@ from agentls.agent.transcript import ToolCallResult
 log = logging.getLogger(__name__)
 
 Message = dict[str, Any]
-TokenCounter = Callable[[list[Message]], int]
+TokenCounter = Callable[[list[Message]], Awaitable[int]]
 
 PROJECT_STRUCTURE_HEADING = "## Project structure"
 SUMMARY_PREFIX = "[Summary of earlier steps]"
@@ -363,12 +363,16 @@ def _marker(dropped: int) -> Message:
     }
 
 
+async def _estimate(messages: list[Message]) -> int:
+    return estimate_tokens(messages)
+
+
 class ContextManager:
     """The three levels of context management, configured by ``ContextConfig``.
 
-    ``token_counter`` is normally the adapter's ``count_tokens`` (litellm's counter for
-    the configured model); without one, level 3 uses ``estimate_tokens`` (four characters
-    a token).
+    ``token_counter`` is normally the model's ``count_tokens`` (litellm's counter for
+    the configured model); without one, levels 2 and 3 use ``estimate_tokens`` (four
+    characters a token).
     """
 
     def __init__(
@@ -377,7 +381,7 @@ class ContextManager:
         token_counter: TokenCounter | None = None,
     ) -> None:
         self.config = config
-        self._count = token_counter or estimate_tokens
+        self._count = token_counter or _estimate
 
     # ----------------------------------------------------------------- level 1
 
@@ -417,7 +421,7 @@ class ContextManager:
             and count_tool_exchanges(messages) > self.config.summarize_after_steps
         )
         high = self._mark(self.config.compact_at)
-        size = self._count(messages) if high else 0
+        size = await self._count(messages) if high else 0
         by_tokens = bool(high) and size > high
         if not (by_steps or by_tokens):
             return messages
@@ -437,14 +441,14 @@ class ContextManager:
                 return messages
             cut = exchange_positions[-keep]
         else:
-            cut = self._low_water_cut(head, units, exchange_positions)
+            cut = await self._low_water_cut(head, units, exchange_positions)
         old, recent = units[:cut], units[cut:]
         if not any(unit.is_step for unit in old):
             return messages
 
         limit = self.config.max_context_tokens
         request: list[Message]
-        if limit <= 0 or (size or self._count(messages)) <= limit:
+        if limit <= 0 or (size or await self._count(messages)) <= limit:
             request = [*messages, {"role": "user", "content": SUMMARY_REQUEST}]
         else:
             tools = None
@@ -486,18 +490,18 @@ class ContextManager:
             return 0
         return int(limit * share)
 
-    def _low_water_cut(
+    async def _low_water_cut(
         self, head: list[Message], units: list[_Unit], exchange_positions: list[int]
     ) -> int:
         """The first unit kept: the most recent exchanges whose total fits under the
         low-water mark (room left for the summary), never fewer than the latest one."""
         budget = (self._mark(self.config.compact_to) or self.config.max_context_tokens) - (
-            self._count(head) + _SUMMARY_RESERVE_TOKENS
+            await self._count(head) + _SUMMARY_RESERVE_TOKENS
         )
         cut = exchange_positions[-1]
-        used = sum(self._count(unit.messages) for unit in units[cut:])
+        used = sum([await self._count(unit.messages) for unit in units[cut:]])
         for position in reversed(exchange_positions[:-1]):
-            cost = sum(self._count(unit.messages) for unit in units[position:cut])
+            cost = sum([await self._count(unit.messages) for unit in units[position:cut]])
             if used + cost > budget:
                 break
             used += cost
@@ -506,7 +510,7 @@ class ContextManager:
 
     # ----------------------------------------------------------------- level 3
 
-    def enforce_window(self, messages: list[Message]) -> list[Message]:
+    async def enforce_window(self, messages: list[Message]) -> list[Message]:
         """Level 3: once over ``max_context_tokens``, drop the oldest steps down to the
         low-water mark (``compact_to``) at once, so the next steps grow the history
         again instead of dropping one step each.
@@ -517,7 +521,7 @@ class ContextManager:
         after the summary, so the model knows part of its history is missing.
         """
         limit = self.config.max_context_tokens
-        if limit <= 0 or self._count(messages) <= limit:
+        if limit <= 0 or await self._count(messages) <= limit:
             return messages
 
         head_len = _head_length(messages)
@@ -553,22 +557,22 @@ class ContextManager:
         target = self._mark(self.config.compact_to) or limit
         # Each unit is counted once and its cost subtracted, which keeps this linear
         # even with a real tokenizer; the real count then confirms the result.
-        total_tokens = self._count(messages)
-        costs = {id(u): self._count(u.messages) for u in candidates}
+        total_tokens = await self._count(messages)
+        costs = {id(u): await self._count(u.messages) for u in candidates}
         estimate = total_tokens
         for unit in candidates:
             if estimate <= target:
                 result = assemble()
-                if self._count(result) <= target:
+                if await self._count(result) <= target:
                     return result
-                estimate = self._count(result)
+                estimate = await self._count(result)
             dropped_ids.add(id(unit))
             if unit.is_step:
                 dropped_steps += 1
             estimate -= costs[id(unit)]
 
         result = assemble()
-        if summary is not None and self._count(result) > limit:
+        if summary is not None and await self._count(result) > limit:
             keep_summary = False
             result = assemble()
         if dropped_steps or not keep_summary:

@@ -230,11 +230,7 @@ class AgentLoop:
         before = len(state.messages)
         # The summary request carries the same tools, so it extends the previous request.
         state.messages = await self.context_manager.maybe_compress(state.messages, self.llm, tools)
-        # Counting tokens is CPU work (the tokenizer): keep it off the event loop so the
-        # editor stays responsive.
-        state.messages = await asyncio.to_thread(
-            self.context_manager.enforce_window, state.messages
-        )
+        state.messages = await self.context_manager.enforce_window(state.messages)
         if self.session is not None and len(state.messages) != before:
             await self.session.context_update("compacted", before, len(state.messages))
 

@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agentls.agent.config import AgentConfig, AppConfig, LLMConfig
 from agentls.agent.context import SUMMARY_REQUEST, ContextBuilder, ContextManager
 from agentls.agent.llm import LiteLLMAdapter
+from agentls.agent.llm._litellm import import_litellm_sync
 from agentls.agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call
-from agentls.agent.llm.tokens import count_message_tokens, estimate_tokens
 from agentls.agent.loop import AgentLoop
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.engine import ExecutionEngine
@@ -109,8 +109,7 @@ class Model:
 
 
 def tokens(messages: list[dict[str, Any]]) -> int:
-    counted = count_message_tokens("gpt-4o", messages)
-    return counted if counted is not None else estimate_tokens(messages)
+    return int(import_litellm_sync().token_counter(model="gpt-4o", messages=messages))
 
 
 def analyse(requests: list[list[dict[str, Any]]]) -> dict[str, float]:

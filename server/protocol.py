@@ -98,13 +98,16 @@ class PingResult(WireModel):
 
     pong: Literal[True] = True
     runs: int = Field(description="Runs in flight.")
-    llm_ready: bool = Field(description="The model worker is up and the tokenizer is loaded.")
+    llm_ready: bool = Field(description="The model worker is up and has loaded litellm.")
     watching: bool = Field(description="The index is built and its file watcher runs.")
     indexed_files: int | None = Field(
         description="Text files in the index; null before it is built."
     )
     litellm_loaded: bool = Field(
         description="This process imported litellm (it should not: the worker makes the calls)."
+    )
+    tokenizer_loaded: bool = Field(
+        description="This process imported a tokenizer (it should not: the worker counts tokens)."
     )
 
 

@@ -1,6 +1,6 @@
 """What the server does ahead of the first run so that it does not stall the editor:
 import the run's modules (while the config loads), then, after ``initialized``, start the
-model worker, load the tokenizer and freeze the GC's old objects."""
+model worker and freeze the GC's old objects."""
 
 from __future__ import annotations
 
@@ -46,9 +46,8 @@ def import_run_modules() -> None:
 
 
 async def warm_up(ls: AgentLanguageServer) -> None:
-    """After ``initialized``: the model worker started, the MCP SDK imported when servers
-    are configured, the tokenizer loaded, then the long-lived objects frozen out of the
-    GC's way."""
+    """After ``initialized``: the model worker started and the MCP SDK imported when
+    servers are configured, then the long-lived objects frozen out of the GC's way."""
     if ls.warm_up is not None:
         await ls.warm_up()
         return
@@ -66,11 +65,6 @@ async def warm_up(ls: AgentLanguageServer) -> None:
         await ls.model_worker.wait_ready()
 
     def settle() -> None:
-        from agentls.agent.llm.tokens import count_message_tokens
-
-        # The tokenizer loads on the first count (tiktoken's encoding: ~100 ms, measured
-        # as a 99 ms stall of the loop in the first step of a run when left to it).
-        count_message_tokens(ls.config.llm.model, [{"role": "user", "content": "warm up"}])
         # The MCP SDK, pydantic and lsprotocol leave many long-lived objects. A full
         # collection walks them all, every thread stopped, in the middle of a run;
         # frozen, collections only look at what came after.
@@ -79,11 +73,11 @@ async def warm_up(ls: AgentLanguageServer) -> None:
 
     # Daemon threads, not asyncio.to_thread: an executor thread would hold up the
     # server's exit until a slow import finished (asyncio.run joins its executor).
-    # litellm is never imported in this process: the model worker process makes the
-    # calls (it starts, and imports litellm on its own, at the same time) and token
-    # counts use tiktoken alone.
+    # Neither litellm nor a tokenizer is ever loaded in this process: the model worker
+    # process makes the calls and counts the tokens (it starts, and imports litellm on
+    # its own, at the same time).
     await asyncio.gather(preload_mcp(), start_worker())
-    await in_daemon_thread(settle, name="agentls-tokenizer")
+    await in_daemon_thread(settle, name="agentls-gc-freeze")
     log.info("model worker ready (pid %s)", ls.model_worker.pid)
 
 

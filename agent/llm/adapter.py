@@ -23,7 +23,7 @@ from agentls.agent.llm.failures import (
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.retry import RetryPolicy
 from agentls.agent.llm.stream import StreamAssembler, response_from_completion
-from agentls.agent.llm.tokens import estimate_tokens
+from agentls.agent.llm.tokens import CountMemo, MessageCounts, estimated_counts, split_counts
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,7 @@ class LiteLLMAdapter:
         self.config = config
         self.retry_policy = retry_policy or RetryPolicy()
         self._sleep = sleep
+        self._count_memo = CountMemo(self.count_each)
 
     # -- what goes to litellm
 
@@ -202,16 +203,24 @@ class LiteLLMAdapter:
                 continue
             raise stream_cut(reason, ctx, assembler.text, retry + 1) from None
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        """litellm's count for the model when litellm is loaded and knows it, else chars/4."""
-        litellm = _litellm.loaded()
-        if litellm is not None:
-            model = self.model_name.removeprefix(PROXY_PREFIX)
-            try:
-                return int(litellm.token_counter(model=model, messages=messages))
-            except Exception:  # an unknown model or message shape: estimate instead
-                log.debug("token_counter failed for %s; estimating", model, exc_info=True)
-        return estimate_tokens(messages)
+    async def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """litellm's count for the model, each message counted once per adapter."""
+        return await self._count_memo.total(messages)
+
+    async def count_each(self, messages: list[dict[str, Any]]) -> MessageCounts:
+        """Each message's tokens by litellm's counter (off the event loop: it is CPU
+        work), or an estimate when litellm cannot count for the model."""
+        litellm = await _litellm.load_litellm()
+        model = self.model_name.removeprefix(PROXY_PREFIX)
+
+        def count(conversation: list[dict[str, Any]]) -> int:
+            return int(litellm.token_counter(model=model, messages=conversation))
+
+        try:
+            return await asyncio.to_thread(split_counts, count, messages)
+        except Exception:  # an unknown model or message shape: estimate instead
+            log.debug("token_counter failed for %s; estimating", model, exc_info=True)
+            return estimated_counts(messages)
 
 
 def provider_finished(stream: Any, assembler: StreamAssembler) -> bool:

@@ -38,6 +38,6 @@ class LLM(Protocol):
         """
         ...
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+    async def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """How many tokens ``messages`` cost for this model (an estimate if unknown)."""
         ...

@@ -1,99 +1,88 @@
-"""Token counts with tiktoken alone, for processes that must not import litellm.
+"""Token counts: litellm's counter where litellm lives, remembered per message elsewhere.
 
-The language server counts tokens to keep the context under the model's limit, while the
-model calls run in the worker process. Importing litellm there only to count would cost
-~160 MB and a ~3 s import; tiktoken alone costs a few MB plus the encoding. Counts follow
-OpenAI's chat formula (as litellm's ``token_counter`` does for OpenAI models): three
-tokens per message, the content, the name, the tool calls' names and arguments, and three
-for the reply's priming. Other providers' models are counted with ``cl100k_base``, an
-estimate like litellm's own for models it has no tokenizer for.
-
-tiktoken downloads an encoding the first time unless it is cached. litellm ships the
-encodings as data files; they are used from its installed package without importing it,
-so counting works offline.
+A conversation's count is additive: a fixed priming for the reply plus each message's own
+cost (OpenAI's chat formula, which litellm's ``token_counter`` follows for every model it
+counts). So each message is counted once, by content, and a run asks again only for the
+messages it has not counted yet. The language server never imports litellm or a tokenizer
+(~160 MB, or ~40 MB for tiktoken's encoding alone): it asks the model worker, which holds
+litellm anyway, for the counts of new messages. When no counter answers, four characters
+make a token.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import hashlib
+import json
 import logging
-import os
-import re
-import threading
-from functools import lru_cache
-from pathlib import Path
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger(__name__)
 
-# Model families with OpenAI's newer tokenizer.
-_O200K = re.compile(r"^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o\d|chatgpt-4o|codex)", re.IGNORECASE)
-_PER_MESSAGE = 3
-_REPLY_PRIMING = 3
+Message = dict[str, Any]
 
-_lock = threading.Lock()
+#: Counted alone and twice over, it tells the priming apart from a message's own cost.
+_PROBE: Message = {"role": "user", "content": "probe"}
 
 
-def encoding_name(model: str) -> str:
-    """The tiktoken encoding used for ``model`` (provider prefixes ignored)."""
-    name = model.rsplit("/", 1)[-1]
-    return "o200k_base" if _O200K.match(name) else "cl100k_base"
+@dataclass(frozen=True)
+class MessageCounts:
+    """What a conversation costs: ``priming`` once, plus ``counts[i]`` for message i."""
+
+    priming: int
+    counts: list[int]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"priming": self.priming, "counts": self.counts}
+
+    @classmethod
+    def from_wire(cls, frame: dict[str, Any]) -> MessageCounts:
+        priming, counts = frame.get("priming"), frame.get("counts")
+        if not isinstance(priming, int) or not isinstance(counts, list):
+            raise ValueError(f"malformed token counts: {frame!r}")
+        return cls(priming, [int(n) for n in counts])
 
 
-def _bundled_cache_dir() -> str | None:
-    """litellm's directory of tiktoken encodings, found without importing litellm."""
-    spec = importlib.util.find_spec("litellm")
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    for location in locations:
-        candidate = Path(location) / "litellm_core_utils" / "tokenizers"
-        if candidate.is_dir():
-            return str(candidate)
-    return None
+def split_counts(count: Callable[[list[Message]], int], messages: list[Message]) -> MessageCounts:
+    """Each message's own cost, from ``count`` of whole conversations."""
+    once, twice = count([_PROBE]), count([_PROBE, _PROBE])
+    priming = 2 * once - twice
+    return MessageCounts(priming, [count([message]) - priming for message in messages])
 
 
-@lru_cache(maxsize=4)
-def _encoding(name: str) -> Any:
-    with _lock:
-        if "TIKTOKEN_CACHE_DIR" not in os.environ:
-            bundled = _bundled_cache_dir()
-            if bundled is not None:
-                os.environ["TIKTOKEN_CACHE_DIR"] = bundled
-        import tiktoken
-
-        return tiktoken.get_encoding(name)
+def estimated_counts(messages: list[Message]) -> MessageCounts:
+    return MessageCounts(0, [estimate_tokens([message]) for message in messages])
 
 
-def count_message_tokens(model: str, messages: list[dict[str, Any]]) -> int | None:
-    """Tokens ``messages`` cost for ``model``; None when no encoding can be loaded."""
-    try:
-        encoding = _encoding(encoding_name(model))
-    except Exception:  # no tiktoken, no cached encoding and no network: estimate instead
-        log.debug("no tiktoken encoding for %s; estimating", model, exc_info=True)
-        return None
+class CountMemo:
+    """The counts of one model's messages, by content: a step's count asks ``fetch`` only
+    for the messages added since the last one (a compaction's rebuilt lists, none)."""
 
-    def tokens(text: str) -> int:
-        return len(encoding.encode(text, disallowed_special=()))
+    def __init__(self, fetch: Callable[[list[Message]], Awaitable[MessageCounts]]) -> None:
+        self._fetch = fetch
+        self._counts: dict[bytes, int] = {}
+        self._priming: int | None = None
 
-    total = _REPLY_PRIMING
-    for message in messages:
-        total += _PER_MESSAGE
-        content = message.get("content")
-        if isinstance(content, str):
-            total += tokens(content)
-        elif isinstance(content, list):
-            for part in content:
-                if isinstance(part, dict) and isinstance(part.get("text"), str):
-                    total += tokens(part["text"])
-        if isinstance(message.get("role"), str):
-            total += tokens(message["role"])
-        if isinstance(message.get("name"), str):
-            total += 1 + tokens(message["name"])
-        for call in message.get("tool_calls") or ():
-            function = (call.get("function") or {}) if isinstance(call, dict) else {}
-            total += tokens(str(function.get("name", ""))) + tokens(
-                str(function.get("arguments", ""))
-            )
-    return total
+    async def total(self, messages: list[Message]) -> int:
+        keys = [_key(message) for message in messages]
+        missing = {key: message for key, message in zip(keys, messages, strict=True)}
+        for key in self._counts.keys() & missing.keys():
+            del missing[key]
+        if missing or self._priming is None:
+            try:
+                counted = await self._fetch(list(missing.values()))
+                self._counts.update(zip(missing.keys(), counted.counts, strict=True))
+            except Exception:  # a count must never fail a run: estimate instead
+                log.debug("token count failed; estimating", exc_info=True)
+                return estimate_tokens(messages)
+            self._priming = counted.priming
+        return self._priming + sum(self._counts[key] for key in keys)
+
+
+def _key(message: Message) -> bytes:
+    text = json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
 CHARS_PER_TOKEN = 4

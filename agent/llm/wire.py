@@ -3,15 +3,18 @@
 One JSON object per line, in both directions. The parent sends requests::
 
     {"id": 7, "op": "stream" | "complete", "config": {LLMConfig}, "messages": [...], "tools": [...]}
+    {"id": 8, "op": "count", "config": {LLMConfig}, "messages": [...]}
     {"id": 7, "op": "cancel"}
 
 and the worker answers, for each request id, zero or more ``chunk`` and ``restart``
-frames then exactly one ``response`` or ``error`` frame (none after a cancel)::
+frames then exactly one ``response`` or ``error`` frame (none after a cancel); a count
+is answered by one ``counts`` frame (the priming and each message's tokens) or an error::
 
     {"id": 7, "kind": "chunk", "text": "..."}
     {"id": 7, "kind": "restart", "reason": "...", "attempt": 2}
     {"id": 7, "kind": "response", "response": {LLMResponse}}
     {"id": 7, "kind": "error", "error": {"type": "LLMTransientError", "message": ..., ...}}
+    {"id": 8, "kind": "counts", "priming": 3, "counts": [12, 40]}
 
 plus frames that belong to no request: ``{"kind": "ready"}`` once litellm is imported,
 and ``{"kind": "log", "level": 30, "name": "agentls.agent.llm.adapter", "message": "..."}`` so the

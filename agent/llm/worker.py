@@ -73,7 +73,7 @@ class Worker:
             if task is not None:
                 task.cancel()
             return
-        if op not in ("stream", "complete"):
+        if op not in ("stream", "complete", "count"):
             self._fail(call_id, f"model worker: unknown operation {op!r}")
             return
         try:
@@ -117,6 +117,10 @@ class Worker:
     ) -> None:
         response: LLMResponse | None = None
         try:
+            if op == "count":
+                counts = await adapter.count_each(messages)
+                self._send({"id": call_id, "kind": "counts", **counts.to_wire()})
+                return
             if op == "complete":
                 response = await adapter.completion(messages, tools)
             else:

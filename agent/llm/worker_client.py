@@ -30,7 +30,7 @@ from typing import Any
 from agentls.agent.config import LLMConfig
 from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransientError
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
-from agentls.agent.llm.tokens import count_message_tokens, estimate_tokens
+from agentls.agent.llm.tokens import CountMemo, MessageCounts
 from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_from_wire
 
 log = logging.getLogger(__name__)
@@ -240,6 +240,7 @@ class ProcessLLM:
     def __init__(self, config: LLMConfig, worker: ModelWorker) -> None:
         self.config = config
         self.worker = worker
+        self._count_memo = CountMemo(self._count_in_worker)
 
     async def completion(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
@@ -278,11 +279,21 @@ class ProcessLLM:
                 if shown:
                     yield StreamRestart(reason=str(exc.error), attempt=retry + 1)
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        """Counted here with tiktoken alone (the context manager needs counts
-        synchronously), so this process never imports litellm."""
-        counted = count_message_tokens(self.config.model, messages)
-        return counted if counted is not None else estimate_tokens(messages)
+    async def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """Counted by litellm in the worker (new messages only), so this process never
+        loads litellm or a tokenizer."""
+        return await self._count_memo.total(messages)
+
+    async def _count_in_worker(self, messages: list[dict[str, Any]]) -> MessageCounts:
+        call = await self.worker.open("count", self.config, messages, None)
+        frame: dict[str, Any] = {}
+        try:
+            frame = await call.frames.get()
+        finally:
+            self.worker.release(call, cancel=not frame)
+        if frame.get("kind") == "error":
+            raise error_from_wire(frame.get("error") or {})
+        return MessageCounts.from_wire(frame)
 
     async def _frames(
         self, op: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None

@@ -1,9 +1,10 @@
-"""``agent/ping`` → ``{pong, runs, llmReady, watching, litellmLoaded, indexedFiles}``: a trivial
-request, for health checks and for measuring the server's responsiveness
-(bench/server_responsiveness.py). ``llmReady`` turns true once the model worker is ready
-and the tokenizer is loaded for token counts (after ``initialized``); ``watching`` once the
-index is built and its watcher keeps it live; ``litellmLoaded`` says whether this process
-imported litellm (it should not: the model worker makes the calls); ``indexedFiles`` counts
+"""``agent/ping`` → ``{pong, runs, llmReady, watching, litellmLoaded, tokenizerLoaded,
+indexedFiles}``: a trivial request, for health checks and for measuring the server's
+responsiveness (bench/server_responsiveness.py). ``llmReady`` turns true once the model
+worker is ready (after ``initialized``); ``watching`` once the index is built and its
+watcher keeps it live; ``litellmLoaded`` and ``tokenizerLoaded`` say whether this process
+imported litellm or tiktoken (it should not: the model worker makes the calls and counts
+the tokens); ``indexedFiles`` counts
 the text files in the index (null before it is built), so a client can tell when a new file
 has been indexed.
 
@@ -34,5 +35,6 @@ def register(ls: AgentLanguageServer) -> None:
             "llmReady": ready,
             "watching": watching,
             "litellmLoaded": "litellm" in sys.modules,
+            "tokenizerLoaded": "tiktoken" in sys.modules,
             "indexedFiles": None if index is None else index.total_files,
         }

@@ -152,7 +152,7 @@ export interface PingResult {
   pong: true;
   /** Runs in flight. */
   runs: number;
-  /** The model worker is up and the tokenizer is loaded. */
+  /** The model worker is up and has loaded litellm. */
   llmReady: boolean;
   /** The index is built and its file watcher runs. */
   watching: boolean;
@@ -160,6 +160,8 @@ export interface PingResult {
   indexedFiles: number | null;
   /** This process imported litellm (it should not: the worker makes the calls). */
   litellmLoaded: boolean;
+  /** This process imported a tokenizer (it should not: the worker counts tokens). */
+  tokenizerLoaded: boolean;
 }
 
 export interface PlanEntry {

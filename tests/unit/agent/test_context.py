@@ -8,6 +8,7 @@ hundreds of random histories.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from collections.abc import Callable
@@ -462,20 +463,22 @@ async def test_level2_never_splits_a_call_from_its_results(
 # ---------------------------------------------------------------- level 3
 
 
-def test_level3_zero_disables() -> None:
+async def test_level3_zero_disables() -> None:
     messages = history(50, size=4000)
-    assert ContextManager(config(max_context_tokens=0)).enforce_window(messages) is messages
+    assert await ContextManager(config(max_context_tokens=0)).enforce_window(messages) is messages
 
 
-def test_level3_under_limit_unchanged() -> None:
+async def test_level3_under_limit_unchanged() -> None:
     messages = history(3)
-    assert ContextManager(config(max_context_tokens=80000)).enforce_window(messages) is messages
+    assert (
+        await ContextManager(config(max_context_tokens=80000)).enforce_window(messages) is messages
+    )
 
 
-def test_level3_drops_oldest_exchanges_and_marks_it() -> None:
+async def test_level3_drops_oldest_exchanges_and_marks_it() -> None:
     messages = history(10, calls=2, size=400)
     limit = estimate_tokens(messages) // 2
-    out = ContextManager(config(max_context_tokens=limit)).enforce_window(messages)
+    out = await ContextManager(config(max_context_tokens=limit)).enforce_window(messages)
 
     assert estimate_tokens(out) <= limit
     assert out[:2] == messages[:2]
@@ -487,11 +490,11 @@ def test_level3_drops_oldest_exchanges_and_marks_it() -> None:
     assert_pairing(out)
 
 
-def test_level3_marker_is_updated_not_duplicated() -> None:
+async def test_level3_marker_is_updated_not_duplicated() -> None:
     manager = ContextManager(config(max_context_tokens=300))
-    out = manager.enforce_window(history(6, size=300))
+    out = await manager.enforce_window(history(6, size=300))
     assert "dropped to fit" in out[2]["content"]
-    out = manager.enforce_window(out + exchange(7, size=300) + exchange(8, size=300))
+    out = await manager.enforce_window(out + exchange(7, size=300) + exchange(8, size=300))
     markers = [m for m in out if "dropped to fit" in str(m.get("content"))]
     assert len(markers) == 1
     # The count covers the steps dropped by both calls.
@@ -499,15 +502,15 @@ def test_level3_marker_is_updated_not_duplicated() -> None:
     assert_pairing(out)
 
 
-def test_level3_keeps_at_least_the_latest_exchange() -> None:
+async def test_level3_keeps_at_least_the_latest_exchange() -> None:
     messages = history(5, calls=3, size=5000)
-    out = ContextManager(config(max_context_tokens=10)).enforce_window(messages)
+    out = await ContextManager(config(max_context_tokens=10)).enforce_window(messages)
     assert out[:2] == messages[:2]
     assert out[2]["content"] == "[4 earlier steps were dropped to fit the context window]"
     assert out[3:] == exchange(5, calls=3, size=5000)
 
 
-def test_level3_summary_dropped_only_when_nothing_else_is_left() -> None:
+async def test_level3_summary_dropped_only_when_nothing_else_is_left() -> None:
     summary = {"role": "assistant", "content": f"{SUMMARY_PREFIX}\n" + "s" * 400}
     messages = [*history(0), summary]
     for step in range(1, 6):
@@ -515,40 +518,40 @@ def test_level3_summary_dropped_only_when_nothing_else_is_left() -> None:
     estimate = estimate_tokens(messages)
 
     # Room for the summary once the old steps are gone: it stays.
-    out = ContextManager(config(max_context_tokens=estimate - 250)).enforce_window(messages)
+    out = await ContextManager(config(max_context_tokens=estimate - 250)).enforce_window(messages)
     assert out[2] == summary
     assert "dropped to fit" in out[3]["content"]
     assert_pairing(out)
 
     # No room at all: the summary goes too, the latest exchange stays.
-    out = ContextManager(config(max_context_tokens=50)).enforce_window(messages)
+    out = await ContextManager(config(max_context_tokens=50)).enforce_window(messages)
     assert all(not str(m.get("content", "")).startswith(SUMMARY_PREFIX) for m in out)
     assert out[-2:] == exchange(5, size=400)
     assert "[4 earlier steps" in out[2]["content"]
 
 
-def test_level3_drops_plain_turns_as_pairs() -> None:
+async def test_level3_drops_plain_turns_as_pairs() -> None:
     messages = history(1, size=2000)
     messages += [
         {"role": "assistant", "content": "a" * 2000},
         {"role": "user", "content": "continue"},
     ]
     messages += exchange(2, size=100)
-    out = ContextManager(config(max_context_tokens=400)).enforce_window(messages)
+    out = await ContextManager(config(max_context_tokens=400)).enforce_window(messages)
     assert out[3:] == exchange(2, size=100)
     assert out[2]["content"].startswith("[2 earlier steps")
 
 
-def test_level3_uses_the_given_token_counter() -> None:
+async def test_level3_uses_the_given_token_counter() -> None:
     seen: list[int] = []
 
-    def per_message(messages: list[Message]) -> int:
+    async def per_message(messages: list[Message]) -> int:
         seen.append(len(messages))
         return 100 * len(messages)
 
-    out = ContextManager(config(max_context_tokens=900), token_counter=per_message).enforce_window(
-        history(5)
-    )
+    out = await ContextManager(
+        config(max_context_tokens=900), token_counter=per_message
+    ).enforce_window(history(5))
     assert seen  # consulted instead of the chars/4 estimate
     assert len(out) * 100 <= 900
     assert_pairing(out)
@@ -560,11 +563,11 @@ async def test_level3_with_the_adapters_token_counter(
     scripted.add(llm.config.model, text("ok"))
     await llm.completion([{"role": "user", "content": "hi"}])  # litellm is loaded now
     messages = history(12, size=800)
-    limit = llm.count_tokens(messages) // 3
-    out = ContextManager(config(max_context_tokens=limit), llm.count_tokens).enforce_window(
+    limit = await llm.count_tokens(messages) // 3
+    out = await ContextManager(config(max_context_tokens=limit), llm.count_tokens).enforce_window(
         messages
     )
-    assert llm.count_tokens(out) <= limit
+    assert await llm.count_tokens(out) <= limit
     assert out[:2] == messages[:2]
     assert_pairing(out)
 
@@ -573,7 +576,7 @@ async def test_level3_with_the_adapters_token_counter(
 @given(seed=st.integers(min_value=0, max_value=2**32), limit=st.integers(1, 4000))
 def test_level3_property_pairing_and_head(seed: int, limit: int) -> None:
     messages = random_history(random.Random(seed))
-    out = ContextManager(config(max_context_tokens=limit)).enforce_window(messages)
+    out = asyncio.run(ContextManager(config(max_context_tokens=limit)).enforce_window(messages))
     assert_pairing(out)
     assert out[:2] == messages[:2]
     originals = [m for m in out[2:] if "dropped to fit" not in str(m.get("content"))]
@@ -602,7 +605,7 @@ async def _long_session(limit: int, steps: int) -> tuple[list[list[Message]], in
     breaks = 0
     for step in range(1, steps + 1):
         grown = messages + exchange(step, size=600)
-        messages = manager.enforce_window(await manager.maybe_compress(grown, summariser))
+        messages = await manager.enforce_window(await manager.maybe_compress(grown, summariser))
         if sent and not _is_extension(sent[-1], messages):
             breaks += 1
         sent.append(messages)
@@ -640,7 +643,7 @@ async def test_policy_below_the_high_water_mark_changes_nothing() -> None:
     summariser = _FixedSummary()
     manager = ContextManager(config(max_context_tokens=80000))
     assert await manager.maybe_compress(messages, summariser) is messages
-    assert manager.enforce_window(messages) is messages
+    assert await manager.enforce_window(messages) is messages
     assert summariser.calls == 0
 
 

@@ -1,16 +1,16 @@
-"""Token counts with tiktoken alone: the same numbers as litellm's counter, without litellm."""
+"""Token counts: litellm's numbers, asked once per message, with an estimate when no
+counter answers."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
+from agentls.agent.config import LLMConfig
 from agentls.agent.llm._litellm import import_litellm_sync
-from agentls.agent.llm.tokens import count_message_tokens, encoding_name
+from agentls.agent.llm.adapter import LiteLLMAdapter
+from agentls.agent.llm.tokens import CountMemo, MessageCounts, estimate_tokens, split_counts
 
 CONVERSATION: list[dict[str, Any]] = [
     {"role": "system", "content": "You are a coding agent. " * 20},
@@ -32,32 +32,69 @@ CONVERSATION: list[dict[str, Any]] = [
 
 
 @pytest.mark.parametrize("model", ["gpt-4o", "gpt-5-mini", "o3", "gpt-4", "claude-3-5-sonnet"])
-def test_counts_agree_with_litellm(model: str) -> None:
+async def test_counted_per_message_the_total_is_litellms(model: str) -> None:
     litellm = import_litellm_sync()
     expected = litellm.token_counter(model=model, messages=CONVERSATION)
-    assert count_message_tokens(f"openai/{model}", CONVERSATION) == expected
-
-
-def test_encodings_by_model_family() -> None:
-    assert encoding_name("openai/gpt-4.1-mini") == "o200k_base"
-    assert encoding_name("azure/o4-mini") == "o200k_base"
-    assert encoding_name("anthropic/claude-sonnet-4") == "cl100k_base"
-
-
-def test_counting_never_imports_litellm_and_works_offline() -> None:
-    code = (
-        "import sys\n"
-        "from agentls.agent.llm.tokens import count_message_tokens\n"
-        "n = count_message_tokens('gpt-5', [{'role': 'user', 'content': 'hello world'}])\n"
-        "assert n and n > 3, n\n"
-        "assert 'litellm' not in sys.modules\n"
-        "print(n)\n"
+    llm = LiteLLMAdapter(LLMConfig(model=f"openai/{model}"))
+    assert await llm.count_tokens(CONVERSATION) == expected
+    # any part of it too, from the same per-message counts
+    assert await llm.count_tokens(CONVERSATION[1:4]) == litellm.token_counter(
+        model=model, messages=CONVERSATION[1:4]
     )
-    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
-    # No proxy, no network: the encoding must come from the files shipped with litellm.
-    env.update({"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
-    done = subprocess.run(
-        [sys.executable, "-P", "-c", code], capture_output=True, text=True, env=env, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert int(done.stdout) > 3
+
+
+def test_split_counts_separates_the_priming() -> None:
+    def chat_formula(messages: list[dict[str, Any]]) -> int:  # 3 per reply, 4 + len per message
+        return 3 + sum(4 + len(str(m.get("content"))) for m in messages)
+
+    counted = split_counts(chat_formula, CONVERSATION[:2])
+    assert counted.priming == 3
+    assert counted.priming + sum(counted.counts) == chat_formula(CONVERSATION[:2])
+
+
+async def test_a_memo_asks_only_for_messages_it_has_not_counted() -> None:
+    asked: list[int] = []
+
+    async def fetch(messages: list[dict[str, Any]]) -> MessageCounts:
+        asked.append(len(messages))
+        return MessageCounts(3, [10] * len(messages))
+
+    memo = CountMemo(fetch)
+    assert await memo.total(CONVERSATION[:3]) == 3 + 30
+    assert await memo.total(CONVERSATION) == 3 + 50
+    assert await memo.total(CONVERSATION[2:]) == 3 + 30
+    # by content, not identity: an equal copy is already counted
+    assert await memo.total([dict(CONVERSATION[0])]) == 3 + 10
+    assert asked == [3, 2]
+
+
+async def test_a_failed_count_is_an_estimate_and_is_not_remembered() -> None:
+    answers: list[BaseException | MessageCounts] = [
+        RuntimeError("the worker is gone"),
+        MessageCounts(3, [7] * len(CONVERSATION)),
+    ]
+
+    async def fetch(messages: list[dict[str, Any]]) -> MessageCounts:
+        answer = answers.pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    memo = CountMemo(fetch)
+    assert await memo.total(CONVERSATION) == estimate_tokens(CONVERSATION)
+    assert await memo.total(CONVERSATION) == 3 + 7 * len(CONVERSATION)
+
+
+async def test_an_answer_of_the_wrong_length_is_an_estimate() -> None:
+    async def fetch(messages: list[dict[str, Any]]) -> MessageCounts:
+        return MessageCounts(3, [1])
+
+    assert await CountMemo(fetch).total(CONVERSATION) == estimate_tokens(CONVERSATION)
+
+
+@pytest.mark.parametrize(
+    "frame", [{}, {"priming": 3}, {"priming": "3", "counts": [1]}, {"priming": 3, "counts": 5}]
+)
+def test_malformed_counts_from_the_wire_are_refused(frame: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="malformed token counts"):
+        MessageCounts.from_wire(frame)

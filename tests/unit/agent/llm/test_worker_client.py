@@ -124,7 +124,7 @@ async def test_stream_and_completion_match_the_adapter_in_process(
     assert response.tool_calls[0].arguments == {"path": "a.py"}
     # the request reached the provider through litellm in the worker, with the key
     assert scripted.requests_for("proc")[0].body["messages"] == USER
-    assert llm.count_tokens(USER) == local_llm.count_tokens(USER) > 0
+    assert await llm.count_tokens(USER) == await local_llm.count_tokens(USER) > 0
 
 
 @pytest.mark.parametrize(
