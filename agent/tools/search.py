@@ -8,7 +8,6 @@ no disk reads) and otherwise list and read the disk under the same rules
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -136,13 +135,10 @@ class FindFilesArgs(BaseModel):
     recursive: bool = Field(True, description="Search subdirectories too.")
 
 
-class SearchCodeTool(Tool[SearchCodeArgs]):
-    name: ClassVar[str] = "search_code"
-    description: ClassVar[str] = (
-        "Search file contents with a regular expression. Prints `path:line: text` for "
-        "matching lines and `path-line- text` for context lines, groups separated by `--`. "
-        "Skips ignored (.gitignore), excluded, binary and oversized files."
-    )
+class SearchCodeTool(Tool[SearchCodeArgs], name="search_code"):
+    """Search file contents with a regular expression. Prints `path:line: text` for matching lines
+    and `path-line- text` for context lines, groups separated by `--`. Skips ignored (.gitignore),
+    excluded, binary and oversized files."""
 
     async def run(self, args: SearchCodeArgs, ctx: ToolContext) -> ToolResult:
         return await _run_search(
@@ -158,12 +154,9 @@ class SearchCodeTool(Tool[SearchCodeArgs]):
         )
 
 
-class GrepTool(Tool[GrepArgs]):
-    name: ClassVar[str] = "grep"
-    description: ClassVar[str] = (
-        "Find lines containing literal text. Prints `path:line: text` per matching line. "
-        "Skips ignored (.gitignore), excluded, binary and oversized files."
-    )
+class GrepTool(Tool[GrepArgs], name="grep"):
+    """Find lines containing literal text. Prints `path:line: text` per matching line. Skips ignored
+    (.gitignore), excluded, binary and oversized files."""
 
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
         if args.pattern == "":
@@ -181,12 +174,9 @@ class GrepTool(Tool[GrepArgs]):
         )
 
 
-class FindFilesTool(Tool[FindFilesArgs]):
-    name: ClassVar[str] = "find_files"
-    description: ClassVar[str] = (
-        "List files whose name matches a glob, one workspace-relative path per line. "
-        "Skips ignored (.gitignore) and excluded files."
-    )
+class FindFilesTool(Tool[FindFilesArgs], name="find_files"):
+    """List files whose name matches a glob, one workspace-relative path per line. Skips ignored
+    (.gitignore) and excluded files."""
 
     async def run(self, args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
         try:
