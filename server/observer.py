@@ -31,20 +31,8 @@ log = logging.getLogger(__name__)
 
 FLUSH_INTERVAL = 0.02
 FLUSH_CHARS = 512
-MAX_ARG_CHARS = 80
 
 Notify = Callable[[str, dict[str, Any]], None]
-
-
-def short_args(args: dict[str, Any]) -> dict[str, Any]:
-    """Arguments fit to show: scalars, and strings that are short and on one line."""
-    short: dict[str, Any] = {}
-    for key, value in args.items():
-        scalar = isinstance(value, bool | int | float) or value is None
-        short_text = isinstance(value, str) and len(value) <= MAX_ARG_CHARS and "\n" not in value
-        if scalar or short_text:
-            short[key] = value
-    return short
 
 
 def step_label(tool: str, args: dict[str, Any]) -> str:
@@ -110,7 +98,7 @@ class LspRunObserver:
             status = StatusParams(run_id=run_id, state=event.state, detail=event.detail or None)
             self._notify("agent/status", status.to_wire())
         elif isinstance(event, events.ToolStarted | events.ToolFinished):
-            args = short_args(event.args)
+            args = event.args  # already what the tool shows of them
             step = StepParams(
                 run_id=run_id,
                 step=event.step,
