@@ -59,6 +59,7 @@ class ToolStarted:
     max_steps: int
     call_id: str
     tool: str
+    #: What the tool shows of its arguments (``Tool.summarize_args``): fit for progress.
     args: dict[str, Any]
 
 
@@ -68,7 +69,7 @@ class ToolFinished:
     max_steps: int
     call_id: str
     tool: str
-    args: dict[str, Any]
+    args: dict[str, Any]  # as in ToolStarted
     success: bool
     summary: str
 

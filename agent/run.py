@@ -110,14 +110,14 @@ async def run_agent(
     open_documents: Sequence[str] = (),
     process_runner: ProcessRunner | None = None,
 ) -> RunOutcome:
-    """Run ``request`` to the end. Never raises for a failure of the run itself:
-            errors become a ``failed`` state with a message; only cancellation of the
-            calling task propagates. ``history=None`` continues the session's conversation;
-            ``sessions`` defaults to the store of ``config.sessions.dir`` in the workspace the
-            run works on (the FileAccess root, never the process's current directory). ``inbox``
-        gives the model, before each of its calls, what happened to its edits meanwhile (the
-        user's decisions in an editor that reviews edits while the run goes on);
-    ``open_documents`` (paths open in the editor) rank higher in the run's repo map."""
+    """Run ``request`` to the end. Never raises for a failure of the run itself: errors become a
+    ``failed`` state with a message; only cancellation of the calling task propagates.
+    ``history=None`` continues the session's conversation; ``sessions`` defaults to the store of
+    ``config.sessions.dir`` in the workspace the run works on (the FileAccess root, never the
+    process's current directory). ``inbox`` gives the model, before each of its calls, what
+    happened to its edits meanwhile (the user's decisions in an editor that reviews edits while
+    the run goes on); ``open_documents`` (paths open in the editor) rank higher in the run's
+    repo map."""
     from agentls.agent.context import ContextManager
 
     run_id = request.run_id or uuid.uuid4().hex[:12]

@@ -11,13 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 # -- entries ---------------------------------------------------------------------------
 
 
-#: What makes an entry's idempotency key, with its ``type``: one per run, one per model
-#: call of the run, one per tool call of the model call.
-_PER_RUN = ("run_id",)
-_PER_MODEL_CALL = ("run_id", "model_call_index")
-_PER_TOOL_CALL = ("run_id", "model_call_index", "call_id")
-
-
 class _Entry(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -35,19 +28,36 @@ class _Entry(BaseModel):
         return tuple(getattr(self, name) for name in ("type", *self.key_fields))
 
 
-class RunStart(_Entry):
+class _OncePerRun(_Entry):
+    """Written once per run: its key is its ``type`` and the run."""
+
+    key_fields: ClassVar[tuple[str, ...]] = ("run_id",)
+
+
+class _OncePerModelCall(_Entry):
+    """Written once per model call of the run."""
+
+    key_fields: ClassVar[tuple[str, ...]] = ("run_id", "model_call_index")
+
+
+class _OncePerToolCall(_Entry):
+    """Written once per tool call of the model call, which ``call_id`` names."""
+
+    call_id: str
+    key_fields: ClassVar[tuple[str, ...]] = ("run_id", "model_call_index", "call_id")
+
+
+class RunStart(_OncePerRun):
+    """A run began: the prompt it was given and the agent that ran it."""
+
     type: Literal["run_start"] = "run_start"
     prompt: str
     agent: str = "build"
 
-    key_fields: ClassVar[tuple[str, ...]] = _PER_RUN
 
-
-class UserMessage(_Entry):
+class UserMessage(_OncePerModelCall):
     type: Literal["user_message"] = "user_message"
     content: str
-
-    key_fields: ClassVar[tuple[str, ...]] = _PER_MODEL_CALL
 
 
 class StoredToolCall(BaseModel):
@@ -56,47 +66,40 @@ class StoredToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
-class AssistantMessage(_Entry):
+class AssistantMessage(_OncePerModelCall):
     type: Literal["assistant_message"] = "assistant_message"
     content: str | None = None
     tool_calls: list[StoredToolCall] = Field(default_factory=list)
     finish_reason: str = "stop"
 
-    key_fields: ClassVar[tuple[str, ...]] = _PER_MODEL_CALL
 
-
-class ToolCallEntry(_Entry):
+class ToolCallEntry(_OncePerToolCall):
     """Written just before the engine gets the call: the call may have started."""
 
     type: Literal["tool_call"] = "tool_call"
-    call_id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
 
-    key_fields: ClassVar[tuple[str, ...]] = _PER_TOOL_CALL
 
+class ToolResultEntry(_OncePerToolCall):
+    """A tool call ended: whether it succeeded and what the model was told."""
 
-class ToolResultEntry(_Entry):
     type: Literal["tool_result"] = "tool_result"
-    call_id: str
     name: str
     success: bool
     content: str
 
-    key_fields: ClassVar[tuple[str, ...]] = _PER_TOOL_CALL
 
+class ApprovalDecision(_OncePerToolCall):
+    """What a human decided about a tool call or the edits it made."""
 
-class ApprovalDecision(_Entry):
     type: Literal["approval_decision"] = "approval_decision"
-    call_id: str
     tool: str
     #: approve | approve_run | deny | modify | abort for a tool call; for an edit the
     #: human confirmed: approve (kept), deny (rejected) or partial (some hunks kept).
     decision: str
     message: str = ""
     args: dict[str, Any] = Field(default_factory=dict)
-
-    key_fields: ClassVar[tuple[str, ...]] = _PER_TOOL_CALL
 
 
 class ContextUpdate(_Entry):
@@ -109,21 +112,24 @@ class ContextUpdate(_Entry):
 
 
 class PlanEntry(_Entry):
+    """The plan as the agent last sent it (``update_plan``): the goal and every step."""
+
     type: Literal["plan"] = "plan"
     goal: str
     steps: list[dict[str, str]] = Field(default_factory=list)
 
 
-class RunFinish(_Entry):
+class RunFinish(_OncePerRun):
+    """How the run ended: its status, its last state and its output (at most 4,000
+    characters)."""
+
     type: Literal["run_finish"] = "run_finish"
     status: str
     state: str = ""
     output: str = ""
 
-    key_fields: ClassVar[tuple[str, ...]] = _PER_RUN
 
-
-class RestoreEntry(_Entry):
+class RestoreEntry(_OncePerRun):
     """The user put the workspace back before ``restores`` (undoing it and the session's
     later runs); ``run_id`` is the restore's own id, so the restore can be undone too."""
 
@@ -134,9 +140,6 @@ class RestoreEntry(_Entry):
     conflicts: list[str] = Field(default_factory=list)
     #: ``{"path", "reason"}`` of each file that could not be put back.
     unrestorable: list[dict[str, str]] = Field(default_factory=list)
-
-    def key(self) -> tuple[str | int, ...] | None:
-        return ("restore", self.run_id)
 
 
 Entry = Annotated[

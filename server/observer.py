@@ -21,18 +21,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from agentls.agent.events import (
-    AgentEvent,
-    Notice,
-    PlanUpdated,
-    StatusChanged,
-    StepStarted,
-    StreamRestarted,
-    StreamText,
-    ToolFinished,
-    ToolStarted,
-    UsageReported,
-)
+# The agent's events by their module: the protocol's types beside them have like names
+# (``PlanStep`` is both), and ``events.X`` says which side of the translation a name is.
+from agentls.agent import events
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import PlanParams, PlanStep, StatusParams, StepParams, StreamParams
 
@@ -40,20 +31,8 @@ log = logging.getLogger(__name__)
 
 FLUSH_INTERVAL = 0.02
 FLUSH_CHARS = 512
-MAX_ARG_CHARS = 80
 
 Notify = Callable[[str, dict[str, Any]], None]
-
-
-def short_args(args: dict[str, Any]) -> dict[str, Any]:
-    """Arguments fit to show: scalars, and strings that are short and on one line."""
-    short: dict[str, Any] = {}
-    for key, value in args.items():
-        scalar = isinstance(value, bool | int | float) or value is None
-        short_text = isinstance(value, str) and len(value) <= MAX_ARG_CHARS and "\n" not in value
-        if scalar or short_text:
-            short[key] = value
-    return short
 
 
 def step_label(tool: str, args: dict[str, Any]) -> str:
@@ -91,20 +70,20 @@ class LspRunObserver:
         self.usage: dict[str, int] | None = None
 
     # -- Observer ---------------------------------------------------------------------
-    def __call__(self, event: AgentEvent) -> None:
+    def __call__(self, event: events.AgentEvent) -> None:
         if threading.get_ident() != self._loop_thread:
             self._loop.call_soon_threadsafe(self._handle, event)
             return
         self._handle(event)
 
-    def _handle(self, event: AgentEvent) -> None:
+    def _handle(self, event: events.AgentEvent) -> None:
         if self._closed:
             return
         try:
-            if isinstance(event, StreamText):
+            if isinstance(event, events.StreamText):
                 self._add_text(event.text)
                 return
-            if isinstance(event, StreamRestarted):
+            if isinstance(event, events.StreamRestarted):
                 self._restart(event)
                 return
             self.flush()
@@ -112,14 +91,14 @@ class LspRunObserver:
         except Exception:  # an observer never breaks the run
             log.exception("run %s: cannot report %s", self.run_id, type(event).__name__)
 
-    def _dispatch(self, event: AgentEvent) -> None:
+    def _dispatch(self, event: events.AgentEvent) -> None:
         run_id = self.run_id
-        if isinstance(event, StatusChanged):
+        if isinstance(event, events.StatusChanged):
             self.last_state = event.state.value
             status = StatusParams(run_id=run_id, state=event.state, detail=event.detail or None)
             self._notify("agent/status", status.to_wire())
-        elif isinstance(event, ToolStarted | ToolFinished):
-            args = short_args(event.args)
+        elif isinstance(event, events.ToolStarted | events.ToolFinished):
+            args = event.args  # already what the tool shows of them
             step = StepParams(
                 run_id=run_id,
                 step=event.step,
@@ -129,26 +108,26 @@ class LspRunObserver:
                 call_id=event.call_id,
                 args=args,
             )
-            if isinstance(event, ToolFinished):
+            if isinstance(event, events.ToolFinished):
                 step.phase, step.success = "tool_end", event.success
                 step.summary = event.summary[:200]
             self._notify("agent/step", step.to_wire())
-            if isinstance(event, ToolStarted):
+            if isinstance(event, events.ToolStarted):
                 self._report(event.step, event.max_steps, step_label(event.tool, args))
-        elif isinstance(event, StepStarted):
+        elif isinstance(event, events.StepStarted):
             self._step_chars = 0
             self._report(event.step, event.max_steps, "thinking")
-        elif isinstance(event, PlanUpdated):
+        elif isinstance(event, events.PlanUpdated):
             steps = [PlanStep(text=s.text, status=s.status) for s in event.steps]
             plan = PlanParams(run_id=run_id, goal=event.goal, steps=steps)
             self._notify("agent/plan", plan.to_wire())
-        elif isinstance(event, UsageReported):
+        elif isinstance(event, events.UsageReported):
             self.usage = {
                 "prompt_tokens": event.prompt_tokens,
                 "completion_tokens": event.completion_tokens,
                 "total_tokens": event.total_tokens,
             }
-        elif isinstance(event, Notice):
+        elif isinstance(event, events.Notice):
             kind = {"error": 1, "warning": 2}.get(event.level, 3)
             self._notify(
                 "window/logMessage", {"type": kind, "message": f"[{run_id}] {event.message}"}
@@ -171,7 +150,7 @@ class LspRunObserver:
         elif self._timer is None:
             self._timer = self._loop.call_later(FLUSH_INTERVAL, self._timed_flush)
 
-    def _restart(self, event: StreamRestarted) -> None:
+    def _restart(self, event: events.StreamRestarted) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

@@ -184,12 +184,9 @@ class _Catalog:
         )
 
 
-class ListMCPTools(Tool[ListArgs]):
-    name = "list_mcp_tools"
-    description = (
-        "List the tools offered by the connected MCP servers (name, server, one-line "
-        "description). Use describe_mcp_tool for a tool's arguments, then call_mcp_tool."
-    )
+class ListMCPTools(Tool[ListArgs], name="list_mcp_tools"):
+    """List the tools offered by the connected MCP servers (name, server, one-line description). Use
+    describe_mcp_tool for a tool's arguments, then call_mcp_tool."""
 
     def __init__(self, catalog: _Catalog) -> None:
         self.catalog = catalog
@@ -210,9 +207,8 @@ class ListMCPTools(Tool[ListArgs]):
         return ToolResult.ok(f"{len(lines)} MCP tools:\n" + "\n".join(lines))
 
 
-class DescribeMCPTool(Tool[DescribeArgs]):
-    name = "describe_mcp_tool"
-    description = "Show an MCP tool's full description and the JSON Schema of its arguments."
+class DescribeMCPTool(Tool[DescribeArgs], name="describe_mcp_tool"):
+    """Show an MCP tool's full description and the JSON Schema of its arguments."""
 
     def __init__(self, catalog: _Catalog) -> None:
         self.catalog = catalog
@@ -227,12 +223,10 @@ class DescribeMCPTool(Tool[DescribeArgs]):
         )
 
 
-class CallMCPTool(Tool[CallArgs]):
-    name = "call_mcp_tool"
-    description = (
-        "Call an MCP tool found with list_mcp_tools, with arguments matching the schema "
-        "shown by describe_mcp_tool."
-    )
+class CallMCPTool(Tool[CallArgs], name="call_mcp_tool"):
+    """Call an MCP tool found with list_mcp_tools, with arguments matching the schema shown by
+    describe_mcp_tool."""
+
     # Sensitive as a whole; calls to a trusted server's tools are let through in
     # auto_approval, so trust stays per server as it is for directly registered tools.
     sensitive = True

@@ -109,6 +109,12 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 class Tool(ABC, Generic[ArgsT]):
     """A tool the model can call. Subclasses set the class attributes and ``run``.
 
+    A tool names itself in its class statement and its docstring is its description:
+    ``class ReadFileTool(Tool[ReadFileArgs], name="read_file"):`` followed by the text the
+    model reads, so the code's documentation of a tool and the model's are one text (one
+    paragraph: its line breaks and indentation fold to single spaces). A tool whose
+    description is computed sets ``description`` itself.
+
     One convention for arguments: a tool is ``Tool[ItsArgs]``, which makes
     ``args_model`` ``ItsArgs`` (unless the tool sets it), a pydantic model with
     ``extra="forbid"`` whose JSON schema is exactly what the model sees and whose
@@ -130,8 +136,14 @@ class Tool(ABC, Generic[ArgsT]):
     #: The argument a human may rewrite when approving (a command, code), if any.
     editable_arg: ClassVar[str | None] = None
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, name: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if name is not None:
+            cls.name = name
+            if "description" not in cls.__dict__:
+                if not cls.__doc__:
+                    raise TypeError(f"tool {name!r} needs a docstring: what the model reads")
+                cls.description = " ".join(cls.__doc__.split())
         if "args_model" in cls.__dict__:
             return
         for base in getattr(cls, "__orig_bases__", ()):

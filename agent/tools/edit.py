@@ -27,12 +27,9 @@ def _occurrences(text: str, needle: str) -> list[int]:
         start = at + 1
 
 
-class EditFileTool(FileEditingTool[EditFileArgs]):
-    name = "edit_file"
-    description = (
-        "Replace one exact occurrence of old_str with new_str in a file. old_str must occur "
-        "exactly once; include enough surrounding lines to make it unique."
-    )
+class EditFileTool(FileEditingTool[EditFileArgs], name="edit_file"):
+    """Replace one exact occurrence of old_str with new_str in a file. old_str must occur exactly
+    once; include enough surrounding lines to make it unique."""
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         if args.old_str == "":
@@ -123,8 +120,7 @@ def apply_patch_description(lead: PatchFormat) -> str:
     )
 
 
-class ApplyPatchTool(FileEditingTool[ApplyPatchArgs]):
-    name = "apply_patch"
+class ApplyPatchTool(FileEditingTool[ApplyPatchArgs], name="apply_patch"):
     description = apply_patch_description("unified")
 
     def __init__(self, lead: PatchFormat = "unified") -> None:

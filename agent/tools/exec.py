@@ -272,15 +272,13 @@ async def _model_explanation(llm: LLM | None, what: str, text: str) -> str:
     return " ".join((response.content or "").split())[:600]
 
 
-class ExecuteCommandTool(_Runner[ExecuteCommandArgs]):
-    name: ClassVar[str] = "execute_command"
+class ExecuteCommandTool(_Runner[ExecuteCommandArgs], name="execute_command"):
+    """Run a shell command (bash -c) in the workspace and return its exit code and output (stdout
+    and stderr interleaved, long output cut in the middle). Runs sandboxed when available: only the
+    workspace is writable, no network. Use it for tests, builds, git; prefer the file tools to read
+    or edit files."""
+
     editable_arg: ClassVar[str] = "command"
-    description: ClassVar[str] = (
-        "Run a shell command (bash -c) in the workspace and return its exit code and "
-        "output (stdout and stderr interleaved, long output cut in the middle). Runs "
-        "sandboxed when available: only the workspace is writable, no network. Use it "
-        "for tests, builds, git; prefer the file tools to read or edit files."
-    )
     explained: ClassVar[str] = "shell command"
 
     def summary(self, source: str) -> str:
@@ -303,14 +301,12 @@ class ExecuteCommandTool(_Runner[ExecuteCommandArgs]):
         return approval_reason(command, list(agent.allowed_commands))
 
 
-class PythonExecutorTool(_Runner[PythonExecutorArgs]):
-    name: ClassVar[str] = "python_executor"
+class PythonExecutorTool(_Runner[PythonExecutorArgs], name="python_executor"):
+    """Run Python code in a fresh interpreter (the workspace's .venv if it has one), with the
+    workspace as working directory, and return its exit code and output. Print what you want to see.
+    Sandboxed like execute_command."""
+
     editable_arg: ClassVar[str] = "code"
-    description: ClassVar[str] = (
-        "Run Python code in a fresh interpreter (the workspace's .venv if it has one), "
-        "with the workspace as working directory, and return its exit code and output. "
-        "Print what you want to see. Sandboxed like execute_command."
-    )
     explained: ClassVar[str] = "Python code"
 
     def summary(self, source: str) -> str:

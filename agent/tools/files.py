@@ -16,12 +16,9 @@ from agentls.indexer.ignore import IgnoreRules
 MAX_LIST_ENTRIES = 500
 
 
-class ReadFileTool(Tool[ReadFileArgs]):
-    name = "read_file"
-    description = (
-        "Read a text file of the workspace. Returns its exact content (the editor's unsaved "
-        "text when the file is open)."
-    )
+class ReadFileTool(Tool[ReadFileArgs], name="read_file"):
+    """Read a text file of the workspace. Returns its exact content (the editor's unsaved text when
+    the file is open)."""
 
     async def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         try:
@@ -37,12 +34,9 @@ class ReadFileTool(Tool[ReadFileArgs]):
         return ToolResult.ok(text_file.text)
 
 
-class WriteFileTool(FileEditingTool[WriteFileArgs]):
-    name = "write_file"
-    description = (
-        "Create a file or replace its whole content (mode=overwrite), or append to it "
-        "(mode=append). Prefer edit_file or apply_patch to change part of an existing file."
-    )
+class WriteFileTool(FileEditingTool[WriteFileArgs], name="write_file"):
+    """Create a file or replace its whole content (mode=overwrite), or append to it (mode=append).
+    Prefer edit_file or apply_patch to change part of an existing file."""
 
     async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         try:
@@ -75,9 +69,8 @@ class WriteFileTool(FileEditingTool[WriteFileArgs]):
         return outcome_result(outcome, summary)
 
 
-class DeleteFileTool(FileEditingTool[DeleteFileArgs]):
-    name = "delete_file"
-    description = "Delete a file of the workspace (only when the workspace allows deletion)."
+class DeleteFileTool(FileEditingTool[DeleteFileArgs], name="delete_file"):
+    """Delete a file of the workspace (only when the workspace allows deletion)."""
 
     async def run(self, args: DeleteFileArgs, ctx: ToolContext) -> ToolResult:
         if not ctx.run.config.workspace.allow_delete:
@@ -99,13 +92,10 @@ class DeleteFileTool(FileEditingTool[DeleteFileArgs]):
         return outcome_result(outcome, f"Deleted {path}")
 
 
-class ListFilesTool(Tool[ListFilesArgs]):
-    name = "list_files"
-    description = (
-        "List files and directories (directories end with /). Use pattern to filter by name "
-        "and recursive to descend. Leaves out what search leaves out: ignored (.gitignore) "
-        "and excluded files and directories."
-    )
+class ListFilesTool(Tool[ListFilesArgs], name="list_files"):
+    """List files and directories (directories end with /). Use pattern to filter by name and
+    recursive to descend. Leaves out what search leaves out: ignored (.gitignore) and excluded files
+    and directories."""
 
     async def run(self, args: ListFilesArgs, ctx: ToolContext) -> ToolResult:
         try:

@@ -47,12 +47,9 @@ class UpdatePlanArgs(BaseModel):
     )
 
 
-class UpdatePlanTool(Tool[UpdatePlanArgs]):
-    name = "update_plan"
-    description = (
-        "Record the goal and the step-by-step plan of a multi-step task, and update the "
-        "checklist as steps are done. Send the whole list each time. The user sees it."
-    )
+class UpdatePlanTool(Tool[UpdatePlanArgs], name="update_plan"):
+    """Record the goal and the step-by-step plan of a multi-step task, and update the checklist as
+    steps are done. Send the whole list each time. The user sees it."""
 
     async def run(self, args: UpdatePlanArgs, ctx: ToolContext) -> ToolResult:
         steps = [PlanStep(text=s.text, status=s.status) for s in args.steps]
@@ -81,12 +78,9 @@ class AskUserArgs(BaseModel):
     question: str = Field(min_length=1, description="One clear question for the user.")
 
 
-class AskUserTool(Tool[AskUserArgs]):
-    name = "ask_user"
-    description = (
-        "Ask the user a question and wait for the answer. Only for information you cannot "
-        "find in the workspace and cannot reasonably assume; not for permission to run tools."
-    )
+class AskUserTool(Tool[AskUserArgs], name="ask_user"):
+    """Ask the user a question and wait for the answer. Only for information you cannot find in the
+    workspace and cannot reasonably assume; not for permission to run tools."""
 
     async def run(self, args: AskUserArgs, ctx: ToolContext) -> ToolResult:
         ctx.run.set_state(RunState.AWAITING_HUMAN)

@@ -8,7 +8,7 @@ no disk reads) and otherwise list and read the disk under the same rules
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -91,6 +91,17 @@ async def _run_search(
     return ToolResult.ok(result.render(context_lines, max_results))
 
 
+#: Arguments the search tools share, described once.
+SearchedPath = Annotated[
+    str, Field(description="Directory (or one file) to search, workspace-relative.")
+]
+Recursive = Annotated[bool, Field(description="Search subdirectories too.")]
+MaxLines = Annotated[
+    int,
+    Field(ge=1, le=1000, description="Maximum matching lines; the output says when it was cut."),
+]
+
+
 class SearchCodeArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -98,7 +109,7 @@ class SearchCodeArgs(BaseModel):
         description="Python regular expression, matched line by line (^ and $ are line "
         "anchors; \\w, \\d, \\s and case-insensitivity are ASCII-only). Use (?i) to ignore case."
     )
-    path: str = Field(".", description="Directory (or one file) to search, workspace-relative.")
+    path: SearchedPath = "."
     file_pattern: str = Field(
         "*.py",
         description="Glob on file names, e.g. `*.py`, `*.{ts,tsx}`; with `/` it matches "
@@ -107,22 +118,18 @@ class SearchCodeArgs(BaseModel):
     context_lines: int = Field(
         2, ge=0, le=20, description="Lines of context printed before and after each match."
     )
-    max_results: int = Field(
-        50, ge=1, le=1000, description="Maximum matching lines; the output says when it was cut."
-    )
+    max_results: MaxLines = 50
 
 
 class GrepArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     pattern: str = Field(description="Literal text to find (not a regular expression).")
-    path: str = Field(".", description="Directory (or one file) to search, workspace-relative.")
+    path: SearchedPath = "."
     file_pattern: str = Field("*", description="Glob on file names, e.g. `*.md`.")
-    recursive: bool = Field(True, description="Search subdirectories too.")
+    recursive: Recursive = True
     case_sensitive: bool = Field(True, description="Match letter case exactly (ASCII).")
-    max_results: int = Field(
-        100, ge=1, le=1000, description="Maximum matching lines; the output says when it was cut."
-    )
+    max_results: MaxLines = 100
 
 
 class FindFilesArgs(BaseModel):
@@ -133,16 +140,13 @@ class FindFilesArgs(BaseModel):
         "it matches the relative path, e.g. `src/**/models.py`."
     )
     path: str = Field(".", description="Directory to search, workspace-relative.")
-    recursive: bool = Field(True, description="Search subdirectories too.")
+    recursive: Recursive = True
 
 
-class SearchCodeTool(Tool[SearchCodeArgs]):
-    name: ClassVar[str] = "search_code"
-    description: ClassVar[str] = (
-        "Search file contents with a regular expression. Prints `path:line: text` for "
-        "matching lines and `path-line- text` for context lines, groups separated by `--`. "
-        "Skips ignored (.gitignore), excluded, binary and oversized files."
-    )
+class SearchCodeTool(Tool[SearchCodeArgs], name="search_code"):
+    """Search file contents with a regular expression. Prints `path:line: text` for matching lines
+    and `path-line- text` for context lines, groups separated by `--`. Skips ignored (.gitignore),
+    excluded, binary and oversized files."""
 
     async def run(self, args: SearchCodeArgs, ctx: ToolContext) -> ToolResult:
         return await _run_search(
@@ -158,12 +162,9 @@ class SearchCodeTool(Tool[SearchCodeArgs]):
         )
 
 
-class GrepTool(Tool[GrepArgs]):
-    name: ClassVar[str] = "grep"
-    description: ClassVar[str] = (
-        "Find lines containing literal text. Prints `path:line: text` per matching line. "
-        "Skips ignored (.gitignore), excluded, binary and oversized files."
-    )
+class GrepTool(Tool[GrepArgs], name="grep"):
+    """Find lines containing literal text. Prints `path:line: text` per matching line. Skips ignored
+    (.gitignore), excluded, binary and oversized files."""
 
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
         if args.pattern == "":
@@ -181,12 +182,9 @@ class GrepTool(Tool[GrepArgs]):
         )
 
 
-class FindFilesTool(Tool[FindFilesArgs]):
-    name: ClassVar[str] = "find_files"
-    description: ClassVar[str] = (
-        "List files whose name matches a glob, one workspace-relative path per line. "
-        "Skips ignored (.gitignore) and excluded files."
-    )
+class FindFilesTool(Tool[FindFilesArgs], name="find_files"):
+    """List files whose name matches a glob, one workspace-relative path per line. Skips ignored
+    (.gitignore) and excluded files."""
 
     async def run(self, args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
         try:

@@ -64,8 +64,7 @@ _NO_INDEX = (
 _LANGUAGES = ", ".join(supported_languages())
 
 
-class FindSymbolTool(Tool[FindSymbolArgs]):
-    name: ClassVar[str] = "find_symbol"
+class FindSymbolTool(Tool[FindSymbolArgs], name="find_symbol"):
     description: ClassVar[str] = (
         "Find where a class, function, method or type is defined. Prints "
         f"`path:line: signature` per definition. Languages: {_LANGUAGES}."
@@ -82,12 +81,9 @@ class FindSymbolTool(Tool[FindSymbolArgs]):
         return ToolResult.ok(_render(hits, args.max_results, "definitions"))
 
 
-class FindReferencesTool(Tool[FindReferencesArgs]):
-    name: ClassVar[str] = "find_references"
-    description: ClassVar[str] = (
-        "List where an identifier is used (by name, not by type resolution): "
-        "`path:line: text` per line, at most 8 lines per file."
-    )
+class FindReferencesTool(Tool[FindReferencesArgs], name="find_references"):
+    """List where an identifier is used (by name, not by type resolution): `path:line: text` per
+    line, at most 8 lines per file."""
 
     async def run(self, args: FindReferencesArgs, ctx: ToolContext) -> ToolResult:
         symbols = await _symbols(ctx)

@@ -55,12 +55,13 @@ export interface AgentsResult {
   agents: AgentInfo[];
 }
 
+/** What a human decided about a tool call or the edits it made. */
 export interface ApprovalDecision {
   run_id: string;
   model_call_index: number;
   ts: number;
-  type: 'approval_decision';
   call_id: string;
+  type: 'approval_decision';
   tool: string;
   decision: string;
   message: string;
@@ -164,6 +165,7 @@ export interface PingResult {
   tokenizerLoaded: boolean;
 }
 
+/** The plan as the agent last sent it (`update_plan`): the goal and every step. */
 export interface PlanEntry {
   run_id: string;
   model_call_index: number;
@@ -225,6 +227,10 @@ export interface RestoreResult {
   unrestorable: Unrestorable[];
 }
 
+/**
+ * How the run ended: its status, its last state and its output (at most 4,000
+ * characters).
+ */
 export interface RunFinish {
   run_id: string;
   model_call_index: number;
@@ -274,6 +280,7 @@ export interface RunResult {
   usage: Usage;
 }
 
+/** A run began: the prompt it was given and the agent that ran it. */
 export interface RunStart {
   run_id: string;
   model_call_index: number;
@@ -388,18 +395,19 @@ export interface ToolCallEntry {
   run_id: string;
   model_call_index: number;
   ts: number;
-  type: 'tool_call';
   call_id: string;
+  type: 'tool_call';
   name: string;
   arguments: Record<string, unknown>;
 }
 
+/** A tool call ended: whether it succeeded and what the model was told. */
 export interface ToolResultEntry {
   run_id: string;
   model_call_index: number;
   ts: number;
-  type: 'tool_result';
   call_id: string;
+  type: 'tool_result';
   name: string;
   success: boolean;
   content: string;
