@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import threading
 import weakref
 from collections import defaultdict
@@ -29,7 +28,8 @@ from agentls.indexer.cache import write_json_atomically
 from agentls.indexer.index import RepoIndex
 from agentls.indexer.symbols import Definition, FileSymbols, extract, grammar_name
 
-CACHE_FORMAT = 1
+#: 2: each file's symbols as the strings of ``FileSymbols.to_packed``.
+CACHE_FORMAT = 2
 #: Files at most this many changed since the last look are parsed on the caller's
 #: thread (a write, a save); more (a branch switch) go to the background.
 SYNC_LIMIT = 64
@@ -184,12 +184,8 @@ class SymbolIndex:
             if data.get("format") != CACHE_FORMAT or data.get("root") != str(self.index.root):
                 return {}
             out: dict[str, tuple[tuple[int, int], FileSymbols]] = {}
-            for path, (size, mtime, defs, refs) in data["files"].items():
-                shared: dict[str, Sequence[int]] = {
-                    sys.intern(name): tuple(lines) for name, lines in refs.items()
-                }
-                symbols = FileSymbols([Definition(*d) for d in defs], shared)
-                out[path] = ((size, mtime), symbols)
+            for path, (size, mtime, *packed) in data["files"].items():
+                out[path] = ((size, mtime), FileSymbols.packed(packed))
             return out
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return {}
@@ -200,11 +196,7 @@ class SymbolIndex:
             return
         with self._lock:
             files = {
-                path: [
-                    *self._stamps[path],
-                    [[d.name, d.kind, d.line, d.signature] for d in symbols.definitions],
-                    symbols.references,
-                ]
+                path: [*self._stamps[path], *symbols.to_packed()]
                 for path, symbols in self._files.items()
             }
         data = {"format": CACHE_FORMAT, "root": str(self.index.root), "files": files}
@@ -220,6 +212,7 @@ class SymbolIndex:
         hits = [
             SymbolHit(path, d.line, d.kind, d.name, d.signature)
             for path, symbols in self.files().items()
+            if symbols.defines(name)
             for d in symbols.definitions
             if d.name == name and (kind is None or d.kind == kind)
         ]
@@ -228,7 +221,7 @@ class SymbolIndex:
     def find_references(self, name: str) -> list[SymbolHit]:
         hits: list[SymbolHit] = []
         for path, symbols in sorted(self.files().items()):
-            for line in symbols.references.get(name, ()):
+            for line in symbols.lines_of(name):
                 hits.append(SymbolHit(path, line, "reference", name, ""))
         return hits
 
@@ -306,26 +299,31 @@ def _pagerank(
 
 def rank_files(files: dict[str, FileSymbols], focus: MapFocus) -> list[tuple[str, float]]:
     """Files by importance for this task, best first (ties by path: stable bytes)."""
-    definers: dict[str, set[str]] = defaultdict(set)
-    for path, symbols in files.items():
-        for d in symbols.definitions:
-            definers[d.name].add(path)
     words = set(_WORD.findall(focus.prompt))
+    referenced: set[str] = set()
+    for symbols in files.values():
+        referenced.update(symbols.referenced_names())
+    # Only names some file refers to can make an edge: a large workspace defines
+    # hundreds of thousands of names, and a collection per name would cost tens of MB.
+    definers: dict[str, list[str]] = {}
+    for path, symbols in files.items():
+        for name in referenced.intersection(symbols.names()):
+            definers.setdefault(name, []).append(path)
     named_paths = {p.strip("./") for p in _PATHISH.findall(focus.prompt)}
     edges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for path, symbols in files.items():
-        for name, lines in symbols.references.items():
+        for name, count in symbols.reference_counts():
             targets = definers.get(name)
             if not targets or len(targets) > MAX_DEFINERS:
                 continue
-            weight = len(lines) * (10.0 if name in words else 1.0) / len(targets)
+            weight = count * (10.0 if name in words else 1.0) / len(targets)
             for target in targets:
                 if target != path:
                     edges[path][target] += weight
     personal: dict[str, float] = {}
     for path, symbols in files.items():
         score = 0.0
-        if any(d.name in words for d in symbols.definitions):
+        if not words.isdisjoint(symbols.names()):
             score += 10.0
         if path in named_paths or any(n and path.endswith(n) for n in named_paths):
             score += 10.0
@@ -369,14 +367,14 @@ def render_map(files: dict[str, FileSymbols], focus: MapFocus, max_tokens: int) 
     words = set(_WORD.findall(focus.prompt))
     referenced: dict[str, int] = defaultdict(int)
     for symbols in files.values():
-        for name, lines in symbols.references.items():
-            referenced[name] += len(lines)
+        for name, count in symbols.reference_counts():
+            referenced[name] += count
     budget = max_tokens * 4
     out: list[str] = []
     used = 0
     for path, _score in rank_files(files, focus):
         symbols = files[path]
-        if not symbols.definitions:
+        if not symbols.count:
             continue
         header = f"{path}:"
         if used + len(header) + 1 > budget:

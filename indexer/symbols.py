@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from importlib import import_module
+from itertools import chain
 from typing import Any
 
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
@@ -32,11 +34,181 @@ class Definition:
     signature: str
 
 
-@dataclass(slots=True)
+#: Each kind of definition as one character of a packed file's ``kinds``.
+KIND_CODES = {
+    "class": "c",
+    "function": "f",
+    "method": "m",
+    "interface": "i",
+    "struct": "s",
+    "enum": "e",
+    "trait": "t",
+    "type": "y",
+    "impl": "p",
+}
+_KINDS_BY_CODE = {code: kind for kind, code in KIND_CODES.items()}
+
+
 class FileSymbols:
-    definitions: list[Definition] = field(default_factory=list)
-    #: Referenced name -> 1-based lines (at most MAX_REF_LINES).
-    references: dict[str, Sequence[int]] = field(default_factory=dict)
+    """The definitions and references of one file.
+
+    Both are kept packed. A large workspace has hundreds of thousands of definitions and
+    references, and as objects of their own (a ``Definition`` with its strings, a tuple of
+    int objects per referenced name) they cost 150-250 bytes apiece; packed, about the
+    length of their text. Definitions: the names and the signatures each as one string of
+    lines, the kinds one character each, the lines an array. References: the names (one
+    shared string per name across files), how many lines each, and the lines, in order.
+    They are unpacked only for what a query or the map shows.
+    """
+
+    __slots__ = (
+        "_kinds",
+        "_lines",
+        "_names",
+        "_ref_counts",
+        "_ref_lines",
+        "_ref_names",
+        "_signatures",
+    )
+
+    def __init__(
+        self,
+        definitions: Iterable[Definition] = (),
+        references: Mapping[str, Sequence[int]] | None = None,
+    ) -> None:
+        defs = list(definitions)
+        self._names = "\n".join(_one_line(d.name) for d in defs)
+        self._kinds = "".join(KIND_CODES[d.kind] for d in defs)
+        self._lines = array("I", (d.line for d in defs))
+        self._signatures = "\n".join(_one_line(d.signature) for d in defs)
+        refs = references or {}
+        self._ref_names = tuple(sys.intern(_one_line(name)) for name in refs)
+        self._ref_counts = array("I", (len(at) for at in refs.values()))
+        self._ref_lines = array("I", chain.from_iterable(refs.values()))
+
+    @classmethod
+    def packed(cls, fields: Sequence[str]) -> FileSymbols:
+        """From ``to_packed``'s strings; ValueError when they do not agree."""
+        names, kinds, lines, signatures, ref_names, ref_counts, ref_lines = fields
+        count = len(kinds)
+        symbols = cls()
+        symbols._names, symbols._kinds, symbols._signatures = names, kinds, signatures
+        symbols._lines = _numbers(lines)
+        symbols._ref_counts = _numbers(ref_counts)
+        symbols._ref_names = tuple(
+            sys.intern(name) for name in _split(ref_names, len(symbols._ref_counts))
+        )
+        symbols._ref_lines = _numbers(ref_lines)
+        if (
+            len(symbols._lines) != count
+            or not _holds(names, count)
+            or not _holds(signatures, count)
+            or not set(kinds) <= _KINDS_BY_CODE.keys()
+            or not _holds(ref_names, len(symbols._ref_counts))
+            or sum(symbols._ref_counts) != len(symbols._ref_lines)
+        ):
+            raise ValueError("packed symbols whose fields do not agree")
+        return symbols
+
+    def to_packed(self) -> list[str]:
+        """Seven strings that ``packed`` reads back: decoding them makes a handful of
+        objects per file, where one object per definition and reference would leave a
+        cache load's memory fragmented."""
+        return [
+            self._names,
+            self._kinds,
+            _decimal(self._lines),
+            self._signatures,
+            "\n".join(self._ref_names),
+            _decimal(self._ref_counts),
+            _decimal(self._ref_lines),
+        ]
+
+    # -- definitions
+    @property
+    def count(self) -> int:
+        """How many definitions the file has."""
+        return len(self._kinds)
+
+    def names(self) -> list[str]:
+        """The defined names, in file order."""
+        return _split(self._names, self.count)
+
+    def defines(self, name: str) -> bool:
+        return name in self._names and name in self.names()
+
+    @property
+    def definitions(self) -> list[Definition]:
+        """The definitions, unpacked, in file order."""
+        return [
+            Definition(name, _KINDS_BY_CODE[code], line, signature)
+            for name, code, line, signature in zip(
+                self.names(),
+                self._kinds,
+                self._lines,
+                _split(self._signatures, self.count),
+                strict=True,
+            )
+        ]
+
+    # -- references
+    def referenced_names(self) -> tuple[str, ...]:
+        return self._ref_names
+
+    def reference_counts(self) -> Iterator[tuple[str, int]]:
+        """Each referenced name with the number of its lines kept."""
+        return zip(self._ref_names, self._ref_counts, strict=True)
+
+    def lines_of(self, name: str) -> tuple[int, ...]:
+        """The 1-based lines that refer to ``name`` (at most MAX_REF_LINES)."""
+        try:
+            position = self._ref_names.index(name)
+        except ValueError:
+            return ()
+        start = sum(self._ref_counts[:position])
+        return tuple(self._ref_lines[start : start + self._ref_counts[position]])
+
+    @property
+    def references(self) -> dict[str, tuple[int, ...]]:
+        """Referenced name -> its 1-based lines, unpacked."""
+        out: dict[str, tuple[int, ...]] = {}
+        start = 0
+        for name, count in self.reference_counts():
+            out[name] = tuple(self._ref_lines[start : start + count])
+            start += count
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FileSymbols):
+            return NotImplemented
+        return self.to_packed() == other.to_packed()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"FileSymbols({self.definitions!r}, {self.references!r})"
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\n", " ")
+
+
+def _split(packed: str, count: int) -> list[str]:
+    """The ``count`` lines of ``packed`` (one empty line and none look the same)."""
+    return packed.split("\n") if count else []
+
+
+def _holds(packed: str, count: int) -> bool:
+    """Whether ``packed`` is ``count`` lines."""
+    return packed.count("\n") + 1 == count if count else not packed
+
+
+def _decimal(numbers: array[int]) -> str:
+    return " ".join(map(str, numbers))
+
+
+def _numbers(text: str) -> array[int]:
+    return array("I", map(int, text.split()))
 
 
 @dataclass(frozen=True)
@@ -237,7 +409,7 @@ def extract(source: bytes, grammar: str) -> FileSymbols:
     tree = compiled.parser.parse(source)
     root = tree.root_node
     lines = source.split(b"\n")
-    symbols = FileSymbols()
+    definitions: list[Definition] = []
     defined_at: set[tuple[int, int]] = set()
     captures = QueryCursor(compiled.query).captures(root)
     for node in captures.get("def", []):
@@ -253,11 +425,11 @@ def extract(source: bytes, grammar: str) -> FileSymbols:
             kind = "method"
         row = node.start_point.row
         signature = lines[row].decode("utf-8", "replace").strip() if row < len(lines) else ""
-        symbols.definitions.append(
+        definitions.append(
             Definition(name.rsplit("::", 1)[-1], kind, row + 1, signature[:MAX_SIGNATURE])
         )
         defined_at.add((name_node.start_byte, name_node.end_byte))
-    symbols.definitions.sort(key=lambda d: d.line)
+    definitions.sort(key=lambda d: d.line)
     # The hot loop of a first fill (hundreds of thousands of identifiers): names stay
     # bytes, sliced from the source, until the file is done, and each is decoded once.
     raw: dict[bytes, list[int]] = {}
@@ -273,9 +445,5 @@ def extract(source: bytes, grammar: str) -> FileSymbols:
         line = node.start_point.row + 1
         if not at or at[-1] != line:
             at.append(line)
-    # Names recur in thousands of files, and line lists never change once built:
-    # one shared string per name and tuples keep a large workspace's symbols small.
-    refs = symbols.references
-    for key, lines_of in raw.items():
-        refs[sys.intern(key.decode("utf-8", "replace"))] = tuple(lines_of)
-    return symbols
+    refs = {key.decode("utf-8", "replace"): at for key, at in raw.items()}
+    return FileSymbols(definitions, refs)

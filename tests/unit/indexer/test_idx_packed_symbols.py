@@ -1,0 +1,119 @@
+"""FileSymbols keeps a file's definitions and references packed: what goes in comes out,
+through the disk cache too, and a cache whose fields disagree is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from idx_helpers import write_file
+
+from agentls.indexer import IndexSettings, RepoIndexer
+from agentls.indexer.repomap import SymbolIndex
+from agentls.indexer.symbols import KIND_CODES, Definition, FileSymbols, extract
+
+NAMES = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"),
+    min_size=1,
+    max_size=12,
+)
+DEFINITIONS = st.lists(
+    st.builds(
+        Definition,
+        name=NAMES,
+        kind=st.sampled_from(sorted(KIND_CODES)),
+        line=st.integers(1, 2**31),
+        signature=st.text(
+            alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"),
+            max_size=40,
+        ),
+    ),
+    max_size=20,
+)
+REFERENCES = st.dictionaries(
+    NAMES, st.lists(st.integers(1, 2**31), min_size=1, max_size=8).map(tuple), max_size=20
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(definitions=DEFINITIONS, references=REFERENCES)
+def test_what_is_packed_comes_back(
+    definitions: list[Definition], references: dict[str, tuple[int, ...]]
+) -> None:
+    symbols = FileSymbols(definitions, references)
+    assert symbols.definitions == definitions
+    assert symbols.count == len(definitions)
+    assert symbols.names() == [d.name for d in definitions]
+    assert all(symbols.defines(d.name) for d in definitions)
+    assert symbols.references == references
+    assert dict(symbols.reference_counts()) == {n: len(at) for n, at in references.items()}
+    assert all(symbols.lines_of(name) == at for name, at in references.items())
+    assert symbols.lines_of("\n") == ()
+    # the disk cache's form: JSON strings, read back equal
+    again = FileSymbols.packed(json.loads(json.dumps(symbols.to_packed())))
+    assert again == symbols
+    assert again.definitions == definitions and again.references == references
+
+
+def test_a_name_is_defined_only_as_a_whole_name() -> None:
+    symbols = FileSymbols([Definition("checkout", "function", 3, "def checkout():")])
+    assert symbols.defines("checkout")
+    assert not symbols.defines("check")
+    assert not symbols.defines("out")
+
+
+def test_extracted_symbols_pack_the_same_as_parsed() -> None:
+    source = b"class Shop:\n    def checkout(self, cart):\n        return total(cart)\n"
+    found = extract(source, "Python")
+    assert [(d.name, d.kind, d.line) for d in found.definitions] == [
+        ("Shop", "class", 1),
+        ("checkout", "method", 2),
+    ]
+    assert found.definitions[1].signature == "def checkout(self, cart):"
+    assert found.lines_of("total") == (3,)
+    assert FileSymbols.packed(found.to_packed()) == found
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        ["a\nb", "f", "1", "def a():", "", "", ""],  # two names, one kind
+        ["a", "f", "1 2", "def a():", "", "", ""],  # two lines
+        ["a", "f", "1", "x\ny", "", "", ""],  # two signatures
+        ["a", "?", "1", "def a():", "", "", ""],  # no such kind
+        ["a", "f", "1", "def a():", "b", "2", "5"],  # two lines counted, one kept
+        ["a", "f", "1", "def a():", "b", "", ""],  # a name without a count
+        ["a", "f", "one", "def a():", "", "", ""],  # not a number
+        ["a", "f", "1", "def a():", ""],  # a field missing
+    ],
+)
+def test_packed_fields_that_disagree_are_refused(fields: list[str]) -> None:
+    with pytest.raises(ValueError):
+        FileSymbols.packed(fields)
+
+
+def _index(root: Path, cache: Path) -> SymbolIndex:
+    index = RepoIndexer(root, IndexSettings()).build()
+    symbols = SymbolIndex(index, cache)
+    symbols.start()
+    assert symbols.wait_filled(30)
+    return symbols
+
+
+def test_a_cache_of_another_format_is_parsed_again(tmp_path: Path) -> None:
+    write_file(tmp_path, "a.py", "def alpha():\n    return beta()\n")
+    cache = tmp_path / "cache" / "symbols.json"
+    first = _index(tmp_path, cache).files()
+    data = json.loads(cache.read_text())
+    stamp = data["files"]["a.py"][:2]
+    # the previous format: one list per definition, references as a mapping
+    data["format"] = 1
+    data["files"]["a.py"] = [*stamp, [["alpha", "function", 1, "def alpha():"]], {"beta": [2]}]
+    cache.write_text(json.dumps(data))
+    second = _index(tmp_path, cache)
+    assert second.files() == first
+    assert [h.line for h in second.find_references("beta")] == [2]
+    assert json.loads(cache.read_text())["format"] == 2
