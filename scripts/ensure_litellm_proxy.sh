@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install litellm[proxy] into its own venv under .cache/ and print the path of its `litellm`
 # binary. The proxy extras weigh ~740 MB, so they stay out of the project venv; the litellm
-# version is pinned to the one the project venv has so both sides speak the same dialect.
+# version is the one the project venv has (or the nearest older one that installs), so
+# both sides speak the same dialect.
 # Idempotent: a second run only checks the version and prints the path.
 set -euo pipefail
 
@@ -27,8 +28,15 @@ mkdir -p "$(dirname "$venv")"
 # The venv's own interpreter is the one the project venv was built from.
 base_python="$("$main_python" -c 'import sys; print(sys._base_executable)')"
 "$base_python" -m venv "$venv"
-# pip's progress goes to stderr so that stdout carries only the binary's path.
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  "litellm[proxy]==$version" 1>&2
+# pip's progress goes to stderr so that stdout carries only the binary's path. Some
+# litellm releases name proxy packages in their [proxy] extra that were never published
+# (1.110 needs litellm-proxy); then the newest release up to ours whose extra installs.
+pip_install() {
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@" 1>&2
+}
+if ! pip_install "litellm[proxy]==$version"; then
+  echo "ensure_litellm_proxy: litellm[proxy]==$version cannot be installed; taking the newest release up to it whose proxy extra can" >&2
+  pip_install "litellm[proxy]<=$version"
+fi
 echo "$version" > "$marker"
 echo "$venv/bin/litellm"
