@@ -40,6 +40,7 @@ from agentls.agent.llm._litellm import import_litellm_sync
 from agentls.agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call
 from agentls.agent.loop import AgentLoop
 from agentls.agent.tools import build_registry
+from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.workspace import DiskFileAccess
 
@@ -158,13 +159,13 @@ async def session(
     agent = AgentConfig(
         system_prompt="You document code.", confirm_mode="yolo", max_steps=steps + 5
     )
-    engine = ExecutionEngine(build_registry(), DiskFileAccess(ws), config)
+    engine = ExecutionEngine(build_registry(), RunContext(DiskFileAccess(ws), config))
     loop = AgentLoop(
         llm,
         engine,
         agent,
         ContextBuilder(config.context),
-        context_manager=ContextManager(config.context, tokens) if limit else None,
+        context_manager=ContextManager(config.context, llm.count_tokens) if limit else None,
         model_name=model,
     )
     state = await loop.run("Document every module of this project in docs/modules.md.")

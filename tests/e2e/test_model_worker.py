@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agentls_e2e import AgentClient, LspFactory, kill, plain, start_killable
 
-from agentls.agent.llm.scripted_server import ScriptedModelServer, text
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call, tool_calls
 
 WORKER_MODULE = b"agentls.agent.llm.worker"
 
@@ -110,16 +110,19 @@ async def test_a_worker_killed_mid_stream_fails_that_run_and_the_next_run_works(
     assert (await client.request("agent/ping", {})).pong
 
 
-async def test_the_server_process_never_imports_litellm(
+async def test_the_server_process_never_imports_litellm_or_a_tokenizer(
     lsp: LspFactory, scripted: ScriptedModelServer
 ) -> None:
-    # Token counts use tiktoken alone; litellm (~160 MB) lives in the worker only.
+    # litellm (~160 MB) and tiktoken's encodings (~40 MB) live in the worker only: it
+    # makes the calls and counts the tokens the context manager needs after each step.
     client = await lsp()
     await wait_llm_ready(client)
-    scripted.add("alice", text("first"))
+    (client.root / "a.py").write_text("def f():\n    return 1\n")
+    scripted.add("alice", tool_calls(tool_call("read_file", {"path": "a.py"})), text("first"))
     result = plain(await client.run(prompt="hi", runId="n1"))
     assert result["status"] == "success"
-    assert scripted.requests_for("alice")
+    assert len(scripted.requests_for("alice")) == 2
     ping = await client.request("agent/ping", {})
     assert ping.litellmLoaded is False
+    assert ping.tokenizerLoaded is False
     assert worker_pids(server_pid(client))  # the calls went through the worker
