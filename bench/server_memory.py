@@ -74,9 +74,11 @@ def cmdline(pid: int) -> str:
         return fh.read().replace(b"\0", b" ").decode()
 
 
-def held_text_bytes(root: Path) -> int:
+def held_text(root: Path) -> tuple[int, str]:
+    """The bytes of text the server's index holds, and one of its files for the run to read."""
     index = RepoIndexer(root, index_settings(IndexerConfig())).build()
-    return index.text.total_bytes if index.text is not None else 0
+    held = index.text.total_bytes if index.text is not None else 0
+    return held, min(info.path for info in index.files)
 
 
 async def main() -> None:
@@ -84,12 +86,12 @@ async def main() -> None:
     parser.add_argument("--workspace", type=Path, help="default: a copy of the stdlib")
     args = parser.parse_args()
     root = (args.workspace or stdlib_corpus()).resolve()
-    held = held_text_bytes(root)
+    held, a_file = held_text(root)
 
     model = ScriptedModelServer().start()
     model.add(
         "bench",
-        Turn(tool_calls=[call("read_file", {"path": next(iter(sorted(root.glob("*.py")))).name})]),
+        Turn(tool_calls=[call("read_file", {"path": a_file})]),
         Turn(text="It is a module. " * 40),
     )
     config = ClientServerConfig(

@@ -28,8 +28,8 @@ from agentls.indexer.cache import write_json_atomically
 from agentls.indexer.index import RepoIndex
 from agentls.indexer.symbols import Definition, FileSymbols, extract, grammar_name
 
-#: 2: each file's symbols as the strings of ``FileSymbols.to_packed``.
-CACHE_FORMAT = 2
+#: 3: each file's symbols as the two strings of ``FileSymbols.to_packed``.
+CACHE_FORMAT = 3
 #: Files at most this many changed since the last look are parsed on the caller's
 #: thread (a write, a save); more (a branch switch) go to the background.
 SYNC_LIMIT = 64

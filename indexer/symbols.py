@@ -8,7 +8,6 @@ queries, which walk the tree in C; Python only sees the matches.
 
 from __future__ import annotations
 
-import sys
 import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -50,26 +49,22 @@ _KINDS_BY_CODE = {code: kind for kind, code in KIND_CODES.items()}
 
 
 class FileSymbols:
-    """The definitions and references of one file.
+    """The definitions and references of one file, packed into one string and one array.
 
-    Both are kept packed. A large workspace has hundreds of thousands of definitions and
-    references, and as objects of their own (a ``Definition`` with its strings, a tuple of
-    int objects per referenced name) they cost 150-250 bytes apiece; packed, about the
-    length of their text. Definitions: the names and the signatures each as one string of
-    lines, the kinds one character each, the lines an array. References: the names (one
-    shared string per name across files), how many lines each, and the lines, in order.
-    They are unpacked only for what a query or the map shows.
+    A large workspace has tens of thousands of files and hundreds of thousands of
+    definitions and references. As objects of their own (a ``Definition`` with its
+    strings, a tuple of int objects per referenced name, a container per field) they cost
+    150-250 bytes apiece and several hundred bytes a file; packed, about the length of
+    their text, plus two objects a file. Both are unpacked only for what a query or the
+    map reads.
+
+    ``_text`` is lines: the kinds (one character each, so its length is the number of
+    definitions), then each definition's name, then each signature, then each referenced
+    name. ``_numbers`` is the number of referenced names, then each definition's line,
+    then how many lines each referenced name has, then those lines, name after name.
     """
 
-    __slots__ = (
-        "_kinds",
-        "_lines",
-        "_names",
-        "_ref_counts",
-        "_ref_lines",
-        "_ref_names",
-        "_signatures",
-    )
+    __slots__ = ("_numbers", "_text")
 
     def __init__(
         self,
@@ -77,111 +72,109 @@ class FileSymbols:
         references: Mapping[str, Sequence[int]] | None = None,
     ) -> None:
         defs = list(definitions)
-        self._names = "\n".join(_one_line(d.name) for d in defs)
-        self._kinds = "".join(KIND_CODES[d.kind] for d in defs)
-        self._lines = array("I", (d.line for d in defs))
-        self._signatures = "\n".join(_one_line(d.signature) for d in defs)
         refs = references or {}
-        self._ref_names = tuple(sys.intern(_one_line(name)) for name in refs)
-        self._ref_counts = array("I", (len(at) for at in refs.values()))
-        self._ref_lines = array("I", chain.from_iterable(refs.values()))
+        self._text = "\n".join(
+            [
+                "".join(KIND_CODES[d.kind] for d in defs),
+                *(_one_line(d.name) for d in defs),
+                *(_one_line(d.signature) for d in defs),
+                *(_one_line(name) for name in refs),
+            ]
+        )
+        self._numbers = array("I", [len(refs), *(d.line for d in defs)])
+        self._numbers.extend(len(at) for at in refs.values())
+        self._numbers.extend(chain.from_iterable(refs.values()))
 
     @classmethod
     def packed(cls, fields: Sequence[str]) -> FileSymbols:
         """From ``to_packed``'s strings; ValueError when they do not agree."""
-        names, kinds, lines, signatures, ref_names, ref_counts, ref_lines = fields
-        count = len(kinds)
+        text, numbers = fields
         symbols = cls()
-        symbols._names, symbols._kinds, symbols._signatures = names, kinds, signatures
-        symbols._lines = _numbers(lines)
-        symbols._ref_counts = _numbers(ref_counts)
-        symbols._ref_names = tuple(
-            sys.intern(name) for name in _split(ref_names, len(symbols._ref_counts))
-        )
-        symbols._ref_lines = _numbers(ref_lines)
+        symbols._text, symbols._numbers = text, array("I", map(int, numbers.split()))
+        kinds = text.split("\n", 1)[0]
+        count = len(kinds)
+        if not symbols._numbers or not set(kinds) <= _KINDS_BY_CODE.keys():
+            raise ValueError("packed symbols without a valid header")
+        named = symbols._numbers[0]
+        counts = symbols._numbers[1 + count : 1 + count + named]
         if (
-            len(symbols._lines) != count
-            or not _holds(names, count)
-            or not _holds(signatures, count)
-            or not set(kinds) <= _KINDS_BY_CODE.keys()
-            or not _holds(ref_names, len(symbols._ref_counts))
-            or sum(symbols._ref_counts) != len(symbols._ref_lines)
+            text.count("\n") != 2 * count + named
+            or len(counts) != named
+            or len(symbols._numbers) != 1 + count + named + sum(counts)
         ):
             raise ValueError("packed symbols whose fields do not agree")
         return symbols
 
     def to_packed(self) -> list[str]:
-        """Seven strings that ``packed`` reads back: decoding them makes a handful of
-        objects per file, where one object per definition and reference would leave a
-        cache load's memory fragmented."""
-        return [
-            self._names,
-            self._kinds,
-            _decimal(self._lines),
-            self._signatures,
-            "\n".join(self._ref_names),
-            _decimal(self._ref_counts),
-            _decimal(self._ref_lines),
-        ]
+        """Two strings that ``packed`` reads back (the disk cache's form): decoding them
+        makes two objects per file, where objects per definition and reference would
+        leave a cache load's memory fragmented."""
+        return [self._text, " ".join(map(str, self._numbers))]
 
     # -- definitions
     @property
     def count(self) -> int:
         """How many definitions the file has."""
-        return len(self._kinds)
+        return self._text.find("\n") if self._text else 0
 
     def names(self) -> list[str]:
         """The defined names, in file order."""
-        return _split(self._names, self.count)
+        count = self.count
+        return self._text.split("\n", 1 + count)[1 : 1 + count]
 
     def defines(self, name: str) -> bool:
-        return name in self._names and name in self.names()
+        return name in self._text and name in self.names()
 
     @property
     def definitions(self) -> list[Definition]:
         """The definitions, unpacked, in file order."""
+        count = self.count
+        lines = self._text.split("\n", 1 + 2 * count)
         return [
             Definition(name, _KINDS_BY_CODE[code], line, signature)
-            for name, code, line, signature in zip(
-                self.names(),
-                self._kinds,
-                self._lines,
-                _split(self._signatures, self.count),
+            for code, name, signature, line in zip(
+                lines[0],
+                lines[1 : 1 + count],
+                lines[1 + count : 1 + 2 * count],
+                self._numbers[1 : 1 + count],
                 strict=True,
             )
         ]
 
     # -- references
-    def referenced_names(self) -> tuple[str, ...]:
-        return self._ref_names
+    def referenced_names(self) -> list[str]:
+        return self._text.split("\n")[1 + 2 * self.count :]
 
     def reference_counts(self) -> Iterator[tuple[str, int]]:
         """Each referenced name with the number of its lines kept."""
-        return zip(self._ref_names, self._ref_counts, strict=True)
+        count = self.count
+        named = self._numbers[0]
+        return zip(
+            self.referenced_names(),
+            self._numbers[1 + count : 1 + count + named],
+            strict=True,
+        )
 
     def lines_of(self, name: str) -> tuple[int, ...]:
         """The 1-based lines that refer to ``name`` (at most MAX_REF_LINES)."""
-        try:
-            position = self._ref_names.index(name)
-        except ValueError:
+        if name not in self._text:
             return ()
-        start = sum(self._ref_counts[:position])
-        return tuple(self._ref_lines[start : start + self._ref_counts[position]])
+        return self.references.get(name, ())
 
     @property
     def references(self) -> dict[str, tuple[int, ...]]:
         """Referenced name -> its 1-based lines, unpacked."""
         out: dict[str, tuple[int, ...]] = {}
-        start = 0
-        for name, count in self.reference_counts():
-            out[name] = tuple(self._ref_lines[start : start + count])
-            start += count
+        start = 1 + self.count + self._numbers[0]
+        for name, many in self.reference_counts():
+            out[name] = tuple(self._numbers[start : start + many])
+            start += many
         return out
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FileSymbols):
             return NotImplemented
-        return self.to_packed() == other.to_packed()
+        return self._text == other._text and self._numbers == other._numbers
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -191,24 +184,6 @@ class FileSymbols:
 
 def _one_line(text: str) -> str:
     return text.replace("\n", " ")
-
-
-def _split(packed: str, count: int) -> list[str]:
-    """The ``count`` lines of ``packed`` (one empty line and none look the same)."""
-    return packed.split("\n") if count else []
-
-
-def _holds(packed: str, count: int) -> bool:
-    """Whether ``packed`` is ``count`` lines."""
-    return packed.count("\n") + 1 == count if count else not packed
-
-
-def _decimal(numbers: array[int]) -> str:
-    return " ".join(map(str, numbers))
-
-
-def _numbers(text: str) -> array[int]:
-    return array("I", map(int, text.split()))
 
 
 @dataclass(frozen=True)

@@ -77,17 +77,25 @@ def test_extracted_symbols_pack_the_same_as_parsed() -> None:
     assert FileSymbols.packed(found.to_packed()) == found
 
 
+def test_the_packed_form_is_two_strings() -> None:
+    symbols = FileSymbols(
+        [Definition("alpha", "function", 1, "def alpha():")], {"beta": (2,), "gamma": (3, 7)}
+    )
+    assert symbols.to_packed() == ["f\nalpha\ndef alpha():\nbeta\ngamma", "2 1 1 2 2 3 7"]
+
+
 @pytest.mark.parametrize(
     "fields",
     [
-        ["a\nb", "f", "1", "def a():", "", "", ""],  # two names, one kind
-        ["a", "f", "1 2", "def a():", "", "", ""],  # two lines
-        ["a", "f", "1", "x\ny", "", "", ""],  # two signatures
-        ["a", "?", "1", "def a():", "", "", ""],  # no such kind
-        ["a", "f", "1", "def a():", "b", "2", "5"],  # two lines counted, one kept
-        ["a", "f", "1", "def a():", "b", "", ""],  # a name without a count
-        ["a", "f", "one", "def a():", "", "", ""],  # not a number
-        ["a", "f", "1", "def a():", ""],  # a field missing
+        ["f\na\nb\ndef a():", "0 1"],  # a line too many for one definition
+        ["f\na\ndef a():", "0 1 2"],  # a number too many
+        ["f\na\ndef a():", "0"],  # a line number missing
+        ["?\na\ndef a():", "0 1"],  # no such kind
+        ["f\na\ndef a():\nb", "1 1 2 5"],  # two lines counted for b, one kept
+        ["f\na\ndef a():\nb", "0 1"],  # a referenced name not counted
+        ["f\na\ndef a():", "0 one"],  # not a number
+        ["f\na\ndef a():", ""],  # no header
+        ["f\na\ndef a():"],  # a field missing
     ],
 )
 def test_packed_fields_that_disagree_are_refused(fields: list[str]) -> None:
@@ -116,4 +124,4 @@ def test_a_cache_of_another_format_is_parsed_again(tmp_path: Path) -> None:
     second = _index(tmp_path, cache)
     assert second.files() == first
     assert [h.line for h in second.find_references("beta")] == [2]
-    assert json.loads(cache.read_text())["format"] == 2
+    assert json.loads(cache.read_text())["format"] == 3
