@@ -1,41 +1,30 @@
-"""initialize answers fast while the model worker starts; stdout carries only LSP; the
-server process itself never imports litellm."""
+"""initialize answers while the model worker starts; stdout carries only LSP; the server
+process itself never imports litellm or a tokenizer."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from agentls_e2e import LspFactory, plain, server_command, server_env
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
-GENEROUS = 2.0  # seconds: a loaded 2-core machine, not a benchmark
-
 
 async def test_requests_answered_while_litellm_imports(
     lsp: LspFactory, scripted: ScriptedModelServer
 ) -> None:
     client = await lsp()
-    # `initialized` has just started the litellm import (~3 s) in a thread; the
-    # server must answer meanwhile.
-    started = time.monotonic()
-    pong = plain(await client.request("agent/ping", {}))
-    assert pong["pong"] is True
-    assert time.monotonic() - started < GENEROUS
-    assert pong["llmReady"] is False  # answered while litellm was still importing
-    latencies = []
-    for _ in range(10):
-        t = time.monotonic()
-        await client.request("agent/ping", {})
-        latencies.append(time.monotonic() - t)
-        await asyncio.sleep(0.05)
-    assert max(latencies) < GENEROUS
-    await client.ping_until(lambda pong: pong["llmReady"], "the model worker and the tokenizer")
+    # `initialized` has just started the model worker, which imports litellm (~3 s); the
+    # server must answer meanwhile: answers that say the worker is not ready yet can only
+    # have come while it was starting, not after the server waited for it.
+    for _ in range(3):
+        pong = plain(await client.request("agent/ping", {}))
+        assert pong["pong"] is True
+        assert pong["llmReady"] is False
+    await client.ping_until(lambda pong: pong["llmReady"], "the model worker")
 
 
 async def test_first_run_works(lsp: LspFactory, scripted: ScriptedModelServer) -> None:
@@ -56,6 +45,7 @@ async def test_the_server_process_never_imports_litellm(
     assert result["status"] == "success"
     pong = await client.ping_until(lambda pong: pong["llmReady"], "llmReady")
     assert pong["litellmLoaded"] is False
+    assert pong["tokenizerLoaded"] is False
 
 
 def test_stdout_is_protected() -> None:

@@ -126,11 +126,12 @@ describe('Agent: Run', () => {
     const runId = await waitFor(() => api.runs.activeRunIds[0], 'a run to start', 20_000);
     await waitFor(() => /counting counting/.test(api.outputText().slice(-2000)), 'streamed text', 30_000);
     await uiDone({ expectStatusBar: 'Agent', screenshot: 'run-streaming' });
-    const started = Date.now();
     const cancelled = await vscode.commands.executeCommand<boolean>('agentls.cancel');
     assert.strictEqual(cancelled, true, 'agent/cancel answered cancelled: true');
     const outcome = await running;
-    assert.ok(Date.now() - started < 15_000, 'the run stopped soon after the cancel');
+    // The script streams 300 words; a run that stopped at the cancel showed fewer.
+    const shown = api.outputText().slice(api.outputText().lastIndexOf('Count slowly'));
+    assert.ok((shown.match(/counting/g) ?? []).length < 300, 'the stream stopped at the cancel');
     assert.strictEqual(outcome?.cancelled, true, JSON.stringify(outcome));
     assert.notStrictEqual(outcome?.result?.status, 'success');
     assert.strictEqual(api.statusText(), '$(circle-slash) Agent · cancelled');
