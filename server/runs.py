@@ -85,10 +85,10 @@ class RunManager:
         self.runs: dict[str, RunHandle] = {}
         self._mcp: MCPPool | None = None
 
-    def _open_documents(self) -> list[str]:
+    def _open_documents(self) -> tuple[str, ...]:
         """File-system paths of the documents open in the editor."""
         paths = (to_fs_path(uri) for uri in list(self._ls.workspace.text_documents))
-        return [path for path in paths if path]
+        return tuple(path for path in paths if path)
 
     # -- notifications ------------------------------------------------------------------
     def notify(self, method: str, params: dict[str, Any]) -> None:
@@ -188,7 +188,7 @@ class RunManager:
     ) -> asyncio.Task[RunOutcome]:
         """``run_agent`` with this editor's parts, started as a task of its own (in a
         context that names the run, so the file access knows whose edit it sends)."""
-        from agentls.agent.run import run_agent
+        from agentls.agent.run import FrontEnd, run_agent
 
         request = params.to_request(run_id=handle.run_id, session_id=handle.session_id)
         # Without MCP servers the SDK (~30 MB) is never imported.
@@ -197,24 +197,22 @@ class RunManager:
             if may_declare_mcp_servers(config)
             else None
         )
+        front_end = FrontEnd(
+            self._files_factory(config),
+            LspApprover(self._ls, handle.run_id, cancel=handle.token),
+            observer=observer,
+            cancel=handle.token,
+            index=self._index(),
+            registry=registry,
+            # the live index reports what a command changed
+            changes_probe=self._changes_probe(),
+            # what the user decided about edits under inline review reaches the model
+            inbox=reviews_for(self._ls).run_started(run_ref),
+            # the repo map ranks the files open in the editor higher
+            open_documents=self._open_documents(),
+        )
         return asyncio.create_task(
-            run_agent(
-                request,
-                config=config,
-                llm=self._llm_factory(config),
-                files=self._files_factory(config),
-                approver=LspApprover(self._ls, handle.run_id, cancel=handle.token),
-                observer=observer,
-                index=self._index(),
-                cancel=handle.token,
-                registry=registry,
-                # the live index reports what a command changed
-                changes_probe=self._changes_probe(),
-                # what the user decided about edits under inline review reaches the model
-                inbox=reviews_for(self._ls).run_started(run_ref),
-                # the repo map ranks the files open in the editor higher
-                open_documents=self._open_documents(),
-            ),
+            run_agent(request, front_end, config=config, llm=self._llm_factory(config)),
             name=f"agentls-run-{handle.run_id}",
             context=run_context(run_ref),
         )
