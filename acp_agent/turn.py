@@ -14,7 +14,7 @@ from agentls.acp_agent.files import AcpFileAccess
 from agentls.acp_agent.terminals import EditorTerminals
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.config import AppConfig, MCPServerConfig
-from agentls.agent.run import RunOutcome, RunRequest, resolve_agent, run_with_own_tools
+from agentls.agent.run import FrontEnd, RunOutcome, RunRequest, resolve_agent, run_with_own_tools
 
 log = logging.getLogger(__name__)
 
@@ -56,17 +56,15 @@ async def run_turn(
         updates.send(helpers.update_agent_thought_text(f"warning: {message}"))
 
     try:
-        outcome = await run_with_own_tools(
-            request,
-            config=config,
-            files=files,
-            approver=AcpApprover(client, session.id, session.rules, updates),
+        front_end = FrontEnd(
+            files,
+            AcpApprover(client, session.id, session.rules, updates),
             observer=updates.observer,
-            warn=warn,
             cancel=session.cancel,
             sessions=session.store,
             process_runner=terminals_for(client, capabilities, session),
         )
+        outcome = await run_with_own_tools(request, front_end, config=config, warn=warn)
         _tell_the_end(updates, outcome)
     finally:
         await updates.close()  # every update is out before the answer

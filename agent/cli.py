@@ -154,7 +154,7 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     from pydantic import ValidationError
 
     from agentls.agent.contract import problems
-    from agentls.agent.run import RunRequest, run_with_own_tools
+    from agentls.agent.run import FrontEnd, RunRequest, run_with_own_tools
     from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
 
     try:
@@ -180,15 +180,13 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     def warn(message: str) -> None:
         print(f"agentls: warning: {message}", file=sys.stderr)
 
-    outcome = await run_with_own_tools(
-        request,
-        config=config,
-        files=files,
-        approver=TerminalApprover(asker),
+    front_end = FrontEnd(
+        files,
+        TerminalApprover(asker),
         observer=TerminalObserver(quiet=args.quiet),
-        warn=warn,
         cancel=cancel,
     )
+    outcome = await run_with_own_tools(request, front_end, config=config, warn=warn)
     if args.json:
         print(json.dumps(outcome.to_result(), indent=2))
     else:

@@ -1,8 +1,9 @@
 """One run of an agent, composed from injected parts: the front ends' entry point.
 
-The CLI and the language server differ only in what they pass in: the FileAccess
-(disk or the editor's buffers), the Approver (terminal or showMessageRequest) and
-the Observer (printing or notifications). Everything else is composed here.
+The CLI, ACP and the language server differ only in the ``FrontEnd`` they pass in: the
+FileAccess (disk or the editor's buffers), the Approver (terminal or showMessageRequest),
+the Observer (printing or notifications) and what they keep between runs (the language
+server's live index and MCP tools). Everything else is composed here.
 
 Every run belongs to a session (``agent.sessions``): the session's earlier turns
 are the loop's ``history``, the loop writes the run's entries through a
@@ -54,12 +55,40 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RunOutcome", "RunRequest", "run_agent"]
+__all__ = ["FrontEnd", "RunOutcome", "RunRequest", "run_agent"]
 
 PLAN_HANDOFF = (
     "{prompt}\n\n## Plan prepared by the planning agent\n{plan}\n\n"
     "Carry out this plan. Adjust it where the code shows it is wrong."
 )
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """What a front end hands a run: how it reaches the files (the disk, the editor's
+    buffers), asks the human and shows progress, and what it keeps between runs and lends
+    to this one. The CLI and the language server differ only here."""
+
+    files: FileAccess
+    approver: Approver
+    observer: Observer = null_observer
+    cancel: CancelToken | None = None
+    #: Where the session is kept; by default ``config.sessions.dir`` in the workspace the
+    #: run works on (``files.root``, never the process's current directory).
+    sessions: SessionStore | None = None
+    #: Where commands run instead of a local child process (an editor's terminals).
+    process_runner: ProcessRunner | None = None
+    #: The workspace's index: searches, the project tree and the repo map.
+    index: RepoIndex | None = None
+    #: The run's tools; by default the built-in ones (``build_registry``).
+    registry: ToolRegistry | None = None
+    #: What a command changed (a live index); by default the workspace is snapshot.
+    changes_probe: ChangesProbe | None = None
+    #: What happened to the run's edits meanwhile (the user's decisions in an editor that
+    #: reviews edits while the run goes on), given to the model before each of its calls.
+    inbox: Callable[[], Sequence[str]] | None = None
+    #: Paths open in the editor: they rank higher in the run's repo map.
+    open_documents: tuple[str, ...] = ()
 
 
 @dataclass
@@ -94,58 +123,44 @@ def resolve_agent(config: AppConfig, request: RunRequest) -> AgentConfig:
 
 async def run_agent(
     request: RunRequest,
+    front_end: FrontEnd,
     *,
     config: AppConfig,
     llm: LLM,
-    files: FileAccess,
-    approver: Approver,
-    observer: Observer = null_observer,
-    index: RepoIndex | None = None,
-    cancel: CancelToken | None = None,
-    registry: ToolRegistry | None = None,
-    changes_probe: ChangesProbe | None = None,
     history: list[dict[str, Any]] | None = None,
-    sessions: SessionStore | None = None,
-    inbox: Callable[[], Sequence[str]] | None = None,
-    open_documents: Sequence[str] = (),
-    process_runner: ProcessRunner | None = None,
 ) -> RunOutcome:
-    """Run ``request`` to the end. Never raises for a failure of the run itself: errors become a
-    ``failed`` state with a message; only cancellation of the calling task propagates.
-    ``history=None`` continues the session's conversation; ``sessions`` defaults to the store of
-    ``config.sessions.dir`` in the workspace the run works on (the FileAccess root, never the
-    process's current directory). ``inbox`` gives the model, before each of its calls, what
-    happened to its edits meanwhile (the user's decisions in an editor that reviews edits while
-    the run goes on); ``open_documents`` (paths open in the editor) rank higher in the run's
-    repo map."""
+    """Run ``request`` to the end with the parts ``front_end`` hands it. Never raises for a
+    failure of the run itself: errors become a ``failed`` state with a message; only
+    cancellation of the calling task propagates. ``history=None`` continues the session's
+    conversation."""
     from agentls.agent.context import ContextManager
 
     run_id = request.run_id or uuid.uuid4().hex[:12]
     session_id = request.session_id or uuid.uuid4().hex[:12]
-    cancel = cancel or CancelToken()
-    store = sessions or store_for(files.root, config.sessions.dir)
+    files, observer = front_end.files, front_end.observer
+    store = front_end.sessions or store_for(files.root, config.sessions.dir)
     recorder: SessionRecorder | None = None
     context = RunContext(
         files=files,
         config=config,
         run_id=run_id,
         dry_run=request.dry_run,
-        approver=approver,
+        approver=front_end.approver,
         observer=observer,
-        cancel=cancel,
+        cancel=front_end.cancel or CancelToken(),
         llm=llm,
-        index=index,
-        changes_probe=changes_probe,
-        process_runner=process_runner,
+        index=front_end.index,
+        changes_probe=front_end.changes_probe,
+        process_runner=front_end.process_runner,
     )
     run = _Run(
         request,
         context,
         llm,
-        registry or build_registry(config),
+        front_end.registry or build_registry(config),
         ContextManager(config.context, token_counter=llm.count_tokens),
-        inbox=inbox,
-        open_documents=tuple(open_documents),
+        inbox=front_end.inbox,
+        open_documents=front_end.open_documents,
     )
     try:
         recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
@@ -167,15 +182,10 @@ async def run_agent(
 
 async def run_with_own_tools(
     request: RunRequest,
+    front_end: FrontEnd,
     *,
     config: AppConfig,
-    files: FileAccess,
-    approver: Approver,
-    observer: Observer,
     warn: Callable[[str], None],
-    cancel: CancelToken | None = None,
-    sessions: SessionStore | None = None,
-    process_runner: ProcessRunner | None = None,
 ) -> RunOutcome:
     """A run for a front end that keeps no index or MCP servers of its own between runs
     (the CLI, ACP): the workspace is indexed and the MCP servers started for this run, and
@@ -186,19 +196,8 @@ async def run_with_own_tools(
 
     index = await build_index(config)
     async with mcp_tools(config, warn=warn) as registry:
-        return await run_agent(
-            request,
-            config=config,
-            llm=LiteLLMAdapter(config.llm),
-            files=files,
-            approver=approver,
-            observer=observer,
-            index=index,
-            cancel=cancel,
-            registry=registry,
-            sessions=sessions,
-            process_runner=process_runner,
-        )
+        own_tools = dataclasses.replace(front_end, index=index, registry=registry)
+        return await run_agent(request, own_tools, config=config, llm=LiteLLMAdapter(config.llm))
 
 
 @dataclass

@@ -12,6 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 
 class _Entry(BaseModel):
+    """What every entry has: the run that wrote it, the model call of the run it belongs
+    to and when it was written."""
+
     model_config = ConfigDict(extra="ignore")
 
     run_id: str

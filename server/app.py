@@ -102,20 +102,20 @@ class AgentLanguageServer(LanguageServer):
 
     def load_services(self) -> None:
         """Import and create the settings and the run manager (blocking: a worker thread)."""
-        from agentls.server.runs import RunManager
+        from agentls.server.runs import RunManager, RunSources
         from agentls.server.settings import SettingsManager
 
         if self._settings is None:
             self._settings = SettingsManager()
         if self._runs is None:
-            self._runs = RunManager(
-                self,
+            sources = RunSources(
                 config=lambda: self.settings.config,
-                llm_factory=self._llm_factory,
-                files_factory=self._files_factory or lsp_files_factory(self),
+                llm=self._llm_factory,
+                files=self._files_factory or lsp_files_factory(self),
                 index=lambda: self.index_service.index,
                 changes_probe=lambda: self.index_service.changes_probe(),
             )
+            self._runs = RunManager(self, sources)
 
     def files_for(self, config: AppConfig) -> FileAccess:
         """The FileAccess a run gets (a restore writes through the same one)."""

@@ -14,11 +14,14 @@ name to its params and result.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
+from pydantic import BaseModel
 from pydantic.json_schema import (
     GenerateJsonSchema,
     JsonSchemaMode,
@@ -26,11 +29,12 @@ from pydantic.json_schema import (
     models_json_schema,
 )
 from pydantic_core import core_schema
+from typing_extensions import TypeAliasType
 
 from agentls.agent.config_docs import SCHEMA_PATH as CONFIG_SCHEMA_PATH
 from agentls.agent.contract import WireModel
 from agentls.server.protocol import METHODS, Method
-from agentls.server.schema_ts import declarations, doc_comment, type_name
+from agentls.server.schema_ts import Parent, declaration, doc_comment, type_name
 
 SCHEMA_PATH = CONFIG_SCHEMA_PATH.with_name("protocol.schema.json")
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -162,9 +166,133 @@ def _method_tables(schema: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _classes(models: Iterable[type[BaseModel]]) -> dict[str, type[BaseModel]]:
+    """``models`` and every model their fields use, by class name (the names of ``$defs``)."""
+    found: dict[str, type[BaseModel]] = {}
+    todo = list(models)
+    while todo:
+        cls = todo.pop()
+        if cls.__name__ not in found:
+            found[cls.__name__] = cls
+            todo.extend(m for f in cls.model_fields.values() for m in _models_in(f.annotation))
+    return found
+
+
+def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+    for arg in get_args(annotation):
+        yield from _models_in(arg)
+    if isinstance(annotation, TypeAliasType):  # a named union (``SessionEntry``)
+        yield from _models_in(annotation.__value__)
+
+
+def _field_bases(cls: type[BaseModel]) -> list[type[BaseModel]]:
+    """The base classes of ``cls`` that declare fields of their own, nearest first."""
+    return [
+        base
+        for base in cls.__mro__[1:]
+        if isinstance(base, type) and issubclass(base, BaseModel) and _declares_fields(base)
+    ]
+
+
+def _declares_fields(cls: type[BaseModel]) -> bool:
+    inherited: set[str] = set()
+    for base in cls.__bases__:
+        if issubclass(base, BaseModel):
+            inherited.update(base.model_fields)
+    return bool(set(cls.model_fields) - inherited)
+
+
+class _Bases:
+    """The base classes that two or more declared models share, each an interface of
+    its own that they extend, so that its fields are declared once. A base is shared
+    only where its fields are the same in every model that has them (a model may be
+    described as the server validates it, another as it serializes)."""
+
+    def __init__(self, defs: dict[str, Any], classes: dict[str, type[BaseModel]]) -> None:
+        children: dict[type[BaseModel], list[dict[str, Any]]] = {}
+        self.bases_of = {
+            name: _field_bases(classes[name])
+            for name, sub in defs.items()
+            if name in classes and sub.get("properties")
+        }
+        for name, bases in self.bases_of.items():
+            for base in bases:
+                children.setdefault(base, []).append(defs[name])
+        self.schemas: dict[type[BaseModel], dict[str, Any]] = {}
+        for base, subs in children.items():
+            schema = _common(base, subs)
+            if len(subs) >= 2 and schema is not None:
+                if _ts_name(base) in defs:
+                    raise ValueError(f"the interface of {base.__name__} would hide a model")
+                self.schemas[base] = schema
+
+    def parent(self, bases: list[type[BaseModel]]) -> type[BaseModel] | None:
+        """The nearest of ``bases`` that is shared."""
+        return next((base for base in bases if base in self.schemas), None)
+
+    def declaration(self, name: str, schema: dict[str, Any], bases: list[type[BaseModel]]) -> str:
+        """``name``'s declaration, extending its nearest shared base."""
+        base = self.parent(bases)
+        if base is None:
+            return declaration(name, schema)
+        inherited = frozenset(self.schemas[base]["properties"])
+        return declaration(name, schema, Parent(_ts_name(base), inherited))
+
+
+def _ts_name(base: type[BaseModel]) -> str:
+    return base.__name__.lstrip("_")
+
+
+def _common(base: type[BaseModel], subs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The schema of ``base``'s fields, when they are described alike in every one of
+    ``subs``; else None."""
+    names = [info.alias or name for name, info in base.model_fields.items()]
+    first = subs[0]["properties"]
+    required = set(subs[0].get("required", ()))
+    for sub in subs:
+        properties = sub["properties"]
+        for name in names:
+            alike = name in properties and properties[name] == first.get(name)
+            if not alike or (name in sub.get("required", ())) != (name in required):
+                return None
+    doc = base.__dict__.get("__doc__")
+    return {
+        "type": "object",
+        **({"description": inspect.cleandoc(doc)} if doc else {}),
+        "properties": {name: first[name] for name in names},
+        "required": [name for name in names if name in required],
+        "additionalProperties": False,
+    }
+
+
+def _declarations(schema: dict[str, Any]) -> list[str]:
+    """Every ``$defs`` entry of ``schema``, in order, each shared base class just before
+    the first model that extends it."""
+    defs = {type_name(name): sub for name, sub in schema.get("$defs", {}).items()}
+    shared = _Bases(defs, _classes(model for model, _ in _models()))
+    lines: list[str] = []
+    declared: set[type[BaseModel]] = set()
+    for name, sub in defs.items():
+        bases = shared.bases_of.get(name, [])
+        chain = []
+        base = shared.parent(bases)
+        while base is not None and base not in declared:
+            chain.append(base)
+            base = shared.parent(_field_bases(base))
+        for base in reversed(chain):
+            declared.add(base)
+            lines.append(
+                shared.declaration(_ts_name(base), shared.schemas[base], _field_bases(base))
+            )
+        lines.append(shared.declaration(name, sub, bases))
+    return lines
+
+
 def typescript(schema: dict[str, Any]) -> str:
     """The extension's ``generated/protocol.ts`` for ``schema``."""
-    parts = [TS_HEADER, "\n".join(_method_tables(schema)), *declarations(schema)]
+    parts = [TS_HEADER, "\n".join(_method_tables(schema)), *_declarations(schema)]
     return "\n\n".join(part.rstrip("\n") for part in parts) + "\n"
 
 

@@ -65,30 +65,30 @@ FilesFactory = Callable[[AppConfig], FileAccess]
 IndexProvider = Callable[[], Any]
 
 
+@dataclass(frozen=True)
+class RunSources:
+    """Where the server's runs get their parts, asked again for every run: the settings,
+    the index and what it knows change while the server lives."""
+
+    config: ConfigProvider
+    llm: LLMFactory
+    files: FilesFactory
+    index: IndexProvider = lambda: None
+    #: What a command changed, from the live index.
+    changes_probe: Callable[[], Any] = lambda: None
+
+
 class RunManager:
-    def __init__(
-        self,
-        ls: LanguageServer,
-        *,
-        config: ConfigProvider,
-        llm_factory: LLMFactory,
-        files_factory: FilesFactory,
-        index: IndexProvider = lambda: None,
-        changes_probe: Callable[[], Any] = lambda: None,
-    ) -> None:
+    def __init__(self, ls: LanguageServer, sources: RunSources) -> None:
         self._ls = ls
-        self._config = config
-        self._llm_factory = llm_factory
-        self._files_factory = files_factory
-        self._index = index
-        self._changes_probe = changes_probe
+        self._sources = sources
         self.runs: dict[str, RunHandle] = {}
         self._mcp: MCPPool | None = None
 
-    def _open_documents(self) -> list[str]:
+    def _open_documents(self) -> tuple[str, ...]:
         """File-system paths of the documents open in the editor."""
         paths = (to_fs_path(uri) for uri in list(self._ls.workspace.text_documents))
-        return [path for path in paths if path]
+        return tuple(path for path in paths if path)
 
     # -- notifications ------------------------------------------------------------------
     def notify(self, method: str, params: dict[str, Any]) -> None:
@@ -123,7 +123,7 @@ class RunManager:
     # -- agent/run ----------------------------------------------------------------------
     async def run(self, raw_params: Any) -> dict[str, Any]:
         params = parse_params(RunParams, raw_params)
-        config = self._config()
+        config = self._sources.config()
         if not AgentRegistry(config).exists(params.agent):
             known = ", ".join(AgentRegistry(config).names())
             raise JsonRpcInvalidParams(f"unknown agent {params.agent!r}; known agents: {known}")
@@ -188,7 +188,7 @@ class RunManager:
     ) -> asyncio.Task[RunOutcome]:
         """``run_agent`` with this editor's parts, started as a task of its own (in a
         context that names the run, so the file access knows whose edit it sends)."""
-        from agentls.agent.run import run_agent
+        from agentls.agent.run import FrontEnd, run_agent
 
         request = params.to_request(run_id=handle.run_id, session_id=handle.session_id)
         # Without MCP servers the SDK (~30 MB) is never imported.
@@ -197,24 +197,22 @@ class RunManager:
             if may_declare_mcp_servers(config)
             else None
         )
+        front_end = FrontEnd(
+            self._sources.files(config),
+            LspApprover(self._ls, handle.run_id, cancel=handle.token),
+            observer=observer,
+            cancel=handle.token,
+            index=self._sources.index(),
+            registry=registry,
+            # the live index reports what a command changed
+            changes_probe=self._sources.changes_probe(),
+            # what the user decided about edits under inline review reaches the model
+            inbox=reviews_for(self._ls).run_started(run_ref),
+            # the repo map ranks the files open in the editor higher
+            open_documents=self._open_documents(),
+        )
         return asyncio.create_task(
-            run_agent(
-                request,
-                config=config,
-                llm=self._llm_factory(config),
-                files=self._files_factory(config),
-                approver=LspApprover(self._ls, handle.run_id, cancel=handle.token),
-                observer=observer,
-                index=self._index(),
-                cancel=handle.token,
-                registry=registry,
-                # the live index reports what a command changed
-                changes_probe=self._changes_probe(),
-                # what the user decided about edits under inline review reaches the model
-                inbox=reviews_for(self._ls).run_started(run_ref),
-                # the repo map ranks the files open in the editor higher
-                open_documents=self._open_documents(),
-            ),
+            run_agent(request, front_end, config=config, llm=self._sources.llm(config)),
             name=f"agentls-run-{handle.run_id}",
             context=run_context(run_ref),
         )

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
@@ -122,10 +124,12 @@ def ts_type(schema: Any, indent: str = "") -> str:
     raise ValueError(f"cannot translate JSON Schema {schema}")
 
 
-def _members(schema: dict[str, Any], indent: str) -> list[str]:
+def _members(schema: dict[str, Any], indent: str, inherited: Collection[str] = ()) -> list[str]:
     required = set(schema.get("required", ()))
     lines: list[str] = []
     for name, prop in schema.get("properties", {}).items():
+        if name in inherited:
+            continue
         lines.extend(doc_comment(prop.get("description"), indent))
         optional = "" if name in required else "?"
         lines.append(f"{indent}{_key(name)}{optional}: {ts_type(prop, indent)};")
@@ -143,12 +147,23 @@ def _object(schema: dict[str, Any], indent: str) -> str:
     return "{\n" + "\n".join(body) + f"\n{indent}}}"
 
 
-def declaration(name: str, schema: dict[str, Any]) -> str:
-    """``export interface name {...}`` or ``export type name = ...;``."""
+@dataclass(frozen=True)
+class Parent:
+    """The interface a declaration extends, and the properties it has from it (its own
+    and its parents'), which the declaration does not list again."""
+
+    name: str
+    properties: frozenset[str]
+
+
+def declaration(name: str, schema: dict[str, Any], parent: Parent | None = None) -> str:
+    """``export interface name {...}`` (``extends`` the parent's when given) or
+    ``export type name = ...;``."""
     lines = doc_comment(schema.get("description"))
     if schema.get("type") == "object" and schema.get("properties"):
-        lines.append(f"export interface {name} {{")
-        lines.extend(_members(schema, "  "))
+        extends = f" extends {parent.name}" if parent is not None else ""
+        lines.append(f"export interface {name}{extends} {{")
+        lines.extend(_members(schema, "  ", parent.properties if parent is not None else ()))
         if schema.get("additionalProperties", True) is not False:
             lines.append(f"  [key: string]: {ts_type(schema.get('additionalProperties', True))};")
         lines.append("}")

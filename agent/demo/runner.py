@@ -58,7 +58,7 @@ def run_demo(
 async def _headless(workspace: Path, overrides: dict[str, Any]) -> int:
     from agentls.agent.config import load_config
     from agentls.agent.llm import LiteLLMAdapter
-    from agentls.agent.run import RunRequest, run_agent
+    from agentls.agent.run import FrontEnd, RunRequest, run_agent
     from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
     from agentls.agent.workspace import DiskFileAccess
 
@@ -70,11 +70,9 @@ async def _headless(workspace: Path, overrides: dict[str, Any]) -> int:
     mode = "confirm-sensitive" if asker.interactive else "yolo"
     outcome = await run_agent(
         RunRequest(prompt=DEMO_PROMPT, confirm_mode=mode),
+        FrontEnd(files, TerminalApprover(asker), observer=TerminalObserver()),
         config=config,
         llm=LiteLLMAdapter(config.llm),
-        files=files,
-        approver=TerminalApprover(asker),
-        observer=TerminalObserver(),
     )
     _say(f"\n\nStatus: {outcome.state.status}")
     print(outcome.state.final_output or "")

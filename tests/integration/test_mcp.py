@@ -29,7 +29,7 @@ from agentls.agent.llm import LiteLLMAdapter, RetryPolicy
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 from agentls.agent.mcp import VALID_NAME, MCPManager, dedupe, prefixed_name, render_result
-from agentls.agent.run import RunRequest, run_agent
+from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
@@ -176,11 +176,9 @@ async def run_with_mcp(
         manager.register(registry)
         outcome = await run_agent(
             RunRequest(prompt="use the tools", confirm_mode=confirm_mode, stream=False),  # type: ignore[arg-type]
+            FrontEnd(DiskFileAccess(tmp_path), DenyingApprover("nobody to ask"), registry=registry),
             config=config,
             llm=adapter(scripted, model),
-            files=DiskFileAccess(tmp_path),
-            approver=DenyingApprover("nobody to ask"),
-            registry=registry,
         )
         return outcome, list(manager.warnings)
 
@@ -287,11 +285,9 @@ async def test_killed_server_is_a_tool_error_then_reconnects_after_restart(
             )
             outcome = await run_agent(
                 RunRequest(prompt="add", confirm_mode="yolo", stream=False),
+                FrontEnd(DiskFileAccess(tmp_path), DenyingApprover("nobody"), registry=registry),
                 config=AppConfig(mcp=config),
                 llm=adapter(scripted, "mcpdrop"),
-                files=DiskFileAccess(tmp_path),
-                approver=DenyingApprover("nobody"),
-                registry=registry,
             )
             assert outcome.state.status == "success"
             [told] = tool_messages(scripted, "mcpdrop", 1)

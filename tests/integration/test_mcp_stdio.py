@@ -25,7 +25,7 @@ from agentls.agent.approval import DenyingApprover
 from agentls.agent.config import AppConfig, MCPConfig, MCPServerConfig
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 from agentls.agent.mcp import MCPManager, MCPPool
-from agentls.agent.run import RunRequest, run_agent
+from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.tools import build_registry
 from agentls.agent.workspace import DiskFileAccess
 
@@ -157,11 +157,9 @@ async def test_a_crashed_server_restarts_and_the_model_is_told(
         first_pid = connection.pid
         outcome = await run_agent(
             RunRequest(prompt="crash it, then add", confirm_mode="yolo", stream=False),
+            FrontEnd(DiskFileAccess(tmp_path), DenyingApprover("nobody"), registry=registry),
             config=AppConfig(mcp=config),
             llm=llm,
-            files=DiskFileAccess(tmp_path),
-            approver=DenyingApprover("nobody"),
-            registry=registry,
         )
         assert outcome.state.status == "success", outcome.state.final_output
         [told] = tool_messages(scripted, model, 1)

@@ -55,12 +55,23 @@ export interface AgentsResult {
   agents: AgentInfo[];
 }
 
-/** What a human decided about a tool call or the edits it made. */
-export interface ApprovalDecision {
+/**
+ * What every entry has: the run that wrote it, the model call of the run it belongs
+ * to and when it was written.
+ */
+export interface Entry {
   run_id: string;
   model_call_index: number;
   ts: number;
+}
+
+/** Written once per tool call of the model call, which `call_id` names. */
+export interface OncePerToolCall extends Entry {
   call_id: string;
+}
+
+/** What a human decided about a tool call or the edits it made. */
+export interface ApprovalDecision extends OncePerToolCall {
   type: 'approval_decision';
   tool: string;
   decision: string;
@@ -82,10 +93,7 @@ export interface AskUserResult {
   answer?: string | null;
 }
 
-export interface AssistantMessage {
-  run_id: string;
-  model_call_index: number;
-  ts: number;
+export interface AssistantMessage extends Entry {
   type: 'assistant_message';
   content?: string | null;
   tool_calls: StoredToolCall[];
@@ -135,10 +143,7 @@ export type ConfirmMode = 'yolo' | 'confirm-all' | 'confirm-sensitive';
 export const ConfirmModeValues: readonly ConfirmMode[] = ['yolo', 'confirm-all', 'confirm-sensitive'];
 
 /** The context manager changed what the model sees (summarised or dropped steps). */
-export interface ContextUpdate {
-  run_id: string;
-  model_call_index: number;
-  ts: number;
+export interface ContextUpdate extends Entry {
   type: 'context_update';
   kind: string;
   messages_before: number;
@@ -166,10 +171,7 @@ export interface PingResult {
 }
 
 /** The plan as the agent last sent it (`update_plan`): the goal and every step. */
-export interface PlanEntry {
-  run_id: string;
-  model_call_index: number;
-  ts: number;
+export interface PlanEntry extends Entry {
   type: 'plan';
   goal: string;
   steps: Record<string, string>[];
@@ -195,10 +197,7 @@ export const PlanStepStatusValues: readonly PlanStepStatus[] = ['pending', 'in_p
  * The user put the workspace back before `restores` (undoing it and the session's
  * later runs); `run_id` is the restore's own id, so the restore can be undone too.
  */
-export interface RestoreEntry {
-  run_id: string;
-  model_call_index: number;
-  ts: number;
+export interface RestoreEntry extends Entry {
   type: 'restore';
   restores: string;
   status: string;
@@ -231,10 +230,7 @@ export interface RestoreResult {
  * How the run ended: its status, its last state and its output (at most 4,000
  * characters).
  */
-export interface RunFinish {
-  run_id: string;
-  model_call_index: number;
-  ts: number;
+export interface RunFinish extends Entry {
   type: 'run_finish';
   status: string;
   state: string;
@@ -281,10 +277,7 @@ export interface RunResult {
 }
 
 /** A run began: the prompt it was given and the agent that ran it. */
-export interface RunStart {
-  run_id: string;
-  model_call_index: number;
-  ts: number;
+export interface RunStart extends Entry {
   type: 'run_start';
   prompt: string;
   agent: string;
@@ -391,22 +384,14 @@ export interface StreamParams {
 }
 
 /** Written just before the engine gets the call: the call may have started. */
-export interface ToolCallEntry {
-  run_id: string;
-  model_call_index: number;
-  ts: number;
-  call_id: string;
+export interface ToolCallEntry extends OncePerToolCall {
   type: 'tool_call';
   name: string;
   arguments: Record<string, unknown>;
 }
 
 /** A tool call ended: whether it succeeded and what the model was told. */
-export interface ToolResultEntry {
-  run_id: string;
-  model_call_index: number;
-  ts: number;
-  call_id: string;
+export interface ToolResultEntry extends OncePerToolCall {
   type: 'tool_result';
   name: string;
   success: boolean;
@@ -443,10 +428,7 @@ export interface Usage {
   cached_tokens: number;
 }
 
-export interface UserMessage {
-  run_id: string;
-  model_call_index: number;
-  ts: number;
+export interface UserMessage extends Entry {
   type: 'user_message';
   content: string;
 }

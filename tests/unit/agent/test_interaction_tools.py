@@ -13,7 +13,7 @@ from agentls.agent.events import AgentEvent, PlanStep, PlanUpdated, RunState, St
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.run import RunRequest, run_agent
+from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.sessions import SessionStore
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
@@ -126,11 +126,9 @@ async def test_a_run_plans_asks_and_stores_both(
 
     outcome = await run_agent(
         RunRequest(prompt="greet me", session_id="p1"),
+        FrontEnd(DiskFileAccess(tmp_path), _Asking(ask), observer=events.append),
         config=config,
         llm=LiteLLMAdapter(config.llm),
-        files=DiskFileAccess(tmp_path),
-        approver=_Asking(ask),
-        observer=events.append,
     )
     assert outcome.state.status == "success" and outcome.state.final_output == "Hello Ada"
     assert [e.goal for e in events if isinstance(e, PlanUpdated)] == ["greet"]

@@ -14,7 +14,7 @@ from agentls.agent.errors import AgentNotFoundError
 from agentls.agent.events import AgentEvent, StreamText
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.run import RunRequest, run_agent
+from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.workspace import DiskFileAccess
 
 
@@ -33,11 +33,9 @@ async def run(
     sink = events if events is not None else []
     return await run_agent(
         RunRequest(**request),
+        FrontEnd(DiskFileAccess(ws), DenyingApprover("test"), observer=sink.append),
         config=config,
         llm=LiteLLMAdapter(config.llm),
-        files=DiskFileAccess(ws),
-        approver=DenyingApprover("test"),
-        observer=sink.append,
     )
 
 

@@ -16,7 +16,7 @@ from agentls.agent.config import AppConfig
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
 from agentls.agent.loop import DeltaDedupe
-from agentls.agent.run import RunRequest, run_agent
+from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.session_entries import (
     AssistantMessage,
     RestoreEntry,
@@ -230,11 +230,9 @@ async def _run(
 ) -> tuple[Any, list[dict[str, Any]]]:
     outcome = await run_agent(
         RunRequest(prompt=prompt, session_id=session_id, confirm_mode="yolo"),
+        FrontEnd(DiskFileAccess(config.workspace.root), DenyingApprover("no one"), **kw),
         config=config,
         llm=LiteLLMAdapter(config.llm),
-        files=DiskFileAccess(config.workspace.root),
-        approver=DenyingApprover("no one"),
-        **kw,
     )
     path = config.workspace.root / ".agentls" / "sessions" / f"{session_id}.jsonl"
     return outcome, _lines(path) if path.is_file() else []

@@ -10,7 +10,7 @@ from agentls.agent.config import AppConfig
 from agentls.agent.indexing import REPO_MAP_HEADING, build_index, task_map
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.run import RunRequest, run_agent
+from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.workspace import DiskFileAccess
 
 
@@ -59,11 +59,9 @@ async def test_files_the_session_edited_rank_in_the_next_runs_map(
         index = await build_index(config)
         outcome = await run_agent(
             RunRequest(prompt=prompt, session_id="s1", confirm_mode="yolo"),
+            FrontEnd(DiskFileAccess(tmp_path), DenyingApprover("test"), index=index),
             config=config,
             llm=LiteLLMAdapter(config.llm),
-            files=DiskFileAccess(tmp_path),
-            approver=DenyingApprover("test"),
-            index=index,
         )
         assert outcome.state.status == "success"
 

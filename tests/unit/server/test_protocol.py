@@ -30,7 +30,7 @@ from agentls.server.protocol import (
     parse_params,
 )
 from agentls.server.protocol_schema import SCHEMA_PATH, TS_PATH, outputs, protocol_schema
-from agentls.server.schema_ts import declarations, ts_type
+from agentls.server.schema_ts import Parent, declaration, declarations, ts_type
 
 REPO = Path(__file__).resolve().parents[3]
 BY_NAME = {m.name: m for m in METHODS}
@@ -335,6 +335,28 @@ def test_typescript_of_the_subset_pydantic_emits() -> None:
         "}",
         "export interface Open {\n  x: number;\n  [key: string]: unknown;\n}",
     ]
+
+
+def test_session_entries_extend_the_interface_of_their_shared_base() -> None:
+    """A pydantic base class two or more models share is one interface they extend."""
+    ts = outputs()[TS_PATH]
+    assert "export interface Entry {\n" in ts
+    assert "export interface OncePerToolCall extends Entry {\n  call_id: string;\n}" in ts
+    assert "export interface ToolResultEntry extends OncePerToolCall {\n  type:" in ts
+    assert "export interface RunStart extends Entry {\n  type: 'run_start';" in ts
+    assert ts.count("  run_id: string;") == 1
+
+
+def test_a_declaration_leaves_out_what_it_extends() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "size": {"type": "number"}},
+        "required": ["id", "size"],
+        "additionalProperties": False,
+    }
+    assert declaration("Thing", schema, Parent("Base", frozenset({"id"}))) == (
+        "export interface Thing extends Base {\n  size: number;\n}"
+    )
 
 
 def test_typescript_refuses_what_it_cannot_translate() -> None:
