@@ -67,7 +67,7 @@ PLAN_HANDOFF = (
 class FrontEnd:
     """What a front end hands a run: how it reaches the files (the disk, the editor's
     buffers), asks the human and shows progress, and what it keeps between runs and lends
-    to this one. The CLI and the language server differ only here."""
+    to this one. The CLI, ACP and the language server differ only here."""
 
     files: FileAccess
     approver: Approver

@@ -66,9 +66,11 @@ class CountMemo:
 
     async def total(self, messages: list[Message]) -> int:
         keys = [_key(message) for message in messages]
-        missing = {key: message for key, message in zip(keys, messages, strict=True)}
-        for key in self._counts.keys() & missing.keys():
-            del missing[key]
+        missing = {
+            key: message
+            for key, message in zip(keys, messages, strict=True)
+            if key not in self._counts
+        }
         if missing or self._priming is None:
             try:
                 counted = await self._fetch(list(missing.values()))
