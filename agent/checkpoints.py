@@ -484,14 +484,9 @@ async def _record_in_session(store: CheckpointStore, result: RestoreResult) -> N
     """A restore that changed files becomes an entry of the session that ran them."""
     if result.restore_run_id is None:
         return
-    entry = RestoreEntry(
-        run_id=result.restore_run_id,
-        restores=result.run_id,
-        status=result.status,
-        restored=result.restored,
-        conflicts=result.conflicts,
-        unrestorable=result.unrestorable,
-    )
+    # The entry keeps the outcome as the user was told it, field for field.
+    outcome = result.model_dump(include={"status", "restored", "conflicts", "unrestorable"})
+    entry = RestoreEntry(run_id=result.restore_run_id, restores=result.run_id, **outcome)
     try:
         session = await asyncio.to_thread(store.session)
         await session.append(entry)

@@ -76,19 +76,23 @@ class AssistantMessage(_OncePerModelCall):
     finish_reason: str = "stop"
 
 
-class ToolCallEntry(_OncePerToolCall):
+class _ToolCallPart(_OncePerToolCall):
+    """The call and its result, each of which names the tool."""
+
+    name: str
+
+
+class ToolCallEntry(_ToolCallPart):
     """Written just before the engine gets the call: the call may have started."""
 
     type: Literal["tool_call"] = "tool_call"
-    name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
-class ToolResultEntry(_OncePerToolCall):
+class ToolResultEntry(_ToolCallPart):
     """A tool call ended: whether it succeeded and what the model was told."""
 
     type: Literal["tool_result"] = "tool_result"
-    name: str
     success: bool
     content: str
 

@@ -34,7 +34,7 @@ from typing_extensions import TypeAliasType
 from agentls.agent.config_docs import SCHEMA_PATH as CONFIG_SCHEMA_PATH
 from agentls.agent.contract import WireModel
 from agentls.server.protocol import METHODS, Method
-from agentls.server.schema_ts import Parent, declaration, doc_comment, type_name
+from agentls.server.schema_ts import Parent, declaration, doc_comment, is_enum, type_name
 
 SCHEMA_PATH = CONFIG_SCHEMA_PATH.with_name("protocol.schema.json")
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -268,11 +268,13 @@ def _common(base: type[BaseModel], subs: list[dict[str, Any]]) -> dict[str, Any]
 
 
 def _declarations(schema: dict[str, Any]) -> list[str]:
-    """Every ``$defs`` entry of ``schema``, in order, each shared base class just before
-    the first model that extends it."""
+    """Every ``$defs`` entry of ``schema``: the enums first, as the vocabulary the rest
+    uses, then the others in order, each shared base class just before the first model
+    that extends it."""
     defs = {type_name(name): sub for name, sub in schema.get("$defs", {}).items()}
     shared = _Bases(defs, _classes(model for model, _ in _models()))
-    lines: list[str] = []
+    lines = [declaration(name, sub) for name, sub in defs.items() if is_enum(sub)]
+    defs = {name: sub for name, sub in defs.items() if not is_enum(sub)}
     declared: set[type[BaseModel]] = set()
     for name, sub in defs.items():
         bases = shared.bases_of.get(name, [])

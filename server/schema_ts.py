@@ -1,7 +1,8 @@
 """TypeScript declarations from a JSON Schema: the subset pydantic emits.
 
 ``$defs`` become exported declarations (an ``interface`` per object with properties, a
-``type`` for the rest, and for an enum also the array of its values, ``<Name>Values``);
+``type`` for the rest, and for an enum the array of its values, ``<Name>Values``, with the
+type read from it);
 descriptions become doc comments; a property that is not ``required`` is optional.
 What pydantic does not emit for our models (``if``/``then``, ``patternProperties``,
 tuples) is not translated: it fails loudly, so a model that needs it is noticed when
@@ -156,9 +157,26 @@ class Parent:
     properties: frozenset[str]
 
 
+def is_enum(schema: dict[str, Any]) -> bool:
+    """A bare list of allowed values (nothing else constrains it)."""
+    return bool(schema.get("enum")) and set(schema) <= IGNORED | {"enum", "type"}
+
+
 def declaration(name: str, schema: dict[str, Any], parent: Parent | None = None) -> str:
-    """``export interface name {...}`` (``extends`` the parent's when given) or
-    ``export type name = ...;``."""
+    """``export interface name {...}`` (``extends`` the parent's when given),
+    ``export type name = ...;``, or for an enum its values and the type read from them."""
+    if is_enum(schema):
+        # The values are needed at run time too (settings validation, pickers), so they
+        # are written once, as an array, and the type is read from it.
+        listed = ", ".join(_literal(v) for v in schema["enum"])
+        return "\n".join(
+            [
+                *doc_comment(f"Every `{name}`, in order."),
+                f"export const {name}Values = [{listed}] as const;",
+                *doc_comment(schema.get("description")),
+                f"export type {name} = (typeof {name}Values)[number];",
+            ]
+        )
     lines = doc_comment(schema.get("description"))
     if schema.get("type") == "object" and schema.get("properties"):
         extends = f" extends {parent.name}" if parent is not None else ""
@@ -169,12 +187,6 @@ def declaration(name: str, schema: dict[str, Any], parent: Parent | None = None)
         lines.append("}")
     else:
         lines.append(f"export type {name} = {ts_type(schema)};")
-    values = schema.get("enum")
-    if values and set(schema) <= IGNORED | {"enum", "type"}:
-        # The values at run time too (settings validation, pickers), in order.
-        lines += doc_comment(f"Every `{name}`, in order.")
-        listed = ", ".join(_literal(v) for v in values)
-        lines.append(f"export const {name}Values: readonly {name}[] = [{listed}];")
     return "\n".join(lines)
 
 

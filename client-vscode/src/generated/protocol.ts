@@ -44,6 +44,31 @@ export interface ServerNotifications {
   'agent/plan': PlanParams;
 }
 
+/** Every `ConfirmMode`, in order. */
+export const ConfirmModeValues = ['yolo', 'confirm-all', 'confirm-sensitive'] as const;
+export type ConfirmMode = (typeof ConfirmModeValues)[number];
+
+/** Every `PlanStepStatus`, in order. */
+export const PlanStepStatusValues = ['pending', 'in_progress', 'done'] as const;
+export type PlanStepStatus = (typeof PlanStepStatusValues)[number];
+
+/** Every `RunState`, in order. */
+export const RunStateValues = ['idle', 'preparing', 'model_running', 'tool_running', 'awaiting_human', 'completed', 'failed', 'aborted'] as const;
+/** What a run is doing; `agent/status` reports every change. */
+export type RunState = (typeof RunStateValues)[number];
+
+/** Every `RunStatus`, in order. */
+export const RunStatusValues = ['success', 'partial', 'failed'] as const;
+export type RunStatus = (typeof RunStatusValues)[number];
+
+/** Every `SelfEvalMode`, in order. */
+export const SelfEvalModeValues = ['off', 'basic', 'full'] as const;
+export type SelfEvalMode = (typeof SelfEvalModeValues)[number];
+
+/** Every `StepPhase`, in order. */
+export const StepPhaseValues = ['tool_start', 'tool_end'] as const;
+export type StepPhase = (typeof StepPhaseValues)[number];
+
 export interface AgentInfo {
   name: string;
   description: string;
@@ -138,10 +163,6 @@ export interface CheckpointsResult {
   runs: CheckpointRun[];
 }
 
-export type ConfirmMode = 'yolo' | 'confirm-all' | 'confirm-sensitive';
-/** Every `ConfirmMode`, in order. */
-export const ConfirmModeValues: readonly ConfirmMode[] = ['yolo', 'confirm-all', 'confirm-sensitive'];
-
 /** The context manager changed what the model sees (summarised or dropped steps). */
 export interface ContextUpdate extends Entry {
   type: 'context_update';
@@ -188,10 +209,6 @@ export interface PlanStep {
   text: string;
   status: PlanStepStatus;
 }
-
-export type PlanStepStatus = 'pending' | 'in_progress' | 'done';
-/** Every `PlanStepStatus`, in order. */
-export const PlanStepStatusValues: readonly PlanStepStatus[] = ['pending', 'in_progress', 'done'];
 
 /**
  * The user put the workspace back before `restores` (undoing it and the session's
@@ -283,19 +300,6 @@ export interface RunStart extends Entry {
   agent: string;
 }
 
-/** What a run is doing; `agent/status` reports every change. */
-export type RunState = 'idle' | 'preparing' | 'model_running' | 'tool_running' | 'awaiting_human' | 'completed' | 'failed' | 'aborted';
-/** Every `RunState`, in order. */
-export const RunStateValues: readonly RunState[] = ['idle', 'preparing', 'model_running', 'tool_running', 'awaiting_human', 'completed', 'failed', 'aborted'];
-
-export type RunStatus = 'success' | 'partial' | 'failed';
-/** Every `RunStatus`, in order. */
-export const RunStatusValues: readonly RunStatus[] = ['success', 'partial', 'failed'];
-
-export type SelfEvalMode = 'off' | 'basic' | 'full';
-/** Every `SelfEvalMode`, in order. */
-export const SelfEvalModeValues: readonly SelfEvalMode[] = ['off', 'basic', 'full'];
-
 export type SessionEntry = RunStart | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinish | RestoreEntry;
 
 /** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
@@ -354,10 +358,6 @@ export interface StepParams {
   summary?: string;
 }
 
-export type StepPhase = 'tool_start' | 'tool_end';
-/** Every `StepPhase`, in order. */
-export const StepPhaseValues: readonly StepPhase[] = ['tool_start', 'tool_end'];
-
 export interface StoredToolCall {
   id: string;
   name: string;
@@ -383,17 +383,20 @@ export interface StreamParams {
   attempt?: number;
 }
 
-/** Written just before the engine gets the call: the call may have started. */
-export interface ToolCallEntry extends OncePerToolCall {
-  type: 'tool_call';
+/** The call and its result, each of which names the tool. */
+export interface ToolCallPart extends OncePerToolCall {
   name: string;
+}
+
+/** Written just before the engine gets the call: the call may have started. */
+export interface ToolCallEntry extends ToolCallPart {
+  type: 'tool_call';
   arguments: Record<string, unknown>;
 }
 
 /** A tool call ended: whether it succeeded and what the model was told. */
-export interface ToolResultEntry extends OncePerToolCall {
+export interface ToolResultEntry extends ToolCallPart {
   type: 'tool_result';
-  name: string;
   success: boolean;
   content: string;
 }

@@ -318,10 +318,10 @@ def test_typescript_of_the_subset_pydantic_emits() -> None:
         }
     }
     assert declarations(schema) == [
-        "/** A mode. */\n"
-        "export type Mode = 'a' | 'b-c';\n"
         "/** Every `Mode`, in order. */\n"
-        "export const ModeValues: readonly Mode[] = ['a', 'b-c'];",
+        "export const ModeValues = ['a', 'b-c'] as const;\n"
+        "/** A mode. */\n"
+        "export type Mode = (typeof ModeValues)[number];",
         "/**\n * A thing.\n *\n * On two lines.\n */\n"
         "export interface Thing {\n"
         "  /** Its id. */\n"
@@ -337,12 +337,22 @@ def test_typescript_of_the_subset_pydantic_emits() -> None:
     ]
 
 
+def test_enums_come_first_and_their_type_is_read_from_their_values() -> None:
+    ts = outputs()[TS_PATH]
+    first_interface = ts.index("export interface AgentInfo ")
+    for mode in ("ConfirmMode", "RunState", "SelfEvalMode"):
+        assert f"export type {mode} = (typeof {mode}Values)[number];" in ts
+        assert ts.index(f"export const {mode}Values = [") < first_interface
+
+
 def test_session_entries_extend_the_interface_of_their_shared_base() -> None:
     """A pydantic base class two or more models share is one interface they extend."""
     ts = outputs()[TS_PATH]
     assert "export interface Entry {\n" in ts
     assert "export interface OncePerToolCall extends Entry {\n  call_id: string;\n}" in ts
-    assert "export interface ToolResultEntry extends OncePerToolCall {\n  type:" in ts
+    assert "export interface ToolCallPart extends OncePerToolCall {\n  name: string;\n}" in ts
+    assert "export interface ToolResultEntry extends ToolCallPart {\n  type:" in ts
+    assert "export interface ApprovalDecision extends OncePerToolCall {\n  type:" in ts
     assert "export interface RunStart extends Entry {\n  type: 'run_start';" in ts
     assert ts.count("  run_id: string;") == 1
 
