@@ -13,13 +13,13 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from agentls.agent.config import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
 from agentls.indexer import IndexCache, RepoIndex, RepoIndexer
 from agentls.indexer.ignore import IgnoreRules
-from agentls.indexer.repomap import MapFocus, paths_in, render_map, symbols_for
+from agentls.indexer.repomap import MapFocus, paths_in
 from agentls.indexer.settings import DEFAULT_EXCLUDE_PATTERNS, IndexSettings
+from agentls.indexer.symbol_source import LocalSymbols, SymbolSource
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ async def build_index(config: AppConfig) -> RepoIndex | None:
     """
     if not config.indexer.enabled:
         return None
-    root = config.workspace.root
+    root = config.workspace.root.resolve()  # as the index names paths: links resolved
     cache = IndexCache(root / CACHE_FILE) if config.indexer.use_cache else None
     try:
         return await RepoIndexer(root, index_settings(config.indexer), cache).abuild()
@@ -72,44 +72,37 @@ MAP_FILL_WAIT_S = 3.0
 MAP_RENDER_WAIT_S = 5.0
 
 
-def repo_index_of(index: Any) -> RepoIndex | None:
-    """The RepoIndex behind ``index`` (itself, or the ``index`` of a watcher-like object)."""
-    if index is not None and not isinstance(index, RepoIndex):
-        index = getattr(index, "index", None)
-    return index if isinstance(index, RepoIndex) else None
+def local_symbols(index: RepoIndex | None) -> SymbolSource | None:
+    """The symbols of ``index`` kept in this process (None without an index)."""
+    return None if index is None else LocalSymbols(index, index.root / SYMBOLS_CACHE_FILE)
 
 
 async def task_map(
-    index: Any,
+    symbols: SymbolSource | None,
     config: AppConfig,
     prompt: str,
     open_paths: Sequence[str] = (),
     edited_paths: Sequence[str] = (),
 ) -> str:
-    """The repo map section for a run of ``prompt``, or "" (no index, budget 0, no symbols).
+    """The repo map section for a run of ``prompt``, or "" (no symbols, budget 0).
 
     ``open_paths`` are the editor's open files (absolute); ``edited_paths`` the files the
     session's earlier runs changed (workspace-relative), newest first.
 
     Computed once per run: the same bytes every step keep the provider's prompt cache.
     """
-    repo = repo_index_of(index)
     budget = config.indexer.map_tokens
-    if repo is None or budget <= 0:
+    if symbols is None or budget <= 0:
         return ""
+    root = config.workspace.root.resolve()  # as the index names paths: links resolved
     try:
-        symbols = symbols_for(repo, repo.root / SYMBOLS_CACHE_FILE)
-        if not symbols.filled:
-            await asyncio.to_thread(symbols.wait_filled, MAP_FILL_WAIT_S)
-        files = symbols.files()  # on the loop: it reads the index the watcher mutates here
+        await symbols.wait_filled(MAP_FILL_WAIT_S)
         focus = MapFocus(
             prompt=prompt,
-            open_paths=tuple(paths_in(open_paths, repo.root)),
+            open_paths=tuple(paths_in(open_paths, root)),
             recent_paths=tuple(edited_paths),
         )
-        text = await asyncio.wait_for(
-            asyncio.to_thread(render_map, files, focus, budget), MAP_RENDER_WAIT_S
-        )
+        text = await asyncio.wait_for(symbols.repo_map(focus, budget), MAP_RENDER_WAIT_S)
     except TimeoutError:
         log.warning("the repo map took over %.0f s; prompt sent without it", MAP_RENDER_WAIT_S)
         return ""

@@ -35,7 +35,7 @@ from agentls.agent.child_process import ChangesProbe, FileSnapshotProbe, Process
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
-from agentls.agent.indexing import task_map
+from agentls.agent.indexing import local_symbols, task_map
 from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
@@ -49,6 +49,7 @@ from agentls.agent.tools.registry import ToolRegistry
 from agentls.agent.transcript import AgentState
 from agentls.agent.workspace import FileAccess
 from agentls.indexer.index import RepoIndex
+from agentls.indexer.symbol_source import SymbolSource
 
 if TYPE_CHECKING:
     from agentls.agent.context import ContextManager
@@ -80,6 +81,9 @@ class FrontEnd:
     process_runner: ProcessRunner | None = None
     #: The workspace's index: searches, the project tree and the repo map.
     index: RepoIndex | None = None
+    #: The index's symbols when the front end keeps them (the server: in a child
+    #: process); by default they are kept in this process.
+    symbols: SymbolSource | None = None
     #: The run's tools; by default the built-in ones (``build_registry``).
     registry: ToolRegistry | None = None
     #: What a command changed (a live index); by default the workspace is snapshot.
@@ -150,6 +154,7 @@ async def run_agent(
         cancel=front_end.cancel or CancelToken(),
         llm=llm,
         index=front_end.index,
+        symbols=front_end.symbols or local_symbols(front_end.index),
         changes_probe=front_end.changes_probe,
         process_runner=front_end.process_runner,
     )
@@ -248,7 +253,7 @@ class _Run:
         store = self.checkpoints
         edited = await asyncio.to_thread(edited_recently, store) if store is not None else []
         self.repo_map = await task_map(
-            self.context.index, config, request.prompt, self.open_documents, edited
+            self.context.symbols, config, request.prompt, self.open_documents, edited
         )
         if request.agent != MIXED:
             state = await self.loop(request.prompt, agent, streaming=stream)

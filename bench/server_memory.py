@@ -39,6 +39,7 @@ from pygls.uris import from_fs_path  # noqa: E402
 from pytest_lsp import ClientServerConfig  # noqa: E402
 
 from agentls.agent.config import IndexerConfig  # noqa: E402
+from agentls.agent.indexing import REPO_MAP_HEADING, SYMBOLS_CACHE_FILE  # noqa: E402
 from agentls.agent.llm.scripted_server import ScriptedModelServer, Turn, call  # noqa: E402
 from agentls.agent.tools.search import index_settings  # noqa: E402
 from agentls.indexer.builder import RepoIndexer  # noqa: E402
@@ -111,18 +112,24 @@ async def main() -> None:
     try:
         started = time.monotonic()
         pong: dict[str, object] = {}
-        while time.monotonic() - started < 300:
+        # A first start parses every file in the symbol process: measure once that is
+        # done (it writes its cache then), as a user's later runs find it.
+        cache = root / SYMBOLS_CACHE_FILE
+        while time.monotonic() - started < 600:
             pong = dict(plain(await client.request("agent/ping", {})))
-            if pong.get("llmReady") and pong.get("watching"):
+            if pong.get("llmReady") and pong.get("watching") and cache.exists():
                 break
             await asyncio.sleep(0.2)
         await client.run(prompt="what is this?", runId="mem")
+        system = str(model.requests_for("bench")[0].messages[0]["content"])
         pong = dict(plain(await client.request("agent/ping", {})))
         servers = [p for p in children(os.getpid()) if "--stdio" in cmdline(p)]
         server = servers[0]
         workers = [p for p in children(server) if "agentls.agent.llm.worker" in cmdline(p)]
+        keepers = [p for p in children(server) if "agentls.indexer.symbols_process" in cmdline(p)]
         server_mb = rss_mb(server)
         worker_mb = rss_mb(workers[0]) if workers else float("nan")
+        symbols_mb = rss_mb(keepers[0]) if keepers else float("nan")
     finally:
         try:
             await asyncio.wait_for(client.shutdown_session(), 10)
@@ -137,10 +144,12 @@ async def main() -> None:
     print("| --- | ---: | ---: |")
     print(f"| server | {server_mb:.0f} | {server_mb / goal:.2f} of {goal:.0f} MB |")
     print(f"| model worker | {worker_mb:.0f} | (litellm lives here) |")
+    print(f"| symbol process | {symbols_mb:.0f} | (the repo map's symbols live here) |")
     print()
     loaded = pong.get("litellmLoaded")
     verdict = "met" if server_mb <= goal and loaded is False else "NOT met"
     print(f"server imported litellm: {loaded}; goal {verdict}")
+    print(f"the run's prompt had a repo map: {REPO_MAP_HEADING in system}")
 
 
 if __name__ == "__main__":

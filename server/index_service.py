@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # imported when indexing starts, after `initialized`
     from agentls.indexer.builder import RepoIndexer
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.settings import IndexSettings
+    from agentls.indexer.symbols_client import SymbolProcess
     from agentls.indexer.watcher import ChangeBatch, IndexWatcher
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,9 @@ class IndexService:
         self.index: RepoIndex | None = None
         self.indexer: RepoIndexer | None = None
         self.watcher: IndexWatcher | None = None
+        #: The index's symbols, kept by a child process (they are the largest part of
+        #: a server's memory after the text, and are read a few times a run).
+        self.symbols: SymbolProcess | None = None
         self._subscribers: list[Callable[[ChangeBatch], Any]] = []
         self.ready = asyncio.Event()
         self._key: tuple[Path, IndexSettings] | None = None
@@ -106,11 +110,14 @@ class IndexService:
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
             self._spawn(watcher.stop(), name="index-watcher-stop")
+        symbols, self.symbols = self.symbols, None
+        if symbols is not None:
+            self._spawn(symbols.close(), name="symbols-stop")
 
     async def _build_and_watch(self, root: Path, settings: IndexSettings) -> None:
         from agentls.agent.indexing import SYMBOLS_CACHE_FILE
         from agentls.indexer.builder import RepoIndexer
-        from agentls.indexer.repomap import symbols_for
+        from agentls.indexer.symbols_client import SymbolProcess
         from agentls.indexer.watcher import IndexWatcher
 
         token = await self._progress_begin()
@@ -127,9 +134,11 @@ class IndexService:
         self.ready.set()
         self._progress_end(token, f"{index.total_files} files")
         log.info("indexed %d files in %.0f ms", index.total_files, index.build_time_ms or 0)
-        # Symbols fill in on their own thread: the index is ready without them.
-        symbols_for(index, root / SYMBOLS_CACHE_FILE)
+        # Symbols fill in in their own process: the index is ready without them.
+        symbols = self.symbols = SymbolProcess(index, root / SYMBOLS_CACHE_FILE)
+        symbols.changed()
         watcher = IndexWatcher(indexer, index)
+        watcher.subscribe(symbols.changed)
         for callback in self._subscribers:
             watcher.subscribe(callback)
         self.watcher = watcher

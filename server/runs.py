@@ -74,6 +74,8 @@ class RunSources:
     llm: LLMFactory
     files: FilesFactory
     index: IndexProvider = lambda: None
+    #: The index's symbols (None: the run keeps its own).
+    symbols: Callable[[], Any] = lambda: None
     #: What a command changed, from the live index.
     changes_probe: Callable[[], Any] = lambda: None
 
@@ -203,6 +205,7 @@ class RunManager:
             observer=observer,
             cancel=handle.token,
             index=self._sources.index(),
+            symbols=self._sources.symbols(),
             registry=registry,
             # the live index reports what a command changed
             changes_probe=self._sources.changes_probe(),

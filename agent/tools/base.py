@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from agentls.agent.session_recorder import SessionRecorder
     from agentls.agent.workspace import EditOutcome, FileAccess, FileChange
     from agentls.indexer.index import RepoIndex
+    from agentls.indexer.symbol_source import SymbolSource
 
 
 def _nobody() -> Approver:
@@ -56,10 +57,11 @@ class RunContext:
     or a test), never changed afterwards and never built by a tool.
 
     A tool uses what its code names: ``files`` and ``config`` always; ``index`` for
-    searches; ``approver`` to ask the human (``ask_user``) and to confirm edits;
-    ``observer`` and ``session`` to report a plan; ``set_state`` while a human is
-    asked; ``cancel`` to stop early; ``llm`` to explain a command; ``changes_probe``
-    to learn what a command changed; ``process_runner`` for where it runs.
+    searches; ``symbols`` for definitions and references; ``approver`` to ask the human
+    (``ask_user``) and to confirm edits; ``observer`` and ``session`` to report a plan;
+    ``set_state`` while a human is asked; ``cancel`` to stop early; ``llm`` to explain a
+    command; ``changes_probe`` to learn what a command changed; ``process_runner`` for
+    where it runs.
     """
 
     files: FileAccess
@@ -71,6 +73,8 @@ class RunContext:
     cancel: CancelToken | None = None
     llm: LLM | None = None
     index: RepoIndex | None = None
+    #: The index's symbols (``find_symbol``, the repo map), wherever they are kept.
+    symbols: SymbolSource | None = None
     session: SessionRecorder | None = None
     set_state: Callable[[RunState], None] = _ignore_state
     changes_probe: ChangesProbe | None = None

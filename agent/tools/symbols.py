@@ -1,20 +1,20 @@
 """Symbol tools: ``find_symbol`` (where a name is defined) and ``find_references``.
 
-They read the live symbol index of ``ctx.run.index`` (kept current with the watcher's
-changes); without a live index they say so, and the search tools still work.
+They ask the run's symbols (``ctx.run.symbols``), which follow the live index
+(kept current with the watcher's changes); without a live index they say so, and the
+search tools still work.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.indexing import SYMBOLS_CACHE_FILE
 from agentls.agent.tools.base import AnyTool, Tool, ToolContext, ToolResult
 from agentls.agent.tools.search import live_index
-from agentls.indexer.repomap import SymbolHit, SymbolIndex, symbols_for
+from agentls.indexer.repomap import SymbolHit
+from agentls.indexer.symbol_source import SymbolSource
 from agentls.indexer.symbols import supported_languages
 
 #: How long a first call waits for the background fill before answering with what it has.
@@ -40,13 +40,11 @@ class FindReferencesArgs(BaseModel):
     max_results: int = Field(100, ge=1, le=1000, description="Maximum lines listed.")
 
 
-async def _symbols(ctx: ToolContext) -> SymbolIndex | None:
-    index = live_index(ctx)
-    if index is None:
+async def _symbols(ctx: ToolContext) -> SymbolSource | None:
+    symbols = ctx.run.symbols
+    if symbols is None or live_index(ctx) is None:
         return None
-    symbols = symbols_for(index, index.root / SYMBOLS_CACHE_FILE)
-    if not symbols.filled:  # waited for off the event loop
-        await asyncio.to_thread(symbols.wait_filled, FIRST_FILL_WAIT_S)
+    await symbols.wait_filled(FIRST_FILL_WAIT_S)
     return symbols
 
 
@@ -74,7 +72,7 @@ class FindSymbolTool(Tool[FindSymbolArgs], name="find_symbol"):
         symbols = await _symbols(ctx)
         if symbols is None:
             return ToolResult.fail(_NO_INDEX)
-        hits = symbols.find_definitions(args.name, args.kind)
+        hits = await symbols.find_definitions(args.name, args.kind)
         if not hits:
             kind = f" of kind {args.kind}" if args.kind else ""
             return ToolResult.ok(f"No definition of {args.name!r}{kind} found")
@@ -89,7 +87,7 @@ class FindReferencesTool(Tool[FindReferencesArgs], name="find_references"):
         symbols = await _symbols(ctx)
         if symbols is None:
             return ToolResult.fail(_NO_INDEX)
-        hits = symbols.find_references(args.name)
+        hits = await symbols.find_references(args.name)
         if not hits:
             return ToolResult.ok(f"No references to {args.name!r} found")
         shown = hits[: args.max_results]

@@ -5,17 +5,27 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from agentls.agent.approval import DenyingApprover
 from agentls.agent.config import AppConfig
-from agentls.agent.indexing import REPO_MAP_HEADING, build_index, task_map
+from agentls.agent.indexing import (
+    REPO_MAP_HEADING,
+    SYMBOLS_CACHE_FILE,
+    build_index,
+    local_symbols,
+    task_map,
+)
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.workspace import DiskFileAccess
+from agentls.indexer.symbols_client import SymbolProcess
 
 
+@pytest.mark.parametrize("kept", ["in this process", "in a child process"])
 async def test_map_names_what_the_prompt_asks_about_and_honours_the_budget(
-    tmp_path: Path,
+    tmp_path: Path, kept: str
 ) -> None:
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "orders.py").write_text(
@@ -23,15 +33,23 @@ async def test_map_names_what_the_prompt_asks_about_and_honours_the_budget(
     )
     config = AppConfig.model_validate({"workspace": {"root": str(tmp_path)}})
     index = await build_index(config)
-    text = await task_map(index, config, "cancel_order ignores the reason")
-    assert text == (
-        f"{REPO_MAP_HEADING}\nlib/orders.py:\n  1: class Order:\n"
-        "  2: def cancel_order(self, reason):"
-    )
-    assert await task_map(index, config, "cancel_order ignores the reason") == text
-    off = config.model_copy(update={"indexer": config.indexer.model_copy(update={"map_tokens": 0})})
-    assert await task_map(index, off, "cancel_order") == ""
-    assert await task_map(None, config, "cancel_order") == ""
+    assert index is not None
+    process = SymbolProcess(index, index.root / SYMBOLS_CACHE_FILE)
+    symbols = local_symbols(index) if kept == "in this process" else process
+    try:
+        text = await task_map(symbols, config, "cancel_order ignores the reason")
+        assert text == (
+            f"{REPO_MAP_HEADING}\nlib/orders.py:\n  1: class Order:\n"
+            "  2: def cancel_order(self, reason):"
+        )
+        assert await task_map(symbols, config, "cancel_order ignores the reason") == text
+        off = config.model_copy(
+            update={"indexer": config.indexer.model_copy(update={"map_tokens": 0})}
+        )
+        assert await task_map(symbols, off, "cancel_order") == ""
+        assert await task_map(None, config, "cancel_order") == ""
+    finally:
+        await process.close()
 
 
 async def test_files_the_session_edited_rank_in_the_next_runs_map(

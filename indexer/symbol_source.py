@@ -1,0 +1,52 @@
+"""What the agent asks of a workspace's symbols, wherever they are kept.
+
+A short-lived front end (the CLI, ACP) keeps them in its own process (``LocalSymbols``);
+the language server keeps them in a child process (``SymbolProcess``), so that the
+process the editor talks to stays small. Both answer the same awaitable questions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Protocol
+
+from agentls.indexer.index import RepoIndex
+from agentls.indexer.repomap import MapFocus, SymbolHit, SymbolIndex, render_map, symbols_for
+
+
+class SymbolSource(Protocol):
+    async def wait_filled(self, at_most: float) -> bool:
+        """Whether the first fill is done, waiting up to ``at_most`` seconds for it."""
+        ...
+
+    async def repo_map(self, focus: MapFocus, max_tokens: int) -> str:
+        """The map ranked for ``focus``, at most ``max_tokens`` long."""
+        ...
+
+    async def find_definitions(self, name: str, kind: str | None = None) -> list[SymbolHit]: ...
+
+    async def find_references(self, name: str) -> list[SymbolHit]: ...
+
+
+class LocalSymbols:
+    """The SymbolIndex of ``index`` in this process; the work runs on threads."""
+
+    def __init__(self, index: RepoIndex, cache_path: Path | None = None) -> None:
+        self._symbols: SymbolIndex = symbols_for(index, cache_path)
+
+    async def wait_filled(self, at_most: float) -> bool:
+        if self._symbols.filled:
+            return True
+        return await asyncio.to_thread(self._symbols.wait_filled, at_most)
+
+    async def repo_map(self, focus: MapFocus, max_tokens: int) -> str:
+        # On the caller's loop: catching up reads the index the watcher mutates there.
+        files = self._symbols.files()
+        return await asyncio.to_thread(render_map, files, focus, max_tokens)
+
+    async def find_definitions(self, name: str, kind: str | None = None) -> list[SymbolHit]:
+        return self._symbols.find_definitions(name, kind)
+
+    async def find_references(self, name: str) -> list[SymbolHit]:
+        return self._symbols.find_references(name)

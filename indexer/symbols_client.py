@@ -1,0 +1,245 @@
+"""``SymbolProcess``: a RepoIndex's symbols, kept and queried in a child process.
+
+The child (``agentls.indexer.symbols_process``) is started on first use and follows the
+index: before every question, the files that changed since the last one (or, after a
+restart or a change log that no longer reaches back, every file) go down the pipe
+first, so an answer always reflects the index as the caller sees it. ``changed()``
+sends them as soon as the watcher applied them, so the child parses while nobody waits.
+A child that died is started again on the next question; the question it was answering
+fails with ``SymbolsUnavailable``, which the map and the tools report as "no symbols".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agentls.indexer.index import FileInfo, RepoIndex
+from agentls.indexer.repomap import MAX_PARSE_BYTES, MapFocus, SymbolHit
+from agentls.indexer.symbols import grammar_name
+
+log = logging.getLogger(__name__)
+
+#: The folder holding the ``agentls`` package, not resolved: through the source tree's
+#: links the resolved path would make ``indexer`` importable as a top-level name.
+_CODE_ROOT = str(Path(__file__).parents[2])
+#: A reply is one line; a common name's references in a large tree run to megabytes.
+_MAX_LINE_BYTES = 256 * 1024 * 1024
+#: Past this many files a message is encoded on a thread, off the caller's loop.
+_ENCODE_ON_THREAD = 2_000
+
+
+class SymbolsUnavailable(RuntimeError):
+    """The symbol process could not answer (it could not start, or it died)."""
+
+
+class SymbolProcess:
+    """The symbols of ``index`` in a child process; one per index, closed with it."""
+
+    def __init__(
+        self,
+        index: RepoIndex,
+        cache_path: Path | None = None,
+        command: Sequence[str] | None = None,
+    ) -> None:
+        self.index = index
+        self.cache_path = cache_path
+        self._command = list(
+            command or [sys.executable, "-P", "-m", "agentls.indexer.symbols_process"]
+        )
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._process: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        #: The index generation the child has seen; None: it must get every file.
+        self._seen: int | None = None
+        self._closed = False
+        self._catch_up: asyncio.Task[None] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    # -- questions -------------------------------------------------------------------
+    async def wait_filled(self, at_most: float) -> bool:
+        return bool(await self._ask({"op": "filled", "timeout": at_most}))
+
+    async def repo_map(self, focus: MapFocus, max_tokens: int) -> str:
+        return str(
+            await self._ask(
+                {
+                    "op": "map",
+                    "prompt": focus.prompt,
+                    "open_paths": list(focus.open_paths),
+                    "recent_paths": list(focus.recent_paths),
+                    "max_tokens": max_tokens,
+                }
+            )
+        )
+
+    async def find_definitions(self, name: str, kind: str | None = None) -> list[SymbolHit]:
+        return _hits(await self._ask({"op": "definitions", "name": name, "kind": kind}))
+
+    async def find_references(self, name: str) -> list[SymbolHit]:
+        return _hits(await self._ask({"op": "references", "name": name}))
+
+    # -- following the index -----------------------------------------------------------
+    def changed(self, *_: object) -> None:
+        """The index changed: send what did, soon (a watcher subscriber)."""
+        if self._closed or (self._catch_up is not None and not self._catch_up.done()):
+            return
+        self._catch_up = asyncio.get_running_loop().create_task(self._send_changes())
+
+    async def _send_changes(self) -> None:
+        try:
+            async with self._lock:
+                await self._ensure_started()
+                await self._sync()
+        except SymbolsUnavailable as exc:
+            log.warning("symbols: %s", exc)
+
+    async def close(self) -> None:
+        self._closed = True
+        process = self._process
+        if process is None:
+            return
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), 2.0)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+        if self._reader is not None:
+            await self._reader
+
+    # -- the pipe ----------------------------------------------------------------------
+    async def _ask(self, request: dict[str, Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        request_id = next(self._ids)
+        reply: asyncio.Future[Any] = loop.create_future()
+        try:
+            async with self._lock:
+                await self._ensure_started()
+                await self._sync()
+                self._pending[request_id] = reply
+                await self._write({"id": request_id, **request})
+            return await reply
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def _ensure_started(self) -> None:
+        if self._closed:
+            raise SymbolsUnavailable("the symbol process was closed")
+        if self._process is not None and self._process.returncode is None:
+            return
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_CODE_ROOT, env.get("PYTHONPATH")]))
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self._command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                env=env,
+                limit=_MAX_LINE_BYTES,
+            )
+        except OSError as exc:
+            raise SymbolsUnavailable(f"could not start the symbol process: {exc}") from None
+        self._process, self._seen = process, None
+        self._reader = asyncio.get_running_loop().create_task(self._read(process))
+        log.debug("symbol process started (pid %d)", process.pid)
+
+    async def _sync(self) -> None:
+        """Send the child what changed in the index since it last heard (on the loop that
+        mutates the index, so the snapshot is consistent)."""
+        index = self.index
+        generation = index.generation
+        changed = None if self._seen is None else index.changed_since(self._seen)
+        if changed == []:
+            return
+        if changed is None:
+            message: dict[str, Any] = {
+                "op": "files",
+                "reset": True,
+                "root": str(index.root),
+                "cache": str(self.cache_path) if self.cache_path else None,
+                "put": [_row(info) for info in index.files if _parsed(info)],
+            }
+        else:
+            infos = {path: index.get(path) for path in changed}
+            parsed = {path: info for path, info in infos.items() if info and _parsed(info)}
+            message = {
+                "op": "files",
+                "put": [_row(info) for info in parsed.values()],
+                "removed": [path for path in infos if path not in parsed],
+            }
+        await self._write(message)
+        self._seen = generation
+
+    async def _write(self, message: dict[str, Any]) -> None:
+        process = self._process
+        if process is None or process.stdin is None:
+            raise SymbolsUnavailable("the symbol process is not running")
+        if len(message.get("put", ())) > _ENCODE_ON_THREAD:
+            line = await asyncio.to_thread(_encode, message)
+        else:
+            line = _encode(message)
+        try:
+            process.stdin.write(line)
+            await process.stdin.drain()
+        except (ConnectionError, RuntimeError) as exc:
+            raise SymbolsUnavailable(f"the symbol process stopped reading: {exc}") from None
+
+    async def _read(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None
+        try:
+            while line := await process.stdout.readline():
+                try:
+                    reply = json.loads(line)
+                except ValueError:
+                    log.warning("symbols: unreadable reply %.200r", line)
+                    continue
+                future = self._pending.get(reply.get("id"))
+                if future is None or future.done():
+                    continue  # its asker gave up (cancelled, timed out)
+                if "error" in reply:
+                    future.set_exception(SymbolsUnavailable(str(reply["error"])))
+                else:
+                    future.set_result(reply.get("result"))
+        finally:
+            code = await process.wait()
+            if not self._closed:
+                log.warning("the symbol process exited (code %s); it restarts on demand", code)
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(SymbolsUnavailable("the symbol process exited"))
+            if self._process is process:
+                self._process = None
+
+
+def _parsed(info: FileInfo) -> bool:
+    """A file the child parses (the rest it never needs to hear of)."""
+    return info.size <= MAX_PARSE_BYTES and grammar_name(info.language, info.ext) is not None
+
+
+def _row(info: FileInfo) -> list[Any]:
+    return [info.path, info.size, info.ext, info.language, info.lines, info.mtime_ns]
+
+
+def _encode(message: dict[str, Any]) -> bytes:
+    # ASCII: a path that is not UTF-8 travels as its surrogate escapes.
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def _hits(rows: Any) -> list[SymbolHit]:
+    return [SymbolHit(*row) for row in rows]

@@ -1,0 +1,124 @@
+"""``python -m agentls.indexer.symbols_process``: a workspace's symbols in a process of
+their own.
+
+Parsing every source file of a large tree leaves a long-lived process holding both the
+symbols and what the parser freed but the allocator kept: on a 57k-file tree that was
+about 70 MB of a language server that reads its symbols a few times a run. Here they
+belong to a child that serves the map and the lookups; the server sends what it indexes
+(each file's path, size and mtime) and asks, one JSON line each way. The child reads the
+files itself, keeps the same disk cache, and exits when its stdin closes.
+
+Requests, one JSON object a line on stdin:
+
+- ``{"op": "files", "root", "cache", "reset", "put": [[path, size, ext, language,
+  lines, mtime_ns], ...], "removed": [path, ...]}``: what changed in the index (with
+  ``reset``, ``put`` is every file and the rest is forgotten). No reply.
+- ``{"id", "op": "filled", "timeout"}``: whether the first fill is done, waiting up to
+  ``timeout`` seconds for it.
+- ``{"id", "op": "map", "prompt", "open_paths", "recent_paths", "max_tokens"}``: the
+  ranked map (a string).
+- ``{"id", "op": "definitions", "name", "kind"}`` and ``{"id", "op": "references",
+  "name"}``: hits as ``[path, line, kind, name, text]`` rows.
+
+Each request with an ``id`` gets ``{"id", "result"}`` or ``{"id", "error"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from agentls.indexer.index import FileInfo, RepoIndex
+from agentls.indexer.repomap import MapFocus, SymbolIndex, render_map
+
+log = logging.getLogger("agentls.indexer.symbols_process")
+
+
+class SymbolServer:
+    """The child's state: a RepoIndex of file metadata (no text) and its SymbolIndex."""
+
+    def __init__(self) -> None:
+        self.index: RepoIndex | None = None
+        self.symbols: SymbolIndex | None = None
+
+    def handle(self, request: dict[str, Any]) -> Any:
+        op = request.get("op")
+        if op == "files":
+            self._files(request)
+            return None
+        symbols = self.symbols
+        if symbols is None:
+            raise LookupError("no files yet")
+        if op == "filled":
+            return symbols.wait_filled(float(request.get("timeout", 0)))
+        if op == "map":
+            focus = MapFocus(
+                prompt=str(request.get("prompt", "")),
+                open_paths=tuple(request.get("open_paths", ())),
+                recent_paths=tuple(request.get("recent_paths", ())),
+            )
+            return render_map(symbols.files(), focus, int(request["max_tokens"]))
+        if op == "definitions":
+            hits = symbols.find_definitions(str(request["name"]), request.get("kind"))
+        elif op == "references":
+            hits = symbols.find_references(str(request["name"]))
+        else:
+            raise ValueError(f"unknown op {op!r}")
+        return [[h.path, h.line, h.kind, h.name, h.text] for h in hits]
+
+    def _files(self, request: dict[str, Any]) -> None:
+        infos = [FileInfo(*row) for row in request.get("put", ())]
+        index = self.index
+        if index is None or (request.get("reset") and str(index.root) != request["root"]):
+            index = self.index = RepoIndex(request["root"], text=None)
+            index.load(infos, None)
+            index.start_generations()
+            cache = request.get("cache")
+            self.symbols = SymbolIndex(index, Path(cache) if cache else None)
+            self.symbols.start()
+            return
+        if request.get("reset"):
+            keep = {info.path for info in infos}
+            for path in [p for p in index.paths() if p not in keep]:
+                index.remove(path)
+        for info in infos:
+            if index.get(info.path) != info:
+                index.put(info)
+        for path in request.get("removed", ()):
+            index.remove(path)
+        if self.symbols is not None:
+            self.symbols.refresh()  # parse what changed now, before the next question
+
+
+def serve(lines: IO[bytes], out: IO[bytes]) -> None:
+    server = SymbolServer()
+    for line in lines:
+        if not line.strip():
+            continue
+        request_id: Any = None
+        try:
+            request = json.loads(line)
+            request_id = request.get("id")
+            result = server.handle(request)
+            reply: dict[str, Any] = {"id": request_id, "result": result}
+        except Exception as exc:  # the server is told; the child keeps serving
+            if request_id is None:
+                log.warning("symbols: request failed: %s", exc, exc_info=True)
+                continue
+            reply = {"id": request_id, "error": f"{type(exc).__name__}: {exc}"}
+        if request_id is not None:
+            out.write(json.dumps(reply).encode() + b"\n")
+            out.flush()
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    serve(sys.stdin.buffer, sys.stdout.buffer)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,152 @@
+"""The symbols of an index kept by a child process: the same answers as in this process,
+following the index's changes, and surviving the child's death."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agentls.indexer import IndexSettings, RepoIndexer
+from agentls.indexer.builder import apply_scans
+from agentls.indexer.index import RepoIndex
+from agentls.indexer.repomap import MapFocus
+from agentls.indexer.symbol_source import LocalSymbols
+from agentls.indexer.symbols_client import SymbolProcess, SymbolsUnavailable
+
+WAIT = 30.0
+
+
+def _tree(root: Path) -> tuple[RepoIndexer, RepoIndex]:
+    (root / "shop").mkdir()
+    (root / "shop" / "cart.py").write_text(
+        "class Cart:\n    def total(self):\n        return price(self)\n"
+    )
+    (root / "shop" / "price.py").write_text("def price(cart):\n    return 0\n")
+    (root / "web.ts").write_text("export function render(cart: Cart) { return price(cart) }\n")
+    (root / "notes.txt").write_text("price is not code here\n")
+    indexer = RepoIndexer(root, IndexSettings())
+    return indexer, indexer.build()
+
+
+def _write(indexer: RepoIndexer, index: RepoIndex, rel: str, text: str | None) -> None:
+    """What the watcher does for one file: write (or delete) it, scan it, apply the scan."""
+    path = indexer.root / rel
+    if text is None:
+        path.unlink()
+        index.remove(rel)
+        return
+    path.write_text(text)
+    apply_scans(index, [indexer.scan(rel)])
+
+
+@pytest.fixture
+async def kept(tmp_path: Path) -> AsyncIterator[tuple[SymbolProcess, RepoIndexer]]:
+    """A tree's symbols in a child process, and the indexer that scans the tree."""
+    indexer, index = _tree(tmp_path)
+    symbols = SymbolProcess(index, tmp_path / ".agentls" / "symbols.json")
+    yield symbols, indexer
+    await symbols.close()
+
+
+async def test_answers_as_the_symbols_of_this_process_do(tmp_path: Path) -> None:
+    _, index = _tree(tmp_path)
+    here, there = LocalSymbols(index), SymbolProcess(index)
+    try:
+        assert await there.wait_filled(WAIT) and await here.wait_filled(WAIT)
+        for name in ("price", "Cart", "render", "nothing_like_it"):
+            assert await there.find_definitions(name) == await here.find_definitions(name)
+            assert await there.find_references(name) == await here.find_references(name)
+        assert await there.find_definitions("total", "method") != []
+        assert await there.find_definitions("total", "class") == []
+        focus = MapFocus(prompt="why is the price of a Cart 0?", open_paths=("web.ts",))
+        assert await there.repo_map(focus, 200) == await here.repo_map(focus, 200)
+        assert "shop/price.py:" in await there.repo_map(focus, 200)
+    finally:
+        await there.close()
+
+
+async def test_follows_every_change_of_the_index(
+    kept: tuple[SymbolProcess, RepoIndexer],
+) -> None:
+    process, indexer = kept
+    index = process.index
+    assert await process.wait_filled(WAIT)
+    assert [h.path for h in await process.find_definitions("price")] == ["shop/price.py"]
+
+    _write(indexer, index, "shop/tax.py", "def vat(amount):\n    return price(amount)\n")
+    assert [(h.path, h.line) for h in await process.find_definitions("vat")] == [("shop/tax.py", 1)]
+    assert ("shop/tax.py", 2) in [(h.path, h.line) for h in await process.find_references("price")]
+
+    _write(indexer, index, "shop/tax.py", "\n\ndef vat(amount, rate):\n    return 0\n")
+    [hit] = await process.find_definitions("vat")
+    assert (hit.line, hit.text) == (3, "def vat(amount, rate):")
+    assert "shop/tax.py" not in [h.path for h in await process.find_references("price")]
+
+    _write(indexer, index, "shop/price.py", None)
+    assert await process.find_definitions("price") == []
+
+
+async def test_a_flood_of_changes_is_sent_as_the_whole_index(
+    kept: tuple[SymbolProcess, RepoIndexer],
+) -> None:
+    process, indexer = kept
+    index = process.index
+    assert await process.wait_filled(WAIT)
+    # More changes than the index's change log keeps: the child gets every file again.
+    for n in range(5000):
+        _write(indexer, index, "shop/churn.py", f"def churn_{n}():\n    pass\n")
+    _write(indexer, index, "shop/price.py", None)
+    assert await process.wait_filled(WAIT)
+    assert [h.name for h in await process.find_definitions("churn_4999")] == ["churn_4999"]
+    assert await process.find_definitions("churn_4998") == []
+    assert await process.find_definitions("price") == []
+    assert [h.path for h in await process.find_definitions("Cart")] == ["shop/cart.py"]
+
+
+async def test_a_dead_child_is_started_again_and_told_every_file(
+    kept: tuple[SymbolProcess, RepoIndexer],
+) -> None:
+    process, indexer = kept
+    assert await process.wait_filled(WAIT)
+    first = process.pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    _write(indexer, process.index, "shop/late.py", "class Ledger:\n    pass\n")
+    # The question in flight when it died may fail; the next ones are answered by a new
+    # child that knows the file written meanwhile.
+    for _ in range(3):
+        try:
+            assert await process.wait_filled(WAIT)
+            hits = await process.find_definitions("Ledger")
+            break
+        except SymbolsUnavailable:
+            continue
+    assert [h.path for h in hits] == ["shop/late.py"]
+    assert process.pid not in (None, first)
+
+
+async def test_the_map_and_the_tools_learn_why_there_is_no_answer(tmp_path: Path) -> None:
+    _, index = _tree(tmp_path)
+    broken = SymbolProcess(index, command=["/nonexistent/python"])
+    with pytest.raises(SymbolsUnavailable, match="could not start the symbol process"):
+        await broken.find_definitions("price")
+    silent = SymbolProcess(index, command=["python3", "-c", "import sys; sys.stdin.read()"])
+    await silent.close()
+    with pytest.raises(SymbolsUnavailable, match="closed"):
+        await silent.find_definitions("price")
+
+
+async def test_a_file_name_that_is_not_utf8_survives_the_pipe(tmp_path: Path) -> None:
+    name = os.fsdecode(b"caf\xe9.py")
+    (tmp_path / name).write_text("def brew():\n    pass\n")
+    index = RepoIndexer(tmp_path, IndexSettings()).build()
+    process = SymbolProcess(index)
+    try:
+        assert await process.wait_filled(WAIT)
+        assert [h.path for h in await process.find_definitions("brew")] == [name]
+    finally:
+        await process.close()
