@@ -133,7 +133,7 @@ class SymbolProcess:
                 await self._ensure_started()
                 await self._sync()
                 self._pending[request_id] = reply
-                await self._write({"id": request_id, **request})
+                await self._write(_encode({"id": request_id, **request}))
             return await reply
         finally:
             self._pending.pop(request_id, None)
@@ -160,40 +160,33 @@ class SymbolProcess:
         log.debug("symbol process started (pid %d)", process.pid)
 
     async def _sync(self) -> None:
-        """Send the child what changed in the index since it last heard (on the loop that
-        mutates the index, so the snapshot is consistent)."""
+        """Send the child what changed in the index since it last heard. The files are
+        listed here, on the loop that mutates the index, so the snapshot is consistent;
+        sorting out and encoding tens of thousands of them happens on a thread."""
         index = self.index
         generation = index.generation
         changed = None if self._seen is None else index.changed_since(self._seen)
         if changed == []:
             return
+        header: dict[str, Any] = {"op": "files"}
         if changed is None:
-            message: dict[str, Any] = {
-                "op": "files",
-                "reset": True,
-                "root": str(index.root),
-                "cache": str(self.cache_path) if self.cache_path else None,
-                "put": [_row(info) for info in index.files if _parsed(info)],
-            }
+            infos = index.files
+            header |= {"reset": True, "root": str(index.root), "cache": self.cache_path}
         else:
-            infos = {path: index.get(path) for path in changed}
-            parsed = {path: info for path, info in infos.items() if info and _parsed(info)}
-            message = {
-                "op": "files",
-                "put": [_row(info) for info in parsed.values()],
-                "removed": [path for path in infos if path not in parsed],
-            }
-        await self._write(message)
+            found = {path: index.get(path) for path in changed}
+            infos = [info for info in found.values() if info is not None]
+            header["removed"] = [path for path, info in found.items() if info is None]
+        if len(infos) > _ENCODE_ON_THREAD:
+            line = await asyncio.to_thread(_files_message, header, infos)
+        else:
+            line = _files_message(header, infos)
+        await self._write(line)
         self._seen = generation
 
-    async def _write(self, message: dict[str, Any]) -> None:
+    async def _write(self, line: bytes) -> None:
         process = self._process
         if process is None or process.stdin is None:
             raise SymbolsUnavailable("the symbol process is not running")
-        if len(message.get("put", ())) > _ENCODE_ON_THREAD:
-            line = await asyncio.to_thread(_encode, message)
-        else:
-            line = _encode(message)
         try:
             process.stdin.write(line)
             await process.stdin.drain()
@@ -204,27 +197,33 @@ class SymbolProcess:
         assert process.stdout is not None
         try:
             while line := await process.stdout.readline():
-                try:
-                    reply = json.loads(line)
-                except ValueError:
-                    log.warning("symbols: unreadable reply %.200r", line)
-                    continue
-                future = self._pending.get(reply.get("id"))
-                if future is None or future.done():
-                    continue  # its asker gave up (cancelled, timed out)
-                if "error" in reply:
-                    future.set_exception(SymbolsUnavailable(str(reply["error"])))
-                else:
-                    future.set_result(reply.get("result"))
-        finally:
+                self._answer(line)
+            # Its stdout closed: the child is exiting (it was closed, or it failed).
             code = await process.wait()
             if not self._closed:
                 log.warning("the symbol process exited (code %s); it restarts on demand", code)
+        finally:
+            # Also when cancelled (the loop shutting down): never wait for the child here,
+            # it exits only once this process closes its stdin.
             for future in self._pending.values():
                 if not future.done():
                     future.set_exception(SymbolsUnavailable("the symbol process exited"))
             if self._process is process:
                 self._process = None
+
+    def _answer(self, line: bytes) -> None:
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            log.warning("symbols: unreadable reply %.200r", line)
+            return
+        future = self._pending.get(reply.get("id"))
+        if future is None or future.done():
+            return  # its asker gave up (cancelled, timed out)
+        if "error" in reply:
+            future.set_exception(SymbolsUnavailable(str(reply["error"])))
+        else:
+            future.set_result(reply.get("result"))
 
 
 def _parsed(info: FileInfo) -> bool:
@@ -232,8 +231,19 @@ def _parsed(info: FileInfo) -> bool:
     return info.size <= MAX_PARSE_BYTES and grammar_name(info.language, info.ext) is not None
 
 
-def _row(info: FileInfo) -> list[Any]:
-    return [info.path, info.size, info.ext, info.language, info.lines, info.mtime_ns]
+def _files_message(header: dict[str, Any], infos: list[FileInfo]) -> bytes:
+    """``header`` with ``put``, the files of ``infos`` the child parses; a changed file
+    it no longer parses (grown too large) goes in ``removed``."""
+    put, removed = [], list(header.get("removed", ()))
+    for info in infos:
+        if _parsed(info):
+            put.append([info.path, info.size, info.ext, info.language, info.lines, info.mtime_ns])
+        elif not header.get("reset"):
+            removed.append(info.path)
+    cache = header.get("cache")
+    return _encode(
+        {**header, "cache": str(cache) if cache else None, "put": put, "removed": removed}
+    )
 
 
 def _encode(message: dict[str, Any]) -> bytes:

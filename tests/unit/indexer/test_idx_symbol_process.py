@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -150,3 +152,28 @@ async def test_a_file_name_that_is_not_utf8_survives_the_pipe(tmp_path: Path) ->
         assert [h.path for h in await process.find_definitions("brew")] == [name]
     finally:
         await process.close()
+
+
+def test_a_loop_that_ends_with_the_child_running_does_not_wait_for_it(tmp_path: Path) -> None:
+    """The server's loop ends (exit without shutdown) while the child still runs: it
+    exits once its stdin closes, which is after the loop; the loop must not wait for it."""
+    _tree(tmp_path)
+    script = (
+        "import asyncio, sys\n"
+        "from agentls.indexer import IndexSettings, RepoIndexer\n"
+        "from agentls.indexer.symbols_client import SymbolProcess\n"
+        "async def main():\n"
+        "    index = RepoIndexer(sys.argv[1], IndexSettings()).build()\n"
+        "    symbols = SymbolProcess(index)\n"
+        "    print(await symbols.wait_filled(30), flush=True)\n"
+        "asyncio.run(main())\n"
+        "print('ended', flush=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.split() == ["True", "ended"], done.stderr
