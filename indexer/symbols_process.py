@@ -25,6 +25,8 @@ Each request with an ``id`` gets ``{"id", "result"}`` or ``{"id", "error"}``.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import logging
 import sys
@@ -43,6 +45,7 @@ class SymbolServer:
     def __init__(self) -> None:
         self.index: RepoIndex | None = None
         self.symbols: SymbolIndex | None = None
+        self._trimmed_after_fill = False
 
     def handle(self, request: dict[str, Any]) -> Any:
         op = request.get("op")
@@ -69,6 +72,14 @@ class SymbolServer:
             raise ValueError(f"unknown op {op!r}")
         return [[h.path, h.line, h.kind, h.name, h.text] for h in hits]
 
+    def give_back_memory(self, op: object) -> None:
+        """After the first fill and after each map: what parsing and ranking freed, the
+        allocator keeps for this process unless told to return it."""
+        filled = self.symbols is not None and self.symbols.filled
+        if op == "map" or (filled and not self._trimmed_after_fill):
+            self._trimmed_after_fill = filled
+            release_freed_memory()
+
     def _files(self, request: dict[str, Any]) -> None:
         infos = [FileInfo(*row) for row in request.get("put", ())]
         index = self.index
@@ -93,6 +104,12 @@ class SymbolServer:
             self.symbols.refresh()  # parse what changed now, before the next question
 
 
+def release_freed_memory() -> None:
+    """Return freed heap pages to the system (glibc's ``malloc_trim``; elsewhere nothing)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
+
+
 def serve(lines: IO[bytes], out: IO[bytes]) -> None:
     server = SymbolServer()
     for line in lines:
@@ -103,6 +120,7 @@ def serve(lines: IO[bytes], out: IO[bytes]) -> None:
             request = json.loads(line)
             request_id = request.get("id")
             result = server.handle(request)
+            server.give_back_memory(request.get("op"))
             reply: dict[str, Any] = {"id": request_id, "result": result}
         except Exception as exc:  # the server is told; the child keeps serving
             if request_id is None:

@@ -109,6 +109,10 @@ class PingResult(WireModel):
     tokenizer_loaded: bool = Field(
         description="This process imported a tokenizer (it should not: the worker counts tokens)."
     )
+    parser_loaded: bool = Field(
+        description="This process loaded a tree-sitter grammar (it should not: the symbol "
+        "process parses)."
+    )
 
 
 class SessionsResult(WireModel):

@@ -1,10 +1,11 @@
 """``agent/ping`` → ``{pong, runs, llmReady, watching, litellmLoaded, tokenizerLoaded,
-indexedFiles}``: a trivial request, for health checks and for measuring the server's
+parserLoaded, indexedFiles}``: a trivial request, for health checks and for measuring the server's
 responsiveness (bench/server_responsiveness.py). ``llmReady`` turns true once the model
 worker is ready (after ``initialized``); ``watching`` once the index is built and its
 watcher keeps it live; ``litellmLoaded`` and ``tokenizerLoaded`` say whether this process
 imported litellm or tiktoken (it should not: the model worker makes the calls and counts
-the tokens); ``indexedFiles`` counts
+the tokens); ``parserLoaded`` whether it loaded a tree-sitter grammar (it should not: the
+symbol process parses); ``indexedFiles`` counts
 the text files in the index (null before it is built), so a client can tell when a new file
 has been indexed.
 
@@ -36,5 +37,6 @@ def register(ls: AgentLanguageServer) -> None:
             "watching": watching,
             "litellmLoaded": "litellm" in sys.modules,
             "tokenizerLoaded": "tiktoken" in sys.modules,
+            "parserLoaded": any(name.startswith("tree_sitter_") for name in sys.modules),
             "indexedFiles": None if index is None else index.total_files,
         }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agentls_e2e import LspFactory
+from agentls_e2e import LspFactory, plain
 from lsprotocol import types
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
@@ -52,3 +52,6 @@ async def test_written_file_is_found_by_find_symbol(
     await client.run(prompt="reconcile_late is slow", runId="m1")
     system = str(scripted.requests_for("alice")[-1].messages[0]["content"])
     assert "src/late.py:\n  1: class Ledger:\n  2: def reconcile_late(self, entries):" in system
+    # The map and the lookups came from the symbol process: the server parsed nothing.
+    pong = plain(await client.request("agent/ping", {}))
+    assert pong["parserLoaded"] is False

@@ -189,6 +189,8 @@ export interface PingResult {
   litellmLoaded: boolean;
   /** This process imported a tokenizer (it should not: the worker counts tokens). */
   tokenizerLoaded: boolean;
+  /** This process loaded a tree-sitter grammar (it should not: the symbol process parses). */
+  parserLoaded: boolean;
 }
 
 /** The plan as the agent last sent it (`update_plan`): the goal and every step. */
