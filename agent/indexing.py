@@ -19,7 +19,7 @@ from agentls.indexer import IndexCache, RepoIndex, RepoIndexer
 from agentls.indexer.ignore import IgnoreRules
 from agentls.indexer.repomap import MapFocus, paths_in
 from agentls.indexer.settings import DEFAULT_EXCLUDE_PATTERNS, IndexSettings
-from agentls.indexer.symbol_source import LocalSymbols, SymbolSource
+from agentls.indexer.symbol_source import LocalSymbols, SymbolSource, no_symbols
 
 log = logging.getLogger(__name__)
 
@@ -72,19 +72,19 @@ MAP_FILL_WAIT_S = 3.0
 MAP_RENDER_WAIT_S = 5.0
 
 
-def local_symbols(index: RepoIndex | None) -> SymbolSource | None:
-    """The symbols of ``index`` kept in this process (None without an index)."""
-    return None if index is None else LocalSymbols(index, index.root / SYMBOLS_CACHE_FILE)
+def local_symbols(index: RepoIndex | None) -> SymbolSource:
+    """The symbols of ``index`` kept in this process (none without an index)."""
+    return no_symbols if index is None else LocalSymbols(index, index.root / SYMBOLS_CACHE_FILE)
 
 
 async def task_map(
-    symbols: SymbolSource | None,
+    symbols: SymbolSource,
     config: AppConfig,
     prompt: str,
     open_paths: Sequence[str] = (),
     edited_paths: Sequence[str] = (),
 ) -> str:
-    """The repo map section for a run of ``prompt``, or "" (no symbols, budget 0).
+    """The repo map section for a run of ``prompt``, or "" (no symbols, budget 0, failed).
 
     ``open_paths`` are the editor's open files (absolute); ``edited_paths`` the files the
     session's earlier runs changed (workspace-relative), newest first.
@@ -92,7 +92,7 @@ async def task_map(
     Computed once per run: the same bytes every step keep the provider's prompt cache.
     """
     budget = config.indexer.map_tokens
-    if symbols is None or budget <= 0:
+    if budget <= 0:
         return ""
     root = config.workspace.root.resolve()  # as the index names paths: links resolved
     try:

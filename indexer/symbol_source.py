@@ -15,6 +15,11 @@ from agentls.indexer.index import RepoIndex
 from agentls.indexer.repomap import MapFocus, SymbolHit, SymbolIndex, render_map, symbols_for
 
 
+class SymbolsUnavailable(RuntimeError):
+    """There is no answer: no symbols are kept for this workspace, or the process that
+    keeps them could not start or died (the message says which)."""
+
+
 class SymbolSource(Protocol):
     async def wait_filled(self, at_most: float) -> bool:
         """Whether the first fill is done, waiting up to ``at_most`` seconds for it."""
@@ -27,6 +32,26 @@ class SymbolSource(Protocol):
     async def find_definitions(self, name: str, kind: str | None = None) -> list[SymbolHit]: ...
 
     async def find_references(self, name: str) -> list[SymbolHit]: ...
+
+
+class NoSymbols:
+    """A workspace without an index: no map, and every lookup says why."""
+
+    async def wait_filled(self, at_most: float) -> bool:
+        return True
+
+    async def repo_map(self, focus: MapFocus, max_tokens: int) -> str:
+        return ""
+
+    async def find_definitions(self, name: str, kind: str | None = None) -> list[SymbolHit]:
+        raise SymbolsUnavailable(NO_INDEX)
+
+    async def find_references(self, name: str) -> list[SymbolHit]:
+        raise SymbolsUnavailable(NO_INDEX)
+
+
+NO_INDEX = "no symbol index for this workspace (indexing disabled or not ready)"
+no_symbols = NoSymbols()
 
 
 class LocalSymbols:

@@ -16,29 +16,22 @@ import contextlib
 import itertools
 import json
 import logging
-import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agentls.children import module_command, running, start_piped
 from agentls.indexer.index import FileInfo, RepoIndex
 from agentls.indexer.repomap import MAX_PARSE_BYTES, MapFocus, SymbolHit
+from agentls.indexer.symbol_source import SymbolsUnavailable
 from agentls.indexer.symbols import grammar_name
 
 log = logging.getLogger(__name__)
 
-#: The folder holding the ``agentls`` package, not resolved: through the source tree's
-#: links the resolved path would make ``indexer`` importable as a top-level name.
-_CODE_ROOT = str(Path(__file__).parents[2])
 #: A reply is one line; a common name's references in a large tree run to megabytes.
 _MAX_LINE_BYTES = 256 * 1024 * 1024
 #: Past this many files a message is encoded on a thread, off the caller's loop.
 _ENCODE_ON_THREAD = 2_000
-
-
-class SymbolsUnavailable(RuntimeError):
-    """The symbol process could not answer (it could not start, or it died)."""
 
 
 class SymbolProcess:
@@ -48,13 +41,12 @@ class SymbolProcess:
         self,
         index: RepoIndex,
         cache_path: Path | None = None,
+        *,
         command: Sequence[str] | None = None,
     ) -> None:
         self.index = index
         self.cache_path = cache_path
-        self._command = list(
-            command or [sys.executable, "-P", "-m", "agentls.indexer.symbols_process"]
-        )
+        self._command = list(command or module_command("agentls.indexer.symbols_process"))
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._process: asyncio.subprocess.Process | None = None
@@ -141,20 +133,11 @@ class SymbolProcess:
     async def _ensure_started(self) -> None:
         if self._closed:
             raise SymbolsUnavailable("the symbol process was closed")
-        if self._process is not None and self._process.returncode is None:
+        if running(self._process):
             return
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_CODE_ROOT, env.get("PYTHONPATH")]))
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *self._command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                env=env,
-                limit=_MAX_LINE_BYTES,
-            )
-        except OSError as exc:
-            raise SymbolsUnavailable(f"could not start the symbol process: {exc}") from None
+        process = await start_piped(
+            self._command, _MAX_LINE_BYTES, name="the symbol process", error=SymbolsUnavailable
+        )
         self._process, self._seen = process, None
         self._reader = asyncio.get_running_loop().create_task(self._read(process))
         log.debug("symbol process started (pid %d)", process.pid)

@@ -21,10 +21,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import os
-import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from agentls.agent.config import LLMConfig
@@ -32,13 +29,10 @@ from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransien
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.tokens import CountMemo, MessageCounts
 from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_from_wire
+from agentls.children import module_command, running, start_piped
 
 log = logging.getLogger(__name__)
 
-#: The folder holding the ``agentls`` package, so the child imports the same code as the
-#: parent. Not resolved: through the src layout's links, the resolved path is the repository
-#: root, which would make ``agent``, ``server`` and ``indexer`` importable as top-level names.
-_CODE_ROOT = str(Path(__file__).parents[3])
 #: How long ``close()`` waits for the child after closing its stdin.
 _EXIT_GRACE_SECONDS = 2.0
 
@@ -58,7 +52,7 @@ class ModelWorker:
         self, command: Sequence[str] | None = None, *, log_level: str | None = None
     ) -> None:
         level = log_level or logging.getLevelName(logging.getLogger().getEffectiveLevel())
-        self._command = list(command or [sys.executable, "-P", "-m", "agentls.agent.llm.worker"])
+        self._command = list(command or module_command("agentls.agent.llm.worker"))
         self._command += ["--log-level", str(level)]
         self._ids = itertools.count(1)
         self._calls: dict[int, _Call] = {}
@@ -91,20 +85,11 @@ class ModelWorker:
         async with self._lock:
             if self._closed:
                 raise LLMError("the model worker was closed")
-            if self._process is not None and self._process.returncode is None:
+            if running(self._process):
                 return
-            env = dict(os.environ)
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [_CODE_ROOT, env.get("PYTHONPATH")]))
-            try:
-                process = await asyncio.create_subprocess_exec(
-                    *self._command,
-                    stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE,
-                    env=env,
-                    limit=MAX_LINE_BYTES,
-                )
-            except OSError as exc:
-                raise LLMTransientError(f"could not start the model worker: {exc}") from None
+            process = await start_piped(
+                self._command, MAX_LINE_BYTES, name="the model worker", error=LLMTransientError
+            )
             self._process = process
             self._ready = asyncio.Event()
             self._reader = asyncio.create_task(self._read(process, self._ready))

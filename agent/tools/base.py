@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from agentls.agent.approval import EditRequest
 from agentls.agent.events import null_observer
+from agentls.indexer.symbol_source import no_symbols
 
 if TYPE_CHECKING:
     from agentls.agent.approval import Approver
@@ -73,8 +74,8 @@ class RunContext:
     cancel: CancelToken | None = None
     llm: LLM | None = None
     index: RepoIndex | None = None
-    #: The index's symbols (``find_symbol``, the repo map), wherever they are kept.
-    symbols: SymbolSource | None = None
+    #: The symbols of ``index`` (``find_symbol``, the repo map), wherever they are kept.
+    symbols: SymbolSource = no_symbols
     session: SessionRecorder | None = None
     set_state: Callable[[RunState], None] = _ignore_state
     changes_probe: ChangesProbe | None = None

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentls.agent.tools.base import AnyTool, Tool, ToolContext, ToolResult
 from agentls.agent.tools.search import live_index
 from agentls.indexer.repomap import SymbolHit
-from agentls.indexer.symbol_source import SymbolSource
+from agentls.indexer.symbol_source import SymbolSource, SymbolsUnavailable, no_symbols
 from agentls.indexer.symbols import supported_languages
 
 #: How long a first call waits for the background fill before answering with what it has.
@@ -40,12 +40,12 @@ class FindReferencesArgs(BaseModel):
     max_results: int = Field(100, ge=1, le=1000, description="Maximum lines listed.")
 
 
-async def _symbols(ctx: ToolContext) -> SymbolSource | None:
-    symbols = ctx.run.symbols
-    if symbols is None or live_index(ctx) is None:
-        return None
-    await symbols.wait_filled(FIRST_FILL_WAIT_S)
-    return symbols
+async def _symbols(ctx: ToolContext) -> SymbolSource:
+    """The run's symbols, once filled; without a live index, none (they say why)."""
+    if live_index(ctx) is None:
+        return no_symbols
+    await ctx.run.symbols.wait_filled(FIRST_FILL_WAIT_S)
+    return ctx.run.symbols
 
 
 def _render(hits: list[SymbolHit], max_results: int, what: str) -> str:
@@ -55,10 +55,10 @@ def _render(hits: list[SymbolHit], max_results: int, what: str) -> str:
     return "\n".join(lines)
 
 
-_NO_INDEX = (
-    "No live symbol index for this workspace (indexing disabled or not ready); "
-    "use search_code or grep instead."
-)
+def _unavailable(exc: SymbolsUnavailable) -> ToolResult:
+    return ToolResult.fail(f"No symbols: {exc}; use search_code or grep instead.")
+
+
 _LANGUAGES = ", ".join(supported_languages())
 
 
@@ -69,10 +69,10 @@ class FindSymbolTool(Tool[FindSymbolArgs], name="find_symbol"):
     )
 
     async def run(self, args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
-        symbols = await _symbols(ctx)
-        if symbols is None:
-            return ToolResult.fail(_NO_INDEX)
-        hits = await symbols.find_definitions(args.name, args.kind)
+        try:
+            hits = await (await _symbols(ctx)).find_definitions(args.name, args.kind)
+        except SymbolsUnavailable as exc:
+            return _unavailable(exc)
         if not hits:
             kind = f" of kind {args.kind}" if args.kind else ""
             return ToolResult.ok(f"No definition of {args.name!r}{kind} found")
@@ -84,10 +84,10 @@ class FindReferencesTool(Tool[FindReferencesArgs], name="find_references"):
     line, at most 8 lines per file."""
 
     async def run(self, args: FindReferencesArgs, ctx: ToolContext) -> ToolResult:
-        symbols = await _symbols(ctx)
-        if symbols is None:
-            return ToolResult.fail(_NO_INDEX)
-        hits = await symbols.find_references(args.name)
+        try:
+            hits = await (await _symbols(ctx)).find_references(args.name)
+        except SymbolsUnavailable as exc:
+            return _unavailable(exc)
         if not hits:
             return ToolResult.ok(f"No references to {args.name!r} found")
         shown = hits[: args.max_results]

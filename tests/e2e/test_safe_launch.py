@@ -176,11 +176,12 @@ def test_project_venv_has_no_top_level_layers(tmp_path: Path) -> None:
     assert "ModuleNotFoundError: No module named 'server'" in done.stderr
 
 
-def test_model_worker_path_holds_only_agentls() -> None:
-    """The model worker child gets this folder on PYTHONPATH: it must not expose our layers."""
-    from agentls.agent.llm import worker_client
+def test_child_process_path_holds_only_agentls() -> None:
+    """Our children (the model worker, the symbol process) get this folder on PYTHONPATH:
+    it must not expose our layers."""
+    from agentls.children import CODE_ROOT
 
-    root = Path(worker_client._CODE_ROOT)
+    root = Path(CODE_ROOT)
     assert (root / "agentls" / "__init__.py").is_file()
     assert not any((root / name).exists() for name in ("server", "agent", "indexer"))
 

@@ -47,7 +47,7 @@ async def test_map_names_what_the_prompt_asks_about_and_honours_the_budget(
             update={"indexer": config.indexer.model_copy(update={"map_tokens": 0})}
         )
         assert await task_map(symbols, off, "cancel_order") == ""
-        assert await task_map(None, config, "cancel_order") == ""
+        assert await task_map(local_symbols(None), config, "cancel_order") == ""
     finally:
         await process.close()
 

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,8 @@ from agentls.indexer import IndexSettings, RepoIndexer
 from agentls.indexer.builder import apply_scans
 from agentls.indexer.index import RepoIndex
 from agentls.indexer.repomap import MapFocus
-from agentls.indexer.symbol_source import LocalSymbols
-from agentls.indexer.symbols_client import SymbolProcess, SymbolsUnavailable
+from agentls.indexer.symbol_source import LocalSymbols, SymbolsUnavailable
+from agentls.indexer.symbols_client import SymbolProcess
 
 WAIT = 30.0
 
@@ -34,24 +35,34 @@ def _tree(root: Path) -> tuple[RepoIndexer, RepoIndex]:
     return indexer, indexer.build()
 
 
-def _write(indexer: RepoIndexer, index: RepoIndex, rel: str, text: str | None) -> None:
-    """What the watcher does for one file: write (or delete) it, scan it, apply the scan."""
-    path = indexer.root / rel
-    if text is None:
-        path.unlink()
-        index.remove(rel)
-        return
-    path.write_text(text)
-    apply_scans(index, [indexer.scan(rel)])
+@dataclass
+class Kept:
+    """A tree's symbols in a child process, filled, and what changes the tree."""
+
+    process: SymbolProcess
+    indexer: RepoIndexer
+
+    def write(self, rel: str, text: str | None) -> None:
+        """What the watcher does for one file: write (or delete) it and apply its scan."""
+        path, index = self.indexer.root / rel, self.process.index
+        if text is None:
+            path.unlink()
+            index.remove(rel)
+            return
+        path.write_text(text)
+        apply_scans(index, [self.indexer.scan(rel)])
+
+    async def defined(self, name: str) -> list[tuple[str, int]]:
+        return [(h.path, h.line) for h in await self.process.find_definitions(name)]
 
 
 @pytest.fixture
-async def kept(tmp_path: Path) -> AsyncIterator[tuple[SymbolProcess, RepoIndexer]]:
-    """A tree's symbols in a child process, and the indexer that scans the tree."""
+async def kept(tmp_path: Path) -> AsyncIterator[Kept]:
     indexer, index = _tree(tmp_path)
-    symbols = SymbolProcess(index, tmp_path / ".agentls" / "symbols.json")
-    yield symbols, indexer
-    await symbols.close()
+    process = SymbolProcess(index, tmp_path / ".agentls" / "symbols.json")
+    assert await process.wait_filled(WAIT)
+    yield Kept(process, indexer)
+    await process.close()
 
 
 async def test_answers_as_the_symbols_of_this_process_do(tmp_path: Path) -> None:
@@ -71,64 +82,51 @@ async def test_answers_as_the_symbols_of_this_process_do(tmp_path: Path) -> None
         await there.close()
 
 
-async def test_follows_every_change_of_the_index(
-    kept: tuple[SymbolProcess, RepoIndexer],
-) -> None:
-    process, indexer = kept
-    index = process.index
-    assert await process.wait_filled(WAIT)
-    assert [h.path for h in await process.find_definitions("price")] == ["shop/price.py"]
+async def test_follows_every_change_of_the_index(kept: Kept) -> None:
+    process = kept.process
+    assert await kept.defined("price") == [("shop/price.py", 1)]
 
-    _write(indexer, index, "shop/tax.py", "def vat(amount):\n    return price(amount)\n")
-    assert [(h.path, h.line) for h in await process.find_definitions("vat")] == [("shop/tax.py", 1)]
+    kept.write("shop/tax.py", "def vat(amount):\n    return price(amount)\n")
+    assert await kept.defined("vat") == [("shop/tax.py", 1)]
     assert ("shop/tax.py", 2) in [(h.path, h.line) for h in await process.find_references("price")]
 
-    _write(indexer, index, "shop/tax.py", "\n\ndef vat(amount, rate):\n    return 0\n")
+    kept.write("shop/tax.py", "\n\ndef vat(amount, rate):\n    return 0\n")
     [hit] = await process.find_definitions("vat")
     assert (hit.line, hit.text) == (3, "def vat(amount, rate):")
     assert "shop/tax.py" not in [h.path for h in await process.find_references("price")]
 
-    _write(indexer, index, "shop/price.py", None)
-    assert await process.find_definitions("price") == []
+    kept.write("shop/price.py", None)
+    assert await kept.defined("price") == []
 
 
-async def test_a_flood_of_changes_is_sent_as_the_whole_index(
-    kept: tuple[SymbolProcess, RepoIndexer],
-) -> None:
-    process, indexer = kept
-    index = process.index
-    assert await process.wait_filled(WAIT)
+async def test_a_flood_of_changes_is_sent_as_the_whole_index(kept: Kept) -> None:
     # More changes than the index's change log keeps: the child gets every file again.
     for n in range(5000):
-        _write(indexer, index, "shop/churn.py", f"def churn_{n}():\n    pass\n")
-    _write(indexer, index, "shop/price.py", None)
-    assert await process.wait_filled(WAIT)
-    assert [h.name for h in await process.find_definitions("churn_4999")] == ["churn_4999"]
-    assert await process.find_definitions("churn_4998") == []
-    assert await process.find_definitions("price") == []
-    assert [h.path for h in await process.find_definitions("Cart")] == ["shop/cart.py"]
+        kept.write("shop/churn.py", f"def churn_{n}():\n    pass\n")
+    kept.write("shop/price.py", None)
+    assert await kept.process.wait_filled(WAIT)
+    assert await kept.defined("churn_4999") == [("shop/churn.py", 1)]
+    assert await kept.defined("churn_4998") == []
+    assert await kept.defined("price") == []
+    assert await kept.defined("Cart") == [("shop/cart.py", 1)]
 
 
-async def test_a_dead_child_is_started_again_and_told_every_file(
-    kept: tuple[SymbolProcess, RepoIndexer],
-) -> None:
-    process, indexer = kept
-    assert await process.wait_filled(WAIT)
-    first = process.pid
+async def test_a_dead_child_is_started_again_and_told_every_file(kept: Kept) -> None:
+    first = kept.process.pid
     assert first is not None
     os.kill(first, signal.SIGKILL)
-    _write(indexer, process.index, "shop/late.py", "class Ledger:\n    pass\n")
+    kept.write("shop/late.py", "class Ledger:\n    pass\n")
     # The question in flight when it died may fail; the next ones are answered by a new
     # child that knows the file written meanwhile.
     for _ in range(3):
         try:
-            assert await process.wait_filled(WAIT)
-            hits = await process.find_definitions("Ledger")
+            assert await kept.process.wait_filled(WAIT)
+            found = await kept.defined("Ledger")
             break
         except SymbolsUnavailable:
             continue
-    assert [h.path for h in hits] == ["shop/late.py"]
-    assert process.pid not in (None, first)
+    assert found == [("shop/late.py", 1)]
+    assert kept.process.pid not in (None, first)
 
 
 async def test_the_map_and_the_tools_learn_why_there_is_no_answer(tmp_path: Path) -> None:
