@@ -95,9 +95,14 @@ class SymbolProcess:
         try:
             async with self._lock:
                 await self._ensure_started()
-                await self._sync()
+                # Batches applied while the last one was sent go too, without waiting
+                # for the next batch or question.
+                while self._seen != self.index.generation:
+                    await self._sync()
         except SymbolsUnavailable as exc:
             log.warning("symbols: %s", exc)
+        except Exception:  # a background task: say it, the next question tries again
+            log.warning("symbols: sending the index's changes failed", exc_info=True)
 
     async def close(self) -> None:
         self._closed = True
