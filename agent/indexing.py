@@ -53,7 +53,7 @@ async def build_index(config: AppConfig) -> RepoIndex | None:
     """
     if not config.indexer.enabled:
         return None
-    root = config.workspace.root.resolve()  # as the index names paths: links resolved
+    root = config.workspace.root
     cache = IndexCache(root / CACHE_FILE) if config.indexer.use_cache else None
     try:
         return await RepoIndexer(root, index_settings(config.indexer), cache).abuild()
