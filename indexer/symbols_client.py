@@ -42,11 +42,12 @@ class SymbolProcess:
         index: RepoIndex,
         cache_path: Path | None = None,
         *,
-        command: Sequence[str] | None = None,
+        command: Sequence[str] = (),
     ) -> None:
+        """``command`` starts the child (by default ``python -P -m`` the child's module)."""
         self.index = index
         self.cache_path = cache_path
-        self._command = list(command or module_command("agentls.indexer.symbols_process"))
+        self._command = list(command) or module_command("agentls.indexer.symbols_process")
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._process: asyncio.subprocess.Process | None = None
@@ -138,14 +139,13 @@ class SymbolProcess:
     async def _ensure_started(self) -> None:
         if self._closed:
             raise SymbolsUnavailable("the symbol process was closed")
-        if running(self._process):
-            return
-        process = await start_piped(
-            self._command, _MAX_LINE_BYTES, name="the symbol process", error=SymbolsUnavailable
-        )
-        self._process, self._seen = process, None
-        self._reader = asyncio.get_running_loop().create_task(self._read(process))
-        log.debug("symbol process started (pid %d)", process.pid)
+        if not running(self._process):
+            process = await start_piped(
+                self._command, _MAX_LINE_BYTES, name="the symbol process", error=SymbolsUnavailable
+            )
+            self._process, self._seen = process, None  # a new child knows no file yet
+            self._reader = asyncio.get_running_loop().create_task(self._read(process))
+            log.debug("symbol process started (pid %d)", process.pid)
 
     async def _sync(self) -> None:
         """Send the child what changed in the index since it last heard. The files are
