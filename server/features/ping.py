@@ -37,6 +37,8 @@ def register(ls: AgentLanguageServer) -> None:
             "watching": watching,
             "litellmLoaded": "litellm" in sys.modules,
             "tokenizerLoaded": "tiktoken" in sys.modules,
-            "parserLoaded": any(name.startswith("tree_sitter_") for name in sys.modules),
+            # A copy: another thread may be importing, and a dict must not change size
+            # while it is iterated.
+            "parserLoaded": any(name.startswith("tree_sitter_") for name in list(sys.modules)),
             "indexedFiles": None if index is None else index.total_files,
         }
