@@ -395,20 +395,6 @@ def render_map(files: dict[str, FileSymbols], focus: MapFocus, max_tokens: int) 
     return "\n".join(out)
 
 
-def repo_map(
-    index: RepoIndex,
-    focus: MapFocus,
-    max_tokens: int,
-    cache_path: Path | None = None,
-    wait: float = 0.0,
-) -> str:
-    """The map of ``index`` for ``focus``; waits up to ``wait`` s for the first fill."""
-    symbols = symbols_for(index, cache_path)
-    if wait > 0:
-        symbols.wait_filled(wait)
-    return render_map(symbols.files(), focus, max_tokens)
-
-
 def paths_in(paths: Iterable[str], root: Path) -> list[str]:
     """Workspace-relative forms of the absolute ``paths`` under ``root``."""
     out: list[str] = []
