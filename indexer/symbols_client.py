@@ -159,7 +159,8 @@ class SymbolProcess:
         header: dict[str, Any] = {"op": "files"}
         if changed is None:
             infos = index.files
-            header |= {"reset": True, "root": str(index.root), "cache": self.cache_path}
+            cache = str(self.cache_path) if self.cache_path else None
+            header |= {"reset": True, "root": str(index.root), "cache": cache}
         else:
             found = {path: index.get(path) for path in changed}
             infos = [info for info in found.values() if info is not None]
@@ -228,10 +229,7 @@ def _files_message(header: dict[str, Any], infos: list[FileInfo]) -> bytes:
             put.append([info.path, info.size, info.ext, info.language, info.lines, info.mtime_ns])
         elif not header.get("reset"):
             removed.append(info.path)
-    cache = header.get("cache")
-    return _encode(
-        {**header, "cache": str(cache) if cache else None, "put": put, "removed": removed}
-    )
+    return _encode({**header, "put": put, "removed": removed})
 
 
 def _encode(message: dict[str, Any]) -> bytes:

@@ -84,6 +84,7 @@ async def test_answers_as_the_symbols_of_this_process_do(tmp_path: Path) -> None
 
 async def test_follows_every_change_of_the_index(kept: Kept) -> None:
     process = kept.process
+    assert process.cache_path is not None and process.cache_path.is_file()  # the child wrote it
     assert await kept.defined("price") == [("shop/price.py", 1)]
 
     kept.write("shop/tax.py", "def vat(amount):\n    return price(amount)\n")
@@ -129,15 +130,16 @@ async def test_a_dead_child_is_started_again_and_told_every_file(kept: Kept) -> 
     assert kept.process.pid not in (None, first)
 
 
-async def test_the_map_and_the_tools_learn_why_there_is_no_answer(tmp_path: Path) -> None:
+async def test_a_child_that_cannot_start_or_was_closed_says_so(tmp_path: Path) -> None:
     _, index = _tree(tmp_path)
     broken = SymbolProcess(index, command=["/nonexistent/python"])
     with pytest.raises(SymbolsUnavailable, match="could not start the symbol process"):
         await broken.find_definitions("price")
-    silent = SymbolProcess(index, command=["python3", "-c", "import sys; sys.stdin.read()"])
-    await silent.close()
+    closed = SymbolProcess(index)
+    assert await closed.wait_filled(WAIT)
+    await closed.close()
     with pytest.raises(SymbolsUnavailable, match="closed"):
-        await silent.find_definitions("price")
+        await closed.find_definitions("price")
 
 
 async def test_a_file_name_that_is_not_utf8_survives_the_pipe(tmp_path: Path) -> None:
