@@ -113,7 +113,7 @@ class AgentLanguageServer(LanguageServer):
                 llm=self._llm_factory,
                 files=self._files_factory or lsp_files_factory(self),
                 index=lambda: self.index_service.index,
-                symbols=lambda: self.index_service.symbols,
+                symbols=lambda: self.index_service.symbol_source(),
                 changes_probe=lambda: self.index_service.changes_probe(),
             )
             self._runs = RunManager(self, sources)

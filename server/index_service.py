@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # imported when indexing starts, after `initialized`
     from agentls.indexer.builder import RepoIndexer
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.settings import IndexSettings
+    from agentls.indexer.symbol_source import SymbolSource
     from agentls.indexer.symbols_client import SymbolProcess
     from agentls.indexer.watcher import ChangeBatch, IndexWatcher
 
@@ -94,6 +95,13 @@ class IndexService:
         self._key = key
         self.stop()
         self._spawn(self._build_and_watch(*key), name="index")
+
+    def symbol_source(self) -> SymbolSource:
+        """What a run asks about symbols. While the index is rebuilt there is no symbol
+        process: "not ready" then, rather than parsing in this process."""
+        from agentls.indexer.symbol_source import no_symbols
+
+        return self.symbols or no_symbols
 
     def changes_probe(self) -> WatcherChangesProbe | None:
         """A probe over the running watcher, or None (the tools then snapshot files)."""

@@ -74,7 +74,7 @@ class RunSources:
     llm: LLMFactory
     files: FilesFactory
     index: IndexProvider = lambda: None
-    #: The index's symbols (None: the run keeps its own).
+    #: The index's symbols (None: the run keeps its own, in this process).
     symbols: Callable[[], Any] = lambda: None
     #: What a command changed, from the live index.
     changes_probe: Callable[[], Any] = lambda: None
