@@ -115,6 +115,62 @@ async function until(probe, what, timeoutMs = 10_000) {
   }
 }
 
+/** The Refactor Preview's rows as text (level, checked, label): equal twice means settled. */
+async function previewRows(panel) {
+  return panel.locator('.monaco-list-row').evaluateAll((rows) =>
+    rows
+      .map((row) => {
+        const box = row.querySelector('.edit-checkbox');
+        return `${row.getAttribute('aria-level')}:${box ? box.getAttribute('aria-checked') : '-'}:${row.textContent}`;
+      })
+      .join('\n'),
+  );
+}
+
+/**
+ * Wait until the preview tree stops changing (same rows for 600 ms, at most 10 s). The tree
+ * loads a file's edits asynchronously and re-renders after every check, and a click on a row
+ * that is being re-rendered is lost or lands on the old row.
+ */
+async function settledRows(panel) {
+  const deadline = Date.now() + 10_000;
+  let last = await previewRows(panel);
+  let since = Date.now();
+  while (Date.now() - since < 600 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = await previewRows(panel);
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    }
+  }
+  return last;
+}
+
+async function checkAllEdits(panel) {
+  // Edits that need confirmation start unchecked. Check the first unchecked row (files come
+  // before their edits, and checking a file checks its edits), let the tree settle, and look
+  // again. The click is dispatched to the checkbox itself: a notification toast or a hover
+  // over the panel must not swallow it.
+  const unchecked = panel.locator('.edit-checkbox[aria-checked="false"]:visible');
+  let rows = await settledRows(panel);
+  for (let round = 0; round < 30; round += 1) {
+    if ((await unchecked.count()) === 0) {
+      // Settled with nothing unchecked, twice: a late re-render cannot uncheck a row after this.
+      rows = await settledRows(panel);
+      if ((await unchecked.count()) === 0) {
+        return;
+      }
+    }
+    await unchecked
+      .first()
+      .dispatchEvent('click')
+      .catch((error) => say(`[runner] refactor preview: a click did not land (${error.message.split('\n')[0]})`));
+    rows = await settledRows(panel);
+  }
+  throw new Error(`some edits in the refactor preview stay unchecked; rows:\n${rows}`);
+}
+
 async function refactor(decision, shot, ifOpen) {
   const panel = page.locator('.bulk-edit-panel');
   try {
@@ -126,24 +182,12 @@ async function refactor(decision, shot, ifOpen) {
     }
     throw error;
   }
+  await settledRows(panel);
   if (shot) {
     await screenshot(shot);
   }
   if (decision === 'apply') {
-    // Edits that need confirmation start unchecked: check them all. A file row's checkbox
-    // checks its edits and the list re-renders, so re-query after each click.
-    const unchecked = panel.locator('.edit-checkbox[aria-checked="false"]:visible');
-    for (let i = 0; i < 20 && (await unchecked.count()) > 0; i += 1) {
-      const before = await unchecked.count();
-      const clicked = await unchecked.first().click({ timeout: 2000 }).then(() => true, () => false);
-      if (clicked) {
-        // The list re-renders after a click: wait until it shows fewer unchecked edits.
-        await until(async () => (await unchecked.count()) < before, 'the clicked edit to be checked', 5000).catch(() => undefined);
-      }
-    }
-    if ((await unchecked.count()) > 0) {
-      throw new Error('some edits in the refactor preview stay unchecked');
-    }
+    await checkAllEdits(panel);
   }
   const label = decision === 'apply' ? 'Apply' : 'Discard';
   await panel.locator(`.buttons .monaco-button:has-text("${label}")`).first().click();
