@@ -62,7 +62,14 @@ async def warm_up(ls: AgentLanguageServer) -> None:
 
     async def start_worker() -> None:
         await ls.wait_ready()  # agent.llm.worker_client is imported then, off the loop
-        await ls.model_worker.wait_ready()
+        try:
+            await ls.model_worker.wait_ready()
+        except Exception as exc:
+            # Only a head start: the first run starts the worker again and tells the user why
+            # it cannot; the editor may also be closing it under us.
+            log.warning("the model worker did not start ahead of the first run: %s", exc)
+        else:
+            log.info("model worker ready (pid %s)", ls.model_worker.pid)
 
     def settle() -> None:
         # The MCP SDK, pydantic and lsprotocol leave many long-lived objects. A full
@@ -78,7 +85,6 @@ async def warm_up(ls: AgentLanguageServer) -> None:
     # its own, at the same time).
     await asyncio.gather(preload_mcp(), start_worker())
     await in_daemon_thread(settle, name="agentls-gc-freeze")
-    log.info("model worker ready (pid %s)", ls.model_worker.pid)
 
 
 T = TypeVar("T")

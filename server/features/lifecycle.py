@@ -97,4 +97,7 @@ def register(ls: AgentLanguageServer) -> None:
         if ls.ready_task is not None and ls.ready_task.done():
             await ls.runs.aclose()
         ls.index_service.stop()
+        if ls.warm_up_task is not None:
+            # Closing the worker while it starts is not a failure of the warm-up.
+            ls.warm_up_task.cancel()
         await ls.close_model_worker()
