@@ -39,8 +39,11 @@ from agentls.server.protocol import RunParams, parse_params
 if TYPE_CHECKING:
     # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
     # the MCP SDK (~2 s together), which `initialize` must not wait for.
+    from agentls.agent.child_process import ChangesProbe
     from agentls.agent.mcp import MCPPool
     from agentls.agent.run import RunOutcome
+    from agentls.indexer.index import RepoIndex
+    from agentls.indexer.symbol_source import SymbolSource
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +65,6 @@ class RunHandle:
 ConfigProvider = Callable[[], AppConfig]
 LLMFactory = Callable[[AppConfig], Any]
 FilesFactory = Callable[[AppConfig], FileAccess]
-IndexProvider = Callable[[], Any]
 
 
 @dataclass(frozen=True)
@@ -73,11 +75,11 @@ class RunSources:
     config: ConfigProvider
     llm: LLMFactory
     files: FilesFactory
-    index: IndexProvider = lambda: None
+    index: Callable[[], RepoIndex | None] = lambda: None
     #: The index's symbols (None: the run keeps its own, in this process).
-    symbols: Callable[[], Any] = lambda: None
+    symbols: Callable[[], SymbolSource | None] = lambda: None
     #: What a command changed, from the live index.
-    changes_probe: Callable[[], Any] = lambda: None
+    changes_probe: Callable[[], ChangesProbe | None] = lambda: None
 
 
 class RunManager:
