@@ -5,8 +5,10 @@ index: before every question, the files that changed since the last one (or, aft
 restart or a change log that no longer reaches back, every file) go down the pipe
 first, so an answer always reflects the index as the caller sees it. ``changed()``
 sends them as soon as the watcher applied them, so the child parses while nobody waits.
-A child that died is started again on the next question; the question it was answering
-fails with ``SymbolsUnavailable``, which the map and the tools report as "no symbols".
+A child that died is started again on the next question. A question that could not be
+written to it (the pipe broke before the operating system had told us it was gone) goes to
+the new child; one it was already answering fails with ``SymbolsUnavailable``, which the
+map and the tools report as "no symbols".
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ class SymbolProcess:
         self.cache_path = cache_path
         self._command = list(command) or module_command("agentls.indexer.symbols_process")
         self._ids = itertools.count(1)
+        #: The questions the current child was asked and has not answered. Each child
+        #: has its own: a dead child's reader fails only the questions it was sent.
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -126,15 +130,25 @@ class SymbolProcess:
         loop = asyncio.get_running_loop()
         request_id = next(self._ids)
         reply: asyncio.Future[Any] = loop.create_future()
+        pending = self._pending
         try:
             async with self._lock:
-                await self._ensure_started()
-                await self._sync()
-                self._pending[request_id] = reply
-                await self._write(_encode({"id": request_id, **request}))
+                for attempt in range(2):
+                    try:
+                        await self._ensure_started()
+                        await self._sync()
+                        pending = self._pending
+                        pending[request_id] = reply
+                        await self._write(_encode({"id": request_id, **request}))
+                        break
+                    except _Undelivered:
+                        # Nothing reached the child: a new one gets the question, once.
+                        pending.pop(request_id, None)
+                        if attempt:
+                            raise
             return await reply
         finally:
-            self._pending.pop(request_id, None)
+            pending.pop(request_id, None)
 
     async def _ensure_started(self) -> None:
         if self._closed:
@@ -144,7 +158,10 @@ class SymbolProcess:
                 self._command, _MAX_LINE_BYTES, name="the symbol process", error=SymbolsUnavailable
             )
             self._process, self._seen = process, None  # a new child knows no file yet
-            self._reader = asyncio.get_running_loop().create_task(self._read(process))
+            self._pending = {}
+            self._reader = asyncio.get_running_loop().create_task(
+                self._read(process, self._pending)
+            )
             log.debug("symbol process started (pid %d)", process.pid)
 
     async def _sync(self) -> None:
@@ -180,13 +197,21 @@ class SymbolProcess:
             process.stdin.write(line)
             await process.stdin.drain()
         except (ConnectionError, RuntimeError) as exc:
-            raise SymbolsUnavailable(f"the symbol process stopped reading: {exc}") from None
+            # Its end of the pipe is closed, so it is dead or dying, even when it has not
+            # been reaped yet: the next attempt starts a new child rather than waiting.
+            if self._process is process:
+                self._process = None
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            raise _Undelivered(f"the symbol process stopped reading: {exc}") from None
 
-    async def _read(self, process: asyncio.subprocess.Process) -> None:
+    async def _read(
+        self, process: asyncio.subprocess.Process, pending: dict[int, asyncio.Future[Any]]
+    ) -> None:
         assert process.stdout is not None
         try:
             while line := await process.stdout.readline():
-                self._answer(line)
+                _answer(pending, line)
             # Its stdout closed: the child is exiting (it was closed, or it failed).
             code = await process.wait()
             if not self._closed:
@@ -194,25 +219,30 @@ class SymbolProcess:
         finally:
             # Also when cancelled (the loop shutting down): never wait for the child here,
             # it exits only once this process closes its stdin.
-            for future in self._pending.values():
+            for future in pending.values():
                 if not future.done():
                     future.set_exception(SymbolsUnavailable("the symbol process exited"))
             if self._process is process:
                 self._process = None
 
-    def _answer(self, line: bytes) -> None:
-        try:
-            reply = json.loads(line)
-        except ValueError:
-            log.warning("symbols: unreadable reply %.200r", line)
-            return
-        future = self._pending.get(reply.get("id"))
-        if future is None or future.done():
-            return  # its asker gave up (cancelled, timed out)
-        if "error" in reply:
-            future.set_exception(SymbolsUnavailable(str(reply["error"])))
-        else:
-            future.set_result(reply.get("result"))
+
+class _Undelivered(SymbolsUnavailable):
+    """A message could not be written: the child never saw it."""
+
+
+def _answer(pending: dict[int, asyncio.Future[Any]], line: bytes) -> None:
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        log.warning("symbols: unreadable reply %.200r", line)
+        return
+    future = pending.get(reply.get("id"))
+    if future is None or future.done():
+        return  # its asker gave up (cancelled, timed out)
+    if "error" in reply:
+        future.set_exception(SymbolsUnavailable(str(reply["error"])))
+    else:
+        future.set_result(reply.get("result"))
 
 
 def _parsed(info: FileInfo) -> bool:

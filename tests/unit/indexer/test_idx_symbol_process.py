@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +120,7 @@ async def test_a_dead_child_is_started_again_and_told_every_file(kept: Kept) -> 
     kept.write("shop/late.py", "class Ledger:\n    pass\n")
     # The question in flight when it died may fail; the next ones are answered by a new
     # child that knows the file written meanwhile.
+    found: list[tuple[str, int]] | None = None
     for _ in range(3):
         try:
             assert await kept.process.wait_filled(WAIT)
@@ -128,6 +130,32 @@ async def test_a_dead_child_is_started_again_and_told_every_file(kept: Kept) -> 
             continue
     assert found == [("shop/late.py", 1)]
     assert kept.process.pid not in (None, first)
+
+
+async def test_a_question_asked_as_the_child_dies_goes_to_a_new_child(kept: Kept) -> None:
+    first = kept.process.pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    _wait_gone(first)  # its pipe is closed, but the event loop has not heard of it yet
+    kept.write("shop/late.py", "class Ledger:\n    pass\n")
+    assert await kept.process.wait_filled(WAIT)  # no retry: this question must not fail
+    assert kept.process.pid not in (None, first)
+    assert await kept.defined("Ledger") == [("shop/late.py", 1)]
+    assert await kept.defined("Cart") == [("shop/cart.py", 1)]
+
+
+def _wait_gone(pid: int) -> None:
+    """Block (not await: the loop must not run) until ``pid`` is a zombie or reaped."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return
+        if stat.rpartition(")")[2].split()[0] in ("Z", "X"):
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"process {pid} did not die")
 
 
 async def test_a_child_that_cannot_start_or_was_closed_says_so(tmp_path: Path) -> None:
