@@ -4,13 +4,13 @@ test_sandbox.py covers bubblewrap)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from live_processes import processes_with, sleep_marker
 
 from agentls.agent.child_process import OutputBuffer, group_members
 from agentls.agent.config import AgentConfig, AppConfig
@@ -24,6 +24,9 @@ from agentls.agent.tools.exec import (
     describe_python,
 )
 from agentls.agent.workspace import DiskFileAccess
+
+#: Sleep lengths that name each test's processes (and this test process).
+MARKS = {n: sleep_marker(n) for n in range(1, 5)}
 
 
 def _ctx(root: Path, *, dry_run: bool = False, probe: Any = None, **agent: Any) -> ToolContext:
@@ -42,22 +45,6 @@ def _ctx(root: Path, *, dry_run: bool = False, probe: Any = None, **agent: Any) 
 async def run_cmd(root: Path, command: str, **kw: Any) -> ToolResult:
     args = ExecuteCommandArgs(command=command, **kw)
     return await ExecuteCommandTool().run(args, _ctx(root))
-
-
-def _processes_with(marker: str) -> list[int]:
-    """Live processes whose command line holds ``marker`` (zombies excluded)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            state = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmdline and state != b"Z":
-            found.append(int(entry))
-    return found
 
 
 async def test_success_reports_exit_code_and_output(tmp_path: Path) -> None:
@@ -96,26 +83,28 @@ def test_output_buffer_counts_what_it_drops() -> None:
 async def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     result = await run_cmd(
         tmp_path,
-        "ps -o pgid= -p $$ > pgid; sleep 876501 & sleep 876501; wait",
+        f"ps -o pgid= -p $$ > pgid; sleep {MARKS[1]} & sleep {MARKS[1]}; wait",
         timeout=1,
     )
     assert not result.success
     assert result.error is not None and result.error.startswith("Timed out after 1 s")
     pgid = int((tmp_path / "pgid").read_text())
     assert group_members(pgid) == []
-    assert _processes_with("876501") == []
+    assert processes_with(MARKS[1]) == []
 
 
 async def test_background_children_do_not_outlive_the_command(tmp_path: Path) -> None:
-    result = await run_cmd(tmp_path, "sleep 876502 & echo started")
+    result = await run_cmd(tmp_path, f"sleep {MARKS[2]} & echo started")
     assert result.success
     assert "background process(es)" in result.output
-    assert _processes_with("876502") == []
+    assert processes_with(MARKS[2]) == []
 
 
 async def test_cancellation_kills_the_whole_group(tmp_path: Path) -> None:
     task = asyncio.create_task(
-        run_cmd(tmp_path, "ps -o pgid= -p $$ > pgid.tmp; mv pgid.tmp pgid; sleep 876503 & wait")
+        run_cmd(
+            tmp_path, f"ps -o pgid= -p $$ > pgid.tmp; mv pgid.tmp pgid; sleep {MARKS[3]} & wait"
+        )
     )
     deadline = time.monotonic() + 60
     while not (tmp_path / "pgid").exists():
@@ -126,7 +115,7 @@ async def test_cancellation_kills_the_whole_group(tmp_path: Path) -> None:
         await task
     pgid = int((tmp_path / "pgid").read_text())
     assert group_members(pgid) == []
-    assert _processes_with("876503") == []
+    assert processes_with(MARKS[3]) == []
 
 
 async def test_cwd_is_confined_to_the_workspace(tmp_path: Path) -> None:
@@ -194,10 +183,10 @@ async def test_python_executor_reports_failures_and_timeouts(tmp_path: Path) -> 
     failed = await tool.run(PythonExecutorArgs(code="raise SystemExit(2)"), _ctx(tmp_path))
     assert not failed.success and failed.error == "Exit code: 2"
     slow = await tool.run(
-        PythonExecutorArgs(code="import time\ntime.sleep(876504)", timeout=1), _ctx(tmp_path)
+        PythonExecutorArgs(code=f"import time\ntime.sleep({MARKS[4]})", timeout=1), _ctx(tmp_path)
     )
     assert not slow.success and "Timed out" in slow.output
-    assert _processes_with("876504") == []
+    assert processes_with(MARKS[4]) == []
 
 
 async def test_python_executor_prefers_the_workspace_venv(tmp_path: Path) -> None:

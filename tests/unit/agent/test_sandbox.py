@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from live_processes import processes_with, sleep_marker
 
 from agentls.agent import sandbox as sandbox_module
 from agentls.agent.config import AgentConfig, AppConfig
@@ -46,18 +47,6 @@ def outside() -> Iterator[Path]:
     path = Path("/var/tmp") / f"agentls-sandbox-{uuid.uuid4().hex}"
     yield path
     path.unlink(missing_ok=True)
-
-
-def _processes_with(marker: str) -> list[str]:
-    alive = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
-                    alive.append(entry)
-            except OSError:
-                continue
-    return alive
 
 
 def _exists(path: Path) -> bool:
@@ -149,10 +138,11 @@ async def test_network_is_refused(bwrap: str, tmp_path: Path) -> None:
 
 
 async def test_timeout_kills_sandboxed_children(bwrap: str, tmp_path: Path) -> None:
-    args = ExecuteCommandArgs(command="sleep 876601 & sleep 876601; wait", timeout=1)
+    mark = sleep_marker(6)
+    args = ExecuteCommandArgs(command=f"sleep {mark} & sleep {mark}; wait", timeout=1)
     result = await ExecuteCommandTool().run(args, _ctx(tmp_path))
     assert not result.success and "Timed out" in result.output
-    assert _processes_with("876601") == []
+    assert processes_with(mark) == []
 
 
 async def test_without_bwrap_the_result_says_so_once_per_run(
