@@ -38,7 +38,8 @@ from agentls.acp_agent.approver import SessionRules
 from agentls.acp_agent.replay import replay
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AppConfig, ConfirmMode, load_config
+from agentls.agent.config import AppConfig, ConfirmMode
+from agentls.agent.config_loader import load_config
 from agentls.agent.errors import AgentError
 from agentls.agent.sessions import SessionStore, store_for
 

@@ -79,7 +79,9 @@ class AgentRegistry:
     def __init__(self, config: AppConfig) -> None:
         self._agents: dict[str, tuple[str, AgentConfig]] = dict(DEFAULT_AGENTS)
         for name, agent in config.agents.items():
-            self._agents[name] = (f"Custom agent {name} from the config.", agent)
+            builtin = DEFAULT_AGENTS.get(name)
+            fallback = builtin[0] if builtin else f"Custom agent {name} from the config."
+            self._agents[name] = (agent.description or fallback, agent)
 
     def names(self) -> list[str]:
         return [*sorted(self._agents), MIXED]

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AppConfig, ConfirmMode, SelfEvalMode, choices, load_config
+from agentls.agent.config import AppConfig, ConfirmMode, SelfEvalMode, choices
+from agentls.agent.config_loader import load_config
 from agentls.agent.errors import AgentError
 
 EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}

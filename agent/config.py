@@ -1,28 +1,20 @@
-"""Configuration models and the layered loader.
+"""Configuration models: the shape of ``.agentls.yaml`` and of the user config.
 
 Every model forbids unknown keys, so a typo such as ``llm.timout`` is an error that
-names the key path and where it came from, never a silently ignored setting.
-
-Layers, lowest first: the defaults below < ``.agentls.yaml`` at the workspace root
-(or a file given) < overrides passed in (the server's initializationOptions and
-didChangeConfiguration, CLI flags).
+names the key path and where it came from, never a silently ignored setting. How the
+layers (defaults, user config, workspace file, editor settings and flags) are combined,
+and what an untrusted workspace may set, is ``agent.config_loader``.
 """
 
 from __future__ import annotations
 
-import copy
-import os
 import shlex
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
-from pydantic import ValidationError as PydanticValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import TypeAliasType
 
-from agentls.agent.errors import ConfigError
 from agentls.agent.secrets import MASK
 from agentls.indexer.settings import DEFAULT_EXCLUDE_DIRS as INDEXER_EXCLUDE_DIRS
 
@@ -86,6 +78,9 @@ class AgentConfig(_Strict):
     """One agent: its prompt, its tools and how much it may do without asking."""
 
     system_prompt: str = Field(description="The first message of every run of this agent.")
+    description: str = Field(
+        "", description="One line for agent pickers (`agent/agents`, the panel, the CLI)."
+    )
     allowed_tools: list[str] = Field(
         default_factory=list, description="Tools this agent may use; empty means all of them."
     )
@@ -119,6 +114,29 @@ class AgentConfig(_Strict):
     max_steps: int = Field(20, ge=1, description="Maximum iterations of the agent loop.")
 
 
+class CommandRulesConfig(_Strict):
+    """Rules for the shell commands the agent runs, in three tiers. Each is a glob pattern
+    matched against every simple command of a command line (as `allowed_commands`).
+    `deny` wins over everything, `yolo` and "allow for this run" included; then `ask`;
+    then `allow`. Rules add up across the user config and a trusted workspace; an
+    untrusted workspace may add `deny` and `ask` rules only."""
+
+    allow: list[str] = Field(
+        default_factory=list,
+        description="Commands that run without asking under `confirm-sensitive` (for every "
+        "agent, besides its own `allowed_commands`).",
+    )
+    ask: list[str] = Field(
+        default_factory=list,
+        description="Commands that always ask, even under `yolo` or after \"allow for this "
+        "run\".",
+    )
+    deny: list[str] = Field(
+        default_factory=list,
+        description="Commands that never run: the model is told they are denied by a rule.",
+    )
+
+
 class LoggingConfig(_Strict):
     """Where the server and the CLI write their logs (never to the LSP stream)."""
 
@@ -135,6 +153,10 @@ class WorkspaceConfig(_Strict):
 
 
 MCPTransport = Literal["stdio", "http", "sse"]
+#: Who declared an MCP server: the user (user config, ``--config``), the editor (its
+#: settings, an ACP client's session) or the workspace (``.agentls.yaml`` and the
+#: workspace's MCP files). Only a workspace's servers need the user's approval to start.
+ServerSource = Literal["user", "editor", "workspace"]
 
 
 class MCPServerConfig(_Strict):
@@ -188,6 +210,24 @@ class MCPServerConfig(_Strict):
         description="Treat this server's tools as not sensitive (no confirmation under "
         "`confirm-sensitive`). By default every MCP tool asks.",
     )
+
+    # Not fields: a config file must not be able to say where it came from. Until the
+    # loader says otherwise, a server is taken to be the workspace's (asks before starting).
+    _source: ServerSource = PrivateAttr("workspace")
+    _source_label: str = PrivateAttr(".agentls.yaml")
+
+    @property
+    def source(self) -> ServerSource:
+        return self._source
+
+    @property
+    def source_label(self) -> str:
+        """Where it was declared, for messages: a file name, "editor settings"..."""
+        return self._source_label
+
+    def set_source(self, source: ServerSource, label: str) -> None:
+        self._source = source
+        self._source_label = label
 
     @model_validator(mode="after")
     def _one_transport(self) -> MCPServerConfig:
@@ -396,6 +436,10 @@ class AppConfig(_Strict):
     editor: EditorConfig = Field(
         default_factory=EditorConfig, description="What the editor integration declares."
     )
+    commands: CommandRulesConfig = Field(
+        default_factory=CommandRulesConfig,
+        description="Allow, ask and deny rules for shell commands.",
+    )
 
     def redacted(self) -> dict[str, Any]:
         """The config as plain data, safe to log or show: inline secrets are masked."""
@@ -407,129 +451,3 @@ class AppConfig(_Strict):
             for key in ("env", "headers"):
                 server[key] = {name: MASK for name in server.get(key) or {}}
         return data
-
-
-def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """Merge ``override`` into a copy of ``base``; nested mappings merge, the rest replaces."""
-    merged: dict[str, Any] = copy.deepcopy(dict(base))
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = deep_merge(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
-
-
-_MESSAGES = {
-    "extra_forbidden": "extra field not permitted",
-    "missing": "field required",
-}
-
-
-def format_validation_error(
-    error: PydanticValidationError, source: str, data: Mapping[str, Any] | None = None
-) -> str:
-    """One line per problem: ``llm.timout: extra field not permitted in .agentls.yaml``.
-
-    With ``data`` (what was validated), an MCP server entry is named as well as numbered:
-    ``mcp.servers.1 (time).comand: ...``, since lists are read by name, not position.
-    """
-    lines = []
-    for item in error.errors():
-        loc = list(item["loc"])
-        path = ".".join(str(part) for part in loc) or "(root)"
-        name = _server_name(data, loc)
-        if name:
-            head = ".".join(str(part) for part in loc[:3])
-            path = f"{head} ({name})" + path[len(head) :]
-        message = _MESSAGES.get(item["type"], item["msg"])
-        message = message.removeprefix("Value error, ")
-        lines.append(f"{path}: {message} in {source}")
-    return "\n".join(lines)
-
-
-def _server_name(data: Mapping[str, Any] | None, loc: list[Any]) -> str:
-    if data is None or loc[:2] != ["mcp", "servers"] or len(loc) < 3:
-        return ""
-    mcp = data.get("mcp")
-    servers = mcp.get("servers") if isinstance(mcp, Mapping) else None
-    index = loc[2]
-    if not isinstance(servers, list) or not isinstance(index, int) or index >= len(servers):
-        return ""
-    entry = servers[index]
-    name = entry.get("name") if isinstance(entry, Mapping) else None
-    return name if isinstance(name, str) else ""
-
-
-def read_config_file(path: Path) -> dict[str, Any]:
-    """Parse a YAML config file into a mapping; a YAML or shape error is a ConfigError."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path.name}{where}: invalid YAML: {exc}") from exc
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path.name}: the top level must be a mapping of keys")
-    return data
-
-
-def validate_config(data: Mapping[str, Any], source: str) -> AppConfig:
-    """Validate plain data as an AppConfig, naming ``source`` in any error."""
-    try:
-        return AppConfig.model_validate(dict(data))
-    except PydanticValidationError as exc:
-        raise ConfigError(format_validation_error(exc, source, data)) from exc
-
-
-def load_config(
-    workspace: Path | str | None = None,
-    config_file: Path | str | None = None,
-    overrides: Mapping[str, Any] | None = None,
-    overrides_source: str = "overrides",
-) -> AppConfig:
-    """Build the effective config: defaults < YAML file < ``overrides``.
-
-    The YAML file is ``config_file`` when given, else ``.agentls.yaml`` in
-    ``workspace`` if it exists. ``workspace.root`` is resolved against the file's
-    directory; when a ``workspace`` argument is given it wins over the file.
-    """
-    base_dir = Path(workspace) if workspace is not None else Path.cwd()
-    file_data: dict[str, Any] = {}
-    source_name = CONFIG_FILE_NAME
-    path: Path | None = Path(config_file) if config_file is not None else None
-    if path is None and (base_dir / CONFIG_FILE_NAME).is_file():
-        path = base_dir / CONFIG_FILE_NAME
-    if path is not None:
-        file_data = read_config_file(path)
-        source_name = path.name
-        validate_config(file_data, source_name)  # errors name the file, not the merge
-
-    merged = deep_merge(file_data, overrides or {})
-    config = validate_config(merged, overrides_source if overrides else source_name)
-
-    root = config.workspace.root
-    if workspace is not None and "root" not in (overrides or {}).get("workspace", {}):
-        root = Path(workspace)
-    elif not root.is_absolute():
-        root = (path.parent if path is not None else base_dir) / root
-    config.workspace.root = Path(os.path.abspath(root))
-    return config
-
-
-def may_declare_mcp_servers(config: AppConfig) -> bool:
-    """Whether any MCP source could hold a server: ``mcp.servers``, or a workspace MCP file
-    that is read. Only presence is checked (cheap, and no MCP code is imported); the
-    files are parsed by ``agent.mcp.sources``."""
-    root, mcp = config.workspace.root, config.mcp
-    return bool(
-        mcp.servers
-        or (mcp.vscode_config and (root / VSCODE_MCP_FILE).is_file())
-        or (mcp.mcp_json and (root / MCP_JSON_FILE).is_file())
-    )

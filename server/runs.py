@@ -26,7 +26,8 @@ from pygls.uris import to_fs_path
 
 from agentls.agent.agents import AgentRegistry
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AppConfig, may_declare_mcp_servers
+from agentls.agent.config import AppConfig
+from agentls.agent.config_loader import may_declare_mcp_servers
 from agentls.agent.contract import RunResult
 from agentls.agent.events import RunState, StatusChanged
 from agentls.agent.workspace import FileAccess

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +16,21 @@ from agentls.agent.llm import LiteLLMAdapter, RetryPolicy
 from agentls.agent.llm.scripted_server import ScriptedModelServer
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# Never the developer's own user config or trust list: every process a test starts
+# inherits this, and each test gets a fresh one below.
+os.environ["AGENTLS_CONFIG_DIR"] = tempfile.mkdtemp(prefix="agentls-user-config-")
 
 FAST_RETRY = RetryPolicy(base_delay=0.001, max_delay=0.01)
+
+
+@pytest.fixture(autouse=True)
+def user_config_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A fresh, empty user config directory (``config.yaml``, ``trust.json``) per test."""
+    directory = tmp_path_factory.mktemp("user-config")
+    monkeypatch.setenv("AGENTLS_CONFIG_DIR", str(directory))
+    return directory
 
 
 @pytest.fixture

@@ -56,7 +56,7 @@ def run_demo(
 
 
 async def _headless(workspace: Path, overrides: dict[str, Any]) -> int:
-    from agentls.agent.config import load_config
+    from agentls.agent.config_loader import load_config
     from agentls.agent.llm import LiteLLMAdapter
     from agentls.agent.run import FrontEnd, RunRequest, run_agent
     from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.config import AppConfig, EvaluationConfig, load_config
+from agentls.agent.config import AppConfig, EvaluationConfig
+from agentls.agent.config_loader import load_config
 from agentls.agent.config_docs import (
     SCHEMA_PATH,
     TABLE_BEGIN,
@@ -37,14 +38,14 @@ def test_defaults_are_the_documented_ones() -> None:
 def test_unknown_key_names_the_path_and_the_file(tmp_path: Path) -> None:
     (tmp_path / ".agentls.yaml").write_text("llm:\n  timout: 5\n")
     with pytest.raises(ConfigError) as info:
-        load_config(tmp_path)
+        load_config(tmp_path, trusted=True)
     assert str(info.value) == "llm.timout: extra field not permitted in .agentls.yaml"
 
 
 def test_bad_value_names_the_key(tmp_path: Path) -> None:
     (tmp_path / ".agentls.yaml").write_text("evaluation:\n  max_retries: 9\n")
     with pytest.raises(ConfigError, match=r"evaluation\.max_retries: .*5.* in \.agentls\.yaml"):
-        load_config(tmp_path)
+        load_config(tmp_path, trusted=True)
 
 
 def test_evaluation_bounds() -> None:
@@ -57,14 +58,14 @@ def test_evaluation_bounds() -> None:
 def test_invalid_yaml_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / ".agentls.yaml").write_text("llm: [unclosed\n")
     with pytest.raises(ConfigError, match="invalid YAML"):
-        load_config(tmp_path)
+        load_config(tmp_path, trusted=True)
 
 
 def test_layers_defaults_file_overrides(tmp_path: Path) -> None:
     (tmp_path / ".agentls.yaml").write_text(
         "llm:\n  model: openai/from-file\n  timeout: 5\ncontext:\n  parallel_tools: false\n"
     )
-    config = load_config(tmp_path, overrides={"llm": {"model": "openai/from-editor"}})
+    config = load_config(tmp_path, overrides={"llm": {"model": "openai/from-editor"}}, trusted=True)
     assert config.llm.model == "openai/from-editor"  # override wins
     assert config.llm.timeout == 5  # file value kept where not overridden
     assert config.context.parallel_tools is False

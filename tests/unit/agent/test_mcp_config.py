@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.config import AppConfig, MCPConfig, MCPServerConfig, load_config
+from agentls.agent.config import AppConfig, MCPConfig, MCPServerConfig
+from agentls.agent.config_loader import load_config
 from agentls.agent.errors import ConfigError, MCPConnectionError
 from agentls.agent.mcp.expand import expand, read_env_file
 from agentls.agent.mcp.sources import strip_jsonc, workspace_servers
@@ -15,7 +16,7 @@ from agentls.agent.mcp.sources import strip_jsonc, workspace_servers
 
 def load_yaml(tmp_path: Path, text: str) -> AppConfig:
     (tmp_path / ".agentls.yaml").write_text(text)
-    return load_config(tmp_path)
+    return load_config(tmp_path, trusted=True)
 
 
 def test_stdio_and_http_entries_are_told_apart() -> None:
