@@ -212,6 +212,41 @@ class AskUserResult(WireModel):
     answer: str | None = Field(None, description="Null: the user declined to answer.")
 
 
+class WorkspaceTrustParams(WireModel):
+    """``agent/workspaceTrust`` (a notification to the server): the editor's own trust
+    model changed its verdict on the folder (VS Code: the user granted Workspace Trust)."""
+
+    trusted: bool
+
+
+class McpServerApprovalParams(WireModel):
+    """``agent/approveMcpServer`` (a request to the client): may this MCP server, declared
+    by the workspace, start? Sent only to clients that declare
+    ``experimental.agentls.approveMcpServer``; the answer is remembered for this exact
+    definition, and a changed definition is asked about again."""
+
+    omit_none = False
+
+    name: str
+    source: str = Field(description="The file that declares it: `.mcp.json`, ...")
+    transport: Literal["stdio", "http", "sse"]
+    command: str | None = Field(
+        description="stdio: the exact command line that would run (variables unexpanded)."
+    )
+    cwd: str | None = Field(description="stdio: its working directory, as written.")
+    env: dict[str, str] = Field(description="stdio: variables it gets, values as written.")
+    env_file: str | None = Field(description="stdio: a file of variables it gets.")
+    url: str | None = Field(description="http/sse: the endpoint, as written.")
+    header_names: list[str] = Field(description="http/sse: the headers it sends (names).")
+    changed: bool = Field(description="The user approved another definition of this name.")
+
+
+class McpServerApprovalResult(WireModel):
+    """``agent/approveMcpServer`` result."""
+
+    approved: bool
+
+
 # -- checkpoints ------------------------------------------------------------------------
 
 
@@ -309,4 +344,19 @@ METHODS: tuple[Method, ...] = (
     Method("agent/step", "step", "notification", "serverToClient", StepParams),
     Method("agent/plan", "plan", "notification", "serverToClient", PlanParams),
     Method("agent/askUser", "askUser", "request", "serverToClient", AskUserParams, AskUserResult),
+    Method(
+        "agent/workspaceTrust",
+        "workspaceTrust",
+        "notification",
+        "clientToServer",
+        WorkspaceTrustParams,
+    ),
+    Method(
+        "agent/approveMcpServer",
+        "approveMcpServer",
+        "request",
+        "serverToClient",
+        McpServerApprovalParams,
+        McpServerApprovalResult,
+    ),
 )

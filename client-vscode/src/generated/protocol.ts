@@ -17,6 +17,8 @@ export const Methods = {
   step: 'agent/step',
   plan: 'agent/plan',
   askUser: 'agent/askUser',
+  workspaceTrust: 'agent/workspaceTrust',
+  approveMcpServer: 'agent/approveMcpServer',
 } as const;
 
 /** The requests the client sends: method → params and result. */
@@ -31,9 +33,15 @@ export interface ClientRequests {
   'agent/restore': { params: RestoreParams; result: RestoreResult };
 }
 
+/** The notifications the client sends: method → params. */
+export interface ClientNotifications {
+  'agent/workspaceTrust': WorkspaceTrustParams;
+}
+
 /** The requests the server sends: method → params and result. */
 export interface ServerRequests {
   'agent/askUser': { params: AskUserParams; result: AskUserResult };
+  'agent/approveMcpServer': { params: McpServerApprovalParams; result: McpServerApprovalResult };
 }
 
 /** The notifications the server sends: method → params. */
@@ -169,6 +177,38 @@ export interface ContextUpdate extends Entry {
   kind: string;
   messages_before: number;
   messages_after: number;
+}
+
+/**
+ * `agent/approveMcpServer` (a request to the client): may this MCP server, declared
+ * by the workspace, start? Sent only to clients that declare
+ * `experimental.agentls.approveMcpServer`; the answer is remembered for this exact
+ * definition, and a changed definition is asked about again.
+ */
+export interface McpServerApprovalParams {
+  name: string;
+  /** The file that declares it: `.mcp.json`, ... */
+  source: string;
+  transport: 'stdio' | 'http' | 'sse';
+  /** stdio: the exact command line that would run (variables unexpanded). */
+  command: string | null;
+  /** stdio: its working directory, as written. */
+  cwd: string | null;
+  /** stdio: variables it gets, values as written. */
+  env: Record<string, string>;
+  /** stdio: a file of variables it gets. */
+  envFile: string | null;
+  /** http/sse: the endpoint, as written. */
+  url: string | null;
+  /** http/sse: the headers it sends (names). */
+  headerNames: string[];
+  /** The user approved another definition of this name. */
+  changed: boolean;
+}
+
+/** `agent/approveMcpServer` result. */
+export interface McpServerApprovalResult {
+  approved: boolean;
 }
 
 /** Params of a request that takes none: `{}` (the server ignores what is sent). */
@@ -436,4 +476,12 @@ export interface Usage {
 export interface UserMessage extends Entry {
   type: 'user_message';
   content: string;
+}
+
+/**
+ * `agent/workspaceTrust` (a notification to the server): the editor's own trust
+ * model changed its verdict on the folder (VS Code: the user granted Workspace Trust).
+ */
+export interface WorkspaceTrustParams {
+  trusted: boolean;
 }
