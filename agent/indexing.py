@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentls.agent.config import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
+from agentls.agent.state_paths import cache_path
 from agentls.indexer import IndexCache, RepoIndex, RepoIndexer
 from agentls.indexer.ignore import IgnoreRules
 from agentls.indexer.repomap import MapFocus, paths_in
@@ -54,7 +55,8 @@ async def build_index(config: AppConfig) -> RepoIndex | None:
     if not config.indexer.enabled:
         return None
     root = config.workspace.root
-    cache = IndexCache(root / CACHE_FILE) if config.indexer.use_cache else None
+    cache_file = cache_path(root, CACHE_FILE) if config.indexer.use_cache else None
+    cache = IndexCache(cache_file) if cache_file is not None else None
     try:
         return await RepoIndexer(root, index_settings(config.indexer), cache).abuild()
     except Exception:
@@ -74,7 +76,9 @@ MAP_RENDER_WAIT_S = 5.0
 
 def local_symbols(index: RepoIndex | None) -> SymbolSource:
     """The symbols of ``index`` kept in this process (none without an index)."""
-    return no_symbols if index is None else LocalSymbols(index, index.root / SYMBOLS_CACHE_FILE)
+    if index is None:
+        return no_symbols
+    return LocalSymbols(index, cache_path(index.root, SYMBOLS_CACHE_FILE))
 
 
 async def task_map(

@@ -34,6 +34,7 @@ from agentls.agent.checkpoints import (
 from agentls.agent.child_process import ChangesProbe, FileSnapshotProbe, ProcessRunner
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.contract import RunRequest, RunResult
+from agentls.agent.errors import AgentError
 from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
 from agentls.agent.indexing import local_symbols, task_map
 from agentls.agent.llm.models import Usage
@@ -148,7 +149,10 @@ async def run_agent(
     files, observer = front_end.files, front_end.observer
     for notice in front_end.notices:
         observer(Notice("warning", notice))
-    store = front_end.sessions or store_for(files.root, config.sessions.dir)
+    try:
+        store = front_end.sessions or store_for(files.root, config.sessions.dir)
+    except AgentError as exc:  # where the session would be kept is refused
+        return RunOutcome(_failed(config, exc, observer), run_id, session_id, request.agent)
     recorder: SessionRecorder | None = None
     context = RunContext(
         files=files,
@@ -182,13 +186,18 @@ async def run_agent(
         state = await run.to_the_end()
     except Exception as exc:  # the run fails; the front end must not see a traceback
         log.exception("run %s failed", run_id)
-        state = AgentState(messages=[], model=config.llm.model)
-        state.finish("failed", f"{type(exc).__name__}: {exc}")
-        observer(Notice("error", str(exc)))
-        observer(StatusChanged(RunState.FAILED, str(exc)))
+        state = _failed(config, exc, observer)
     if recorder is not None and not run.ended_after_planning:
         await _record_finish(recorder, state, run.last_state, observer)
     return RunOutcome(state, run_id, session_id, request.agent)
+
+
+def _failed(config: AppConfig, exc: Exception, observer: Observer) -> AgentState:
+    state = AgentState(messages=[], model=config.llm.model)
+    state.finish("failed", f"{type(exc).__name__}: {exc}")
+    observer(Notice("error", str(exc)))
+    observer(StatusChanged(RunState.FAILED, str(exc)))
+    return state
 
 
 async def run_with_own_tools(

@@ -335,8 +335,11 @@ class SessionStore:
 
 
 def store_for(root: Path, directory: Path) -> SessionStore:
-    """The store of a workspace: ``directory`` is relative to the workspace root."""
-    return SessionStore(directory if directory.is_absolute() else root / directory)
+    """The store of a workspace: ``directory`` is relative to the workspace root and
+    reached through no symlink (``StatePathError`` otherwise)."""
+    from agentls.agent.state_paths import state_path
+
+    return SessionStore(state_path(root, directory))
 
 
 __all__ = [

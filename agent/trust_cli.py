@@ -254,3 +254,18 @@ def _state(server: MCPServerConfig, folder: Path, trusted: bool, store: TrustSto
     if approved != definition_digest(server):
         return "changed since you approved it: asks before starting"
     return "approved"
+
+
+def approve_workspace_servers(folder: Path) -> list[str]:
+    """Approve every MCP server ``folder`` declares as it is now (``agentls mcp approve
+    --all``); returns their names."""
+    from agentls.agent.mcp.approval import definition_digest
+
+    store = TrustStore()
+    _, servers, _ = _declared_servers(Path(canonical(folder)))
+    names = []
+    for server in servers:
+        if server.source == "workspace":
+            store.approve(folder, "mcp", server.name, definition_digest(server))
+            names.append(server.name)
+    return names

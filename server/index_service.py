@@ -124,6 +124,7 @@ class IndexService:
 
     async def _build_and_watch(self, root: Path, settings: IndexSettings) -> None:
         from agentls.agent.indexing import SYMBOLS_CACHE_FILE
+        from agentls.agent.state_paths import cache_path
         from agentls.indexer.builder import RepoIndexer
         from agentls.indexer.symbols_client import SymbolProcess
         from agentls.indexer.watcher import IndexWatcher
@@ -143,7 +144,7 @@ class IndexService:
         self._progress_end(token, f"{index.total_files} files")
         log.info("indexed %d files in %.0f ms", index.total_files, index.build_time_ms or 0)
         # Symbols fill in in their own process: the index is ready without them.
-        symbols = self.symbols = SymbolProcess(index, root / SYMBOLS_CACHE_FILE)
+        symbols = self.symbols = SymbolProcess(index, cache_path(root, SYMBOLS_CACHE_FILE))
         symbols.changed()
         watcher = IndexWatcher(indexer, index)
         watcher.subscribe(symbols.changed)

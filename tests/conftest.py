@@ -34,6 +34,21 @@ def user_config_dir(
 
 
 @pytest.fixture
+def trust_folder(user_config_dir: Path) -> Callable[..., None]:
+    """``trust_folder(path)``: what a user does to let a folder's own config and MCP
+    servers apply (``agentls trust`` then ``agentls mcp approve --all``)."""
+    from agentls.agent.trust import TrustStore
+    from agentls.agent.trust_cli import approve_workspace_servers
+
+    def trust(folder: Path, *, approve_mcp: bool = True) -> None:
+        TrustStore().set_trusted(folder, True)
+        if approve_mcp:
+            approve_workspace_servers(folder)
+
+    return trust
+
+
+@pytest.fixture
 def scripted() -> Iterator[ScriptedModelServer]:
     with ScriptedModelServer() as server:
         yield server

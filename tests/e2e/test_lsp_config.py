@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from agentls_e2e import AgentClient, LspFactory, llm_options, plain
@@ -34,15 +35,35 @@ async def test_invalid_initialization_options(
 
 
 async def test_invalid_yaml_key_then_valid_run(
-    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+    lsp: LspFactory,
+    scripted: ScriptedModelServer,
+    workspace: Path,
+    trust_folder: Callable[..., None],
 ) -> None:
     (workspace / ".agentls.yaml").write_text("indexer:\n  enabled: true\n  max_files: 3\n")
+    trust_folder(workspace)
     scripted.add("alice", text("fine"))
     client = await lsp()
     text_ = await _error_shown(client, "indexer.max_files")
     assert ".agentls.yaml" in text_
     result = plain(await client.run(prompt="hi", runId="cfg1"))
     assert result["status"] == "success"  # the initializationOptions layer still applies
+
+
+async def test_an_untrusted_folders_broken_yaml_is_a_warning_and_not_used(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    (workspace / ".agentls.yaml").write_text("indexer:\n  enabled: true\n  max_files: 3\n")
+    scripted.add("alice", text("fine"))
+    client = await lsp()
+    await client.wait_for(
+        lambda: any("indexer.max_files" in m.message for m in client.messages), limit=30
+    )
+    [message] = [m for m in client.messages if "indexer.max_files" in m.message]
+    assert message.type == types.MessageType.Warning
+    assert "is not a trusted folder" in message.message and "agentls trust" in message.message
+    result = plain(await client.run(prompt="hi", runId="cfg1"))
+    assert result["status"] == "success"
 
 
 async def test_invalid_change_keeps_last_valid_config(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,10 +51,15 @@ def write_mcp_files(workspace: Path, pids_file: Path) -> None:
 
 
 async def run_with_mcp(
-    workspace: Path, scripted: ScriptedModelServer, model: str, tmp_path: Path
+    workspace: Path,
+    scripted: ScriptedModelServer,
+    model: str,
+    tmp_path: Path,
+    trust_folder: Callable[..., None],
 ) -> tuple[AgentClient, tuple[int, int]]:
     pids_file = tmp_path / "pids"
     write_mcp_files(workspace, pids_file)
+    trust_folder(workspace)
     scripted.add(model, tool_call("mcp_local_add", {"a": 2, "b": 3}), text("five"))
     client = await start_killable(workspace, scripted, model)
     result = plain(await client.run(prompt="add", runId="m1", confirmMode="yolo"))
@@ -68,9 +74,12 @@ async def run_with_mcp(
 
 
 async def test_shutdown_stops_the_mcp_servers_and_their_children(
-    workspace: Path, scripted: ScriptedModelServer, tmp_path: Path
+    workspace: Path,
+    scripted: ScriptedModelServer,
+    tmp_path: Path,
+    trust_folder: Callable[..., None],
 ) -> None:
-    client, pids = await run_with_mcp(workspace, scripted, "mcplsp", tmp_path)
+    client, pids = await run_with_mcp(workspace, scripted, "mcplsp", tmp_path, trust_folder)
     await asyncio.wait_for(client.shutdown_session(), 60)
     await asyncio.wait_for(client.stop(), 30)
     assert not any(alive(pid) for pid in pids)

@@ -397,15 +397,13 @@ async def test_server_pool_reports_once_and_reuses_connections(server: McpServer
     from agentls.agent.mcp import MCPPool
 
     warnings: list[str] = []
-    config = AppConfig(
-        mcp=MCPConfig(
-            servers=[
-                MCPServerConfig(name="test", url=server.url, token_env=TOKEN_ENV),
-                MCPServerConfig(name="gone", url=f"http://127.0.0.1:{free_port()}/mcp"),
-            ],
-            connect_timeout=3,
-        )
-    )
+    servers = [
+        MCPServerConfig(name="test", url=server.url, token_env=TOKEN_ENV),
+        MCPServerConfig(name="gone", url=f"http://127.0.0.1:{free_port()}/mcp"),
+    ]
+    for own in servers:  # declared in the user's own config: no approval needed
+        own.set_source("user", "config.yaml")
+    config = AppConfig(mcp=MCPConfig(servers=servers, connect_timeout=3))
     pool = MCPPool()
     try:
         first = await pool.registry_for(config, warn=warnings.append)

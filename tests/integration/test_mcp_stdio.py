@@ -15,7 +15,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ import pytest
 from agentls.agent.approval import DenyingApprover
 from agentls.agent.config import AppConfig, MCPConfig, MCPServerConfig
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.mcp import MCPManager, MCPPool
+from agentls.agent.mcp import MCPManager, MCPPool, ServerToApprove
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.tools import build_registry
 from agentls.agent.workspace import DiskFileAccess
@@ -296,13 +296,17 @@ def write_workspace_files(workspace: Path, bin_dir: Path, pids_file: Path) -> No
 
 
 def test_cli_run_uses_the_workspace_mcp_files_and_leaves_nothing_behind(
-    third_party_bin: Path, scripted: ScriptedModelServer, tmp_path: Path
+    third_party_bin: Path,
+    scripted: ScriptedModelServer,
+    tmp_path: Path,
+    trust_folder: Callable[..., None],
 ) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     pids_file = tmp_path / "pids"
     write_workspace_files(workspace, third_party_bin, pids_file)
     (workspace / ".agentls.yaml").write_text("indexer:\n  enabled: false\n")
+    trust_folder(workspace)
     scripted.add(
         "mcpstdiocli",
         tool_call(
@@ -356,11 +360,15 @@ async def test_agentls_yaml_wins_and_each_source_turns_off(tmp_path: Path) -> No
     write_workspace_files(tmp_path, Path("/nonexistent"), pids_file)
     pool = MCPPool()
     warnings: list[str] = []
+
+    async def allow(item: ServerToApprove) -> bool:  # the user allows each one
+        return True
+
     try:
         # .agentls.yaml's "time" shadows the VS Code one (whose command does not exist).
         config = AppConfig(mcp=mcp_config(local_server("time")))
         config.workspace.root = tmp_path
-        registry = await pool.registry_for(config, warn=warnings.append)
+        registry = await pool.registry_for(config, warn=warnings.append, approve=allow)
         assert registry is not None
         assert registry.has_tool("mcp_time_add") and registry.has_tool("mcp_local_add")
         assert [w for w in warnings if "'github'" in w and "skipped" in w]
@@ -368,10 +376,10 @@ async def test_agentls_yaml_wins_and_each_source_turns_off(tmp_path: Path) -> No
 
         off = AppConfig(mcp=mcp_config(vscode_config=False, mcp_json=False))
         off.workspace.root = tmp_path
-        assert await pool.registry_for(off, warn=warnings.append) is None
+        assert await pool.registry_for(off, warn=warnings.append, approve=allow) is None
         only_mcp_json = AppConfig(mcp=mcp_config(vscode_config=False))
         only_mcp_json.workspace.root = tmp_path
-        registry = await pool.registry_for(only_mcp_json, warn=warnings.append)
+        registry = await pool.registry_for(only_mcp_json, warn=warnings.append, approve=allow)
         assert registry is not None
         assert registry.has_tool("mcp_local_add") and not registry.has_tool("mcp_time_add")
     finally:

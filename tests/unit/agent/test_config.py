@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from agentls.agent.config import AppConfig, EvaluationConfig
-from agentls.agent.config_loader import load_config
 from agentls.agent.config_docs import (
     SCHEMA_PATH,
     TABLE_BEGIN,
@@ -16,6 +15,7 @@ from agentls.agent.config_docs import (
     config_schema,
     config_table,
 )
+from agentls.agent.config_loader import load_config
 from agentls.agent.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[3]
