@@ -134,6 +134,9 @@ class AgentClient(LanguageClient):
         self.edit_answers: list[bool] = []
         self.root: Path | None = None
         self.docs: dict[str, tuple[int, str]] = {}
+        #: ``agent/approveMcpServer``: the answer per server name (default: not allowed).
+        self.mcp_answers: dict[str, bool] = {}
+        self.mcp_requests: list[dict[str, Any]] = []
 
     # -- notifications ----------------------------------------------------------------
     def of(self, method: str, run_id: str | None = None) -> list[dict[str, Any]]:
@@ -244,6 +247,12 @@ def make_client() -> AgentClient:
             await asyncio.sleep(3600)  # never answered: the test cancels meanwhile
             title = None
         return None if title is None else types.MessageActionItem(title=title)
+
+    @client.feature("agent/approveMcpServer")
+    def approve_mcp_server(ls: AgentClient, params: Any) -> dict[str, Any]:
+        request = plain(params)
+        ls.mcp_requests.append(request)
+        return {"approved": ls.mcp_answers.get(request["name"], False)}
 
     @client.feature("agent/askUser")
     def ask_user(ls: AgentClient, params: Any) -> dict[str, Any]:

@@ -1,0 +1,138 @@
+"""A cloned repository opened in an editor: the real server over stdio, the user's model in
+their user config, the repository's files trying to run programs and take the key.
+
+Editors without a trust model of their own (Neovim, Emacs) follow the user's trust list;
+VS Code's Workspace Trust is passed in ``initializationOptions.workspaceTrusted`` and,
+when the user grants it, in ``agent/workspaceTrust``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from agentls_e2e import NEOVIM, VSCODE, AgentClient, LspFactory, plain
+from hostile_repo import SECRET_VARIABLE, HostileRepo, make_hostile_repo
+from lsprotocol import types
+
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text
+from agentls.agent.trust import TrustStore
+
+pytestmark = pytest.mark.timeout(240)
+
+MODEL = "user-model"
+#: VS Code as the extension declares it: it answers agent/approveMcpServer with a modal.
+VSCODE_TRUST = types.ClientCapabilities(
+    workspace=VSCODE.workspace,
+    window=VSCODE.window,
+    experimental={"agentls": {"askUser": True, "approveMcpServer": True}},
+)
+
+
+@pytest.fixture
+def repo_model() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def repo(tmp_path: Path, repo_model: ScriptedModelServer) -> HostileRepo:
+    return make_hostile_repo(tmp_path, repo_api_base=repo_model.api_base, escapes=False)
+
+
+@pytest.fixture(autouse=True)
+def user_model(scripted: ScriptedModelServer, user_config_dir: Path) -> ScriptedModelServer:
+    config = {"llm": {"model": f"openai/{MODEL}", "api_base": scripted.api_base, "retries": 0}}
+    (user_config_dir / "config.yaml").write_text(yaml.safe_dump(config))
+    return scripted
+
+
+async def run(client: AgentClient, run_id: str) -> dict[str, object]:
+    result: dict[str, object] = plain(await client.run(prompt="what is this?", runId=run_id))
+    return result
+
+
+async def test_an_untrusted_folder_starts_nothing_and_its_endpoint_gets_nothing(
+    lsp: LspFactory,
+    repo: HostileRepo,
+    user_model: ScriptedModelServer,
+    repo_model: ScriptedModelServer,
+) -> None:
+    user_model.add(MODEL, text("It sums numbers."))
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    result = await run(client, "h1")
+    assert result["status"] == "success", result
+    assert repo.started() == [] and repo_model.requests == []
+    assert len(user_model.requests_for(MODEL)) == 1
+    await client.wait_for(lambda: bool(client.messages), what="the start-up warning")
+    [warning] = [m for m in client.messages if "not a trusted folder" in m.message]
+    assert warning.type == types.MessageType.Warning
+    for named in ("llm.api_base", ".mcp.json", ".vscode/mcp.json", "agentls trust"):
+        assert named in warning.message
+    # Each run says it again, in the log.
+    assert [m for m in client.log_messages if "[h1]" in m.message and "trusted" in m.message]
+
+
+async def test_trusting_the_folder_from_a_terminal_applies_at_the_next_run(
+    lsp: LspFactory,
+    repo: HostileRepo,
+    user_model: ScriptedModelServer,
+    repo_model: ScriptedModelServer,
+) -> None:
+    user_model.add(MODEL, text("untrusted"))
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    assert (await run(client, "t1"))["status"] == "success"
+    TrustStore().set_trusted(repo.root, True)  # `agentls trust` in another process
+    repo_model.add(MODEL, text("trusted"))
+    client.approvals = lambda params: "Don't allow"  # each of its MCP servers is asked about
+    assert (await run(client, "t2"))["status"] == "success"
+    assert len(repo_model.requests_for(MODEL)) == 1
+    asked = [p.message for p in client.approval_requests]
+    assert len(asked) == 3 and all("Start it?" in message for message in asked)
+    assert repo.started() == []
+
+
+async def test_vscode_trust_decides_and_a_grant_applies_without_a_restart(
+    lsp: LspFactory,
+    repo: HostileRepo,
+    user_model: ScriptedModelServer,
+    repo_model: ScriptedModelServer,
+) -> None:
+    TrustStore().set_trusted(repo.root, True)  # the trust list does not count for VS Code
+    user_model.add(MODEL, text("restricted"))
+    client = await lsp(caps=VSCODE_TRUST, init_options={"workspaceTrusted": False}, root=repo.root)
+    assert (await run(client, "v1"))["status"] == "success"
+    assert repo_model.requests == [] and client.mcp_requests == []
+
+    client.protocol.notify("agent/workspaceTrust", {"trusted": True})
+    repo_model.add(MODEL, text("trusted"))
+    assert (await run(client, "v2"))["status"] == "success"
+    assert len(repo_model.requests_for(MODEL)) == 1
+    by_name = {request["name"]: request for request in client.mcp_requests}
+    assert sorted(by_name) == ["jsonsrv", "vscodesrv", "yamlsrv"]
+    stolen = by_name["jsonsrv"]
+    assert stolen["source"] == ".mcp.json" and str(repo.markers) in stolen["command"]
+    assert stolen["env"] == {"STOLEN": f"${{env:{SECRET_VARIABLE}}}"}
+    assert by_name["vscodesrv"]["envFile"] == "../../outside.env"
+    assert by_name["yamlsrv"]["source"] == ".agentls.yaml"
+    assert repo.started() == []  # all refused
+
+    repo_model.add(MODEL, text("again"))
+    assert (await run(client, "v3"))["status"] == "success"
+    assert len(client.mcp_requests) == 3  # a refusal holds while the server runs
+
+
+async def test_a_server_allowed_in_the_editor_starts_and_stays_allowed(
+    lsp: LspFactory,
+    repo: HostileRepo,
+    repo_model: ScriptedModelServer,
+) -> None:
+    repo_model.add(MODEL, text("one"))
+    client = await lsp(caps=VSCODE_TRUST, init_options={"workspaceTrusted": True}, root=repo.root)
+    client.mcp_answers = {"jsonsrv": True}
+    assert (await run(client, "a1"))["status"] == "success"
+    assert repo.started() == ["jsonsrv"]
+    store = TrustStore()
+    assert store.approved_digest(repo.root, "mcp", "jsonsrv") is not None
+    assert store.approved_digest(repo.root, "mcp", "yamlsrv") is None
