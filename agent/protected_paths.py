@@ -8,12 +8,18 @@ hook runs on the user's next ``git checkout``, an ``.mcp.json`` server or a
 mode, ``yolo`` included.
 
 ``protected_reason`` answers for one workspace-relative path; ``ROOT_NAMES`` and
-``ANY_LEVEL_NAMES`` are what the sandbox binds read-only or watches for.
+``ANY_LEVEL_NAMES`` are what the sandbox binds read-only or watches for;
+``find_protected`` lists the ones that exist under a workspace.
 """
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+import os
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from agentls.indexer.settings import DEFAULT_EXCLUDE_DIRS
 
 #: Paths protected where they sit at the workspace root, and why.
 ROOT_NAMES: dict[str, str] = {
@@ -41,15 +47,86 @@ ANY_LEVEL_NAMES: dict[str, str] = {
 def protected_reason(relative: str) -> str | None:
     """Why a change to ``relative`` (workspace-relative, ``/``-separated) must be shown to
     the user, or None when it is an ordinary file."""
+    found = protected_entry(relative)
+    return None if found is None else f"{found[0]}: {found[1]}"
+
+
+def protected_entry(relative: str) -> tuple[str, str] | None:
+    """The protected path that holds ``relative`` (itself or a directory above it) and
+    why it is protected, or None when it is an ordinary file."""
     parts = PurePosixPath(relative).parts
     if not parts or parts[0] in ("", "/"):
         return None
     for length in range(len(parts), 0, -1):
         reason = ROOT_NAMES.get("/".join(parts[:length]))
         if reason is not None:
-            return f"{'/'.join(parts[:length])}: {reason}"
+            return "/".join(parts[:length]), reason
     for index, part in enumerate(parts):
         reason = ANY_LEVEL_NAMES.get(part)
         if reason is not None:
-            return f"{'/'.join(parts[: index + 1])}: {reason}"
+            return "/".join(parts[: index + 1]), reason
     return None
+
+
+#: Directories the search for nested protected paths does not enter: the index's fixed
+#: excludes. Not the ``exclude_dirs`` of the config: an untrusted workspace's
+#: ``.agentls.yaml`` may set those, and must not be able to take a directory out of
+#: protection. (``.git`` is in the list: a git directory is protected whole, never entered.)
+SKIPPED_DIRS = frozenset(DEFAULT_EXCLUDE_DIRS)
+#: At most this many directories are read looking for nested protected paths. Past it the
+#: deeper ones are neither bound read-only nor watched (a command can change them), and
+#: one a command creates there is caught only when the run's changes probe lists it. The
+#: walk goes breadth-first, so what is cut is the deepest part of a huge tree.
+MAX_DIRS = 3_000
+
+
+@dataclass(frozen=True)
+class Found:
+    """The protected paths that exist under a root, workspace-relative, shallowest first."""
+
+    paths: tuple[str, ...]
+    #: False when ``MAX_DIRS`` stopped the walk before it saw every directory.
+    complete: bool
+
+
+def find_protected(root: Path | str, *, max_dirs: int = MAX_DIRS) -> Found:
+    """Every existing protected path under ``root``: each of ``ROOT_NAMES`` (checked
+    directly), and each of ``ANY_LEVEL_NAMES`` a breadth-first ``scandir`` walk finds.
+
+    The walk enters neither symlinked directories (they may lead anywhere, and what they
+    lead to inside the root is walked on its own) nor ``SKIPPED_DIRS`` nor protected
+    directories (protected whole). Symlinks are listed as themselves, not followed.
+    """
+    base = os.fspath(root)
+    found = [rel for rel in ROOT_NAMES if os.path.lexists(os.path.join(base, rel))]
+    seen = set(found)
+    queue: deque[str] = deque([""])
+    visited = 0
+    while queue:
+        if visited >= max_dirs:
+            return Found(tuple(sorted(found, key=_depth_then_name)), complete=False)
+        directory = queue.popleft()
+        visited += 1
+        try:
+            with os.scandir(os.path.join(base, directory)) as entries:
+                listed = sorted(entries, key=lambda entry: entry.name)
+        except OSError:
+            continue  # unreadable or gone: nothing there to protect from the command
+        for entry in listed:
+            rel = f"{directory}/{entry.name}" if directory else entry.name
+            if entry.name in ANY_LEVEL_NAMES or rel in ROOT_NAMES:
+                if rel not in seen:
+                    seen.add(rel)
+                    found.append(rel)
+                continue
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir and entry.name not in SKIPPED_DIRS:
+                queue.append(rel)
+    return Found(tuple(sorted(found, key=_depth_then_name)), complete=True)
+
+
+def _depth_then_name(rel: str) -> tuple[int, str]:
+    return rel.count("/"), rel

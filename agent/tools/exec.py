@@ -6,6 +6,8 @@ Shell commands whose every part matches ``allowed_commands`` skip the question
 (``agent.shell_policy``); Python never does. Both run in their own process group
 with a timeout (``agent.child_process``), under bubblewrap when available
 (``agent.sandbox``), and report exit code, bounded output and the files they changed.
+Afterwards the protected files a command created or replaced are removed, sandbox or
+not, and the result says so (``agent.planted_files``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from agentls.agent.child_process import (
 )
 from agentls.agent.config import AgentConfig
 from agentls.agent.errors import AgentError
+from agentls.agent.planted_files import Settled, Survey, settle, survey
 from agentls.agent.sandbox import NO_BWRAP_NOTE, SandboxMode, make_sandbox
 from agentls.agent.shell_policy import analyze, approval_reason, describe
 from agentls.agent.tools.base import RunContext, Tool, ToolContext, ToolResult
@@ -182,17 +185,22 @@ class _Runner(Tool[RunnerArgsT]):
         limit = effective_timeout(requested_timeout, settings)
         root = Path(ctx.run.files.root)
         sandbox = make_sandbox(root, settings.sandbox, settings.network)
+        elsewhere = ctx.run.process_runner if stdin_data is None else None
+        sandboxed = elsewhere is None and sandbox.active
+        # A read-only sandbox lets the command write nothing: no protected path to watch.
+        watched = None
+        if not (sandboxed and sandbox.mode == "read-only"):
+            watched = await _safe_survey(root)
         probe: ChangesProbe = ctx.run.changes_probe or FileSnapshotProbe(
             root, ctx.run.config.indexer
         )
         before = await _safe_snapshot(probe)
-        elsewhere = ctx.run.process_runner if stdin_data is None else None
         try:
             if elsewhere is not None:
                 result = await elsewhere(argv, cwd=cwd, time_limit=limit)
             else:
                 result = await run_process(
-                    sandbox.wrap(argv, cwd),
+                    sandbox.wrap(argv, cwd, watched.paths if watched is not None else None),
                     cwd=cwd,
                     env=child_env(),
                     time_limit=limit,
@@ -200,7 +208,13 @@ class _Runner(Tool[RunnerArgsT]):
                 )
         except OSError as exc:
             return ToolResult.fail(f"Could not start {label}: {exc}")
+        except asyncio.CancelledError:
+            # Stopped midway, all its processes gone: still undo what it planted.
+            await _safe_settle(watched, [], sandboxed=sandboxed)
+            raise
         changed = await _safe_changed(probe, before)
+        settled = await _safe_settle(watched, changed, sandboxed=sandboxed)
+        changed = [path for path in changed if not settled.hides(path)]
 
         lines = [_exit_text(result, limit)]
         output = redact(result.output)
@@ -215,6 +229,7 @@ class _Runner(Tool[RunnerArgsT]):
         if elsewhere is None and sandbox.missing and ctx.run.run_id not in self._warned_runs:
             self._warned_runs.add(ctx.run.run_id)
             lines.append(NO_BWRAP_NOTE)
+        lines += settled.notes
         if changed:
             lines.append(format_changed(changed))
         text = "\n".join(lines)
@@ -230,6 +245,24 @@ class _Runner(Tool[RunnerArgsT]):
         if not target.is_dir():
             return ToolResult.fail(f"Invalid cwd: {cwd} is not a directory in the workspace.")
         return target
+
+
+async def _safe_survey(root: Path) -> Survey | None:
+    try:
+        return await asyncio.to_thread(survey, root)
+    except Exception:  # the sandbox then looks for the protected paths itself
+        log.warning("could not list the protected paths before a command", exc_info=True)
+        return None
+
+
+async def _safe_settle(watched: Survey | None, changed: list[str], *, sandboxed: bool) -> Settled:
+    if watched is None:
+        return Settled()
+    try:
+        return await asyncio.to_thread(settle, watched, changed, sandboxed=sandboxed)
+    except Exception:
+        log.warning("could not check the protected paths after a command", exc_info=True)
+        return Settled(["agentls could not check whether the command planted protected files."])
 
 
 async def _safe_snapshot(probe: ChangesProbe) -> Any:

@@ -1,15 +1,19 @@
 """bubblewrap confinement of execute_command / python_executor, with real bwrap.
 
-The tests install bubblewrap through scripts/ensure_bwrap.sh when it is missing;
-set AGENTLS_SKIP_SANDBOX_TESTS=1 to skip the ones that need it.
+The tests install bubblewrap through scripts/ensure_bwrap.sh when it is missing (the
+``bwrap`` fixture of conftest.py); set AGENTLS_SKIP_SANDBOX_TESTS=1 to skip the ones that
+need it. test_planted_files.py covers the protected paths of the workspace.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
+import shlex
+import shutil
+import socket
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +31,6 @@ from agentls.agent.tools.exec import (
     PythonExecutorTool,
 )
 from agentls.agent.workspace import DiskFileAccess
-
-REPO = Path(__file__).parents[3]
-
-
-@pytest.fixture(scope="module")
-def bwrap() -> str:
-    if os.environ.get("AGENTLS_SKIP_SANDBOX_TESTS") == "1":
-        pytest.skip("AGENTLS_SKIP_SANDBOX_TESTS=1")
-    subprocess.run(["bash", str(REPO / "scripts" / "ensure_bwrap.sh")], check=True)
-    found = sandbox_module.find_bwrap()
-    assert found, "ensure_bwrap.sh ran but bwrap is not on PATH"
-    return found
 
 
 @pytest.fixture
@@ -159,3 +151,122 @@ async def test_without_bwrap_the_result_says_so_once_per_run(
     assert NO_BWRAP_NOTE in other_run.output
     off = await tool.run(ExecuteCommandArgs(command="true"), _ctx(tmp_path, "r3", sandbox="off"))
     assert NO_BWRAP_NOTE not in off.output
+
+
+# -- host sockets ---------------------------------------------------------------------------
+CONNECT = (
+    "import socket, sys\n"
+    "s = socket.socket(socket.AF_UNIX)\n"
+    "try:\n"
+    "    s.connect(sys.argv[1])\n"
+    "except OSError as exc:\n"
+    "    print('REFUSED', exc)\n"
+    "else:\n"
+    "    print('CONNECTED')\n"
+)
+
+
+@pytest.fixture
+def listening() -> Iterator[Callable[[Path], Path]]:
+    """``listening(path)`` starts a real unix socket server at ``path`` in this process."""
+    servers: list[tuple[socket.socket, Path]] = []
+
+    def listen(path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        server.listen(8)  # connections wait in the backlog: nothing needs to accept them
+        servers.append((server, path))
+        return path
+
+    yield listen
+    for server, path in servers:
+        server.close()
+        path.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def outside_dir() -> Iterator[Path]:
+    """A directory neither under /tmp (private in the sandbox) nor under /run."""
+    path = Path("/var/tmp") / f"agentls-sock-{uuid.uuid4().hex[:12]}"
+    path.mkdir()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+async def connects(root: Path, socket_path: Path, *, network: bool) -> bool:
+    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(CONNECT)} {socket_path}"
+    result = await run_cmd(root, command, network=network)
+    assert result.success, result.output
+    assert "CONNECTED" in result.output or "REFUSED" in result.output, result.output
+    return "CONNECTED" in result.output
+
+
+async def test_a_host_socket_under_run_is_reachable_only_with_network(
+    bwrap: str, tmp_path: Path, listening: Callable[[Path], Path]
+) -> None:
+    if not os.access("/run", os.W_OK):
+        pytest.skip("cannot create a socket under /run as this user")
+    path = listening(Path("/run") / f"agentls-test-{os.getpid()}-{uuid.uuid4().hex[:6]}.sock")
+    assert not await connects(tmp_path, path, network=False)
+    assert await connects(tmp_path, path, network=True)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("SSH_AUTH_SOCK", "{path}"),
+        ("DOCKER_HOST", "unix://{path}"),
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path={path},guid=0123456789abcdef"),
+    ],
+)
+async def test_a_socket_the_environment_names_is_reachable_only_with_network(
+    bwrap: str,
+    tmp_path: Path,
+    listening: Callable[[Path], Path],
+    outside_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    value: str,
+) -> None:
+    path = listening(outside_dir / "agent.sock")
+    monkeypatch.setenv(variable, value.format(path=path))
+    assert not await connects(tmp_path, path, network=False)
+    assert await connects(tmp_path, path, network=True)
+
+
+async def test_gpg_agent_sockets_are_reachable_only_with_network(
+    bwrap: str,
+    tmp_path: Path,
+    listening: Callable[[Path], Path],
+    outside_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = listening(outside_dir / "S.gpg-agent")
+    monkeypatch.setenv("GNUPGHOME", str(outside_dir))
+    assert not await connects(tmp_path, path, network=False)
+    assert await connects(tmp_path, path, network=True)
+
+
+async def test_the_runtime_directory_is_hidden_without_network(
+    bwrap: str,
+    tmp_path: Path,
+    listening: Callable[[Path], Path],
+    outside_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = listening(outside_dir / "bus")
+    (outside_dir / "keep.txt").write_text("x")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(outside_dir))
+    assert not await connects(tmp_path, path, network=False)
+    listed = await run_cmd(tmp_path, f"ls -A {outside_dir}")
+    assert listed.success, listed.output
+    assert "keep.txt" not in listed.output  # the whole directory is an empty tmpfs
+    assert await connects(tmp_path, path, network=True)
+
+
+async def test_root_in_the_sandbox_has_no_capabilities(bwrap: str, tmp_path: Path) -> None:
+    """With CAP_SYS_ADMIN a command started by root could unmount the read-only binds."""
+    result = await run_cmd(tmp_path, "grep CapEff /proc/self/status")
+    assert result.success, result.output
+    assert "CapEff:\t0000000000000000" in result.output
