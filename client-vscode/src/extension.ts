@@ -14,10 +14,11 @@ import { AgentPanel } from './panel/provider';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
-import { didChangeConfigurationParams, readSettings, RESTART_KEYS, SECTION, SERVER_KEYS, SETTINGS_SENT, type AgentSettings } from './settings';
+import { readSettings, SECTION, type AgentSettings } from './settings';
 import { RunStatusBar } from './statusBar';
 import { Transcript } from './transcript';
 import { realUi, type Ui } from './vscodeapi';
+import { watchWorkspaceTrust } from './workspaceTrust';
 
 const MIRROR_LIMIT = 500_000;
 
@@ -41,6 +42,8 @@ export interface AgentlsApi {
   review: ReviewController;
   /** The agent panel (its conversation). */
   panel: AgentPanel;
+  /** The run status bar item's tooltip (Markdown or plain text). */
+  statusTooltip(): string;
 }
 
 function settingsNow(): AgentSettings {
@@ -107,6 +110,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     outputText: () => mirror,
     logText,
     statusText: () => statusBar.text,
+    statusTooltip: () => statusBar.tooltipText,
     settings: settingsNow,
     lastOutcomeRunId: () => runs.lastOutcome?.runId,
     review,
@@ -122,6 +126,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow }),
     review,
     ...registerReviewUi(review),
+    ...watchWorkspaceTrust({ server, panel, statusBar }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) {
         return;
@@ -131,16 +136,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         await server.restart();
         return;
       }
-      if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
-        logInfo('Server command, interpreter or API key variable changed: restarting the server');
-        await server.restart();
-        return;
-      }
-      const client = server.current;
-      if (client && SERVER_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
-        await client.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(settingsNow()));
-        logInfo(SETTINGS_SENT);
-      }
+      await server.syncSettings();
     }),
     keys.onDidChange(async (event) => {
       if (keys.isKeyOfOurs(event.key)) {

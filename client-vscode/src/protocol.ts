@@ -26,6 +26,7 @@ export type {
   CheckpointRun,
   CheckpointsParams,
   CheckpointsResult,
+  ClientNotifications,
   ClientRequests,
   ConfirmMode,
   PingResult,
@@ -53,4 +54,5 @@ export type {
   ToolUse,
   Unrestorable,
   Usage,
+  WorkspaceTrustParams,
 } from './generated/protocol';
