@@ -14,6 +14,7 @@ import { AgentPanel } from './panel/provider';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
+import { McpApprovals } from './mcpApproval';
 import { readSettings, SECTION, type AgentSettings } from './settings';
 import { RunStatusBar } from './statusBar';
 import { Transcript } from './transcript';
@@ -75,6 +76,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     showErrorMessage: (m, ...a) => api.ui.showErrorMessage(m, ...a),
     showWarningMessage: (m, ...a) => api.ui.showWarningMessage(m, ...a),
     showInformationMessage: (m, ...a) => api.ui.showInformationMessage(m, ...a),
+    showModalWarning: (m, d, ...a) => api.ui.showModalWarning(m, d, ...a),
   };
   const runs = new Runs(statusBar, transcript, uiProxy);
   const keys = new ApiKeys(context.secrets);
@@ -84,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     log: (line) => logInfo(line),
   });
   const review = new ReviewController();
+  const mcpApprovals = new McpApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
   const server = new ServerManager(
     log,
     settingsNow,
@@ -93,6 +96,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
       onClient: (client: LanguageClient) => {
         runs.attach(client);
         review.attach(client);
+        mcpApprovals.attach(client);
       },
       onClientGone: () => runs.serverGone(),
       capabilities: () => review.capabilities(),
@@ -125,6 +129,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     panel,
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow }),
     review,
+    mcpApprovals,
     ...registerReviewUi(review),
     ...watchWorkspaceTrust({ server, panel, statusBar }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {

@@ -29,6 +29,8 @@ export type {
   ClientNotifications,
   ClientRequests,
   ConfirmMode,
+  McpServerApprovalParams,
+  McpServerApprovalResult,
   PingResult,
   PlanParams,
   PlanStep,
