@@ -39,7 +39,7 @@ from agentls.acp_agent.replay import replay
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode
-from agentls.agent.config_loader import load_config
+from agentls.agent.config_loader import LoadedConfig, load, trust_command
 from agentls.agent.errors import AgentError
 from agentls.agent.sessions import SessionStore, store_for
 
@@ -58,6 +58,9 @@ class AcpSession:
     confirm_mode: ConfirmMode | None = None
     #: Run commands in the editor's terminals when it offers them.
     client_terminals: bool = False
+    #: What the user must hear at each prompt: the untrusted folder's ignored settings,
+    #: a missing sandbox.
+    notices: tuple[str, ...] = ()
 
 
 class AgentlsAcpAgent:
@@ -68,7 +71,7 @@ class AgentlsAcpAgent:
         self,
         overrides: dict[str, Any] | None = None,
         config_file: Path | None = None,
-        load: Callable[..., AppConfig] = load_config,
+        load: Callable[..., LoadedConfig] = load,
         *,
         confirm_mode: ConfirmMode | None = None,
         client_terminals: bool = False,
@@ -104,13 +107,21 @@ class AgentlsAcpAgent:
 
     # -- sessions ------------------------------------------------------------------
     def _open(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
+        from agentls.agent.sandbox_status import missing_sandbox_notice
+
         try:
-            config = self._load(
+            # The folder's trust comes from the user's trust list (``agentls trust``).
+            loaded = self._load(
                 cwd, self.config_file, self.overrides, overrides_source="command-line flags"
             )
         except AgentError as exc:
             raise _request_error(str(exc)) from exc
+        config = loaded.config
         store = store_for(config.workspace.root, config.sessions.dir)
+        notices = (
+            loaded.notice(f"run `{trust_command(loaded.root)}` in a terminal"),
+            missing_sandbox_notice(config),
+        )
         session = AcpSession(
             session_id,
             config,
@@ -118,6 +129,7 @@ class AgentlsAcpAgent:
             mcp_servers=mcp_entries(mcp_servers),
             confirm_mode=self.confirm_mode,
             client_terminals=self.client_terminals,
+            notices=tuple(notice for notice in notices if notice),
         )
         self.sessions[session_id] = session
         return session

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import helpers
 from acp.interfaces import Client
@@ -21,6 +21,9 @@ from agentls.acp_agent.updates import UpdateSender, tool_kind, tool_title
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover, EditRequest
 from agentls.agent.text import shorten
 from agentls.agent.workspace import EditOutcome, FileAccess
+
+if TYPE_CHECKING:
+    from agentls.agent.mcp.approval import McpApprover, ServerToApprove
 
 log = logging.getLogger(__name__)
 
@@ -127,3 +130,36 @@ _ANSWERS = {
     ),
     "cancelled": ApprovalAnswer("abort", message="the user cancelled the turn"),
 }
+
+
+MCP_OPTIONS = [
+    PermissionOption(option_id="allow", name="Allow", kind="allow_always"),
+    PermissionOption(option_id="reject", name="Don't allow", kind="reject_once"),
+]
+
+
+def acp_mcp_approver(client: Client, session_id: str, updates: UpdateSender) -> McpApprover:
+    """Asks, through ``session/request_permission``, before a workspace's MCP server
+    starts; the question shows its exact definition. Anything but Allow is a refusal."""
+
+    async def approve(item: ServerToApprove) -> bool:
+        call = ToolCallUpdate(
+            tool_call_id=f"mcp-approval-{item.name}",
+            title=f"Start the MCP server {item.name!r} from {item.source}",
+            kind="execute",
+            status="pending",
+            content=[helpers.tool_content(helpers.text_block(item.question()))],
+            raw_input={"server": item.name, "source": item.source},
+        )
+        await updates.flush()
+        try:
+            answer = await client.request_permission(
+                session_id=session_id, tool_call=call, options=MCP_OPTIONS
+            )
+        except Exception:
+            log.warning("session/request_permission failed", exc_info=True)
+            return False
+        outcome = answer.outcome
+        return isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow"
+
+    return approve

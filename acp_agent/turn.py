@@ -9,7 +9,7 @@ from acp.interfaces import Client
 from acp.schema import ClientCapabilities, StopReason
 
 from agentls.acp_agent.agent import AcpSession
-from agentls.acp_agent.approver import AcpApprover
+from agentls.acp_agent.approver import AcpApprover, acp_mcp_approver
 from agentls.acp_agent.files import AcpFileAccess
 from agentls.acp_agent.terminals import EditorTerminals
 from agentls.acp_agent.updates import UpdateSender
@@ -23,15 +23,18 @@ def with_client_servers(session: AcpSession) -> AppConfig:
     """The session's config plus the client's MCP servers (``.agentls.yaml`` wins a clash)."""
     config = session.config
     taken = {server.name for server in config.mcp.servers}
-    extra = [
-        MCPServerConfig.model_validate(entry)
-        for entry in session.mcp_servers
-        if entry["name"] not in taken
-    ]
+    extra = [client_server(entry) for entry in session.mcp_servers if entry["name"] not in taken]
     if not extra:
         return config
     mcp = config.mcp.model_copy(update={"servers": [*config.mcp.servers, *extra]})
     return config.model_copy(update={"mcp": mcp})
+
+
+def client_server(entry: dict[str, object]) -> MCPServerConfig:
+    """A server the editor hands over with the session: the user's own, like its settings."""
+    server = MCPServerConfig.model_validate(entry)
+    server.set_source("editor", "the editor's session")
+    return server
 
 
 async def run_turn(
@@ -55,6 +58,10 @@ async def run_turn(
     def warn(message: str) -> None:
         updates.send(helpers.update_agent_thought_text(f"warning: {message}"))
 
+    # Shown as the agent's words, not its thoughts: the user must read them.
+    for notice in session.notices:
+        updates.send(helpers.update_agent_message_text(f"agentls: {notice}\n\n"))
+
     try:
         front_end = FrontEnd(
             files,
@@ -64,7 +71,13 @@ async def run_turn(
             sessions=session.store,
             process_runner=terminals_for(client, capabilities, session),
         )
-        outcome = await run_with_own_tools(request, front_end, config=config, warn=warn)
+        outcome = await run_with_own_tools(
+            request,
+            front_end,
+            config=config,
+            warn=warn,
+            approve_mcp=acp_mcp_approver(client, session.id, updates),
+        )
         _tell_the_end(updates, outcome)
     finally:
         await updates.close()  # every update is out before the answer

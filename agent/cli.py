@@ -14,14 +14,17 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode, SelfEvalMode, choices
 from agentls.agent.config_loader import load_config
 from agentls.agent.errors import AgentError
+
+if TYPE_CHECKING:
+    from agentls.agent.config_loader import LoadedConfig
 
 EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}
 EXIT_INTERRUPTED = 130
@@ -81,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
         command.add_argument("--json", action="store_true", help="print the result as JSON")
 
+    from agentls.agent.trust_cli import add_trust_commands
+
+    add_trust_commands(sub)
     sub.add_parser("serve", help="run the language server on stdio")
     sub.add_parser("config-schema", help="print the JSON Schema of .agentls.yaml")
     sub.add_parser("config-docs", help="print the configuration table (Markdown)")
@@ -105,6 +111,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         # agent/ knows nothing of LSP: the `agentls` console script (server.cli) serves.
         print("agentls: the language server is started by `agentls --stdio`", file=sys.stderr)
         return 1
+    with redacted_output():
+        return _command(args)
+
+
+@contextlib.contextmanager
+def redacted_output() -> Iterator[None]:
+    """Every line this process prints is masked like the log: a key that reached an
+    error message (an MCP URL with its token, say) never reaches the terminal."""
+    from agentls.agent.terminal import RedactingStream
+
+    out, err = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        yield
+    finally:
+        out.close_held()
+        err.close_held()
+        sys.stdout, sys.stderr = saved
+
+
+def _command(args: argparse.Namespace) -> int:
+    if args.command in ("trust", "untrust"):
+        from agentls.agent.trust_cli import trust_command_main
+
+        return trust_command_main(args)
+    if args.command == "mcp":
+        from agentls.agent.trust_cli import mcp_command_main
+
+        return mcp_command_main(args)
     if args.command == "config-schema":
         from agentls.agent.config_docs import config_schema
 
@@ -136,16 +172,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         return asyncio.run(checkpoints_command(args, config))
     if args.command == "run":
-        try:
-            config = load_config(
+        from agentls.agent.config_loader import load
+        from agentls.agent.sandbox_status import missing_sandbox_notice
+        from agentls.agent.trust_cli import trusted_config
+
+        def load_with(trusted: bool) -> LoadedConfig:
+            return load(
                 args.workspace,
                 args.config,
                 config_overrides(args),
                 overrides_source="command-line flags",
+                trusted=trusted,
             )
+
+        folder = Path(os.path.abspath(args.workspace or Path.cwd()))
+        try:
+            config = trusted_config(folder, load_with).config
         except AgentError as exc:
             print(f"agentls: {exc}", file=sys.stderr)
             return 1
+        sandbox = missing_sandbox_notice(config)
+        if sandbox:
+            print(f"agentls: warning: {sandbox}", file=sys.stderr)
         return asyncio.run(run_headless(args, config))
     build_parser().print_help()
     return 1
@@ -157,6 +205,7 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     from agentls.agent.contract import problems
     from agentls.agent.run import FrontEnd, RunRequest, run_with_own_tools
     from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
+    from agentls.agent.trust_cli import terminal_mcp_approver
 
     try:
         request = RunRequest(
@@ -187,7 +236,9 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
         observer=TerminalObserver(quiet=args.quiet),
         cancel=cancel,
     )
-    outcome = await run_with_own_tools(request, front_end, config=config, warn=warn)
+    outcome = await run_with_own_tools(
+        request, front_end, config=config, warn=warn, approve_mcp=terminal_mcp_approver()
+    )
     if args.json:
         print(json.dumps(outcome.to_result(), indent=2))
     else:

@@ -128,8 +128,7 @@ class CommandRulesConfig(_Strict):
     )
     ask: list[str] = Field(
         default_factory=list,
-        description="Commands that always ask, even under `yolo` or after \"allow for this "
-        "run\".",
+        description='Commands that always ask, even under `yolo` or after "allow for this run".',
     )
     deny: list[str] = Field(
         default_factory=list,

@@ -53,6 +53,7 @@ from agentls.indexer.symbol_source import SymbolSource
 
 if TYPE_CHECKING:
     from agentls.agent.context import ContextManager
+    from agentls.agent.mcp.approval import McpApprover
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,9 @@ class FrontEnd:
     inbox: Callable[[], Sequence[str]] | None = None
     #: Paths open in the editor: they rank higher in the run's repo map.
     open_documents: tuple[str, ...] = ()
+    #: What the user must hear at the start of the run (an untrusted folder's ignored
+    #: settings, a missing sandbox), as warnings through the observer.
+    notices: tuple[str, ...] = ()
 
 
 @dataclass
@@ -142,6 +146,8 @@ async def run_agent(
     run_id = request.run_id or uuid.uuid4().hex[:12]
     session_id = request.session_id or uuid.uuid4().hex[:12]
     files, observer = front_end.files, front_end.observer
+    for notice in front_end.notices:
+        observer(Notice("warning", notice))
     store = front_end.sessions or store_for(files.root, config.sessions.dir)
     recorder: SessionRecorder | None = None
     context = RunContext(
@@ -191,16 +197,19 @@ async def run_with_own_tools(
     *,
     config: AppConfig,
     warn: Callable[[str], None],
+    approve_mcp: McpApprover | None = None,
 ) -> RunOutcome:
     """A run for a front end that keeps no index or MCP servers of its own between runs
     (the CLI, ACP): the workspace is indexed and the MCP servers started for this run, and
-    stopped when it ends. ``warn`` gets one message per MCP server that cannot be used."""
+    stopped when it ends. ``warn`` gets one message per MCP server that cannot be used;
+    ``approve_mcp`` asks the user about each server the workspace declares (None: such
+    servers are skipped unless approved before)."""
     from agentls.agent.indexing import build_index
     from agentls.agent.llm import LiteLLMAdapter
     from agentls.agent.mcp import mcp_tools
 
     index = await build_index(config)
-    async with mcp_tools(config, warn=warn) as registry:
+    async with mcp_tools(config, warn=warn, approve=approve_mcp) as registry:
         own_tools = dataclasses.replace(front_end, index=index, registry=registry)
         return await run_agent(request, own_tools, config=config, llm=LiteLLMAdapter(config.llm))
 

@@ -54,3 +54,9 @@ def mask_patterns(text: str) -> str:
         else:
             text = pattern.sub(MASK, text)
     return text
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` as it may be shown or logged: anything shaped like a key or a token masked,
+    and the values of our own secret-looking environment variables."""
+    return mask_values(mask_patterns(text), env_secrets())

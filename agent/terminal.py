@@ -57,6 +57,63 @@ def colorize_diff(diff: str, color: bool) -> str:
     return "".join(out)
 
 
+class RedactingStream:
+    """A text stream that masks secrets (``agent.secrets.redact_secrets``) in everything
+    written through it, like the server's log.
+
+    Text is held until a line ends; a ``flush`` (streamed model text flushes each chunk)
+    writes up to the last whitespace and holds the rest, because a key never contains
+    whitespace: a secret split across two chunks is still seen whole before it is shown.
+    """
+
+    #: Beyond this many held characters without whitespace, they are written anyway.
+    MAX_HELD = 4096
+
+    def __init__(self, inner: IO[str]) -> None:
+        self.inner = inner
+        self._held = ""
+
+    def write(self, text: str) -> int:
+        self._held += text
+        cut = self._held.rfind("\n") + 1
+        if cut:
+            self._emit(self._held[:cut])
+            self._held = self._held[cut:]
+        return len(text)
+
+    def flush(self) -> None:
+        held = self._held
+        cut = max(held.rfind(" "), held.rfind("\t")) + 1
+        if len(held) > self.MAX_HELD:
+            cut = len(held)
+        if cut:
+            self._emit(held[:cut])
+            self._held = held[cut:]
+        self.inner.flush()
+
+    def close_held(self) -> None:
+        """Write what is still held (at exit)."""
+        if self._held:
+            self._emit(self._held)
+            self._held = ""
+        self.inner.flush()
+
+    def _emit(self, text: str) -> None:
+        from agentls.agent.secrets import redact_secrets
+
+        self.inner.write(redact_secrets(text))
+
+    def isatty(self) -> bool:
+        return self.inner.isatty()
+
+    def fileno(self) -> int:
+        return self.inner.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.inner, "encoding", "utf-8")
+
+
 class LinePrinter:
     """Streamed text and whole lines on one text stream: a line never starts in the
     middle of streamed text."""

@@ -116,9 +116,9 @@ class TrustStore:
 
     def approve(self, folder: Path | str, kind: ApprovalKind, name: str, digest: str) -> None:
         with self._update() as data:
-            data.setdefault("approvals", {}).setdefault(canonical(folder), {})[
-                f"{kind}:{name}"
-            ] = digest
+            data.setdefault("approvals", {}).setdefault(canonical(folder), {})[f"{kind}:{name}"] = (
+                digest
+            )
 
     # -- the file -----------------------------------------------------------------------
     def _read(self) -> dict[str, Any]:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from agentls.agent.llm.worker_client import ModelWorker
     from agentls.agent.workspace import FileAccess
     from agentls.server.runs import FilesFactory, LLMFactory, RunManager
-    from agentls.server.settings import SettingsManager
+    from agentls.server.settings import SettingsManager, SettingsUpdate
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +115,45 @@ class AgentLanguageServer(LanguageServer):
                 index=lambda: self.index_service.index,
                 symbols=lambda: self.index_service.symbol_source(),
                 changes_probe=lambda: self.index_service.changes_probe(),
+                notices=self.run_notices,
             )
             self._runs = RunManager(self, sources)
+
+    def run_notices(self) -> tuple[str, ...]:
+        """Before a run: pick up a change of the folder's trust (``agentls trust`` in a
+        terminal), and what the run must tell the user (ignored settings, no sandbox)."""
+        from agentls.agent.sandbox_status import missing_sandbox_notice
+
+        self.apply_settings(self.settings.refresh_trust())
+        notices = [self.trust_notice(), missing_sandbox_notice(self.config)]
+        return tuple(notice for notice in notices if notice)
+
+    def trust_notice(self) -> str | None:
+        """What the untrusted folder's config lost, and how to trust it, or None."""
+        report = self.settings.report
+        if report is None:
+            return None
+        if self.settings.editor_trust is not None:
+            how = "grant it Workspace Trust in your editor (agentls follows at once)"
+        else:
+            from agentls.agent.config_loader import trust_command
+
+            how = f"run `{trust_command(report.root)}` in a terminal (the next run follows)"
+        return report.notice(how)
+
+    def apply_settings(self, update: SettingsUpdate) -> None:
+        """A new config is in force: logging and the index follow it; errors are shown."""
+        if update.error:
+            self.show_error(
+                f"agentls: invalid configuration, using the last valid one:\n{update.error}"
+            )
+            return
+        if update.changed:
+            from agentls.server.logging import configure_logging
+
+            cfg = self.config.logging
+            configure_logging(cfg.level, file=cfg.file, verbose=cfg.verbose)
+            self.index_service.start(self.config)
 
     def files_for(self, config: AppConfig) -> FileAccess:
         """The FileAccess a run gets (a restore writes through the same one)."""

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from agentls.agent.secrets import env_secrets, mask_patterns, mask_values
+from agentls.agent.secrets import redact_secrets
 
 LOGGER_NAME = "agentls"
 _HANDLER_TAG = "_agentls_handler"
@@ -28,12 +28,6 @@ _LEVELS: dict[str, int] = {
 }
 
 
-def redact(text: str) -> str:
-    """``text`` with anything that looks like a key or a token masked, and the values of
-    our secret-looking environment variables."""
-    return mask_values(mask_patterns(text), env_secrets())
-
-
 class RedactingFilter(logging.Filter):
     """Masks secrets in the formatted message of every record."""
 
@@ -42,7 +36,7 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a bad format string must not lose the record
             message = str(record.msg)
-        cleaned = redact(message)
+        cleaned = redact_secrets(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
         return True
@@ -60,7 +54,7 @@ class JsonLinesFormatter(logging.Formatter):
             "message": record.getMessage(),
         }
         if record.exc_info:
-            entry["exception"] = redact(self.formatException(record.exc_info))
+            entry["exception"] = redact_secrets(self.formatException(record.exc_info))
         return json.dumps(entry, ensure_ascii=False)
 
 

@@ -81,6 +81,9 @@ class RunSources:
     symbols: Callable[[], SymbolSource | None] = lambda: None
     #: What a command changed, from the live index.
     changes_probe: Callable[[], ChangesProbe | None] = lambda: None
+    #: Brings the settings up to date (the folder's trust may have changed) and returns
+    #: what the user must hear at the start of the run.
+    notices: Callable[[], tuple[str, ...]] = lambda: ()
 
 
 class RunManager:
@@ -128,6 +131,7 @@ class RunManager:
     # -- agent/run ----------------------------------------------------------------------
     async def run(self, raw_params: Any) -> dict[str, Any]:
         params = parse_params(RunParams, raw_params)
+        notices = self._sources.notices()
         config = self._sources.config()
         if not AgentRegistry(config).exists(params.agent):
             known = ", ".join(AgentRegistry(config).names())
@@ -143,11 +147,17 @@ class RunManager:
         handle = RunHandle(run_id, session_id, params.agent, CancelToken())
         self.runs[run_id] = handle
         try:
-            return await self._run(handle, params, config)
+            return await self._run(handle, params, config, notices)
         finally:
             self.runs.pop(run_id, None)
 
-    async def _run(self, handle: RunHandle, params: RunParams, config: AppConfig) -> dict[str, Any]:
+    async def _run(
+        self,
+        handle: RunHandle,
+        params: RunParams,
+        config: AppConfig,
+        notices: tuple[str, ...] = (),
+    ) -> dict[str, Any]:
         """Progress and observer up, the run as a task of its own, its result; whatever
         happens the progress ends and the client gets an answer."""
         run_id = handle.run_id
@@ -165,7 +175,9 @@ class RunManager:
                 token=params.work_done_token,
                 fallback_token=f"agentls/run/{run_id}",
             )
-            task = handle.task = await self._start(handle, params, config, observer, run_ref)
+            task = handle.task = await self._start(
+                handle, params, config, observer, run_ref, notices
+            )
             outcome = await self._outcome(handle, task)
             return outcome.to_result()
         except asyncio.CancelledError:
@@ -190,18 +202,20 @@ class RunManager:
         config: AppConfig,
         observer: LspRunObserver,
         run_ref: RunRef,
+        notices: tuple[str, ...],
     ) -> asyncio.Task[RunOutcome]:
         """``run_agent`` with this editor's parts, started as a task of its own (in a
         context that names the run, so the file access knows whose edit it sends)."""
         from agentls.agent.run import FrontEnd, run_agent
 
         request = params.to_request(run_id=handle.run_id, session_id=handle.session_id)
+        registry = None
         # Without MCP servers the SDK (~30 MB) is never imported.
-        registry = (
-            await self.mcp.registry_for(config, warn=self._warn)
-            if may_declare_mcp_servers(config)
-            else None
-        )
+        if may_declare_mcp_servers(config):
+            from agentls.server.mcp_approval import lsp_mcp_approver
+
+            approve = lsp_mcp_approver(self._ls, handle.token)
+            registry = await self.mcp.registry_for(config, warn=self._warn, approve=approve)
         front_end = FrontEnd(
             self._sources.files(config),
             LspApprover(self._ls, handle.run_id, cancel=handle.token),
@@ -216,6 +230,7 @@ class RunManager:
             inbox=reviews_for(self._ls).run_started(run_ref),
             # the repo map ranks the files open in the editor higher
             open_documents=self._open_documents(),
+            notices=notices,
         )
         return asyncio.create_task(
             run_agent(request, front_end, config=config, llm=self._sources.llm(config)),

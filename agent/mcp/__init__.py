@@ -14,6 +14,13 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from agentls.agent.config import AppConfig, MCPConfig
+from agentls.agent.mcp.approval import (
+    McpApprover,
+    ServerToApprove,
+    definition_digest,
+    describe_definition,
+    gate,
+)
 from agentls.agent.mcp.connection import MCPConnection, resolve_token
 from agentls.agent.mcp.manager import MCPManager
 from agentls.agent.mcp.names import VALID_NAME, dedupe, prefixed_name, sanitize
@@ -43,23 +50,29 @@ async def mcp_tools(
     *,
     warn: Callable[[str], None],
     registry: ToolRegistry | None = None,
+    approve: McpApprover | None = None,
 ) -> AsyncIterator[ToolRegistry | None]:
     """For one run: the registry with the MCP tools added, closed when the block ends.
 
     Yields ``registry`` unchanged (None: let ``run_agent`` build the default) when no
     server is configured. Each server that cannot be used is passed to ``warn`` once.
+    A server the workspace declares starts only once the user approved it: ``approve``
+    asks (None: nobody can be asked, and such servers are skipped with a message).
     Local (stdio) servers are stopped, with whatever they started, when the block ends.
     """
     found = await asyncio.to_thread(workspace_servers, config)
     for message in found.warnings:
         warn(message)
-    if not found.servers:
+    gated = await gate(found.servers, config.workspace.root, approve=approve)
+    for message in gated.skipped:
+        warn(message)
+    if not gated.allowed:
         yield registry
         return
     from agentls.agent.tools import build_registry
 
     target = registry if registry is not None else build_registry(config)
-    manager = MCPManager(config.mcp, workspace=config.workspace.root, servers=found.servers)
+    manager = MCPManager(config.mcp, workspace=config.workspace.root, servers=gated.allowed)
     async with manager:
         manager.register(target)
         for message in manager.warnings:
@@ -73,11 +86,16 @@ __all__ = [
     "MCPManager",
     "MCPPool",
     "MCPTool",
+    "McpApprover",
     "RemoteTool",
+    "ServerToApprove",
     "WorkspaceServers",
     "dedupe",
+    "definition_digest",
+    "describe_definition",
     "discovery_tools",
     "end_all_groups",
+    "gate",
     "load_mcp_tools",
     "make_tool",
     "mcp_tools",

@@ -34,10 +34,12 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from agentls.agent.config import MCPServerConfig
-from agentls.agent.errors import MCPConnectionError, MCPToolCallError
+from agentls.agent.errors import MCPConnectionError, MCPToolCallError, PathTraversalError
 from agentls.agent.mcp.closing import ClosedOnExit
 from agentls.agent.mcp.expand import expand, read_env_file
 from agentls.agent.mcp.stdio import MARKER_VARIABLE, ProcessGroup, StderrLog
+from agentls.agent.userdirs import is_within
+from agentls.agent.workspace import confine
 
 log = logging.getLogger(__name__)
 
@@ -268,6 +270,23 @@ class MCPConnection:
             return lambda stack: self._open_sse(stack, url, headers)
         return lambda stack: self._open_http(stack, url, headers)
 
+    def _inside(self, value: str, where: str) -> Path:
+        """``value`` relative to the workspace. A workspace's own server may only name
+        files inside it: its ``env_file`` must not read the user's secrets elsewhere."""
+        path = self.workspace / value
+        if self.server.source == "workspace":
+            # ``${workspaceFolder}/x`` expands to an absolute path inside the workspace.
+            if os.path.isabs(value) and is_within(path, self.workspace):
+                value = os.path.relpath(os.path.realpath(path), os.path.realpath(self.workspace))
+            try:
+                return confine(self.workspace, value)
+            except PathTraversalError as exc:
+                raise MCPConnectionError(
+                    f"MCP server {self.name!r}: {where} {value!r} is outside the workspace "
+                    f"({exc}); a workspace's server may only use files inside it"
+                ) from None
+        return path
+
     def _expand(self, value: str, where: str) -> str:
         return expand(value, server=self.name, where=where, workspace=self.workspace)
 
@@ -275,10 +294,10 @@ class MCPConnection:
         server = self.server
         env: dict[str, str] = {}
         if server.env_file:
-            path = Path(self._expand(server.env_file, "env_file"))
-            env.update(read_env_file(self.workspace / path, server=self.name))
+            path = self._inside(self._expand(server.env_file, "env_file"), "env_file")
+            env.update(read_env_file(path, server=self.name))
         env.update({key: self._expand(value, f"env.{key}") for key, value in server.env.items()})
-        cwd = self.workspace / self._expand(server.cwd, "cwd") if server.cwd else self.workspace
+        cwd = self._inside(self._expand(server.cwd, "cwd"), "cwd") if server.cwd else self.workspace
         if not cwd.is_dir():
             raise MCPConnectionError(
                 f"MCP server {self.name!r}: its working directory {cwd} (cwd) does not exist"

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 
 from agentls.agent.config import AppConfig
+from agentls.agent.mcp.approval import McpApprover, gate
 from agentls.agent.mcp.manager import MCPManager
 from agentls.agent.mcp.sources import workspace_servers
 from agentls.agent.tools.registry import ToolRegistry
@@ -26,17 +27,31 @@ class MCPPool:
         self._key: str = ""
         self._quiet_key: str = ""
         self._lock = asyncio.Lock()
+        #: (name, digest) of workspace servers the user declined while this pool lives.
+        self._refused: set[tuple[str, str]] = set()
 
     async def registry_for(
-        self, config: AppConfig, *, warn: Callable[[str], None]
+        self,
+        config: AppConfig,
+        *,
+        warn: Callable[[str], None],
+        approve: McpApprover | None = None,
     ) -> ToolRegistry | None:
         """A fresh registry with the MCP tools of ``config``, or None when it has no servers.
 
         The workspace's ``.vscode/mcp.json`` and ``.mcp.json`` are read again for each
         run (they are small), so an edit to them applies to the next run without a watcher.
-        ``warn`` receives the start-up warnings, once per (re)start of the pool.
+        A server the workspace declares starts once the user approved it (``approve``
+        asks; a refusal holds until its definition changes). ``warn`` receives the
+        start-up warnings, once per (re)start of the pool.
         """
         found = await asyncio.to_thread(workspace_servers, config)
+        async with self._lock:
+            gated = await gate(
+                found.servers, config.workspace.root, approve=approve, refused=self._refused
+            )
+        found.servers = gated.allowed
+        found.warnings.extend(gated.skipped)
         if not found.servers:
             async with self._lock:
                 await self._close()

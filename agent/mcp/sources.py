@@ -164,7 +164,7 @@ def _server(
             str(key): str(value) for key, value in fields["env"].items() if value is not None
         }
     try:
-        return MCPServerConfig.model_validate(fields)
+        server = MCPServerConfig.model_validate(fields)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in item['loc']) or 'entry'}: "
@@ -173,6 +173,8 @@ def _server(
         )
         found.warnings.append(f"{where}: skipped: {problems}")
         return None
+    server.set_source("workspace", fmt.label)
+    return server
 
 
 _SHELL_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}")

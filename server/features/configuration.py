@@ -1,16 +1,23 @@
-"""``workspace/didChangeConfiguration``: the ``settings.agentls`` layer of the config.
+"""``workspace/didChangeConfiguration`` and ``agent/workspaceTrust``: the layers of the
+config that the editor changes while the server runs.
 
-An invalid change is shown with ``window/showMessage`` (the message names the key)
-and ignored: the last valid config stays in force. Runs in flight keep the config
-they started with; the next run uses the new one.
+``settings.agentls`` is the editor's layer; an invalid change is shown with
+``window/showMessage`` (the message names the key) and ignored: the last valid config
+stays in force. ``agent/workspaceTrust`` carries the editor's own trust verdict (VS
+Code's Workspace Trust, granted while the window is open): the workspace's
+``.agentls.yaml`` and MCP files then apply without a restart. Runs in flight keep the
+config they started with; the next run uses the new one.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from lsprotocol import types
 
 from agentls.server.app import AgentLanguageServer
-from agentls.server.features.lifecycle import apply_logging
+
+TRUST_METHOD = "agent/workspaceTrust"
 
 
 def register(ls: AgentLanguageServer) -> None:
@@ -19,12 +26,12 @@ def register(ls: AgentLanguageServer) -> None:
         ls: AgentLanguageServer, params: types.DidChangeConfigurationParams
     ) -> None:
         await ls.wait_ready()
-        update = ls.settings.change(params.settings)
-        if update.error:
-            ls.show_error(
-                f"agentls: invalid configuration, using the last valid one:\n{update.error}"
-            )
-            return
-        if update.changed:
-            apply_logging(ls)
-            ls.index_service.start(ls.config)
+        ls.apply_settings(ls.settings.change(params.settings))
+
+    @ls.handler(TRUST_METHOD, notification=True)
+    async def workspace_trust(ls: AgentLanguageServer, params: Any) -> None:
+        from agentls.server.protocol import WorkspaceTrustParams, parse_params
+
+        trusted = parse_params(WorkspaceTrustParams, params).trusted
+        await ls.wait_ready()
+        ls.apply_settings(ls.settings.set_editor_trust(trusted))

@@ -46,6 +46,24 @@ def apply_logging(ls: AgentLanguageServer) -> None:
     configure_logging(cfg.level, file=cfg.file, verbose=cfg.verbose)
 
 
+def warn_once_at_start(ls: AgentLanguageServer) -> None:
+    """What the user must know before the first run: commands cannot be sandboxed here,
+    and (for editors without a trust model of their own) what the untrusted folder's
+    config lost. VS Code shows its own Restricted Mode instead of the second."""
+    from agentls.agent.sandbox_status import missing_sandbox_notice
+
+    warnings = [missing_sandbox_notice(ls.config)]
+    if ls.settings.editor_trust is None:
+        warnings.append(ls.trust_notice())
+    for message in warnings:
+        if message:
+            ls.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"agentls: {message}"
+                )
+            )
+
+
 def register(ls: AgentLanguageServer) -> None:
     pending_error: list[str] = []
 
@@ -87,6 +105,7 @@ def register(ls: AgentLanguageServer) -> None:
         for message in pending_error:
             ls.show_error(f"agentls: invalid configuration, using the last valid one:\n{message}")
         pending_error.clear()
+        warn_once_at_start(ls)
         ls.index_service.start(ls.config)
 
     @ls.handler(types.SHUTDOWN)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentls.agent.secrets import env_secrets, looks_secret, mask_patterns, mask_values
-from agentls.server.logging import redact
+from agentls.agent.secrets import redact_secrets as redact
 
 
 def test_known_values_are_masked_longest_first() -> None:
