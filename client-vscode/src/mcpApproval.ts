@@ -61,11 +61,8 @@ export function approvalPrompt(params: McpServerApprovalParams): ApprovalPrompt 
   if (params.envFile) {
     lines.push(`${env.length > 0 ? 'And the' : 'Environment:'} variables of ${visible(params.envFile)}`);
   }
-  lines.push('');
-  if (params.changed) {
-    lines.push('Its definition changed since you last allowed it.');
-  }
   lines.push(
+    '',
     params.transport === 'stdio'
       ? 'It runs as a program with your permissions. Allow it only if you trust this repository.'
       : 'agentls will send it your tool calls. Allow it only if you trust this repository.',

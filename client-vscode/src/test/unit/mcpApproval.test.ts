@@ -36,7 +36,6 @@ describe('approvalPrompt', () => {
   it('says when the definition changed since the user allowed it', () => {
     const { message, detail } = approvalPrompt(stdio({ changed: true, env: {} }));
     assert.equal(message, 'The MCP server "github" changed since you allowed it. Allow the new definition to start?');
-    assert.match(detail, /Its definition changed since you last allowed it\./);
     assert.doesNotMatch(detail, /Environment variables/);
   });
 
