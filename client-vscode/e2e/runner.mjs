@@ -227,6 +227,8 @@ async function dialog(label, expected, shot, timeout) {
   } else {
     await box.locator('.monaco-button').filter({ hasText: new RegExp(`^\\s*${label}\\s*$`) }).first().click();
   }
+  // Off the button, so that no hover opens on what lies under it once the dialog is gone.
+  await page.mouse.move(1, 1);
   await box.waitFor({ state: 'hidden', timeout: 10_000 });
   say(`[runner] dialog: ${label}`);
   return text;
