@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.trust import TrustStore
 
 COMMAND = (
     "chmod +x script.py && echo cmd > by_cmd.txt && echo more >> data.txt"
     " && printf 'new\\000bytes' > blob.bin"
 )
-ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
 @pytest.fixture
@@ -31,6 +31,7 @@ def ws(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()
     (root / ".agentls.yaml").write_text("workspace:\n  allow_delete: true\n")
+    TrustStore().set_trusted(root, True)  # its .agentls.yaml allows deleting
     (root / "tool.sh").write_text("#!/bin/sh\necho old\n")
     (root / "tool.sh").chmod(0o755)
     (root / "gone.txt").write_bytes(b"keep me\r\nplease\n")
@@ -49,7 +50,7 @@ def cli(ws: Path, *args: str, server: ScriptedModelServer | None = None) -> Any:
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
-        env=ENV,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
         timeout=120,
     )
 
