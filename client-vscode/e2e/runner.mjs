@@ -24,12 +24,26 @@
 //       {"expectText": sel, "text": t}   a runner check: an element matching sel shows t (10 s)
 //       {"expectCount": sel, "count": n} a runner check: exactly n elements match sel
 //       {"screenshot": name}
+//   {"dialog": "Allow", "expectText"?: ["text", ...], "screenshot"?: "name", "timeout"?: ms}
+//       wait (default 60 s) for a modal dialog (e.g. a modal showWarningMessage), check that
+//       its text holds each `expectText` (runner checks), screenshot it, click the button
+//       labelled exactly so ("Cancel", "Allow", ...; "Escape" presses Escape); the dialog's
+//       text goes into the ack file
+//   {"hover": "css selector", "screenshot"?: "name"}   hover the first visible match and
+//       wait for its hover (a status bar item's tooltip) before the screenshot
 //   {"ack": "name"} (with any request) when the request is done (even failed), write
-//       <workspace>/.e2e-ack-name: the tests wait for that file to go on in step with the UI
+//       <workspace>/.e2e-ack-name (holding what the request read, if anything): the tests
+//       wait for that file to go on in step with the UI
 // Runner checks count in the final `N passed, N failed` line with the mocha results.
 //
 // Usage: node runner.mjs --port P --workspace DIR --ext DIR --artifacts DIR [--timeout S]
-//        [--chromium PATH]; writes `RESULT <passed> <failed>` as its last stdout line.
+//        [--chromium PATH] [--final NAME] [--log-file FILE]; writes `RESULT <passed> <failed>`
+//        as its last stdout line. The last screenshot is NAME.png (default final.png).
+// --log-file: the suites are not run as extension tests (VS Code refuses every modal dialog
+// while those run) but by e2e/driver/, an ordinary extension the caller installed in the VS
+// Code server's extensions folder; they log to FILE (JSON lines, then {"exit": code}). The VS
+// Code server must have $AGENTLS_E2E_LOG_FILE = FILE and $AGENTLS_E2E_TESTS = the suites'
+// out/test/index.js.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,7 +51,7 @@ import path from 'node:path';
 import { format } from 'node:util';
 
 function parseArgs(argv) {
-  const args = { timeout: 300, chromium: '/usr/bin/chromium' };
+  const args = { timeout: 300, chromium: '/usr/bin/chromium', final: 'final' };
   for (let i = 0; i < argv.length; i += 2) {
     args[argv[i].replace(/^--/, '')] = argv[i + 1];
   }
@@ -194,6 +208,32 @@ async function refactor(decision, shot, ifOpen) {
   say(`[runner] refactor preview: ${label}`);
 }
 
+/** Answer a modal dialog with the button `label`; returns the dialog's text. */
+async function dialog(label, expected, shot, timeout) {
+  const box = page.locator('.monaco-dialog-box').first();
+  await box.waitFor({ state: 'visible', timeout: timeout ?? 60_000 });
+  const text = await box.innerText();
+  say(`[runner] dialog: ${JSON.stringify(text)}`);
+  for (const part of expected ?? []) {
+    check(text.includes(part), `the dialog shows ${JSON.stringify(part)}`);
+  }
+  if (shot) {
+    // Away from whatever the last click left a hover on.
+    await page.mouse.move(1, 1);
+    await screenshot(shot);
+  }
+  if (label === 'Escape') {
+    await page.keyboard.press('Escape');
+  } else {
+    await box.locator('.monaco-button').filter({ hasText: new RegExp(`^\\s*${label}\\s*$`) }).first().click();
+  }
+  // Off the button, so that no hover opens on what lies under it once the dialog is gone.
+  await page.mouse.move(1, 1);
+  await box.waitFor({ state: 'hidden', timeout: 10_000 });
+  say(`[runner] dialog: ${label}`);
+  return text;
+}
+
 async function expectStatusBar(text, id) {
   const item = page.locator(`[id="${id ?? 'agentls.agentls.status'}"]`);
   try {
@@ -260,6 +300,7 @@ async function panelStep(frame, step) {
 
 function perform(request) {
   actions = actions.then(async () => {
+    let read = '';
     try {
       if (request.panel) {
         const frame = panelFrame();
@@ -267,7 +308,16 @@ function perform(request) {
           await panelStep(frame, step);
         }
       }
-      if (request.refactor) {
+      if (request.dialog) {
+        read = await dialog(request.dialog, request.expectText, request.screenshot, request.timeout);
+      } else if (request.hover) {
+        await page.locator(request.hover).first().hover({ timeout: 10_000 });
+        await page.locator('.monaco-hover:visible, .workbench-hover:visible').first().waitFor({ timeout: 10_000 });
+        if (request.screenshot) {
+          await screenshot(request.screenshot);
+        }
+        say(`[runner] hovered ${request.hover}`);
+      } else if (request.refactor) {
         await refactor(request.refactor, request.screenshot, request.ifOpen);
       } else if (request.screenshot) {
         await screenshot(request.screenshot);
@@ -307,15 +357,20 @@ function perform(request) {
       await screenshot(`failed-action-${runnerFailed}`).catch(() => undefined);
     }
     if (request.ack) {
-      fs.writeFileSync(path.join(args.workspace, `.e2e-ack-${request.ack.replace(/[^A-Za-z0-9_-]/g, '_')}`), '');
+      fs.writeFileSync(path.join(args.workspace, `.e2e-ack-${request.ack.replace(/[^A-Za-z0-9_-]/g, '_')}`), read);
     }
   });
 }
 
-function onLog(type, logArgs) {
+/** A log line of the tests; `act`: follow its requests and summary (false: only show it). */
+function onLog(type, logArgs, act = true) {
   const parts = Array.isArray(logArgs) ? logArgs : [logArgs];
   const text = format(...parts.map((p) => (typeof p === 'string' || typeof p === 'number' ? p : JSON.stringify(p))));
   for (const line of text.split('\n')) {
+    if (!act) {
+      say(`[workbench] ${line}`);
+      continue;
+    }
     const marker = line.indexOf('@@E2E ');
     if (marker >= 0) {
       try {
@@ -336,7 +391,46 @@ function onLog(type, logArgs) {
   }
 }
 
-await page.exposeFunction('codeAutomationLog', onLog);
+/** The driver's log (see --log-file): read what was appended, every 50 ms, whole lines only. */
+function followLogFile(file) {
+  let offset = 0;
+  let rest = '';
+  const timer = setInterval(() => {
+    let size;
+    try {
+      size = fs.statSync(file).size;
+    } catch {
+      return; // not written yet
+    }
+    if (size <= offset) {
+      return;
+    }
+    const fd = fs.openSync(file, 'r');
+    const chunk = Buffer.alloc(size - offset);
+    fs.readSync(fd, chunk, 0, chunk.length, offset);
+    fs.closeSync(fd);
+    offset = size;
+    const lines = (rest + chunk.toString('utf8')).split('\n');
+    rest = lines.pop();
+    for (const line of lines) {
+      if (!line) {
+        continue;
+      }
+      const record = JSON.parse(line);
+      if (record.exit !== undefined) {
+        clearInterval(timer);
+        exitCode = record.exit;
+        resolveExit();
+      } else {
+        onLog(record.kind, [record.text]);
+      }
+    }
+  }, 50);
+}
+
+// With --log-file the tests' requests come from the file only: anything the workbench logs
+// is shown, never acted on twice.
+await page.exposeFunction('codeAutomationLog', (type, logArgs) => onLog(type, logArgs, !args['log-file']));
 await page.exposeFunction('codeAutomationExit', (code) => {
   exitCode = code;
   resolveExit();
@@ -348,10 +442,12 @@ page.on('dialog', async (dialog) => {
   await dialog.dismiss().catch(() => undefined);
 });
 
-const payload = [
-  ['extensionDevelopmentPath', `vscode-remote://${authority}${args.ext}`],
-  ['extensionTestsPath', `vscode-remote://${authority}${args.ext}/out/test/index.js`],
-];
+const payload = [['extensionDevelopmentPath', `vscode-remote://${authority}${args.ext}`]];
+if (args['log-file']) {
+  followLogFile(args['log-file']);
+} else {
+  payload.push(['extensionTestsPath', `vscode-remote://${authority}${args.ext}/out/test/index.js`]);
+}
 const url = `http://${authority}/?folder=${encodeURIComponent(args.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 say(`[runner] opening ${url}`);
 await page.goto(url);
@@ -362,7 +458,7 @@ const timedOut = await Promise.race([
   new Promise((resolve) => setTimeout(() => resolve(true), timeoutMs)),
 ]);
 await actions.catch(() => undefined);
-await screenshot('final').catch((error) => say(`[runner] final screenshot failed: ${error.message}`));
+await screenshot(args.final).catch((error) => say(`[runner] final screenshot failed: ${error.message}`));
 await context.close().catch(() => undefined);
 fs.rmSync(profile, { recursive: true, force: true });
 

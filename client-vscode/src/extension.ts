@@ -14,10 +14,12 @@ import { AgentPanel } from './panel/provider';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
-import { didChangeConfigurationParams, readSettings, RESTART_KEYS, SECTION, SERVER_KEYS, SETTINGS_SENT, type AgentSettings } from './settings';
+import { McpApprovals } from './mcpApproval';
+import { readSettings, SECTION, type AgentSettings } from './settings';
 import { RunStatusBar } from './statusBar';
 import { Transcript } from './transcript';
 import { realUi, type Ui } from './vscodeapi';
+import { watchWorkspaceTrust } from './workspaceTrust';
 
 const MIRROR_LIMIT = 500_000;
 
@@ -41,6 +43,8 @@ export interface AgentlsApi {
   review: ReviewController;
   /** The agent panel (its conversation). */
   panel: AgentPanel;
+  /** The run status bar item's tooltip (Markdown or plain text). */
+  statusTooltip(): string;
 }
 
 function settingsNow(): AgentSettings {
@@ -72,6 +76,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     showErrorMessage: (m, ...a) => api.ui.showErrorMessage(m, ...a),
     showWarningMessage: (m, ...a) => api.ui.showWarningMessage(m, ...a),
     showInformationMessage: (m, ...a) => api.ui.showInformationMessage(m, ...a),
+    showModalWarning: (m, d, ...a) => api.ui.showModalWarning(m, d, ...a),
   };
   const runs = new Runs(statusBar, transcript, uiProxy);
   const keys = new ApiKeys(context.secrets);
@@ -81,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     log: (line) => logInfo(line),
   });
   const review = new ReviewController();
+  const mcpApprovals = new McpApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
   const server = new ServerManager(
     log,
     settingsNow,
@@ -90,6 +96,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
       onClient: (client: LanguageClient) => {
         runs.attach(client);
         review.attach(client);
+        mcpApprovals.attach(client);
       },
       onClientGone: () => runs.serverGone(),
       capabilities: () => review.capabilities(),
@@ -107,6 +114,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     outputText: () => mirror,
     logText,
     statusText: () => statusBar.text,
+    statusTooltip: () => statusBar.tooltipText,
     settings: settingsNow,
     lastOutcomeRunId: () => runs.lastOutcome?.runId,
     review,
@@ -121,7 +129,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     panel,
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow }),
     review,
+    mcpApprovals,
     ...registerReviewUi(review),
+    ...watchWorkspaceTrust({ server, panel, statusBar }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) {
         return;
@@ -131,16 +141,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         await server.restart();
         return;
       }
-      if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
-        logInfo('Server command, interpreter or API key variable changed: restarting the server');
-        await server.restart();
-        return;
-      }
-      const client = server.current;
-      if (client && SERVER_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
-        await client.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(settingsNow()));
-        logInfo(SETTINGS_SENT);
-      }
+      await server.syncSettings();
     }),
     keys.onDidChange(async (event) => {
       if (keys.isKeyOfOurs(event.key)) {

@@ -26,8 +26,11 @@ export type {
   CheckpointRun,
   CheckpointsParams,
   CheckpointsResult,
+  ClientNotifications,
   ClientRequests,
   ConfirmMode,
+  McpServerApprovalParams,
+  McpServerApprovalResult,
   PingResult,
   PlanParams,
   PlanStep,
@@ -53,4 +56,5 @@ export type {
   ToolUse,
   Unrestorable,
   Usage,
+  WorkspaceTrustParams,
 } from './generated/protocol';

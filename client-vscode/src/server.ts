@@ -26,7 +26,15 @@ import { describeLaunch, type Launch } from './launch';
 import { EnvironmentError, type ManagedEnvironment } from './managedEnv';
 import { resolveLaunch } from './python';
 import { serverEnvironment, type ApiKeys } from './secrets';
-import { serverConfig, type AgentSettings } from './settings';
+import { Methods, type WorkspaceTrustParams } from './protocol';
+import {
+  didChangeConfigurationParams,
+  initializationOptions,
+  settingsAction,
+  SETTINGS_SENT,
+  type AgentSettings,
+  type SettingsAction,
+} from './settings';
 import { describeStartupFailure, type StartupFacts } from './startupFailure';
 import { saveEditedDocuments } from './saveAfterEdit';
 import type { Ui } from './vscodeapi';
@@ -39,6 +47,8 @@ const LAUNCH_ORIGIN: Record<Launch['source'], string> = {
   managed: "the extension's own environment",
 };
 const MAX_CRASH_RESTARTS = 3;
+/** The log line written when the server is told the folder is now trusted (tests wait on it). */
+export const TRUST_SENT = 'Told the server that the folder is now trusted (agent/workspaceTrust)';
 const CRASH_WINDOW_MS = 3 * 60_000;
 
 /** A LanguageClient whose own error notifications are turned off: this module shows one. */
@@ -66,6 +76,8 @@ export class ServerManager implements vscode.Disposable {
   private crashes: number[] = [];
   private restarting: Promise<unknown> = Promise.resolve();
   private disposed = false;
+  /** The settings the server has: those it was started with, or last sent to it. */
+  private sent: AgentSettings | undefined;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -136,6 +148,7 @@ export class ServerManager implements vscode.Disposable {
       return undefined;
     }
     const settings = this.settings();
+    this.sent = settings;
     const folder = workspaceFolder();
     let launch: Launch;
     try {
@@ -178,7 +191,9 @@ export class ServerManager implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
       outputChannel: this.log,
-      initializationOptions: serverConfig(settings),
+      // Read at each initialize, also when the client restarts a crashed server: the trust
+      // and the settings are those of now, not of the first start.
+      initializationOptions: () => initializationOptions(this.sent ?? settings, vscode.workspace.isTrusted),
       stdioOptions: {
         stdout: (input) => {
           input.resume();
@@ -226,6 +241,47 @@ export class ServerManager implements vscode.Disposable {
       await client.dispose().catch(() => undefined);
       this.notifyFailure(describeStartupFailure(facts));
       return undefined;
+    }
+  }
+
+  /**
+   * Bring the server up to date with the settings: restart it when a launch key changed,
+   * else send the changed server-wide settings. Idempotent: compares values with what the
+   * server has.
+   */
+  async syncSettings(): Promise<SettingsAction> {
+    const now = this.settings();
+    const action = settingsAction(this.sent, now);
+    if (action === 'restart') {
+      logInfo('Server command, interpreter or API key variable changed: restarting the server');
+      await this.restart();
+    } else if (action === 'send') {
+      const client = this.current;
+      if (client) {
+        this.sent = now;
+        await client.sendNotification('workspace/didChangeConfiguration', didChangeConfigurationParams(now));
+        logInfo(SETTINGS_SENT);
+      }
+    }
+    return action;
+  }
+
+  /**
+   * The user granted Workspace Trust: the settings VS Code held back in Restricted Mode now
+   * have their workspace values (a new interpreter restarts the server, which then starts
+   * trusted), and the running server is told, so that it reloads its config with the
+   * workspace's own files. Revoking trust reloads the window: nothing to do for that.
+   */
+  async trustGranted(): Promise<void> {
+    await this.settled();
+    if ((await this.syncSettings()) === 'restart') {
+      return;
+    }
+    const client = this.current;
+    if (client) {
+      const params: WorkspaceTrustParams = { trusted: true };
+      await client.sendNotification(Methods.workspaceTrust, params);
+      logInfo(TRUST_SENT);
     }
   }
 

@@ -156,6 +156,15 @@ export function serverConfig(settings: AgentSettings): ServerConfig {
   return { llm, logging: { level: settings.logLevel } };
 }
 
+/** The key of `initializationOptions` beside the config that says whether VS Code trusts
+ * the folder (the server pops it: it is not a config key). */
+export const TRUST_OPTION = 'workspaceTrusted';
+
+/** `initializationOptions`: the server-wide config, and VS Code's Workspace Trust verdict. */
+export function initializationOptions(settings: AgentSettings, trusted: boolean): ServerConfig & { [TRUST_OPTION]: boolean } {
+  return { ...serverConfig(settings), [TRUST_OPTION]: trusted };
+}
+
 /** Params of `workspace/didChangeConfiguration`. */
 export function didChangeConfigurationParams(settings: AgentSettings): {
   settings: { agentls: ServerConfig };
@@ -180,9 +189,50 @@ export function runOptions(settings: AgentSettings, agent?: string): RunOptions 
   };
 }
 
+/**
+ * Settings a workspace's `.vscode/settings.json` could turn against the user: the program
+ * that runs (serverPath, python), where the user's key and code go (apiBase, apiKeyEnv,
+ * model), and how much the agent may do or spend (confirmMode, maxSteps, selfEval). In
+ * Restricted Mode VS Code reads them from the user's settings only (package.json
+ * `capabilities.untrustedWorkspaces.restrictedConfigurations`, checked against this list).
+ */
+export const RESTRICTED_KEYS: readonly (keyof AgentSettings)[] = [
+  'serverPath',
+  'python',
+  'apiBase',
+  'apiKeyEnv',
+  'model',
+  'confirmMode',
+  'maxSteps',
+  'selfEval',
+];
+
 /** Keys whose change needs a new server process (launch line, environment). */
 export const RESTART_KEYS: readonly (keyof AgentSettings)[] = ['serverPath', 'python', 'apiKeyEnv'];
 /** The log line written each time changed settings go to the running server (tests wait on it). */
 export const SETTINGS_SENT = 'Sent the changed settings to the server (workspace/didChangeConfiguration)';
 /** Keys the server gets through `workspace/didChangeConfiguration`. */
 export const SERVER_KEYS: readonly (keyof AgentSettings)[] = ['model', 'apiBase', 'apiKeyEnv', 'logLevel'];
+
+/** What a change of settings asks of a running server. */
+export type SettingsAction = 'restart' | 'send' | 'none';
+
+/**
+ * Compares the settings the server has (`sent`: those it was started with, or last sent)
+ * with the settings now: a changed launch key restarts it, a changed server key is sent.
+ * Comparing values, not change events, makes it safe to ask twice (a configuration change
+ * and a trust grant can report the same change) and catches values VS Code changed without
+ * the user editing them (restricted settings once the folder is trusted).
+ */
+export function settingsAction(sent: AgentSettings | undefined, now: AgentSettings): SettingsAction {
+  if (!sent) {
+    return 'none'; // no server yet: it will read them when it starts
+  }
+  if (RESTART_KEYS.some((key) => sent[key] !== now[key])) {
+    return 'restart';
+  }
+  if (SERVER_KEYS.some((key) => sent[key] !== now[key])) {
+    return 'send';
+  }
+  return 'none';
+}

@@ -1,10 +1,12 @@
 /**
  * The status bar during a run: `$(sync~spin) Agent · step 3/20 · edit_file app.py` (click:
  * show the output) and a `$(stop)` item that cancels; afterwards the final status for a few
- * seconds, then nothing.
+ * seconds, then nothing. In Restricted Mode its tooltip also says what that means for the
+ * agent, with a link to manage Workspace Trust.
  */
 import * as vscode from 'vscode';
 import type { RunView } from './runView';
+import { MANAGE_TRUST_COMMAND, MANAGE_TRUST_LABEL, RESTRICTED_NOTICE } from './trust';
 
 export const FINAL_STATUS_MS = 8000;
 
@@ -30,11 +32,37 @@ export class RunStatusBar implements vscode.Disposable {
   }
 
   private visible = false;
+  private restricted = false;
+  private tooltipBase = '';
+
+  /** The tooltip as text (read by the tests). */
+  get tooltipText(): string {
+    const tooltip = this.main.tooltip;
+    return typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? '');
+  }
+
+  setRestricted(restricted: boolean): void {
+    this.restricted = restricted;
+    this.setTooltip(this.tooltipBase);
+  }
+
+  private setTooltip(text: string): void {
+    this.tooltipBase = text;
+    this.main.tooltip = this.restricted ? this.restrictedTooltip(text) : text;
+  }
+
+  private restrictedTooltip(text: string): vscode.MarkdownString {
+    const markdown = new vscode.MarkdownString(undefined, true);
+    markdown.appendText(text);
+    markdown.appendMarkdown(`\n\n---\n\n$(shield) ${RESTRICTED_NOTICE} [${MANAGE_TRUST_LABEL}](command:${MANAGE_TRUST_COMMAND})`);
+    markdown.isTrusted = { enabledCommands: [MANAGE_TRUST_COMMAND] };
+    return markdown;
+  }
 
   showRun(view: RunView): void {
     this.clearTimer();
     this.main.text = view.statusText();
-    this.main.tooltip = view.tooltip();
+    this.setTooltip(view.tooltip());
     this.main.backgroundColor = undefined;
     this.main.show();
     this.stop.show();
@@ -45,7 +73,7 @@ export class RunStatusBar implements vscode.Disposable {
     this.clearTimer();
     this.stop.hide();
     this.main.text = text;
-    this.main.tooltip = 'Agent run finished. Click to show the output.';
+    this.setTooltip('Agent run finished. Click to show the output.');
     this.main.backgroundColor = failed ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     this.main.show();
     this.visible = true;

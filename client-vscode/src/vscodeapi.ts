@@ -11,6 +11,8 @@ export interface Ui {
   showErrorMessage(message: string, ...actions: string[]): Thenable<string | undefined>;
   showWarningMessage(message: string, ...actions: string[]): Thenable<string | undefined>;
   showInformationMessage(message: string, ...actions: string[]): Thenable<string | undefined>;
+  /** A modal warning (it blocks the window until answered): Cancel or Escape give undefined. */
+  showModalWarning(message: string, detail: string, ...actions: string[]): Thenable<string | undefined>;
 }
 
 export function realUi(): Ui {
@@ -20,6 +22,7 @@ export function realUi(): Ui {
     showErrorMessage: (message, ...actions) => vscode.window.showErrorMessage(message, ...actions),
     showWarningMessage: (message, ...actions) => vscode.window.showWarningMessage(message, ...actions),
     showInformationMessage: (message, ...actions) => vscode.window.showInformationMessage(message, ...actions),
+    showModalWarning: (message, detail, ...actions) => vscode.window.showWarningMessage(message, { modal: true, detail }, ...actions),
   };
 }
 

@@ -8,6 +8,7 @@ import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
 import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
 import { canUndo, emptyConversation, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
 import type { AgentInfo } from '../src/protocol';
+import { MANAGE_TRUST_LABEL, RESTRICTED_NOTICE } from '../src/trust';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -94,6 +95,13 @@ const outputButton = button('Log', () => post({ type: 'showOutput' }), { title: 
 const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Agent panel' }, newButton, sessionsButton, outputButton);
 const sessionsBox = h('section', { id: 'sessions', class: 'sessions', hidden: '', 'aria-label': 'Past sessions' });
 const readOnlyBar = h('div', { class: 'readonly-bar', hidden: '', role: 'note' });
+const trustBar = h(
+  'div',
+  { class: 'trust-bar', hidden: '', role: 'note' },
+  h('span', { class: 'trust-text' }, RESTRICTED_NOTICE),
+  ' ',
+  button(MANAGE_TRUST_LABEL, () => post({ type: 'manageTrust' }), { class: 'link-button manage-trust', title: 'Open the Workspace Trust editor' }),
+);
 const earlier = button('', () => {
   shown += WINDOW;
   saveState();
@@ -135,7 +143,7 @@ composer.addEventListener('submit', (event) => {
   event.preventDefault();
   send();
 });
-app.append(toolbar, sessionsBox, readOnlyBar, h('main', { class: 'main' }, earlier, log, empty), h('div', { class: 'footer' }, statusLine, composer), announcer);
+app.append(toolbar, trustBar, sessionsBox, readOnlyBar, h('main', { class: 'main' }, earlier, log, empty), h('div', { class: 'footer' }, statusLine, composer), announcer);
 
 prompt.value = typeof saved.draft === 'string' ? saved.draft : '';
 prompt.addEventListener('keydown', (event) => {
@@ -561,6 +569,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       conversation = message.conversation;
       options = message.options;
       agents = message.agents;
+      trustBar.hidden = !message.restricted;
       queue.length = 0;
       applyOptions();
       render();
@@ -580,6 +589,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'focusPrompt':
       prompt.focus();
+      break;
+    case 'restricted':
+      trustBar.hidden = !message.restricted;
       break;
   }
 });

@@ -24,11 +24,13 @@ export interface SessionSummary {
 
 /** Extension → webview. */
 export type ToWebview =
-  | { type: 'snapshot'; conversation: Conversation; options: PanelOptions; agents: AgentInfo[] }
+  | { type: 'snapshot'; conversation: Conversation; options: PanelOptions; agents: AgentInfo[]; restricted: boolean }
   | { type: 'action'; action: Action }
   | { type: 'agents'; agents: AgentInfo[] }
   | { type: 'sessions'; sessions: SessionSummary[]; error?: string }
-  | { type: 'focusPrompt' };
+  | { type: 'focusPrompt' }
+  /** Whether the folder is in Restricted Mode (not trusted by VS Code's Workspace Trust). */
+  | { type: 'restricted'; restricted: boolean };
 
 /** Webview → extension. */
 export type FromWebview =
@@ -45,4 +47,5 @@ export type FromWebview =
   | { type: 'continueSession' }
   | { type: 'newSession' }
   | { type: 'undoRun'; runId: string }
-  | { type: 'showOutput' };
+  | { type: 'showOutput' }
+  | { type: 'manageTrust' };

@@ -10,6 +10,7 @@ import type { CancellationToken } from 'vscode-languageclient/node';
 import { undoRun } from '../checkpoints';
 import { currentSelection } from '../commands';
 import { logError, logInfo } from '../logging';
+import { MANAGE_TRUST_COMMAND } from '../trust';
 import { buildPrompt } from '../prompt';
 import { Methods, type AgentInfo, type AgentsResult, type AskUserParams, type CheckpointsResult, type RestoreResult } from '../protocol';
 import type { QuestionRouter, RunEvent, Runs } from '../runs';
@@ -42,6 +43,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
   private readonly waiting = new Map<string, (answer: string | null) => void>();
   private readonly disposables: vscode.Disposable[] = [];
   private counter = 0;
+  /** The folder is in Restricted Mode: the panel says so. */
+  private restricted = false;
   /** Whether a webview has loaded and got the conversation (tests wait on it). */
   webviewReady = false;
   private readonly changed = new vscode.EventEmitter<Conversation>();
@@ -61,6 +64,11 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this),
       vscode.commands.registerCommand(OPEN_EDIT_COMMAND, (path: unknown) => this.openEdit(path)),
     );
+  }
+
+  setRestricted(restricted: boolean): void {
+    this.restricted = restricted;
+    this.post({ type: 'restricted', restricted });
   }
 
   /** The conversation as the panel shows it. */
@@ -248,7 +256,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
   private async onMessage(message: FromWebview): Promise<void> {
     switch (message.type) {
       case 'ready':
-        this.post({ type: 'snapshot', conversation: this.conversation, options: this.options, agents: this.agents });
+        this.post({ type: 'snapshot', conversation: this.conversation, options: this.options, agents: this.agents, restricted: this.restricted });
         this.webviewReady = true;
         void this.loadAgents();
         return;
@@ -303,6 +311,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         return;
       case 'showOutput':
         await vscode.commands.executeCommand('agentls.showOutput');
+        return;
+      case 'manageTrust':
+        await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
         return;
     }
   }

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
+import { e2eLog } from '../e2eLog';
 
 export const EXTENSION_ID = 'agentls.agentls';
 export const MODEL = 'e2e';
@@ -24,7 +25,7 @@ export async function runningApi(): Promise<AgentlsApi> {
 
 /** Ask the playwright runner for UI work (see e2e/runner.mjs). */
 export function ui(request: Record<string, unknown>): void {
-  console.log(`@@E2E ${JSON.stringify(request)}`);
+  e2eLog(`@@E2E ${JSON.stringify(request)}`);
 }
 
 function sleep(ms: number): Promise<void> {
@@ -45,21 +46,30 @@ export async function waitFor<T>(probe: () => T | undefined | false | Promise<T 
   }
 }
 
-function modelUrl(): string {
-  const url = process.env.AGENTLS_E2E_MODEL_URL;
+function envUrl(name: string): string {
+  const url = process.env[name];
   if (!url) {
-    throw new Error('AGENTLS_E2E_MODEL_URL is not set (run the tests with scripts/vscode_e2e.sh)');
+    throw new Error(`${name} is not set (run the tests with scripts/vscode_e2e.sh)`);
   }
   return url;
 }
 
+function modelUrl(): string {
+  return envUrl('AGENTLS_E2E_MODEL_URL');
+}
+
+/** The second scripted model server of the Workspace Trust session: the repository's. */
+export function repoModelUrl(): string {
+  return envUrl('AGENTLS_E2E_REPO_MODEL_URL');
+}
+
 /** Replace the scripted model's turns (turn format: agent/llm/scripted_server.py). */
-export async function script(turns: unknown[], model = MODEL): Promise<void> {
-  const reset = await fetch(`${modelUrl()}/_reset`, { method: 'POST', body: '{}' });
+export async function script(turns: unknown[], model = MODEL, url = modelUrl()): Promise<void> {
+  const reset = await fetch(`${url}/_reset`, { method: 'POST', body: '{}' });
   if (!reset.ok) {
     throw new Error(`scripted server /_reset: ${reset.status}`);
   }
-  const response = await fetch(`${modelUrl()}/_script`, {
+  const response = await fetch(`${url}/_script`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model, turns }),
@@ -73,11 +83,11 @@ export interface RecordedRequest {
   path: string;
   auth_present: boolean;
   auth_sha256: string | null;
-  body: { model?: string; messages?: { role: string; content: unknown }[] };
+  body: { model?: string; messages?: { role: string; content: unknown }[]; tools?: { function?: { name?: string } }[] };
 }
 
-export async function modelRequests(): Promise<RecordedRequest[]> {
-  const response = await fetch(`${modelUrl()}/_requests`);
+export async function modelRequests(url = modelUrl()): Promise<RecordedRequest[]> {
+  const response = await fetch(`${url}/_requests`);
   const data = (await response.json()) as RecordedRequest[] | { requests: RecordedRequest[] };
   return Array.isArray(data) ? data : data.requests;
 }
@@ -108,11 +118,24 @@ export async function reviewMode(api: AgentlsApi, mode: 'inline' | 'refactorPrev
 
 let acks = 0;
 
-/** Ask the runner for UI work and wait until it is done (it writes an ack file then). */
-export async function uiDone(request: Record<string, unknown>, timeoutMs = 60_000): Promise<void> {
+/**
+ * Ask the runner for UI work and wait until it is done (it writes an ack file then). Resolves
+ * to what the runner read for the test, if anything (e.g. the text of a dialog).
+ */
+export async function uiDone(request: Record<string, unknown>, timeoutMs = 60_000): Promise<string> {
+  return uiStarted(request).done(timeoutMs);
+}
+
+/** Ask the runner for UI work that the test then brings about (a dialog it opens); `done` waits for it. */
+export function uiStarted(request: Record<string, unknown>): { done(timeoutMs?: number): Promise<string> } {
   acks += 1;
   const name = `a${acks}`;
   const file = path.join(workspaceRoot(), `.e2e-ack-${name}`);
   ui({ ...request, ack: name });
-  await waitFor(() => fs.existsSync(file), `the runner to finish ${JSON.stringify(request).slice(0, 200)}`, timeoutMs);
+  return {
+    async done(timeoutMs = 60_000) {
+      await waitFor(() => fs.existsSync(file), `the runner to finish ${JSON.stringify(request).slice(0, 200)}`, timeoutMs);
+      return fs.readFileSync(file, 'utf8');
+    },
+  };
 }

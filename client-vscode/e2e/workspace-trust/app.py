@@ -1,0 +1,2 @@
+def hello(name):
+    return f"hello {name}"
