@@ -4,7 +4,8 @@ Clients that declare ``experimental.agentls.approveMcpServer`` (the VS Code exte
 get ``agent/approveMcpServer`` with the exact definition and answer with a modal of
 their own; every other client gets ``window/showMessageRequest`` with the definition in
 the message and "Allow" / "Don't allow". A closed message, a failed request or a
-cancelled run is a refusal: nothing starts that the user did not allow.
+cancelled run starts nothing, and is asked again at the next run; only "Don't allow"
+is remembered as a refusal.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def approval_params(item: ServerToApprove) -> McpServerApprovalParams:
         env_file=server.env_file,
         url=server.url,
         header_names=sorted(server.headers),
+        token_env=server.token_env,
+        trusted=server.trusted,
         changed=item.changed,
     )
 
@@ -56,11 +59,13 @@ def approval_params(item: ServerToApprove) -> McpServerApprovalParams:
 def lsp_mcp_approver(ls: LanguageServer, cancel: CancelToken) -> McpApprover:
     """An McpApprover for one run of this editor."""
 
-    async def approve(item: ServerToApprove) -> bool:
+    async def approve(item: ServerToApprove) -> bool | None:
         if client_approves_mcp(ls.client_capabilities):
             result = await _request(ls, cancel, METHOD, approval_params(item).to_wire())
             data = plain(result)
-            return isinstance(data, dict) and data.get("approved") is True
+            if not isinstance(data, dict):
+                return None  # not answered: asked again next time
+            return data.get("approved") is True
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
             message=f"agentls: {item.question()}",
@@ -70,7 +75,9 @@ def lsp_mcp_approver(ls: LanguageServer, cancel: CancelToken) -> McpApprover:
         title = getattr(result, "title", None)
         if title is None and isinstance(result, dict):
             title = result.get("title")
-        return title == ALLOW
+        if title is None:
+            return None  # the message was closed, or the run cancelled: not a decision
+        return bool(title == ALLOW)
 
     return approve
 

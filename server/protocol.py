@@ -238,6 +238,10 @@ class McpServerApprovalParams(WireModel):
     env_file: str | None = Field(description="stdio: a file of variables it gets.")
     url: str | None = Field(description="http/sse: the endpoint, as written.")
     header_names: list[str] = Field(description="http/sse: the headers it sends (names).")
+    token_env: str | None = Field(
+        description="http/sse: the environment variable whose value it gets as a Bearer token."
+    )
+    trusted: bool = Field(description="Its tools would run without asking (`trusted: true`).")
     changed: bool = Field(description="The user approved another definition of this name.")
 
 

@@ -96,8 +96,9 @@ class ServerToApprove:
         return f"{head}\n{body}\nStart it?"
 
 
-#: Asks the user about one server; True when they allow it (the approval is then stored).
-McpApprover = Callable[[ServerToApprove], Awaitable[bool]]
+#: Asks the user about one server: True when they allow it (the approval is then
+#: stored), False when they refuse, None when nobody answered (closed, cancelled).
+McpApprover = Callable[[ServerToApprove], Awaitable[bool | None]]
 
 
 @dataclass
@@ -157,9 +158,15 @@ async def gate(
                 f"`{approve_command(item.name, root)}`"
             )
             continue
-        if await approve(item):
+        answer = await approve(item)
+        if answer:
             store.approve(root, "mcp", item.name, item.digest)
             result.allowed.append(server)
+        elif answer is None:
+            result.skipped.append(
+                f"MCP server {item.name!r} ({item.source}) was not started: nobody answered "
+                "the question; you will be asked again"
+            )
         else:
             if refused is not None:
                 refused.add(key)

@@ -50,6 +50,9 @@ export function approvalPrompt(params: McpServerApprovalParams): ApprovalPrompt 
     if (params.headerNames.length > 0) {
       lines.push(`Headers sent: ${params.headerNames.map(visible).join(', ')}`);
     }
+    if (params.tokenEnv) {
+      lines.push(`Bearer token from your environment variable ${visible(params.tokenEnv)}`);
+    }
   }
   const env = Object.entries(params.env);
   if (env.length > 0) {
@@ -60,6 +63,9 @@ export function approvalPrompt(params: McpServerApprovalParams): ApprovalPrompt 
   }
   if (params.envFile) {
     lines.push(`${env.length > 0 ? 'And the' : 'Environment:'} variables of ${visible(params.envFile)}`);
+  }
+  if (params.trusted) {
+    lines.push('', 'Its tools would run without asking you first (trusted: true).');
   }
   lines.push(
     '',

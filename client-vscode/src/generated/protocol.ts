@@ -202,6 +202,10 @@ export interface McpServerApprovalParams {
   url: string | null;
   /** http/sse: the headers it sends (names). */
   headerNames: string[];
+  /** http/sse: the environment variable whose value it gets as a Bearer token. */
+  tokenEnv: string | null;
+  /** Its tools would run without asking (`trusted: true`). */
+  trusted: boolean;
   /** The user approved another definition of this name. */
   changed: boolean;
 }

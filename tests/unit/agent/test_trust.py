@@ -260,3 +260,25 @@ async def test_a_workspace_server_starts_only_once_approved(tmp_path: Path) -> N
     changed = workspace_server(args=["--evil"])
     gated = await gate([changed], tmp_path, approve=refuse)
     assert gated.allowed == [] and "changed since you approved it" in asked[-1]
+
+
+async def test_an_unanswered_question_is_asked_again_a_refusal_is_not(tmp_path: Path) -> None:
+    theirs = workspace_server()
+    refused: set[tuple[str, str]] = set()
+    calls: list[str] = []
+
+    async def unanswered(item: object) -> bool | None:
+        calls.append("asked")
+        return None
+
+    gated = await gate([theirs], tmp_path, approve=unanswered, refused=refused)
+    assert gated.allowed == [] and "you will be asked again" in gated.skipped[0]
+    assert refused == set()
+
+    async def no(item: object) -> bool | None:
+        calls.append("asked")
+        return False
+
+    await gate([theirs], tmp_path, approve=no, refused=refused)
+    await gate([theirs], tmp_path, approve=no, refused=refused)
+    assert calls == ["asked", "asked"]  # the refusal holds; no third question

@@ -14,6 +14,8 @@ function stdio(overrides: Partial<McpServerApprovalParams> = {}): McpServerAppro
     envFile: null,
     url: null,
     headerNames: [],
+    tokenEnv: null,
+    trusted: false,
     changed: false,
     ...overrides,
   };
@@ -46,6 +48,15 @@ describe('approvalPrompt', () => {
     assert.ok(detail.includes('URL (http):\n  https://mcp.example.com/mcp'), detail);
     assert.ok(detail.includes('Headers sent: Authorization, X-Team'), detail);
     assert.doesNotMatch(detail, /Command/);
+  });
+
+  it('names the token variable of a remote server and says when its tools would not ask', () => {
+    const { detail } = approvalPrompt(
+      stdio({ transport: 'http', command: null, env: {}, url: 'https://m.example/mcp', tokenEnv: 'GH_TOKEN', trusted: true }),
+    );
+    assert.ok(detail.includes('Bearer token from your environment variable GH_TOKEN'), detail);
+    assert.ok(detail.includes('Its tools would run without asking you first (trusted: true).'), detail);
+    assert.doesNotMatch(approvalPrompt(stdio()).detail, /without asking/);
   });
 
   it('names an env file alone', () => {
