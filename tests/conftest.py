@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,6 +22,39 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ["AGENTLS_CONFIG_DIR"] = tempfile.mkdtemp(prefix="agentls-user-config-")
 
 FAST_RETRY = RetryPolicy(base_delay=0.001, max_delay=0.01)
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def bwrap() -> str:
+    """Real bubblewrap, installed through scripts/ensure_bwrap.sh when it is missing;
+    AGENTLS_SKIP_SANDBOX_TESTS=1 skips the tests that need it."""
+    from agentls.agent.sandbox import find_bwrap
+
+    if os.environ.get("AGENTLS_SKIP_SANDBOX_TESTS") == "1":
+        pytest.skip("AGENTLS_SKIP_SANDBOX_TESTS=1")
+    subprocess.run(["bash", str(REPO / "scripts" / "ensure_bwrap.sh")], check=True)
+    found = find_bwrap()
+    assert found, "ensure_bwrap.sh ran but bwrap is not on PATH"
+    return found
+
+
+@pytest.fixture
+def host_socket() -> Iterator[Path]:
+    """A real unix socket server under /run, where host services keep theirs."""
+    import socket
+
+    if not os.access("/run", os.W_OK):
+        pytest.skip("cannot create a socket under /run as this user")
+    path = Path("/run") / f"agentls-test-{os.getpid()}-{uuid.uuid4().hex[:6]}.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(8)  # connections wait in the backlog: nothing needs to accept them
+    yield path
+    server.close()
+    path.unlink(missing_ok=True)
 
 
 @pytest.fixture(autouse=True)

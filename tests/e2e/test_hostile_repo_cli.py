@@ -16,11 +16,13 @@ from pathlib import Path
 import pytest
 import yaml
 from hostile_repo import (
+    PLANT_COMMAND,
     REPO_PROMPT,
     SECRET_VALUE,
     SECRET_VARIABLE,
     HostileRepo,
     make_hostile_repo,
+    planted,
 )
 
 from agentls.agent.llm.scripted_server import (
@@ -286,3 +288,17 @@ def test_answering_yes_trusts_the_folder_for_this_and_later_runs(
     assert TrustStore().state(tame_repo.root) == "trusted"
     assert len(repo_model.requests_for(MODEL)) == 1  # its own llm settings now apply
     assert tame_repo.started() == []
+
+
+def test_a_command_can_neither_plant_files_for_later_nor_reach_host_services(
+    bwrap: str, tame_repo: HostileRepo, user_model: ScriptedModelServer, host_socket: Path
+) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=tame_repo.root, check=True)
+    command = PLANT_COMMAND.format(python=sys.executable, socket=host_socket)
+    user_model.add(MODEL, tool_call("execute_command", {"command": command}), text("done"))
+    done = run(tame_repo, "--mode", "yolo")  # the user's own choice: nothing is asked
+    assert done.returncode == 0, done.stderr
+    assert planted(tame_repo.root) == []
+    [result] = tool_results(user_model)
+    assert "CONNECTED" not in result
+    assert "The command created AGENTS.md" in result and "It was removed" in result

@@ -7,16 +7,26 @@ when the user grants it, in ``agent/workspaceTrust``."""
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 from agentls_e2e import NEOVIM, VSCODE, AgentClient, LspFactory, plain
-from hostile_repo import SECRET_VARIABLE, HostileRepo, make_hostile_repo
+from hostile_repo import (
+    PLANT_COMMAND,
+    SECRET_VALUE,
+    SECRET_VARIABLE,
+    HostileRepo,
+    make_hostile_repo,
+    planted,
+)
 from lsprotocol import types
 
-from agentls.agent.llm.scripted_server import ScriptedModelServer, text
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 from agentls.agent.trust import TrustStore
 
 pytestmark = pytest.mark.timeout(240)
@@ -129,10 +139,34 @@ async def test_a_server_allowed_in_the_editor_starts_and_stays_allowed(
     repo_model: ScriptedModelServer,
 ) -> None:
     repo_model.add(MODEL, text("one"))
-    client = await lsp(caps=VSCODE_TRUST, init_options={"workspaceTrusted": True}, root=repo.root)
+    client = await lsp(
+        caps=VSCODE_TRUST,
+        init_options={"workspaceTrusted": True},
+        root=repo.root,
+        env={SECRET_VARIABLE: SECRET_VALUE},  # the variable its entry reads must be set
+    )
     client.mcp_answers = {"jsonsrv": True}
     assert (await run(client, "a1"))["status"] == "success"
     assert repo.started() == ["jsonsrv"]
     store = TrustStore()
     assert store.approved_digest(repo.root, "mcp", "jsonsrv") is not None
     assert store.approved_digest(repo.root, "mcp", "yamlsrv") is None
+
+
+async def test_a_command_run_from_the_editor_plants_nothing_and_reaches_no_host_socket(
+    bwrap: str,
+    lsp: LspFactory,
+    repo: HostileRepo,
+    user_model: ScriptedModelServer,
+    host_socket: Path,
+) -> None:
+    await asyncio.to_thread(subprocess.run, ["git", "init", "-q"], cwd=repo.root, check=True)
+    command = PLANT_COMMAND.format(python=sys.executable, socket=host_socket)
+    user_model.add(MODEL, tool_call("execute_command", {"command": command}), text("done"))
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    result = plain(await client.run(prompt="run it", runId="p1", confirmMode="yolo"))
+    assert result["status"] == "success", result
+    assert planted(repo.root) == []
+    messages = user_model.requests_for(MODEL)[-1].messages
+    [told] = [str(m["content"]) for m in messages if m["role"] == "tool"]
+    assert "CONNECTED" not in told and "The command created AGENTS.md" in told
