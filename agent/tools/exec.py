@@ -2,8 +2,10 @@
 
 Both are sensitive: under ``confirm-sensitive`` a human is asked first, with a
 plain-words explanation and the exact command or code (``describe_for_approval``).
-Shell commands whose every part matches ``allowed_commands`` skip the question
-(``agent.shell_policy``); Python never does. Both run in their own process group
+``execute_command`` tells the policy its command line (``shell_command``): the command
+rules (``agent.command_rules``) deny it, ask about it, or let it skip the question
+when every part matches an allow rule. Python is not a shell command: no rule applies
+to it, and it always asks (unless ``yolo``). Both run in their own process group
 with a timeout (``agent.child_process``), under bubblewrap when available
 (``agent.sandbox``), and report exit code, bounded output and the files they changed.
 """
@@ -35,7 +37,7 @@ from agentls.agent.child_process import (
 from agentls.agent.config import AgentConfig
 from agentls.agent.errors import AgentError
 from agentls.agent.sandbox import NO_BWRAP_NOTE, SandboxMode, make_sandbox
-from agentls.agent.shell_policy import analyze, approval_reason, describe
+from agentls.agent.shell_policy import analyze, describe
 from agentls.agent.tools.base import RunContext, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -294,11 +296,9 @@ class ExecuteCommandTool(_Runner[ExecuteCommandArgs], name="execute_command"):
             ctx, [_shell(), "-c", args.command], cwd, args.timeout, label="the command"
         )
 
-    def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:
+    def shell_command(self, args: dict[str, Any]) -> str | None:
         command = args.get("command")
-        if not isinstance(command, str):
-            return ""
-        return approval_reason(command, list(agent.allowed_commands))
+        return command if isinstance(command, str) else None
 
 
 class PythonExecutorTool(_Runner[PythonExecutorArgs], name="python_executor"):
@@ -326,8 +326,8 @@ class PythonExecutorTool(_Runner[PythonExecutorArgs], name="python_executor"):
             label="Python",
         )
 
-    def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:
-        return ""  # allowed_commands covers shell commands only; Python always asks
+    # Python is not a shell command: no command rule applies to it, so it always asks
+    # (unless yolo): the base class's auto_approval and shell_command say so.
 
 
 def describe_python(code: str) -> str:
