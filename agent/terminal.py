@@ -24,6 +24,7 @@ from agentls.agent.events import (
     ToolFinished,
     ToolStarted,
 )
+from agentls.agent.protected_edits import protected_targets
 from agentls.agent.workspace import DiskFileAccess, EditProposal
 
 if TYPE_CHECKING:
@@ -167,6 +168,8 @@ class TerminalAsker:
         if not self.interactive:
             return False
         self.stderr.write(colorize_diff(proposal.diff, _use_color(self.stderr)))
+        for reason in protected_targets(c.path for c in proposal.changes):
+            self.stderr.write(f"Protected file: {reason}.\n")
         paths = ", ".join(c.path for c in proposal.changes)
         answer = await self.ask(
             f"Apply this change to {paths} (+{proposal.added} -{proposal.removed})?"

@@ -3,6 +3,8 @@ about in every confirm mode, whichever file tool makes them."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ from agentls.agent.approval import decide
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.protected_edits import candidates, protected_targets
+from agentls.agent.terminal import TerminalApprover, TerminalAsker
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
@@ -122,3 +125,32 @@ async def test_in_yolo_a_protected_write_is_confirmed_and_a_no_is_kept(tmp_path:
     assert not (tmp_path / ".mcp.json").exists()
     assert (await _write(engine, "ordinary.json")).success  # nobody asked
     assert len(asked) == 1
+
+
+async def test_without_a_terminal_a_protected_write_is_refused_saying_why(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, DiskFileAccess(tmp_path))
+    result = await _write(engine, "./x/../.mcp.json")
+    assert not result.success
+    assert f"this change to a protected file ({MCP}) needs confirmation" in result.output
+    assert "nobody can be asked (no terminal)" in result.output
+    assert not (tmp_path / ".mcp.json").exists()
+
+
+async def test_the_terminal_asks_y_or_n_naming_why_the_file_is_protected(tmp_path: Path) -> None:
+    """The CLI's own parts: a TerminalAsker on a real pseudo-terminal confirms the write."""
+    main, side = os.openpty()
+    stderr = io.StringIO()
+    with os.fdopen(side, "r") as stdin:
+        asker = TerminalAsker(stdin=stdin, stderr=stderr)
+        config = AppConfig.model_validate({"workspace": {"root": str(tmp_path)}})
+        engine = ExecutionEngine(
+            build_registry(),
+            RunContext(asker.disk_files(config), config, approver=TerminalApprover(asker)),
+        )
+        os.write(main, b"n\n")
+        result = await asyncio.wait_for(_write(engine, "docs/../.mcp.json"), 10)
+    os.close(main)
+    assert not result.success and "rejected" in result.output
+    assert f"Protected file: {MCP}." in stderr.getvalue()
+    assert "Apply this change to .mcp.json (+1 -0)? [y/N]" in stderr.getvalue()
+    assert not (tmp_path / ".mcp.json").exists()
