@@ -65,6 +65,9 @@ class Decision:
     #: Asked whatever the mode and whatever was allowed for the run: an ask rule, a
     #: command the rules cannot check, a protected file.
     insist: bool = False
+    #: Only the lack of an allow rule asks: saving one ("always allow") would skip
+    #: this question next time.
+    rule_would_skip: bool = False
 
 
 #: Why allow rules do not skip questions when commands cannot be confined.
@@ -126,10 +129,13 @@ def decide(
         "needs_approval",
         reason or f"{tool.name} is sensitive",
         evaluation.match if evaluation is not None else None,
+        rule_would_skip=command is not None and not unconfined,
     )
 
 
-AnswerKind = Literal["approve", "approve_run", "deny", "modify", "abort"]
+#: ``approve_always``: run it, and save the request's ``suggested_rule`` as an allow
+#: rule of the user's config (it applies at once, for the rest of the run too).
+AnswerKind = Literal["approve", "approve_run", "approve_always", "deny", "modify", "abort"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +153,8 @@ class ApprovalRequest:
     preview: str = ""
     #: The argument a human may edit before it runs (``command``, ``code``), if any.
     editable_arg: str | None = None
+    #: The allow rule an "always allow" answer would save (``pytest*``), if one fits.
+    suggested_rule: str | None = None
     #: Asked whatever was allowed before (an ask rule, a protected file): a front end
     #: must not answer it from an "always" it remembers.
     insist: bool = False
@@ -158,6 +166,8 @@ class ApprovalAnswer:
     #: For ``modify``: the arguments to run instead.
     args: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    #: For ``approve_always``: the rule to save (the request's ``suggested_rule``).
+    rule: str = ""
 
 
 @dataclass(frozen=True)

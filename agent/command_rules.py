@@ -32,6 +32,7 @@ reason and the ``RuleMatch`` (which rule, which command) that decided.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -44,6 +45,7 @@ from agentls.agent.shell_policy import (
     SimpleCommand,
     analyze,
     check_allow,
+    code_execution_in,
     matches_pattern,
 )
 from agentls.agent.text import one_line
@@ -374,3 +376,66 @@ def find_exec_commands(words: Sequence[str]) -> list[tuple[str, ...]]:
             found.append(tuple(inner))
         index += 1
     return found
+
+
+# -- a rule to save from a prompt ---------------------------------------------------------------
+
+#: Programs whose first argument is a subcommand: a saved rule names it too (``git
+#: status*``, not ``git*``, which would allow ``git push``).
+SUBCOMMAND_PROGRAMS = frozenset(
+    {
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "cargo",
+        "go",
+        "docker",
+        "podman",
+        "kubectl",
+        "uv",
+        "pip",
+        "poetry",
+        "gh",
+        "dotnet",
+        "mvn",
+        "gradle",
+        "bundle",
+        "conda",
+        "brew",
+        "terraform",
+        "helm",
+        "systemctl",
+        "apt",
+        "apt-get",
+    }
+)
+_PLAIN_WORD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def suggest_rule(command: str) -> str | None:
+    """The allow rule "always allow" would save for ``command`` (``pytest*`` for
+    ``pytest -q tests/``), or None when no safe rule fits: the command must be fully
+    analysed, every simple command must run the same program with no assignments, and
+    that program must not be a shell, a wrapper, or run code it was given."""
+    analysis = analyze(command)
+    if analysis.problems or not analysis.commands:
+        return None
+    commands = analysis.commands
+    if len({c.name for c in commands}) != 1:
+        return None
+    for cmd in commands:
+        base = os.path.basename(cmd.name)
+        if not cmd.words or cmd.assignments or base in SHELL_EVALUATORS or base in RUNNERS:
+            return None
+        if code_execution_in(cmd) is not None:
+            return None
+    name = commands[0].name
+    rule = f"{name}*"
+    if program_name(name) in SUBCOMMAND_PROGRAMS:
+        subcommands = {c.words[1] if len(c.words) > 1 else "" for c in commands}
+        sub = subcommands.pop() if len(subcommands) == 1 else ""
+        if not _PLAIN_WORD.match(sub):
+            return None
+        rule = f"{name} {sub}*"
+    return rule if check_allow(analysis, [rule]).allowed else None

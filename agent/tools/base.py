@@ -134,7 +134,7 @@ class Tool(ABC, Generic[ArgsT]):
     ``extra="forbid"`` whose JSON schema is exactly what the model sees and whose
     validation errors are what it is told. ``run`` and ``describe_for_approval``
     receive the validated ``ItsArgs``; ``auto_approval``, ``shell_command``,
-    ``target_paths`` and ``summarize_args`` see the call's raw JSON
+    ``target_paths``, ``suggested_rule`` and ``summarize_args`` see the call's raw JSON
     object, because the policy and the progress report must work even for a call whose
     arguments do not validate.
     """
@@ -197,6 +197,10 @@ class Tool(ABC, Generic[ArgsT]):
         """The paths this call would change, as written in its arguments (protected
         files are asked about in every mode); none by default."""
         return []
+
+    def suggested_rule(self, args: dict[str, Any]) -> str | None:
+        """The allow rule an "always allow" answer would save for this call, if any."""
+        return None
 
     async def describe_for_approval(self, args: ArgsT, run: RunContext) -> tuple[str, str]:
         """(plain-words explanation, exact preview) shown when a human is asked."""

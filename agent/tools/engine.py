@@ -19,14 +19,15 @@ from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Decision, de
 from agentls.agent.cancel import Interrupted, race_cancel
 from agentls.agent.command_rules import CommandRules
 from agentls.agent.config import AgentConfig
-from agentls.agent.errors import AgentError, ToolNotFoundError
-from agentls.agent.events import RunState
+from agentls.agent.errors import AgentError, ConfigError, ToolNotFoundError
+from agentls.agent.events import Notice, RunState
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.sandbox import find_bwrap
 from agentls.agent.text import shorten_args
 from agentls.agent.tools.base import AnyTool, RunContext, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
 from agentls.agent.transcript import ToolCallResult
+from agentls.agent.user_rules import add_allow_rule, saved_allow_rules
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,9 @@ class ExecutionEngine:
         self.registry = registry
         self.run = run
         self._allowed_for_run: set[str] = set()
+        #: Allow rules the human saved during this run ("always allow"): they count at
+        #: once, before the config is next read.
+        self._saved_rules: list[str] = []
 
     @property
     def run_id(self) -> str:
@@ -76,8 +80,10 @@ class ExecutionEngine:
 
     @property
     def rules(self) -> CommandRules:
-        """The run's command rules, from its config."""
-        return CommandRules.from_config(self.run.config.commands)
+        """The run's command rules: the config's, plus the allow rules saved since it was
+        loaded (in the user config, or this run's when it could not be written)."""
+        saved = [*saved_allow_rules(), *self._saved_rules]
+        return CommandRules.from_config(self.run.config.commands, saved)
 
     def decision_for(self, call: ToolCall, agent: AgentConfig) -> Decision:
         """The approval policy for ``call`` now (the loop asks it before going parallel)."""
@@ -178,6 +184,8 @@ class ExecutionEngine:
             )
         if answer.kind == "approve_run":
             self._allowed_for_run.add(tool.name)
+        if answer.kind == "approve_always":
+            self._save_rule(answer.rule, tool.suggested_rule(call.arguments))
         if answer.kind != "modify":
             return args, call.arguments, None, ""
         try:
@@ -192,6 +200,27 @@ class ExecutionEngine:
             f"{json.dumps(shorten_args(answer.args, 200))}.\n"
         )
         return args, answer.args, None, note
+
+    def _save_rule(self, rule: str, suggested: str | None) -> None:
+        """Save the rule the human chose to always allow: in the user config for later
+        runs, and for the rest of this one at once. Only the rule the tool proposed is
+        saved, whatever a front end sent."""
+        if not rule or rule != suggested:
+            log.warning("run %s: not saving %r, which is not the proposed rule", self.run_id, rule)
+            return
+        if rule not in self._saved_rules:
+            self._saved_rules.append(rule)
+        try:
+            added = add_allow_rule(rule)
+        except ConfigError as exc:
+            self.run.observer(Notice("warning", f"`{rule}` is allowed for this run only: {exc}"))
+            return
+        if added:
+            self.run.observer(
+                Notice(
+                    "info", f"`{rule}` is now allowed without asking (saved in your user config)"
+                )
+            )
 
     async def _run(self, tool: AnyTool, args: Any, ctx: ToolContext) -> ToolResult:
         try:
@@ -219,6 +248,7 @@ class ExecutionEngine:
         self, tool: AnyTool, call: ToolCall, decision: Decision, args: Any
     ) -> ApprovalAnswer:
         explanation, preview = await tool.describe_for_approval(args, self.run)
+        suggested = tool.suggested_rule(call.arguments) if decision.rule_would_skip else None
         self.run.set_state(RunState.AWAITING_HUMAN)
         try:
             return await self.run.approver.ask(
@@ -231,6 +261,7 @@ class ExecutionEngine:
                     explanation=explanation,
                     preview=preview,
                     editable_arg=tool.editable_arg,
+                    suggested_rule=suggested,
                     insist=decision.insist,
                 )
             )

@@ -34,6 +34,7 @@ from agentls.agent.child_process import (
     redact,
     run_process,
 )
+from agentls.agent.command_rules import suggest_rule
 from agentls.agent.config import AgentConfig
 from agentls.agent.errors import AgentError
 from agentls.agent.sandbox import NO_BWRAP_NOTE, SandboxMode, make_sandbox
@@ -299,6 +300,10 @@ class ExecuteCommandTool(_Runner[ExecuteCommandArgs], name="execute_command"):
     def shell_command(self, args: dict[str, Any]) -> str | None:
         command = args.get("command")
         return command if isinstance(command, str) else None
+
+    def suggested_rule(self, args: dict[str, Any]) -> str | None:
+        command = self.shell_command(args)
+        return suggest_rule(command) if command is not None else None
 
 
 class PythonExecutorTool(_Runner[PythonExecutorArgs], name="python_executor"):

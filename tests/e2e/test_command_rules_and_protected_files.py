@@ -1,15 +1,17 @@
 """Over LSP, with the real server: a protected file is confirmed even in yolo (however
-the client confirms edits), and a deny rule refuses a command in yolo and the model is
-told which."""
+the client confirms edits), a deny rule refuses a command in yolo and the model is told
+which, and "Always allow" saves the rule in the user config and stops asking."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
 from agentls_e2e import NEOVIM, VSCODE, LspFactory, llm_options, plain
 from lsprotocol import types
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.userdirs import user_config_file
 
 MCP_REASON = ".mcp.json: it declares MCP servers that agentls and other tools start"
 INLINE = types.ClientCapabilities(
@@ -99,3 +101,26 @@ async def test_a_deny_rule_refuses_a_command_in_yolo_and_says_which(
         "Not allowed: `rm -rf src` (run by timeout) matches the deny rule `rm*`."
     )
     assert (workspace / "src" / "app.py").exists()
+
+
+async def test_always_allow_saves_the_rule_and_the_next_command_runs_unasked(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    scripted.add(
+        "alice",
+        tool_call("execute_command", {"command": "touch one.txt"}),
+        text("Creates an empty file."),  # the model's explanation of the command
+        tool_call("execute_command", {"command": "touch two.txt"}),
+        text("both made"),
+    )
+    agent = {"system_prompt": "test", "sandbox": "off"}
+    options = {**llm_options(scripted), "agents": {"build": agent}}
+    client = await lsp(caps=NEOVIM, init_options=options)
+    client.approvals = ["Always allow `touch*`"]
+    result = plain(await client.run(prompt="make", runId="s1", confirmMode="confirm-sensitive"))
+    assert result["status"] == "success", result
+    [asked] = client.approval_requests
+    assert "Always allow `touch*`" in [a.title for a in asked.actions or []]
+    assert (workspace / "one.txt").exists() and (workspace / "two.txt").exists()
+    saved = yaml.safe_load(user_config_file().read_text())
+    assert saved == {"commands": {"allow": ["touch*"]}}

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover, decide
-from agentls.agent.command_rules import CommandRules, evaluate_command
+from agentls.agent.command_rules import CommandRules, evaluate_command, suggest_rule
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.tools import build_registry
@@ -159,6 +159,7 @@ def test_without_a_sandbox_an_allow_rule_no_longer_skips_the_question() -> None:
     decision = _decide("pytest -q", sandbox_available=False)
     assert decision.kind == "needs_approval"
     assert "no sandbox is available" in decision.reason and "pytest*" in decision.reason
+    assert not decision.rule_would_skip
 
 
 def test_with_the_sandbox_turned_off_on_purpose_an_allow_rule_still_skips() -> None:
@@ -173,9 +174,9 @@ def test_with_the_sandbox_turned_off_on_purpose_an_allow_rule_still_skips() -> N
     assert decision.kind == "skip"
 
 
-def test_an_unmatched_command_asks_and_says_which_part_no_rule_covers() -> None:
+def test_an_unmatched_command_asks_and_says_a_rule_would_skip_it() -> None:
     decision = _decide("pytest -q && make")
-    assert decision.kind == "needs_approval"
+    assert decision.kind == "needs_approval" and decision.rule_would_skip
     assert decision.reason == "`make` matches no allow rule"
 
 
@@ -184,7 +185,7 @@ def test_python_is_not_a_shell_command_so_no_rule_applies() -> None:
     tool, args = PythonExecutorTool(), {"code": "import os; os.remove('x')"}
     assert decide(tool, args, _agent("yolo"), rules=rules).kind == "skip"
     decision = decide(tool, args, _agent(), rules=rules)
-    assert decision.kind == "needs_approval"
+    assert decision.kind == "needs_approval" and not decision.rule_would_skip
 
 
 def test_an_evaluation_records_which_rule_matched() -> None:
@@ -196,6 +197,29 @@ def test_an_evaluation_records_which_rule_matched() -> None:
         "rm*",
         "rm -rf x",
     )
+
+
+# -- the rule "always allow" would save -----------------------------------------------------------
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("pytest -q tests/", "pytest*"),
+        ("ls -la; ls src", "ls*"),
+        ("git status -s", "git status*"),
+        ("npm test", "npm test*"),
+        ("./scripts/check.sh --fast", "./scripts/check.sh*"),
+        ("pytest && ls", None),  # two programs
+        ("git status && git log", None),  # two subcommands
+        ("CI=1 pytest", None),
+        ("bash -c 'pytest'", None),
+        ("timeout 60 pytest", None),
+        ("python -c 'print(1)'", None),
+        ("find . -exec grep x {} +", None),
+        ("pytest > out.txt", None),
+    ],
+)
+def test_the_suggested_rule(command: str, rule: str | None) -> None:
+    assert suggest_rule(command) == rule
 
 
 # -- through the engine, with the rules of the run's config ---------------------------------------
