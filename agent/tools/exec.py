@@ -113,6 +113,21 @@ def workspace_python(root: Path) -> str:
     return sys.executable
 
 
+def interpreter_note(root: Path) -> str:
+    """Which interpreter python_executor runs, for the human approving it: the
+    workspace's ``.venv`` is a program the repository provides, so the question says
+    so, and where a symlinked one really leads."""
+    path = workspace_python(root)
+    if path == sys.executable:
+        return f"Interpreter: {path} (agentls's own; the workspace has no .venv/bin/python)."
+    real = os.path.realpath(path)
+    note = f"Interpreter: {path}, the workspace's own .venv, which the repository provides"
+    if real != os.path.abspath(path):
+        inside = real.startswith(os.path.realpath(root) + os.sep)
+        note += f"; it is a symlink to {real}" + (", inside the workspace" if inside else "")
+    return note + "."
+
+
 def _exit_text(result: ProcessResult, limit: int) -> str:
     if result.timed_out:
         return f"Timed out after {limit} s; the command and all its processes were killed."
@@ -316,6 +331,12 @@ class PythonExecutorTool(_Runner[PythonExecutorArgs], name="python_executor"):
 
     def summary(self, source: str) -> str:
         return describe_python(source)
+
+    async def describe_for_approval(
+        self, args: PythonExecutorArgs, run: RunContext
+    ) -> tuple[str, str]:
+        explanation, preview = await super().describe_for_approval(args, run)
+        return f"{explanation}\n{interpreter_note(Path(run.files.root))}", preview
 
     async def start(self, args: PythonExecutorArgs, ctx: ToolContext) -> ToolResult:
         root = Path(ctx.run.files.root)
