@@ -483,7 +483,7 @@ def describe(analysis: ShellAnalysis) -> str:
         extra.append("deletes files (rm)")
     for cmd in analysis.commands:
         finding = code_execution_in(cmd)
-        if finding is not None:
+        if finding is not None and finding.describe() not in extra:
             extra.append(finding.describe())
     if names & _NETWORK_PROGRAMS:
         extra.append("may use the network (" + ", ".join(sorted(names & _NETWORK_PROGRAMS)) + ")")

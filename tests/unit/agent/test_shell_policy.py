@@ -89,6 +89,8 @@ def test_describe_says_why_a_command_runs_code() -> None:
     assert "`git -c` sets git configuration" in text
     assert "can run programs" in text
     assert "`find -exec` runs the command it is given" in describe(analyze("find . -exec rm {} +"))
+    twice = describe(analyze("git -c a=b log; git -c c=d log"))
+    assert twice.count("`git -c` sets") == 1
 
 
 def test_semicolon_inside_quotes_is_one_command() -> None:
