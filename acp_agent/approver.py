@@ -2,9 +2,11 @@
 
 The four ACP options map onto the approval policy: allow once, allow always (this tool
 is allowed for the rest of the session, without asking), reject once, reject always
-(this tool is refused for the rest of the session). A cancelled request (the user
-cancelled the turn) stops the run. An edit that needs confirmation is asked about with
-its diff, then written only when allowed: the model is told when it was not.
+(this tool is refused for the rest of the session). A question the policy insists on
+(an ask rule, a command the rules cannot check, a protected file) is asked even after
+"allow always". A cancelled request (the user cancelled the turn) stops the run. An edit
+that needs confirmation is asked about with its diff, then written only when allowed:
+the model is told when it was not.
 """
 
 from __future__ import annotations
@@ -53,9 +55,10 @@ class AcpApprover(BaseApprover):
         self.rules = rules
         self.updates = updates
 
-    async def _choose(self, tool: str, call: ToolCallUpdate) -> str:
-        """The option the user picked: allow_once ... reject_always, or "cancelled"."""
-        if tool in self.rules.allowed:
+    async def _choose(self, tool: str, call: ToolCallUpdate, *, insist: bool = False) -> str:
+        """The option the user picked: allow_once ... reject_always, or "cancelled".
+        ``insist``: the policy wants the human asked, whatever "allow always" said."""
+        if tool in self.rules.allowed and not insist:
             return "allow_always"
         if tool in self.rules.rejected:
             return "reject_always"
@@ -80,7 +83,7 @@ class AcpApprover(BaseApprover):
         )
         call = _call_update(request.call_id, request.tool, request.args, content)
         try:
-            choice = await self._choose(request.tool, call)
+            choice = await self._choose(request.tool, call, insist=request.insist)
         except Exception as exc:
             log.warning("session/request_permission failed", exc_info=True)
             return ApprovalAnswer("deny", message=f"the editor could not ask the user ({exc})")
@@ -94,9 +97,15 @@ class AcpApprover(BaseApprover):
             )
             for change in request.changes
         ]
-        call = _call_update(request.call_id, request.tool, {"paths": paths}, diffs)
+        content: list[Any] = diffs
+        if request.reason:  # why this edit is asked about whatever was allowed before
+            content = [
+                helpers.tool_content(helpers.text_block(f"Asked because {request.reason}.")),
+                *diffs,
+            ]
+        call = _call_update(request.call_id, request.tool, {"paths": paths}, content)
         try:
-            choice = await self._choose(request.tool, call)
+            choice = await self._choose(request.tool, call, insist=request.insist)
         except Exception as exc:
             log.warning("session/request_permission failed", exc_info=True)
             return EditOutcome(

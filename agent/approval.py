@@ -2,7 +2,22 @@
 
 One function, ``decide``, makes the policy decision for every tool call (as codex
 does): ``skip`` (run it), ``needs_approval`` (ask a human first) or ``forbidden``.
-The loop asks it too before it runs a batch of calls in parallel.
+The loop asks it too before it runs a batch of calls in parallel. The precedence:
+
+1. a tool the agent may not use is forbidden;
+2. a shell command (``Tool.shell_command``) a deny rule matches is forbidden, in every
+   mode; one an ask rule matches, or that cannot be checked against the deny and ask
+   rules, is asked about in every mode (``agent.command_rules``);
+3. a change to a protected file (``Tool.target_paths``, ``agent.protected_edits``) is
+   asked about in every mode;
+4. ``yolo`` runs the rest; then what the human allowed for this run; ``confirm-all``
+   asks about the rest;
+5. under ``confirm-sensitive`` a sensitive call asks unless an allow rule covers its
+   command (and commands run sandboxed: without a sandbox no rule skips the question)
+   or the tool vouches for it (``Tool.auto_approval``: a trusted MCP server).
+
+A decision made under 2 or 3 *insists*: "allow for this run" (and a front end's own
+"always allow") does not skip it.
 
 An ``Approver`` is every question a run puts to the human, whatever the UI:
 
@@ -26,9 +41,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from agentls.agent.command_rules import NO_RULES, CommandRules, RuleMatch, evaluate_command
 from agentls.agent.errors import NoTTYError
+from agentls.agent.protected_edits import protected_targets
 
 if TYPE_CHECKING:
     from agentls.agent.config import AgentConfig
@@ -42,6 +60,21 @@ DecisionKind = Literal["skip", "needs_approval", "forbidden"]
 class Decision:
     kind: DecisionKind
     reason: str = ""
+    #: The command rule that decided (or that would have, but for why ``reason`` says).
+    rule: RuleMatch | None = None
+    #: Asked whatever the mode and whatever was allowed for the run: an ask rule, a
+    #: command the rules cannot check, a protected file.
+    insist: bool = False
+    #: Only the lack of an allow rule asks: saving one ("always allow") would skip
+    #: this question next time.
+    rule_would_skip: bool = False
+
+
+#: Why allow rules do not skip questions when commands cannot be confined.
+NO_SANDBOX = (
+    "no sandbox is available (bubblewrap is not installed), so the command would run "
+    "unconfined and allow rules do not skip the question"
+)
 
 
 def decide(
@@ -50,25 +83,59 @@ def decide(
     agent: AgentConfig,
     *,
     allowed_for_run: frozenset[str] = frozenset(),
+    rules: CommandRules = NO_RULES,
+    sandbox_available: bool = True,
+    root: Path | None = None,
 ) -> Decision:
-    """The policy for one call, from confirm_mode, the tool's flags and allow-lists."""
+    """The policy for one call (precedence in the module docstring). ``rules`` are the
+    run's command rules (the agent's ``allowed_commands`` are added here);
+    ``sandbox_available`` whether bubblewrap can confine commands; ``root`` the
+    workspace, to see where a path the model wrote resolves."""
     if agent.allowed_tools and tool.name not in agent.allowed_tools:
         return Decision("forbidden", f"the agent is not allowed to use {tool.name}")
+    command = tool.shell_command(args)
+    evaluation = None
+    if command is not None:
+        evaluation = evaluate_command(command, rules.with_allow(agent.allowed_commands))
+        if evaluation.verdict == "forbidden":
+            return Decision("forbidden", evaluation.reason, evaluation.match)
+        if evaluation.verdict == "prompt":
+            return Decision("needs_approval", evaluation.reason, evaluation.match, insist=True)
+    protected = protected_targets(tool.target_paths(args), root)
+    if protected:
+        return Decision(
+            "needs_approval", "it changes a protected file: " + "; ".join(protected), insist=True
+        )
     if agent.confirm_mode == "yolo":
         return Decision("skip")
     if tool.name in allowed_for_run:
         return Decision("skip", "allowed for this run")
     if agent.confirm_mode == "confirm-all":
         return Decision("needs_approval", "confirm-all asks before every tool")
-    if tool.sensitive:
-        auto = tool.auto_approval(args, agent)
-        if auto:
-            return Decision("skip", auto)
-        return Decision("needs_approval", f"{tool.name} is sensitive")
-    return Decision("skip")
+    if not tool.sensitive:
+        return Decision("skip")
+    unconfined = agent.sandbox != "off" and not sandbox_available
+    if evaluation is not None and evaluation.verdict == "allow":
+        if unconfined:
+            return Decision(
+                "needs_approval", f"{evaluation.reason}, but {NO_SANDBOX}", evaluation.match
+            )
+        return Decision("skip", evaluation.reason, evaluation.match)
+    auto = tool.auto_approval(args, agent)
+    if auto:
+        return Decision("skip", auto)
+    reason = evaluation.reason if evaluation is not None and evaluation.reason else ""
+    return Decision(
+        "needs_approval",
+        reason or f"{tool.name} is sensitive",
+        evaluation.match if evaluation is not None else None,
+        rule_would_skip=command is not None and not unconfined,
+    )
 
 
-AnswerKind = Literal["approve", "approve_run", "deny", "modify", "abort"]
+#: ``approve_always``: run it, and save the request's ``suggested_rule`` as an allow
+#: rule of the user's config (it applies at once, for the rest of the run too).
+AnswerKind = Literal["approve", "approve_run", "approve_always", "deny", "modify", "abort"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +153,11 @@ class ApprovalRequest:
     preview: str = ""
     #: The argument a human may edit before it runs (``command``, ``code``), if any.
     editable_arg: str | None = None
+    #: The allow rule an "always allow" answer would save (``pytest*``), if one fits.
+    suggested_rule: str | None = None
+    #: Asked whatever was allowed before (an ask rule, a protected file): a front end
+    #: must not answer it from an "always" it remembers.
+    insist: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +166,8 @@ class ApprovalAnswer:
     #: For ``modify``: the arguments to run instead.
     args: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    #: For ``approve_always``: the rule to save (the request's ``suggested_rule``).
+    rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -104,6 +178,11 @@ class EditRequest:
     call_id: str
     tool: str
     changes: Sequence[FileChange]
+    #: Why it is asked about (a protected file), when the policy says.
+    reason: str = ""
+    #: Asked whatever was allowed before: a front end must not answer it from an
+    #: "always" it remembers.
+    insist: bool = False
 
 
 @dataclass(frozen=True)

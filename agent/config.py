@@ -86,11 +86,13 @@ class AgentConfig(_Strict):
     )
     allowed_commands: list[str] = Field(
         default_factory=list,
-        description="Shell commands that run without asking under `confirm-sensitive`: glob "
-        "patterns matched against every simple command the shell would run (`pytest*` = "
-        "pytest with any arguments, `git status` = exactly that). Chains, pipes and "
-        "substitutions are allowed only when every part matches; redirection to files, "
-        "wrappers (`env`, `timeout`, `sudo`…), `eval` and `bash -c` always ask.",
+        description="Shell commands that run without asking under `confirm-sensitive` (allow "
+        "rules of this agent, added to `commands.allow`): glob patterns matched against every "
+        "simple command the shell would run (`pytest*` = pytest with any arguments, `git "
+        "status` = exactly that). Chains, pipes and substitutions are allowed only when every "
+        "part matches; redirection to files, wrappers (`env`, `timeout`, `sudo`…), `eval`, "
+        "`bash -c` and options that run code (`git -c`, `find -exec`, `sed`'s `e`, `python "
+        "-c`, `xargs`…) always ask, as does everything when no sandbox is available.",
     )
     sandbox: Literal["workspace-write", "read-only", "off"] = Field(
         "workspace-write",
@@ -124,15 +126,21 @@ class CommandRulesConfig(_Strict):
     allow: list[str] = Field(
         default_factory=list,
         description="Commands that run without asking under `confirm-sensitive` (for every "
-        "agent, besides its own `allowed_commands`).",
+        "agent, besides its own `allowed_commands`), when every part of the command line "
+        'matches one and none runs code it was given. "Always allow" at a prompt adds '
+        "to this list in the user config.",
     )
     ask: list[str] = Field(
         default_factory=list,
-        description='Commands that always ask, even under `yolo` or after "allow for this run".',
+        description='Commands that always ask, even under `yolo`, after "allow for this '
+        'run" or when an allow rule matches too; also matched inside wrappers, `bash -c` '
+        "and `find -exec`.",
     )
     deny: list[str] = Field(
         default_factory=list,
-        description="Commands that never run: the model is told they are denied by a rule.",
+        description="Commands that never run, in any mode: the model is told which rule "
+        "refused it. Also matched inside wrappers (`timeout 5 rm`), `bash -c`, `eval`, "
+        "`xargs` and `find -exec`; a command that cannot be checked against them asks.",
     )
 
 

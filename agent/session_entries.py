@@ -102,8 +102,9 @@ class ApprovalDecision(_OncePerToolCall):
 
     type: Literal["approval_decision"] = "approval_decision"
     tool: str
-    #: approve | approve_run | deny | modify | abort for a tool call; for an edit the
-    #: human confirmed: approve (kept), deny (rejected) or partial (some hunks kept).
+    #: approve | approve_run | approve_always (``args.rule``: the allow rule saved) |
+    #: deny | modify | abort for a tool call; for an edit the human confirmed: approve
+    #: (kept), deny (rejected) or partial (some hunks kept).
     decision: str
     message: str = ""
     args: dict[str, Any] = Field(default_factory=dict)

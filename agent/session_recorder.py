@@ -104,7 +104,9 @@ class SessionRecorder:
         await self.session.append(entry)
 
     async def approval(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
-        await self.decision(request.call_id, request.tool, answer.kind, answer.message, answer.args)
+        # An "always allow" keeps the rule it saved; a modification, the arguments run.
+        args = {**answer.args, "rule": answer.rule} if answer.rule else answer.args
+        await self.decision(request.call_id, request.tool, answer.kind, answer.message, args)
 
     async def edit_decision(
         self, request: EditRequest, decision: str, outcome: EditOutcome

@@ -29,6 +29,15 @@ asked instead). Problems are:
   argument is a program of its own; ``bash -c STRING`` is refused, not re-parsed;
 * control characters (carriage return, NUL…) that shells and parsers may disagree on.
 
+Every problem but a write and an empty command also *hides* what may run
+(``ShellAnalysis.hidden``): the deny and ask rules cannot be checked against such a
+command (``agent.command_rules``).
+
+A command that runs code it was given (``git -c …``, ``find -exec``, ``sed 's/x/y/e'``,
+``awk 'BEGIN{system(…)}'``, ``python -c``, ``xargs``…; the table is
+``agent.code_execution``) never matches an allow rule, whatever the pattern, nor
+does any such command inside a wrapper it names (``timeout 60 git -c … status``).
+
 Matching rule (``matches_pattern``): a simple command is turned into text by taking
 its words *after* unquoting (``p'y'test`` → ``pytest``), prefix assignments included
 (``CI=1 pytest`` is the text ``CI=1 pytest``), redirections left out, joined with
@@ -52,6 +61,8 @@ from typing import Any
 
 import bashlex
 
+from agentls.agent.code_execution import CodeExecution, code_execution
+from agentls.agent.command_wrappers import RUNNERS, unwrap
 from agentls.agent.text import one_line
 
 #: Programs whose argument is itself a program: never auto-approved.
@@ -69,7 +80,14 @@ SHELL_EVALUATORS = frozenset(
         "fish",
         "csh",
         "tcsh",
+        "ash",
+        "rbash",
         "busybox",
+        "pwsh",
+        "powershell",
+        "nu",
+        "xonsh",
+        "elvish",
     }
 )
 
@@ -105,7 +123,7 @@ WRAPPERS = frozenset(
         "parallel",
         "script",
     }
-)
+) | (RUNNERS - {"busybox"})
 
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -150,6 +168,8 @@ class ShellAnalysis:
     commands: list[SimpleCommand] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: The problems that may hide a command (all but writes): nobody can say all that runs.
+    hidden: list[str] = field(default_factory=list)
     parse_error: str | None = None
     #: Top-level steps for descriptions: (connector before it, pipeline members).
     steps: list[tuple[str, list[SimpleCommand]]] = field(default_factory=list)
@@ -167,11 +187,14 @@ def analyze(command: str) -> ShellAnalysis:
         return result
     if _CONTROL_CHARS.search(command):
         result.problems.append("control characters in the command")
+        result.hidden.append("control characters in the command")
     try:
         trees = bashlex.parse(command)
     except Exception as exc:  # bashlex raises ParsingError, NotImplementedError and others
         result.parse_error = f"{type(exc).__name__}: {exc}"
-        result.problems.append(f"the shell parser could not read it ({result.parse_error})")
+        message = f"the shell parser could not read it ({result.parse_error})"
+        result.problems.append(message)
+        result.hidden.append(message)
         return result
     walker = _Walker(command, result)
     for index, tree in enumerate(trees):
@@ -184,9 +207,11 @@ class _Walker:
         self.source = source
         self.result = result
 
-    def problem(self, message: str) -> None:
+    def problem(self, message: str, *, hides: bool = True) -> None:
         if message not in self.result.problems:
             self.result.problems.append(message)
+            if hides:
+                self.result.hidden.append(message)
 
     def raw(self, node: Any) -> str:
         start, end = node.pos
@@ -310,7 +335,7 @@ class _Walker:
         writes = kind in _WRITE_REDIRECTS
         self.result.redirects.append(Redirect(kind, target.word, writes))
         if writes and target.word not in _HARMLESS_TARGETS:
-            self.problem(f"it writes to a file ({kind} {target.word})")
+            self.problem(f"it writes to a file ({kind} {target.word})", hides=False)
 
 
 def _command_basename(cmd: SimpleCommand) -> str:
@@ -341,23 +366,71 @@ def approval_reason(command: str, patterns: Sequence[str]) -> str:
     return allowlist_reason(analysis, patterns)
 
 
-def allowlist_reason(analysis: ShellAnalysis, patterns: Iterable[str]) -> str:
+def code_execution_in(cmd: SimpleCommand, depth: int = 0) -> CodeExecution | None:
+    """The first way ``cmd``, or a command a wrapper in it runs, runs code it was given."""
+    finding = code_execution(cmd.words)
+    if finding is not None or depth > 8:
+        return finding
+    for inner in unwrap(cmd.words):
+        if inner.words:
+            finding = code_execution_in(SimpleCommand(inner.words), depth + 1)
+            if finding is not None:
+                return finding
+    return None
+
+
+@dataclass
+class AllowCheck:
+    """Whether allow patterns cover every command of a command line, and if not why."""
+
+    #: The patterns that matched, in order.
+    used: list[str] = field(default_factory=list)
+    #: Commands no pattern covers.
+    unmatched: list[str] = field(default_factory=list)
+    #: Commands a pattern covers but that run code they were given: never allowed.
+    runs_code: list[tuple[SimpleCommand, str, CodeExecution]] = field(default_factory=list)
+    #: Why the command line cannot be vouched for at all (analysis problems).
+    unclear: list[str] = field(default_factory=list)
+
+    @property
+    def allowed(self) -> bool:
+        return bool(self.used) and not (self.unmatched or self.runs_code or self.unclear)
+
+    def quoted(self) -> str:
+        return ", ".join(f"`{p}`" for p in self.used)
+
+
+def check_allow(analysis: ShellAnalysis, patterns: Iterable[str]) -> AllowCheck:
+    """Match every simple command of ``analysis`` against the allow ``patterns``."""
     patterns = [p for p in patterns if p.strip()]
-    if analysis.problems or not analysis.commands or not patterns:
-        return ""
-    used: list[str] = []
+    check = AllowCheck(unclear=list(analysis.problems))
+    if not analysis.commands and not check.unclear:
+        check.unclear.append("it runs no command")
     for cmd in analysis.commands:
         if not cmd.words:
-            return ""  # a bare assignment (PATH=…) changes what later commands run
-        if _command_basename(cmd) in SHELL_EVALUATORS:
-            return ""
-        hit = next((p for p in patterns if matches_pattern(cmd, p)), None)
+            # A bare assignment (PATH=…) changes what later commands run.
+            check.unmatched.append(cmd.text)
+            continue
+        hit = None
+        if _command_basename(cmd) not in SHELL_EVALUATORS:
+            hit = next((p for p in patterns if matches_pattern(cmd, p)), None)
         if hit is None:
-            return ""
-        if hit not in used:
-            used.append(hit)
-    quoted = ", ".join(f"`{p}`" for p in used)
-    return f"every command matches allowed_commands ({quoted})"
+            check.unmatched.append(cmd.text)
+            continue
+        finding = code_execution_in(cmd)
+        if finding is not None:
+            check.runs_code.append((cmd, hit, finding))
+            continue
+        if hit not in check.used:
+            check.used.append(hit)
+    return check
+
+
+def allowlist_reason(analysis: ShellAnalysis, patterns: Iterable[str]) -> str:
+    check = check_allow(analysis, patterns)
+    if not check.allowed:
+        return ""
+    return f"every command matches an allow rule ({check.quoted()})"
 
 
 def unmatched_commands(analysis: ShellAnalysis, patterns: Iterable[str]) -> list[str]:
@@ -408,6 +481,10 @@ def describe(analysis: ShellAnalysis) -> str:
         extra.append("uses " + ", ".join(sorted(names & WRAPPERS)) + " to run another program")
     if "rm" in names:
         extra.append("deletes files (rm)")
+    for cmd in analysis.commands:
+        finding = code_execution_in(cmd)
+        if finding is not None and finding.describe() not in extra:
+            extra.append(finding.describe())
     if names & _NETWORK_PROGRAMS:
         extra.append("may use the network (" + ", ".join(sorted(names & _NETWORK_PROGRAMS)) + ")")
     unclear = [p for p in analysis.problems if not p.startswith("it writes to a file")]

@@ -24,6 +24,8 @@ from agentls.agent.events import (
     ToolFinished,
     ToolStarted,
 )
+from agentls.agent.protected_edits import protected_targets
+from agentls.agent.userdirs import user_config_file
 from agentls.agent.workspace import DiskFileAccess, EditProposal
 
 if TYPE_CHECKING:
@@ -33,6 +35,13 @@ NO_TTY_MESSAGE = (
     "confirmation needed but there is no terminal to ask (run with --mode yolo to allow "
     "sensitive tools without asking, or run in a terminal)"
 )
+
+
+def config_path() -> str:
+    """The user config file, as a person would type it (``~/…`` under the home)."""
+    path = str(user_config_file())
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if path.startswith(home + os.sep) else path
 
 
 def _use_color(stream: IO[str]) -> bool:
@@ -224,6 +233,8 @@ class TerminalAsker:
         if not self.interactive:
             return False
         self.stderr.write(colorize_diff(proposal.diff, _use_color(self.stderr)))
+        for reason in protected_targets(c.path for c in proposal.changes):
+            self.stderr.write(f"Protected file: {reason}.\n")
         paths = ", ".join(c.path for c in proposal.changes)
         answer = await self.ask(
             f"Apply this change to {paths} (+{proposal.added} -{proposal.removed})?"
@@ -246,9 +257,16 @@ class TerminalApprover(BaseApprover):
             lines.append(request.explanation)
         if request.preview:
             lines.append(f"  {request.preview}")
+        rule = request.suggested_rule
+        if rule:
+            lines.append(f"s = always allow `{rule}`: saved in your user config ({config_path()})")
         self.asker.stderr.write("\n".join(lines) + "\n")
         editable = request.editable_arg
-        choices = "y = once / a = for this run / n = deny / q = abort"
+        # "For this run" would not hold for a question the policy insists on: not offered.
+        choices = "y = once" + ("" if request.insist else " / a = for this run")
+        if rule:
+            choices += " / s = always"
+        choices += " / n = deny / q = abort"
         if editable:
             choices += f" / m = modify the {editable}"
         answer = await self.asker.ask("Allow?", choices)
@@ -257,10 +275,12 @@ class TerminalApprover(BaseApprover):
                 f"New {editable} (end with a line holding only '.'):"
             )
             return ApprovalAnswer("modify", args={**request.args, editable: new_value})
-        kind: Any = {"y": "approve", "yes": "approve", "a": "approve_run", "q": "abort"}.get(
-            answer, "deny"
-        )
-        return ApprovalAnswer(kind)
+        if answer == "s" and rule:
+            return ApprovalAnswer("approve_always", rule=rule)
+        kinds: dict[str, Any] = {"y": "approve", "yes": "approve", "q": "abort"}
+        if not request.insist:
+            kinds["a"] = "approve_run"
+        return ApprovalAnswer(kinds.get(answer, "deny"))
 
     async def ask_user(self, question: str) -> str | None:
         """The question on stderr, the answer from the TTY; ``NoTTYError`` without one."""

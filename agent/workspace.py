@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from agentls.agent.errors import PathTraversalError, ValidationError
+from agentls.agent.protected_edits import protected_targets
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -342,10 +343,16 @@ class DiskFileAccess(FileAccess):
     async def refused(self, changes: Sequence[FileChange], paths: list[str]) -> EditOutcome | None:
         """Ask the human about ``changes``: None when confirmed, else the rejection."""
         if self.confirmer is None:
+            protected = protected_targets(paths)
+            what = (
+                "this change to a protected file (" + "; ".join(protected) + ")"
+                if protected
+                else "this change"
+            )
             return EditOutcome(
                 "rejected",
-                "this change needs confirmation and nobody can be asked "
-                "(no terminal); nothing was changed",
+                f"{what} needs confirmation and nobody can be asked (no terminal); nothing "
+                "was changed",
                 paths,
             )
         if not await self.confirmer(make_proposal(changes)):

@@ -1,11 +1,15 @@
 """Approvals and questions for the human, over LSP.
 
 - ``LspApprover.ask`` implements ``agent.approval.Approver`` with
-  ``window/showMessageRequest``: "Allow once" / "Allow for this run" / "Edit…" / "Deny" /
-  "Stop the run"; a null answer (the user closed the message) is a denial. "Edit…" is
-  offered for tools whose command or code a human may rewrite, to clients that can
-  answer ``agent/askUser``: the edited text is what runs, and the model is told. File
-  edits do not come here: their confirmation travels with the edit (server.lsp_files).
+  ``window/showMessageRequest``: "Allow once" / "Allow for this run" / "Always allow
+  `pytest*`" / "Edit…" / "Deny" / "Stop the run"; a null answer (the user closed the
+  message) is a denial. "Always allow" is offered when the tool proposes an allow rule
+  (saved in the user config by the engine); "Allow for this run" is not offered for a
+  question the policy insists on (an ask rule, a protected file), which it would not
+  cover. "Edit…" is offered for tools whose command or code a human may rewrite, to
+  clients that can answer ``agent/askUser``: the edited text is what runs, and the model
+  is told. File edits do not come here: their confirmation travels with the edit
+  (server.lsp_files).
 - ``LspApprover.ask_user`` sends ``agent/askUser {runId, question}`` → ``{answer}`` to
   clients that declare ``experimental.agentls.askUser``; for others it raises
   ``AskUserUnsupported``, which the tool reports to the model as a clear error.
@@ -38,6 +42,11 @@ DENY = "Deny"
 EDIT = "Edit…"
 STOP = "Stop the run"
 MAX_PREVIEW_CHARS = 1500
+
+
+def always_allow(rule: str) -> str:
+    """The title of the action that saves ``rule`` as an allow rule."""
+    return f"Always allow `{rule}`"
 
 
 class AskUserUnsupported(NoTTYError):
@@ -89,7 +98,10 @@ class LspApprover(BaseApprover):
             return False, None
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
-        titles = [ALLOW_ONCE, ALLOW_RUN]
+        titles = [ALLOW_ONCE] if request.insist else [ALLOW_ONCE, ALLOW_RUN]
+        rule = request.suggested_rule
+        if rule:
+            titles.append(always_allow(rule))
         editable = request.editable_arg if self.can_ask_user else None
         if editable:
             titles.append(EDIT)
@@ -111,8 +123,10 @@ class LspApprover(BaseApprover):
             title = result.get("title")
         if title == ALLOW_ONCE:
             return ApprovalAnswer("approve")
-        if title == ALLOW_RUN:
+        if title == ALLOW_RUN and not request.insist:
             return ApprovalAnswer("approve_run")
+        if rule and title == always_allow(rule):
+            return ApprovalAnswer("approve_always", rule=rule)
         if title == DENY:
             return ApprovalAnswer("deny", message="the user chose Deny")
         if title == STOP:

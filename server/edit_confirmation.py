@@ -16,6 +16,11 @@ asks it, per edit, whether to send the edit and whether to annotate it:
   keeps or undoes each hunk while the agent goes on; the hunks are followed by their
   annotation ids until the decisions come back (server/inline_review.py);
 * ``CannotConfirm``: nobody can be asked, so the edit is refused.
+
+An edit to a protected file (``agent.protected_paths``: ``.mcp.json``, ``.vscode/``,
+``AGENTS.md``…) must be seen before it takes effect, and every question names why the
+file is protected. Inline review applies first and asks later, so for such an edit
+``for_protected`` asks first instead (or refuses when the client cannot be asked).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
+from agentls.agent.protected_edits import protected_targets
 from agentls.agent.workspace import EditOutcome
 from agentls.server.edits import FilePlan, annotation_id
 from agentls.server.inline_review import (
@@ -152,11 +158,22 @@ class InlineReview(AnnotatedEdits):
         return outcome
 
 
+def protected_plans(plans: Sequence[FilePlan]) -> list[str]:
+    """Why the protected files among ``plans`` are protected."""
+    return protected_targets(plan.path for plan in plans)
+
+
 class CannotConfirm(Confirmation):
     async def before_send(self, plans: Sequence[FilePlan], paths: list[str]) -> EditOutcome | None:
+        protected = protected_plans(plans)
+        what = (
+            "this edit of a protected file (" + "; ".join(protected) + ")"
+            if protected
+            else "this edit"
+        )
         return EditOutcome(
             "rejected",
-            "this edit needs confirmation and the editor cannot ask; nothing was changed",
+            f"{what} needs confirmation and the editor cannot ask; nothing was changed",
             paths,
         )
 
@@ -180,6 +197,8 @@ class AskFirst(Confirmation):
         else:
             names = ", ".join(p.path for p in plans)
             question = f"Apply edits to {names} (+{added} −{removed})?"
+        for reason in protected_plans(plans):
+            question += f"\n\nProtected file: {reason}."
         try:
             answer = await self.server.window_show_message_request_async(
                 lsp.ShowMessageRequestParams(
@@ -195,6 +214,17 @@ class AskFirst(Confirmation):
             log.info("showMessageRequest failed, taking it as a rejection: %s", exc)
             return False
         return answer is not None and answer.title == APPLY
+
+
+def for_protected(
+    confirmation: Confirmation, server: LanguageServer, support: ClientEditSupport
+) -> Confirmation:
+    """The strategy for an edit to a protected file: inline review would write it before
+    the user decides, so the user is asked first (or, if the client cannot be asked, the
+    edit is refused); every other strategy asks before anything is written."""
+    if not isinstance(confirmation, InlineReview):
+        return confirmation
+    return AskFirst(server) if support.show_message else CannotConfirm()
 
 
 def choose_confirmation(

@@ -24,6 +24,8 @@ from typing import Any, Literal
 from lsprotocol import types as lsp
 from pygls.workspace import PositionCodec
 
+from agentls.agent.protected_edits import protected_targets
+
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -259,8 +261,11 @@ def plan_file(
 
 
 def label_for(plan: FilePlan) -> str:
-    """Annotation label: ``agent: edit src/app.py`` / ``agent: create …`` / ``agent: delete …``."""
-    return f"agent: {plan.op} {plan.path}"
+    """Annotation label: ``agent: edit src/app.py`` / ``agent: create …`` / ``agent: delete …``,
+    with why when the file is protected (``… (protected: .mcp.json: it declares …)``)."""
+    reasons = protected_targets([plan.path])
+    note = f" (protected: {reasons[0]})" if reasons else ""
+    return f"agent: {plan.op} {plan.path}{note}"
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,8 @@ from agentls.server.edit_confirmation import (
     PreparedEdit,
     choose_confirmation,
     error_reply_outcome,
+    for_protected,
+    protected_plans,
     rejected,
 )
 from agentls.server.edit_outcome import edit_outcome
@@ -270,16 +272,19 @@ class LspFileAccess(FileAccess):
         reason = self._unsupported(plans)
         if reason:
             return EditOutcome("failed", f"{reason}; nothing was changed", paths)
+        confirmation = self.confirmation
+        if confirm and protected_plans(plans):
+            confirmation = for_protected(confirmation, self.server, self.support)
         if confirm:
-            refused = await self.confirmation.before_send(plans, paths)
+            refused = await confirmation.before_send(plans, paths)
             if refused is not None:
                 return refused
-        annotate = confirm and self.confirmation.annotate
+        annotate = confirm and confirmation.annotate
         self._seq += 1
         prefix = f"agentls-{self._seq}"
-        edit = self.confirmation.prepare(plans, prefix) if annotate else PreparedEdit(prefix)
+        edit = confirmation.prepare(plans, prefix) if annotate else PreparedEdit(prefix)
         outcome = await self._send_and_read_back(plans, paths, targets, edit, annotate=annotate)
-        return self.confirmation.answered(edit, plans, outcome)
+        return confirmation.answered(edit, plans, outcome)
 
     async def _send_and_read_back(
         self,
@@ -346,11 +351,13 @@ class LspFileAccess(FileAccess):
     def _describe(self, plans: Sequence[FilePlan]) -> str:
         added = sum(p.added for p in plans)
         removed = sum(p.removed for p in plans)
+        reasons = protected_plans(plans)
+        protected = " — protected: " + "; ".join(reasons) if reasons else ""
         if len(plans) == 1:
             plan = plans[0]
             verb = {"edit": "edit", "create": "create", "delete": "delete"}[plan.op]
-            return f"agent: {verb} {plan.path} (+{added} −{removed})"
-        return f"agent: edit {len(plans)} files (+{added} −{removed})"
+            return f"agent: {verb} {plan.path} (+{added} −{removed}){protected}"
+        return f"agent: edit {len(plans)} files (+{added} −{removed}){protected}"
 
     async def _settle(
         self, target: Path, expected: str, before: int | None, opened: bool

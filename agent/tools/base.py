@@ -97,15 +97,24 @@ class ToolContext:
     call_id: str = ""
     tool: str = ""
     confirm_edits: bool = False
+    #: Why the edits are confirmed, when the policy insists (a protected file).
+    confirm_reason: str = ""
+    confirm_insists: bool = False
 
     async def apply(self, changes: Sequence[FileChange]) -> EditOutcome:
         """Apply ``changes``; when this call needs confirmation, the run's Approver asks."""
         run = self.run
         if not self.confirm_edits:
             return await run.files.apply(changes, confirm=False)
-        return await run.approver.confirm_edit(
-            EditRequest(run.run_id, self.call_id, self.tool, changes), run.files
+        request = EditRequest(
+            run.run_id,
+            self.call_id,
+            self.tool,
+            changes,
+            reason=self.confirm_reason,
+            insist=self.confirm_insists,
         )
+        return await run.approver.confirm_edit(request, run.files)
 
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
@@ -124,9 +133,10 @@ class Tool(ABC, Generic[ArgsT]):
     ``args_model`` ``ItsArgs`` (unless the tool sets it), a pydantic model with
     ``extra="forbid"`` whose JSON schema is exactly what the model sees and whose
     validation errors are what it is told. ``run`` and ``describe_for_approval``
-    receive the validated ``ItsArgs``; ``auto_approval`` and ``summarize_args`` see
-    the call's raw JSON object, because the policy and the progress report must work
-    even for a call whose arguments do not validate.
+    receive the validated ``ItsArgs``; ``auto_approval``, ``shell_command``,
+    ``target_paths``, ``suggested_rule`` and ``summarize_args`` see the call's raw JSON
+    object, because the policy and the progress report must work even for a call whose
+    arguments do not validate.
     """
 
     name: ClassVar[str]
@@ -174,8 +184,23 @@ class Tool(ABC, Generic[ArgsT]):
         }
 
     def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:
-        """A reason this sensitive call may run without asking (an allow-list match), or ''."""
+        """A reason this sensitive call may run without asking (a trusted MCP server), or ''.
+        Shell commands are not judged here: the command rules are ``decide``'s."""
         return ""
+
+    def shell_command(self, args: dict[str, Any]) -> str | None:
+        """The shell command line this call runs, which the command rules judge; None
+        for a tool that runs none (the default)."""
+        return None
+
+    def target_paths(self, args: dict[str, Any]) -> list[str]:
+        """The paths this call would change, as written in its arguments (protected
+        files are asked about in every mode); none by default."""
+        return []
+
+    def suggested_rule(self, args: dict[str, Any]) -> str | None:
+        """The allow rule an "always allow" answer would save for this call, if any."""
+        return None
 
     async def describe_for_approval(self, args: ArgsT, run: RunContext) -> tuple[str, str]:
         """(plain-words explanation, exact preview) shown when a human is asked."""

@@ -27,9 +27,18 @@ def _occurrences(text: str, needle: str) -> list[int]:
         start = at + 1
 
 
+def path_arg(args: dict[str, Any]) -> list[str]:
+    """The ``path`` argument of a file tool call, for ``target_paths``."""
+    path = args.get("path")
+    return [path] if isinstance(path, str) and path else []
+
+
 class EditFileTool(FileEditingTool[EditFileArgs], name="edit_file"):
     """Replace one exact occurrence of old_str with new_str in a file. old_str must occur exactly
     once; include enough surrounding lines to make it unique."""
+
+    def target_paths(self, args: dict[str, Any]) -> list[str]:
+        return path_arg(args)
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         if args.old_str == "":
@@ -120,6 +129,28 @@ def apply_patch_description(lead: PatchFormat) -> str:
     )
 
 
+def with_headers(patch: str, path: str | None) -> str | None:
+    """The patch as applied: a unified diff without ---/+++ headers gets them for
+    ``path``; None when it names no file and no ``path`` is given."""
+    from agentls.agent.patch import is_v4a
+
+    if is_v4a(patch) or _HEADER.search(patch.split("@@", 1)[0]):
+        return patch
+    if not path:
+        return None
+    return f"--- a/{path}\n+++ b/{path}\n{patch}"
+
+
+def patch_paths(patch: str) -> list[str]:
+    """Every file a patch (with its headers) reads or writes, as the patch names them,
+    in both formats: the old and new name of a move. Raises PatchError."""
+    from agentls.agent.patch import is_v4a, parse_patch, parse_v4a
+
+    if is_v4a(patch):
+        return [path for op in parse_v4a(patch) for path in op.paths]
+    return [path for fp in parse_patch(patch) for path in (fp.source, fp.path)]
+
+
 class ApplyPatchTool(FileEditingTool[ApplyPatchArgs], name="apply_patch"):
     description = apply_patch_description("unified")
 
@@ -131,26 +162,34 @@ class ApplyPatchTool(FileEditingTool[ApplyPatchArgs], name="apply_patch"):
         schema["function"]["description"] = apply_patch_description(self.lead)
         return schema
 
-    async def run(self, args: ApplyPatchArgs, ctx: ToolContext) -> ToolResult:
-        from agentls.agent.patch import apply_patch, is_v4a, parse_patch, parse_v4a
-
-        patch = args.patch
-        v4a = is_v4a(patch)
-        if not v4a and not _HEADER.search(patch.split("@@", 1)[0]):
-            if not args.path:
-                return ToolResult.fail(
-                    "The patch names no file: give `path`, or write ---/+++ headers (or a "
-                    "V4A patch with *** Update File: lines). Nothing was changed."
-                )
-            patch = f"--- a/{args.path}\n+++ b/{args.path}\n{patch}"
+    def target_paths(self, args: dict[str, Any]) -> list[str]:
+        """Every file the patch touches (and ``path``); a patch that does not parse
+        changes nothing, so it names none."""
+        patch = args.get("patch")
+        named = path_arg(args)
+        if not isinstance(patch, str):
+            return named
+        text = with_headers(patch, named[0] if named else None)
+        if text is None:
+            return named
         try:
-            if v4a:
-                paths = [path for op in parse_v4a(patch) for path in op.paths]
-            else:
-                file_patches = parse_patch(patch)
-                if not file_patches:
-                    return ToolResult.fail("the patch contains no hunks")
-                paths = [path for fp in file_patches for path in (fp.source, fp.path)]
+            return named + patch_paths(text)
+        except PatchError:
+            return named
+
+    async def run(self, args: ApplyPatchArgs, ctx: ToolContext) -> ToolResult:
+        from agentls.agent.patch import apply_patch
+
+        patch = with_headers(args.patch, args.path)
+        if patch is None:
+            return ToolResult.fail(
+                "The patch names no file: give `path`, or write ---/+++ headers (or a "
+                "V4A patch with *** Update File: lines). Nothing was changed."
+            )
+        try:
+            paths = patch_paths(patch)
+            if not paths:
+                return ToolResult.fail("the patch contains no hunks")
             current: dict[str, str | None] = {}
             for path in paths:
                 rel = ctx.run.files.rel(path)
@@ -167,6 +206,12 @@ class ApplyPatchTool(FileEditingTool[ApplyPatchArgs], name="apply_patch"):
         changes = []
         for path, new in results.items():
             rel = ctx.run.files.rel(path)
+            if rel not in current:
+                # The policy judged the files the patch names; write no other.
+                return ToolResult.fail(
+                    f"The patch would change {rel}, which its headers do not name; nothing "
+                    "was changed."
+                )
             if new is None and not ctx.run.config.workspace.allow_delete:
                 return ToolResult.fail(
                     f"The patch deletes {rel} (a move or rename deletes the old name too) but "

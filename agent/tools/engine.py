@@ -17,14 +17,17 @@ from pydantic import ValidationError as PydanticValidationError
 
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Decision, decide
 from agentls.agent.cancel import Interrupted, race_cancel
+from agentls.agent.command_rules import CommandRules
 from agentls.agent.config import AgentConfig
-from agentls.agent.errors import AgentError, ToolNotFoundError
-from agentls.agent.events import RunState
+from agentls.agent.errors import AgentError, ConfigError, ToolNotFoundError
+from agentls.agent.events import Notice, RunState
 from agentls.agent.llm.models import ToolCall
+from agentls.agent.sandbox import find_bwrap
 from agentls.agent.text import shorten_args
 from agentls.agent.tools.base import AnyTool, RunContext, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
 from agentls.agent.transcript import ToolCallResult
+from agentls.agent.user_rules import add_allow_rule, saved_allow_rules
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +70,20 @@ class ExecutionEngine:
         self.registry = registry
         self.run = run
         self._allowed_for_run: set[str] = set()
+        #: Allow rules the human saved during this run ("always allow"): they count at
+        #: once, before the config is next read.
+        self._saved_rules: list[str] = []
 
     @property
     def run_id(self) -> str:
         return self.run.run_id
+
+    @property
+    def rules(self) -> CommandRules:
+        """The run's command rules: the config's, plus the allow rules saved since it was
+        loaded (in the user config, or this run's when it could not be written)."""
+        saved = [*saved_allow_rules(), *self._saved_rules]
+        return CommandRules.from_config(self.run.config.commands, saved)
 
     def decision_for(self, call: ToolCall, agent: AgentConfig) -> Decision:
         """The approval policy for ``call`` now (the loop asks it before going parallel)."""
@@ -81,19 +94,30 @@ class ExecutionEngine:
             call.arguments,
             agent,
             allowed_for_run=frozenset(self._allowed_for_run),
+            rules=self.rules,
+            sandbox_available=find_bwrap() is not None,
+            root=self.run.files.root,
         )
 
     async def execute_tool_call(self, call: ToolCall, agent: AgentConfig) -> ToolCallResult:
         """Validate, decide, ask if needed, run. Every refusal is a result for the model."""
         try:
             tool, args = self._validated(call)
-            args, arguments, confirm_edits, note = await self._approved(tool, call, args, agent)
+            approved = await self._approved(tool, call, args, agent)
         except _Refused as refused:
             return self._done(
                 call, refused.result, call.arguments, was_confirmed=refused.was_confirmed
             )
+        args, arguments, decision, note = approved
+        confirm_edits = decision is not None
         ctx = ToolContext(
-            self.run, agent=agent, call_id=call.id, tool=tool.name, confirm_edits=confirm_edits
+            self.run,
+            agent=agent,
+            call_id=call.id,
+            tool=tool.name,
+            confirm_edits=confirm_edits,
+            confirm_reason=decision.reason if decision is not None and decision.insist else "",
+            confirm_insists=decision is not None and decision.insist,
         )
         result = await self._run(tool, args, ctx)
         if note:
@@ -127,18 +151,26 @@ class ExecutionEngine:
 
     async def _approved(
         self, tool: AnyTool, call: ToolCall, args: Any, agent: AgentConfig
-    ) -> tuple[Any, dict[str, Any], bool, str]:
-        """(args, arguments as run, confirm the edits, note for the model) once the
-        policy and, if asked, the human let the call run. Raises ``_Refused`` or
-        ``RunAborted``."""
+    ) -> tuple[Any, dict[str, Any], Decision | None, str]:
+        """(args, arguments as run, the decision when the edits must be confirmed, note
+        for the model) once the policy and, if asked, the human let the call run. Raises
+        ``_Refused`` or ``RunAborted``."""
         decision = self.decision_for(call, agent)
         if decision.kind == "forbidden":
-            raise _Refused(ToolResult.fail(f"Not allowed: {decision.reason}."), was_confirmed=False)
+            raise _Refused(
+                ToolResult.fail(
+                    f"Not allowed: {decision.reason}. It did not run; a rule of the user's "
+                    "configuration forbids it, so do not try to get around it."
+                    if decision.rule is not None
+                    else f"Not allowed: {decision.reason}."
+                ),
+                was_confirmed=False,
+            )
         if decision.kind == "skip" or self.run.dry_run:
-            return args, call.arguments, False, ""
+            return args, call.arguments, None, ""
         if tool.edits_files:
-            return args, call.arguments, True, ""  # the Approver confirms the edit itself
-        answer = await self._ask(tool, call, decision.reason, args)
+            return args, call.arguments, decision, ""  # the Approver confirms the edit itself
+        answer = await self._ask(tool, call, decision, args)
         if answer.kind == "abort":
             raise RunAborted(answer.message or "the user aborted the run")
         if answer.kind == "deny":
@@ -152,8 +184,10 @@ class ExecutionEngine:
             )
         if answer.kind == "approve_run":
             self._allowed_for_run.add(tool.name)
+        if answer.kind == "approve_always":
+            self._save_rule(answer.rule, tool.suggested_rule(call.arguments))
         if answer.kind != "modify":
-            return args, call.arguments, False, ""
+            return args, call.arguments, None, ""
         try:
             args = tool.args_model.model_validate(answer.args)
         except PydanticValidationError as exc:
@@ -165,7 +199,28 @@ class ExecutionEngine:
             "Note: the user modified this call before it ran; it ran with "
             f"{json.dumps(shorten_args(answer.args, 200))}.\n"
         )
-        return args, answer.args, False, note
+        return args, answer.args, None, note
+
+    def _save_rule(self, rule: str, suggested: str | None) -> None:
+        """Save the rule the human chose to always allow: in the user config for later
+        runs, and for the rest of this one at once. Only the rule the tool proposed is
+        saved, whatever a front end sent."""
+        if not rule or rule != suggested:
+            log.warning("run %s: not saving %r, which is not the proposed rule", self.run_id, rule)
+            return
+        if rule not in self._saved_rules:
+            self._saved_rules.append(rule)
+        try:
+            added = add_allow_rule(rule)
+        except ConfigError as exc:
+            self.run.observer(Notice("warning", f"`{rule}` is allowed for this run only: {exc}"))
+            return
+        if added:
+            self.run.observer(
+                Notice(
+                    "info", f"`{rule}` is now allowed without asking (saved in your user config)"
+                )
+            )
 
     async def _run(self, tool: AnyTool, args: Any, ctx: ToolContext) -> ToolResult:
         try:
@@ -189,8 +244,11 @@ class ExecutionEngine:
                 "killed."
             )
 
-    async def _ask(self, tool: AnyTool, call: ToolCall, reason: str, args: Any) -> ApprovalAnswer:
+    async def _ask(
+        self, tool: AnyTool, call: ToolCall, decision: Decision, args: Any
+    ) -> ApprovalAnswer:
         explanation, preview = await tool.describe_for_approval(args, self.run)
+        suggested = tool.suggested_rule(call.arguments) if decision.rule_would_skip else None
         self.run.set_state(RunState.AWAITING_HUMAN)
         try:
             return await self.run.approver.ask(
@@ -199,10 +257,12 @@ class ExecutionEngine:
                     call_id=call.id,
                     tool=call.name,
                     args=call.arguments,
-                    reason=reason,
+                    reason=decision.reason,
                     explanation=explanation,
                     preview=preview,
                     editable_arg=tool.editable_arg,
+                    suggested_rule=suggested,
+                    insist=decision.insist,
                 )
             )
         finally:

@@ -2,8 +2,10 @@
 
 Both are sensitive: under ``confirm-sensitive`` a human is asked first, with a
 plain-words explanation and the exact command or code (``describe_for_approval``).
-Shell commands whose every part matches ``allowed_commands`` skip the question
-(``agent.shell_policy``); Python never does. Both run in their own process group
+``execute_command`` tells the policy its command line (``shell_command``): the command
+rules (``agent.command_rules``) deny it, ask about it, or let it skip the question
+when every part matches an allow rule. Python is not a shell command: no rule applies
+to it, and it always asks (unless ``yolo``). Both run in their own process group
 with a timeout (``agent.child_process``), under bubblewrap when available
 (``agent.sandbox``), and report exit code, bounded output and the files they changed.
 Afterwards the protected files a command created or replaced are removed, sandbox or
@@ -34,11 +36,12 @@ from agentls.agent.child_process import (
     redact,
     run_process,
 )
+from agentls.agent.command_rules import suggest_rule
 from agentls.agent.config import AgentConfig
 from agentls.agent.errors import AgentError
 from agentls.agent.planted_files import Settled, Survey, settle, survey
 from agentls.agent.sandbox import NO_BWRAP_NOTE, SandboxMode, make_sandbox
-from agentls.agent.shell_policy import analyze, approval_reason, describe
+from agentls.agent.shell_policy import analyze, describe
 from agentls.agent.tools.base import RunContext, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -111,6 +114,21 @@ def workspace_python(root: Path) -> str:
     if candidate.is_file() and os.access(candidate, os.X_OK):
         return str(candidate)
     return sys.executable
+
+
+def interpreter_note(root: Path) -> str:
+    """Which interpreter python_executor runs, for the human approving it: the
+    workspace's ``.venv`` is a program the repository provides, so the question says
+    so, and where a symlinked one really leads."""
+    path = workspace_python(root)
+    if path == sys.executable:
+        return f"Interpreter: {path} (agentls's own; the workspace has no .venv/bin/python)."
+    real = os.path.realpath(path)
+    note = f"Interpreter: {path}, the workspace's own .venv, which the repository provides"
+    if real != os.path.abspath(path):
+        inside = real.startswith(os.path.realpath(root) + os.sep)
+        note += f"; it is a symlink to {real}" + (", inside the workspace" if inside else "")
+    return note + "."
 
 
 def _exit_text(result: ProcessResult, limit: int) -> str:
@@ -327,11 +345,13 @@ class ExecuteCommandTool(_Runner[ExecuteCommandArgs], name="execute_command"):
             ctx, [_shell(), "-c", args.command], cwd, args.timeout, label="the command"
         )
 
-    def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:
+    def shell_command(self, args: dict[str, Any]) -> str | None:
         command = args.get("command")
-        if not isinstance(command, str):
-            return ""
-        return approval_reason(command, list(agent.allowed_commands))
+        return command if isinstance(command, str) else None
+
+    def suggested_rule(self, args: dict[str, Any]) -> str | None:
+        command = self.shell_command(args)
+        return suggest_rule(command) if command is not None else None
 
 
 class PythonExecutorTool(_Runner[PythonExecutorArgs], name="python_executor"):
@@ -344,6 +364,12 @@ class PythonExecutorTool(_Runner[PythonExecutorArgs], name="python_executor"):
 
     def summary(self, source: str) -> str:
         return describe_python(source)
+
+    async def describe_for_approval(
+        self, args: PythonExecutorArgs, run: RunContext
+    ) -> tuple[str, str]:
+        explanation, preview = await super().describe_for_approval(args, run)
+        return f"{explanation}\n{interpreter_note(Path(run.files.root))}", preview
 
     async def start(self, args: PythonExecutorArgs, ctx: ToolContext) -> ToolResult:
         root = Path(ctx.run.files.root)
@@ -359,8 +385,8 @@ class PythonExecutorTool(_Runner[PythonExecutorArgs], name="python_executor"):
             label="Python",
         )
 
-    def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:
-        return ""  # allowed_commands covers shell commands only; Python always asks
+    # Python is not a shell command: no command rule applies to it, so it always asks
+    # (unless yolo): the base class's auto_approval and shell_command say so.
 
 
 def describe_python(code: str) -> str:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+from typing import Any
 
 from agentls.agent.errors import PathTraversalError, ValidationError
 from agentls.agent.indexing import workspace_rules
 from agentls.agent.tools.base import FileEditingTool, Tool, ToolContext, ToolResult
+from agentls.agent.tools.edit import path_arg
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import DeleteFileArgs, ListFilesArgs, ReadFileArgs, WriteFileArgs
 from agentls.agent.workspace import FileChange, diff_stats
@@ -37,6 +39,9 @@ class ReadFileTool(Tool[ReadFileArgs], name="read_file"):
 class WriteFileTool(FileEditingTool[WriteFileArgs], name="write_file"):
     """Create a file or replace its whole content (mode=overwrite), or append to it (mode=append).
     Prefer edit_file or apply_patch to change part of an existing file."""
+
+    def target_paths(self, args: dict[str, Any]) -> list[str]:
+        return path_arg(args)
 
     async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         try:
@@ -71,6 +76,9 @@ class WriteFileTool(FileEditingTool[WriteFileArgs], name="write_file"):
 
 class DeleteFileTool(FileEditingTool[DeleteFileArgs], name="delete_file"):
     """Delete a file of the workspace (only when the workspace allows deletion)."""
+
+    def target_paths(self, args: dict[str, Any]) -> list[str]:
+        return path_arg(args)
 
     async def run(self, args: DeleteFileArgs, ctx: ToolContext) -> ToolResult:
         if not ctx.run.config.workspace.allow_delete:

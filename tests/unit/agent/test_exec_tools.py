@@ -25,6 +25,8 @@ from agentls.agent.tools.exec import (
 )
 from agentls.agent.workspace import DiskFileAccess
 
+#: Where this interpreter really is (a venv's python is usually a symlink).
+REAL_PYTHON = Path(sys.executable).resolve()
 #: Sleep lengths that name each test's processes (and this test process).
 MARKS = {n: sleep_marker(n) for n in range(1, 5)}
 
@@ -243,7 +245,27 @@ async def test_describe_python() -> None:
         PythonExecutorArgs(code=code), _run()
     )
     assert preview == code
-    assert explanation == "Runs 2 lines of Python in a fresh interpreter; imports shutil; " + (
+    summary, interpreter = explanation.split("\n")
+    assert summary == "Runs 2 lines of Python in a fresh interpreter; imports shutil; " + (
         "calls shutil.rmtree."
     )
+    assert interpreter == (
+        f"Interpreter: {sys.executable} (agentls's own; the workspace has no .venv/bin/python)."
+    )
     assert "does not parse" in describe_python("def (")
+
+
+async def test_the_python_question_names_the_workspace_venv_and_where_it_leads(
+    tmp_path: Path,
+) -> None:
+    venv_bin = tmp_path / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "python").symlink_to(sys.executable)
+    run = RunContext(files=DiskFileAccess(tmp_path), config=AppConfig())
+    explanation, _ = await PythonExecutorTool().describe_for_approval(
+        PythonExecutorArgs(code="print(1)"), run
+    )
+    interpreter = explanation.splitlines()[-1]
+    assert interpreter.startswith(f"Interpreter: {venv_bin / 'python'}, the workspace's own .venv")
+    assert f"a symlink to {REAL_PYTHON}" in interpreter
+    assert "inside the workspace" not in interpreter

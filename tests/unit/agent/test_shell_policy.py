@@ -12,6 +12,7 @@ from agentls.agent.shell_policy import (
     SimpleCommand,
     allowlist_reason,
     analyze,
+    check_allow,
     describe,
     matches_pattern,
 )
@@ -35,12 +36,16 @@ def _corpus() -> list[tuple[str, str]]:
 CASES = _corpus()
 BYPASSES = [c for k, c in CASES if k == "bypass"]
 BENIGN = [c for k, c in CASES if k == "allow"]
+RUNS_CODE = [c for k, c in CASES if k == "runs-code"]
+NO_CODE = [c for k, c in CASES if k == "no-code"]
 
 
 def test_corpus_is_big_enough() -> None:
     assert len(BYPASSES) >= 40
     assert len(BENIGN) >= 15
-    assert {k for k, _ in CASES} == {"bypass", "allow"}
+    assert len(RUNS_CODE) >= 80
+    assert len(NO_CODE) >= 30
+    assert {k for k, _ in CASES} == {"bypass", "allow", "runs-code", "no-code"}
 
 
 @pytest.mark.parametrize("command", BYPASSES)
@@ -52,6 +57,40 @@ def test_bypass_is_refused(command: str) -> None:
 def test_benign_is_allowed(command: str) -> None:
     analysis = analyze(command)
     assert allowlist_reason(analysis, PATTERNS), analysis.problems
+
+
+def _naming_every_program(command: str) -> list[str]:
+    """Allow rules that name every program ``command`` runs, wrappers included (whose
+    rules must name them in their first word)."""
+    names = [c.name for c in analyze(command).commands]
+    return ["*", *(f"{name}*" for name in names), *(f"{name} *" for name in names)]
+
+
+@pytest.mark.parametrize("command", RUNS_CODE)
+def test_a_command_that_runs_code_it_was_given_is_never_allowed(command: str) -> None:
+    check = check_allow(analyze(command), _naming_every_program(command))
+    assert not check.allowed
+    assert check.runs_code, (check.unmatched, check.unclear)
+    assert not check.unmatched and not check.unclear
+
+
+@pytest.mark.parametrize("command", NO_CODE)
+def test_its_harmless_twin_is_allowed(command: str) -> None:
+    check = check_allow(analyze(command), _naming_every_program(command))
+    assert check.allowed, (check.runs_code, check.unmatched, check.unclear)
+
+
+def test_xargs_never_matches_even_a_rule_naming_it() -> None:
+    assert allowlist_reason(analyze("xargs grep foo"), ["xargs*", "grep*"]) == ""
+
+
+def test_describe_says_why_a_command_runs_code() -> None:
+    text = describe(analyze("git -c core.fsmonitor=x status"))
+    assert "`git -c` sets git configuration" in text
+    assert "can run programs" in text
+    assert "`find -exec` runs the command it is given" in describe(analyze("find . -exec rm {} +"))
+    twice = describe(analyze("git -c a=b log; git -c c=d log"))
+    assert twice.count("`git -c` sets") == 1
 
 
 def test_semicolon_inside_quotes_is_one_command() -> None:
