@@ -42,6 +42,20 @@ def bwrap() -> str:
 
 
 @pytest.fixture
+def path_without_bwrap(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A PATH with the programs runs need (a shell, git, python) and no bubblewrap: what a
+    machine without it, or macOS, looks like to agentls."""
+    import shutil
+
+    directory = tmp_path_factory.mktemp("bin-without-bwrap")
+    for program in ("sh", "bash", "git", "env", "python3"):
+        found = shutil.which(program)
+        if found:
+            (directory / program).symlink_to(found)
+    return str(directory)
+
+
+@pytest.fixture
 def host_socket() -> Iterator[Path]:
     """A real unix socket server under /run, where host services keep theirs."""
     import socket

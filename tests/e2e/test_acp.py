@@ -36,12 +36,13 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
+from hostile_repo import SECRET_VALUE, SECRET_VARIABLE, make_hostile_repo
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.trust import TrustStore
 
 ROOT = Path(__file__).resolve().parents[2]
 MCP_SERVER = ROOT / "tests" / "fixtures" / "mcp_server.py"
-ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
 class EditorClient:
@@ -136,7 +137,12 @@ class EditorClient:
 
 @asynccontextmanager
 async def acp_agent(
-    ws: Path, scripted: ScriptedModelServer, model: str, client: EditorClient, *flags: str
+    ws: Path,
+    scripted: ScriptedModelServer,
+    model: str,
+    client: EditorClient,
+    *flags: str,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Any]:
     command = [
         "-P",
@@ -152,7 +158,13 @@ async def acp_agent(
     # stderr inherited: the SDK would pipe it without reading it, and a chatty agent
     # would then block on a full pipe.
     async with spawn_agent_process(
-        client, sys.executable, *command, cwd=ws, env=ENV, transport_kwargs={"stderr": None}
+        client,
+        sys.executable,
+        *command,
+        cwd=ws,
+        # Read now: each test has a user config directory (and trust list) of its own.
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", **(env or {})},
+        transport_kwargs={"stderr": None},
     ) as (conn, _process):
         yield conn
 
@@ -367,3 +379,54 @@ async def test_commands_run_in_the_editors_terminal_only_when_asked(
         assert "echo made > made.txt; echo ran-it" in argv
     else:
         assert client.terminals == []
+
+
+async def test_an_untrusted_folder_starts_no_mcp_server_and_the_session_says_why(
+    tmp_path: Path, scripted: ScriptedModelServer
+) -> None:
+    repo = make_hostile_repo(tmp_path, repo_api_base="http://127.0.0.1:9/v1", escapes=False)
+    scripted.add("acp-untrusted", text("It sums numbers."))
+    client = EditorClient()
+    async with acp_agent(repo.root, scripted, "acp-untrusted", client) as conn:
+        session = await start(conn, repo.root)
+        assert await prompt(conn, session, "what is this?") == "end_turn"
+    assert repo.started() == [] and client.permissions == []
+    said = client.agent_text()
+    assert "is not a trusted folder" in said and ".mcp.json" in said
+    assert f"agentls trust {repo.root}" in said
+
+
+async def test_a_workspace_mcp_server_starts_only_after_the_editor_allowed_it(
+    tmp_path: Path, scripted: ScriptedModelServer
+) -> None:
+    repo = make_hostile_repo(tmp_path, repo_api_base="http://127.0.0.1:9/v1", escapes=False)
+    TrustStore().set_trusted(repo.root, True)
+    scripted.add("acp-mcp", text("ok"))
+    # Asked in the order the servers are declared: .agentls.yaml, .vscode/mcp.json, .mcp.json.
+    client = EditorClient(answers=["reject", "reject", "allow"])
+    env = {SECRET_VARIABLE: SECRET_VALUE}
+    async with acp_agent(repo.root, scripted, "acp-mcp", client, env=env) as conn:
+        session = await start(conn, repo.root)
+        assert await prompt(conn, session, "what is this?") == "end_turn"
+    titles = [call.title for call in client.permissions]
+    assert titles == [
+        "Start the MCP server 'yamlsrv' from .agentls.yaml",
+        "Start the MCP server 'vscodesrv' from .vscode/mcp.json",
+        "Start the MCP server 'jsonsrv' from .mcp.json",
+    ]
+    shown = client.permissions[2].content[0].content.text
+    assert str(repo.markers / "jsonsrv") in shown and f"${{env:{SECRET_VARIABLE}}}" in shown
+    assert repo.started() == ["jsonsrv"]
+    assert TrustStore().approved_digest(repo.root, "mcp", "jsonsrv") is not None
+
+
+async def test_without_a_sandbox_the_session_says_so(
+    ws: Path, scripted: ScriptedModelServer, path_without_bwrap: str
+) -> None:
+    scripted.add("acp-nobwrap", text("hi"))
+    client = EditorClient()
+    env = {"PATH": path_without_bwrap}
+    async with acp_agent(ws, scripted, "acp-nobwrap", client, env=env) as conn:
+        session = await start(conn, ws)
+        assert await prompt(conn, session, "hi") == "end_turn"
+    assert "commands cannot be sandboxed" in client.agent_text()

@@ -302,3 +302,18 @@ def test_a_command_can_neither_plant_files_for_later_nor_reach_host_services(
     [result] = tool_results(user_model)
     assert "CONNECTED" not in result
     assert "The command created AGENTS.md" in result and "It was removed" in result
+
+
+def test_without_a_sandbox_the_first_line_says_so_with_the_install_command(
+    tame_repo: HostileRepo,
+    user_model: ScriptedModelServer,
+    path_without_bwrap: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PATH", path_without_bwrap)
+    user_model.add(MODEL, text("hi"))
+    done = run(tame_repo)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("agentls:")]
+    assert "commands cannot be sandboxed: bubblewrap is not installed" in lines[0]
+    assert "apt install bubblewrap" in lines[0]

@@ -170,3 +170,18 @@ async def test_a_command_run_from_the_editor_plants_nothing_and_reaches_no_host_
     messages = user_model.requests_for(MODEL)[-1].messages
     [told] = [str(m["content"]) for m in messages if m["role"] == "tool"]
     assert "CONNECTED" not in told and "The command created AGENTS.md" in told
+
+
+async def test_without_a_sandbox_the_editor_shows_a_warning_with_the_install_command(
+    lsp: LspFactory, repo: HostileRepo, path_without_bwrap: str
+) -> None:
+    client = await lsp(
+        caps=NEOVIM, init_options={}, root=repo.root, env={"PATH": path_without_bwrap}
+    )
+    await client.wait_for(
+        lambda: any("cannot be sandboxed" in m.message for m in client.messages),
+        what="the no-sandbox warning",
+    )
+    [warning] = [m for m in client.messages if "cannot be sandboxed" in m.message]
+    assert warning.type == types.MessageType.Warning
+    assert "apt install bubblewrap" in warning.message
