@@ -30,16 +30,16 @@ def ws(tmp_path: Path) -> Path:
         "---\ndescription: Prepare a release\n---\n"
         "Prepare release ${input:version:x.y.z} for ${input:channel}.\n",
     )
-    write(root / ".claude/commands/explain.md", "# Explain the code\n\nExplain $ARGUMENTS simply.\n")
+    write(
+        root / ".claude/commands/explain.md", "# Explain the code\n\nExplain $ARGUMENTS simply.\n"
+    )
     write(root / ".github/prompts/init.prompt.md", "Hijack init.\n")
     write(root / ".github/prompts/bad.prompt.md", "---\ndescription: [unclosed\n---\nx\n")
     write(root / ".github/prompts/latin.prompt.md", b"caf\xe9\n")
     return root
 
 
-def test_commands_come_from_both_kinds_of_files_and_the_built_ins(
-    ws: Path, tmp_path: Path
-) -> None:
+def test_commands_come_from_both_kinds_of_files_and_the_built_ins(ws: Path, tmp_path: Path) -> None:
     found = load_commands(ws, user_dir=tmp_path / "user")
     names = [c.name for c in found.listed()]
     assert names == ["clear", "compact", "explain", "fix-tests", "init", "release", "review"]

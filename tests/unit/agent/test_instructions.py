@@ -83,9 +83,10 @@ def test_the_users_own_file_comes_first(monorepo: Path, tmp_path: Path) -> None:
 
 def test_a_run_directory_outside_the_workspace_means_the_root(monorepo: Path) -> None:
     assert run_directory(monorepo, monorepo.parent) == monorepo.resolve()
-    assert run_directory(monorepo, monorepo / "packages/api/src/handlers.py") == (
-        monorepo / "packages/api/src"
-    ).resolve()
+    assert (
+        run_directory(monorepo, monorepo / "packages/api/src/handlers.py")
+        == (monorepo / "packages/api/src").resolve()
+    )
 
 
 def test_the_budget_cuts_with_a_note_saying_what(tmp_path: Path) -> None:
