@@ -87,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agentls.agent.trust_cli import add_trust_commands
 
     add_trust_commands(sub)
+    commands = sub.add_parser("commands", help="list the /commands of the workspace")
+    commands.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
+    commands.add_argument("--json", action="store_true", help="print the list as JSON")
     sub.add_parser("serve", help="run the language server on stdio")
     sub.add_parser("config-schema", help="print the JSON Schema of .agentls.yaml")
     sub.add_parser("config-docs", help="print the configuration table (Markdown)")
@@ -141,6 +144,8 @@ def _command(args: argparse.Namespace) -> int:
         from agentls.agent.trust_cli import mcp_command_main
 
         return mcp_command_main(args)
+    if args.command == "commands":
+        return list_commands(args.workspace or Path.cwd(), as_json=args.json)
     if args.command == "config-schema":
         from agentls.agent.config_docs import config_schema
 
@@ -276,6 +281,32 @@ def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+    return 0
+
+
+def list_commands(workspace: Path, *, as_json: bool = False) -> int:
+    """``agentls commands``: each command with its description, hint and source."""
+    from agentls.agent.commands import load_commands
+
+    found = load_commands(Path(os.path.abspath(workspace)))
+    rows = [
+        {
+            "name": c.name,
+            "description": c.description,
+            "hint": c.hint,
+            "source": c.path or c.source,
+        }
+        for c in found.listed()
+    ]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    else:
+        width = max(len(row["name"]) for row in rows) + 1
+        for row in rows:
+            usage = f"/{row['name']} {row['hint']}".rstrip()
+            print(f"{usage.ljust(width + 12)}  {row['description']}  ({row['source']})")
+    for problem in found.problems:
+        print(f"agentls: warning: {problem}", file=sys.stderr)
     return 0
 
 
