@@ -192,13 +192,15 @@ def _command(args: argparse.Namespace) -> int:
 
         folder = Path(os.path.abspath(args.workspace or Path.cwd()))
         try:
+            # The first line: whether commands can be sandboxed at all, before any question.
+            # (Untrusted, a workspace can only make the sandbox stricter, never turn it off.)
+            sandbox = missing_sandbox_notice(load_with(False).config)
+            if sandbox:
+                print(f"agentls: warning: {sandbox}", file=sys.stderr)
             config = trusted_config(folder, load_with).config
         except AgentError as exc:
             print(f"agentls: {exc}", file=sys.stderr)
             return 1
-        sandbox = missing_sandbox_notice(config)
-        if sandbox:
-            print(f"agentls: warning: {sandbox}", file=sys.stderr)
         return asyncio.run(run_headless(args, config))
     build_parser().print_help()
     return 1
