@@ -317,3 +317,27 @@ def test_without_a_sandbox_the_first_line_says_so_with_the_install_command(
     lines = [line for line in done.stderr.splitlines() if line.startswith("agentls:")]
     assert "commands cannot be sandboxed: bubblewrap is not installed" in lines[0]
     assert "apt install bubblewrap" in lines[0]
+
+
+def test_an_allowed_program_with_an_option_that_runs_code_still_asks(
+    tame_repo: HostileRepo, user_model: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    config = yaml.safe_load((user_config_dir / "config.yaml").read_text())
+    config["commands"] = {"allow": ["git*", "find*", "sed*"]}
+    (user_config_dir / "config.yaml").write_text(yaml.safe_dump(config))
+    subprocess.run(["git", "init", "-q"], cwd=tame_repo.root, check=True)
+    for command in (
+        "git -c core.fsmonitor='touch pwned' status",
+        "find . -name app.py -exec touch pwned ;",
+        "sed -n '1e touch pwned' app.py",
+    ):
+        user_model.add(
+            MODEL,
+            tool_call("execute_command", {"command": command}),
+            text("explained"),  # the question's explanation
+            text("done"),
+        )
+        done = run(tame_repo)
+        assert done.returncode == 0, done.stderr
+        assert "no terminal" in tool_results(user_model)[0], command  # asked, so refused
+        assert not (tame_repo.root / "pwned").exists(), command

@@ -185,3 +185,27 @@ async def test_without_a_sandbox_the_editor_shows_a_warning_with_the_install_com
     [warning] = [m for m in client.messages if "cannot be sandboxed" in m.message]
     assert warning.type == types.MessageType.Warning
     assert "apt install bubblewrap" in warning.message
+
+
+async def test_an_untrusted_folders_yolo_and_allow_list_do_not_apply_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    # The user allows git themselves; the repository asks for yolo and `sh*`. Neither the
+    # repository's settings nor the user's `git*` may let `git -c core.fsmonitor=...` through.
+    config = yaml.safe_load((user_config_dir / "config.yaml").read_text())
+    config["commands"] = {"allow": ["git*"]}
+    (user_config_dir / "config.yaml").write_text(yaml.safe_dump(config))
+    command = "git -c core.fsmonitor='touch pwned' status"
+    user_model.add(
+        MODEL,
+        tool_call("execute_command", {"command": command}),
+        text("It runs git status with a config override."),  # the question's explanation
+        text("done"),
+    )
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    client.approvals = ["Deny"]
+    result = plain(await client.run(prompt="check the status", runId="g1"))
+    assert result["status"] == "success", result
+    [asked] = client.approval_requests
+    assert "git -c core.fsmonitor" in asked.message and "-c" in asked.message
+    assert not (repo.root / "pwned").exists()
