@@ -52,7 +52,7 @@ async def test_nothing_to_show_is_a_clear_error(repo: Path, tmp_path: Path) -> N
         await uncommitted_changes(repo)
     plain = tmp_path / "plain"
     plain.mkdir()
-    with pytest.raises(NoChangesError, match="not a git repository|not inside a git"):
+    with pytest.raises(NoChangesError, match=r"not a git repository|not inside a git"):
         await uncommitted_changes(plain)
 
 
