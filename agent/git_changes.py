@@ -1,11 +1,5 @@
-"""The workspace's uncommitted changes, read with git in a way a repository cannot hijack.
-
-agentls runs git itself here (not the agent, not in the sandbox), in a repository that may
-not be trusted. A repository's own ``.git/config`` can name programs git runs on its own:
-an fsmonitor hook (``core.fsmonitor``) when git refreshes the index, external diff and
-textconv drivers, a pager. So every call turns those off on the command line, which wins
-over the repository's config, and takes no optional locks.
-"""
+"""The workspace's uncommitted changes, read with git in a way a repository cannot hijack
+(``indexer.safe_git``; diffs also without external diff or textconv drivers)."""
 
 from __future__ import annotations
 
@@ -15,20 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentls.agent.errors import AgentError
+from agentls.indexer.safe_git import SAFE_GIT
 
-#: What the repository's config must not get to run, overridden for every call.
-SAFE_GIT = (
-    "git",
-    "--no-optional-locks",
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "core.untrackedCache=false",
-    "-c",
-    "core.hooksPath=/dev/null",
-    "-c",
-    "core.pager=cat",
-)
 DEFAULT_LIMIT = 60_000
 
 

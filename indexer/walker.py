@@ -18,6 +18,7 @@ from pathlib import Path
 from agentls.indexer.ignore import IgnoreRules
 from agentls.indexer.index import FileInfo
 from agentls.indexer.languages import language_of, split_ext
+from agentls.indexer.safe_git import SAFE_GIT
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -123,7 +124,9 @@ def is_file(real_root: str, rel: str) -> bool:
 
 
 def _git_list(real_root: str, args: list[str], under: str) -> list[str] | None:
-    cmd = ["git", "--literal-pathspecs", "-C", real_root, "ls-files", "-z", *args]
+    # The repository's config must not run anything here (its fsmonitor hook would run on
+    # this listing, before anybody trusted the folder).
+    cmd = [*SAFE_GIT, "--literal-pathspecs", "-C", real_root, "ls-files", "-z", *args]
     if under:
         cmd += ["--", under]
     try:

@@ -181,3 +181,24 @@ def test_git_lists_untracked_and_tracked_files(tmp_path: Path, write: Writer) ->
     index = RepoIndexer(tmp_path).build()
     assert index.source == "git"
     assert index.paths() == ["new.py", "tracked.py"]
+
+
+def test_listing_with_git_runs_nothing_the_repository_configured(
+    tmp_path: Path, write: Writer
+) -> None:
+    # An untrusted repository's .git/config must not get code run by the index: git calls
+    # the fsmonitor hook on every index refresh, `ls-files` included.
+    import subprocess
+
+    from idx_helpers import git_init
+
+    git_init(tmp_path)
+    write("app.py")
+    marker = tmp_path.parent / f"{tmp_path.name}-fsmonitor-ran"
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "config", "core.fsmonitor", f"touch {marker}; echo"],
+        check=True,
+    )
+    index = RepoIndexer(tmp_path).build()
+    assert index.source == "git" and index.paths() == ["app.py"]
+    assert not marker.exists()
