@@ -40,7 +40,7 @@ def apply_unified(patch_text: str, read: Callable[[str], str | None]) -> dict[st
         return result[path] if path in result else read(path)
 
     for patch in parse_patch(patch_text):
-        new_text = apply_hunks(current(patch.source), patch)
+        new_text = apply_file_patch(current(patch.source), patch)
         if patch.is_rename:
             if current(patch.path) is not None:
                 raise PatchError(f"cannot rename {patch.source} to {patch.path}: it exists")
@@ -49,7 +49,7 @@ def apply_unified(patch_text: str, read: Callable[[str], str | None]) -> dict[st
     return result
 
 
-def apply_hunks(old_text: str | None, fp: FilePatch) -> str | None:
+def apply_file_patch(old_text: str | None, fp: FilePatch) -> str | None:
     """Apply ``fp`` to ``old_text`` (None: the file does not exist); None means deleted."""
     if fp.is_new and old_text is not None:
         raise PatchError(f"cannot create {fp.path}: it already exists")
