@@ -31,8 +31,11 @@ Encoding = Literal["utf-8", "utf-16", "utf-32"]
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines of ``text`` with their terminators; a last line without one is kept."""
+def split_lsp_lines(text: str) -> list[str]:
+    """Lines of ``text`` with their terminators; a last line without one is kept.
+
+    A lone ``\\r`` ends a line here, as in LSP positions; the patch engine's
+    ``split_at_newlines`` does not, as diff does not."""
     return _LINE.findall(text)
 
 
@@ -57,7 +60,7 @@ def normalize_encoding(value: object) -> Encoding:
 
 def position_at(text: str, offset: int, encoding: Encoding = "utf-16") -> lsp.Position:
     """The LSP position of character ``offset`` (a Python str index) in ``text``."""
-    lines = split_lines(text)
+    lines = split_lsp_lines(text)
     start = 0
     for line, chunk in enumerate(lines):
         end = start + len(chunk)
@@ -72,7 +75,7 @@ def position_at(text: str, offset: int, encoding: Encoding = "utf-16") -> lsp.Po
 def offset_at(text: str, position: lsp.Position, encoding: Encoding = "utf-16") -> int:
     """The str index of an LSP ``position`` in ``text`` (the inverse of ``position_at``);
     past the end of a line it clamps to the line's end, past the last line to the text's."""
-    lines = split_lines(text)
+    lines = split_lsp_lines(text)
     if position.line >= len(lines):
         return len(text)
     start = sum(len(line) for line in lines[: position.line])
@@ -99,8 +102,9 @@ def apply_text_edits(text: str, edits: Sequence[Any], encoding: Encoding = "utf-
 
 
 @dataclass(frozen=True)
-class Hunk:
-    """One changed run of lines: ``old_text`` (at ``start:end`` of the old text) → ``new_text``.
+class TextEditHunk:
+    """One changed run of lines: ``old_text`` (at ``start:end`` of the old text) → ``new_text``,
+    sent as one LSP TextEdit (a parsed ``@@`` block of a patch is ``PatchHunk``).
 
     ``index`` is 1-based; ``old_line`` is the 0-based first old line and ``new_line`` the
     0-based first line in the new text.
@@ -121,20 +125,20 @@ class Hunk:
         return f"+{self.added} −{self.removed} at line {self.old_line + 1}"
 
 
-def compute_hunks(old: str, new: str) -> list[Hunk]:
+def compute_hunks(old: str, new: str) -> list[TextEditHunk]:
     """Minimal line hunks turning ``old`` into ``new`` (difflib on lines, no junk heuristic)."""
-    a = split_lines(old)
-    b = split_lines(new)
+    a = split_lsp_lines(old)
+    b = split_lsp_lines(new)
     a_starts = [0]
     for line in a:
         a_starts.append(a_starts[-1] + len(line))
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    hunks: list[Hunk] = []
+    hunks: list[TextEditHunk] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
         hunks.append(
-            Hunk(
+            TextEditHunk(
                 index=len(hunks) + 1,
                 start=a_starts[i1],
                 end=a_starts[i2],
@@ -149,7 +153,9 @@ def compute_hunks(old: str, new: str) -> list[Hunk]:
     return hunks
 
 
-def apply_hunks(old: str, hunks: Sequence[Hunk], keep: Collection[int] | None = None) -> str:
+def apply_hunks(
+    old: str, hunks: Sequence[TextEditHunk], keep: Collection[int] | None = None
+) -> str:
     """``old`` with the hunks whose index is in ``keep`` applied (all when ``keep`` is None)."""
     out: list[str] = []
     pos = 0
@@ -161,7 +167,7 @@ def apply_hunks(old: str, hunks: Sequence[Hunk], keep: Collection[int] | None = 
     return "".join(out)
 
 
-def kept_hunks(old: str, hunks: Sequence[Hunk], after: str) -> list[int] | None:
+def kept_hunks(old: str, hunks: Sequence[TextEditHunk], after: str) -> list[int] | None:
     """Which hunks (1-based indexes) turn ``old`` into ``after``; None when no subset does.
 
     The text between hunks is fixed, so ``after`` must read: gap, (old or new text of
@@ -199,7 +205,7 @@ def kept_hunks(old: str, hunks: Sequence[Hunk], after: str) -> list[int] | None:
 
 def text_edits(
     old: str,
-    hunks: Sequence[Hunk],
+    hunks: Sequence[TextEditHunk],
     encoding: Encoding = "utf-16",
     annotation_ids: Sequence[str] | None = None,
 ) -> list[lsp.TextEdit | lsp.AnnotatedTextEdit]:
@@ -234,7 +240,7 @@ class FilePlan:
     old_text: str  # "" for a new file
     new_text: str | None  # None for a deletion
     version: int | None = None  # the open document's version
-    hunks: list[Hunk] = field(default_factory=list)
+    hunks: list[TextEditHunk] = field(default_factory=list)
 
     @property
     def added(self) -> int:
@@ -243,7 +249,7 @@ class FilePlan:
     @property
     def removed(self) -> int:
         if self.op == "delete":
-            return len(split_lines(self.old_text))
+            return len(split_lsp_lines(self.old_text))
         return sum(h.removed for h in self.hunks)
 
 

@@ -8,17 +8,17 @@ changed nothing.
 
 from __future__ import annotations
 
-from agentls.agent.patch.apply import apply_hunks, apply_patch, apply_unified
-from agentls.agent.patch.model import FilePatch, Hunk, HunkLine, LineKind
+from agentls.agent.patch.apply import apply_file_patch, apply_patch, apply_unified
+from agentls.agent.patch.model import FilePatch, HunkLine, LineKind, PatchHunk
 from agentls.agent.patch.parse import parse_patch
 from agentls.agent.patch.v4a import apply_v4a, is_v4a, parse_v4a
 
 __all__ = [
     "FilePatch",
-    "Hunk",
     "HunkLine",
     "LineKind",
-    "apply_hunks",
+    "PatchHunk",
+    "apply_file_patch",
     "apply_patch",
     "apply_unified",
     "apply_v4a",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agentls.agent.errors import PatchError
-from agentls.agent.patch.model import FilePatch, Hunk
+from agentls.agent.patch.model import FilePatch, PatchHunk
 from agentls.agent.patch.parse import parse_patch
 from agentls.agent.patch.seek import SeekFailure, seek
 
@@ -40,7 +40,7 @@ def apply_unified(patch_text: str, read: Callable[[str], str | None]) -> dict[st
         return result[path] if path in result else read(path)
 
     for patch in parse_patch(patch_text):
-        new_text = apply_hunks(current(patch.source), patch)
+        new_text = apply_file_patch(current(patch.source), patch)
         if patch.is_rename:
             if current(patch.path) is not None:
                 raise PatchError(f"cannot rename {patch.source} to {patch.path}: it exists")
@@ -49,7 +49,7 @@ def apply_unified(patch_text: str, read: Callable[[str], str | None]) -> dict[st
     return result
 
 
-def apply_hunks(old_text: str | None, fp: FilePatch) -> str | None:
+def apply_file_patch(old_text: str | None, fp: FilePatch) -> str | None:
     """Apply ``fp`` to ``old_text`` (None: the file does not exist); None means deleted."""
     if fp.is_new and old_text is not None:
         raise PatchError(f"cannot create {fp.path}: it already exists")
@@ -59,7 +59,7 @@ def apply_hunks(old_text: str | None, fp: FilePatch) -> str | None:
         raise PatchError(
             f"cannot modify {fp.source}: it does not exist (a new file needs '--- /dev/null')"
         )
-    lines = split_lines(old_text or "")
+    lines = split_at_newlines(old_text or "")
     eol = dominant_eol(lines, fp.crlf)
     out = _apply(lines, fp, eol)
     if not fp.is_delete:
@@ -103,7 +103,7 @@ def _apply(lines: list[Line], fp: FilePatch, eol: str) -> list[Line]:
     return out
 
 
-def _set_final_newline(out: list[Line], hunk: Hunk, lines: list[Line], eol: str) -> None:
+def _set_final_newline(out: list[Line], hunk: PatchHunk, lines: list[Line], eol: str) -> None:
     """Give the last line the ending the hunk's no-newline markers ask for.
 
     Without a marker on either side the file keeps whatever it had: a model that never
@@ -123,7 +123,9 @@ def _set_final_newline(out: list[Line], hunk: Hunk, lines: list[Line], eol: str)
     out[-1] = (text, ending)
 
 
-def split_lines(text: str) -> list[Line]:
+def split_at_newlines(text: str) -> list[Line]:
+    """``text`` as (text, ending) pairs: only ``\\n`` ends a line, as diff counts lines, so a
+    lone ``\\r`` stays inside its line (LSP would end a line there: ``split_lsp_lines``)."""
     # Not str.splitlines: it also splits on \f, \x1c, \u2028 and friends, which diff does not.
     parts = text.split("\n")
     last = parts.pop()
@@ -141,7 +143,7 @@ def dominant_eol(lines: list[Line], patch_crlf: bool) -> str:
     return "\r\n" if patch_crlf else "\n"
 
 
-def _failure(fp: FilePatch, number: int, hunk: Hunk, reason: str) -> str:
+def _failure(fp: FilePatch, number: int, hunk: PatchHunk, reason: str) -> str:
     expected = hunk.old_lines
     shown = "\n".join(f"    {line}" for line in expected[:_SHOWN_LINES])
     hidden = len(expected) - _SHOWN_LINES

@@ -22,8 +22,9 @@ class HunkLine:
 
 
 @dataclass
-class Hunk:
-    """One ``@@ -old_start,old_count +new_start,new_count @@`` block.
+class PatchHunk:
+    """One ``@@ -old_start,old_count +new_start,new_count @@`` block of a parsed patch (the
+    server's minimal text edits are ``TextEditHunk``).
 
     ``header`` and ``line_no`` (1-based, in the patch text) exist only for error messages.
     """
@@ -76,7 +77,7 @@ class FilePatch:
 
     old_path: str | None
     new_path: str | None
-    hunks: list[Hunk] = field(default_factory=list)
+    hunks: list[PatchHunk] = field(default_factory=list)
     is_rename: bool = False
     line_no: int = 0
     crlf: bool = False  # every body line ended in CRLF: a new file is written with CRLF

@@ -29,7 +29,7 @@ import re
 from dataclasses import replace
 
 from agentls.agent.errors import PatchError
-from agentls.agent.patch.model import FilePatch, Hunk, HunkLine, LineKind
+from agentls.agent.patch.model import FilePatch, HunkLine, LineKind, PatchHunk
 from agentls.agent.patch.paths import parse_git_names, parse_header_path
 
 _HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(?: .*)?$")
@@ -139,7 +139,7 @@ class _Parser:
         patch.crlf = self.cr_lines > 0 and self.cr_lines >= body_lines - marked
         return patch
 
-    def _hunk(self, patch: FilePatch) -> Hunk:
+    def _hunk(self, patch: FilePatch) -> PatchHunk:
         header_index = self.i
         header = self._header_line(header_index)
         match = _HUNK_HEADER.match(header)
@@ -151,7 +151,7 @@ class _Parser:
         old_start, old_count, new_start, new_count = (
             int(group) if group is not None else 1 for group in match.groups()[:4]
         )
-        hunk = Hunk(old_start, old_count, new_start, new_count, [], header, header_index + 1)
+        hunk = PatchHunk(old_start, old_count, new_start, new_count, [], header, header_index + 1)
         name = f"hunk {len(patch.hunks) + 1} of {patch.path} ({hunk.title()})"
         if old_count == 0 and new_count == 0:
             raise self._error(header_index, f"{name} is empty")
@@ -184,13 +184,13 @@ class _Parser:
             self._mark_no_newline(hunk, name)
         return hunk
 
-    def _mark_no_newline(self, hunk: Hunk, name: str) -> None:
+    def _mark_no_newline(self, hunk: PatchHunk, name: str) -> None:
         if not hunk.lines:
             raise self._error(self.i, f"'\\ No newline at end of file' before any line of {name}")
         hunk.lines[-1] = replace(hunk.lines[-1], no_newline=True)
         self.i += 1
 
-    def _count_message(self, name: str, hunk: Hunk, old_seen: int, new_seen: int) -> str:
+    def _count_message(self, name: str, hunk: PatchHunk, old_seen: int, new_seen: int) -> str:
         return (
             f"{name} does not match its header: the header promises {hunk.old_count} old "
             f"and {hunk.new_count} new lines, the body has {old_seen} and {new_seen} "

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agentls.agent.errors import PatchError
-from agentls.agent.patch.apply import Line, dominant_eol, split_lines
+from agentls.agent.patch.apply import Line, dominant_eol, split_at_newlines
 from agentls.agent.patch.seek import LEVELS, Normalise, matches, near_miss
 
 BEGIN = "*** Begin Patch"
@@ -275,7 +275,7 @@ def apply_v4a(patch_text: str, read: Callable[[str], str | None]) -> dict[str, s
 
 def update_text(old_text: str, op: FileOp) -> str:
     """``old_text`` with the chunks of an Update File applied."""
-    lines = split_lines(old_text)
+    lines = split_at_newlines(old_text)
     texts = [text for text, _ in lines]
     eol = dominant_eol(lines, False)
     out: list[Line] = []

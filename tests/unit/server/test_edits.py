@@ -10,7 +10,7 @@ from lsprotocol import types as lsp
 from agentls.server.edits import (
     EditOptions,
     Encoding,
-    Hunk,
+    TextEditHunk,
     apply_hunks,
     apply_text_edits,
     build_workspace_edit,
@@ -19,7 +19,7 @@ from agentls.server.edits import (
     offset_at,
     plan_file,
     position_at,
-    split_lines,
+    split_lsp_lines,
     text_edits,
     units,
 )
@@ -27,7 +27,7 @@ from agentls.server.edits import (
 
 def apply_lsp_edits(old: str, edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit]) -> str:
     """Apply TextEdits (UTF-16 positions) to ``old`` the way an editor does."""
-    lines = split_lines(old)
+    lines = split_lsp_lines(old)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
@@ -141,7 +141,7 @@ OLD = "".join(f"line {i}\n" for i in range(12))
 NEW = OLD.replace("line 1\n", "one\n").replace("line 5\n", "five\nFIVE\n").replace("line 9\n", "")
 
 
-def three_hunks() -> list[Hunk]:
+def three_hunks() -> list[TextEditHunk]:
     hunks = compute_hunks(OLD, NEW)
     assert len(hunks) == 3
     return hunks

@@ -1,18 +1,18 @@
-"""apply_hunks and apply_patch: line endings, final newlines, all-or-nothing, messages."""
+"""apply_file_patch and apply_patch: line endings, final newlines, all-or-nothing, messages."""
 
 from __future__ import annotations
 
 import pytest
 
 from agentls.agent.errors import PatchError
-from agentls.agent.patch import apply_hunks, apply_patch, parse_patch
+from agentls.agent.patch import apply_file_patch, apply_patch, parse_patch
 
 APP = "".join(f"line {n}\n" for n in range(1, 31))
 
 
 def _one(patch: str, old: str | None) -> str | None:
     [fp] = parse_patch(patch)
-    return apply_hunks(old, fp)
+    return apply_file_patch(old, fp)
 
 
 def test_error_names_file_hunk_and_expected_lines() -> None:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from agentls.agent.errors import PatchError
-from agentls.agent.patch import FilePatch, Hunk, HunkLine, parse_patch
+from agentls.agent.patch import FilePatch, HunkLine, PatchHunk, parse_patch
 from agentls.agent.patch.paths import parse_git_names, parse_header_path, unquote
 
 GIT = """\
@@ -131,6 +131,6 @@ def test_format_patch_signature_is_not_a_body_line() -> None:
 
 
 def test_dataclasses_are_constructible_by_hand() -> None:
-    hunk = Hunk(3, 1, 3, 1, [HunkLine("-", "a"), HunkLine("+", "b")])
+    hunk = PatchHunk(3, 1, 3, 1, [HunkLine("-", "a"), HunkLine("+", "b")])
     fp = FilePatch("a/f", "b/f", [hunk])
     assert hunk.title() == "@@ -3,1 +3,1 @@" and fp.path == "f"

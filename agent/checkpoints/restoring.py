@@ -1,0 +1,214 @@
+"""Undoing runs: the plan that puts the workspace back before a run, and applying it.
+
+``plan_restore`` turns the record into the changes that put the workspace back before a
+run (later runs of the session are undone too); ``restore`` applies them through a
+FileAccess, so the user confirms them like any other agent edit, and records the restore
+as a run of its own and as an entry of the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from agentls.agent.checkpoints.files import CheckpointingFiles, read_state
+from agentls.agent.checkpoints.store import CheckpointStore, FileState, RecordLine, sha256
+from agentls.agent.errors import ValidationError
+from agentls.agent.session_entries import RestoreEntry
+from agentls.agent.sessions import SessionWriteError
+from agentls.agent.workspace import FileAccess, FileChange, is_binary
+
+#: Asked before a restore writes back files that are not text (their paths): True writes.
+BytesConfirmer = Callable[[list[str]], Awaitable[bool]]
+
+
+class RestoreResult(BaseModel):
+    run_id: str
+    restore_run_id: str | None = None
+    status: str  # "applied", "rejected", "nothing", "failed", "stale"
+    message: str = ""
+    restored: list[str] = []
+    conflicts: list[str] = []
+    unrestorable: list[dict[str, str]] = []
+
+
+@dataclass
+class RestorePlan:
+    changes: list[FileChange]
+    modes: dict[str, int]
+    conflicts: list[str]
+    unrestorable: list[dict[str, str]]
+    # Binary files go back on disk directly: a text edit cannot carry their bytes.
+    raw: dict[str, bytes]
+
+
+async def plan_restore(
+    store: CheckpointStore, run_id: str, files: FileAccess, *, force: bool = False
+) -> RestorePlan:
+    runs = store.runs()
+    index = next((i for i, r in enumerate(runs) if r.run_id == run_id), None)
+    if index is None:
+        known = ", ".join(r.run_id for r in runs) or "none"
+        raise ValidationError(f"no checkpoint for run {run_id!r} (runs with checkpoints: {known})")
+    undone = runs[index:]
+    target: dict[str, FileState] = {}
+    expected: dict[str, FileState | None] = {}
+    for run in undone:
+        for path, before in run.before.items():
+            target.setdefault(path, before)
+        for path in run.before:
+            expected[path] = run.after.get(path, expected.get(path))
+    plan = RestorePlan([], {}, [], [], {})
+    for path, before in sorted(target.items()):
+        current = await _current(files, path)
+        left = expected.get(path)
+        current_sha = None if current is None else sha256(current)
+        if left is not None and current_sha != left.sha and not force:
+            plan.conflicts.append(path)
+            continue
+        if before.sha == current_sha:
+            if before.mode is not None and before.mode != await _current_mode(files, path):
+                plan.modes[path] = before.mode
+            continue
+        if before.sha is None:
+            if current is not None:
+                plan.changes.append(FileChange(path, None, _text(current)))
+            continue
+        data = store.get(before.sha)
+        if data is None:
+            reason = before.missing or "its saved copy is missing from the checkpoint store"
+            plan.unrestorable.append({"path": path, "reason": reason})
+            continue
+        if is_binary(data) or _text(data) is None:
+            plan.raw[path] = data
+        else:
+            base = None if current is None else _text(current)
+            plan.changes.append(FileChange(path, _text(data), base))
+        if before.mode is not None:
+            plan.modes[path] = before.mode
+    return plan
+
+
+def _text(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+async def _current_mode(files: FileAccess, path: str) -> int | None:
+    _, mode = await asyncio.to_thread(read_state, files.resolve(path))
+    return mode
+
+
+async def _current(files: FileAccess, path: str) -> bytes | None:
+    """What ``path`` holds now: the editor's buffer when open, else the disk."""
+    if not await files.exists(path):
+        return None
+    try:
+        text = await files.read_text(path)
+    except ValidationError:
+        data, _ = await asyncio.to_thread(read_state, files.resolve(path))
+        return data
+    if text.lossy:
+        data, _ = await asyncio.to_thread(read_state, files.resolve(path))
+        return data
+    return text.text.encode("utf-8")
+
+
+async def restore(
+    store: CheckpointStore,
+    run_id: str,
+    files: FileAccess,
+    *,
+    force: bool = False,
+    confirm: bool = True,
+    confirm_bytes: BytesConfirmer | None = None,
+) -> RestoreResult:
+    """Put the workspace back before ``run_id``; the restore is itself a recorded run, and
+    an entry of the session, so a later run's model is told the files went back.
+
+    Files that are not text cannot ride in the confirmed edit: with ``confirm`` their bytes
+    are written back only when ``confirm_bytes`` (given their paths) says yes; without one,
+    or on a no, they are listed as not restored."""
+    plan = await plan_restore(store, run_id, files, force=force)
+    if plan.raw and confirm:
+        if confirm_bytes is None:
+            reason = "not text, and nothing here can confirm writing its bytes back"
+        elif await confirm_bytes(sorted(plan.raw)):
+            reason = ""
+        else:
+            reason = "not text; you declined writing its bytes back"
+        if reason:
+            plan.unrestorable.extend({"path": path, "reason": reason} for path in sorted(plan.raw))
+            for path in plan.raw:
+                plan.modes.pop(path, None)
+            plan.raw = {}
+    result = RestoreResult(
+        run_id=run_id, status="nothing", conflicts=plan.conflicts, unrestorable=plan.unrestorable
+    )
+    if not plan.changes and not plan.raw and not plan.modes:
+        result.message = "nothing to restore"
+        return result
+    restore_id = "restore-" + uuid.uuid4().hex[:8]
+    store.append(RecordLine(run=restore_id, kind="restore", at=time.time(), restores=run_id))
+    recording = CheckpointingFiles(files, store, restore_id)
+    for path in [*plan.raw, *plan.modes]:
+        await recording.keep(path)
+    if plan.changes:
+        outcome = await recording.apply(plan.changes, confirm=confirm)
+        if outcome.status == "partial":
+            # Some of it landed: that much is a restore the session must know of.
+            result.restore_run_id = restore_id
+            result.restored = sorted(outcome.kept_hunks or outcome.paths)
+        if outcome.status != "applied":
+            result.status, result.message = outcome.status, outcome.message
+            await _record_in_session(store, result)
+            return result
+    for path, data in plan.raw.items():
+        await asyncio.to_thread(_write_bytes, files.resolve(path, for_write=True), data)
+        after = FileState(sha=sha256(data))
+        store.append(RecordLine(run=restore_id, at=time.time(), path=path, after=after))
+    for path, mode in plan.modes.items():
+        target = files.resolve(path)
+        await asyncio.to_thread(_chmod, target, mode)
+    result.restore_run_id = restore_id
+    result.status = "applied"
+    result.restored = sorted({c.path for c in plan.changes} | set(plan.raw) | set(plan.modes))
+    await _record_in_session(store, result)
+    return result
+
+
+async def _record_in_session(store: CheckpointStore, result: RestoreResult) -> None:
+    """A restore that changed files becomes an entry of the session that ran them."""
+    if result.restore_run_id is None:
+        return
+    # The entry keeps the outcome as the user was told it, field for field.
+    outcome = result.model_dump(include={"status", "restored", "conflicts", "unrestorable"})
+    entry = RestoreEntry(run_id=result.restore_run_id, restores=result.run_id, **outcome)
+    try:
+        session = await asyncio.to_thread(store.session)
+        await session.append(entry)
+    except SessionWriteError as exc:
+        # The files went back already: say so, and that the session does not know it.
+        result.message = f"{result.message} (not recorded in the session: {exc})".strip()
+
+
+def _write_bytes(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+
+
+def _chmod(target: Path, mode: int) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(target, mode)
