@@ -34,7 +34,9 @@ setup_out="$(bash "$repo_root/scripts/ensure_vscode_e2e.sh")" || fail "toolchain
 eval "$(echo "$setup_out" | grep -E '^(NODE24|SERVER_MAIN|CHROMIUM)=')"
 n24_bin="$(dirname "$NODE24")"
 
-(cd "$ext_dir" && npm run --silent compile) || fail "the extension does not compile"
+# From scratch: tsc leaves the output of a renamed or deleted suite behind, and index.js runs
+# every *.test.js it finds.
+(cd "$ext_dir" && rm -rf out/test && npm run --silent compile) || fail "the extension does not compile"
 python_setting="\"agentls.python\": \"$python\","
 if [ "${AGENTLS_E2E_MANAGED:-0}" = "1" ]; then
   (cd "$ext_dir" && AGENTLS_PYTHON="$python" npm run --silent bundle) || fail "the server package could not be built"

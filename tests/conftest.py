@@ -23,6 +23,10 @@ os.environ["AGENTLS_CONFIG_DIR"] = tempfile.mkdtemp(prefix="agentls-user-config-
 
 FAST_RETRY = RetryPolicy(base_delay=0.001, max_delay=0.01)
 
+# Inputs of tests, not tests: the patch fixtures hold repositories' own files, some of them
+# named like tests (store_test.py).
+collect_ignore = ["fixtures"]
+
 
 REPO = Path(__file__).resolve().parents[1]
 

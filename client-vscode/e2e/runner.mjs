@@ -250,8 +250,13 @@ async function palette(title, typed) {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: 10_000 });
   await input.fill(`>${title}`);
-  await page.locator(`.quick-input-list .monaco-list-row:has-text("${title}")`).first().waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Enter');
+  // The row of exactly this command, clicked: Enter takes the first row, which can be a
+  // recently used command that also matches the words typed ("Agent: Undo run…" for
+  // "Agent: Run…"), so what ran would depend on the suites that ran before.
+  const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?!\\S)`);
+  const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name').filter({ hasText: exact }) });
+  await row.first().waitFor({ timeout: 10_000 });
+  await row.first().click();
   if (typed !== undefined) {
     // Wait for the command's own input box: the palette's ">title" is gone from the field.
     await until(

@@ -7,4 +7,14 @@ them in as ``agentls.agent`` (the loop, tools and sessions), ``agentls.server`` 
 language server) and ``agentls.indexer`` (the repository index).
 """
 
+import os as _os
+
+from agentls import _links
+
 __version__ = "0.2.0"
+
+# A checkout without symbolic links has plain files where the layers should be: say so here,
+# with what to do, rather than let the first ``import agentls.agent`` fail with no reason.
+_problem = _links.problem(_os.path.dirname(__file__))
+if _problem is not None:
+    raise ImportError(_problem)

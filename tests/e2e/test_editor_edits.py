@@ -15,10 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-
-sys.path.insert(0, str(Path(__file__).parent))
 from edits_helpers import (
     EDITORS,
     REPO,
@@ -28,6 +24,8 @@ from edits_helpers import (
     report_result,
     run_editor,
 )
+
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 pytestmark = [pytest.mark.editor, pytest.mark.slow]
 

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lsprotocol import types as lsp
-
-sys.path.insert(0, str(Path(__file__).parent))
 from edits_helpers import FakeEditor, capabilities, request, start_editor
+from lsprotocol import types as lsp
 
 OLD = "".join(f"line {i}\n" for i in range(1, 11))
 NEW = OLD.replace("line 2\n", "line two\n").replace("line 8\n", "line 8\nline 8.5\n")

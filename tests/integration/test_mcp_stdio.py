@@ -63,8 +63,10 @@ def survivors(*pids: int) -> str:
     )
 
 
-async def until(condition: Any, what: Any, limit: float = 20.0) -> None:
-    """Await ``condition()`` becoming true (polled), failing with ``what`` after ``limit``."""
+async def until(condition: Any, what: Any, limit: float = 60.0) -> None:
+    """Await ``condition()`` becoming true (polled), failing with ``what`` after ``limit``:
+    how long to wait for something that should happen, not how fast it must (a loaded machine
+    took over 20 s to see a killed server's processes gone)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit
     while not condition():

@@ -17,9 +17,19 @@ export function run(): Promise<void> {
   // AGENTLS_E2E_SUITE names the folder of suites: `e2e` (the default) or `e2e-trust`, which
   // needs a VS Code of its own with Workspace Trust on (scripts/vscode_e2e.sh starts both).
   const dir = path.join(__dirname, process.env.AGENTLS_E2E_SUITE ?? 'e2e');
-  // AGENTLS_E2E_FILES (a regular expression) runs only the matching files, e.g. `0_|3_panel`.
+  // AGENTLS_E2E_FILES (a regular expression) runs only the matching files, e.g. `harness|panel`.
   const only = process.env.AGENTLS_E2E_FILES ? new RegExp(process.env.AGENTLS_E2E_FILES) : undefined;
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.test.js') && (!only || only.test(f))).sort()) {
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.test.js') && (!only || only.test(f)))
+    .sort();
+  // Name order, for runs that read the same from one time to the next; no file may count on
+  // it (each sets up what it needs in its own `before`). AGENTLS_E2E_ORDER=reverse shows that.
+  if (process.env.AGENTLS_E2E_ORDER === 'reverse') {
+    files.reverse();
+  }
+  e2eLog(`E2E files in order: ${files.join(', ')}`);
+  for (const file of files) {
     mocha.addFile(path.join(dir, file));
   }
   return new Promise((resolve, reject) => {

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
+import type { PingResult } from '../../generated/protocol';
 import { e2eLog } from '../e2eLog';
 
 export const EXTENSION_ID = 'agentls.agentls';
@@ -16,10 +17,60 @@ export async function getApi(): Promise<AgentlsApi> {
   return ext.isActive ? ext.exports : ext.activate();
 }
 
-/** The extension's API once its server runs (the `before` of every suite that talks to it). */
+/**
+ * How long the first start of the server may take: without agentls.python
+ * (AGENTLS_E2E_MANAGED=1) the extension first sets up its own environment with pip. Whichever
+ * suite runs first waits for it.
+ */
+export const FIRST_START_MS = 280_000;
+
+/** How long the model worker may take to import litellm: tens of seconds on a busy machine. */
+const WORKER_READY_MS = 240_000;
+
+/** The extension's API once its server runs. */
 export async function runningApi(): Promise<AgentlsApi> {
   const api = await getApi();
-  await waitFor(() => api.server.current, 'the server to run', 60_000);
+  await waitFor(() => api.server.current, 'the server to run', FIRST_START_MS);
+  return api;
+}
+
+/** The workspace-level values a suite of ./ may leave behind when it fails half-way. */
+const OTHER_SETTINGS = ['files.trimTrailingWhitespace', 'editor.formatOnSave'];
+
+/**
+ * The `before` of every suite of ./ that talks to the server. The suites run in any order
+ * (AGENTLS_E2E_ORDER=reverse in index.ts), so none may count on another having run before it,
+ * or on what another left behind when it failed: this ends any run still going (and any
+ * refactor preview it waits on), keeps any change still under review, takes back every
+ * workspace setting of agentls the suites change, and waits until the server runs with the
+ * user's settings and its model worker has loaded litellm, so that no test pays for the
+ * first start. Files, the model's script and the panel are each suite's own business.
+ */
+export async function setUpSuite(context: Mocha.Context): Promise<AgentlsApi> {
+  context.timeout(FIRST_START_MS + WORKER_READY_MS + 120_000);
+  const api = await runningApi();
+  if (api.runs.activeRunIds.length > 0) {
+    await uiDone({ refactor: 'discard', ifOpen: true });
+    for (const runId of api.runs.activeRunIds) {
+      await api.runs.cancel(runId);
+    }
+    await waitFor(() => api.runs.activeRunIds.length === 0, 'the runs left behind to end', 30_000);
+  }
+  await api.review.decideAll('keep');
+  const extension = vscode.extensions.getExtension(EXTENSION_ID)!;
+  const properties = (extension.packageJSON as { contributes: { configuration: { properties: Record<string, unknown> } } }).contributes.configuration.properties;
+  for (const full of [...Object.keys(properties), ...OTHER_SETTINGS]) {
+    const dot = full.indexOf('.');
+    const config = vscode.workspace.getConfiguration(full.slice(0, dot));
+    const key = full.slice(dot + 1);
+    if (config.inspect(key)?.workspaceValue !== undefined) {
+      console.log(`set-up: ${full} was left at ${JSON.stringify(config.inspect(key)?.workspaceValue)}; taking it back`);
+      await config.update(key, undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  }
+  await api.server.settled();
+  const client = await waitFor(() => api.server.current, 'the server to run with the user settings', 60_000);
+  await waitFor(async () => (await client.sendRequest<PingResult>('agent/ping', {})).llmReady, 'the model worker to load litellm', WORKER_READY_MS);
   return api;
 }
 
@@ -102,6 +153,14 @@ export function workspaceRoot(): string {
 
 export function onDisk(relative: string): string {
   return fs.readFileSync(path.join(workspaceRoot(), relative), 'utf8');
+}
+
+/** Write a file of the workspace (a suite's `before`: the files its runs edit, as it expects them). */
+export function writeFile(relative: string, text: string): vscode.Uri {
+  const file = path.join(workspaceRoot(), relative);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return vscode.Uri.file(file);
 }
 
 /** Set (or with undefined, remove) a workspace-level setting over the e2e user settings. */

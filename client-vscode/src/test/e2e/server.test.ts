@@ -4,7 +4,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
 import { SETTINGS_SENT } from '../../settings';
-import { modelRequests, runningApi, script, setSetting, waitFor } from './helpers';
+import { modelRequests, script, setSetting, setUpSuite, waitFor } from './helpers';
 
 /** How many times the extension has sent changed settings to the server (per its log). */
 function settingsSent(api: AgentlsApi): number {
@@ -23,8 +23,8 @@ function escape(text: string): string {
 describe('server lifecycle', () => {
   let api: AgentlsApi;
 
-  before(async () => {
-    api = await runningApi();
+  before(async function () {
+    api = await setUpSuite(this);
   });
 
   it('a changed model setting reaches the running server (didChangeConfiguration)', async () => {
@@ -118,6 +118,17 @@ describe('server lifecycle', () => {
     assert.ok(requests.length > 0);
     assert.ok(requests[0].auth_present, 'the model got a key');
     assert.ok(sha.startsWith(requests[0].auth_sha256 ?? 'none'), `fingerprint ${requests[0].auth_sha256} is of the stored key`);
+
+    // An empty key removes the stored one (and restarts the server): the suites after this
+    // one run with the key of the environment, as the ones before it did.
+    const keyed = api.server.current;
+    api.ui.showInputBox = async (options) => (options.password ? '' : undefined);
+    try {
+      await vscode.commands.executeCommand('agentls.setApiKey');
+    } finally {
+      api.ui.showInputBox = real;
+    }
+    await waitFor(() => api.server.current && api.server.current !== keyed, 'the server restarted without the stored key', 60_000);
   });
 
   it('"Agent: Restart server" starts a new server', async () => {

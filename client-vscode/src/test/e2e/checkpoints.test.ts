@@ -4,13 +4,13 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
 import { canUndo } from '../../panel/model';
-import { onDisk, reviewMode, runningApi, script, setSetting, ui, uiDone, waitFor, workspaceRoot } from './helpers';
+import { onDisk, reviewMode, script, setSetting, setUpSuite, ui, uiDone, waitFor, workspaceRoot } from './helpers';
 
 describe('Agent: Undo run…', () => {
   let api: AgentlsApi;
 
-  before(async () => {
-    api = await runningApi();
+  before(async function () {
+    api = await setUpSuite(this);
   });
 
   after(async () => {

@@ -1,13 +1,17 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
-import { modelRequests, onDisk, reviewMode, runningApi, script, setSetting, ui, uiDone, waitFor, workspaceRoot } from './helpers';
+import { modelRequests, onDisk, reviewMode, script, setSetting, setUpSuite, ui, uiDone, waitFor, workspaceRoot, writeFile } from './helpers';
 
 describe('Agent: Run', () => {
   let api: AgentlsApi;
 
-  before(async () => {
-    api = await runningApi();
+  before(async function () {
+    api = await setUpSuite(this);
+    // The files the runs edit, as the tests expect them (also when this suite runs again).
+    writeFile('greet.py', 'def greet(name):\n    return "Hello " + name\n');
+    writeFile('calc.py', 'TOTAL = 1\n\n\ndef add(a, b):\n    return a + b\n');
+    writeFile('shapes.py', 'def area(w, h):\n    return w * h\n');
   });
 
   afterEach(async () => {
@@ -24,7 +28,7 @@ describe('Agent: Run', () => {
   });
 
   it('runs a scripted task from the palette: status bar, output, saved edit, selection as context', async function () {
-    // The first run waits for the model worker's litellm import: tens of seconds on a busy machine.
+    // The real palette and input box, a run and the saved edit: slow on a busy machine.
     this.timeout(240_000);
     await script([
       {

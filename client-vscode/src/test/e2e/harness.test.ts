@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
-import { getApi, waitFor } from './helpers';
+import { FIRST_START_MS, getApi, waitFor } from './helpers';
 
 describe('harness', () => {
   it('loads the extension in a real VS Code with a workspace', async () => {
@@ -14,9 +14,9 @@ describe('harness', () => {
   it('starts the Python server', async function () {
     // Without agentls.python (AGENTLS_E2E_MANAGED=1) the extension first sets up its own
     // environment with pip.
-    this.timeout(300_000);
+    this.timeout(FIRST_START_MS + 20_000);
     const api = await getApi();
-    const client = await waitFor(() => api.server.current, 'the server to run', 280_000);
+    const client = await waitFor(() => api.server.current, 'the server to run', FIRST_START_MS);
     const origin = api.settings().python ? 'agentls.python' : "the extension's own environment";
     assert.ok(api.logText().includes(`(from ${origin}; cwd`), `started from ${origin}`);
     console.log(`server started from ${origin}`);

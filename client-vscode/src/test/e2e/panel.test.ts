@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
 import type { Conversation, Item } from '../../panel/model';
-import { modelRequests, runningApi, script, ui, uiDone, waitFor } from './helpers';
+import { modelRequests, script, setUpSuite, ui, uiDone, waitFor } from './helpers';
 
 function ends(c: Conversation): Extract<Item, { kind: 'end' }>[] {
   return c.items.filter((it): it is Extract<Item, { kind: 'end' }> => it.kind === 'end');
@@ -20,10 +20,14 @@ describe('the agent panel', () => {
   let api: AgentlsApi;
   let firstSession: string | undefined;
 
-  before(async () => {
-    api = await runningApi();
+  before(async function () {
+    api = await setUpSuite(this);
     await vscode.commands.executeCommand('agentls.panel.focus');
     await waitFor(() => api.panel.webviewReady, 'the panel to load', 60_000);
+    // An empty conversation, whatever another suite left in the panel, and the confirm mode
+    // of the user settings (the panel keeps the last one picked).
+    await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'yolo' }] });
+    await waitFor(() => api.panel.current.items.length === 0, 'an empty conversation', 20_000);
   });
 
   afterEach(async () => {

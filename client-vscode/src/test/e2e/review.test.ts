@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
-import { modelRequests, onDisk, runningApi, script, setSetting, ui, waitFor, workspaceRoot } from './helpers';
+import { modelRequests, onDisk, script, setSetting, setUpSuite, ui, waitFor, workspaceRoot } from './helpers';
 
 const OLD = Array.from({ length: 12 }, (_, i) => `value_${i + 1} = ${i + 1}\n`).join('');
 const NEW = OLD.replace('value_2 = 2\n', 'value_2 = 20\n').replace('value_9 = 9\n', 'value_9 = 90\nvalue_9b = 91\n');
@@ -29,9 +29,11 @@ describe('Inline review of agent edits', () => {
   let answer: ((text: string) => void) | undefined;
   let realInput: AgentlsApi['ui']['showInputBox'];
 
-  before(async () => {
-    api = await runningApi();
+  before(async function () {
+    api = await setUpSuite(this);
     realInput = api.ui.showInputBox;
+    // The agent creates it in the last test (and the undo deletes it again).
+    fs.rmSync(path.join(workspaceRoot(), 'review_created.py'), { force: true });
   });
 
   beforeEach(async () => {
