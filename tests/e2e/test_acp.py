@@ -164,7 +164,9 @@ async def acp_agent(
         cwd=ws,
         # Read now: each test has a user config directory (and trust list) of its own.
         env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", **(env or {})},
-        transport_kwargs={"stderr": None},
+        # The agent closes its MCP servers before it exits; on a loaded machine that
+        # outlasts the SDK's 2 s default, which would end the test in a TimeoutError.
+        transport_kwargs={"stderr": None, "shutdown_timeout": 60.0},
     ) as (conn, _process):
         yield conn
 
