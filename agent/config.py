@@ -389,6 +389,12 @@ class ContextConfig(_Strict):
         "the recent steps that fit under it, and level 3 drops down to it.",
     )
     parallel_tools: bool = Field(True, description="Run independent tool calls in parallel.")
+    instructions_bytes: int = Field(
+        32 * 1024,
+        ge=0,
+        description="Budget of the project instructions given to the model (AGENTS.md and "
+        "its fallbacks, in bytes): files past it are cut or left out, and the user is told.",
+    )
 
 
 class EvaluationConfig(_Strict):

@@ -105,6 +105,11 @@ class RunFields(WireModel):
         None, description="Self-evaluation of the result; the config's when absent."
     )
     dry_run: bool = Field(False, description="Sensitive tools describe instead of acting.")
+    active_file: str | None = Field(
+        None,
+        description="The file (or folder) the user is working in, absolute or "
+        "workspace-relative: the AGENTS.md files from the root down to its folder apply.",
+    )
 
 
 class RunRequest(RunFields):
@@ -112,6 +117,9 @@ class RunRequest(RunFields):
 
     stream: bool | None = Field(None, description="Stream the model's text; config when None.")
     step_timeout: float = Field(0, ge=0, description="Seconds per step; 0: no limit.")
+    tools: list[str] | None = Field(
+        None, description="Narrow the agent's tools to these (a command's `tools`); never widens."
+    )
 
 
 class ToolUse(WireModel):
@@ -139,6 +147,10 @@ class RunResult(WireModel):
     run_id: str
     session_id: str
     usage: Usage = Field(description="Tokens of every model call of the run.")
+    instructions: list[str] = Field(
+        default_factory=list,
+        description="The instruction files the model was given (AGENTS.md...), in order.",
+    )
 
     @classmethod
     def failed(cls, message: str, *, run_id: str, session_id: str) -> RunResult:

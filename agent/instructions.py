@@ -28,6 +28,7 @@ changes approvals, tools, the model endpoint or the sandbox.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import logging
 import re
@@ -36,8 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from agentls.agent.errors import AgentError
 from agentls.agent.front_matter import FrontMatterError, split_front_matter
 from agentls.agent.userdirs import user_config_dir
+from agentls.agent.workspace import EditOutcome, FileAccess, FileChange, TextFile, WrappedFiles
 
 log = logging.getLogger(__name__)
 
@@ -352,6 +355,17 @@ class InstructionTracker:
                 self.given.append(item)
         self._pending.extend(self.scoped_for([relative]))
 
+    def include(self, relative: str) -> list[InstructionFile]:
+        """Give the instruction file ``relative`` (from an earlier run of the session)
+        with the first message: its folder's file, or a scoped file, if it still exists."""
+        path = PurePosixPath(relative)
+        if path.name in DIRECTORY_FILES:
+            self.touch(str(path.parent / "_"))
+        else:
+            self.touch(relative)
+        files, self._pending = self._pending, []
+        return files
+
     def take_message(self) -> str | None:
         """What joined since the last call, as one message for the model, or None."""
         if not self._pending:
@@ -363,3 +377,27 @@ class InstructionTracker:
             f"[agentls: instructions for the files you are working on ({names}); follow "
             f"them as you do the project's instructions]\n\n{blocks}"
         )
+
+
+class ReachedFiles(WrappedFiles):
+    """The run's file access, telling the tracker each file a tool reads or edits (the
+    instruction files of its folders then join the conversation)."""
+
+    def __init__(self, inner: FileAccess, tracker: InstructionTracker) -> None:
+        super().__init__(inner)
+        self.tracker = tracker
+
+    def _reached(self, path: str) -> None:
+        # A path outside the workspace is the tool's to report.
+        with contextlib.suppress(AgentError):
+            self.tracker.touch(self.rel(path))
+
+    async def read_text(self, path: str) -> TextFile:
+        text = await self.inner.read_text(path)
+        self._reached(path)
+        return text
+
+    async def apply(self, changes: Sequence[FileChange], *, confirm: bool) -> EditOutcome:
+        for change in changes:
+            self._reached(change.path)
+        return await self.inner.apply(changes, confirm=confirm)

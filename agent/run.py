@@ -20,6 +20,7 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentls.agent.agents import MIXED, AgentRegistry
@@ -32,6 +33,7 @@ from agentls.agent.checkpoints import (
     edited_recently,
 )
 from agentls.agent.child_process import ChangesProbe, FileSnapshotProbe, ProcessRunner
+from agentls.agent.command_runs import prepare as prepare_command
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.errors import AgentError
@@ -98,6 +100,11 @@ class FrontEnd:
     #: What the user must hear at the start of the run (an untrusted folder's ignored
     #: settings, a missing sandbox), as warnings through the observer.
     notices: tuple[str, ...] = ()
+    #: The folder is trusted: a workspace prompt file may then choose the model.
+    trusted: bool = False
+    #: Model access for another config's model (a command's ``model``); None: the run
+    #: keeps the model it was given.
+    llm_for: Callable[[AppConfig], LLM] | None = None
 
 
 @dataclass
@@ -106,6 +113,8 @@ class RunOutcome:
     run_id: str
     session_id: str
     agent: str
+    #: The instruction files the model was given, in order.
+    instructions: list[str] = field(default_factory=list)
 
     @property
     def usage(self) -> Usage:
@@ -115,7 +124,11 @@ class RunOutcome:
         """The ``agent/run`` result (``RunResult``), as it goes on the wire."""
         output = self.state.to_output_dict()
         result = RunResult(
-            **output, run_id=self.run_id, session_id=self.session_id, usage=self.state.usage
+            **output,
+            run_id=self.run_id,
+            session_id=self.session_id,
+            usage=self.state.usage,
+            instructions=self.instructions,
         )
         return result.to_wire()
 
@@ -127,6 +140,11 @@ def resolve_agent(config: AppConfig, request: RunRequest) -> AgentConfig:
         updates["confirm_mode"] = request.confirm_mode
     if request.max_steps is not None:
         updates["max_steps"] = request.max_steps
+    if request.tools is not None:
+        # A command narrows the agent's tools; it never adds one the agent lacks.
+        allowed = agent.allowed_tools
+        narrowed = [t for t in request.tools if not allowed or t in allowed]
+        updates["allowed_tools"] = narrowed or ["(none)"]
     return agent.model_copy(update=updates)
 
 
@@ -151,8 +169,25 @@ async def run_agent(
         observer(Notice("warning", notice))
     try:
         store = front_end.sessions or store_for(files.root, config.sessions.dir)
-    except AgentError as exc:  # where the session would be kept is refused
+        prepared = await prepare_command(
+            request,
+            config,
+            root=files.root,
+            trusted=front_end.trusted,
+            known_tools=(front_end.registry or build_registry(config)).names(),
+        )
+    except AgentError as exc:  # where the session would be kept is refused; a bad command
         return RunOutcome(_failed(config, exc, observer), run_id, session_id, request.agent)
+    for note in prepared.notes:
+        observer(Notice("warning", note))
+    if prepared.action == "clear":
+        return _cleared(config, run_id, request.agent, observer)
+    request = prepared.request
+    if prepared.config is not config:
+        config = prepared.config
+        llm = front_end.llm_for(config) if front_end.llm_for is not None else llm
+    if prepared.action == "compact":
+        return await _compacted(store, config, llm, request, run_id, session_id, observer)
     recorder: SessionRecorder | None = None
     context = RunContext(
         files=files,
@@ -182,13 +217,47 @@ async def run_agent(
         # Every write of the run keeps the file's previous bytes, so the run can be undone.
         run.keep_checkpoints(CheckpointStore.for_session(store, session_id))
         run.record_in(recorder, recorder.history() if history is None else history)
-        await recorder.start(request.prompt)
+        await run.read_instructions(recorder.earlier_instructions())
+        await recorder.start(request.prompt, run.instruction_labels)
         state = await run.to_the_end()
     except Exception as exc:  # the run fails; the front end must not see a traceback
         log.exception("run %s failed", run_id)
         state = _failed(config, exc, observer)
     if recorder is not None and not run.ended_after_planning:
         await _record_finish(recorder, state, run.last_state, observer)
+    return RunOutcome(state, run_id, session_id, request.agent, run.instruction_labels)
+
+
+def _cleared(config: AppConfig, run_id: str, agent: str, observer: Observer) -> RunOutcome:
+    """``/clear``: a new conversation, nothing run; the outcome names the new session."""
+    session_id = uuid.uuid4().hex[:12]
+    state = AgentState(messages=[], model=None)
+    state.finish("success", f"Started a new conversation (session {session_id}).")
+    observer(StatusChanged(RunState.COMPLETED, ""))
+    return RunOutcome(state, run_id, session_id, agent)
+
+
+async def _compacted(
+    store: SessionStore,
+    config: AppConfig,
+    llm: LLM,
+    request: RunRequest,
+    run_id: str,
+    session_id: str,
+    observer: Observer,
+) -> RunOutcome:
+    """``/compact``: the session's conversation summarised now, no agent loop."""
+    from agentls.agent.session_compaction import compact_session
+
+    state = AgentState(messages=[], model=config.llm.model)
+    try:
+        recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
+        state.finish("success", await compact_session(recorder, llm))
+    except Exception as exc:
+        log.warning("run %s: /compact failed: %s", run_id, exc)
+        state = _failed(config, exc, observer)
+    else:
+        observer(StatusChanged(RunState.COMPLETED, ""))
     return RunOutcome(state, run_id, session_id, request.agent)
 
 
@@ -243,6 +312,9 @@ class _Run:
     last_state: RunState = RunState.IDLE
     #: Mixed mode stopped after an unsuccessful plan (its run has no finish entry).
     ended_after_planning: bool = False
+    #: The project's instructions for the system prompt, read once at the start.
+    instructions: str = ""
+    instruction_labels: list[str] = field(default_factory=list)
 
     def keep_checkpoints(self, store: CheckpointStore) -> None:
         """Before the run changes a file (a tool's write, or a command the probe sees),
@@ -254,6 +326,45 @@ class _Run:
         inner = ctx.changes_probe or FileSnapshotProbe(files.root, indexer)
         probe = CheckpointingProbe(inner, files, indexer, ctx.index)
         self.context = dataclasses.replace(ctx, files=files, changes_probe=probe)
+
+    async def read_instructions(self, earlier: Sequence[str] = ()) -> None:
+        """The project's instruction files for this run (and the ``earlier`` runs of the
+        session read again), and a watch on the files the run reaches, whose own
+        instruction files join the conversation as it goes."""
+        from agentls.agent.instructions import ReachedFiles, discover
+
+        ctx, request = self.context, self.request
+        root = Path(ctx.files.root)
+        hint = _active_path(root, request.active_file)
+        touched = [p for p in (_relative(root, hint),) if p]
+        found, tracker = await asyncio.to_thread(
+            discover,
+            root,
+            run_dir=hint,
+            touched=touched,
+            budget=ctx.config.context.instructions_bytes,
+        )
+        for label in earlier:
+            if label not in found.labels:
+                found.files += await asyncio.to_thread(tracker.include, label)
+        for problem in found.problems:
+            ctx.observer(Notice("warning", problem))
+        self.instructions = found.render()
+        self.instruction_labels = found.labels
+        self.context = dataclasses.replace(ctx, files=ReachedFiles(ctx.files, tracker))
+        front_inbox = self.inbox
+
+        def inbox() -> Sequence[str]:
+            notes = list(front_inbox()) if front_inbox is not None else []
+            joined = tracker.take_message()
+            if joined is not None:
+                self.instruction_labels += [
+                    f.label for f in tracker.given if f.label not in self.instruction_labels
+                ]
+                notes.append(joined)
+            return notes
+
+        self.inbox = inbox
 
     def record_in(self, recorder: SessionRecorder, history: list[dict[str, Any]]) -> None:
         """Write through ``recorder``; every human decision too."""
@@ -299,6 +410,10 @@ class _Run:
         ctx, config = self.context, self.context.config
         machine = RunStateMachine(ctx.observer)
         index = ctx.index
+        if self.instructions:
+            # Part of the system prompt: the same bytes on every step of the run.
+            prompt_with = f"{agent.system_prompt}\n\n{self.instructions}"
+            agent = agent.model_copy(update={"system_prompt": prompt_with})
         loop = AgentLoop(
             self.llm,
             # awaiting_human while a human is asked
@@ -320,6 +435,23 @@ class _Run:
             return await loop.run(prompt, history=self.history)
         finally:
             self.last_state = loop.machine.state
+
+
+def _active_path(root: Path, active: str | None) -> Path | None:
+    """The file or folder a run is about, as a path (absolute, or relative to ``root``)."""
+    if not active:
+        return None
+    path = Path(active)
+    return path if path.is_absolute() else root / path
+
+
+def _relative(root: Path, path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
 
 
 async def _record_finish(

@@ -56,6 +56,9 @@ class RunStart(_OncePerRun):
     type: Literal["run_start"] = "run_start"
     prompt: str
     agent: str = "build"
+    #: The instruction files the run gave the model (a later run of the session reads
+    #: them again).
+    instructions: list[str] = Field(default_factory=list)
 
 
 class UserMessage(_OncePerModelCall):
@@ -137,6 +140,15 @@ class RunFinish(_OncePerRun):
     output: str = ""
 
 
+class CompactionEntry(_OncePerRun):
+    """The user compacted the conversation (``/compact``): a later run's history starts
+    from this summary instead of the ``replaced`` messages before it."""
+
+    type: Literal["compaction"] = "compaction"
+    summary: str
+    replaced: int
+
+
 class RestoreEntry(_OncePerRun):
     """The user put the workspace back before ``restores`` (undoing it and the session's
     later runs); ``run_id`` is the restore's own id, so the restore can be undone too."""
@@ -160,6 +172,7 @@ Entry = Annotated[
     | ContextUpdate
     | PlanEntry
     | RunFinish
+    | CompactionEntry
     | RestoreEntry,
     Field(discriminator="type"),
 ]

@@ -19,6 +19,7 @@ from agentls.agent.approval import (
 from agentls.agent.session_entries import (
     ApprovalDecision,
     AssistantMessage,
+    CompactionEntry,
     ContextUpdate,
     PlanEntry,
     RunFinish,
@@ -56,8 +57,20 @@ class SessionRecorder:
     def history(self) -> list[dict[str, Any]]:
         return self.session.history()
 
-    async def start(self, prompt: str) -> None:
-        await self.session.append(RunStart(prompt=prompt, agent=self.agent, **self._base()))
+    async def start(self, prompt: str, instructions: Sequence[str] = ()) -> None:
+        await self.session.append(
+            RunStart(
+                prompt=prompt, agent=self.agent, instructions=list(instructions), **self._base()
+            )
+        )
+
+    def earlier_instructions(self) -> list[str]:
+        """The instruction files earlier runs of the session gave the model, in order."""
+        seen: list[str] = []
+        for entry in self.session.entries:
+            if isinstance(entry, RunStart) and entry.run_id != self.run_id:
+                seen += [label for label in entry.instructions if label not in seen]
+        return seen
 
     async def user(self, content: str) -> None:
         await self.session.append(UserMessage(content=content, **self._base()))
@@ -119,6 +132,11 @@ class SessionRecorder:
 
     async def plan(self, goal: str, steps: Sequence[dict[str, str]]) -> None:
         await self.session.append(PlanEntry(goal=goal, steps=list(steps), **self._base()))
+
+    async def compaction(self, summary: str, replaced: int) -> None:
+        await self.session.append(
+            CompactionEntry(summary=summary, replaced=replaced, **self._base())
+        )
 
     async def context_update(self, kind: str, before: int, after: int) -> None:
         entry = ContextUpdate(

@@ -47,6 +47,7 @@ from agentls.agent.context import assistant_tool_calls_message
 from agentls.agent.errors import AgentError
 from agentls.agent.session_entries import (
     AssistantMessage,
+    CompactionEntry,
     Entry,
     RestoreEntry,
     RunFinish,
@@ -226,6 +227,10 @@ class Session:
         return SessionSummary(self.id, title, updated, status, len(runs), len(self.entries))
 
 
+#: How a compacted conversation starts, for the model of a later run.
+COMPACTED_PREFIX = "[Summary of the conversation so far, compacted at the user's request]"
+
+
 def rebuild_history(entries: Iterable[Entry]) -> list[dict[str, Any]]:
     """User, assistant (with ``tool_calls``) and tool messages, in order and always valid:
     every assistant tool call is followed by exactly one tool message."""
@@ -260,6 +265,8 @@ def rebuild_history(entries: Iterable[Entry]) -> list[dict[str, Any]]:
         elif isinstance(entry, RestoreEntry):
             undo_of_undo = entry.restores in restores
             messages.append({"role": "user", "content": restore_note(entry, undo_of_undo)})
+        elif isinstance(entry, CompactionEntry):
+            messages = [{"role": "assistant", "content": f"{COMPACTED_PREFIX}\n{entry.summary}"}]
     return messages
 
 

@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from agentls.agent.errors import PathTraversalError, ValidationError
 from agentls.agent.protected_edits import protected_targets
@@ -227,6 +227,35 @@ class FileAccess(ABC):
     async def delete(self, path: str, *, confirm: bool = False) -> EditOutcome:
         base = await self.read_text(path)
         return await self.apply([FileChange(self.rel(path), None, base.text)], confirm=confirm)
+
+
+class WrappedFiles(FileAccess):
+    """A FileAccess that adds something around another one (checkpoints, what the run
+    reached): every primitive goes to ``inner``, and the read record is the inner one's,
+    so staleness checks see every read whichever wrapper made it."""
+
+    def __init__(self, inner: FileAccess) -> None:
+        super().__init__(inner.root, max_file_size=inner.max_file_size)
+        self.inner = inner
+        self._seen = inner._seen
+
+    def __getattr__(self, name: str) -> Any:  # confirmer, buffers... of the inner one
+        return getattr(self.inner, name)
+
+    async def read_text(self, path: str) -> TextFile:
+        return await self.inner.read_text(path)
+
+    async def exists(self, path: str) -> bool:
+        return await self.inner.exists(path)
+
+    async def is_dir(self, path: str) -> bool:
+        return await self.inner.is_dir(path)
+
+    async def list_dir(self, path: str) -> list[str]:
+        return await self.inner.list_dir(path)
+
+    async def apply(self, changes: Sequence[FileChange], *, confirm: bool) -> EditOutcome:
+        return await self.inner.apply(changes, confirm=confirm)
 
 
 class DiskFileAccess(FileAccess):

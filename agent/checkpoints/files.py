@@ -13,10 +13,9 @@ import stat
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from agentls.agent.checkpoints.store import CheckpointStore, FileState, RecordLine, sha256
-from agentls.agent.workspace import EditOutcome, FileAccess, FileChange, TextFile
+from agentls.agent.workspace import EditOutcome, FileAccess, FileChange, WrappedFiles
 
 
 def read_state(path: Path) -> tuple[bytes | None, int | None]:
@@ -30,32 +29,14 @@ def read_state(path: Path) -> tuple[bytes | None, int | None]:
     return path.read_bytes(), info.st_mode & 0o7777
 
 
-class CheckpointingFiles(FileAccess):
+class CheckpointingFiles(WrappedFiles):
     """A FileAccess that keeps each file's previous bytes once per run before a change."""
 
     def __init__(self, inner: FileAccess, store: CheckpointStore, run_id: str) -> None:
-        super().__init__(inner.root, max_file_size=inner.max_file_size)
-        self.inner = inner
+        super().__init__(inner)
         self.store = store
         self.run_id = run_id
         self._kept: set[str] = set()
-        # The read record is the inner one's: staleness checks must see every read.
-        self._seen = inner._seen
-
-    def __getattr__(self, name: str) -> Any:  # confirmer, buffers... of the inner one
-        return getattr(self.inner, name)
-
-    async def read_text(self, path: str) -> TextFile:
-        return await self.inner.read_text(path)
-
-    async def exists(self, path: str) -> bool:
-        return await self.inner.exists(path)
-
-    async def is_dir(self, path: str) -> bool:
-        return await self.inner.is_dir(path)
-
-    async def list_dir(self, path: str) -> list[str]:
-        return await self.inner.list_dir(path)
 
     async def keep(self, rel: str, base_text: str | None = None) -> None:
         """Keep ``rel``'s current bytes as its state before this run (first call only)."""

@@ -171,6 +171,16 @@ export interface CheckpointsResult {
   runs: CheckpointRun[];
 }
 
+/**
+ * The user compacted the conversation (`/compact`): a later run's history starts
+ * from this summary instead of the `replaced` messages before it.
+ */
+export interface CompactionEntry extends Entry {
+  type: 'compaction';
+  summary: string;
+  replaced: number;
+}
+
 /** The context manager changed what the model sees (summarised or dropped steps). */
 export interface ContextUpdate extends Entry {
   type: 'context_update';
@@ -318,6 +328,8 @@ export interface RunParams {
   selfEval?: SelfEvalMode | null;
   /** Sensitive tools describe instead of acting. */
   dryRun?: boolean;
+  /** The file (or folder) the user is working in, absolute or workspace-relative: the AGENTS.md files from the root down to its folder apply. */
+  activeFile?: string | null;
   /** Report progress on this token instead of creating one. */
   workDoneToken?: number | string | null;
 }
@@ -337,6 +349,8 @@ export interface RunResult {
   sessionId: string;
   /** Tokens of every model call of the run. */
   usage: Usage;
+  /** The instruction files the model was given (AGENTS.md...), in order. */
+  instructions: string[];
 }
 
 /** A run began: the prompt it was given and the agent that ran it. */
@@ -344,9 +358,10 @@ export interface RunStart extends Entry {
   type: 'run_start';
   prompt: string;
   agent: string;
+  instructions: string[];
 }
 
-export type SessionEntry = RunStart | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinish | RestoreEntry;
+export type SessionEntry = RunStart | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinish | CompactionEntry | RestoreEntry;
 
 /** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
 export interface SessionInfo {

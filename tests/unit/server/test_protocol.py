@@ -151,6 +151,7 @@ def test_run_result_keeps_its_historic_names() -> None:
         "model": "openai/m",
         "runId": "r1",
         "sessionId": "s1",
+        "instructions": [],
         "usage": {
             "prompt_tokens": 3,
             "completion_tokens": 2,
@@ -170,6 +171,7 @@ def test_failed_result_is_the_shape_clients_know() -> None:
         "model": None,
         "runId": "r",
         "sessionId": "s",
+        "instructions": [],
         "usage": {
             "prompt_tokens": 0,
             "completion_tokens": 0,

@@ -1,0 +1,120 @@
+"""Turning a ``/name args`` prompt into the run it stands for, in every front end alike.
+
+A prompt file's command becomes its expanded prompt, with its agent, its narrowed tools
+and (from the user's own files or a trusted folder) its model. The built-in commands:
+
+- ``/init`` asks the build agent to write a first ``AGENTS.md`` from what the repository
+  shows; the file is protected, so the user confirms it before it is written;
+- ``/review`` gives the read-only review agent the uncommitted changes;
+- ``/compact`` and ``/clear`` are not model runs: the caller compacts the session's
+  conversation now, or starts a new one.
+
+Everything a user can get wrong (an unknown command, a missing input, an unknown agent,
+nothing to review) is a ``CommandError`` with a message naming it, before any model call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from agentls.agent.agents import AgentRegistry
+from agentls.agent.commands import CommandError, expand, load_commands, parse_invocation
+from agentls.agent.config import AppConfig
+from agentls.agent.contract import RunRequest
+
+Action = Literal["run", "clear", "compact"]
+
+INIT_PROMPT = """Write a first AGENTS.md for this repository: the instructions a coding agent \
+needs before it changes anything here.
+
+Find out from the files themselves, never guess: the build, test and lint commands (Makefile, \
+package.json scripts, pyproject.toml, tox.ini, noxfile.py, CI workflows, README), how the code \
+is laid out (the main folders and what each holds), and conventions the code visibly follows \
+(formatting tools, typing, test naming). Verify each command you write appears in those files.
+
+Write it with write_file at the workspace root, under 60 lines, in short sections: Commands, \
+Layout, Conventions. {existing}{extra}"""
+
+REVIEW_PROMPT = """Review the uncommitted changes of this workspace below: bugs, risky \
+behaviour, missing tests, unclear code. Read the surrounding code where the diff alone does not \
+tell. Answer with findings ordered by severity, each naming the file and line.{extra}
+
+{changes}"""
+
+
+@dataclass
+class PreparedRun:
+    """What a request stands for once its command, if any, is resolved."""
+
+    request: RunRequest
+    config: AppConfig
+    action: Action = "run"
+    #: The command run, for messages (None: an ordinary prompt).
+    command: str | None = None
+    #: What the user should hear (ignored parts of a prompt file, broken prompt files).
+    notes: list[str] = field(default_factory=list)
+
+
+async def prepare(
+    request: RunRequest,
+    config: AppConfig,
+    *,
+    root: Path,
+    trusted: bool,
+    known_tools: Sequence[str],
+) -> PreparedRun:
+    """``request`` with its command resolved; CommandError when it cannot run."""
+    invocation = parse_invocation(request.prompt)
+    if invocation is None:
+        return PreparedRun(request, config)
+    name, arguments = invocation
+    found = load_commands(root)
+    command = found.get(name)
+    notes = list(found.problems) if command.source != "built-in" else []
+    if name in ("clear", "compact"):
+        return PreparedRun(request, config, name, name)  # type: ignore[arg-type]
+    if name == "init":
+        prompt = INIT_PROMPT.format(
+            existing=(
+                "An AGENTS.md exists already: improve it rather than start over. "
+                if (root / "AGENTS.md").is_file()
+                else ""
+            ),
+            extra=f"\n\nThe user adds: {arguments}" if arguments else "",
+        )
+        return PreparedRun(request.model_copy(update={"prompt": prompt}), config, command=name)
+    if name == "review":
+        from agentls.agent.git_changes import NoChangesError, uncommitted_changes
+
+        try:
+            changes = await uncommitted_changes(root)
+        except NoChangesError as exc:
+            raise CommandError(f"/review: nothing to review: {exc}") from None
+        prompt = REVIEW_PROMPT.format(
+            changes=changes.render(), extra=f"\nFocus: {arguments}" if arguments else ""
+        )
+        review = request.model_copy(update={"prompt": prompt, "agent": "review"})
+        return PreparedRun(review, config, command=name)
+    expanded = expand(command, arguments, known_tools=known_tools, trusted=trusted)
+    notes += expanded.notes
+    updates: dict[str, object] = {"prompt": expanded.prompt}
+    if expanded.agent:
+        if not AgentRegistry(config).exists(expanded.agent):
+            known = ", ".join(AgentRegistry(config).names())
+            raise CommandError(
+                f"/{name} ({command.path}) asks for agent {expanded.agent!r}, which does not "
+                f"exist; known agents: {known}"
+            )
+        updates["agent"] = expanded.agent
+    if expanded.tools is not None:
+        narrowed = set(expanded.tools)
+        if request.tools is not None:
+            narrowed &= set(request.tools)
+        updates["tools"] = sorted(narrowed)
+    if expanded.model and expanded.model != config.llm.model:
+        llm = config.llm.model_copy(update={"model": expanded.model})
+        config = config.model_copy(update={"llm": llm})
+    return PreparedRun(request.model_copy(update=updates), config, command=name, notes=notes)
