@@ -224,7 +224,7 @@ async def run_agent(
         log.exception("run %s failed", run_id)
         state = _failed(config, exc, observer)
     if recorder is not None and not run.ended_after_planning:
-        await _record_finish(recorder, state, run.last_state, observer)
+        await _record_finish(recorder, state, run, observer)
     return RunOutcome(state, run_id, session_id, request.agent, run.instruction_labels)
 
 
@@ -455,11 +455,13 @@ def _relative(root: Path, path: Path | None) -> str | None:
 
 
 async def _record_finish(
-    recorder: SessionRecorder, state: AgentState, last: RunState, observer: Observer
+    recorder: SessionRecorder, state: AgentState, run: _Run, observer: Observer
 ) -> None:
     """The run's last entry. If even that cannot be written, the run is failed."""
     try:
-        await recorder.finish(state.status, last.value, state.final_output or "")
+        await recorder.finish(
+            state.status, run.last_state.value, state.final_output or "", run.instruction_labels
+        )
     except Exception as exc:
         log.warning("run %s: %s", recorder.run_id, exc)
         if state.status != "failed":

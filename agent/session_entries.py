@@ -138,6 +138,9 @@ class RunFinish(_OncePerRun):
     status: str
     state: str = ""
     output: str = ""
+    #: Every instruction file the model had by the end, those that joined as the run
+    #: reached their folders too.
+    instructions: list[str] = Field(default_factory=list)
 
 
 class CompactionEntry(_OncePerRun):

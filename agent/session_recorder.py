@@ -68,7 +68,7 @@ class SessionRecorder:
         """The instruction files earlier runs of the session gave the model, in order."""
         seen: list[str] = []
         for entry in self.session.entries:
-            if isinstance(entry, RunStart) and entry.run_id != self.run_id:
+            if isinstance(entry, RunStart | RunFinish) and entry.run_id != self.run_id:
                 seen += [label for label in entry.instructions if label not in seen]
         return seen
 
@@ -144,8 +144,16 @@ class SessionRecorder:
         )
         await self.session.append(entry)
 
-    async def finish(self, status: str, state: str, output: str) -> None:
-        entry = RunFinish(status=status, state=state, output=output[:4000], **self._base())
+    async def finish(
+        self, status: str, state: str, output: str, instructions: Sequence[str] = ()
+    ) -> None:
+        entry = RunFinish(
+            status=status,
+            state=state,
+            output=output[:4000],
+            instructions=list(instructions),
+            **self._base(),
+        )
         await self.session.append(entry)
 
 

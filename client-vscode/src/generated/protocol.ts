@@ -308,6 +308,7 @@ export interface RunFinish extends Entry {
   status: string;
   state: string;
   output: string;
+  instructions: string[];
 }
 
 /** `agent/run` params. */
