@@ -70,9 +70,7 @@ async def test_the_files_from_the_root_down_to_the_active_file_are_in_the_system
 ) -> None:
     ws = monorepo(tmp_path)
     scripted.add("in1", text("done"))
-    outcome = await run(
-        ws, config_for(ws, scripted, "in1"), prompt="hi", active_file="web/app.ts"
-    )
+    outcome = await run(ws, config_for(ws, scripted, "in1"), prompt="hi", active_file="web/app.ts")
     assert outcome.state.status == "success"
     prompt = system_prompt(scripted, "in1")
     assert "Root rule: run make test." in prompt and "Web rule: use pnpm." in prompt
@@ -213,5 +211,6 @@ async def test_review_with_nothing_to_review_says_so_without_a_model_call(
     tmp_path: Path, scripted: ScriptedModelServer
 ) -> None:
     outcome = await run(tmp_path, config_for(tmp_path, scripted, "in10"), prompt="/review")
-    assert outcome.state.status == "failed" and "nothing to review" in str(outcome.state.final_output)
+    assert outcome.state.status == "failed"
+    assert "nothing to review" in str(outcome.state.final_output)
     assert not scripted.requests_for("in10")
