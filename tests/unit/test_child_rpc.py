@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agentls.child_rpc import Child, ChildExited, ChildRPC, encode
+from agentls.child_rpc import Child, ChildExited, ChildRPC, FrameError, decode, encode
 
 CHILD = str(Path(__file__).resolve().parents[1] / "fixtures" / "rpc_child.py")
 #: Generous: a shared machine can take seconds to start an interpreter.
@@ -73,6 +73,24 @@ async def until(condition: Callable[[], bool], what: str) -> None:
 
 async def pid_of(child: ChildRPC) -> int:
     return int((await child.ask("pid"))["result"])
+
+
+def test_frames_are_single_ascii_lines_and_come_back_as_they_went() -> None:
+    frame = {"id": 1, "kind": "chunk", "text": "line one\nligne deux é 你好"}
+    line = encode(frame)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1 and line.isascii()
+    assert decode(line) == frame
+    with pytest.raises(ValueError):
+        decode(b"[1, 2]\n")
+    with pytest.raises(ValueError):
+        decode(b"not json\n")
+    # A file name that is not UTF-8 travels as its surrogate escapes, and comes back.
+    name = b"caf\xe9.py".decode("utf-8", "surrogateescape")
+    assert decode(encode({"path": name}))["path"] == name
+    circular: list[object] = []
+    circular.append(circular)
+    with pytest.raises(FrameError):  # what JSON cannot hold is the caller's error to name
+        encode({"messages": circular})
 
 
 async def test_requests_start_the_child_and_each_gets_its_own_answer(child: ChildRPC) -> None:
