@@ -25,10 +25,6 @@ def module_command(module: str) -> list[str]:
     return [sys.executable, "-P", "-m", module]
 
 
-def running(process: asyncio.subprocess.Process | None) -> bool:
-    return process is not None and process.returncode is None
-
-
 async def start_piped(
     command: Sequence[str], line_limit: int, *, name: str, error: type[Exception]
 ) -> asyncio.subprocess.Process:
