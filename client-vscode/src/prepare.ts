@@ -3,8 +3,9 @@
  * keystroke in its prompt box, the "Agent: Run…" prompt opened), so the server starts its
  * model worker now instead of making the run wait for litellm's import (~3 s). The worker
  * ends on the server once idle (`llm.worker_idle_seconds`); each prepare restarts that
- * clock. Said at most once per `PREPARE_INTERVAL_MS`, and only to a server that runs or is
- * starting: a sign of intent never starts the server itself. Pure (no `vscode`): unit-tested.
+ * clock. Said at most once per `PREPARE_INTERVAL_MS` to the same server, and only to a
+ * server that runs or is starting: a sign of intent never starts the server itself.
+ * Pure (no `vscode`): unit-tested.
  */
 import { Methods, type PrepareParams } from './protocol';
 
@@ -16,6 +17,7 @@ export interface PrepareTarget {
 }
 
 export class Preparer {
+  private told: PrepareTarget | undefined;
   private last = Number.NEGATIVE_INFINITY;
 
   /**
@@ -28,18 +30,18 @@ export class Preparer {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Tell the server, unless it was told within the interval; resolves to whether it was. */
+  /**
+   * Tell the server, unless this same server was told within the interval (a restarted
+   * server has heard nothing); resolves to whether it was told.
+   */
   async prepare(): Promise<boolean> {
-    const now = this.now();
-    if (now - this.last < PREPARE_INTERVAL_MS) {
-      return false;
-    }
-    this.last = now;
     const client = await this.target();
-    if (!client) {
-      this.last = Number.NEGATIVE_INFINITY; // nobody heard it: the next sign tries again
+    const now = this.now();
+    if (!client || (client === this.told && now - this.last < PREPARE_INTERVAL_MS)) {
       return false;
     }
+    this.told = client;
+    this.last = now;
     try {
       await client.sendNotification(Methods.prepare, {});
       return true;

@@ -50,6 +50,18 @@ describe('Preparer', () => {
     assert.equal(server.sent.length, 1);
   });
 
+  it('tells a restarted server at once', async () => {
+    const [first, second] = [new Server(), new Server()];
+    let current = first;
+    const time = clock();
+    const preparer = new Preparer(async () => current, undefined, time.now);
+    assert.equal(await preparer.prepare(), true);
+    current = second;
+    assert.equal(await preparer.prepare(), true);
+    assert.equal(await preparer.prepare(), false);
+    assert.deepEqual([first.sent.length, second.sent.length], [1, 1]);
+  });
+
   it('reports a notification that could not be sent', async () => {
     const server = new Server();
     server.failing = true;
