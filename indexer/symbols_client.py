@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agentls.child_rpc import Child, ChildExited, ChildRPC, encode
+from agentls.child_rpc import Child, ChildExited, ChildRPC
+from agentls.child_wire import encode
 from agentls.children import module_command
 from agentls.indexer.index import FileInfo, RepoIndex
 from agentls.indexer.repomap import MAX_PARSE_BYTES, MapFocus, SymbolHit

@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
-from agentls.child_rpc import decode, encode
+from agentls.child_wire import decode, encode
 from agentls.indexer.index import FileInfo, RepoIndex
 from agentls.indexer.repomap import MapFocus, SymbolIndex, render_map
 

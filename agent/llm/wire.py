@@ -1,5 +1,6 @@
 """What the model worker and ``ProcessLLM`` say to each other, in the envelope of
-``agentls.child_rpc`` (one JSON object a line; requests carry an ``id``). The parent sends::
+``agentls.child_rpc`` (one JSON object a line, see ``agentls.child_wire``; requests carry
+an ``id``). The parent sends::
 
     {"id": 7, "op": "stream" | "complete", "config": {LLMConfig}, "messages": [...], "tools": [...]}
     {"id": 8, "op": "count", "config": {LLMConfig}, "messages": [...]}

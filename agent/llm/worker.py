@@ -29,7 +29,7 @@ from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.models import LLMResponse, StreamRestart
 from agentls.agent.llm.wire import error_to_wire
 from agentls.agent.stdout_guard import protect_stdout
-from agentls.child_rpc import MAX_LINE_BYTES, decode, encode
+from agentls.child_wire import MAX_LINE_BYTES, decode, encode
 
 log = logging.getLogger("agentls.agent.llm.worker")
 

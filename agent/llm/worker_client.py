@@ -27,7 +27,8 @@ from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransien
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.tokens import CountMemo, MessageCounts
 from agentls.agent.llm.wire import error_from_wire
-from agentls.child_rpc import Call, ChildExited, ChildRPC, FrameError
+from agentls.child_rpc import Call, ChildExited, ChildRPC
+from agentls.child_wire import FrameError
 from agentls.children import module_command
 
 log = logging.getLogger(__name__)

@@ -3,17 +3,17 @@ under the model worker's client (``agent/llm/worker_client.py``) and the symbol 
 (``indexer/symbols_client.py``). It lives here, beside ``children.py``, because both
 ``agent/`` and ``indexer/`` use it and neither may import the other.
 
-**Framing: one JSON object a line, both ways**, ASCII-only so no newline can hide inside
-a value. pygls's ``JsonRPCClient`` over the child's stdio (as esbonio drives Sphinx) was
-the alternative, and lost on four counts. The child would have to run a pygls server:
-importing ``pygls.protocol`` costs ~0.6 s and ~29 MB in each child (measured: 39 MB
-against 10 MB for ``json``), while the symbol process whole is ~35 MB. ``agent/`` must
-not import pygls, and the model worker's client is in ``agent/``. JSON-RPC has no
-streamed answers, so a stream's hundreds of chunks a second would become notifications
-that pygls logs and converts one by one on the server's event loop. And its writer
-reports a broken pipe only to the log and fails every pending request alike when the
-child exits, which loses the difference between a request the child never read and one
-it died on (below).
+**Framing: one JSON object a line, both ways** (``child_wire.py``), ASCII-only so no
+newline can hide inside a value. pygls's ``JsonRPCClient`` over the child's stdio (as
+esbonio drives Sphinx) was the alternative, and lost on four counts. The child would
+have to run a pygls server: importing ``pygls.protocol`` costs ~0.6 s and ~29 MB in each
+child (measured: 39 MB against 10 MB for ``json``), while the symbol process whole is
+~30 MB. ``agent/`` must not import pygls, and the model worker's client is in ``agent/``.
+JSON-RPC has no streamed answers, so a stream's hundreds of chunks a second would become
+notifications that pygls logs and converts one by one on the server's event loop. And
+its writer reports a broken pipe only to the log and fails every pending request alike
+when the child exits, which loses the difference between a request the child never
+read and one it died on (below).
 
 The envelope (the children's own fields go beside these keys; ``agent/llm/wire.py`` and
 ``indexer/symbols_process.py`` describe them)::
@@ -50,47 +50,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import os
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
+from agentls.child_wire import MAX_LINE_BYTES, Frame, decode, encode
 from agentls.children import OWN_GROUP, start_piped
 
 log = logging.getLogger(__name__)
 
-#: A frame decoded from one line: a JSON object.
-Frame = dict[str, Any]
 T = TypeVar("T")
 
-#: Requests can carry a whole conversation or a tree's file list: a line can be megabytes.
-MAX_LINE_BYTES = 256 * 1024 * 1024
 #: How long a child may take to exit once its stdin is closed, before its group is killed.
 EXIT_GRACE_SECONDS = 2.0
-
-
-class FrameError(ValueError):
-    """A frame that cannot be written as JSON."""
-
-
-def encode(frame: Mapping[str, Any]) -> bytes:
-    """One frame as a line. Strings that are not valid UTF-8 (file names) travel as
-    their surrogate escapes; what JSON cannot hold is written as its ``str``."""
-    try:
-        text = json.dumps(frame, separators=(",", ":"), default=str)
-    except (TypeError, ValueError) as exc:
-        raise FrameError(str(exc)) from None
-    return text.encode("ascii") + b"\n"
-
-
-def decode(line: bytes) -> Frame:
-    """One line as a frame; ``ValueError`` when it is not a JSON object."""
-    frame = json.loads(line)
-    if not isinstance(frame, dict):
-        raise ValueError(f"not a JSON object: {line[:80]!r}")
-    return frame
 
 
 class ChildExited(Exception):

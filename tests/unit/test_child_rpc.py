@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from agentls.child_rpc import Child, ChildExited, ChildRPC, FrameError, decode, encode
+from agentls.child_rpc import Child, ChildExited, ChildRPC
+from agentls.child_wire import FrameError, decode, encode
 
 CHILD = str(Path(__file__).resolve().parents[1] / "fixtures" / "rpc_child.py")
 #: Generous: a shared machine can take seconds to start an interpreter.
