@@ -90,6 +90,7 @@ async def prepare_model_worker(ls: AgentLanguageServer) -> None:
     litellm, ~3 s) so that the run does not wait for it, and its idle clock restarted."""
     await ls.wait_ready()  # agent.llm.worker_client is imported then, off the loop
     worker = ls.model_worker
+    was_ready = worker.is_ready
     try:
         await worker.wait_ready()
     except Exception as exc:
@@ -97,7 +98,8 @@ async def prepare_model_worker(ls: AgentLanguageServer) -> None:
         # it cannot; the editor may also be closing it under us.
         log.warning("the model worker did not start ahead of the first run: %s", exc)
     else:
-        log.info("model worker ready (pid %s)", worker.pid)
+        if not was_ready:  # the panel says so every few seconds while the user types
+            log.info("model worker ready (pid %s)", worker.pid)
 
 
 T = TypeVar("T")
