@@ -65,6 +65,20 @@ class LLMConfig(_Strict):
         "before their end.",
     )
     stream: bool = Field(True, description="Stream the model's text as it is written.")
+    worker_idle_seconds: float = Field(
+        300,
+        ge=0,
+        description="The language server's model worker (the process that holds litellm, "
+        "~250 MB) ends after this many seconds without a run or a model call, and starts "
+        "again when next needed; 0 keeps it until the server exits.",
+    )
+    worker_at_start: bool = Field(
+        False,
+        description="Start the model worker right after the language server starts instead "
+        "of at the first sign of a run (`agent/prepare`, which the VS Code extension sends when "
+        "its panel opens): for editors that never send it, so that the first run does not wait "
+        "~3 s for litellm, at the cost of its memory while idle.",
+    )
     patch_format: Literal["auto", "unified", "v4a"] = Field(
         "auto",
         description="Which patch format apply_patch's description shows first (both are "

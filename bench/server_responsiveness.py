@@ -148,7 +148,9 @@ async def main() -> None:
             "agents": {},
         }
         client, _ = await start(server_command(), root, options)
-        # measure idle after the litellm warm-up, as an editor would see it
+        # measure idle after the litellm warm-up, as an editor would see it once its
+        # panel opened (agent/prepare starts the model worker)
+        client.protocol.notify("agent/prepare", {})
         for _ in range(1200):
             if (await client.request("agent/ping", {})).llmReady:
                 break

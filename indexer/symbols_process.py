@@ -5,7 +5,8 @@ Parsing every source file of a large tree leaves a long-lived process holding bo
 symbols and what the parser freed but the allocator kept: on a 57k-file tree that was
 about 70 MB of a language server that reads its symbols a few times a run. Here they
 belong to a child that serves the map and the lookups; the server sends what it indexes
-(each file's path, size and mtime) and asks, one JSON line each way. The child reads the
+(each file's path, size and mtime) and asks, one JSON line each way (the envelope of
+``agentls.child_rpc``). The child reads the
 files itself, keeps the same disk cache, and exits when its stdin closes.
 
 Requests, one JSON object a line on stdin:
@@ -27,12 +28,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
 import logging
 import sys
 from pathlib import Path
 from typing import IO, Any
 
+from agentls.child_wire import decode, encode
 from agentls.indexer.index import FileInfo, RepoIndex
 from agentls.indexer.repomap import MapFocus, SymbolIndex, render_map
 
@@ -117,7 +118,7 @@ def serve(lines: IO[bytes], out: IO[bytes]) -> None:
             continue
         request_id: Any = None
         try:
-            request = json.loads(line)
+            request = decode(line)
             request_id = request.get("id")
             result = server.handle(request)
             server.give_back_memory(request.get("op"))
@@ -128,7 +129,7 @@ def serve(lines: IO[bytes], out: IO[bytes]) -> None:
                 continue
             reply = {"id": request_id, "error": f"{type(exc).__name__}: {exc}"}
         if request_id is not None:
-            out.write(json.dumps(reply).encode() + b"\n")
+            out.write(encode(reply))
             out.flush()
 
 

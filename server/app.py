@@ -161,11 +161,20 @@ class AgentLanguageServer(LanguageServer):
 
     @property
     def model_worker(self) -> ModelWorker:
-        """The process that makes the model calls of every run (spawned on first use)."""
+        """The process that makes the model calls of every run: started on first need or
+        by ``agent/prepare``, ended after ``llm.worker_idle_seconds`` without a run or a
+        call (a run holds it, see features/run.py)."""
         if self._model_worker is None:
             from agentls.agent.llm.worker_client import ModelWorker
 
-            self._model_worker = ModelWorker()
+            self._model_worker = ModelWorker(
+                idle_seconds=lambda: self.config.llm.worker_idle_seconds
+            )
+        return self._model_worker
+
+    @property
+    def existing_model_worker(self) -> ModelWorker | None:
+        """The model worker's client if something used it yet (ping must not import it)."""
         return self._model_worker
 
     def worker_llm(self, config: AppConfig) -> Any:
@@ -295,8 +304,8 @@ def build_server(
 ) -> AgentLanguageServer:
     """A ready-to-start server. ``llm_factory=None`` makes the model calls in a worker
     process; ``files_factory=None`` uses LspFileAccess (editor buffers +
-    workspace/applyEdit); ``warm_up=None`` starts that worker and imports litellm (for
-    token counts) after ``initialized``."""
+    workspace/applyEdit); ``warm_up=None`` runs server/warm_up.py's ``warm_up`` after
+    ``initialized`` (the worker itself waits for a sign of a run: ``agent/prepare``)."""
     from agentls.server.features import (
         agents,
         cancel,
@@ -304,6 +313,7 @@ def build_server(
         configuration,
         lifecycle,
         ping,
+        prepare,
         review,
         run,
         sessions,
@@ -318,6 +328,7 @@ def build_server(
         agents,
         sessions,
         ping,
+        prepare,
         review,
         checkpoints,
     ):

@@ -68,6 +68,11 @@ class NoParams(WireModel):
     """Params of a request that takes none: ``{}`` (the server ignores what is sent)."""
 
 
+class PrepareParams(WireModel):
+    """``agent/prepare`` params: ``{}``. The user is about to run the agent (a panel
+    opened, a prompt is being typed): the server starts its model worker now."""
+
+
 class CancelParams(WireModel):
     """``agent/cancel`` params."""
 
@@ -99,6 +104,10 @@ class PingResult(WireModel):
     pong: Literal[True] = True
     runs: int = Field(description="Runs in flight.")
     llm_ready: bool = Field(description="The model worker is up and has loaded litellm.")
+    worker_running: bool = Field(
+        description="A model worker process is up (it may still be loading litellm); it "
+        "starts at `agent/prepare` or the first run and ends after `llm.worker_idle_seconds`."
+    )
     watching: bool = Field(description="The index is built and its file watcher runs.")
     indexed_files: int | None = Field(
         description="Text files in the index; null before it is built."
@@ -348,6 +357,7 @@ METHODS: tuple[Method, ...] = (
     Method("agent/step", "step", "notification", "serverToClient", StepParams),
     Method("agent/plan", "plan", "notification", "serverToClient", PlanParams),
     Method("agent/askUser", "askUser", "request", "serverToClient", AskUserParams, AskUserResult),
+    Method("agent/prepare", "prepare", "notification", "clientToServer", PrepareParams),
     Method(
         "agent/workspaceTrust",
         "workspaceTrust",

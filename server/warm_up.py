@@ -1,6 +1,10 @@
 """What the server does ahead of the first run so that it does not stall the editor:
-import the run's modules (while the config loads), then, after ``initialized``, start the
-model worker and freeze the GC's old objects."""
+import the run's modules (while the config loads), then, after ``initialized``, freeze
+the GC's old objects. The model worker (~250 MB with litellm) is not started then: an
+editor window that nobody runs the agent in should cost only the server and the symbol
+process. It starts at the first sign of a run (``agent/prepare``: the panel opened, a
+prompt is being typed; see ``prepare_model_worker``), at the first run otherwise, or
+after ``initialized`` when ``llm.worker_at_start`` asks for it."""
 
 from __future__ import annotations
 
@@ -46,8 +50,9 @@ def import_run_modules() -> None:
 
 
 async def warm_up(ls: AgentLanguageServer) -> None:
-    """After ``initialized``: the model worker started and the MCP SDK imported when
-    servers are configured, then the long-lived objects frozen out of the GC's way."""
+    """After ``initialized``: the MCP SDK imported when servers are configured (and the
+    model worker started if ``llm.worker_at_start``), then the long-lived objects frozen
+    out of the GC's way."""
     if ls.warm_up is not None:
         await ls.warm_up()
         return
@@ -60,16 +65,10 @@ async def warm_up(ls: AgentLanguageServer) -> None:
         if ls.config.mcp.servers:  # else no run imports it: ~30 MB saved
             await in_daemon_thread(preload, name="agentls-preload")
 
-    async def start_worker() -> None:
-        await ls.wait_ready()  # agent.llm.worker_client is imported then, off the loop
-        try:
-            await ls.model_worker.wait_ready()
-        except Exception as exc:
-            # Only a head start: the first run starts the worker again and tells the user why
-            # it cannot; the editor may also be closing it under us.
-            log.warning("the model worker did not start ahead of the first run: %s", exc)
-        else:
-            log.info("model worker ready (pid %s)", ls.model_worker.pid)
+    async def worker_at_start() -> None:
+        await ls.wait_ready()
+        if ls.config.llm.worker_at_start:
+            await prepare_model_worker(ls)
 
     def settle() -> None:
         # The MCP SDK, pydantic and lsprotocol leave many long-lived objects. A full
@@ -81,10 +80,26 @@ async def warm_up(ls: AgentLanguageServer) -> None:
     # Daemon threads, not asyncio.to_thread: an executor thread would hold up the
     # server's exit until a slow import finished (asyncio.run joins its executor).
     # Neither litellm nor a tokenizer is ever loaded in this process: the model worker
-    # process makes the calls and counts the tokens (it starts, and imports litellm on
-    # its own, at the same time).
-    await asyncio.gather(preload_mcp(), start_worker())
+    # process makes the calls and counts the tokens.
+    await asyncio.gather(preload_mcp(), worker_at_start())
     await in_daemon_thread(settle, name="agentls-gc-freeze")
+
+
+async def prepare_model_worker(ls: AgentLanguageServer) -> None:
+    """A sign that the user will run the agent: the model worker started (it imports
+    litellm, ~3 s) so that the run does not wait for it, and its idle clock restarted."""
+    await ls.wait_ready()  # agent.llm.worker_client is imported then, off the loop
+    worker = ls.model_worker
+    was_ready = worker.is_ready
+    try:
+        await worker.wait_ready()
+    except Exception as exc:
+        # Only a head start: the first run starts the worker again and tells the user why
+        # it cannot; the editor may also be closing it under us.
+        log.warning("the model worker did not start ahead of the first run: %s", exc)
+    else:
+        if not was_ready:  # the panel says so every few seconds while the user types
+            log.info("model worker ready (pid %s)", worker.pid)
 
 
 T = TypeVar("T")

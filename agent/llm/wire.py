@@ -1,6 +1,6 @@
-"""The JSON-lines protocol between ``ProcessLLM`` and the model worker process.
-
-One JSON object per line, in both directions. The parent sends requests::
+"""What the model worker and ``ProcessLLM`` say to each other, in the envelope of
+``agentls.child_rpc`` (one JSON object a line, see ``agentls.child_wire``; requests carry
+an ``id``). The parent sends::
 
     {"id": 7, "op": "stream" | "complete", "config": {LLMConfig}, "messages": [...], "tools": [...]}
     {"id": 8, "op": "count", "config": {LLMConfig}, "messages": [...]}
@@ -16,9 +16,9 @@ is answered by one ``counts`` frame (the priming and each message's tokens) or a
     {"id": 7, "kind": "error", "error": {"type": "LLMTransientError", "message": ..., ...}}
     {"id": 8, "kind": "counts", "priming": 3, "counts": [12, 40]}
 
-plus frames that belong to no request: ``{"kind": "ready"}`` once litellm is imported,
-and ``{"kind": "log", "level": 30, "name": "agentls.agent.llm.adapter", "message": "..."}`` so the
-worker's warnings reach the server's own log handlers (stderr, the JSONL file).
+plus the envelope's frames that belong to no request: ``{"kind": "ready"}`` once litellm
+is imported, and ``{"kind": "log", ...}`` so the worker's warnings reach the server's own
+log handlers (stderr, the JSONL file).
 
 Frames are plain dicts rather than pydantic models: a stream sends hundreds of chunks
 a second and each one is decoded on the server's event loop. What crosses with a
@@ -27,7 +27,6 @@ shape of its own (the config, the final response) is validated with its model.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agentls.agent.llm.errors import (
@@ -38,26 +37,10 @@ from agentls.agent.llm.errors import (
     LLMTransientError,
 )
 
-#: Requests carry the whole conversation; a line can be megabytes.
-MAX_LINE_BYTES = 256 * 1024 * 1024
-
 _ERROR_TYPES: dict[str, type[LLMError]] = {
     cls.__name__: cls
     for cls in (LLMError, LLMTransientError, LLMAuthError, LLMBadRequestError, LLMStreamInterrupted)
 }
-
-
-def encode(frame: dict[str, Any]) -> bytes:
-    """One frame as a line (ASCII-only JSON, so no newline can hide inside a value)."""
-    return json.dumps(frame, separators=(",", ":"), default=str).encode("ascii") + b"\n"
-
-
-def decode(line: bytes) -> dict[str, Any]:
-    """One line as a frame; ``ValueError`` when it is not a JSON object."""
-    frame = json.loads(line)
-    if not isinstance(frame, dict):
-        raise ValueError(f"not a JSON object: {line[:80]!r}")
-    return frame
 
 
 def error_to_wire(exc: BaseException) -> dict[str, Any]:

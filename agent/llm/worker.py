@@ -7,7 +7,7 @@ that answers the editor, whichever thread it ran on (measured: p99 of a trivial 
 it costs the server nothing but reading one short line per chunk.
 
 The worker runs the unchanged ``LiteLLMAdapter`` (retries, error mapping, stream
-assembly) and speaks the JSON-lines protocol of ``agent.llm.wire`` on stdin/stdout. It
+assembly) and speaks the protocol of ``agent.llm.wire`` on stdin/stdout. It
 exits when stdin closes, so it never outlives the process that started it.
 """
 
@@ -27,8 +27,9 @@ from agentls.agent.config import LLMConfig
 from agentls.agent.llm import _litellm
 from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.models import LLMResponse, StreamRestart
-from agentls.agent.llm.wire import MAX_LINE_BYTES, decode, encode, error_to_wire
+from agentls.agent.llm.wire import error_to_wire
 from agentls.agent.stdout_guard import protect_stdout
+from agentls.child_wire import MAX_LINE_BYTES, decode, encode
 
 log = logging.getLogger("agentls.agent.llm.worker")
 

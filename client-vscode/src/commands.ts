@@ -20,6 +20,8 @@ export interface CommandDeps {
   ui: Ui;
   output: vscode.OutputChannel;
   settings: () => AgentSettings;
+  /** Tell the server a run is likely (`agent/prepare`). */
+  prepare: () => Promise<unknown>;
 }
 
 /** Programmatic arguments of `agentls.run` (tests, keybindings with args). */
@@ -55,12 +57,13 @@ export function currentSelection(): SelectionContext | undefined {
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
-  const { server, runs, keys, ui, output, settings } = deps;
+  const { server, runs, keys, ui, output, settings, prepare } = deps;
 
   async function startRun(args: RunArgs, agent: string | undefined): Promise<RunOutcome | undefined> {
     const selection = args.useSelection === false ? undefined : currentSelection();
     let prompt = args.prompt;
     if (prompt === undefined) {
+      void prepare(); // the prompt opens: a run is likely, the server gets ready meanwhile
       prompt = await ui.showInputBox({
         title: agent ? `Agent (${agent}): Run` : 'Agent: Run',
         prompt: selection

@@ -6,11 +6,12 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import * as path from 'path';
-import { createLog, logInfo, logText, logWarn } from './logging';
+import { createLog, logError, logInfo, logText, logWarn } from './logging';
 import { ManagedEnvironment } from './managedEnv';
 import { ReviewController } from './review/controller';
 import { registerReviewUi } from './review/ui';
 import { AgentPanel } from './panel/provider';
+import { Preparer } from './prepare';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
@@ -104,7 +105,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     },
     managed,
   );
-  const panel = new AgentPanel(context, runs, server, settingsNow, uiProxy);
+  const preparer = new Preparer(
+    async () => {
+      await server.settled(); // the panel may be shown while the server starts
+      return server.current;
+    },
+    (error) => logError('agent/prepare failed', error),
+  );
+  const panel = new AgentPanel(context, runs, server, settingsNow, uiProxy, preparer);
   Object.assign(api, {
     ui,
     panel,
@@ -127,7 +135,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     runs,
     server,
     panel,
-    ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow }),
+    ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare() }),
     review,
     mcpApprovals,
     ...registerReviewUi(review),

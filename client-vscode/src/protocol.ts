@@ -35,6 +35,7 @@ export type {
   PlanParams,
   PlanStep,
   PlanStepStatus,
+  PrepareParams,
   RestoreParams,
   RestoreResult,
   RunParams,

@@ -152,7 +152,15 @@ prompt.addEventListener('keydown', (event) => {
     send();
   }
 });
-prompt.addEventListener('input', () => saveState());
+// A prompt being typed is a sign of a run: the extension tells the server to get ready.
+let promptWasEmpty = prompt.value === '';
+prompt.addEventListener('input', () => {
+  saveState();
+  if (promptWasEmpty && prompt.value !== '') {
+    post({ type: 'typing' });
+  }
+  promptWasEmpty = prompt.value === '';
+});
 for (const el of [agentSelect, confirmSelect, selectionBox]) {
   el.addEventListener('change', () => {
     options = { agent: agentSelect.value, confirmMode: confirmSelect.value as PanelOptions['confirmMode'], includeSelection: selectionBox.checked };
@@ -188,6 +196,7 @@ function send(): void {
   }
   post({ type: 'run', prompt: text, options });
   prompt.value = '';
+  promptWasEmpty = true;
   saveState();
 }
 

@@ -4,8 +4,9 @@
 configuration (``.agentls.yaml`` + ``initializationOptions``, with pydantic and the run
 machinery imported in a worker thread) and every feature that needs it awaits
 ``ls.wait_ready()``. Everything slow starts after ``initialized`` as background tasks:
-the warm-up (server/warm_up.py: the model worker process, which alone imports litellm and
-counts tokens) and building the repository index. A config error is shown with
+the warm-up (server/warm_up.py; the model worker process, which alone imports litellm and
+counts tokens, waits for ``agent/prepare`` or the first run) and building the repository
+index. A config error is shown with
 ``window/showMessage`` once the client is ready; the server goes on with the last valid
 config (or the defaults).
 """

@@ -1,11 +1,12 @@
-"""``agent/ping`` → ``{pong, runs, llmReady, watching, litellmLoaded, tokenizerLoaded,
-parserLoaded, indexedFiles}``: a trivial request, for health checks and for measuring the server's
-responsiveness (bench/server_responsiveness.py). ``llmReady`` turns true once the model
-worker is ready (after ``initialized``); ``watching`` once the index is built and its
-watcher keeps it live; ``litellmLoaded`` and ``tokenizerLoaded`` say whether this process
-imported litellm or tiktoken (it should not: the model worker makes the calls and counts
-the tokens); ``parserLoaded`` whether it loaded a tree-sitter grammar (it should not: the
-symbol process parses); ``indexedFiles`` counts
+"""``agent/ping`` → ``{pong, runs, llmReady, workerRunning, watching, litellmLoaded,
+tokenizerLoaded, parserLoaded, indexedFiles}``: a trivial request, for health checks and for
+measuring the server's responsiveness (bench/server_responsiveness.py). ``workerRunning``
+says a model worker process is up (it starts at ``agent/prepare`` or the first run, and
+ends after ``llm.worker_idle_seconds`` idle), ``llmReady`` that it has also loaded litellm;
+``watching`` that the index is built and its watcher keeps it live; ``litellmLoaded`` and
+``tokenizerLoaded`` say whether this process imported litellm or tiktoken (it should not:
+the model worker makes the calls and counts the tokens); ``parserLoaded`` whether it loaded
+a tree-sitter grammar (it should not: the symbol process parses); ``indexedFiles`` counts
 the text files in the index (null before it is built), so a client can tell when a new file
 has been indexed.
 
@@ -25,15 +26,15 @@ METHOD = "agent/ping"
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
     def agent_ping(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        task = ls.warm_up_task
-        ready = task is not None and task.done() and not task.cancelled() and not task.exception()
+        worker = ls.existing_model_worker
         watcher = ls.index_service.watcher
         watching = watcher is not None and watcher.running
         index = ls.index_service.index
         return {
             "pong": True,
             "runs": ls.active_runs,
-            "llmReady": ready,
+            "llmReady": worker is not None and worker.is_ready,
+            "workerRunning": worker is not None and worker.running,
             "watching": watching,
             "litellmLoaded": "litellm" in sys.modules,
             "tokenizerLoaded": "tiktoken" in sys.modules,

@@ -6,6 +6,7 @@ confirmMode?, maxSteps?, selfEval?, dryRun?, workDoneToken?}``); result ``RunRes
 runId, sessionId, usage}``). Progress arrives meanwhile as
 ``agent/stream``, ``agent/step``, ``agent/status``, ``agent/plan`` and ``$/progress``.
 ``$/cancelRequest`` on this request stops the run cleanly, then answers RequestCancelled.
+The run starts the model worker if ``agent/prepare`` has not, and waits for it.
 """
 
 from __future__ import annotations
@@ -21,4 +22,7 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
     async def agent_run(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         await ls.wait_ready()
-        return await ls.runs.run(params)
+        # A run in flight keeps the model worker between its calls (a tool that runs for
+        # minutes, a question to the user): it is not stopped for being idle.
+        with ls.model_worker.hold():
+            return await ls.runs.run(params)

@@ -1,5 +1,5 @@
 """Child processes that run a module of this very copy of agentls over pipes (the model
-worker, the symbol process)."""
+worker, the symbol process): how they are launched. ``agentls.child_rpc`` talks to them."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ from pathlib import Path
 #: top-level names.
 CODE_ROOT = str(Path(__file__).parent.parent)
 
+#: Children get a process group of their own (and are ended with it) where there are groups.
+OWN_GROUP = hasattr(os, "killpg")
+
 
 def module_command(module: str) -> list[str]:
     """``python -P -m module``: ``-P`` so that the current directory (a user's workspace,
@@ -22,16 +25,13 @@ def module_command(module: str) -> list[str]:
     return [sys.executable, "-P", "-m", module]
 
 
-def running(process: asyncio.subprocess.Process | None) -> bool:
-    return process is not None and process.returncode is None
-
-
 async def start_piped(
     command: Sequence[str], line_limit: int, *, name: str, error: type[Exception]
 ) -> asyncio.subprocess.Process:
     """Start ``command`` with pipes on stdin and stdout (stderr is this process's: its
-    log), able to import this agentls. Raises ``error`` ("could not start ``name``: why")
-    when it cannot be started."""
+    log), able to import this agentls, in a process group of its own so that whatever it
+    starts can be ended with it. Raises ``error`` ("could not start ``name``: why") when
+    it cannot be started."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [CODE_ROOT, env.get("PYTHONPATH")]))
     try:
@@ -41,6 +41,8 @@ async def start_piped(
             stdout=asyncio.subprocess.PIPE,
             env=env,
             limit=line_limit,
+            # POSIX only; elsewhere the child alone is ended (see child_rpc.Child.kill).
+            process_group=0 if OWN_GROUP else None,
         )
     except OSError as exc:
         raise error(f"could not start {name}: {exc}") from None

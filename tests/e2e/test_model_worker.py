@@ -1,6 +1,7 @@
 """The model worker process, seen from outside: the server's model calls run in one child
 process, which dies with the server, and whose death mid-run fails that run clearly
-without taking the server or the next run with it."""
+without taking the server or the next run with it. It runs only while the agent is in
+use: started by ``agent/prepare`` or the first run, ended when idle, kept by a run."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 import signal
 from pathlib import Path
 
-from agentls_e2e import AgentClient, LspFactory, kill, plain, start_killable
+from agentls_e2e import AgentClient, LspFactory, kill, llm_options, plain, start_killable
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call, tool_calls
 
@@ -52,6 +53,8 @@ def alive(pid: int) -> bool:
 
 
 async def wait_llm_ready(client: AgentClient) -> None:
+    """What an editor does when the user is about to run the agent, and its effect."""
+    client.protocol.notify("agent/prepare", {})
     await client.ping_until(lambda pong: pong["llmReady"], "llmReady")
 
 
@@ -126,3 +129,75 @@ async def test_the_server_process_never_imports_litellm_or_a_tokenizer(
     assert ping.litellmLoaded is False
     assert ping.tokenizerLoaded is False
     assert worker_pids(server_pid(client))  # the calls went through the worker
+
+
+def idle_after(scripted: ScriptedModelServer, seconds: float) -> dict[str, object]:
+    options = llm_options(scripted)
+    return {"llm": {**options["llm"], "worker_idle_seconds": seconds}}
+
+
+async def test_no_worker_runs_until_the_agent_is_about_to_be_used(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    client = await lsp()
+    # Settled: configuration loaded, warm-up and index done.
+    pong = await client.ping_until(lambda pong: pong["watching"], "the index watcher")
+    assert (pong["workerRunning"], pong["llmReady"]) == (False, False)
+    assert worker_pids(server_pid(client)) == []
+
+    await wait_llm_ready(client)  # agent/prepare
+    [worker] = worker_pids(server_pid(client))
+    scripted.add("alice", text("prepared"))
+    result = plain(await client.run(prompt="hi", runId="p1"))
+    assert result["status"] == "success"
+    assert worker_pids(server_pid(client)) == [worker]  # the run used the prepared worker
+
+
+async def test_the_first_run_without_prepare_starts_the_worker_and_waits_for_it(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    client = await lsp()
+    assert not plain(await client.request("agent/ping", {}))["workerRunning"]
+    scripted.add("alice", text("on demand"))
+    result = plain(await client.run(prompt="hi", runId="d1"))
+    assert (result["status"], result["output"]) == ("success", "on demand")
+    assert len(worker_pids(server_pid(client))) == 1
+    pong = plain(await client.request("agent/ping", {}))
+    assert pong["workerRunning"] and pong["llmReady"]
+
+
+async def test_an_idle_worker_ends_and_the_next_run_starts_another(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    client = await lsp(init_options=idle_after(scripted, 1))
+    scripted.add("alice", text("first"), text("second"))
+    assert plain(await client.run(prompt="one", runId="i1"))["status"] == "success"
+    [first] = worker_pids(server_pid(client))
+
+    await client.ping_until(lambda pong: not pong["workerRunning"], "the idle stop")
+    # Ended and reaped, not left a zombie of the server.
+    await client.wait_for(lambda: first not in children(server_pid(client)), what="its end")
+
+    result = plain(await client.run(prompt="two", runId="i2"))
+    assert (result["status"], result["output"]) == ("success", "second")
+    [second] = worker_pids(server_pid(client))
+    assert second != first
+
+
+async def test_a_run_in_flight_keeps_its_worker_while_no_call_is_open(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    client = await lsp(init_options=idle_after(scripted, 0.5))
+    scripted.add("alice", tool_call("read_file", {"path": "src/app.py"}), text("read"))
+    # The run asks the user and nobody answers: in flight, with no model call open.
+    run = client.run(prompt="read", runId="h1", confirmMode="confirm-all")
+    await client.wait_for(client.approval_asked.is_set, what="the approval question")
+    [worker] = worker_pids(server_pid(client))
+    await asyncio.sleep(3)  # six idle periods: long enough for an idle stop to happen
+    pong = plain(await client.request("agent/ping", {}))
+    assert pong["workerRunning"] and pong["runs"] == 1
+    assert worker_pids(server_pid(client)) == [worker] and alive(worker)
+
+    assert plain(await client.request("agent/cancel", {"runId": "h1"}))["cancelled"]
+    await asyncio.wait_for(run, 60)
+    await client.ping_until(lambda pong: not pong["workerRunning"], "the idle stop after the run")

@@ -1,5 +1,5 @@
-"""initialize answers while the model worker starts; stdout carries only LSP; the server
-process itself never imports litellm or a tokenizer."""
+"""initialize answers at once, and requests while the model worker starts; stdout carries
+only LSP; the server process itself never imports litellm or a tokenizer."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ async def test_requests_answered_while_litellm_imports(
     lsp: LspFactory, scripted: ScriptedModelServer
 ) -> None:
     client = await lsp()
-    # `initialized` has just started the model worker, which imports litellm (~3 s); the
-    # server must answer meanwhile: answers that say the worker is not ready yet can only
-    # have come while it was starting, not after the server waited for it.
+    # The panel opened: the model worker starts and imports litellm (~3 s); the server
+    # must answer meanwhile: answers that say the worker is not ready yet can only have
+    # come while it was starting, not after the server waited for it.
+    client.protocol.notify("agent/prepare", {})
     for _ in range(3):
         pong = plain(await client.request("agent/ping", {}))
         assert pong["pong"] is True

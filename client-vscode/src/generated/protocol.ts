@@ -17,6 +17,7 @@ export const Methods = {
   step: 'agent/step',
   plan: 'agent/plan',
   askUser: 'agent/askUser',
+  prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
   approveMcpServer: 'agent/approveMcpServer',
 } as const;
@@ -35,6 +36,7 @@ export interface ClientRequests {
 
 /** The notifications the client sends: method → params. */
 export interface ClientNotifications {
+  'agent/prepare': PrepareParams;
   'agent/workspaceTrust': WorkspaceTrustParams;
 }
 
@@ -235,6 +237,8 @@ export interface PingResult {
   runs: number;
   /** The model worker is up and has loaded litellm. */
   llmReady: boolean;
+  /** A model worker process is up (it may still be loading litellm); it starts at `agent/prepare` or the first run and ends after `llm.worker_idle_seconds`. */
+  workerRunning: boolean;
   /** The index is built and its file watcher runs. */
   watching: boolean;
   /** Text files in the index; null before it is built. */
@@ -265,6 +269,12 @@ export interface PlanStep {
   text: string;
   status: PlanStepStatus;
 }
+
+/**
+ * `agent/prepare` params: `{}`. The user is about to run the agent (a panel
+ * opened, a prompt is being typed): the server starts its model worker now.
+ */
+export type PrepareParams = Record<string, never>;
 
 /**
  * The user put the workspace back before `restores` (undoing it and the session's

@@ -36,6 +36,8 @@ export type ToWebview =
 export type FromWebview =
   | { type: 'ready' }
   | { type: 'run'; prompt: string; options: PanelOptions }
+  /** The user started typing a prompt (sent when the prompt box stops being empty). */
+  | { type: 'typing' }
   | { type: 'options'; options: PanelOptions }
   | { type: 'cancel' }
   | { type: 'approve'; id: string; answer: string }

@@ -11,6 +11,7 @@ import { undoRun } from '../checkpoints';
 import { currentSelection } from '../commands';
 import { logError, logInfo } from '../logging';
 import { MANAGE_TRUST_COMMAND } from '../trust';
+import type { Preparer } from '../prepare';
 import { buildPrompt } from '../prompt';
 import { Methods, type AgentInfo, type AgentsResult, type AskUserParams, type CheckpointsResult, type RestoreResult } from '../protocol';
 import type { QuestionRouter, RunEvent, Runs } from '../runs';
@@ -57,6 +58,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     private readonly server: ServerManager,
     private readonly settings: () => AgentSettings,
     private readonly ui: Ui,
+    private readonly preparer: Preparer,
   ) {
     runs.questions = this;
     this.disposables.push(
@@ -91,7 +93,16 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     const root = vscode.Uri.joinPath(this.context.extensionUri, 'out', 'webview');
     view.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [root] };
     view.webview.html = this.html(view.webview, root);
+    // Shown: the user may be about to run the agent (agent/prepare starts the model worker).
+    if (view.visible) {
+      void this.preparer.prepare();
+    }
     const subscriptions = [
+      view.onDidChangeVisibility(() => {
+        if (view.visible) {
+          void this.preparer.prepare();
+        }
+      }),
       view.webview.onDidReceiveMessage((message: FromWebview) => this.onMessage(message)),
       view.onDidDispose(() => {
         if (this.view === view) {
@@ -262,6 +273,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         return;
       case 'options':
         await this.context.workspaceState.update(OPTIONS_KEY, message.options);
+        return;
+      case 'typing':
+        await this.preparer.prepare();
         return;
       case 'run':
         await this.context.workspaceState.update(OPTIONS_KEY, message.options);

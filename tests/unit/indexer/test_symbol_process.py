@@ -199,3 +199,17 @@ def test_a_loop_that_ends_with_the_child_running_does_not_wait_for_it(tmp_path: 
         check=False,
     )
     assert done.stdout.split() == ["True", "ended"], done.stderr
+
+
+def test_the_child_imports_no_event_loop_watcher_or_ignore_rules() -> None:
+    """It runs in every editor window: asyncio, watchfiles and pathspec (~12 MB) are the
+    server's to hold, not the child's."""
+    script = (
+        "import sys\n"
+        "import agentls.indexer.symbols_process\n"
+        "print(sorted({'asyncio', 'watchfiles', 'pathspec'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.strip() == "[]", done.stderr

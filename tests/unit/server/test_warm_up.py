@@ -1,5 +1,7 @@
-"""The warm-up is a head start: a model worker that cannot start is a warning for the log,
-not a failed background task, and the first run starts it again and says why."""
+"""The warm-up leaves the model worker alone unless ``llm.worker_at_start`` asks for it;
+starting it ahead of a run (``agent/prepare``) is a head start: a worker that cannot start
+is a warning for the log, not a failed background task, and the first run starts it again
+and says why."""
 
 from __future__ import annotations
 
@@ -11,15 +13,39 @@ from typing import Any
 import pytest
 
 from agentls.agent.llm.worker_client import ModelWorker
-from agentls.server.warm_up import warm_up
+from agentls.server.warm_up import prepare_model_worker, warm_up
 
 
-def _server(worker: ModelWorker) -> Any:
+def _server(worker: ModelWorker, *, at_start: bool = False) -> Any:
     async def ready() -> None:
         return None
 
-    config = SimpleNamespace(mcp=SimpleNamespace(servers=[]))
+    config = SimpleNamespace(
+        mcp=SimpleNamespace(servers=[]), llm=SimpleNamespace(worker_at_start=at_start)
+    )
     return SimpleNamespace(warm_up=None, wait_ready=ready, config=config, model_worker=worker)
+
+
+async def test_the_warm_up_does_not_start_the_model_worker() -> None:
+    worker = ModelWorker()
+    try:
+        await warm_up(_server(worker))
+        assert not worker.running and worker.pid is None
+    finally:
+        await worker.close()
+
+
+async def test_the_warm_up_starts_the_worker_when_the_config_asks_for_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    worker = ModelWorker()
+    try:
+        with caplog.at_level(logging.INFO, logger="agentls.server.warm_up"):
+            await warm_up(_server(worker, at_start=True))
+        assert worker.is_ready
+    finally:
+        await worker.close()
+    assert "model worker ready" in caplog.text
 
 
 async def test_a_worker_that_exits_while_starting_is_a_warning(
@@ -28,7 +54,7 @@ async def test_a_worker_that_exits_while_starting_is_a_warning(
     worker = ModelWorker([sys.executable, "-c", "import sys; sys.exit(3)"])
     try:
         with caplog.at_level(logging.INFO, logger="agentls.server.warm_up"):
-            await warm_up(_server(worker))
+            await prepare_model_worker(_server(worker))
     finally:
         await worker.close()
     messages = [(r.levelno, r.getMessage()) for r in caplog.records]
@@ -44,7 +70,7 @@ async def test_a_worker_that_starts_is_logged_ready(caplog: pytest.LogCaptureFix
     worker = ModelWorker()
     try:
         with caplog.at_level(logging.INFO, logger="agentls.server.warm_up"):
-            await warm_up(_server(worker))
+            await prepare_model_worker(_server(worker))
         pid = worker.pid
     finally:
         await worker.close()

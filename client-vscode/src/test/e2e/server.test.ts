@@ -3,6 +3,7 @@ import * as crypto from 'crypto';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
+import { Methods, type PingResult } from '../../protocol';
 import { SETTINGS_SENT } from '../../settings';
 import { modelRequests, script, setSetting, setUpSuite, waitFor } from './helpers';
 
@@ -136,5 +137,17 @@ describe('server lifecycle', () => {
     const ok = await vscode.commands.executeCommand<boolean>('agentls.restartServer');
     assert.strictEqual(ok, true);
     assert.ok(api.server.current && api.server.current !== oldClient);
+  });
+
+  it('a new server has no model worker until the panel shows (agent/prepare)', async () => {
+    const ok = await vscode.commands.executeCommand<boolean>('agentls.restartServer');
+    assert.strictEqual(ok, true);
+    const client = api.server.current;
+    assert.ok(client);
+    const ping = (): Promise<PingResult> => client.sendRequest<PingResult>(Methods.ping, {});
+    assert.strictEqual((await ping()).workerRunning, false, 'a model worker before any sign of a run');
+    await vscode.commands.executeCommand('workbench.view.explorer'); // hidden, if it was shown
+    await vscode.commands.executeCommand('agentls.panel.focus');
+    await waitFor(async () => (await ping()).llmReady, 'the model worker started by agent/prepare', 60_000);
   });
 });

@@ -1,8 +1,7 @@
-"""The worker protocol's frames: errors keep their class, fields and message."""
+"""The worker protocol's errors keep their class, fields and message (its framing is
+child_rpc's: tests/unit/test_child_rpc.py)."""
 
 from __future__ import annotations
-
-import pytest
 
 from agentls.agent.llm import (
     LLMAuthError,
@@ -10,7 +9,7 @@ from agentls.agent.llm import (
     LLMStreamInterrupted,
     LLMTransientError,
 )
-from agentls.agent.llm.wire import decode, encode, error_from_wire, error_to_wire
+from agentls.agent.llm.wire import error_from_wire, error_to_wire
 
 
 def test_error_payloads_round_trip_every_class() -> None:
@@ -30,14 +29,3 @@ def test_error_payloads_round_trip_every_class() -> None:
         assert (back.status_code, back.attempts) == (exc.status_code, exc.attempts)
     interrupted = error_from_wire(error_to_wire(cases[3]))
     assert isinstance(interrupted, LLMStreamInterrupted) and interrupted.partial_text == "half"
-
-
-def test_frames_are_single_ascii_lines() -> None:
-    frame = {"id": 1, "kind": "chunk", "text": "line one\nligne deux é 你好"}
-    line = encode(frame)
-    assert line.endswith(b"\n") and line.count(b"\n") == 1 and line.isascii()
-    assert decode(line) == frame
-    with pytest.raises(ValueError):
-        decode(b"[1, 2]\n")
-    with pytest.raises(ValueError):
-        decode(b"not json\n")
