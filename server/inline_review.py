@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import contextvars
 import logging
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from lsprotocol import types as lsp
 from pydantic import BaseModel, ConfigDict, Field
@@ -116,7 +115,12 @@ class _Inbox:
 
 
 class InlineReviews:
-    """The hunks under review on one server, and the notes waiting for the model."""
+    """The hunks under review on one server, and the notes waiting for the model.
+
+    One book per server (``AgentLanguageServer.reviews``): its file accesses track the
+    hunks they send, its runs read their notes, and its ``agent/reviewDecision`` handler
+    decides them, all in the same book.
+    """
 
     def __init__(self) -> None:
         self.hunks: dict[str, PendingHunk] = {}
@@ -270,17 +274,6 @@ async def _record(
         await RecordingApprover(BaseApprover(), recorder).edit_reviewed(review)
     except Exception:  # a decision that cannot be recorded must still reach the model
         log.exception("could not record the review decision for %s", item.id)
-
-
-_BOOKS: weakref.WeakKeyDictionary[Any, InlineReviews] = weakref.WeakKeyDictionary()
-
-
-def reviews_for(server: Any) -> InlineReviews:
-    """The one InlineReviews of a server."""
-    book = _BOOKS.get(server)
-    if book is None:
-        book = _BOOKS[server] = InlineReviews()
-    return book
 
 
 PENDING_NOTE = (

@@ -32,7 +32,7 @@ from agentls.agent.contract import RunResult
 from agentls.agent.events import RunState, StatusChanged
 from agentls.agent.workspace import FileAccess
 from agentls.server.approver import LspApprover
-from agentls.server.inline_review import RunRef, reviews_for, run_context
+from agentls.server.inline_review import InlineReviews, RunRef, run_context
 from agentls.server.observer import LspRunObserver
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import RunParams, parse_params
@@ -87,9 +87,13 @@ class RunSources:
 
 
 class RunManager:
-    def __init__(self, ls: LanguageServer, sources: RunSources) -> None:
+    """The server's runs in flight; ``reviews`` is the server's inline review book, whose
+    notes each run reads while it lives."""
+
+    def __init__(self, ls: LanguageServer, sources: RunSources, reviews: InlineReviews) -> None:
         self._ls = ls
         self._sources = sources
+        self._reviews = reviews
         self.runs: dict[str, RunHandle] = {}
         self._mcp: MCPPool | None = None
 
@@ -187,7 +191,7 @@ class RunManager:
             observer(StatusChanged(RunState.FAILED, f"{type(exc).__name__}: {exc}"))
             return self._failed_result(handle, f"internal error: {type(exc).__name__}: {exc}")
         finally:
-            reviews_for(self._ls).run_ended(run_ref)
+            self._reviews.run_ended(run_ref)
             observer.close()
             if outcome is not None:
                 status = outcome.state.status
@@ -227,7 +231,7 @@ class RunManager:
             # the live index reports what a command changed
             changes_probe=self._sources.changes_probe(),
             # what the user decided about edits under inline review reaches the model
-            inbox=reviews_for(self._ls).run_started(run_ref),
+            inbox=self._reviews.run_started(run_ref),
             # the repo map ranks the files open in the editor higher
             open_documents=self._open_documents(),
             notices=notices,

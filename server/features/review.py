@@ -20,7 +20,7 @@ def register(ls: AgentLanguageServer) -> None:
         from pydantic import ValidationError
 
         from agentls.agent.sessions import store_for
-        from agentls.server.inline_review import ReviewDecisionParams, reviews_for
+        from agentls.server.inline_review import ReviewDecisionParams
 
         log = logging.getLogger(__name__)
         try:
@@ -31,5 +31,5 @@ def register(ls: AgentLanguageServer) -> None:
         await ls.wait_ready()
         config = ls.config
         store = store_for(config.workspace.root, config.sessions.dir)
-        note = await reviews_for(ls).decide(decision, store)
+        note = await ls.reviews.decide(decision, store)
         log.info("%s %s v%d: %s", METHOD, decision.uri, decision.version, note or "(nothing new)")
