@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from agentls.agent.llm.worker_client import ModelWorker
     from agentls.agent.workspace import FileAccess
     from agentls.server.inline_review import InlineReviews
+    from agentls.server.jsonrpc import AgentProtocol
     from agentls.server.runs import FilesFactory, LLMFactory, RunManager
     from agentls.server.settings import SettingsManager, SettingsUpdate
 
@@ -77,6 +78,9 @@ def client_confirms_edits(ls: LanguageServer) -> bool:
 class AgentLanguageServer(LanguageServer):
     """pygls' LanguageServer plus the services the features share."""
 
+    #: Reads our methods' params as their models (server/jsonrpc.py).
+    protocol: AgentProtocol
+
     def __init__(
         self,
         *,
@@ -85,12 +89,14 @@ class AgentLanguageServer(LanguageServer):
         warm_up: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         from agentls.server.converter import agentls_converter
+        from agentls.server.jsonrpc import AgentProtocol
 
         self.converter = agentls_converter()
         super().__init__(
             SERVER_NAME,
             SERVER_VERSION,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=AgentProtocol,
             converter_factory=lambda: self.converter,
         )
         self._settings: SettingsManager | None = None

@@ -31,7 +31,7 @@ from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.errors import AgentError, NoTTYError
 from agentls.agent.text import shorten
-from agentls.server.protocol import AskUserParams
+from agentls.server.protocol import AskUserParams, AskUserResult
 from agentls.server.settings import plain
 
 log = logging.getLogger(__name__)
@@ -142,9 +142,8 @@ class LspApprover(BaseApprover):
         answered, result = await self._request("agent/askUser", params.to_wire())
         if not answered:
             return ApprovalAnswer("abort", message="the run was cancelled")
-        data = plain(result)
-        new_value = data.get("answer") if isinstance(data, dict) else data
-        if not isinstance(new_value, str) or not new_value.strip():
+        new_value = result.answer if isinstance(result, AskUserResult) else None
+        if new_value is None or not new_value.strip():
             return ApprovalAnswer("deny", message="the user cancelled the edit")
         return ApprovalAnswer("modify", args={**request.args, editable: new_value})
 
@@ -168,8 +167,4 @@ class LspApprover(BaseApprover):
         answered, result = await self._request("agent/askUser", params.to_wire())
         if not answered:
             raise AgentError("the run was cancelled while waiting for the user's answer")
-        data = plain(result)
-        if isinstance(data, dict):
-            answer = data.get("answer")
-            return answer if isinstance(answer, str) else None
-        return data if isinstance(data, str) else None
+        return result.answer if isinstance(result, AskUserResult) else None

@@ -30,7 +30,6 @@ from agentls.agent.contract import (
     problems,
 )
 from agentls.agent.session_entries import Entry
-from agentls.server.settings import plain
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
 SessionEntry = TypeAliasType("SessionEntry", Entry)
@@ -38,14 +37,15 @@ SessionEntry = TypeAliasType("SessionEntry", Entry)
 M = TypeVar("M", bound=WireModel)
 
 
-def parse_params(model: type[M], params: Any) -> M:
-    """Validate a request's params; bad ones are an InvalidParams error naming each
-    field as the client spelled it (``confirmMode: Input should be ...``)."""
-    data = plain(params)
+def parse_params(model: type[M], data: Any, *, what: str = "params") -> M:
+    """Validate a message's params (or, ``what="result"``, a client's answer) from its
+    JSON; bad ones are an InvalidParams error naming each field as the client spelled it
+    (``confirmMode: Input should be ...``). The converter reads every message of ours
+    through it (server/converter.py)."""
     try:
         return model.model_validate({} if data is None else data)
     except ValidationError as exc:
-        raise JsonRpcInvalidParams(f"invalid params: {problems(exc)}") from None
+        raise JsonRpcInvalidParams(f"invalid {what}: {problems(exc)}") from None
 
 
 # -- client → server ------------------------------------------------------------------

@@ -35,7 +35,7 @@ from agentls.server.approver import LspApprover
 from agentls.server.inline_review import InlineReviews, RunRef, run_context
 from agentls.server.observer import LspRunObserver
 from agentls.server.progress import RunProgress
-from agentls.server.protocol import RunParams, parse_params
+from agentls.server.protocol import RunParams
 
 if TYPE_CHECKING:
     # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
@@ -133,8 +133,7 @@ class RunManager:
         )
 
     # -- agent/run ----------------------------------------------------------------------
-    async def run(self, raw_params: Any) -> dict[str, Any]:
-        params = parse_params(RunParams, raw_params)
+    async def run(self, params: RunParams) -> dict[str, Any]:
         notices = self._sources.notices()
         config = self._sources.config()
         if not AgentRegistry(config).exists(params.agent):

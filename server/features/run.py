@@ -10,15 +10,18 @@ runId, sessionId, usage}``). Progress arrives meanwhile as
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentls.server.app import AgentLanguageServer
+
+if TYPE_CHECKING:
+    from agentls.server.protocol import RunParams
 
 METHOD = "agent/run"
 
 
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
-    async def agent_run(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def agent_run(ls: AgentLanguageServer, params: RunParams) -> dict[str, Any]:
         await ls.wait_ready()
         return await ls.runs.run(params)
