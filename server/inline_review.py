@@ -5,10 +5,10 @@ A client that declares ``experimental.agentls.inlineReview: true`` answers an ed
 needs confirmation at once: it applies it to the buffer and reviews it there. Each hunk
 of such an edit gets an id (its change annotation id), remembered here with the run and
 session it belongs to. The user's decisions come back as ``agent/reviewDecision``
-notifications; ``InlineReviews.decide`` records each in the session as an
-``approval_decision`` entry and queues a short note for the model: the running run reads
-it before its next model call (``inbox``), a finished run's notes wait for the session's
-next run.
+notifications (``ReviewDecisionParams``, server/protocol.py); ``InlineReviews.decide``
+records each in the session as an ``approval_decision`` entry and queues a short note for
+the model: the running run reads it before its next model call (``inbox``), a finished
+run's notes wait for the session's next run.
 
 Nothing here waits for the user: an agent that edits a region the user changed meanwhile
 is refused by the file access's stale check, never allowed to clobber it.
@@ -20,14 +20,13 @@ import contextvars
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from lsprotocol import types as lsp
-from pydantic import BaseModel, ConfigDict, Field
 
 from agentls.agent.approval import BaseApprover, EditReview
 from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions import SessionStore
+from agentls.server.protocol import HunkDecision, ReviewDecisionParams
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +35,6 @@ TOOL = "inline_review"
 #: Longest current text of a changed region quoted to the model.
 QUOTE_CHARS = 2000
 
-Outcome = Literal["kept", "undone", "changedByUser"]
 _DECISION_KIND: dict[str, str] = {"kept": "approve", "undone": "deny", "changedByUser": "modify"}
 
 
@@ -67,34 +65,6 @@ def run_context(run: RunRef) -> contextvars.Context:
     context = contextvars.copy_context()
     context.run(CURRENT_RUN.set, run)
     return context
-
-
-class HunkDecision(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(min_length=1)
-    outcome: Outcome
-    #: For ``changedByUser``: the region's text now.
-    text: str | None = None
-    #: 0-based first line of the region in the document now.
-    line: int | None = Field(None, ge=0)
-
-
-class ReviewDecisionParams(BaseModel):
-    """``agent/reviewDecision`` params (camelCase on the wire)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    uri: str = Field(min_length=1)
-    version: int
-    run_id: str | None = Field(None, alias="runId")
-    hunks: list[HunkDecision] = Field(default_factory=list)
-    #: The file was saved after its last hunk was decided.
-    saved: bool = False
-    #: Saving changed the text (format on save, trimmed whitespace...).
-    changed_on_save: bool = Field(False, alias="changedOnSave")
-    #: The agent created the file and the user undid all of it: the file was deleted.
-    deleted: bool = False
 
 
 @dataclass

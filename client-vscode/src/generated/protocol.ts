@@ -18,6 +18,7 @@ export const Methods = {
   plan: 'agent/plan',
   askUser: 'agent/askUser',
   workspaceTrust: 'agent/workspaceTrust',
+  reviewDecision: 'agent/reviewDecision',
   approveMcpServer: 'agent/approveMcpServer',
 } as const;
 
@@ -36,6 +37,7 @@ export interface ClientRequests {
 /** The notifications the client sends: method → params. */
 export interface ClientNotifications {
   'agent/workspaceTrust': WorkspaceTrustParams;
+  'agent/reviewDecision': ReviewDecisionParams;
 }
 
 /** The requests the server sends: method → params and result. */
@@ -59,6 +61,10 @@ export type ConfirmMode = (typeof ConfirmModeValues)[number];
 /** Every `PlanStepStatus`, in order. */
 export const PlanStepStatusValues = ['pending', 'in_progress', 'done'] as const;
 export type PlanStepStatus = (typeof PlanStepStatusValues)[number];
+
+/** Every `ReviewOutcome`, in order. */
+export const ReviewOutcomeValues = ['kept', 'undone', 'changedByUser'] as const;
+export type ReviewOutcome = (typeof ReviewOutcomeValues)[number];
 
 /** Every `RunState`, in order. */
 export const RunStateValues = ['idle', 'preparing', 'model_running', 'tool_running', 'awaiting_human', 'completed', 'failed', 'aborted'] as const;
@@ -179,6 +185,17 @@ export interface ContextUpdate extends Entry {
   messages_after: number;
 }
 
+/** What the user decided about one hunk under inline review. */
+export interface HunkDecision {
+  /** The hunk's change annotation id. */
+  id: string;
+  outcome: ReviewOutcome;
+  /** For `changedByUser`: the region's text now. */
+  text?: string | null;
+  /** The region's 0-based first line in the document now. */
+  line?: number | null;
+}
+
 /**
  * `agent/approveMcpServer` (a request to the client): may this MCP server, declared
  * by the workspace, start? Sent only to clients that declare
@@ -287,6 +304,25 @@ export interface RestoreResult {
   /** Files changed since the runs, left as they are. */
   conflicts: string[];
   unrestorable: Unrestorable[];
+}
+
+/**
+ * `agent/reviewDecision` (a notification to the server): the user kept, undid or
+ * changed hunks of an agent edit under inline review.
+ */
+export interface ReviewDecisionParams {
+  uri: string;
+  /** The document's version after the decisions. */
+  version: number;
+  /** The run that made the edit. */
+  runId?: string | null;
+  hunks?: HunkDecision[];
+  /** The file was saved after its last hunk was decided. */
+  saved?: boolean;
+  /** Saving changed the text (format on save, trimmed whitespace...). */
+  changedOnSave?: boolean;
+  /** The agent created the file and the user undid all of it: the file was deleted. */
+  deleted?: boolean;
 }
 
 /**

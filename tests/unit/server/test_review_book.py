@@ -8,12 +8,8 @@ from lsprotocol import types as lsp
 
 from agentls.agent.session_entries import ApprovalDecision
 from agentls.agent.sessions import SessionStore
-from agentls.server.inline_review import (
-    InlineReviews,
-    ReviewDecisionParams,
-    RunRef,
-    client_reviews_inline,
-)
+from agentls.server.inline_review import InlineReviews, RunRef, client_reviews_inline
+from agentls.server.protocol import ReviewDecisionParams
 
 RUN = RunRef("r1", "s1")
 
