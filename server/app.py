@@ -23,6 +23,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
+from agentls import __version__
 from agentls.server.index_service import IndexService
 
 if TYPE_CHECKING:
@@ -40,7 +41,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "agentls"
-SERVER_VERSION = "0.1.0"
+#: The package's one version number, reported in ``initialize``'s serverInfo.
+SERVER_VERSION = __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
 
