@@ -21,8 +21,8 @@ from agentls.agent.session_entries import (
     AssistantMessage,
     ContextUpdate,
     PlanEntry,
-    RunFinish,
-    RunStart,
+    RunFinishEntry,
+    RunStartEntry,
     StoredToolCall,
     ToolCallEntry,
     ToolResultEntry,
@@ -57,7 +57,7 @@ class SessionRecorder:
         return self.session.history()
 
     async def start(self, prompt: str) -> None:
-        await self.session.append(RunStart(prompt=prompt, agent=self.agent, **self._base()))
+        await self.session.append(RunStartEntry(prompt=prompt, agent=self.agent, **self._base()))
 
     async def user(self, content: str) -> None:
         await self.session.append(UserMessage(content=content, **self._base()))
@@ -127,7 +127,7 @@ class SessionRecorder:
         await self.session.append(entry)
 
     async def finish(self, status: str, state: str, output: str) -> None:
-        entry = RunFinish(status=status, state=state, output=output[:4000], **self._base())
+        entry = RunFinishEntry(status=status, state=state, output=output[:4000], **self._base())
         await self.session.append(entry)
 
 

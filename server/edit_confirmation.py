@@ -37,12 +37,8 @@ from pygls.lsp.server import LanguageServer
 from agentls.agent.protected_edits import protected_targets
 from agentls.agent.workspace import EditOutcome
 from agentls.server.edits import FilePlan, annotation_id
-from agentls.server.inline_review import (
-    CURRENT_RUN,
-    PENDING_NOTE,
-    InlineReviews,
-    client_reviews_inline,
-)
+from agentls.server.inline_review import PENDING_NOTE, InlineReviews, client_reviews_inline
+from agentls.server.run_handle import CURRENT_RUN
 
 log = logging.getLogger(__name__)
 

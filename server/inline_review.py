@@ -16,7 +16,6 @@ is refused by the file access's stale check, never allowed to clobber it.
 
 from __future__ import annotations
 
-import contextvars
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from agentls.agent.approval import BaseApprover, EditReview
 from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions import SessionStore
 from agentls.server.protocol import HunkDecision, ReviewDecisionParams
+from agentls.server.run_handle import RunHandle
 
 log = logging.getLogger(__name__)
 
@@ -47,29 +47,13 @@ def client_reviews_inline(caps: lsp.ClientCapabilities | None) -> bool:
     return isinstance(ours, dict) and ours.get("inlineReview") is True
 
 
-@dataclass(frozen=True)
-class RunRef:
-    run_id: str
-    session_id: str
-
-
-#: The run whose task is running (set before the run's task is created, so the task
-#: and the file access it calls see it).
-CURRENT_RUN: contextvars.ContextVar[RunRef | None] = contextvars.ContextVar(
-    "agentls_current_run", default=None
-)
-
-
-def run_context(run: RunRef) -> contextvars.Context:
-    """A context for the run's task in which ``CURRENT_RUN`` is ``run``."""
-    context = contextvars.copy_context()
-    context.run(CURRENT_RUN.set, run)
-    return context
+#: Whose hunks are those of an edit sent outside any run.
+NO_RUN = RunHandle("", "")
 
 
 @dataclass
 class PendingHunk:
-    run: RunRef
+    run: RunHandle
     path: str
     index: int
     summary: str
@@ -95,20 +79,20 @@ class InlineReviews:
     def __init__(self) -> None:
         self.hunks: dict[str, PendingHunk] = {}
         self._runs: dict[str, _Inbox] = {}  # live runs
-        self._live: list[RunRef] = []
+        self._live: list[RunHandle] = []
         self._sessions: dict[str, list[str]] = {}  # notes for a session's next run
         self._seq = 0
 
     # -- the edit-sending side ------------------------------------------------------
-    def prefix(self, run: RunRef | None) -> str:
+    def prefix(self, run: RunHandle | None) -> str:
         """A prefix for the annotation ids of one edit, unique on this server."""
         self._seq += 1
         return f"review-{run.run_id if run else 'norun'}-{self._seq}"
 
-    def track(self, run: RunRef | None, ids: dict[str, tuple[str, int, str]]) -> None:
+    def track(self, run: RunHandle | None, ids: dict[str, tuple[str, int, str]]) -> None:
         """Remember the hunks of an edit being sent: id -> (path, index, summary)."""
         if run is None:
-            run = RunRef("", "")
+            run = NO_RUN
         for ident, (path, index, summary) in ids.items():
             self.hunks[ident] = PendingHunk(run, path, index, summary)
 
@@ -125,7 +109,7 @@ class InlineReviews:
         return undecided
 
     # -- the run side -----------------------------------------------------------------
-    def run_started(self, run: RunRef) -> Callable[[], list[str]]:
+    def run_started(self, run: RunHandle) -> Callable[[], list[str]]:
         """Open the run's inbox; the returned callable drains it (and, the first time,
         what the session's earlier runs were not told)."""
         inbox = self._runs.setdefault(run.run_id, _Inbox())
@@ -138,7 +122,7 @@ class InlineReviews:
 
         return drain
 
-    def run_ended(self, run: RunRef) -> None:
+    def run_ended(self, run: RunHandle) -> None:
         """Notes the run did not read go to the session's next run."""
         inbox = self._runs.pop(run.run_id, None)
         if run in self._live:
@@ -153,7 +137,7 @@ class InlineReviews:
         The note is queued before anything is awaited, so a run that starts once the
         decisions are recorded is sure to be told."""
         lines: list[str] = []
-        by_run: dict[RunRef, list[str]] = {}
+        by_run: dict[RunHandle, list[str]] = {}
         decided: list[tuple[PendingHunk, HunkDecision, str]] = []
         for item in params.hunks:
             hunk = self.hunks.get(item.id)
@@ -178,7 +162,7 @@ class InlineReviews:
                 await _record(store, hunk, item, params.version, line)
         return "\n".join(lines)
 
-    def _deliver(self, run: RunRef, note: str) -> None:
+    def _deliver(self, run: RunHandle, note: str) -> None:
         """To the run that made the edit while it lives, else to the run of the same
         session that lives now, else to the session's next run."""
         inbox = self._runs.get(run.run_id)

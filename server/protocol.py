@@ -21,8 +21,8 @@ from typing_extensions import TypeAliasType
 
 from agentls.agent.contract import (
     PlanStepStatus,
-    RunFields,
     RunRequest,
+    RunRequestFields,
     RunResult,
     RunState,
     SessionInfo,
@@ -52,7 +52,7 @@ def parse_params(model: type[M], data: Any, *, what: str = "params") -> M:
 # -- client → server ------------------------------------------------------------------
 
 
-class RunParams(RunFields):
+class RunParams(RunRequestFields):
     """``agent/run`` params."""
 
     work_done_token: int | str | None = Field(

@@ -329,7 +329,7 @@ export interface ReviewDecisionParams {
  * How the run ended: its status, its last state and its output (at most 4,000
  * characters).
  */
-export interface RunFinish extends Entry {
+export interface RunFinishEntry extends Entry {
   type: 'run_finish';
   status: string;
   state: string;
@@ -376,13 +376,13 @@ export interface RunResult {
 }
 
 /** A run began: the prompt it was given and the agent that ran it. */
-export interface RunStart extends Entry {
+export interface RunStartEntry extends Entry {
   type: 'run_start';
   prompt: string;
   agent: string;
 }
 
-export type SessionEntry = RunStart | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinish | RestoreEntry;
+export type SessionEntry = RunStartEntry | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | RestoreEntry;
 
 /** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
 export interface SessionInfo {
