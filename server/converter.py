@@ -30,9 +30,10 @@ _CONTRACT = "agentls.agent.contract"
 def _is_wire_model(kind: Any) -> bool:
     """Whether ``kind`` is one of our pydantic models. Asked of every type cattrs meets
     first, LSP's included: it must not import pydantic, and need not: no model exists
-    before the module that defines their base is imported."""
-    contract = sys.modules.get(_CONTRACT)
-    return contract is not None and isinstance(kind, type) and issubclass(kind, contract.WireModel)
+    before the module that defines their base is imported. (That module may be half
+    imported by the thread that loads the models: then it has no models yet either.)"""
+    base = getattr(sys.modules.get(_CONTRACT), "WireModel", None)
+    return base is not None and isinstance(kind, type) and issubclass(kind, base)
 
 
 def _wire_model(data: Any, model: type) -> Any:
