@@ -179,20 +179,22 @@ class AgentProtocol(LanguageServerProtocol):
 
     @property
     def types_loaded(self) -> bool:
-        return self._loading is not None and self._loading.done()
+        return self._loading is not None and self._loading.done() and not self._loading.cancelled()
 
     def _loaded(self, task: asyncio.Task[MessageTypes]) -> None:
-        if task.cancelled():
-            self._types_failed = asyncio.CancelledError()
-        elif (error := task.exception()) is not None:
+        assert self._loading is not None
+        if task.cancelled():  # the loop is closing: the server stops, nothing to handle
+            self._loading.cancel()
+            return
+        if (error := task.exception()) is not None:
             log.error("agentls could not load its protocol's types", exc_info=error)
             self._types_failed = error
         else:
             loaded = task.result()
             self._incoming.update(loaded.incoming)
             self._responses.update(loaded.responses)
-        assert self._loading is not None
-        self._loading.set_result(None)
+        if not self._loading.done():
+            self._loading.set_result(None)
         held, self._held = self._held or [], None
         for data in held:
             try:

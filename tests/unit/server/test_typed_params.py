@@ -4,13 +4,16 @@ models waits for them without losing its place."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
+from agentls.server import jsonrpc
 from agentls.server.converter import agentls_converter
 from agentls.server.jsonrpc import (
     NO_PARAMS,
@@ -182,3 +185,30 @@ async def test_an_answer_that_does_not_fit_fails_the_request_that_waits_for_it()
     asked = server.protocol.send_request_async("agent/askUser", {}, msg_id="q2")
     server.receive({"jsonrpc": "2.0", "id": "q2", "result": {"answer": "blue"}})
     assert await asked == AskUserResult(answer="blue")
+
+
+def test_a_server_that_stops_while_the_models_load_stops_quietly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def slow_load() -> Any:
+        time.sleep(0.3)  # the models take their time to import
+        return load_message_types()
+
+    monkeypatch.setattr(jsonrpc, "load_message_types", slow_load)
+    problems: list[dict[str, Any]] = []
+
+    async def stop_while_loading() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda _, ctx: problems.append(ctx))
+        server = Recorder()
+        server.receive(_request("agent/cancel", {"runId": "r1"}, 1))  # held: loading starts
+
+        async def wait_for_the_models() -> None:  # as the configuration's loading does
+            await server.protocol.load_types()
+
+        waiting = asyncio.ensure_future(wait_for_the_models())
+        await asyncio.sleep(0.05)
+        assert not waiting.done()
+        # ... and the server is told to exit: asyncio.run cancels what is still running
+
+    asyncio.run(stop_while_loading())
+    assert problems == []
