@@ -42,9 +42,9 @@ log = logging.getLogger(__name__)
 
 #: The prefix of our methods.
 PREFIX = "agent/"
-#: Our requests whose params the server ignores (``NoParams``): read without the models,
-#: so that they are answered before those are loaded. A unit test keeps this set equal to
-#: the methods of ``METHODS`` whose params are ``NoParams``.
+#: Our methods whose params have no field (``NoParams``...): read without the models (the
+#: params are ignored), so that they are handled before those are loaded. A unit test keeps
+#: this set equal to the methods of ``METHODS`` the client sends whose params have no field.
 NO_PARAMS = frozenset({"agent/ping", "agent/agents", "agent/sessions"})
 
 
@@ -88,6 +88,14 @@ class Refused:
     error: JsonRpcException
 
 
+class NoParamsRequest(AgentRequest):
+    """A request of ``NO_PARAMS``: its handler gets None."""
+
+
+class NoParamsNotification(AgentNotification):
+    """A notification of ``NO_PARAMS``: its handler gets None."""
+
+
 #: What ``structure_message`` gives for a message that is held, or dropped (a notification
 #: with bad params): nothing to handle now.
 NOTHING = object()
@@ -99,8 +107,8 @@ def message_class(base: type, name: str, **class_vars: type | None) -> type:
 
 
 def no_params_types() -> dict[str, type]:
-    """The message classes of ``NO_PARAMS``, which need no model."""
-    return {name: message_class(AgentRequest, "NoParamsRequest") for name in NO_PARAMS}
+    """What ``get_message_type`` answers for ``NO_PARAMS`` before the models are loaded."""
+    return dict.fromkeys(NO_PARAMS, NoParamsRequest)
 
 
 @dataclass(frozen=True)
@@ -230,6 +238,8 @@ class AgentProtocol(LanguageServerProtocol):
     def _our_type(self, data: dict[str, Any]) -> type | None:
         """The class of a request or notification of ours, or of an answer to our request."""
         if "method" in data:
+            if data["method"] in NO_PARAMS:
+                return NoParamsRequest if "id" in data else NoParamsNotification
             return self._incoming.get(data["method"])
         if "id" not in data or "error" in data:
             return None

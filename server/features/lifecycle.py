@@ -1,13 +1,13 @@
 """``initialize``, ``initialized`` and ``shutdown``.
 
 ``initialize`` answers at once, as fast as a bare pygls server: it starts loading the
-protocol's models, then the configuration (``.agentls.yaml`` + ``initializationOptions``,
-with pydantic and the run machinery imported in a worker thread), and every feature that
-needs it awaits ``ls.wait_ready()``. Everything slow starts after ``initialized`` as
-background tasks: the warm-up (server/warm_up.py: the model worker process, which alone
-imports litellm and counts tokens) and building the repository index. A config error is
-shown with ``window/showMessage`` once the client is ready; the server goes on with the
-last valid config (or the defaults).
+configuration (``.agentls.yaml`` + ``initializationOptions``, with pydantic and the run
+machinery imported in a worker thread) and every feature that needs it awaits
+``ls.wait_ready()``. Everything slow starts after ``initialized`` as background tasks:
+the warm-up (server/warm_up.py: the model worker process, which alone imports litellm and
+counts tokens) and building the repository index. A config error is shown with
+``window/showMessage`` once the client is ready; the server goes on with the last valid
+config (or the defaults).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ METHOD = "agent/ping"
 
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
-    def agent_ping(ls: AgentLanguageServer, params: None) -> dict[str, Any]:
+    def agent_ping(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         task = ls.warm_up_task
         ready = task is not None and task.done() and not task.cancelled() and not task.exception()
         watcher = ls.index_service.watcher

@@ -26,7 +26,6 @@ from agentls.server.protocol import (
     AskUserResult,
     CancelParams,
     McpServerApprovalResult,
-    NoParams,
     RunParams,
     WorkspaceTrustParams,
 )
@@ -94,9 +93,11 @@ def test_the_answers_to_our_questions_arrive_as_their_models() -> None:
         converter.structure({"jsonrpc": "2.0", "id": "m", "result": {}}, mcp)
 
 
-def test_the_requests_read_without_models_are_those_that_take_no_params() -> None:
+def test_the_methods_read_without_models_are_those_whose_params_have_no_field() -> None:
+    """A method sent early (a ping, the panel's first requests) must not wait for the models
+    to load: every method whose params have no field is in ``NO_PARAMS``."""
     no_params = {
-        m.name for m in METHODS if m.direction == "clientToServer" and m.params is NoParams
+        m.name for m in METHODS if m.direction == "clientToServer" and not m.params.model_fields
     }
     assert no_params == NO_PARAMS
     for name in NO_PARAMS:
@@ -147,13 +148,15 @@ async def test_a_message_that_needs_the_models_waits_and_those_after_it_keep_the
     assert not server.protocol.types_loaded
     server.receive(_request("agent/ping", {}, 1))  # needs no model: handled at once
     assert server.handled == [("agent/ping", None)]
+    server.receive({"jsonrpc": "2.0", "method": "agent/ping"})  # so is its notification
+    assert server.handled == [("agent/ping", None)] * 2
+    server.handled.clear()
     server.receive(_request("agent/cancel", {"runId": "r1"}, 2))
     server.receive(_request("agent/ping", {}, 3))  # waits behind the cancel
     server.receive({"jsonrpc": "2.0", "method": "agent/workspaceTrust", "params": {"trusted": 1}})
-    assert server.handled == [("agent/ping", None)]
+    assert server.handled == []
     await server.protocol.load_types()
     assert server.handled == [
-        ("agent/ping", None),
         ("agent/cancel", CancelParams(run_id="r1")),
         ("agent/ping", None),
         ("agent/workspaceTrust", WorkspaceTrustParams(trusted=True)),
