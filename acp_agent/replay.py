@@ -11,7 +11,7 @@ from agentls.agent.session_entries import (
     AssistantMessage,
     Entry,
     PlanEntry,
-    RunStart,
+    RunStartEntry,
     ToolCallEntry,
     ToolResultEntry,
 )
@@ -26,7 +26,7 @@ def replay(entries: Iterable[Entry]) -> list[Update]:
     updates: list[Update] = []
     started: set[str] = set()
     for entry in entries:
-        if isinstance(entry, RunStart):
+        if isinstance(entry, RunStartEntry):
             updates.append(helpers.update_user_message_text(entry.prompt))
         elif isinstance(entry, AssistantMessage) and entry.content:
             updates.append(helpers.update_agent_message_text(entry.content))

@@ -74,8 +74,9 @@ class WireModel(BaseModel):
         return self.model_dump(mode="json", exclude_none=self.omit_none)
 
 
-class RunFields(WireModel):
-    """What every front end may ask of a run (``agent/run`` params, less LSP's own)."""
+class RunRequestFields(WireModel):
+    """The fields of a run request that every front end may send: ``RunRequest`` adds
+    the CLI's knobs, ``RunParams`` (``agent/run``) LSP's progress token."""
 
     prompt: str = Field(min_length=1, description="The task.")
     agent: str = Field(
@@ -112,7 +113,7 @@ class RunFields(WireModel):
     )
 
 
-class RunRequest(RunFields):
+class RunRequest(RunRequestFields):
     """A run as the agent layer takes it: the wire fields plus the CLI's knobs."""
 
     stream: bool | None = Field(None, description="Stream the model's text; config when None.")

@@ -3,7 +3,8 @@
 One step: check cancellation, call the model (streaming its text to the observer),
 stop if it answered without tool calls, else run the calls (in parallel when the
 policy would ask about none of them), append the results, manage the context, go on.
-Every way a run ends is a ``RunEnded`` raised where the reason is known. Everything
+Every way the loop ends is a ``LoopEnded`` raised where the reason is known (a run may
+be several loops: the planner's and the builder's, self-evaluation's retries). Everything
 the loop needs is passed in; it knows nothing of terminals or LSP.
 
 With a ``SessionRecorder`` the loop also persists the run: each model
@@ -45,7 +46,7 @@ from agentls.agent.sessions import SessionWriteError
 from agentls.agent.state_machine import RunStateMachine
 from agentls.agent.text import shorten
 from agentls.agent.tools.base import ToolResult
-from agentls.agent.tools.engine import ExecutionEngine, RunAborted
+from agentls.agent.tools.engine import AbortedByUser, ExecutionEngine
 from agentls.agent.transcript import AgentState, StepResult, ToolCallResult
 
 log = logging.getLogger(__name__)
@@ -55,9 +56,10 @@ REPEATED_FAILURE_LIMIT = 3
 CONTINUE_PROMPT = "Continue from where you left off."
 
 
-class RunEnded(Exception):
-    """Ends the loop, carrying why: the state's status, the output the front end shows
-    and, when it is not the status's usual one, the run state to end in."""
+class LoopEnded(Exception):
+    """Ends one loop, carrying why: the state's status, the output the front end shows
+    and, when it is not the status's usual one, the run state to end in. (The session's
+    last entry of a run is ``RunFinishEntry``; the run's answer, ``RunOutcome``.)"""
 
     def __init__(self, status: str, output: str, run_state: RunState | None = None) -> None:
         super().__init__(output)
@@ -123,7 +125,7 @@ class AgentLoop:
 
     # -- the loop ----------------------------------------------------------------
     async def run(self, prompt: str, *, history: Sequence[dict[str, Any]] = ()) -> AgentState:
-        """Steps until one ends the run by raising ``RunEnded`` with its reason."""
+        """Steps until one ends the run by raising ``LoopEnded`` with its reason."""
         self.machine.to(RunState.PREPARING)
         messages = self.ctx.build_initial(self.agent_config.system_prompt, prompt)
         if history:
@@ -137,10 +139,10 @@ class AgentLoop:
                 await self.session.user(prompt)
             for step in range(1, max_steps + 1):
                 await self._step(state, step, tools_schema or None)
-            raise RunEnded(
+            raise LoopEnded(
                 "partial", f"Reached the limit of {max_steps} steps before the task was finished."
             )
-        except RunEnded as end:
+        except LoopEnded as end:
             self._end(state, end.status, end.output, end.run_state)
         except SessionWriteError as exc:
             # Memory and disk must not diverge, so the run stops here.
@@ -155,7 +157,7 @@ class AgentLoop:
         return state
 
     async def _step(self, state: AgentState, step: int, tools: list[dict[str, Any]] | None) -> None:
-        """One model turn and what it asked for. Returns to go on; raises ``RunEnded``."""
+        """One model turn and what it asked for. Returns to go on; raises ``LoopEnded``."""
         if self.cancel.cancelled:
             raise self._interrupted(state)
         self.observer(StepStarted(step, self.agent_config.max_steps))
@@ -179,8 +181,8 @@ class AgentLoop:
             state.messages = self.ctx.append_assistant_message(
                 state.messages, response.content or ""
             )
-            raise RunEnded("success", response.content or "")
-        raise RunEnded("partial", response.content or "")
+            raise LoopEnded("success", response.content or "")
+        raise LoopEnded("partial", response.content or "")
 
     async def _model_response(
         self, state: AgentState, step: int, tools: list[dict[str, Any]] | None
@@ -191,12 +193,12 @@ class AgentLoop:
         except Interrupted:
             raise self._interrupted(state) from None
         except StepTimeoutError as exc:
-            raise RunEnded(
+            raise LoopEnded(
                 "partial", f"Step {step} exceeded its timeout of {exc.seconds:g}s."
             ) from None
         except Exception as exc:
             log.debug("model call failed", exc_info=True)
-            raise RunEnded("failed", f"LLM error: {exc}") from None
+            raise LoopEnded("failed", f"LLM error: {exc}") from None
         if self.session is not None:  # only the final assistant message is committed
             await self.session.assistant(
                 response.content, response.tool_calls, response.finish_reason
@@ -218,13 +220,13 @@ class AgentLoop:
         self.machine.to(RunState.TOOL_RUNNING)
         try:
             results = await self._execute_batch(response.tool_calls, step)
-        except RunAborted as exc:
-            raise RunEnded("partial", f"Run aborted: {exc}.", RunState.ABORTED) from None
+        except AbortedByUser as exc:
+            raise LoopEnded("partial", f"Run aborted: {exc}.", RunState.ABORTED) from None
         state.messages = self.ctx.append_tool_results(state.messages, response, results)
         state.steps.append(StepResult(step, response, results))
         repeated = self._repeated_failure(results)
         if repeated:
-            raise RunEnded("partial", repeated)
+            raise LoopEnded("partial", repeated)
         if self.context_manager is None:
             return
         before = len(state.messages)
@@ -256,8 +258,8 @@ class AgentLoop:
         if self.session is not None:
             await self.session.user(note)
 
-    def _interrupted(self, state: AgentState) -> RunEnded:
-        return RunEnded(
+    def _interrupted(self, state: AgentState) -> LoopEnded:
+        return LoopEnded(
             "partial",
             f"Run interrupted ({self.cancel.reason or 'cancelled'}) after {len(state.steps)} "
             "step(s); tool calls already made were completed.",
@@ -354,7 +356,7 @@ class AgentLoop:
         await session.tool_call(index, call.id, call.name, call.arguments)
         try:
             result = await self.engine.execute_tool_call(call, self.agent_config)
-        except RunAborted:
+        except AbortedByUser:
             text = "The user aborted the run before this call ran; it did not run."
             await session.tool_result(index, call.id, call.name, False, text)
             raise

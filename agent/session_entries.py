@@ -50,7 +50,7 @@ class _OncePerToolCall(_Entry):
     key_fields: ClassVar[tuple[str, ...]] = ("run_id", "model_call_index", "call_id")
 
 
-class RunStart(_OncePerRun):
+class RunStartEntry(_OncePerRun):
     """A run began: the prompt it was given and the agent that ran it."""
 
     type: Literal["run_start"] = "run_start"
@@ -130,7 +130,7 @@ class PlanEntry(_Entry):
     steps: list[dict[str, str]] = Field(default_factory=list)
 
 
-class RunFinish(_OncePerRun):
+class RunFinishEntry(_OncePerRun):
     """How the run ended: its status, its last state and its output (at most 4,000
     characters)."""
 
@@ -166,7 +166,7 @@ class RestoreEntry(_OncePerRun):
 
 
 Entry = Annotated[
-    RunStart
+    RunStartEntry
     | UserMessage
     | AssistantMessage
     | ToolCallEntry
@@ -174,7 +174,7 @@ Entry = Annotated[
     | ApprovalDecision
     | ContextUpdate
     | PlanEntry
-    | RunFinish
+    | RunFinishEntry
     | CompactionEntry
     | RestoreEntry,
     Field(discriminator="type"),

@@ -22,8 +22,8 @@ from agentls.agent.session_entries import (
     CompactionEntry,
     ContextUpdate,
     PlanEntry,
-    RunFinish,
-    RunStart,
+    RunFinishEntry,
+    RunStartEntry,
     StoredToolCall,
     ToolCallEntry,
     ToolResultEntry,
@@ -59,7 +59,7 @@ class SessionRecorder:
 
     async def start(self, prompt: str, instructions: Sequence[str] = ()) -> None:
         await self.session.append(
-            RunStart(
+            RunStartEntry(
                 prompt=prompt, agent=self.agent, instructions=list(instructions), **self._base()
             )
         )
@@ -68,7 +68,7 @@ class SessionRecorder:
         """The instruction files earlier runs of the session gave the model, in order."""
         seen: list[str] = []
         for entry in self.session.entries:
-            if isinstance(entry, RunStart | RunFinish) and entry.run_id != self.run_id:
+            if isinstance(entry, RunStartEntry | RunFinishEntry) and entry.run_id != self.run_id:
                 seen += [label for label in entry.instructions if label not in seen]
         return seen
 
@@ -147,7 +147,7 @@ class SessionRecorder:
     async def finish(
         self, status: str, state: str, output: str, instructions: Sequence[str] = ()
     ) -> None:
-        entry = RunFinish(
+        entry = RunFinishEntry(
             status=status,
             state=state,
             output=output[:4000],

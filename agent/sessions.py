@@ -50,8 +50,8 @@ from agentls.agent.session_entries import (
     CompactionEntry,
     Entry,
     RestoreEntry,
-    RunFinish,
-    RunStart,
+    RunFinishEntry,
+    RunStartEntry,
     ToolCallEntry,
     ToolResultEntry,
     UserMessage,
@@ -212,10 +212,10 @@ class Session:
         return rebuild_history(self.entries)
 
     def summary(self) -> SessionSummary:
-        title = next((e.prompt for e in self.entries if isinstance(e, RunStart)), "")
+        title = next((e.prompt for e in self.entries if isinstance(e, RunStartEntry)), "")
         title = one_line(title, TITLE_CHARS)
-        runs = [e for e in self.entries if isinstance(e, RunStart)]
-        finished = {e.run_id: e for e in self.entries if isinstance(e, RunFinish)}
+        runs = [e for e in self.entries if isinstance(e, RunStartEntry)]
+        finished = {e.run_id: e for e in self.entries if isinstance(e, RunFinishEntry)}
         status = "empty"
         if runs:
             last = finished.get(runs[-1].run_id)

@@ -159,7 +159,9 @@ async def main() -> None:
         # One short run first, as an editor that has run the agent once: litellm and
         # httpx import a few modules lazily on their first call (a one-time cost).
         model.add("bench", Turn(text="warm"))
+        first_run = time.perf_counter()
         await client.run(prompt="warm up", runId="warm", confirmMode="yolo")
+        first_run_ms = (time.perf_counter() - first_run) * 1000
 
         busy_script(model, args.turns)
         run = client.run(prompt="busy", runId="bench", confirmMode="yolo", maxSteps=50)
@@ -194,6 +196,7 @@ async def main() -> None:
     for name, values in (("ping, idle", idle), ("ping, during a streaming+edit run", busy)):
         p50, p99 = pct(values, 0.5), pct(values, 0.99)
         print(f"{name:<34} {p50:8.2f} {p99:8.2f} {max(values):8.2f} {len(values):5d}")
+    print(f"{'first run (one model turn), ms':<34} {first_run_ms:8.0f}")
     print()
     print(f"{'spawn → initialize result':<34} {'median ms':>10} {'min ms':>8}")
     print(f"{'bare pygls':<34} {statistics.median(bare):10.0f} {min(bare):8.0f}")

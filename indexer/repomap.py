@@ -1,6 +1,8 @@
 """The live symbol index of a RepoIndex and the ranked repo map drawn from it.
 
-``symbols_for(index)`` gives the one SymbolIndex of a RepoIndex. It fills in on a
+A ``SymbolIndex`` follows one RepoIndex and belongs to whoever made it: the symbol source
+that answers a run's questions (``LocalSymbols`` in this process, ``SymbolServer`` in the
+symbol process), never a table keyed by the index. It fills in on a
 background thread (the file index is ready first and never waits for it), reusing
 a disk cache entry for every file whose size and mtime are unchanged. Later,
 every query first catches up with the RepoIndex: the files whose size or mtime
@@ -18,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -224,21 +225,6 @@ class SymbolIndex:
             for line in symbols.lines_of(name):
                 hits.append(SymbolHit(path, line, "reference", name, ""))
         return hits
-
-
-_BY_INDEX: weakref.WeakKeyDictionary[RepoIndex, SymbolIndex] = weakref.WeakKeyDictionary()
-_BY_INDEX_LOCK = threading.Lock()
-
-
-def symbols_for(index: RepoIndex, cache_path: Path | None = None) -> SymbolIndex:
-    """The SymbolIndex of ``index``, created (and started filling) on first use."""
-    with _BY_INDEX_LOCK:
-        symbols = _BY_INDEX.get(index)
-        if symbols is None:
-            symbols = SymbolIndex(index, cache_path)
-            _BY_INDEX[index] = symbols
-            symbols.start()
-    return symbols
 
 
 # -- ranking and rendering ------------------------------------------------------------

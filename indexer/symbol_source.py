@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from agentls.indexer.index import RepoIndex
-from agentls.indexer.repomap import MapFocus, SymbolHit, SymbolIndex, render_map, symbols_for
+from agentls.indexer.repomap import MapFocus, SymbolHit, SymbolIndex, render_map
 
 
 class SymbolsUnavailable(RuntimeError):
@@ -55,10 +55,17 @@ no_symbols = NoSymbols()
 
 
 class LocalSymbols:
-    """The SymbolIndex of ``index`` in this process; the work runs on threads."""
+    """The symbols of ``index`` kept in this process; the work runs on threads.
+
+    It makes and owns its SymbolIndex, which starts filling at once: the symbols live as
+    long as this source, and whoever keeps the source between runs keeps them (as the
+    server keeps its ``SymbolProcess``). The index itself knows nothing of symbols: it is
+    the file index every front end builds, and the server's must never load a parser.
+    """
 
     def __init__(self, index: RepoIndex, cache_path: Path | None = None) -> None:
-        self._symbols: SymbolIndex = symbols_for(index, cache_path)
+        self._symbols = SymbolIndex(index, cache_path)
+        self._symbols.start()
 
     async def wait_filled(self, at_most: float) -> bool:
         if self._symbols.filled:

@@ -1,9 +1,11 @@
 """``build_server``: the agentls language server, assembled from small features.
 
-The server object holds the shared services (settings, runs, index, background
-tasks); each module of ``server.features`` registers the handlers of one LSP concern
-on it. Dependencies that tests or other front ends may swap (the model adapter, the
-file access) are injected through ``build_server``.
+The server object holds everything one server keeps (``AgentLanguageServer.__init__``
+lists it: settings, runs, the index, the edit lock, the inline review book, background
+tasks) and hands it to whoever needs it; nothing of a server is kept in module-level
+tables, so two servers in one process share nothing. Each module of ``server.features``
+registers the handlers of one LSP concern on it. Dependencies that tests or other front
+ends may swap (the model adapter, the file access) are injected through ``build_server``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
+from agentls import __version__
 from agentls.server.index_service import IndexService
 
 if TYPE_CHECKING:
@@ -30,18 +33,21 @@ if TYPE_CHECKING:
     from agentls.agent.config import AppConfig
     from agentls.agent.llm.worker_client import ModelWorker
     from agentls.agent.workspace import FileAccess
+    from agentls.server.inline_review import InlineReviews
+    from agentls.server.jsonrpc import AgentProtocol
     from agentls.server.runs import FilesFactory, LLMFactory, RunManager
     from agentls.server.settings import SettingsManager, SettingsUpdate
 
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "agentls"
-SERVER_VERSION = "0.1.0"
+#: The package's one version number, reported in ``initialize``'s serverInfo.
+SERVER_VERSION = __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def lsp_files_factory(ls: LanguageServer) -> FilesFactory:
+def lsp_files_factory(ls: AgentLanguageServer) -> FilesFactory:
     """Runs read the editor's buffers and write through ``workspace/applyEdit``."""
 
     def make(config: AppConfig) -> FileAccess:
@@ -51,6 +57,8 @@ def lsp_files_factory(ls: LanguageServer) -> FilesFactory:
         return LspFileAccess(
             ls,
             config.workspace.root,
+            edit_lock=ls.edit_lock,
+            reviews=ls.reviews,
             max_file_size=config.indexer.max_file_size,
             client_capabilities=ls.client_capabilities,
             client_confirms_edits=config.editor.confirms_edits or client_confirms_edits(ls),
@@ -72,6 +80,9 @@ def client_confirms_edits(ls: LanguageServer) -> bool:
 class AgentLanguageServer(LanguageServer):
     """pygls' LanguageServer plus the services the features share."""
 
+    #: Reads our methods' params as their models (server/jsonrpc.py).
+    protocol: AgentProtocol
+
     def __init__(
         self,
         *,
@@ -80,12 +91,14 @@ class AgentLanguageServer(LanguageServer):
         warm_up: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         from agentls.server.converter import agentls_converter
+        from agentls.server.jsonrpc import AgentProtocol
 
         self.converter = agentls_converter()
         super().__init__(
             SERVER_NAME,
             SERVER_VERSION,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=AgentProtocol,
             converter_factory=lambda: self.converter,
         )
         self._settings: SettingsManager | None = None
@@ -99,14 +112,24 @@ class AgentLanguageServer(LanguageServer):
         self._model_worker: ModelWorker | None = None
         self._files_factory = files_factory
         self._runs: RunManager | None = None
+        #: Keeps the edits of every run and restore of this server (each with its preview
+        #: or question) one at a time: one confirm-edit in flight.
+        self.edit_lock = asyncio.Lock()
+        #: The hunks under inline review and the notes waiting for the model
+        #: (server/inline_review.py); made with the other services.
+        self._reviews: InlineReviews | None = None
 
     def load_services(self) -> None:
-        """Import and create the settings and the run manager (blocking: a worker thread)."""
+        """Import and create the settings, the review book and the run manager (blocking:
+        a worker thread)."""
+        from agentls.server.inline_review import InlineReviews
         from agentls.server.runs import RunManager, RunSources
         from agentls.server.settings import SettingsManager
 
         if self._settings is None:
             self._settings = SettingsManager()
+        if self._reviews is None:
+            self._reviews = InlineReviews()
         if self._runs is None:
             sources = RunSources(
                 config=lambda: self.settings.config,
@@ -117,7 +140,7 @@ class AgentLanguageServer(LanguageServer):
                 changes_probe=lambda: self.index_service.changes_probe(),
                 notices=self.run_notices,
             )
-            self._runs = RunManager(self, sources)
+            self._runs = RunManager(self, sources, self._reviews)
 
     def run_notices(self) -> tuple[str, ...]:
         """Before a run: pick up a change of the folder's trust (``agentls trust`` in a
@@ -195,11 +218,12 @@ class AgentLanguageServer(LanguageServer):
             await asyncio.shield(self.ready_task)
         self._services()
 
-    def _services(self) -> tuple[SettingsManager, RunManager]:
-        if self._settings is None or self._runs is None:
+    def _services(self) -> tuple[SettingsManager, RunManager, InlineReviews]:
+        if self._settings is None or self._runs is None or self._reviews is None:
             self.load_services()
         assert self._settings is not None and self._runs is not None
-        return self._settings, self._runs
+        assert self._reviews is not None
+        return self._settings, self._runs, self._reviews
 
     @property
     def settings(self) -> SettingsManager:
@@ -208,6 +232,10 @@ class AgentLanguageServer(LanguageServer):
     @property
     def runs(self) -> RunManager:
         return self._services()[1]
+
+    @property
+    def reviews(self) -> InlineReviews:
+        return self._services()[2]
 
     @property
     def active_runs(self) -> int:

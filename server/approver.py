@@ -25,13 +25,14 @@ import uuid
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.errors import AgentError, NoTTYError
 from agentls.agent.text import shorten
-from agentls.server.protocol import AskUserParams
+from agentls.server.protocol import AskUserParams, AskUserResult
 from agentls.server.settings import plain
 
 log = logging.getLogger(__name__)
@@ -97,6 +98,16 @@ class LspApprover(BaseApprover):
             self._ls.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             return False, None
 
+    async def _ask_user(self, params: AskUserParams) -> tuple[bool, str | None]:
+        """``agent/askUser``: (False, None) if the run was cancelled meanwhile; an answer
+        that does not fit ``AskUserResult`` (the protocol refuses it) is no answer."""
+        try:
+            answered, result = await self._request("agent/askUser", params.to_wire())
+        except JsonRpcInvalidParams as exc:
+            log.warning("run %s: agent/askUser: %s", self.run_id, exc.message)
+            return True, None
+        return answered, result.answer if isinstance(result, AskUserResult) else None
+
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         titles = [ALLOW_ONCE] if request.insist else [ALLOW_ONCE, ALLOW_RUN]
         rule = request.suggested_rule
@@ -139,12 +150,10 @@ class LspApprover(BaseApprover):
         current = str(request.args.get(editable, ""))
         question = f"Edit the {editable} to run ({request.tool}):"
         params = AskUserParams(run_id=self.run_id, question=question, default=current)
-        answered, result = await self._request("agent/askUser", params.to_wire())
+        answered, new_value = await self._ask_user(params)
         if not answered:
             return ApprovalAnswer("abort", message="the run was cancelled")
-        data = plain(result)
-        new_value = data.get("answer") if isinstance(data, dict) else data
-        if not isinstance(new_value, str) or not new_value.strip():
+        if new_value is None or not new_value.strip():
             return ApprovalAnswer("deny", message="the user cancelled the edit")
         return ApprovalAnswer("modify", args={**request.args, editable: new_value})
 
@@ -165,11 +174,7 @@ class LspApprover(BaseApprover):
                 "reasonable assumption, or finish and state the question in your answer."
             )
         params = AskUserParams(run_id=self.run_id, question=question)
-        answered, result = await self._request("agent/askUser", params.to_wire())
+        answered, answer = await self._ask_user(params)
         if not answered:
             raise AgentError("the run was cancelled while waiting for the user's answer")
-        data = plain(result)
-        if isinstance(data, dict):
-            answer = data.get("answer")
-            return answer if isinstance(answer, str) else None
-        return data if isinstance(data, str) else None
+        return answer

@@ -1,10 +1,13 @@
-"""The JSON-RPC converter: pygls' own, with two costs of a busy session taken out.
+"""The JSON-RPC converter: pygls's own, taught to build our methods' pydantic models.
 
-1. pygls turns the params of a method it has no type for (all of ours: agent/run,
-   agent/ping...) into namedtuples, and builds a new namedtuple *class* for every
-   object of every message (``collections.namedtuple`` compiles source code: about
-   a millisecond). Here the classes are made once per set of field names and reused;
-   the objects are the same namedtuples as before.
+1. cattrs builds what pygls reads. Our methods' messages (server/jsonrpc.py) are built by
+   hooks registered here, and their params (or results) by one hook for every
+   ``WireModel``: pydantic validates the JSON object as the model declares it
+   (camelCase names, unknown keys refused), and a failure becomes InvalidParams naming
+   each field as the client spelled it (``parse_params``). The models are pydantic
+   classes, not attrs classes, so cattrs could not build them by itself; and validating
+   once, from the JSON object, leaves out the namedtuples pygls would otherwise make and
+   the dicts they were turned back into.
 2. cattrs generates the (un)structuring function of each LSP type on first use,
    10-50 ms for the larger ones, which landed in the middle of the first run.
    ``prime`` generates them ahead, off the event loop.
@@ -12,59 +15,70 @@
 
 from __future__ import annotations
 
-import json
-from collections import namedtuple
-from functools import lru_cache
+import sys
 from typing import Any
 
 from cattrs import Converter
 from lsprotocol import types
-from pygls.protocol import (
-    JsonRPCNotification,
-    JsonRPCRequestMessage,
-    JsonRPCResponseMessage,
-    default_converter,
-)
+from pygls.protocol import default_converter
+
+from agentls.server.jsonrpc import AgentNotification, AgentRequest, AgentResponse
+
+_CONTRACT = "agentls.agent.contract"
 
 
-@lru_cache(maxsize=1024)
-def _record_class(type_name: str, fields: tuple[str, ...]) -> Any:
-    return namedtuple(type_name, fields, rename=True)
+def _is_wire_model(kind: Any) -> bool:
+    """Whether ``kind`` is one of our pydantic models. Asked of every type cattrs meets
+    first, LSP's included: it must not import pydantic, and need not: no model exists
+    before the module that defines their base is imported. (That module may be half
+    imported by the thread that loads the models: then it has no models yet either.)"""
+    base = getattr(sys.modules.get(_CONTRACT), "WireModel", None)
+    return base is not None and isinstance(kind, type) and issubclass(kind, base)
 
 
-def _dict_to_object(d: Any) -> Any:
-    """pygls' ``_dict_to_object`` (nested namedtuples from a dict), with cached classes."""
-    if not isinstance(d, dict):
-        return d
-    type_name = d.pop("type_name", "Object")
+def _wire_model(data: Any, model: type) -> Any:
+    from agentls.server.protocol import parse_params
 
-    def hook(p: dict[str, Any]) -> Any:
-        return _record_class(type_name, tuple(p))(*p.values())
-
-    return json.loads(json.dumps(d), object_hook=hook)
-
-
-def _params_hook(obj: dict[str, Any], cls: type) -> Any:
-    if "params" in obj:
-        obj["params"] = _dict_to_object(obj["params"])
-    return cls(**obj)
-
-
-def _result_hook(obj: dict[str, Any], cls: type) -> Any:
-    if "result" in obj:
-        obj["result"] = _dict_to_object(obj["result"])
-    return cls(**obj)
+    return parse_params(model, data)
 
 
 def agentls_converter() -> Converter:
     converter: Converter = default_converter()  # type: ignore[no-untyped-call]
-    converter.register_structure_hook(JsonRPCRequestMessage, _params_hook)
-    converter.register_structure_hook(JsonRPCNotification, _params_hook)
-    converter.register_structure_hook(JsonRPCResponseMessage, _result_hook)
+
+    def params(data: Any, kind: type | None) -> Any:
+        return None if kind is None else converter.structure(data, kind)
+
+    def request(obj: dict[str, Any], cls: type[AgentRequest]) -> AgentRequest:
+        return cls(
+            obj["id"], obj["method"], obj["jsonrpc"], params(obj.get("params"), cls.params_type)
+        )
+
+    def notification(obj: dict[str, Any], cls: type[AgentNotification]) -> AgentNotification:
+        return cls(obj["method"], obj["jsonrpc"], params(obj.get("params"), cls.params_type))
+
+    def response(obj: dict[str, Any], cls: type[AgentResponse]) -> AgentResponse:
+        from agentls.server.protocol import parse_params
+
+        kind = cls.result_type
+        result = obj.get("result")
+        return cls(
+            obj["id"],
+            obj["jsonrpc"],
+            result if kind is None else parse_params(kind, result, what="result"),
+        )
+
+    converter.register_structure_hook_func(_is_wire_model, _wire_model)
+    converter.register_structure_hook_func(_subclass_of(AgentRequest), request)
+    converter.register_structure_hook_func(_subclass_of(AgentNotification), notification)
+    converter.register_structure_hook_func(_subclass_of(AgentResponse), response)
     return converter
 
 
-#: What a run sends and receives besides our own methods (whose params are plain JSON).
+def _subclass_of(base: type) -> Any:
+    return lambda kind: isinstance(kind, type) and issubclass(kind, base)
+
+
+#: What a run sends and receives besides our own methods.
 RUN_METHODS = (
     types.WORKSPACE_APPLY_EDIT,
     types.WINDOW_WORK_DONE_PROGRESS_CREATE,

@@ -37,12 +37,8 @@ from pygls.lsp.server import LanguageServer
 from agentls.agent.protected_edits import protected_targets
 from agentls.agent.workspace import EditOutcome
 from agentls.server.edits import FilePlan, annotation_id
-from agentls.server.inline_review import (
-    CURRENT_RUN,
-    PENDING_NOTE,
-    client_reviews_inline,
-    reviews_for,
-)
+from agentls.server.inline_review import PENDING_NOTE, InlineReviews, client_reviews_inline
+from agentls.server.run_handle import CURRENT_RUN
 
 log = logging.getLogger(__name__)
 
@@ -129,13 +125,14 @@ class EditorPrompts(Confirmation):
 
 
 class InlineReview(AnnotatedEdits):
-    """Applied at once, pending the user's review; decisions arrive later by notification."""
+    """Applied at once, pending the user's review; decisions arrive later by notification
+    and are kept in ``reviews``, the server's book."""
 
-    def __init__(self, server: LanguageServer) -> None:
-        self.server = server
+    def __init__(self, reviews: InlineReviews) -> None:
+        self.reviews = reviews
 
     def prepare(self, plans: Sequence[FilePlan], prefix: str) -> PreparedEdit:
-        book = reviews_for(self.server)
+        book = self.reviews
         run = CURRENT_RUN.get()
         prefix = book.prefix(run)
         # Each hunk's annotation id is how the user's decisions name it.
@@ -151,7 +148,7 @@ class InlineReview(AnnotatedEdits):
     def answered(
         self, edit: PreparedEdit, plans: Sequence[FilePlan], outcome: EditOutcome
     ) -> EditOutcome:
-        undecided = reviews_for(self.server).sent(edit.followed) if edit.followed else 0
+        undecided = self.reviews.sent(edit.followed) if edit.followed else 0
         if undecided and outcome.status == "applied" and not any(p.op == "delete" for p in plans):
             message = f"{outcome.message} {PENDING_NOTE}".strip()
             return dataclasses.replace(outcome, message=message, pending=True)
@@ -228,11 +225,16 @@ def for_protected(
 
 
 def choose_confirmation(
-    server: LanguageServer, support: ClientEditSupport, *, client_confirms_edits: bool
+    server: LanguageServer,
+    support: ClientEditSupport,
+    reviews: InlineReviews,
+    *,
+    client_confirms_edits: bool,
 ) -> Confirmation:
-    """The one strategy for this client, from what it declared."""
+    """The one strategy for this client, from what it declared (``reviews``: the server's
+    book of hunks under inline review)."""
     if support.annotations and support.document_changes:
-        return InlineReview(server) if support.inline_review else AnnotatedEdits()
+        return InlineReview(reviews) if support.inline_review else AnnotatedEdits()
     if support.show_message:
         return AskFirst(server)
     if client_confirms_edits:

@@ -5,10 +5,10 @@ A client that declares ``experimental.agentls.inlineReview: true`` answers an ed
 needs confirmation at once: it applies it to the buffer and reviews it there. Each hunk
 of such an edit gets an id (its change annotation id), remembered here with the run and
 session it belongs to. The user's decisions come back as ``agent/reviewDecision``
-notifications; ``InlineReviews.decide`` records each in the session as an
-``approval_decision`` entry and queues a short note for the model: the running run reads
-it before its next model call (``inbox``), a finished run's notes wait for the session's
-next run.
+notifications (``ReviewDecisionParams``, server/protocol.py); ``InlineReviews.decide``
+records each in the session as an ``approval_decision`` entry and queues a short note for
+the model: the running run reads it before its next model call (``inbox``), a finished
+run's notes wait for the session's next run.
 
 Nothing here waits for the user: an agent that edits a region the user changed meanwhile
 is refused by the file access's stale check, never allowed to clobber it.
@@ -16,19 +16,17 @@ is refused by the file access's stale check, never allowed to clobber it.
 
 from __future__ import annotations
 
-import contextvars
 import logging
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
 
 from lsprotocol import types as lsp
-from pydantic import BaseModel, ConfigDict, Field
 
 from agentls.agent.approval import BaseApprover, EditReview
 from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions import SessionStore
+from agentls.server.protocol import HunkDecision, ReviewDecisionParams
+from agentls.server.run_handle import RunHandle
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +35,6 @@ TOOL = "inline_review"
 #: Longest current text of a changed region quoted to the model.
 QUOTE_CHARS = 2000
 
-Outcome = Literal["kept", "undone", "changedByUser"]
 _DECISION_KIND: dict[str, str] = {"kept": "approve", "undone": "deny", "changedByUser": "modify"}
 
 
@@ -50,57 +47,13 @@ def client_reviews_inline(caps: lsp.ClientCapabilities | None) -> bool:
     return isinstance(ours, dict) and ours.get("inlineReview") is True
 
 
-@dataclass(frozen=True)
-class RunRef:
-    run_id: str
-    session_id: str
-
-
-#: The run whose task is running (set before the run's task is created, so the task
-#: and the file access it calls see it).
-CURRENT_RUN: contextvars.ContextVar[RunRef | None] = contextvars.ContextVar(
-    "agentls_current_run", default=None
-)
-
-
-def run_context(run: RunRef) -> contextvars.Context:
-    """A context for the run's task in which ``CURRENT_RUN`` is ``run``."""
-    context = contextvars.copy_context()
-    context.run(CURRENT_RUN.set, run)
-    return context
-
-
-class HunkDecision(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(min_length=1)
-    outcome: Outcome
-    #: For ``changedByUser``: the region's text now.
-    text: str | None = None
-    #: 0-based first line of the region in the document now.
-    line: int | None = Field(None, ge=0)
-
-
-class ReviewDecisionParams(BaseModel):
-    """``agent/reviewDecision`` params (camelCase on the wire)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    uri: str = Field(min_length=1)
-    version: int
-    run_id: str | None = Field(None, alias="runId")
-    hunks: list[HunkDecision] = Field(default_factory=list)
-    #: The file was saved after its last hunk was decided.
-    saved: bool = False
-    #: Saving changed the text (format on save, trimmed whitespace...).
-    changed_on_save: bool = Field(False, alias="changedOnSave")
-    #: The agent created the file and the user undid all of it: the file was deleted.
-    deleted: bool = False
+#: Whose hunks are those of an edit sent outside any run.
+NO_RUN = RunHandle("", "")
 
 
 @dataclass
 class PendingHunk:
-    run: RunRef
+    run: RunHandle
     path: str
     index: int
     summary: str
@@ -116,25 +69,30 @@ class _Inbox:
 
 
 class InlineReviews:
-    """The hunks under review on one server, and the notes waiting for the model."""
+    """The hunks under review on one server, and the notes waiting for the model.
+
+    One book per server (``AgentLanguageServer.reviews``): its file accesses track the
+    hunks they send, its runs read their notes, and its ``agent/reviewDecision`` handler
+    decides them, all in the same book.
+    """
 
     def __init__(self) -> None:
         self.hunks: dict[str, PendingHunk] = {}
         self._runs: dict[str, _Inbox] = {}  # live runs
-        self._live: list[RunRef] = []
+        self._live: list[RunHandle] = []
         self._sessions: dict[str, list[str]] = {}  # notes for a session's next run
         self._seq = 0
 
     # -- the edit-sending side ------------------------------------------------------
-    def prefix(self, run: RunRef | None) -> str:
+    def prefix(self, run: RunHandle | None) -> str:
         """A prefix for the annotation ids of one edit, unique on this server."""
         self._seq += 1
         return f"review-{run.run_id if run else 'norun'}-{self._seq}"
 
-    def track(self, run: RunRef | None, ids: dict[str, tuple[str, int, str]]) -> None:
+    def track(self, run: RunHandle | None, ids: dict[str, tuple[str, int, str]]) -> None:
         """Remember the hunks of an edit being sent: id -> (path, index, summary)."""
         if run is None:
-            run = RunRef("", "")
+            run = NO_RUN
         for ident, (path, index, summary) in ids.items():
             self.hunks[ident] = PendingHunk(run, path, index, summary)
 
@@ -151,7 +109,7 @@ class InlineReviews:
         return undecided
 
     # -- the run side -----------------------------------------------------------------
-    def run_started(self, run: RunRef) -> Callable[[], list[str]]:
+    def run_started(self, run: RunHandle) -> Callable[[], list[str]]:
         """Open the run's inbox; the returned callable drains it (and, the first time,
         what the session's earlier runs were not told)."""
         inbox = self._runs.setdefault(run.run_id, _Inbox())
@@ -164,7 +122,7 @@ class InlineReviews:
 
         return drain
 
-    def run_ended(self, run: RunRef) -> None:
+    def run_ended(self, run: RunHandle) -> None:
         """Notes the run did not read go to the session's next run."""
         inbox = self._runs.pop(run.run_id, None)
         if run in self._live:
@@ -179,7 +137,7 @@ class InlineReviews:
         The note is queued before anything is awaited, so a run that starts once the
         decisions are recorded is sure to be told."""
         lines: list[str] = []
-        by_run: dict[RunRef, list[str]] = {}
+        by_run: dict[RunHandle, list[str]] = {}
         decided: list[tuple[PendingHunk, HunkDecision, str]] = []
         for item in params.hunks:
             hunk = self.hunks.get(item.id)
@@ -204,7 +162,7 @@ class InlineReviews:
                 await _record(store, hunk, item, params.version, line)
         return "\n".join(lines)
 
-    def _deliver(self, run: RunRef, note: str) -> None:
+    def _deliver(self, run: RunHandle, note: str) -> None:
         """To the run that made the edit while it lives, else to the run of the same
         session that lives now, else to the session's next run."""
         inbox = self._runs.get(run.run_id)
@@ -270,17 +228,6 @@ async def _record(
         await RecordingApprover(BaseApprover(), recorder).edit_reviewed(review)
     except Exception:  # a decision that cannot be recorded must still reach the model
         log.exception("could not record the review decision for %s", item.id)
-
-
-_BOOKS: weakref.WeakKeyDictionary[Any, InlineReviews] = weakref.WeakKeyDictionary()
-
-
-def reviews_for(server: Any) -> InlineReviews:
-    """The one InlineReviews of a server."""
-    book = _BOOKS.get(server)
-    if book is None:
-        book = _BOOKS[server] = InlineReviews()
-    return book
 
 
 PENDING_NOTE = (

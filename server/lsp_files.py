@@ -34,11 +34,9 @@ import dataclasses
 import hashlib
 import logging
 import os
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
@@ -74,18 +72,9 @@ from agentls.server.edits import (
     normalize_encoding,
     plan_file,
 )
+from agentls.server.inline_review import InlineReviews
 
 log = logging.getLogger(__name__)
-
-_LOCKS: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
-
-
-def edit_lock(server: Any) -> asyncio.Lock:
-    """The one lock per server that keeps edits (and their previews) one at a time."""
-    lock = _LOCKS.get(server)
-    if lock is None:
-        lock = _LOCKS[server] = asyncio.Lock()
-    return lock
 
 
 @dataclass
@@ -108,10 +97,12 @@ def _digest_file(target: Path) -> str | None:
 class LspFileAccess(FileAccess):
     """FileAccess over the editor's documents; writes go out as ``workspace/applyEdit``.
 
-    ``client_caps`` is an alias of ``client_capabilities``. ``settle_timeout`` bounds
-    how long the read-back waits for the client's ``didChange`` after an applied edit;
-    ``client_confirms_edits`` tells that the editor asks the user about every
-    server-initiated edit itself.
+    What every file access of one server shares is passed in by the server that owns it:
+    ``edit_lock`` keeps the edits of all its runs (and their previews or questions) one at
+    a time, ``reviews`` is its book of hunks under inline review. ``client_caps`` is an
+    alias of ``client_capabilities``. ``settle_timeout`` bounds how long the read-back
+    waits for the client's ``didChange`` after an applied edit; ``client_confirms_edits``
+    tells that the editor asks the user about every server-initiated edit itself.
     """
 
     def __init__(
@@ -119,6 +110,8 @@ class LspFileAccess(FileAccess):
         server: LanguageServer,
         root: Path,
         *,
+        edit_lock: asyncio.Lock,
+        reviews: InlineReviews,
         max_file_size: int = 1_000_000,
         client_capabilities: lsp.ClientCapabilities | None = None,
         client_caps: lsp.ClientCapabilities | None = None,
@@ -131,8 +124,9 @@ class LspFileAccess(FileAccess):
         caps = client_capabilities if client_capabilities is not None else client_caps
         self.support = ClientEditSupport.from_capabilities(caps)
         self.client_confirms_edits = client_confirms_edits
+        self.edit_lock = edit_lock
         self.confirmation = choose_confirmation(
-            server, self.support, client_confirms_edits=client_confirms_edits
+            server, self.support, reviews, client_confirms_edits=client_confirms_edits
         )
         self.settle_timeout = settle_timeout
         self._disk = DiskFileAccess(root, max_file_size=max_file_size)
@@ -227,7 +221,7 @@ class LspFileAccess(FileAccess):
             return EditOutcome("applied", "nothing to change")
         targets = [self.resolve(c.path, for_write=True) for c in changes]
         paths = [relpath(self.root, t) for t in targets]
-        async with edit_lock(self.server):
+        async with self.edit_lock:
             plans: list[FilePlan] = []
             stale: list[str] = []
             for change, target, rel in zip(changes, targets, paths, strict=True):

@@ -19,7 +19,7 @@ from pygls.lsp.server import LanguageServer
 
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.mcp.approval import McpApprover, ServerToApprove
-from agentls.server.protocol import McpServerApprovalParams
+from agentls.server.protocol import McpServerApprovalParams, McpServerApprovalResult
 from agentls.server.settings import plain
 
 log = logging.getLogger(__name__)
@@ -62,10 +62,9 @@ def lsp_mcp_approver(ls: LanguageServer, cancel: CancelToken) -> McpApprover:
     async def approve(item: ServerToApprove) -> bool | None:
         if client_approves_mcp(ls.client_capabilities):
             result = await _request(ls, cancel, METHOD, approval_params(item).to_wire())
-            data = plain(result)
-            if not isinstance(data, dict):
+            if not isinstance(result, McpServerApprovalResult):
                 return None  # not answered: asked again next time
-            return data.get("approved") is True
+            return result.approved
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
             message=f"agentls: {item.question()}",

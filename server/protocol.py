@@ -21,8 +21,8 @@ from typing_extensions import TypeAliasType
 
 from agentls.agent.contract import (
     PlanStepStatus,
-    RunFields,
     RunRequest,
+    RunRequestFields,
     RunResult,
     RunState,
     SessionInfo,
@@ -30,28 +30,29 @@ from agentls.agent.contract import (
     problems,
 )
 from agentls.agent.session_entries import Entry
-from agentls.server.settings import plain
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
+ReviewOutcome = TypeAliasType("ReviewOutcome", Literal["kept", "undone", "changedByUser"])
 SessionEntry = TypeAliasType("SessionEntry", Entry)
 
 M = TypeVar("M", bound=WireModel)
 
 
-def parse_params(model: type[M], params: Any) -> M:
-    """Validate a request's params; bad ones are an InvalidParams error naming each
-    field as the client spelled it (``confirmMode: Input should be ...``)."""
-    data = plain(params)
+def parse_params(model: type[M], data: Any, *, what: str = "params") -> M:
+    """Validate a message's params (or, ``what="result"``, a client's answer) from its
+    JSON; bad ones are an InvalidParams error naming each field as the client spelled it
+    (``confirmMode: Input should be ...``). The converter reads every message of ours
+    through it (server/converter.py)."""
     try:
         return model.model_validate({} if data is None else data)
     except ValidationError as exc:
-        raise JsonRpcInvalidParams(f"invalid params: {problems(exc)}") from None
+        raise JsonRpcInvalidParams(f"invalid {what}: {problems(exc)}") from None
 
 
 # -- client → server ------------------------------------------------------------------
 
 
-class RunParams(RunFields):
+class RunParams(RunRequestFields):
     """``agent/run`` params."""
 
     work_done_token: int | str | None = Field(
@@ -228,6 +229,36 @@ class WorkspaceTrustParams(WireModel):
     trusted: bool
 
 
+class HunkDecision(WireModel):
+    """What the user decided about one hunk under inline review."""
+
+    id: str = Field(min_length=1, description="The hunk's change annotation id.")
+    outcome: ReviewOutcome
+    text: str | None = Field(None, description="For `changedByUser`: the region's text now.")
+    line: int | None = Field(
+        None, ge=0, description="The region's 0-based first line in the document now."
+    )
+
+
+class ReviewDecisionParams(WireModel):
+    """``agent/reviewDecision`` (a notification to the server): the user kept, undid or
+    changed hunks of an agent edit under inline review."""
+
+    uri: str = Field(min_length=1)
+    version: int = Field(description="The document's version after the decisions.")
+    run_id: str | None = Field(None, description="The run that made the edit.")
+    hunks: list[HunkDecision] = Field(default_factory=list)
+    saved: bool = Field(False, description="The file was saved after its last hunk was decided.")
+    changed_on_save: bool = Field(
+        False, description="Saving changed the text (format on save, trimmed whitespace...)."
+    )
+    deleted: bool = Field(
+        False,
+        description="The agent created the file and the user undid all of it: the file was "
+        "deleted.",
+    )
+
+
 class McpServerApprovalParams(WireModel):
     """``agent/approveMcpServer`` (a request to the client): may this MCP server, declared
     by the workspace, start? Sent only to clients that declare
@@ -364,6 +395,13 @@ METHODS: tuple[Method, ...] = (
         "notification",
         "clientToServer",
         WorkspaceTrustParams,
+    ),
+    Method(
+        "agent/reviewDecision",
+        "reviewDecision",
+        "notification",
+        "clientToServer",
+        ReviewDecisionParams,
     ),
     Method(
         "agent/approveMcpServer",

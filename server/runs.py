@@ -25,17 +25,17 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from agentls.agent.agents import AgentRegistry
-from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig
 from agentls.agent.config_loader import may_declare_mcp_servers
 from agentls.agent.contract import RunResult
 from agentls.agent.events import RunState, StatusChanged
 from agentls.agent.workspace import FileAccess
 from agentls.server.approver import LspApprover
-from agentls.server.inline_review import RunRef, reviews_for, run_context
+from agentls.server.inline_review import InlineReviews
 from agentls.server.observer import LspRunObserver
 from agentls.server.progress import RunProgress
-from agentls.server.protocol import RunParams, parse_params
+from agentls.server.protocol import RunParams
+from agentls.server.run_handle import RunHandle, task_context
 
 if TYPE_CHECKING:
     # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
@@ -50,17 +50,6 @@ log = logging.getLogger(__name__)
 
 #: How long a cancelled request waits for its run to stop cleanly before forcing it.
 CANCEL_GRACE_SECONDS = 10.0
-
-
-@dataclass
-class RunHandle:
-    run_id: str
-    session_id: str
-    agent: str
-    token: CancelToken
-    task: asyncio.Task[RunOutcome] | None = None
-    progress: RunProgress | None = None
-    observer: LspRunObserver | None = None
 
 
 ConfigProvider = Callable[[], AppConfig]
@@ -87,9 +76,13 @@ class RunSources:
 
 
 class RunManager:
-    def __init__(self, ls: LanguageServer, sources: RunSources) -> None:
+    """The server's runs in flight; ``reviews`` is the server's inline review book, whose
+    notes each run reads while it lives."""
+
+    def __init__(self, ls: LanguageServer, sources: RunSources, reviews: InlineReviews) -> None:
         self._ls = ls
         self._sources = sources
+        self._reviews = reviews
         self.runs: dict[str, RunHandle] = {}
         self._mcp: MCPPool | None = None
 
@@ -129,8 +122,7 @@ class RunManager:
         )
 
     # -- agent/run ----------------------------------------------------------------------
-    async def run(self, raw_params: Any) -> dict[str, Any]:
-        params = parse_params(RunParams, raw_params)
+    async def run(self, params: RunParams) -> dict[str, Any]:
         notices = self._sources.notices()
         config = self._sources.config()
         if not AgentRegistry(config).exists(params.agent):
@@ -144,7 +136,7 @@ class RunManager:
             raise JsonRpcInvalidParams(
                 f"session {session_id!r} already has a run in flight; wait for it or cancel it"
             )
-        handle = RunHandle(run_id, session_id, params.agent, CancelToken())
+        handle = RunHandle(run_id, session_id, params.agent)
         self.runs[run_id] = handle
         try:
             return await self._run(handle, params, config, notices)
@@ -168,16 +160,13 @@ class RunManager:
         progress = handle.progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
         observer = handle.observer = LspRunObserver(run_id, self.notify, progress=progress)
         outcome: RunOutcome | None = None
-        run_ref = RunRef(run_id, handle.session_id)
         try:
             await progress.begin(
                 f"Agent: {params.agent}",
                 token=params.work_done_token,
                 fallback_token=f"agentls/run/{run_id}",
             )
-            task = handle.task = await self._start(
-                handle, params, config, observer, run_ref, notices
-            )
+            task = handle.task = await self._start(handle, params, config, observer, notices)
             outcome = await self._outcome(handle, task)
             return outcome.to_result()
         except asyncio.CancelledError:
@@ -187,7 +176,7 @@ class RunManager:
             observer(StatusChanged(RunState.FAILED, f"{type(exc).__name__}: {exc}"))
             return self._failed_result(handle, f"internal error: {type(exc).__name__}: {exc}")
         finally:
-            reviews_for(self._ls).run_ended(run_ref)
+            self._reviews.run_ended(handle)
             observer.close()
             if outcome is not None:
                 status = outcome.state.status
@@ -201,7 +190,6 @@ class RunManager:
         params: RunParams,
         config: AppConfig,
         observer: LspRunObserver,
-        run_ref: RunRef,
         notices: tuple[str, ...],
     ) -> asyncio.Task[RunOutcome]:
         """``run_agent`` with this editor's parts, started as a task of its own (in a
@@ -227,7 +215,7 @@ class RunManager:
             # the live index reports what a command changed
             changes_probe=self._sources.changes_probe(),
             # what the user decided about edits under inline review reaches the model
-            inbox=reviews_for(self._ls).run_started(run_ref),
+            inbox=self._reviews.run_started(handle),
             # the repo map ranks the files open in the editor higher
             open_documents=self._open_documents(),
             notices=notices,
@@ -235,7 +223,7 @@ class RunManager:
         return asyncio.create_task(
             run_agent(request, front_end, config=config, llm=self._sources.llm(config)),
             name=f"agentls-run-{handle.run_id}",
-            context=run_context(run_ref),
+            context=task_context(handle),
         )
 
     @staticmethod

@@ -51,7 +51,8 @@ class SettingsUpdate:
 
 
 def plain(value: Any) -> Any:
-    """JSON-like data from what pygls hands over (namedtuples for untyped params)."""
+    """JSON-like data (dicts and lists) from LSP's untyped values (``initializationOptions``,
+    ``settings``, ``experimental`` capabilities), whatever shape pygls hands them over in."""
     if hasattr(value, "_asdict"):
         return {k: plain(v) for k, v in value._asdict().items()}
     if isinstance(value, Mapping):

@@ -3,7 +3,7 @@
 Everything that can go wrong with a call the model made (an unknown tool, arguments
 that are not JSON or do not fit the schema, a refusal, a tool that fails) comes back
 as ``ToolResult(success=False)`` with a message the model can act on. Only two
-things leave by exception: cancellation, and ``RunAborted`` when the human chose to
+things leave by exception: cancellation, and ``AbortedByUser`` when the human chose to
 abort the whole run.
 """
 
@@ -32,7 +32,7 @@ from agentls.agent.user_rules import add_allow_rule, saved_allow_rules
 log = logging.getLogger(__name__)
 
 
-class RunAborted(Exception):
+class AbortedByUser(Exception):
     """The human chose to abort the run while approving a tool call."""
 
     def __init__(self, message: str = "the user aborted the run") -> None:
@@ -154,7 +154,7 @@ class ExecutionEngine:
     ) -> tuple[Any, dict[str, Any], Decision | None, str]:
         """(args, arguments as run, the decision when the edits must be confirmed, note
         for the model) once the policy and, if asked, the human let the call run. Raises
-        ``_Refused`` or ``RunAborted``."""
+        ``_Refused`` or ``AbortedByUser``."""
         decision = self.decision_for(call, agent)
         if decision.kind == "forbidden":
             raise _Refused(
@@ -172,7 +172,7 @@ class ExecutionEngine:
             return args, call.arguments, decision, ""  # the Approver confirms the edit itself
         answer = await self._ask(tool, call, decision, args)
         if answer.kind == "abort":
-            raise RunAborted(answer.message or "the user aborted the run")
+            raise AbortedByUser(answer.message or "the user aborted the run")
         if answer.kind == "deny":
             why = f" ({answer.message})" if answer.message else ""
             raise _Refused(

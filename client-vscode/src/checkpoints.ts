@@ -68,7 +68,7 @@ export async function undoRun(client: LanguageClient, ui: Ui, runId?: string): P
     }
     return result;
   } catch (error) {
-    logError('agent/restore failed', error);
+    logError(`${Methods.restore} failed`, error);
     void ui.showErrorMessage(`Agent: could not undo the run (${error instanceof Error ? error.message : String(error)}).`);
     return undefined;
   }

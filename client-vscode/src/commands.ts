@@ -100,7 +100,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         try {
           result = await client.sendRequest<AgentsResult>(Methods.agents, {});
         } catch (error) {
-          logError('agent/agents failed', error);
+          logError(`${Methods.agents} failed`, error);
           void ui.showErrorMessage(`Agent: could not list the agents (${error instanceof Error ? error.message : String(error)}).`);
           return undefined;
         }

@@ -145,7 +145,7 @@ export class Runs implements vscode.Disposable {
     this.events.fire({ type: 'runStarted', runId, sessionId: extras.sessionId, prompt: extras.shownPrompt ?? prompt, agent: options.agent, routed });
 
     const params: RunParams = { prompt, runId, ...options, ...(extras.sessionId ? { sessionId: extras.sessionId } : {}) };
-    logInfo(`agent/run ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps})`);
+    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps})`);
     let outcome: RunOutcome;
     try {
       const result = await client.sendRequest<RunResult>(Methods.run, params);
@@ -153,7 +153,7 @@ export class Runs implements vscode.Disposable {
       outcome = { runId, result, cancelled };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      logError(`agent/run ${runId} failed`, error);
+      logError(`${Methods.run} ${runId} failed`, error);
       outcome = { runId, error: message, cancelled: run.cancelRequested };
     }
     this.finish(outcome);
@@ -185,12 +185,12 @@ export class Runs implements vscode.Disposable {
       return false;
     }
     run.cancelRequested = true;
-    logInfo(`agent/cancel ${id}`);
+    logInfo(`${Methods.cancel} ${id}`);
     try {
       const result = await run.client.sendRequest<CancelResult>(Methods.cancel, { runId: id });
       return result?.cancelled ?? false;
     } catch (error) {
-      logError(`agent/cancel ${id} failed`, error);
+      logError(`${Methods.cancel} ${id} failed`, error);
       return false;
     }
   }

@@ -48,7 +48,7 @@ const LAUNCH_ORIGIN: Record<Launch['source'], string> = {
 };
 const MAX_CRASH_RESTARTS = 3;
 /** The log line written when the server is told the folder is now trusted (tests wait on it). */
-export const TRUST_SENT = 'Told the server that the folder is now trusted (agent/workspaceTrust)';
+export const TRUST_SENT = `Told the server that the folder is now trusted (${Methods.workspaceTrust})`;
 const CRASH_WINDOW_MS = 3 * 60_000;
 
 /** A LanguageClient whose own error notifications are turned off: this module shows one. */

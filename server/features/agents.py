@@ -12,7 +12,7 @@ METHOD = "agent/agents"
 
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
-    async def agent_agents(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def agent_agents(ls: AgentLanguageServer, params: None) -> dict[str, Any]:
         await ls.wait_ready()
         from agentls.agent.agents import AgentRegistry
         from agentls.server.protocol import AgentInfo, AgentsResult

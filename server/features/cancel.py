@@ -6,18 +6,21 @@ already cancelled).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentls.server.app import AgentLanguageServer
+
+if TYPE_CHECKING:
+    from agentls.server.protocol import CancelParams
 
 METHOD = "agent/cancel"
 
 
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
-    def agent_cancel(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        from agentls.server.protocol import CancelParams, CancelResult, parse_params
+    def agent_cancel(ls: AgentLanguageServer, params: CancelParams) -> dict[str, Any]:
+        from agentls.server.protocol import CancelResult
 
-        run_id = parse_params(CancelParams, params).run_id
+        run_id = params.run_id
         cancelled = bool(ls.active_runs) and ls.runs.cancel(run_id, "cancelled by agent/cancel")
         return CancelResult(cancelled=cancelled).to_wire()

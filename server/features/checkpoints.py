@@ -10,9 +10,12 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentls.server.app import AgentLanguageServer
+
+if TYPE_CHECKING:
+    from agentls.server.protocol import CheckpointsParams, RestoreParams
 
 LIST_METHOD = "agent/checkpoints"
 RESTORE_METHOD = "agent/restore"
@@ -20,19 +23,17 @@ RESTORE_METHOD = "agent/restore"
 
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(LIST_METHOD)
-    async def agent_checkpoints(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def agent_checkpoints(
+        ls: AgentLanguageServer, params: CheckpointsParams
+    ) -> dict[str, Any]:
         from agentls.server.checkpoints_view import list_runs
-        from agentls.server.protocol import CheckpointsParams, parse_params
 
-        parsed = parse_params(CheckpointsParams, params)
         await ls.wait_ready()
-        return await asyncio.to_thread(list_runs, ls, parsed.session_id)
+        return await asyncio.to_thread(list_runs, ls, params.session_id)
 
     @ls.handler(RESTORE_METHOD)
-    async def agent_restore(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def agent_restore(ls: AgentLanguageServer, params: RestoreParams) -> dict[str, Any]:
         from agentls.server.checkpoints_view import restore_run
-        from agentls.server.protocol import RestoreParams, parse_params
 
-        parsed = parse_params(RestoreParams, params)
         await ls.wait_ready()
-        return await restore_run(ls, parsed.run_id, force=parsed.force)
+        return await restore_run(ls, params.run_id, force=params.force)

@@ -11,11 +11,14 @@ config they started with; the next run uses the new one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from agentls.server.app import AgentLanguageServer
+
+if TYPE_CHECKING:
+    from agentls.server.protocol import WorkspaceTrustParams
 
 TRUST_METHOD = "agent/workspaceTrust"
 
@@ -29,9 +32,6 @@ def register(ls: AgentLanguageServer) -> None:
         ls.apply_settings(ls.settings.change(params.settings))
 
     @ls.handler(TRUST_METHOD, notification=True)
-    async def workspace_trust(ls: AgentLanguageServer, params: Any) -> None:
-        from agentls.server.protocol import WorkspaceTrustParams, parse_params
-
-        trusted = parse_params(WorkspaceTrustParams, params).trusted
+    async def workspace_trust(ls: AgentLanguageServer, params: WorkspaceTrustParams) -> None:
         await ls.wait_ready()
-        ls.apply_settings(ls.settings.set_editor_trust(trusted))
+        ls.apply_settings(ls.settings.set_editor_trust(params.trusted))

@@ -84,6 +84,9 @@ def register(ls: AgentLanguageServer) -> None:
         prime(ls.converter)
 
     async def ready(root: Path, options: object) -> None:
+        # The protocol's models first, alone in their thread: the messages of ours that
+        # need them wait for them (server/jsonrpc.py), not for the whole configuration.
+        await asyncio.shield(ls.protocol.load_types())
         await asyncio.to_thread(load, root, options)
         apply_logging(ls)
         log.info("workspace %s, model %s", ls.config.workspace.root, ls.config.llm.model)

@@ -11,16 +11,19 @@ The run starts the model worker if ``agent/prepare`` has not, and waits for it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentls.server.app import AgentLanguageServer
+
+if TYPE_CHECKING:
+    from agentls.server.protocol import RunParams
 
 METHOD = "agent/run"
 
 
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
-    async def agent_run(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def agent_run(ls: AgentLanguageServer, params: RunParams) -> dict[str, Any]:
         await ls.wait_ready()
         # A run in flight keeps the model worker between its calls (a tool that runs for
         # minutes, a question to the user): it is not stopped for being idle.

@@ -13,9 +13,12 @@ A run continues a session by passing its ``sessionId`` to ``agent/run``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentls.server.app import AgentLanguageServer
+
+if TYPE_CHECKING:
+    from agentls.server.protocol import SessionParams
 
 LIST_METHOD = "agent/sessions"
 GET_METHOD = "agent/session"
@@ -27,17 +30,15 @@ def register(ls: AgentLanguageServer) -> None:
     # implementation (pydantic, the session store) is imported on first use, so that
     # `initialize` is answered before any of it loads.
     @ls.handler(LIST_METHOD)
-    async def agent_sessions(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def agent_sessions(ls: AgentLanguageServer, params: None) -> dict[str, Any]:
         from agentls.server.sessions_view import list_sessions, store
 
         await ls.wait_ready()
         return await asyncio.to_thread(list_sessions, store(ls))
 
     @ls.handler(GET_METHOD)
-    async def agent_session(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
-        from agentls.server.protocol import SessionParams, parse_params
+    async def agent_session(ls: AgentLanguageServer, params: SessionParams) -> dict[str, Any]:
         from agentls.server.sessions_view import get_session, store
 
-        parsed = parse_params(SessionParams, params)
         await ls.wait_ready()
-        return await asyncio.to_thread(get_session, store(ls), parsed.session_id)
+        return await asyncio.to_thread(get_session, store(ls), params.session_id)

@@ -21,7 +21,10 @@ applying the edit to its own copy of the open documents and to disk.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import functools
+import json
 import os
 import signal
 import subprocess
@@ -32,13 +35,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cattrs import Converter
 from lsprotocol import types
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    default_converter,
+)
 from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer
-from agentls.server.converter import agentls_converter
 from agentls.server.edits import apply_text_edits
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -220,8 +229,50 @@ def plain(value: Any) -> Any:
     return _plain(value)
 
 
+@functools.lru_cache(maxsize=1024)
+def _record_class(type_name: str, fields: tuple[str, ...]) -> Any:
+    return collections.namedtuple(type_name, fields, rename=True)  # type: ignore[misc]
+
+
+def _records(d: Any) -> Any:
+    """pygls's ``_dict_to_object`` (nested namedtuples from a dict) with each class made
+    once per set of field names: ``collections.namedtuple`` compiles source code (about a
+    millisecond), which the client would otherwise pay for every object of every message
+    (bench/server_responsiveness.py times its pings)."""
+    if not isinstance(d, dict):
+        return d
+    type_name = d.pop("type_name", "Object")
+
+    def hook(p: dict[str, Any]) -> Any:
+        return _record_class(type_name, tuple(p))(*p.values())
+
+    return json.loads(json.dumps(d), object_hook=hook)
+
+
+def _params_records(obj: dict[str, Any], cls: type) -> Any:
+    if "params" in obj:
+        obj["params"] = _records(obj["params"])
+    return cls(**obj)
+
+
+def _result_records(obj: dict[str, Any], cls: type) -> Any:
+    if "result" in obj:
+        obj["result"] = _records(obj["result"])
+    return cls(**obj)
+
+
+def client_converter() -> Converter:
+    """The test client's converter: agentls's messages as pygls's namedtuples (attribute
+    access: ``result.status``), their classes made once."""
+    converter: Converter = default_converter()  # type: ignore[no-untyped-call]
+    converter.register_structure_hook(JsonRPCRequestMessage, _params_records)
+    converter.register_structure_hook(JsonRPCNotification, _params_records)
+    converter.register_structure_hook(JsonRPCResponseMessage, _result_records)
+    return converter
+
+
 def make_client() -> AgentClient:
-    client = AgentClient(converter_factory=agentls_converter)
+    client = AgentClient(converter_factory=client_converter)
     register_lsp_features(client)
 
     def record(method: str) -> None:

@@ -13,6 +13,7 @@ Run: ``python tests/e2e/edits_server.py`` (stdio).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
@@ -25,10 +26,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from pygls.lsp.server import LanguageServer
 
 from agentls.agent.workspace import FileChange
+from agentls.server.inline_review import InlineReviews
 from agentls.server.lsp_files import LspFileAccess
 
 server = LanguageServer("agentls-edits-test", "0")
 _files: dict[bool, LspFileAccess] = {}
+# What the agentls server keeps once for all its file accesses, kept once here too.
+_edit_lock = asyncio.Lock()
+_reviews = InlineReviews()
 
 
 def files(ls: LanguageServer, client_confirms: bool) -> LspFileAccess:
@@ -38,6 +43,8 @@ def files(ls: LanguageServer, client_confirms: bool) -> LspFileAccess:
         _files[client_confirms] = LspFileAccess(
             ls,
             Path(root),
+            edit_lock=_edit_lock,
+            reviews=_reviews,
             max_file_size=1_000_000,
             client_capabilities=ls.client_capabilities,
             client_confirms_edits=client_confirms,

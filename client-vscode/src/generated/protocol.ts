@@ -19,6 +19,7 @@ export const Methods = {
   askUser: 'agent/askUser',
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
+  reviewDecision: 'agent/reviewDecision',
   approveMcpServer: 'agent/approveMcpServer',
 } as const;
 
@@ -38,6 +39,7 @@ export interface ClientRequests {
 export interface ClientNotifications {
   'agent/prepare': PrepareParams;
   'agent/workspaceTrust': WorkspaceTrustParams;
+  'agent/reviewDecision': ReviewDecisionParams;
 }
 
 /** The requests the server sends: method → params and result. */
@@ -61,6 +63,10 @@ export type ConfirmMode = (typeof ConfirmModeValues)[number];
 /** Every `PlanStepStatus`, in order. */
 export const PlanStepStatusValues = ['pending', 'in_progress', 'done'] as const;
 export type PlanStepStatus = (typeof PlanStepStatusValues)[number];
+
+/** Every `ReviewOutcome`, in order. */
+export const ReviewOutcomeValues = ['kept', 'undone', 'changedByUser'] as const;
+export type ReviewOutcome = (typeof ReviewOutcomeValues)[number];
 
 /** Every `RunState`, in order. */
 export const RunStateValues = ['idle', 'preparing', 'model_running', 'tool_running', 'awaiting_human', 'completed', 'failed', 'aborted'] as const;
@@ -191,6 +197,17 @@ export interface ContextUpdate extends Entry {
   messages_after: number;
 }
 
+/** What the user decided about one hunk under inline review. */
+export interface HunkDecision {
+  /** The hunk's change annotation id. */
+  id: string;
+  outcome: ReviewOutcome;
+  /** For `changedByUser`: the region's text now. */
+  text?: string | null;
+  /** The region's 0-based first line in the document now. */
+  line?: number | null;
+}
+
 /**
  * `agent/approveMcpServer` (a request to the client): may this MCP server, declared
  * by the workspace, start? Sent only to clients that declare
@@ -310,10 +327,29 @@ export interface RestoreResult {
 }
 
 /**
+ * `agent/reviewDecision` (a notification to the server): the user kept, undid or
+ * changed hunks of an agent edit under inline review.
+ */
+export interface ReviewDecisionParams {
+  uri: string;
+  /** The document's version after the decisions. */
+  version: number;
+  /** The run that made the edit. */
+  runId?: string | null;
+  hunks?: HunkDecision[];
+  /** The file was saved after its last hunk was decided. */
+  saved?: boolean;
+  /** Saving changed the text (format on save, trimmed whitespace...). */
+  changedOnSave?: boolean;
+  /** The agent created the file and the user undid all of it: the file was deleted. */
+  deleted?: boolean;
+}
+
+/**
  * How the run ended: its status, its last state and its output (at most 4,000
  * characters).
  */
-export interface RunFinish extends Entry {
+export interface RunFinishEntry extends Entry {
   type: 'run_finish';
   status: string;
   state: string;
@@ -365,14 +401,14 @@ export interface RunResult {
 }
 
 /** A run began: the prompt it was given and the agent that ran it. */
-export interface RunStart extends Entry {
+export interface RunStartEntry extends Entry {
   type: 'run_start';
   prompt: string;
   agent: string;
   instructions: string[];
 }
 
-export type SessionEntry = RunStart | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinish | CompactionEntry | RestoreEntry;
+export type SessionEntry = RunStartEntry | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | RestoreEntry;
 
 /** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
 export interface SessionInfo {

@@ -13,12 +13,21 @@ import { logError, logInfo } from '../logging';
 import { MANAGE_TRUST_COMMAND } from '../trust';
 import type { Preparer } from '../prepare';
 import { buildPrompt } from '../prompt';
-import { Methods, type AgentInfo, type AgentsResult, type AskUserParams, type CheckpointsResult, type RestoreResult } from '../protocol';
+import {
+  Methods,
+  type AgentInfo,
+  type AgentsResult,
+  type AskUserParams,
+  type CheckpointsResult,
+  type RestoreResult,
+  type SessionResult,
+  type SessionsResult,
+} from '../protocol';
 import type { QuestionRouter, RunEvent, Runs } from '../runs';
 import type { ServerManager } from '../server';
 import { runOptions, type AgentSettings } from '../settings';
 import type { Ui } from '../vscodeapi';
-import type { ConfirmChoice, FromWebview, PanelOptions, SessionSummary, ToWebview } from './messages';
+import type { ConfirmChoice, FromWebview, PanelOptions, ToWebview } from './messages';
 import { emptyConversation, reduce, type Action, type Conversation } from './model';
 
 const OPTIONS_KEY = 'agentls.panel.options';
@@ -193,7 +202,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         this.apply({ type: 'checkpoints', runIds: result.runs.map((run) => run.runId) });
       }
     } catch (error) {
-      logError('agent/checkpoints failed', error);
+      logError(`${Methods.checkpoints} failed`, error);
     }
   }
 
@@ -361,7 +370,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       this.agents = result.agents;
       this.post({ type: 'agents', agents: this.agents });
     } catch (error) {
-      logError('agent/agents failed', error);
+      logError(`${Methods.agents} failed`, error);
     }
   }
 
@@ -372,10 +381,10 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      const result = await client.sendRequest<{ sessions: SessionSummary[] }>('agent/sessions', {});
+      const result = await client.sendRequest<SessionsResult>(Methods.sessions, {});
       this.post({ type: 'sessions', sessions: result.sessions });
     } catch (error) {
-      logError('agent/sessions failed', error);
+      logError(`${Methods.sessions} failed`, error);
       this.post({ type: 'sessions', sessions: [], error: error instanceof Error ? error.message : String(error) });
     }
   }
@@ -389,12 +398,12 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      const result = await client.sendRequest<{ sessionId: string; entries: unknown[] }>('agent/session', { sessionId });
+      const result = await client.sendRequest<SessionResult>(Methods.session, { sessionId });
       logInfo(`Panel: opened session ${sessionId} (${result.entries.length} entries)`);
       this.apply({ type: 'sessionLoaded', sessionId: result.sessionId, entries: result.entries });
       await this.refreshCheckpoints();
     } catch (error) {
-      logError(`agent/session ${sessionId} failed`, error);
+      logError(`${Methods.session} ${sessionId} failed`, error);
       void vscode.window.showErrorMessage(`Agent: could not open the session (${error instanceof Error ? error.message : String(error)}).`);
     }
   }

@@ -14,8 +14,9 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, TextDocumentEdit, TextEdit } from 'vscode-languageclient';
 import { logError, logInfo } from '../logging';
+import { Methods } from '../protocol';
 import { FileReview, offsetAt, type Decided, type Hunk } from './model';
-import { DECISION_METHOD, decisionParams, readReviewSettings, reviewable, type ReviewDecisionParams, type ReviewSettings } from './protocol';
+import { decisionParams, readReviewSettings, reviewable, type ReviewSettings, type SentDecision } from './protocol';
 
 export const BASELINE_SCHEME = 'agentls-baseline';
 
@@ -50,7 +51,7 @@ async function deleteFile(doc: vscode.TextDocument): Promise<boolean> {
 export class ReviewController implements vscode.Disposable {
   readonly files = new Map<string, FileReview>();
   /** Decisions sent (tests read them). */
-  readonly sent: ReviewDecisionParams[] = [];
+  readonly sent: SentDecision[] = [];
   private client: LanguageClient | undefined;
   private readonly own = new Set<string>();
   /** Files the agent created (they did not exist): undoing all of one deletes it. */
@@ -370,7 +371,7 @@ export class ReviewController implements vscode.Disposable {
     this.sent.push(params);
     logInfo(`review: ${params.hunks.map((h) => `${h.outcome} ${h.id}`).join(', ')}`);
     try {
-      await this.client?.sendNotification(DECISION_METHOD, params);
+      await this.client?.sendNotification(Methods.reviewDecision, params);
     } catch (error) {
       logError('Could not send the review decision to the server', error);
     }

@@ -12,7 +12,10 @@
  * overlap. Offsets are string indexes (UTF-16 code units, as VS Code and LSP count them).
  */
 
-export type Outcome = 'kept' | 'undone' | 'changedByUser';
+import type { ReviewOutcome } from '../protocol';
+
+/** What the user decided about a hunk (the `outcome` of `agent/reviewDecision`). */
+export type Outcome = ReviewOutcome;
 
 export interface Hunk {
   /** Local, unique within the review: what CodeLenses and commands name. */

@@ -1,11 +1,11 @@
 /**
  * The inline review's wire side, pure: which server edits it takes over, the settings, and
- * the `agent/reviewDecision` notification (docs/protocol.md).
+ * the `agent/reviewDecision` notification (docs/protocol.md; its types are generated from
+ * the server's models, see ../protocol).
  */
 import type { ApplyWorkspaceEditParams, TextDocumentEdit } from 'vscode-languageclient';
+import type { HunkDecision, ReviewDecisionParams } from '../protocol';
 import type { Decided } from './model';
-
-export const DECISION_METHOD = 'agent/reviewDecision';
 
 export type ReviewMode = 'inline' | 'refactorPreview';
 
@@ -21,25 +21,11 @@ export function readReviewSettings(get: (key: string) => unknown): ReviewSetting
   };
 }
 
-export interface HunkOutcome {
-  id: string;
-  outcome: Decided['outcome'];
-  text?: string;
-  line: number;
-}
+/** An `agent/reviewDecision` as the extension sends it: always with its hunks. */
+export type SentDecision = ReviewDecisionParams & { hunks: HunkDecision[] };
 
-export interface ReviewDecisionParams {
-  uri: string;
-  version: number;
-  hunks: HunkOutcome[];
-  saved?: boolean;
-  changedOnSave?: boolean;
-  /** The agent created the file and every hunk was undone: the file was deleted. */
-  deleted?: boolean;
-}
-
-export function decisionParams(uri: string, version: number, decided: Decided[]): ReviewDecisionParams {
-  const hunks: HunkOutcome[] = [];
+export function decisionParams(uri: string, version: number, decided: Decided[]): SentDecision {
+  const hunks: HunkDecision[] = [];
   for (const d of decided) {
     for (const id of d.ids) {
       hunks.push(d.text === undefined ? { id, outcome: d.outcome, line: d.line } : { id, outcome: d.outcome, text: d.text, line: d.line });

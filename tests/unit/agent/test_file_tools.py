@@ -12,7 +12,7 @@ from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
-from agentls.agent.tools.engine import ExecutionEngine, RunAborted
+from agentls.agent.tools.engine import AbortedByUser, ExecutionEngine
 from agentls.agent.transcript import ToolCallResult
 from agentls.agent.workspace import DiskFileAccess
 
@@ -332,7 +332,7 @@ async def test_approve_for_run_asks_once(ws: Path) -> None:
 
 async def test_abort_raises_run_aborted(ws: Path) -> None:
     agent = AgentConfig(system_prompt="t", confirm_mode="confirm-all")
-    with pytest.raises(RunAborted):
+    with pytest.raises(AbortedByUser):
         await call(
             engine(ws, approver=Scripted(ApprovalAnswer("abort"))), "read_file", agent, path="x"
         )

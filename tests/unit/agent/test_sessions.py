@@ -20,8 +20,8 @@ from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.session_entries import (
     AssistantMessage,
     RestoreEntry,
-    RunFinish,
-    RunStart,
+    RunFinishEntry,
+    RunStartEntry,
     StoredToolCall,
     ToolCallEntry,
     ToolResultEntry,
@@ -53,7 +53,7 @@ def _assistant(run: str, index: int, content: str = "hi", calls: tuple[str, ...]
 
 def test_entries_round_trip_with_type_discriminator(tmp_path: Path) -> None:
     session = SessionStore(tmp_path).open("s1")
-    session.append_sync(RunStart(run_id="r1", prompt="fix it"))
+    session.append_sync(RunStartEntry(run_id="r1", prompt="fix it"))
     session.append_sync(UserMessage(run_id="r1", content="fix it"))
     [start, user] = _lines(tmp_path / "s1.jsonl")
     assert start["type"] == "run_start" and start["run_id"] == "r1"
@@ -65,7 +65,7 @@ def test_torn_last_line_is_ignored_and_the_next_append_starts_a_fresh_line(
     tmp_path: Path,
 ) -> None:
     store = SessionStore(tmp_path)
-    store.open("s").append_sync(RunStart(run_id="r1", prompt="p"))
+    store.open("s").append_sync(RunStartEntry(run_id="r1", prompt="p"))
     store.open("s").append_sync(_assistant("r1", 1))
     path = tmp_path / "s.jsonl"
     with path.open("ab") as f:  # a crash in the middle of a write
@@ -75,7 +75,7 @@ def test_torn_last_line_is_ignored_and_the_next_append_starts_a_fresh_line(
     session.append_sync(_assistant("r1", 2, "after the crash"))
     reloaded = store.open("s")
     assert [type(e).__name__ for e in reloaded.entries] == [
-        "RunStart",
+        "RunStartEntry",
         "AssistantMessage",
         "AssistantMessage",
     ]
@@ -109,7 +109,7 @@ def test_stream_deltas_are_deduplicated_by_run_index_and_seq() -> None:
 def test_history_rebuild_with_a_dangling_and_a_never_started_call(tmp_path: Path) -> None:
     session = SessionStore(tmp_path).open("s")
     for entry in [
-        RunStart(run_id="r1", prompt="go"),
+        RunStartEntry(run_id="r1", prompt="go"),
         UserMessage(run_id="r1", content="go"),
         _assistant("r1", 1, "", ("c1",)),
         ToolCallEntry(run_id="r1", model_call_index=1, call_id="c1", name="write_file"),
@@ -148,10 +148,10 @@ def test_history_rebuild_with_a_dangling_and_a_never_started_call(tmp_path: Path
 def test_a_restore_tells_the_next_run_which_files_went_back(tmp_path: Path) -> None:
     session = SessionStore(tmp_path).open("s")
     for entry in [
-        RunStart(run_id="r1", prompt="go"),
+        RunStartEntry(run_id="r1", prompt="go"),
         UserMessage(run_id="r1", content="go"),
         AssistantMessage(run_id="r1", model_call_index=1, content="edited a.py"),
-        RunFinish(run_id="r1", status="success"),
+        RunFinishEntry(run_id="r1", status="success"),
         RestoreEntry(
             run_id="restore-1",
             restores="r1",
@@ -181,10 +181,10 @@ def test_a_restore_tells_the_next_run_which_files_went_back(tmp_path: Path) -> N
 def test_list_gives_title_status_and_newest_first(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     old = store.open("old")
-    old.append_sync(RunStart(run_id="r1", prompt="first   task\nwith lines"))
-    old.append_sync(RunFinish(run_id="r1", status="success"))
+    old.append_sync(RunStartEntry(run_id="r1", prompt="first   task\nwith lines"))
+    old.append_sync(RunFinishEntry(run_id="r1", status="success"))
     new = store.open("new")
-    new.append_sync(RunStart(run_id="r2", prompt="second"))
+    new.append_sync(RunStartEntry(run_id="r2", prompt="second"))
     (tmp_path / "notes.txt").write_text("not a session")
     import os
 

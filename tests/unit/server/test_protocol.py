@@ -355,7 +355,7 @@ def test_session_entries_extend_the_interface_of_their_shared_base() -> None:
     assert "export interface ToolCallPart extends OncePerToolCall {\n  name: string;\n}" in ts
     assert "export interface ToolResultEntry extends ToolCallPart {\n  type:" in ts
     assert "export interface ApprovalDecision extends OncePerToolCall {\n  type:" in ts
-    assert "export interface RunStart extends Entry {\n  type: 'run_start';" in ts
+    assert "export interface RunStartEntry extends Entry {\n  type: 'run_start';" in ts
     assert ts.count("  run_id: string;") == 1
 
 

@@ -8,14 +8,11 @@ from lsprotocol import types as lsp
 
 from agentls.agent.session_entries import ApprovalDecision
 from agentls.agent.sessions import SessionStore
-from agentls.server.inline_review import (
-    InlineReviews,
-    ReviewDecisionParams,
-    RunRef,
-    client_reviews_inline,
-)
+from agentls.server.inline_review import InlineReviews, client_reviews_inline
+from agentls.server.protocol import ReviewDecisionParams
+from agentls.server.run_handle import RunHandle
 
-RUN = RunRef("r1", "s1")
+RUN = RunHandle("r1", "s1")
 
 
 def _params(*hunks: dict[str, object], **extra: object) -> ReviewDecisionParams:
@@ -71,9 +68,9 @@ async def test_after_the_run_the_sessions_next_run_is_told() -> None:
     book.run_started(RUN)
     book.run_ended(RUN)
     await book.decide(_params({"id": "h2", "outcome": "undone"}), None)
-    (message,) = book.run_started(RunRef("r2", "s1"))()
+    (message,) = book.run_started(RunHandle("r2", "s1"))()
     assert "hunk 2 (+2 −0 at line 9): undone" in message
-    assert book.run_started(RunRef("r3", "s1"))() == []
+    assert book.run_started(RunHandle("r3", "s1"))() == []
 
 
 async def test_decisions_while_the_edit_is_in_flight_are_recorded_but_not_repeated() -> None:

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ALLOW, approvalPrompt, McpApprovals, visible } from '../../mcpApproval';
-import type { McpServerApprovalParams } from '../../protocol';
+import { Methods, type McpServerApprovalParams } from '../../protocol';
 
 function stdio(overrides: Partial<McpServerApprovalParams> = {}): McpServerApprovalParams {
   return {
@@ -120,6 +120,6 @@ describe('McpApprovals', () => {
     subject.attach(client as never);
     subject.attach(client as never);
     assert.equal(disposed, 1, 'the handler of the old client is removed');
-    assert.deepEqual(await handlers.get('agent/approveMcpServer')?.(stdio()), { approved: true });
+    assert.deepEqual(await handlers.get(Methods.approveMcpServer)?.(stdio()), { approved: true });
   });
 });
