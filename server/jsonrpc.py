@@ -45,7 +45,7 @@ PREFIX = "agent/"
 #: Our methods whose params have no field (``NoParams``...): read without the models (the
 #: params are ignored), so that they are handled before those are loaded. A unit test keeps
 #: this set equal to the methods of ``METHODS`` the client sends whose params have no field.
-NO_PARAMS = frozenset({"agent/ping", "agent/agents", "agent/sessions"})
+NO_PARAMS = frozenset({"agent/ping", "agent/agents", "agent/sessions", "agent/prepare"})
 
 
 @attrs.define

@@ -11,6 +11,7 @@ export function runResult(fields: Partial<RunResult>): RunResult {
     model: null,
     runId: 'r',
     sessionId: 's',
+    instructions: [],
     usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0 },
     ...fields,
   };
