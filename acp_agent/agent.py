@@ -61,6 +61,8 @@ class AcpSession:
     #: What the user must hear at each prompt: the untrusted folder's ignored settings,
     #: a missing sandbox.
     notices: tuple[str, ...] = ()
+    #: The folder is trusted: a workspace prompt file may choose the model.
+    trusted: bool = False
 
 
 class AgentlsAcpAgent:
@@ -84,6 +86,8 @@ class AgentlsAcpAgent:
         self.client: Client | None = None
         self.capabilities = ClientCapabilities()
         self.sessions: dict[str, AcpSession] = {}
+        #: Updates sent after an answer (the commands offer); kept so they are not lost.
+        self._background: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -130,6 +134,7 @@ class AgentlsAcpAgent:
             confirm_mode=self.confirm_mode,
             client_terminals=self.client_terminals,
             notices=tuple(notice for notice in notices if notice),
+            trusted=loaded.trusted,
         )
         self.sessions[session_id] = session
         return session
@@ -139,6 +144,7 @@ class AgentlsAcpAgent:
     ) -> NewSessionResponse:
         session = self._open(cwd, uuid.uuid4().hex[:12], mcp_servers)
         log.info("ACP session %s in %s", session.id, session.config.workspace.root)
+        self._offer_commands(session)
         return NewSessionResponse(session_id=session.id)
 
     async def load_session(
@@ -156,6 +162,7 @@ class AgentlsAcpAgent:
         for update in replay(entries):
             sender.send(update)
         await sender.close()  # every update is out before the answer
+        self._offer_commands(session)
         return LoadSessionResponse()
 
     # -- prompts -------------------------------------------------------------------
@@ -178,6 +185,14 @@ class AgentlsAcpAgent:
         session = self.sessions.get(session_id)
         if session is not None and session.cancel is not None:
             session.cancel.cancel("the user cancelled the turn")
+
+    def _offer_commands(self, session: AcpSession) -> None:
+        from agentls.acp_agent.commands import send_available_commands
+
+        root = Path(session.config.workspace.root)
+        task = asyncio.create_task(send_available_commands(self._client(), session.id, root))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _client(self) -> Client:
         if self.client is None:

@@ -10,9 +10,11 @@ from acp.schema import ClientCapabilities, StopReason
 
 from agentls.acp_agent.agent import AcpSession
 from agentls.acp_agent.approver import AcpApprover, acp_mcp_approver
+from agentls.acp_agent.commands import CLEAR_ANSWER
 from agentls.acp_agent.files import AcpFileAccess
 from agentls.acp_agent.terminals import EditorTerminals
 from agentls.acp_agent.updates import UpdateSender
+from agentls.agent.commands import parse_invocation
 from agentls.agent.config import AppConfig, MCPServerConfig
 from agentls.agent.run import FrontEnd, RunOutcome, RunRequest, resolve_agent, run_with_own_tools
 
@@ -54,6 +56,10 @@ async def run_turn(
         max_file_size=config.indexer.max_file_size,
     )
     request = RunRequest(prompt=prompt, session_id=session.id, confirm_mode=session.confirm_mode)
+    if parse_invocation(prompt) == ("clear", ""):
+        updates.send(helpers.update_agent_message_text(CLEAR_ANSWER))
+        await updates.close()
+        return "end_turn"
 
     def warn(message: str) -> None:
         updates.send(helpers.update_agent_thought_text(f"warning: {message}"))
@@ -70,6 +76,7 @@ async def run_turn(
             cancel=session.cancel,
             sessions=session.store,
             process_runner=terminals_for(client, capabilities, session),
+            trusted=session.trusted,
         )
         outcome = await run_with_own_tools(
             request,

@@ -28,6 +28,7 @@ from acp.schema import (
 
 from agentls.agent.events import (
     AgentEvent,
+    InstructionsRead,
     Notice,
     PlanUpdated,
     StreamRestarted,
@@ -171,6 +172,9 @@ class UpdateSender:
                 for step in event.steps
             ]
             self.send(helpers.update_plan(entries))
+        elif isinstance(event, InstructionsRead):
+            what = "Instructions joined" if event.joined else "Instructions"
+            self.send(helpers.update_agent_thought_text(f"{what}: {', '.join(event.files)}"))
         elif isinstance(event, Notice) and event.level in {"warning", "error"}:
             self.send(helpers.update_agent_thought_text(f"{event.level}: {event.message}"))
 

@@ -197,16 +197,18 @@ def _command(args: argparse.Namespace) -> int:
             sandbox = missing_sandbox_notice(load_with(False).config)
             if sandbox:
                 print(f"agentls: warning: {sandbox}", file=sys.stderr)
-            config = trusted_config(folder, load_with).config
+            loaded = trusted_config(folder, load_with)
         except AgentError as exc:
             print(f"agentls: {exc}", file=sys.stderr)
             return 1
-        return asyncio.run(run_headless(args, config))
+        return asyncio.run(run_headless(args, loaded.config, trusted=loaded.trusted))
     build_parser().print_help()
     return 1
 
 
-async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
+async def run_headless(
+    args: argparse.Namespace, config: AppConfig, *, trusted: bool = False
+) -> int:
     from pydantic import ValidationError
 
     from agentls.agent.contract import problems
@@ -225,6 +227,8 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
             stream=False if (args.no_stream or args.json or args.quiet) else None,
             step_timeout=args.timeout,
             session_id=args.session or None,
+            # The instruction files from the root down to where the user stands apply.
+            active_file=_current_folder(config.workspace.root),
         )
     except ValidationError as exc:  # e.g. an empty prompt, --max-steps 0
         print(f"agentls: {problems(exc)}", file=sys.stderr)
@@ -242,6 +246,7 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
         TerminalApprover(asker),
         observer=TerminalObserver(quiet=args.quiet),
         cancel=cancel,
+        trusted=trusted,
     )
     outcome = await run_with_own_tools(
         request, front_end, config=config, warn=warn, approve_mcp=terminal_mcp_approver()
@@ -260,6 +265,16 @@ async def run_headless(args: argparse.Namespace, config: AppConfig) -> int:
     if interrupted():
         return EXIT_INTERRUPTED
     return EXIT_CODES.get(outcome.state.status, 1)
+
+
+def _current_folder(root: Path) -> str | None:
+    """The current directory, when it lies inside the workspace (else the run's folder is
+    the root)."""
+    here = Path.cwd().resolve()
+    try:
+        return here.relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        return None
 
 
 def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:

@@ -94,6 +94,15 @@ class UsageReported:
 
 
 @dataclass(frozen=True)
+class InstructionsRead:
+    """The project's instruction files the model was given: at the start of the run, and
+    each time files the run reached join (``joined``: only those)."""
+
+    files: list[str]
+    joined: bool = False
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something the user should know that is not part of the conversation."""
 
@@ -110,6 +119,7 @@ AgentEvent = (
     | ToolFinished
     | PlanUpdated
     | UsageReported
+    | InstructionsRead
     | Notice
 )
 

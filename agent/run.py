@@ -37,7 +37,14 @@ from agentls.agent.command_runs import prepare as prepare_command
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.errors import AgentError
-from agentls.agent.events import Notice, Observer, RunState, StatusChanged, null_observer
+from agentls.agent.events import (
+    InstructionsRead,
+    Notice,
+    Observer,
+    RunState,
+    StatusChanged,
+    null_observer,
+)
 from agentls.agent.indexing import local_symbols, task_map
 from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
@@ -184,8 +191,13 @@ async def run_agent(
         return _cleared(config, run_id, request.agent, observer)
     request = prepared.request
     if prepared.config is not config:
-        config = prepared.config
-        llm = front_end.llm_for(config) if front_end.llm_for is not None else llm
+        if front_end.llm_for is not None:
+            config = prepared.config
+            llm = front_end.llm_for(config)
+        else:
+            model = prepared.config.llm.model
+            note = f"this editor cannot switch models: the command's model {model} is not used"
+            observer(Notice("warning", note))
     if prepared.action == "compact":
         return await _compacted(store, config, llm, request, run_id, session_id, observer)
     recorder: SessionRecorder | None = None
@@ -288,7 +300,12 @@ async def run_with_own_tools(
 
     index = await build_index(config)
     async with mcp_tools(config, warn=warn, approve=approve_mcp) as registry:
-        own_tools = dataclasses.replace(front_end, index=index, registry=registry)
+        own_tools = dataclasses.replace(
+            front_end,
+            index=index,
+            registry=registry,
+            llm_for=front_end.llm_for or (lambda other: LiteLLMAdapter(other.llm)),
+        )
         return await run_agent(request, own_tools, config=config, llm=LiteLLMAdapter(config.llm))
 
 
@@ -351,6 +368,8 @@ class _Run:
             ctx.observer(Notice("warning", problem))
         self.instructions = found.render()
         self.instruction_labels = found.labels
+        if found.labels:
+            ctx.observer(InstructionsRead(list(found.labels)))
         self.context = dataclasses.replace(ctx, files=ReachedFiles(ctx.files, tracker))
         front_inbox = self.inbox
 
@@ -358,9 +377,9 @@ class _Run:
             notes = list(front_inbox()) if front_inbox is not None else []
             joined = tracker.take_message()
             if joined is not None:
-                self.instruction_labels += [
-                    f.label for f in tracker.given if f.label not in self.instruction_labels
-                ]
+                new = [f.label for f in tracker.given if f.label not in self.instruction_labels]
+                self.instruction_labels += new
+                ctx.observer(InstructionsRead(new, joined=True))
                 notes.append(joined)
             return notes
 

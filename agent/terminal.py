@@ -16,6 +16,7 @@ from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
 from agentls.agent.errors import NoTTYError
 from agentls.agent.events import (
     AgentEvent,
+    InstructionsRead,
     Notice,
     PlanUpdated,
     StatusChanged,
@@ -157,6 +158,10 @@ class TerminalObserver:
             self._line(f"[{event.level}] {event.message}")
             return
         if self.quiet:
+            return
+        if isinstance(event, InstructionsRead):
+            what = "Instructions joined" if event.joined else "Instructions"
+            self._line(f"{what}: {', '.join(event.files)}")
             return
         if isinstance(event, StreamText):
             self._printer.stream(event.text)

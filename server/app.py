@@ -139,6 +139,7 @@ class AgentLanguageServer(LanguageServer):
                 symbols=lambda: self.index_service.symbol_source(),
                 changes_probe=lambda: self.index_service.changes_probe(),
                 notices=self.run_notices,
+                trusted=lambda: self.settings.trusted,
             )
             self._runs = RunManager(self, sources, self._reviews)
 

@@ -25,7 +25,14 @@ from typing import Any
 # (``PlanStep`` is both), and ``events.X`` says which side of the translation a name is.
 from agentls.agent import events
 from agentls.server.progress import RunProgress
-from agentls.server.protocol import PlanParams, PlanStep, StatusParams, StepParams, StreamParams
+from agentls.server.protocol import (
+    InstructionsParams,
+    PlanParams,
+    PlanStep,
+    StatusParams,
+    StepParams,
+    StreamParams,
+)
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +134,11 @@ class LspRunObserver:
                 "completion_tokens": event.completion_tokens,
                 "total_tokens": event.total_tokens,
             }
+        elif isinstance(event, events.InstructionsRead):
+            read = InstructionsParams(
+                run_id=run_id, files=event.files, joined=True if event.joined else None
+            )
+            self._notify("agent/instructions", read.to_wire())
         elif isinstance(event, events.Notice):
             kind = {"error": 1, "warning": 2}.get(event.level, 3)
             self._notify(

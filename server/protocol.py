@@ -206,6 +206,18 @@ class PlanParams(WireModel):
     steps: list[PlanStep]
 
 
+class InstructionsParams(WireModel):
+    """``agent/instructions``: the instruction files the model was given (AGENTS.md...)."""
+
+    run_id: str
+    files: list[str] = Field(description="Workspace-relative paths, in the order read.")
+    joined: bool | None = Field(
+        None,
+        description="True: these joined during the run, as it reached their folders "
+        "(the others were given at its start).",
+    )
+
+
 class AskUserParams(WireModel):
     """``agent/askUser`` (a request to the client) params."""
 
@@ -387,6 +399,9 @@ METHODS: tuple[Method, ...] = (
     Method("agent/stream", "stream", "notification", "serverToClient", StreamParams),
     Method("agent/step", "step", "notification", "serverToClient", StepParams),
     Method("agent/plan", "plan", "notification", "serverToClient", PlanParams),
+    Method(
+        "agent/instructions", "instructions", "notification", "serverToClient", InstructionsParams
+    ),
     Method("agent/askUser", "askUser", "request", "serverToClient", AskUserParams, AskUserResult),
     Method("agent/prepare", "prepare", "notification", "clientToServer", PrepareParams),
     Method(

@@ -73,6 +73,8 @@ class RunSources:
     #: Brings the settings up to date (the folder's trust may have changed) and returns
     #: what the user must hear at the start of the run.
     notices: Callable[[], tuple[str, ...]] = lambda: ()
+    #: Whether the folder is trusted (a workspace prompt file may then choose the model).
+    trusted: Callable[[], bool] = lambda: False
 
 
 class RunManager:
@@ -219,6 +221,8 @@ class RunManager:
             # the repo map ranks the files open in the editor higher
             open_documents=self._open_documents(),
             notices=notices,
+            trusted=self._sources.trusted(),
+            llm_for=self._sources.llm,
         )
         return asyncio.create_task(
             run_agent(request, front_end, config=config, llm=self._sources.llm(config)),

@@ -16,6 +16,7 @@ export const Methods = {
   stream: 'agent/stream',
   step: 'agent/step',
   plan: 'agent/plan',
+  instructions: 'agent/instructions',
   askUser: 'agent/askUser',
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
@@ -54,6 +55,7 @@ export interface ServerNotifications {
   'agent/stream': StreamParams;
   'agent/step': StepParams;
   'agent/plan': PlanParams;
+  'agent/instructions': InstructionsParams;
 }
 
 /** Every `ConfirmMode`, in order. */
@@ -206,6 +208,15 @@ export interface HunkDecision {
   text?: string | null;
   /** The region's 0-based first line in the document now. */
   line?: number | null;
+}
+
+/** `agent/instructions`: the instruction files the model was given (AGENTS.md...). */
+export interface InstructionsParams {
+  runId: string;
+  /** Workspace-relative paths, in the order read. */
+  files: string[];
+  /** True: these joined during the run, as it reached their folders (the others were given at its start). */
+  joined?: boolean;
 }
 
 /**
