@@ -16,7 +16,12 @@ the limit). It prints:
 Goals: ≥ 95 % extending calls, cost ≤ 1.1x the no-compaction minimum, peak ≤ limit.
 Tokens are counted the same way for both runs (the context manager's counter).
 
-    python bench/token_cost.py [--steps 45] [--limit 32000]
+``--instructions`` runs every session through ``run_agent`` (as the front ends do) in a
+workspace with instruction files: an ``AGENTS.md`` at the root, in the system prompt, and
+one in ``pkg/``, which joins the conversation when the session first reads a file there.
+The goals are the same: instruction files must not break the cached prefix.
+
+    python bench/token_cost.py [--steps 45] [--limit 32000] [--instructions]
 """
 
 from __future__ import annotations
@@ -33,12 +38,14 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agentls.agent.approval import DenyingApprover
 from agentls.agent.config import AgentConfig, AppConfig, LLMConfig
 from agentls.agent.context import SUMMARY_REQUEST, ContextBuilder, ContextManager
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm._litellm import import_litellm_sync
 from agentls.agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call
 from agentls.agent.loop import AgentLoop
+from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
@@ -67,7 +74,29 @@ def make_workspace(root: Path, files: int) -> None:
         (root / f"mod_{index:02d}.py").write_text("\n".join(body) + "\n")
 
 
-def script(steps: int, files: int) -> list[Turn]:
+ROOT_RULES = (
+    """# Agent instructions
+
+- Build with `make build`; run `make check` (ruff, mypy, pytest) before you finish.
+- Modules are small and named after what they do; every function has type hints.
+- Documentation lives in docs/, one page per part, written for a newcomer.
+- Never edit generated files under build/; never commit secrets.
+"""
+    * 4
+)
+
+PKG_RULES = "# pkg\n\nThe pkg package is public API: document each function's arguments.\n" * 3
+
+
+def add_instructions(root: Path) -> None:
+    """A root AGENTS.md (~1.5 KB) and pkg/AGENTS.md with the module the session reads."""
+    (root / "AGENTS.md").write_text(ROOT_RULES)
+    (root / "pkg").mkdir(exist_ok=True)
+    (root / "pkg" / "AGENTS.md").write_text(PKG_RULES)
+    (root / "pkg" / "api.py").write_text("def public(value: int) -> int:\n    return value\n")
+
+
+def script(steps: int, files: int, *, reads_pkg: bool = False) -> list[Turn]:
     turns: list[Turn] = [
         tool_call(
             "update_plan",
@@ -79,7 +108,9 @@ def script(steps: int, files: int) -> list[Turn]:
     step = 0
     while len(turns) < steps - 2:
         kind = step % 5
-        if kind == 3:
+        if reads_pkg and step == 10:
+            turns.append(tool_call("read_file", {"path": "pkg/api.py"}))
+        elif kind == 3:
             turns.append(tool_call("grep", {"pattern": f"helper_{step % files}_8", "path": "."}))
         else:
             turns.append(tool_call("read_file", {"path": f"mod_{step % files:02d}.py"}))
@@ -148,14 +179,17 @@ async def session(
     steps: int,
     files: int,
     limit: int,
+    instructions: bool = False,
     **context: Any,
 ) -> dict[str, float]:
     context["max_context_tokens"] = limit
     if limit == 0:
         context["compact_at"] = 0
     config = AppConfig.model_validate({"workspace": {"root": str(ws)}, "context": context})
-    server.add(model, *([Model(script(steps, files))] * (steps + 20)))
+    server.add(model, *([Model(script(steps, files, reads_pkg=instructions))] * (steps + 20)))
     llm = LiteLLMAdapter(LLMConfig(model=f"openai/{model}", api_base=server.api_base))
+    if instructions:
+        return await session_through_run_agent(server, ws, model, steps, config, llm)
     agent = AgentConfig(
         system_prompt="You document code.", confirm_mode="yolo", max_steps=steps + 5
     )
@@ -174,18 +208,47 @@ async def session(
     return analyse(requests)
 
 
+async def session_through_run_agent(
+    server: ScriptedModelServer,
+    ws: Path,
+    model: str,
+    steps: int,
+    config: AppConfig,
+    llm: LiteLLMAdapter,
+) -> dict[str, float]:
+    """The same session as a front end runs it: instruction files, session file and all."""
+    config = config.model_copy(update={"llm": llm.config})
+    request = RunRequest(
+        prompt="Document every module of this project in docs/modules.md.",
+        confirm_mode="yolo",
+        max_steps=steps + 5,
+        stream=False,
+        session_id=model,
+    )
+    front_end = FrontEnd(DiskFileAccess(ws), DenyingApprover("the bench asks nobody"))
+    outcome = await run_agent(request, front_end, config=config, llm=llm)
+    assert outcome.state.status == "success", outcome.state.final_output
+    assert outcome.instructions == ["AGENTS.md", "pkg/AGENTS.md"], outcome.instructions
+    requests = [r.messages for r in server.requests_for(model)]
+    return analyse(requests)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=45)
     parser.add_argument("--files", type=int, default=30)
     parser.add_argument("--limit", type=int, default=32000)
+    parser.add_argument("--instructions", action="store_true")
     args = parser.parse_args()
     ws = Path(tempfile.mkdtemp())
     make_workspace(ws, args.files)
+    extra = args.instructions
+    if extra:
+        add_instructions(ws)
     with ScriptedModelServer() as server:
-        ours = await session(server, ws, "managed", args.steps, args.files, args.limit)
+        ours = await session(server, ws, "managed", args.steps, args.files, args.limit, extra)
         (ws / "docs" / "modules.md").unlink()
-        base = await session(server, ws, "unmanaged", args.steps, args.files, 0)
+        base = await session(server, ws, "unmanaged", args.steps, args.files, 0, extra)
         (ws / "docs" / "modules.md").unlink()
         # The policy before: summarise after 8 steps keeping 4, drop to the limit.
         per_step = await session(
@@ -195,13 +258,15 @@ async def main() -> None:
             args.steps,
             args.files,
             args.limit,
+            extra,
             summarize_after_steps=8,
             keep_recent_steps=4,
             compact_at=0,
             compact_to=0,
         )
     ratio = ours["cost"] / base["cost"]
-    print(f"{args.steps}-step scripted session, context limit {args.limit} tokens")
+    how = " through run_agent, with instruction files" if extra else ""
+    print(f"{args.steps}-step scripted session{how}, context limit {args.limit} tokens")
     print("| run | model calls | extend previous | cost (cached prefix at 10 %) | peak context |")
     print("| --- | --- | --- | --- | --- |")
     rows = (
