@@ -214,3 +214,24 @@ async def test_review_with_nothing_to_review_says_so_without_a_model_call(
     assert outcome.state.status == "failed"
     assert "nothing to review" in str(outcome.state.final_output)
     assert not scripted.requests_for("in10")
+
+
+async def test_init_asks_before_writing_agents_md_even_in_yolo(
+    tmp_path: Path, scripted: ScriptedModelServer
+) -> None:
+    (tmp_path / "Makefile").write_text("check:\n\tpytest\n")
+    scripted.add(
+        "in11",
+        tool_call("write_file", {"path": "AGENTS.md", "content": "Run make check.\n"}),
+        text("Could not write it."),
+    )
+    outcome = await run(
+        tmp_path, config_for(tmp_path, scripted, "in11"), prompt="/init", confirm_mode="yolo"
+    )
+    assert outcome.state.status == "success"
+    first = scripted.requests_for("in11")[0].messages[-1]["content"]
+    assert "Write a first AGENTS.md" in first
+    # The approver said no (nobody is asked in this test): the file is not written.
+    assert not (tmp_path / "AGENTS.md").exists()
+    told = str(scripted.requests_for("in11")[1].messages[-1]["content"])
+    assert "AGENTS.md" in told and ("denied" in told or "rejected" in told or "not" in told)
