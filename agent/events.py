@@ -94,6 +94,13 @@ class UsageReported:
 
 
 @dataclass(frozen=True)
+class MessagesDelivered:
+    """Messages the user sent while the run worked reached the model (their ids)."""
+
+    ids: list[str]
+
+
+@dataclass(frozen=True)
 class InstructionsRead:
     """The project's instruction files the model was given: at the start of the run, and
     each time files the run reached join (``joined``: only those)."""
@@ -120,6 +127,7 @@ AgentEvent = (
     | PlanUpdated
     | UsageReported
     | InstructionsRead
+    | MessagesDelivered
     | Notice
 )
 

@@ -17,6 +17,7 @@ and its result after, and a failed session write ends the run at once as failed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections import Counter
@@ -29,6 +30,7 @@ from agentls.agent.context import format_tool_result
 from agentls.agent.engine_types import ContextBuilderLike, ContextManagerLike
 from agentls.agent.errors import StepTimeoutError
 from agentls.agent.events import (
+    MessagesDelivered,
     Observer,
     RunState,
     StepStarted,
@@ -41,6 +43,7 @@ from agentls.agent.events import (
 )
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, ToolCall, Usage
 from agentls.agent.llm.protocol import LLM
+from agentls.agent.run_messages import RunMessages, as_model_message
 from agentls.agent.session_recorder import SessionRecorder
 from agentls.agent.sessions import SessionWriteError
 from agentls.agent.state_machine import RunStateMachine
@@ -54,6 +57,10 @@ log = logging.getLogger(__name__)
 MAX_PARALLEL_TOOLS = 4
 REPEATED_FAILURE_LIMIT = 3
 CONTINUE_PROMPT = "Continue from where you left off."
+
+
+class _Steered(Exception):
+    """The user steered while the model worked: its call is cut and made again."""
 
 
 class LoopEnded(Exception):
@@ -101,6 +108,7 @@ class AgentLoop:
         session: SessionRecorder | None = None,
         machine: RunStateMachine | None = None,
         inbox: Callable[[], Sequence[str]] | None = None,
+        messages: RunMessages | None = None,
     ) -> None:
         self.llm = llm
         self.engine = engine
@@ -122,6 +130,8 @@ class AgentLoop:
         # News from the front end for the model (e.g. what the user kept or undid of its
         # edits), read before each model call.
         self.inbox = inbox
+        # What the user sends while the run works.
+        self.messages = messages
 
     # -- the loop ----------------------------------------------------------------
     async def run(self, prompt: str, *, history: Sequence[dict[str, Any]] = ()) -> AgentState:
@@ -181,6 +191,10 @@ class AgentLoop:
             state.messages = self.ctx.append_assistant_message(
                 state.messages, response.content or ""
             )
+            if self.messages is not None and self.messages.waiting:
+                # The user wrote while the model was finishing: it answers that first.
+                state.steps.append(StepResult(step, response, []))
+                return
             raise LoopEnded("success", response.content or "")
         raise LoopEnded("partial", response.content or "")
 
@@ -188,8 +202,20 @@ class AgentLoop:
         self, state: AgentState, step: int, tools: list[dict[str, Any]] | None
     ) -> LLMResponse:
         """The model's answer, committed and counted; a failed call ends the run."""
+        cuts = 0
         try:
-            response = await self._call_model(state.messages, tools)
+            while True:
+                try:
+                    response = await self._steerable_call(state.messages, tools)
+                    break
+                except _Steered:
+                    # The text of the cut call is void; the call starts again with the
+                    # user's message, under a new index so its deltas are not taken for
+                    # the cut call's.
+                    cuts += 1
+                    self.observer(StreamRestarted("the user sent a message", cuts + 1))
+                    self._next_model_call()
+                    await self._read_inbox(state)
         except Interrupted:
             raise self._interrupted(state) from None
         except StepTimeoutError as exc:
@@ -249,8 +275,13 @@ class AgentLoop:
 
     async def _read_inbox(self, state: AgentState) -> None:
         """What happened to the run's edits since the last step (the user's review
-        decisions), told to the model before its next call."""
+        decisions) and what the user sent meanwhile, told to the model before its next
+        call."""
         notes = list(self.inbox()) if self.inbox is not None else []
+        sent = self.messages.take() if self.messages is not None else []
+        if sent:
+            notes.append(as_model_message(sent))
+            self.observer(MessagesDelivered([m.id for m in sent]))
         if not notes:
             return
         note = "\n\n".join(notes)
@@ -265,6 +296,26 @@ class AgentLoop:
             "step(s); tool calls already made were completed.",
             RunState.ABORTED,
         )
+
+    async def _steerable_call(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> LLMResponse:
+        """The model call, cut when the user steers (``_Steered``)."""
+        if self.messages is None:
+            return await self._call_model(messages, tools)
+        call = asyncio.ensure_future(self._call_model(messages, tools))
+        steer = asyncio.ensure_future(self.messages.steered())
+        try:
+            await asyncio.wait({call, steer}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            steer.cancel()
+            if not call.done():
+                call.cancel()
+        if call.cancelled() or not call.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
+            raise _Steered
+        return call.result()
 
     async def _call_model(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None

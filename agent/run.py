@@ -49,6 +49,7 @@ from agentls.agent.indexing import local_symbols, task_map
 from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
+from agentls.agent.run_messages import RunMessages
 from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions import SessionStore, store_for
 from agentls.agent.state_machine import RunStateMachine
@@ -107,6 +108,8 @@ class FrontEnd:
     #: What the user must hear at the start of the run (an untrusted folder's ignored
     #: settings, a missing sandbox), as warnings through the observer.
     notices: tuple[str, ...] = ()
+    #: What the user sends the run while it works (None: the front end cannot).
+    messages: RunMessages | None = None
     #: The folder is trusted: a workspace prompt file may then choose the model.
     trusted: bool = False
     #: Model access for another config's model (a command's ``model``); None: the run
@@ -167,6 +170,19 @@ async def run_agent(
     failure of the run itself: errors become a ``failed`` state with a message; only
     cancellation of the calling task propagates. ``history=None`` continues the session's
     conversation."""
+    outcome = await _run_to_the_end(request, front_end, config=config, llm=llm, history=history)
+    _close_mailbox(front_end.messages, outcome.run_id, outcome.state, front_end.observer)
+    return outcome
+
+
+async def _run_to_the_end(
+    request: RunRequest,
+    front_end: FrontEnd,
+    *,
+    config: AppConfig,
+    llm: LLM,
+    history: list[dict[str, Any]] | None,
+) -> RunOutcome:
     from agentls.agent.context import ContextManager
 
     run_id = request.run_id or uuid.uuid4().hex[:12]
@@ -223,6 +239,7 @@ async def run_agent(
         ContextManager(config.context, token_counter=llm.count_tokens),
         inbox=front_end.inbox,
         open_documents=front_end.open_documents,
+        messages=front_end.messages,
     )
     try:
         recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
@@ -238,6 +255,23 @@ async def run_agent(
     if recorder is not None and not run.ended_after_planning:
         await _record_finish(recorder, state, run, observer)
     return RunOutcome(state, run_id, session_id, request.agent, run.instruction_labels)
+
+
+def _close_mailbox(
+    messages: RunMessages | None, run_id: str, state: AgentState, observer: Observer
+) -> None:
+    """No message reaches an ended run; one the model never read is named to the user."""
+    if messages is None:
+        return
+    unread = messages.close(f"run {run_id} has ended ({state.status})")
+    if unread:
+        texts = "; ".join(repr(m.text[:80]) for m in unread)
+        observer(
+            Notice(
+                "warning",
+                f"the run ended ({state.status}) before the model read your message(s): {texts}",
+            )
+        )
 
 
 def _cleared(config: AppConfig, run_id: str, agent: str, observer: Observer) -> RunOutcome:
@@ -321,6 +355,7 @@ class _Run:
     context_manager: ContextManager
     inbox: Callable[[], Sequence[str]] | None = None
     open_documents: tuple[str, ...] = ()
+    messages: RunMessages | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
     #: Computed once per run, so every step sends the same bytes (prompt caches).
     repo_map: str = ""
@@ -449,6 +484,7 @@ class _Run:
             session=ctx.session,
             machine=machine,
             inbox=self.inbox,
+            messages=self.messages,
         )
         try:
             return await loop.run(prompt, history=self.history)

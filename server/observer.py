@@ -27,6 +27,7 @@ from agentls.agent import events
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import (
     InstructionsParams,
+    MessageDeliveredParams,
     PlanParams,
     PlanStep,
     StatusParams,
@@ -134,6 +135,9 @@ class LspRunObserver:
                 "completion_tokens": event.completion_tokens,
                 "total_tokens": event.total_tokens,
             }
+        elif isinstance(event, events.MessagesDelivered):
+            delivered = MessageDeliveredParams(run_id=run_id, message_ids=event.ids)
+            self._notify("agent/messageDelivered", delivered.to_wire())
         elif isinstance(event, events.InstructionsRead):
             read = InstructionsParams(
                 run_id=run_id, files=event.files, joined=True if event.joined else None

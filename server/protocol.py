@@ -87,6 +87,33 @@ class CancelResult(WireModel):
     )
 
 
+class MessageParams(WireModel):
+    """``agent/message`` params: the user writes to a run while it works."""
+
+    run_id: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    mode: Literal["queue", "steer"] = Field(
+        "queue",
+        description="queue: the model reads it before its next call; steer: the model call "
+        "in flight is cut (its text void) and made again with the message.",
+    )
+
+
+class MessageResult(WireModel):
+    accepted: bool = Field(description="False when the run cannot take it; `reason` says why.")
+    message_id: str | None = Field(
+        None, description="Named again in `agent/messageDelivered` once the model has it."
+    )
+    reason: str | None = None
+
+
+class MessageDeliveredParams(WireModel):
+    """``agent/messageDelivered``: messages sent with ``agent/message`` reached the model."""
+
+    run_id: str
+    message_ids: list[str]
+
+
 class AgentInfo(WireModel):
     name: str
     description: str
@@ -382,6 +409,14 @@ class Method:
 METHODS: tuple[Method, ...] = (
     Method("agent/run", "run", "request", "clientToServer", RunParams, RunResult),
     Method("agent/cancel", "cancel", "request", "clientToServer", CancelParams, CancelResult),
+    Method("agent/message", "message", "request", "clientToServer", MessageParams, MessageResult),
+    Method(
+        "agent/messageDelivered",
+        "messageDelivered",
+        "notification",
+        "serverToClient",
+        MessageDeliveredParams,
+    ),
     Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
     Method("agent/ping", "ping", "request", "clientToServer", NoParams, PingResult),
     Method("agent/sessions", "sessions", "request", "clientToServer", NoParams, SessionsResult),

@@ -287,6 +287,7 @@ def make_client() -> AgentClient:
         "agent/status",
         "agent/plan",
         "agent/instructions",
+        "agent/messageDelivered",
     ):
         record(method)
 

@@ -6,6 +6,8 @@
 export const Methods = {
   run: 'agent/run',
   cancel: 'agent/cancel',
+  message: 'agent/message',
+  messageDelivered: 'agent/messageDelivered',
   agents: 'agent/agents',
   ping: 'agent/ping',
   sessions: 'agent/sessions',
@@ -28,6 +30,7 @@ export const Methods = {
 export interface ClientRequests {
   'agent/run': { params: RunParams; result: RunResult };
   'agent/cancel': { params: CancelParams; result: CancelResult };
+  'agent/message': { params: MessageParams; result: MessageResult };
   'agent/agents': { params: NoParams; result: AgentsResult };
   'agent/ping': { params: NoParams; result: PingResult };
   'agent/sessions': { params: NoParams; result: SessionsResult };
@@ -51,6 +54,7 @@ export interface ServerRequests {
 
 /** The notifications the server sends: method → params. */
 export interface ServerNotifications {
+  'agent/messageDelivered': MessageDeliveredParams;
   'agent/status': StatusParams;
   'agent/stream': StreamParams;
   'agent/step': StepParams;
@@ -253,6 +257,28 @@ export interface McpServerApprovalParams {
 /** `agent/approveMcpServer` result. */
 export interface McpServerApprovalResult {
   approved: boolean;
+}
+
+/** `agent/messageDelivered`: messages sent with `agent/message` reached the model. */
+export interface MessageDeliveredParams {
+  runId: string;
+  messageIds: string[];
+}
+
+/** `agent/message` params: the user writes to a run while it works. */
+export interface MessageParams {
+  runId: string;
+  text: string;
+  /** queue: the model reads it before its next call; steer: the model call in flight is cut (its text void) and made again with the message. */
+  mode?: 'queue' | 'steer';
+}
+
+export interface MessageResult {
+  /** False when the run cannot take it; `reason` says why. */
+  accepted: boolean;
+  /** Named again in `agent/messageDelivered` once the model has it. */
+  messageId?: string;
+  reason?: string;
 }
 
 /** Params of a request that takes none: `{}` (the server ignores what is sent). */
