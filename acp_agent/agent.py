@@ -29,6 +29,7 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
+    StopReason,
     TextContentBlock,
     TextResourceContents,
 )
@@ -41,6 +42,7 @@ from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode
 from agentls.agent.config_loader import LoadedConfig, load, trust_command
 from agentls.agent.errors import AgentError
+from agentls.agent.run_messages import RunMessageError, RunMessages
 from agentls.agent.sessions import SessionStore, store_for
 
 log = logging.getLogger(__name__)
@@ -63,6 +65,9 @@ class AcpSession:
     notices: tuple[str, ...] = ()
     #: The folder is trusted: a workspace prompt file may choose the model.
     trusted: bool = False
+    #: While a turn runs: what a prompt sent meanwhile joins, and the turn's stop reason.
+    messages: RunMessages | None = None
+    turn: asyncio.Future[StopReason] | None = None
 
 
 class AgentlsAcpAgent:
@@ -172,14 +177,39 @@ class AgentlsAcpAgent:
         session = self.sessions.get(session_id)
         if session is None:
             raise _request_error(f"unknown session {session_id}: start it with session/new")
-        if session.cancel is not None and not session.cancel.cancelled:
-            raise _request_error("a prompt of this session is still running")
+        text = prompt_text(prompt)
+        if session.turn is not None and not session.turn.done():
+            joined = await self._join_running_turn(session, text)
+            if joined is not None:
+                return PromptResponse(stop_reason=joined)
         session.cancel = CancelToken()
+        session.messages = RunMessages()
+        turn = session.turn = asyncio.get_running_loop().create_future()
+        # A turn that raises still ends the prompts that joined it.
+        stop: StopReason = "cancelled"
         try:
-            stop = await run_turn(self._client(), self.capabilities, session, prompt_text(prompt))
+            stop = await run_turn(self._client(), self.capabilities, session, text)
         finally:
             session.cancel = None
+            session.messages = None
+            turn.set_result(stop)
         return PromptResponse(stop_reason=stop)
+
+    @staticmethod
+    async def _join_running_turn(session: AcpSession, text: str) -> StopReason | None:
+        """A prompt sent while a turn runs joins it: the model reads it before its next
+        call, and this prompt ends with that turn. None: the turn ended first (this prompt
+        then runs a turn of its own)."""
+        turn = session.turn
+        assert turn is not None
+        try:
+            if session.messages is None:
+                raise RunMessageError("the turn is ending")
+            session.messages.send(text)
+        except RunMessageError:
+            await asyncio.shield(turn)
+            return None
+        return await asyncio.shield(turn)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)
