@@ -30,6 +30,8 @@ from agentls.agent.context import format_tool_result
 from agentls.agent.engine_types import ContextBuilderLike, ContextManagerLike
 from agentls.agent.errors import StepTimeoutError
 from agentls.agent.events import (
+    ContextCompacted,
+    ContextMeasured,
     MessagesDelivered,
     Observer,
     RunState,
@@ -174,6 +176,7 @@ class AgentLoop:
         self.machine.to(RunState.MODEL_RUNNING)
         self._next_model_call()  # once per turn: the adapter's retries reuse it
         await self._read_inbox(state)
+        await self._measure(state, step)
         response = await self._model_response(state, step, tools)
         if response.tool_calls:
             await self._tool_step(state, step, response, tools)
@@ -256,11 +259,38 @@ class AgentLoop:
         if self.context_manager is None:
             return
         before = len(state.messages)
+        earlier = state.messages
         # The summary request carries the same tools, so it extends the previous request.
         state.messages = await self.context_manager.maybe_compress(state.messages, self.llm, tools)
         state.messages = await self.context_manager.enforce_window(state.messages)
-        if self.session is not None and len(state.messages) != before:
-            await self.session.context_update("compacted", before, len(state.messages))
+        if len(state.messages) != before:
+            if self.session is not None:
+                await self.session.context_update("compacted", before, len(state.messages))
+            await self._tell_compaction(step, earlier, state.messages)
+
+    # -- the context meter --------------------------------------------------------
+    async def _measure(self, state: AgentState, step: int) -> None:
+        """How full the context is as the model call starts (the meter a user watches)."""
+        if self.context_manager is None:
+            return
+        try:
+            used, limit = await self.context_manager.measure(state.messages)
+        except Exception as exc:  # a meter that cannot count never stops the run
+            log.debug("cannot measure the context: %s", exc)
+            return
+        self.observer(ContextMeasured(step, used, limit))
+
+    async def _tell_compaction(
+        self, step: int, before: list[dict[str, Any]], after: list[dict[str, Any]]
+    ) -> None:
+        assert self.context_manager is not None
+        try:
+            tokens_before, _ = await self.context_manager.measure(before)
+            tokens_after, _ = await self.context_manager.measure(after)
+        except Exception as exc:
+            log.debug("cannot measure the compaction: %s", exc)
+            return
+        self.observer(ContextCompacted(step, len(before), len(after), tokens_before, tokens_after))
 
     # -- pieces -------------------------------------------------------------------
     def _end(

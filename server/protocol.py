@@ -218,6 +218,30 @@ class StepParams(WireModel):
     )
     success: bool | None = Field(None, description="With `tool_end`.")
     summary: str | None = Field(None, max_length=200, description="With `tool_end`.")
+    context_used: int | None = Field(
+        None, description="The context meter as this step's model call started: tokens used."
+    )
+    context_limit: int | None = Field(
+        None, description="The context budget those tokens fill (`context.max_context_tokens`)."
+    )
+
+
+class Compaction(WireModel):
+    messages_before: int
+    messages_after: int
+    tokens_before: int
+    tokens_after: int
+
+
+class ContextParams(WireModel):
+    """``agent/context``: how full the model's context is, as each step's model call
+    starts; with ``compacted`` when the older steps were just compacted."""
+
+    run_id: str
+    step: int
+    used: int = Field(description="Tokens of the conversation the model is sent.")
+    limit: int = Field(description="The budget compaction keeps to (`context.max_context_tokens`).")
+    compacted: Compaction | None = None
 
 
 class PlanStep(WireModel):
@@ -434,6 +458,7 @@ METHODS: tuple[Method, ...] = (
     Method("agent/stream", "stream", "notification", "serverToClient", StreamParams),
     Method("agent/step", "step", "notification", "serverToClient", StepParams),
     Method("agent/plan", "plan", "notification", "serverToClient", PlanParams),
+    Method("agent/context", "context", "notification", "serverToClient", ContextParams),
     Method(
         "agent/instructions", "instructions", "notification", "serverToClient", InstructionsParams
     ),

@@ -288,6 +288,7 @@ def make_client() -> AgentClient:
         "agent/plan",
         "agent/instructions",
         "agent/messageDelivered",
+        "agent/context",
     ):
         record(method)
 

@@ -18,6 +18,7 @@ export const Methods = {
   stream: 'agent/stream',
   step: 'agent/step',
   plan: 'agent/plan',
+  context: 'agent/context',
   instructions: 'agent/instructions',
   askUser: 'agent/askUser',
   prepare: 'agent/prepare',
@@ -59,6 +60,7 @@ export interface ServerNotifications {
   'agent/stream': StreamParams;
   'agent/step': StepParams;
   'agent/plan': PlanParams;
+  'agent/context': ContextParams;
   'agent/instructions': InstructionsParams;
 }
 
@@ -185,6 +187,13 @@ export interface CheckpointsResult {
   runs: CheckpointRun[];
 }
 
+export interface Compaction {
+  messagesBefore: number;
+  messagesAfter: number;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
 /**
  * The user compacted the conversation (`/compact`): a later run's history starts
  * from this summary instead of the `replaced` messages before it.
@@ -193,6 +202,20 @@ export interface CompactionEntry extends Entry {
   type: 'compaction';
   summary: string;
   replaced: number;
+}
+
+/**
+ * `agent/context`: how full the model's context is, as each step's model call
+ * starts; with `compacted` when the older steps were just compacted.
+ */
+export interface ContextParams {
+  runId: string;
+  step: number;
+  /** Tokens of the conversation the model is sent. */
+  used: number;
+  /** The budget compaction keeps to (`context.max_context_tokens`). */
+  limit: number;
+  compacted?: Compaction;
 }
 
 /** The context manager changed what the model sees (summarised or dropped steps). */
@@ -501,6 +524,10 @@ export interface StepParams {
   success?: boolean;
   /** With `tool_end`. */
   summary?: string;
+  /** The context meter as this step's model call started: tokens used. */
+  contextUsed?: number;
+  /** The context budget those tokens fill (`context.max_context_tokens`). */
+  contextLimit?: number;
 }
 
 export interface StoredToolCall {
