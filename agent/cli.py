@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = sub.add_parser("commands", help="list the /commands of the workspace")
     commands.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
     commands.add_argument("--json", action="store_true", help="print the list as JSON")
+    hooks = sub.add_parser("hooks", help="list or approve the workspace's hooks")
+    hooks.add_argument("hooks_command", choices=("list", "approve"))
+    hooks.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
     sub.add_parser("serve", help="run the language server on stdio")
     sub.add_parser("config-schema", help="print the JSON Schema of .agentls.yaml")
     sub.add_parser("config-docs", help="print the configuration table (Markdown)")
@@ -146,6 +149,8 @@ def _command(args: argparse.Namespace) -> int:
         return mcp_command_main(args)
     if args.command == "commands":
         return list_commands(args.workspace or Path.cwd(), as_json=args.json)
+    if args.command == "hooks":
+        return hooks_command(Path(os.path.abspath(args.workspace or Path.cwd())), args)
     if args.command == "config-schema":
         from agentls.agent.config_docs import config_schema
 
@@ -275,6 +280,46 @@ def _current_folder(root: Path) -> str | None:
         return here.relative_to(Path(root).resolve()).as_posix()
     except ValueError:
         return None
+
+
+def hooks_command(folder: Path, args: argparse.Namespace) -> int:
+    """``agentls hooks list|approve``: the workspace's hook files and whether they run."""
+    from agentls.agent.errors import AgentError
+    from agentls.agent.hooks import approve_workspace_hooks, load_hooks, workspace_sources
+    from agentls.agent.trust import TrustStore
+
+    try:
+        if args.hooks_command == "approve":
+            if not TrustStore().is_trusted(folder):
+                print(
+                    f"agentls: {folder} is not trusted; hooks run only in a trusted folder "
+                    f"(`agentls trust {folder}`)",
+                    file=sys.stderr,
+                )
+                return 1
+            approved = approve_workspace_hooks(folder)
+            print(f"Approved the hooks of {', '.join(approved)}." if approved else "No hooks.")
+            return 0
+        found, problems = workspace_sources(folder)
+    except AgentError as exc:
+        print(f"agentls: {exc}", file=sys.stderr)
+        return 1
+    trusted = TrustStore().is_trusted(folder)
+    loaded = load_hooks(AppConfig(), folder, trusted=trusted)
+    running = {source.label for source in loaded.sources}
+    for source in found:
+        state = "runs" if source.label in running else "does not run"
+        print(f"{source.label}: {state}")
+        for event, matchers in source.table.items():
+            for matcher in matchers:
+                for hook in matcher.hooks:
+                    on = f" [{matcher.matcher}]" if matcher.matcher else ""
+                    print(f"  {event}{on}: {hook.command}")
+    for line in [*problems, *loaded.notices]:
+        print(f"agentls: {line}", file=sys.stderr)
+    if not found:
+        print("No workspace hooks.")
+    return 0
 
 
 def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:

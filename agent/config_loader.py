@@ -356,6 +356,13 @@ def _workspace_layer(base_dir: Path, below: Sequence[Layer], report: LoadedConfi
             raise
         report.problems.append(f"{CONFIG_FILE_NAME} is not used: {exc}")
         return None
+    if "hooks" in data:
+        # A repository's hooks are programs: they run only from a trusted folder and once
+        # the user approved their exact definition, which agent.hooks checks at each run,
+        # so they never join the config the way the user's own hooks do.
+        data = {key: value for key, value in data.items() if key != "hooks"}
+        if not report.trusted:
+            report.ignored.append("hooks")
     if not report.trusted:
         filtered = filter_untrusted(data, _agents_below(below), _builtin_names())
         report.ignored.extend(filtered.ignored)

@@ -33,6 +33,7 @@ from agentls.agent.events import (
     ContextCompacted,
     ContextMeasured,
     MessagesDelivered,
+    Notice,
     Observer,
     RunState,
     StepStarted,
@@ -59,6 +60,10 @@ log = logging.getLogger(__name__)
 MAX_PARALLEL_TOOLS = 4
 REPEATED_FAILURE_LIMIT = 3
 CONTINUE_PROMPT = "Continue from where you left off."
+
+
+#: How many times Stop hooks may keep one loop going before it ends anyway.
+MAX_STOP_OBJECTIONS = 3
 
 
 class _Steered(Exception):
@@ -134,6 +139,7 @@ class AgentLoop:
         self.inbox = inbox
         # What the user sends while the run works.
         self.messages = messages
+        self._stop_objections = 0
 
     # -- the loop ----------------------------------------------------------------
     async def run(self, prompt: str, *, history: Sequence[dict[str, Any]] = ()) -> AgentState:
@@ -198,6 +204,13 @@ class AgentLoop:
                 # The user wrote while the model was finishing: it answers that first.
                 state.steps.append(StepResult(step, response, []))
                 return
+            objection = await self._stop_hooks(response.content or "")
+            if objection is not None:
+                state.messages = self.ctx.append_user_message(state.messages, objection)
+                if self.session is not None:
+                    await self.session.user(objection)
+                state.steps.append(StepResult(step, response, []))
+                return
             raise LoopEnded("success", response.content or "")
         raise LoopEnded("partial", response.content or "")
 
@@ -258,6 +271,7 @@ class AgentLoop:
             raise LoopEnded("partial", repeated)
         if self.context_manager is None:
             return
+        await self._pre_compact_hooks(state)
         before = len(state.messages)
         earlier = state.messages
         # The summary request carries the same tools, so it extends the previous request.
@@ -267,6 +281,40 @@ class AgentLoop:
             if self.session is not None:
                 await self.session.context_update("compacted", before, len(state.messages))
             await self._tell_compaction(step, earlier, state.messages)
+
+    # -- hooks --------------------------------------------------------------------
+    async def _stop_hooks(self, answer: str) -> str | None:
+        """Stop hooks, as the model would end the run: a block keeps it going with the
+        hook's reason as the next user message. After one such objection the hooks are
+        told (``stop_hook_active``), so that a hook that always objects cannot loop."""
+        hooks = self.engine.run.hooks
+        if hooks is None or not hooks.has("Stop"):
+            return None
+        payload = {"stop_hook_active": self._stop_objections > 0, "last_message": answer}
+        outcome = await hooks.run("Stop", payload)
+        for problem in outcome.problems:
+            self.observer(Notice("warning", problem))
+        if not outcome.blocked or self._stop_objections >= MAX_STOP_OBJECTIONS:
+            return None
+        self._stop_objections += 1
+        return f"[A Stop hook of the project objects to ending here]\n{outcome.reason}"
+
+    async def _pre_compact_hooks(self, state: AgentState) -> None:
+        """PreCompact hooks, when the context is past the mark where compaction starts
+        (they are told; they cannot prevent it)."""
+        hooks = self.engine.run.hooks
+        if hooks is None or self.context_manager is None or not hooks.has("PreCompact"):
+            return
+        try:
+            used, limit = await self.context_manager.measure(state.messages)
+        except Exception:
+            return
+        mark = self.engine.run.config.context.compact_at
+        if not mark or used < mark * limit:
+            return
+        outcome = await hooks.run("PreCompact", {"trigger": "auto", "tokens": used})
+        for problem in outcome.problems:
+            self.observer(Notice("warning", problem))
 
     # -- the context meter --------------------------------------------------------
     async def _measure(self, state: AgentState, step: int) -> None:

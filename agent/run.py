@@ -247,6 +247,7 @@ async def _run_to_the_end(
         run.keep_checkpoints(CheckpointStore.for_session(store, session_id))
         run.record_in(recorder, recorder.history() if history is None else history)
         await run.read_instructions(recorder.earlier_instructions())
+        run.load_hooks(trusted=front_end.trusted, session_id=session_id)
         await recorder.start(request.prompt, run.instruction_labels)
         state = await run.to_the_end()
     except Exception as exc:  # the run fails; the front end must not see a traceback
@@ -429,8 +430,53 @@ class _Run:
             approver=RecordingApprover(self.context.approver, recorder),
         )
 
+    def load_hooks(self, *, trusted: bool, session_id: str) -> None:
+        """The run's hooks: the user's, and the workspace's once trusted and approved."""
+        from agentls.agent.hooks import HookRunner, load_hooks
+
+        ctx = self.context
+        root = Path(ctx.files.root)
+        loaded = load_hooks(ctx.config, root, trusted=trusted)
+        for notice in loaded.notices:
+            ctx.observer(Notice("warning", notice))
+        if not loaded.sources:
+            return
+        agent = resolve_agent(ctx.config, self.request)
+        runner = HookRunner(loaded.sources, root, session_id, wrap=_hook_sandbox(root, agent))
+        self.context = dataclasses.replace(ctx, hooks=runner)
+
+    async def _prompt_hooks(self, prompt: str) -> str:
+        """SessionStart and UserPromptSubmit: the prompt with what they add; HookBlocked
+        when a UserPromptSubmit hook refuses it."""
+        hooks, observer = self.context.hooks, self.context.observer
+        if hooks is None:
+            return prompt
+        added: list[str] = []
+        for event, payload in (
+            ("SessionStart", {"source": "startup"}),
+            ("UserPromptSubmit", {"prompt": prompt}),
+        ):
+            outcome = await hooks.run(event, payload)  # type: ignore[arg-type]
+            for problem in outcome.problems:
+                observer(Notice("warning", problem))
+            if outcome.blocked:
+                raise HookBlocked(f"a {event} hook refused the prompt: {outcome.reason}")
+            added += outcome.context
+        if not added:
+            return prompt
+        return prompt + "\n\n[Context from the project's hooks]\n" + "\n\n".join(added)
+
     async def to_the_end(self) -> AgentState:
         request, config = self.request, self.context.config
+        try:
+            prompt = await self._prompt_hooks(request.prompt)
+        except HookBlocked as exc:
+            state = AgentState(messages=[], model=config.llm.model)
+            state.finish("failed", str(exc))
+            self.context.observer(StatusChanged(RunState.FAILED, str(exc)))
+            return state
+        if prompt != request.prompt:
+            self.request = request = request.model_copy(update={"prompt": prompt})
         stream = config.llm.stream if request.stream is None else request.stream
         agent = resolve_agent(config, request)
         store = self.checkpoints
@@ -490,6 +536,20 @@ class _Run:
             return await loop.run(prompt, history=self.history)
         finally:
             self.last_state = loop.machine.state
+
+
+class HookBlocked(AgentError):
+    """A hook refused the user's prompt; the run does not start."""
+
+
+def _hook_sandbox(root: Path, agent: AgentConfig) -> Callable[[list[str], Path], list[str]] | None:
+    """Hooks run in the sandbox the agent's commands get, when there is one."""
+    from agentls.agent.sandbox import find_bwrap, make_sandbox
+
+    if agent.sandbox == "off" or find_bwrap() is None:
+        return None
+    sandbox = make_sandbox(root, agent.sandbox, agent.network)
+    return lambda argv, cwd: sandbox.wrap(argv, cwd)
 
 
 def _active_path(root: Path, active: str | None) -> Path | None:

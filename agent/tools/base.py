@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from agentls.agent.child_process import ChangesProbe, ProcessRunner
     from agentls.agent.config import AgentConfig, AppConfig
     from agentls.agent.events import Observer, RunState
+    from agentls.agent.hooks import HookRunner
     from agentls.agent.llm.protocol import LLM
     from agentls.agent.session_recorder import SessionRecorder
     from agentls.agent.workspace import EditOutcome, FileAccess, FileChange
@@ -82,6 +83,8 @@ class RunContext:
     #: Where commands run instead of a local (sandboxed) child process, when the front end
     #: offers it and the user asked for it; code fed on stdin always runs locally.
     process_runner: ProcessRunner | None = None
+    #: The run's hooks (PreToolUse, PostToolUse...), None when there are none.
+    hooks: HookRunner | None = None
 
 
 @dataclass(frozen=True)
