@@ -22,6 +22,7 @@ from acp.schema import (
     AgentCapabilities,
     ClientCapabilities,
     EmbeddedResourceContentBlock,
+    ImageContentBlock,
     Implementation,
     InitializeResponse,
     LoadSessionResponse,
@@ -41,6 +42,7 @@ from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode
 from agentls.agent.config_loader import LoadedConfig, load, trust_command
+from agentls.agent.contract import Attachment
 from agentls.agent.errors import AgentError
 from agentls.agent.run_messages import RunMessageError, RunMessages
 from agentls.agent.sessions import SessionStore, store_for
@@ -109,7 +111,7 @@ class AgentlsAcpAgent:
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(embedded_context=True),
+                prompt_capabilities=PromptCapabilities(embedded_context=True, image=True),
             ),
             agent_info=Implementation(name="agentls", title="agentls", version=__version__),
         )
@@ -178,6 +180,7 @@ class AgentlsAcpAgent:
         if session is None:
             raise _request_error(f"unknown session {session_id}: start it with session/new")
         text = prompt_text(prompt)
+        attachments = prompt_attachments(prompt)
         if session.turn is not None and not session.turn.done():
             joined = await self._join_running_turn(session, text)
             if joined is not None:
@@ -188,7 +191,7 @@ class AgentlsAcpAgent:
         # A turn that raises still ends the prompts that joined it.
         stop: StopReason = "cancelled"
         try:
-            stop = await run_turn(self._client(), self.capabilities, session, text)
+            stop = await run_turn(self._client(), self.capabilities, session, text, attachments)
         finally:
             session.cancel = None
             session.messages = None
@@ -240,7 +243,7 @@ def prompt_text(blocks: list[Any]) -> str:
     for block in blocks:
         if isinstance(block, TextContentBlock):
             parts.append(block.text)
-        elif isinstance(block, ResourceContentBlock):
+        elif isinstance(block, ResourceContentBlock) and not block.uri.startswith("file://"):
             parts.append(f"(Attached: {block.uri})")
         elif isinstance(block, EmbeddedResourceContentBlock):
             resource = block.resource
@@ -249,6 +252,24 @@ def prompt_text(blocks: list[Any]) -> str:
             else:
                 parts.append(f"(Attached binary resource {resource.uri}, not shown)")
     return "\n\n".join(parts)
+
+
+def prompt_attachments(blocks: list[Any]) -> list[Attachment]:
+    """The prompt's file links and images as attachments, read (and refused when bad)
+    like those of every front end; embedded resources are already text in the prompt."""
+    from urllib.parse import unquote, urlparse
+
+    attachments: list[Attachment] = []
+    for block in blocks:
+        if isinstance(block, ResourceContentBlock) and block.uri.startswith("file://"):
+            path = unquote(urlparse(block.uri).path)
+            attachments.append(Attachment(kind="file", path=path))
+        elif isinstance(block, ImageContentBlock):
+            name = block.uri or f"image {len(attachments) + 1}"
+            attachments.append(
+                Attachment(kind="image", path=name, data=block.data, mime_type=block.mime_type)
+            )
+    return attachments
 
 
 def mcp_entries(servers: list[Any] | None) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import Iterator, Sequence
@@ -62,6 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the agent headless on a prompt")
     run.add_argument("prompt")
     _add_run_options(run)
+    run.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="PATH[:L1-L2]",
+        help="attach a file, or some of its lines (repeatable); `changes` attaches the "
+        "uncommitted changes, `@name` a symbol's definition",
+    )
+    run.add_argument("--image", action="append", default=[], metavar="FILE", help="attach an image")
 
     demo = sub.add_parser("demo", help="show the product on a sample workspace")
     demo.add_argument("--model", help="a real litellm model (default: scripted replies)")
@@ -216,6 +226,7 @@ async def run_headless(
 ) -> int:
     from pydantic import ValidationError
 
+    from agentls.agent.attachments import AttachmentError
     from agentls.agent.contract import problems
     from agentls.agent.run import FrontEnd, RunRequest, run_with_own_tools
     from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
@@ -232,11 +243,15 @@ async def run_headless(
             stream=False if (args.no_stream or args.json or args.quiet) else None,
             step_timeout=args.timeout,
             session_id=args.session or None,
+            attachments=cli_attachments(args.attach, args.image),
             # The instruction files from the root down to where the user stands apply.
             active_file=_current_folder(config.workspace.root),
         )
     except ValidationError as exc:  # e.g. an empty prompt, --max-steps 0
         print(f"agentls: {problems(exc)}", file=sys.stderr)
+        return 1
+    except AttachmentError as exc:
+        print(f"agentls: {exc}", file=sys.stderr)
         return 1
     asker = TerminalAsker()
     files = asker.disk_files(config)
@@ -270,6 +285,46 @@ async def run_headless(
     if interrupted():
         return EXIT_INTERRUPTED
     return EXIT_CODES.get(outcome.state.status, 1)
+
+
+def cli_attachments(attach: list[str], images: list[str]) -> list[Any]:
+    """``--attach`` and ``--image`` as attachments; AttachmentError for an image that
+    cannot be read (files are read with the run, confined to the workspace)."""
+    import base64
+    import mimetypes
+
+    from agentls.agent.attachments import AttachmentError
+    from agentls.agent.contract import Attachment
+
+    out: list[Attachment] = []
+    for item in attach:
+        if item == "changes":
+            out.append(Attachment(kind="changes"))
+            continue
+        if item.startswith("@"):
+            out.append(Attachment(kind="symbol", name=item[1:]))
+            continue
+        path, start, end = item, None, None
+        match = re.fullmatch(r"(.+):(\d+)(?:-(\d+))?", item)
+        if match:
+            path, start = match[1], int(match[2])
+            end = int(match[3]) if match[3] else start
+        out.append(Attachment(kind="file", path=path, start_line=start, end_line=end))
+    for image in images:
+        mime = mimetypes.guess_type(image)[0] or ""
+        try:
+            data = Path(image).read_bytes()
+        except OSError as exc:
+            raise AttachmentError(f"--image {image}: {exc.strerror or exc}") from None
+        out.append(
+            Attachment(
+                kind="image",
+                path=image,
+                data=base64.b64encode(data).decode("ascii"),
+                mime_type=mime or "application/octet-stream",
+            )
+        )
+    return out
 
 
 def _current_folder(root: Path) -> str | None:

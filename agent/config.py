@@ -65,6 +65,11 @@ class LLMConfig(_Strict):
         "before their end.",
     )
     stream: bool = Field(True, description="Stream the model's text as it is written.")
+    vision: bool | None = Field(
+        None,
+        description="Whether the model takes images; unset: litellm's model list says "
+        "(a local or unknown model counts as not).",
+    )
     worker_idle_seconds: float = Field(
         300,
         ge=0,

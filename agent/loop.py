@@ -142,10 +142,20 @@ class AgentLoop:
         self._stop_objections = 0
 
     # -- the loop ----------------------------------------------------------------
-    async def run(self, prompt: str, *, history: Sequence[dict[str, Any]] = ()) -> AgentState:
-        """Steps until one ends the run by raising ``LoopEnded`` with its reason."""
+    async def run(
+        self,
+        prompt: str,
+        *,
+        history: Sequence[dict[str, Any]] = (),
+        images: Sequence[dict[str, Any]] = (),
+    ) -> AgentState:
+        """Steps until one ends the run by raising ``LoopEnded`` with its reason.
+        ``images`` (image parts) go with the prompt."""
         self.machine.to(RunState.PREPARING)
         messages = self.ctx.build_initial(self.agent_config.system_prompt, prompt)
+        if images:
+            parts = [{"type": "text", "text": prompt}, *images]
+            messages = [*messages[:-1], {**messages[-1], "content": parts}]
         if history:
             # Earlier turns of the session go between the system prompt and the new prompt.
             messages = [messages[0], *history, *messages[1:]]

@@ -247,9 +247,13 @@ async def _run_to_the_end(
         run.keep_checkpoints(CheckpointStore.for_session(store, session_id))
         run.record_in(recorder, recorder.history() if history is None else history)
         await run.read_instructions(recorder.earlier_instructions())
+        await run.attach()
         run.load_hooks(trusted=front_end.trusted, session_id=session_id)
         await recorder.start(request.prompt, run.instruction_labels)
         state = await run.to_the_end()
+    except AgentError as exc:  # a refusal with a message: no traceback to log
+        log.warning("run %s failed: %s", run_id, exc)
+        state = _failed(config, exc, observer)
     except Exception as exc:  # the run fails; the front end must not see a traceback
         log.exception("run %s failed", run_id)
         state = _failed(config, exc, observer)
@@ -357,6 +361,8 @@ class _Run:
     inbox: Callable[[], Sequence[str]] | None = None
     open_documents: tuple[str, ...] = ()
     messages: RunMessages | None = None
+    #: Image parts for the first model call (the user's attachments).
+    images: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
     #: Computed once per run, so every step sends the same bytes (prompt caches).
     repo_map: str = ""
@@ -429,6 +435,27 @@ class _Run:
             session=recorder,
             approver=RecordingApprover(self.context.approver, recorder),
         )
+
+    async def attach(self) -> None:
+        """The request's attachments, read now: a bad one fails the run before any model
+        call (AttachmentError names it); text joins the prompt, images go with it."""
+        from agentls.agent.attachments import attach, sees_images
+
+        request, ctx = self.request, self.context
+        if not request.attachments:
+            return
+        wants_images = any(a.kind == "image" for a in request.attachments)
+        vision = (
+            await asyncio.to_thread(sees_images, ctx.config.llm.model, ctx.config.llm.vision)
+            if wants_images
+            else False
+        )
+        attached = await attach(
+            request.attachments, ctx.files, symbols=ctx.symbols, sees_images=vision
+        )
+        self.images = attached.images
+        self.request = request.model_copy(update={"prompt": attached.prompt_with(request.prompt)})
+        ctx.observer(Notice("info", "Attached: " + ", ".join(attached.labels)))
 
     def load_hooks(self, *, trusted: bool, session_id: str) -> None:
         """The run's hooks: the user's, and the workspace's once trusted and approved."""
@@ -533,7 +560,7 @@ class _Run:
             messages=self.messages,
         )
         try:
-            return await loop.run(prompt, history=self.history)
+            return await loop.run(prompt, history=self.history, images=self.images)
         finally:
             self.last_state = loop.machine.state
 

@@ -149,6 +149,23 @@ export interface AssistantMessage extends Entry {
   finish_reason: string;
 }
 
+/** Something the user attaches to the prompt. */
+export interface Attachment {
+  kind: 'file' | 'symbol' | 'changes' | 'image';
+  /** file: workspace-relative or absolute; image: a name to show. */
+  path?: string | null;
+  /** file: the first line (1-based). */
+  startLine?: number | null;
+  /** file: the last line. */
+  endLine?: number | null;
+  /** symbol: its name. */
+  name?: string | null;
+  /** image: the bytes, base64. */
+  data?: string | null;
+  /** image: `image/png`, `image/jpeg`... */
+  mimeType?: string | null;
+}
+
 /** `agent/cancel` params. */
 export interface CancelParams {
   runId: string;
@@ -437,6 +454,8 @@ export interface RunParams {
   dryRun?: boolean;
   /** The file (or folder) the user is working in, absolute or workspace-relative: the AGENTS.md files from the root down to its folder apply. */
   activeFile?: string | null;
+  /** Files, symbols, the changes, images for the prompt. */
+  attachments?: Attachment[];
   /** Report progress on this token instead of creating one. */
   workDoneToken?: number | string | null;
 }
