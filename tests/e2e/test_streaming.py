@@ -44,6 +44,8 @@ async def test_steps_status_and_progress(lsp: LspFactory, scripted: ScriptedMode
     steps = client.of("agent/step", "p1")
     assert [s["phase"] for s in steps] == ["tool_start", "tool_end"]
     start, end = steps
+    meter = {k: start.pop(k) for k in ("contextUsed", "contextLimit")}
+    assert meter["contextUsed"] > 0 and meter["contextLimit"] > meter["contextUsed"]
     assert start == {
         "runId": "p1",
         "step": 1,
