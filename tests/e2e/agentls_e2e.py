@@ -281,7 +281,13 @@ def make_client() -> AgentClient:
             ls.events.append((method, plain(params)))
             ls.event_times.append(time.monotonic())
 
-    for method in ("agent/stream", "agent/step", "agent/status", "agent/plan"):
+    for method in (
+        "agent/stream",
+        "agent/step",
+        "agent/status",
+        "agent/plan",
+        "agent/instructions",
+    ):
         record(method)
 
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
