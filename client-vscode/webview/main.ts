@@ -256,10 +256,17 @@ function updatePicker(): void {
   }
   if (!pickerOpen) {
     pickerOpen = true;
+    // Each opening starts on the first row, not on the command chosen last time.
+    shownCommands = [];
     activeCommand = 0;
     // Asked at each opening: a prompt file written since the last one is listed.
     post({ type: 'listCommands' });
   }
+  refilter(query);
+}
+
+/** The rows for `query`; the active row stays on its command while that is still listed. */
+function refilter(query: string): void {
   const before = shownCommands[activeCommand]?.name;
   shownCommands = filterCommands(commands, query);
   const kept = shownCommands.findIndex((c) => c.name === before);
@@ -278,7 +285,7 @@ function renderPicker(query: string): void {
         role: 'option',
         'aria-selected': String(i === activeCommand),
         'data-command': command.name,
-        title: command.path ? `${command.description}\n(${command.path})` : command.description,
+        title: [`/${command.name}${command.hint ? ` ${command.hint}` : ''}`, command.description, command.path].filter(Boolean).join('\n'),
       },
       h(
         'div',
@@ -391,15 +398,9 @@ function showCommands(message: Extract<ToWebview, { type: 'commands' }>): void {
   commandProblems = message.problems;
   commandsError = message.error;
   commandsLoaded = true;
-  if (pickerOpen) {
-    pickerOpen = false; // re-filtered as if opened now, without asking again
-    const query = commandQuery(prompt.value, prompt.selectionStart ?? prompt.value.length);
-    if (query !== undefined && !pickerDismissed) {
-      pickerOpen = true;
-      shownCommands = filterCommands(commands, query);
-      activeCommand = 0;
-      renderPicker(query);
-    }
+  const query = commandQuery(prompt.value, prompt.selectionStart ?? prompt.value.length);
+  if (pickerOpen && query !== undefined) {
+    refilter(query);
   }
   updateHint();
 }
