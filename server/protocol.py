@@ -32,6 +32,7 @@ from agentls.agent.contract import (
 from agentls.agent.session_entries import Entry
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
+CommandSource = TypeAliasType("CommandSource", Literal["built-in", "user", "workspace"])
 ReviewOutcome = TypeAliasType("ReviewOutcome", Literal["kept", "undone", "changedByUser"])
 SessionEntry = TypeAliasType("SessionEntry", Entry)
 
@@ -124,6 +125,31 @@ class AgentsResult(WireModel):
     """``agent/agents`` result."""
 
     agents: list[AgentInfo]
+
+
+class CommandInfo(WireModel):
+    """A ``/name`` command a prompt may start with."""
+
+    name: str = Field(description="Without the `/`.")
+    description: str
+    hint: str = Field(
+        description="What to type after the name (its `argument-hint`, else its "
+        "`${input:...}` names as `name=<placeholder>`); empty when it takes nothing."
+    )
+    source: CommandSource
+    path: str = Field(
+        description="The prompt file it comes from: workspace-relative, or `your ...` for "
+        "one in the user config directory; empty for a built-in."
+    )
+
+
+class CommandsResult(WireModel):
+    """``agent/commands`` result: by name."""
+
+    commands: list[CommandInfo]
+    problems: list[str] = Field(
+        description="Prompt files that were skipped or partly ignored, and why."
+    )
 
 
 class PingResult(WireModel):
@@ -442,6 +468,7 @@ METHODS: tuple[Method, ...] = (
         MessageDeliveredParams,
     ),
     Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
+    Method("agent/commands", "commands", "request", "clientToServer", NoParams, CommandsResult),
     Method("agent/ping", "ping", "request", "clientToServer", NoParams, PingResult),
     Method("agent/sessions", "sessions", "request", "clientToServer", NoParams, SessionsResult),
     Method("agent/session", "session", "request", "clientToServer", SessionParams, SessionResult),

@@ -21,6 +21,7 @@
 //   {"panel": [step, ...], "screenshot"?: "name"}
 //       inside the agent panel's webview (an iframe in an iframe), in order:
 //       {"click": sel} {"fill": sel, "text": t} {"press": sel, "key": k} {"select": sel, "value": v}
+//       {"type": sel, "text": t}         type t key by key (each key's own events, unlike fill)
 //       {"expectText": sel, "text": t}   a runner check: an element matching sel shows t (10 s)
 //       {"expectCount": sel, "count": n} a runner check: exactly n elements match sel
 //       {"screenshot": name}
@@ -281,6 +282,8 @@ async function panelStep(frame, step) {
     await frame.locator(step.click).first().click({ timeout });
   } else if (step.fill) {
     await frame.locator(step.fill).first().fill(step.text, { timeout });
+  } else if (step.type) {
+    await frame.locator(step.type).first().pressSequentially(step.text, { timeout, delay: 20 });
   } else if (step.press) {
     await frame.locator(step.press).first().press(step.key, { timeout });
   } else if (step.select) {

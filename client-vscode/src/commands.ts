@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { undoRun } from './checkpoints';
 import { logError } from './logging';
 import { Methods, type AgentsResult } from './protocol';
-import { buildPrompt, describeLines, type SelectionContext } from './prompt';
+import { buildPrompt, describeLines, workspaceRelative, type SelectionContext } from './prompt';
 import type { RunOutcome, Runs } from './runs';
 import type { ApiKeys } from './secrets';
 import type { ServerManager } from './server';
@@ -56,6 +56,16 @@ export function currentSelection(): SelectionContext | undefined {
   };
 }
 
+/** The active editor's file, workspace-relative, when it is a file of the (first) workspace folder. */
+export function activeFile(): string | undefined {
+  const document = vscode.window.activeTextEditor?.document;
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!document || !folder || document.uri.scheme !== 'file' || folder.uri.scheme !== 'file') {
+    return undefined;
+  }
+  return workspaceRelative(folder.uri.fsPath, document.uri.fsPath);
+}
+
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { server, runs, keys, ui, output, settings, prepare } = deps;
 
@@ -81,7 +91,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return undefined; // the server manager already told the user why
     }
     output.show(true);
-    return runs.run(client, buildPrompt(prompt, selection), runOptions(settings(), agent));
+    return runs.run(client, buildPrompt(prompt, selection), runOptions(settings(), agent), { activeFile: activeFile() });
   }
 
   return [

@@ -12,6 +12,7 @@ import {
   type AskUserParams,
   type AskUserResult,
   type CancelResult,
+  type InstructionsParams,
   type PlanParams,
   type RunParams,
   type RunResult,
@@ -47,6 +48,7 @@ export type RunEvent =
   | { type: 'stream'; params: StreamParams }
   | { type: 'step'; params: StepParams }
   | { type: 'plan'; params: PlanParams }
+  | { type: 'instructions'; params: InstructionsParams }
   | { type: 'runEnded'; runId: string; result?: RunResult; error?: string; cancelled: boolean };
 
 /** Answers a routed run's questions (approvals, agent/askUser) somewhere else than VS Code's boxes. */
@@ -55,9 +57,11 @@ export interface QuestionRouter {
   askUser(runId: string, params: AskUserParams, token: CancellationToken): Promise<string | null>;
 }
 
-/** Extra per-run options: the session to continue, the prompt as the user typed it, routing. */
+/** Extra per-run options: the session to continue, the prompt as the user typed it, routing, the file the user works in. */
 export interface RunExtras {
   sessionId?: string;
+  /** Workspace-relative (or absolute): the AGENTS.md files from the root down to its folder apply. */
+  activeFile?: string;
   shownPrompt?: string;
   routed?: boolean;
 }
@@ -107,6 +111,10 @@ export class Runs implements vscode.Disposable {
         this.transcript.plan(p);
         this.events.fire({ type: 'plan', params: p });
       }),
+      client.onNotification(Methods.instructions, (p: InstructionsParams) => {
+        this.transcript.instructions(p);
+        this.events.fire({ type: 'instructions', params: p });
+      }),
       client.onRequest(Methods.askUser, (p: AskUserParams, token: CancellationToken) => this.askUser(p, token)),
       // Replaces the language client's own handler (registered handlers win): approvals of
       // routed runs are answered in the panel, everything else as before.
@@ -144,7 +152,13 @@ export class Runs implements vscode.Disposable {
     this.changed.fire(runId);
     this.events.fire({ type: 'runStarted', runId, sessionId: extras.sessionId, prompt: extras.shownPrompt ?? prompt, agent: options.agent, routed });
 
-    const params: RunParams = { prompt, runId, ...options, ...(extras.sessionId ? { sessionId: extras.sessionId } : {}) };
+    const params: RunParams = {
+      prompt,
+      runId,
+      ...options,
+      ...(extras.sessionId ? { sessionId: extras.sessionId } : {}),
+      ...(extras.activeFile ? { activeFile: extras.activeFile } : {}),
+    };
     logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps})`);
     let outcome: RunOutcome;
     try {

@@ -3,7 +3,7 @@
  * text in `seq` order, one line per tool call as it starts and ends, the plan as a
  * checklist. Pure (it writes to a `Sink`), unit-tested.
  */
-import type { PlanParams, RunResult, StepParams, StreamParams } from './protocol';
+import type { InstructionsParams, PlanParams, RunResult, StepParams, StreamParams } from './protocol';
 import { toolTarget, truncate } from './runView';
 
 export interface Sink {
@@ -122,6 +122,14 @@ export class Transcript {
     for (const step of params.steps) {
       this.line(`  ${PLAN_MARKS[step.status] ?? '[ ]'} ${step.text}`);
     }
+  }
+
+  instructions(params: InstructionsParams): void {
+    if (params.files.length === 0) {
+      return;
+    }
+    this.drain(this.track(params.runId), true);
+    this.line(`${params.joined ? 'Instructions joined' : 'Instructions'}: ${params.files.join(', ')}`);
   }
 
   status(runId: string, state: string, detail?: string): void {

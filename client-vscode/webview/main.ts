@@ -4,10 +4,11 @@
  * items whose `rev` changed are rebuilt, so a fast stream costs one render per frame. Only the
  * last WINDOW items are in the DOM; older ones come back with "Show earlier".
  */
+import { commandQuery, filterCommands, insertCommand, moveActive, sourceLabel, typedCommand } from '../src/panel/commandPicker';
 import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
 import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
-import { canUndo, emptyConversation, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
-import type { AgentInfo } from '../src/protocol';
+import { canUndo, emptyConversation, instructionLinks, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
+import type { AgentInfo, CommandInfo } from '../src/protocol';
 import { MANAGE_TRUST_LABEL, RESTRICTED_NOTICE } from '../src/trust';
 
 interface VsCodeApi {
@@ -122,14 +123,22 @@ const selectionBox = h('input', { type: 'checkbox', id: 'selection' });
 const prompt = h('textarea', {
   id: 'prompt',
   rows: '3',
-  'aria-label': 'Prompt for the agent (Enter sends, Shift+Enter adds a line)',
-  placeholder: 'Ask the agent… (Enter sends, Shift+Enter new line)',
+  'aria-label': 'Prompt for the agent (Enter sends, Shift+Enter adds a line, / at the start picks a command)',
+  placeholder: 'Ask the agent… (Enter sends, Shift+Enter new line, / for commands)',
+  'aria-controls': 'command-list',
+  'aria-describedby': 'command-hint',
 });
+const commandList = h('ul', { id: 'command-list', class: 'command-list', role: 'listbox', 'aria-label': 'Commands' });
+const commandNote = h('div', { class: 'command-note', role: 'status' });
+const commandProblemsBox = h('div', { class: 'command-problems' });
+const picker = h('div', { id: 'command-picker', class: 'command-picker', hidden: '' }, commandList, commandNote, commandProblemsBox);
+const hintLine = h('div', { id: 'command-hint', class: 'command-hint', hidden: '' });
 const sendButton = button('Send', () => send(), { class: 'primary send', title: 'Send (Enter)' });
 const composer = h(
   'form',
   { class: 'composer', 'aria-label': 'New message' },
-  prompt,
+  h('div', { class: 'prompt-wrap' }, picker, prompt),
+  hintLine,
   h(
     'div',
     { class: 'composer-row' },
@@ -147,6 +156,9 @@ app.append(toolbar, trustBar, sessionsBox, readOnlyBar, h('main', { class: 'main
 
 prompt.value = typeof saved.draft === 'string' ? saved.draft : '';
 prompt.addEventListener('keydown', (event) => {
+  if (pickerKey(event)) {
+    return;
+  }
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     send();
@@ -160,7 +172,16 @@ prompt.addEventListener('input', () => {
     post({ type: 'typing' });
   }
   promptWasEmpty = prompt.value === '';
+  updatePicker();
 });
+// The caret moved without typing (a click, Home, arrows outside the picker).
+prompt.addEventListener('click', () => updatePicker());
+prompt.addEventListener('keyup', (event) => {
+  if (['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(event.key)) {
+    updatePicker();
+  }
+});
+prompt.addEventListener('blur', () => closePicker());
 for (const el of [agentSelect, confirmSelect, selectionBox]) {
   el.addEventListener('change', () => {
     options = { agent: agentSelect.value, confirmMode: confirmSelect.value as PanelOptions['confirmMode'], includeSelection: selectionBox.checked };
@@ -197,7 +218,191 @@ function send(): void {
   post({ type: 'run', prompt: text, options });
   prompt.value = '';
   promptWasEmpty = true;
+  closePicker();
+  updateHint();
   saveState();
+}
+
+// ---- the command picker (`/` at the start of the prompt) ------------------------------------
+
+let commands: CommandInfo[] = [];
+let commandProblems: string[] = [];
+let commandsError: string | undefined;
+let commandsLoaded = false;
+let pickerOpen = false;
+/** Escape closed the picker: it stays closed until the prompt no longer starts a command. */
+let pickerDismissed = false;
+let shownCommands: CommandInfo[] = [];
+let activeCommand = 0;
+
+function closePicker(): void {
+  pickerOpen = false;
+  picker.hidden = true;
+  prompt.removeAttribute('aria-activedescendant');
+  prompt.setAttribute('aria-expanded', 'false');
+}
+
+/** Open, filter or close the picker for what the prompt holds before the caret. */
+function updatePicker(): void {
+  const query = commandQuery(prompt.value, prompt.selectionStart ?? prompt.value.length);
+  updateHint();
+  if (query === undefined) {
+    pickerDismissed = false;
+    closePicker();
+    return;
+  }
+  if (pickerDismissed) {
+    return;
+  }
+  if (!pickerOpen) {
+    pickerOpen = true;
+    // Each opening starts on the first row, not on the command chosen last time.
+    shownCommands = [];
+    activeCommand = 0;
+    // Asked at each opening: a prompt file written since the last one is listed.
+    post({ type: 'listCommands' });
+  }
+  refilter(query);
+}
+
+/** The rows for `query`; the active row stays on its command while that is still listed. */
+function refilter(query: string): void {
+  const before = shownCommands[activeCommand]?.name;
+  shownCommands = filterCommands(commands, query);
+  const kept = shownCommands.findIndex((c) => c.name === before);
+  activeCommand = kept >= 0 ? kept : 0;
+  renderPicker(query);
+}
+
+function renderPicker(query: string): void {
+  commandList.replaceChildren();
+  shownCommands.forEach((command, i) => {
+    const option = h(
+      'li',
+      {
+        id: `command-option-${i}`,
+        class: `command-option${i === activeCommand ? ' active' : ''}`,
+        role: 'option',
+        'aria-selected': String(i === activeCommand),
+        'data-command': command.name,
+        title: [`/${command.name}${command.hint ? ` ${command.hint}` : ''}`, command.description, command.path].filter(Boolean).join('\n'),
+      },
+      h(
+        'div',
+        { class: 'command-line' },
+        h('span', { class: 'command-name' }, `/${command.name}`),
+        command.hint ? h('span', { class: 'command-args' }, command.hint) : undefined,
+        h('span', { class: 'command-source' }, sourceLabel(command)),
+      ),
+      h('div', { class: 'command-description' }, command.description),
+    );
+    // Keep the focus (and the caret) in the prompt box.
+    option.addEventListener('mousedown', (event) => event.preventDefault());
+    option.addEventListener('click', () => chooseCommand(i));
+    commandList.append(option);
+  });
+  commandList.hidden = shownCommands.length === 0;
+  if (commandsError) {
+    commandNote.textContent = `Could not list the commands: ${commandsError}`;
+  } else if (!commandsLoaded) {
+    commandNote.textContent = 'Loading commands…';
+  } else if (shownCommands.length === 0) {
+    commandNote.textContent = `No command matches /${query}`;
+  } else {
+    commandNote.textContent = '';
+  }
+  commandNote.hidden = commandNote.textContent === '';
+  commandProblemsBox.replaceChildren(...commandProblems.map((problem) => h('div', { class: 'command-problem' }, `⚠ ${problem}`)));
+  commandProblemsBox.hidden = commandProblems.length === 0;
+  picker.hidden = false;
+  prompt.setAttribute('aria-expanded', 'true');
+  const active = shownCommands.length ? `command-option-${activeCommand}` : undefined;
+  if (active) {
+    prompt.setAttribute('aria-activedescendant', active);
+    document.getElementById(active)?.scrollIntoView({ block: 'nearest' });
+    const command = shownCommands[activeCommand];
+    announce(`/${command.name}${command.hint ? ` ${command.hint}` : ''}: ${command.description} (${activeCommand + 1} of ${shownCommands.length})`);
+  } else {
+    prompt.removeAttribute('aria-activedescendant');
+  }
+}
+
+/** The picker's keys; true when the key was the picker's. */
+function pickerKey(event: KeyboardEvent): boolean {
+  if (!pickerOpen || event.isComposing) {
+    return false;
+  }
+  const query = commandQuery(prompt.value, prompt.selectionStart ?? prompt.value.length) ?? '';
+  switch (event.key) {
+    case 'ArrowDown':
+    case 'ArrowUp':
+      if (shownCommands.length === 0) {
+        return false;
+      }
+      event.preventDefault();
+      activeCommand = moveActive(activeCommand, event.key === 'ArrowDown' ? 1 : -1, shownCommands.length);
+      renderPicker(query);
+      return true;
+    case 'Enter':
+    case 'Tab':
+      if (event.shiftKey || shownCommands.length === 0) {
+        return false;
+      }
+      event.preventDefault();
+      chooseCommand(activeCommand);
+      return true;
+    case 'Escape':
+      event.preventDefault();
+      event.stopPropagation();
+      pickerDismissed = true;
+      closePicker();
+      return true;
+    default:
+      return false;
+  }
+}
+
+function chooseCommand(index: number): void {
+  const command = shownCommands[index];
+  if (!command) {
+    return;
+  }
+  const next = insertCommand(prompt.value, command.name);
+  prompt.value = next.text;
+  prompt.setSelectionRange(next.caret, next.caret);
+  prompt.focus();
+  closePicker();
+  updateHint();
+  saveState();
+  announce(`/${command.name} inserted${command.hint ? `; type ${command.hint}` : ''}.`);
+}
+
+/** Under the prompt: what the command it starts with takes, and what it does. */
+function updateHint(): void {
+  const command = pickerOpen ? undefined : typedCommand(prompt.value, commands);
+  if (!command) {
+    hintLine.hidden = true;
+    hintLine.replaceChildren();
+    return;
+  }
+  hintLine.replaceChildren(
+    h('span', { class: 'command-name' }, `/${command.name}`),
+    ...(command.hint ? [h('span', { class: 'command-args' }, command.hint)] : []),
+    ...(command.description ? [h('span', { class: 'command-description' }, `— ${command.description}`)] : []),
+  );
+  hintLine.hidden = false;
+}
+
+function showCommands(message: Extract<ToWebview, { type: 'commands' }>): void {
+  commands = message.commands;
+  commandProblems = message.problems;
+  commandsError = message.error;
+  commandsLoaded = true;
+  const query = commandQuery(prompt.value, prompt.selectionStart ?? prompt.value.length);
+  if (pickerOpen && query !== undefined) {
+    refilter(query);
+  }
+  updateHint();
 }
 
 // ---- sessions ----------------------------------------------------------------------------
@@ -262,6 +467,7 @@ function renderItem(item: Item): HTMLElement {
         { class: 'msg user', 'data-kind': 'user' },
         h('div', { class: 'who' }, item.agent ? `You → ${item.agent}` : 'You'),
         h('div', { class: 'user-text' }, item.text),
+        instructionsLine(item.instructions),
       );
     case 'text': {
       const body = h('div', { class: 'markdown' });
@@ -424,6 +630,25 @@ function renderItem(item: Item): HTMLElement {
       );
     }
   }
+}
+
+/** The instruction files the model was given, each opening its file; nothing when none. */
+function instructionsLine(files: string[] | undefined): HTMLElement | undefined {
+  const links = instructionLinks(files);
+  if (links.length === 0) {
+    return undefined;
+  }
+  const line = h('div', { class: 'instructions', role: 'group', 'aria-label': 'Instruction files given to the model' }, h('span', { class: 'instructions-label' }, 'Instructions:'));
+  for (const link of links) {
+    const path = link.path;
+    line.append(
+      ' ',
+      path
+        ? button(link.label, () => post({ type: 'openFile', path }), { class: 'link-button instruction', 'data-path': path, title: `Open ${path}` })
+        : h('span', { class: 'instruction', title: 'Your own AGENTS.md, in the agentls user config directory' }, link.label),
+    );
+  }
+  return line;
 }
 
 /** The undo button of a run's end (or of an undo), when the run changed files. */
@@ -595,6 +820,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'sessions':
       showSessions(message.sessions, message.error);
+      break;
+    case 'commands':
+      showCommands(message);
       break;
     case 'focusPrompt':
       prompt.focus();

@@ -81,6 +81,7 @@ async def test_what_the_server_sends_matches_the_published_schema(
 
     for method, params in [
         ("agent/agents", {}),
+        ("agent/commands", {}),
         ("agent/ping", {}),
         ("agent/sessions", {}),
         ("agent/session", {"sessionId": "cs1"}),

@@ -9,6 +9,7 @@ export const Methods = {
   message: 'agent/message',
   messageDelivered: 'agent/messageDelivered',
   agents: 'agent/agents',
+  commands: 'agent/commands',
   ping: 'agent/ping',
   sessions: 'agent/sessions',
   session: 'agent/session',
@@ -33,6 +34,7 @@ export interface ClientRequests {
   'agent/cancel': { params: CancelParams; result: CancelResult };
   'agent/message': { params: MessageParams; result: MessageResult };
   'agent/agents': { params: NoParams; result: AgentsResult };
+  'agent/commands': { params: NoParams; result: CommandsResult };
   'agent/ping': { params: NoParams; result: PingResult };
   'agent/sessions': { params: NoParams; result: SessionsResult };
   'agent/session': { params: SessionParams; result: SessionResult };
@@ -63,6 +65,10 @@ export interface ServerNotifications {
   'agent/context': ContextParams;
   'agent/instructions': InstructionsParams;
 }
+
+/** Every `CommandSource`, in order. */
+export const CommandSourceValues = ['built-in', 'user', 'workspace'] as const;
+export type CommandSource = (typeof CommandSourceValues)[number];
 
 /** Every `ConfirmMode`, in order. */
 export const ConfirmModeValues = ['yolo', 'confirm-all', 'confirm-sensitive'] as const;
@@ -202,6 +208,25 @@ export interface CheckpointsParams {
 /** `agent/checkpoints` result: runs with checkpoints, newest first. */
 export interface CheckpointsResult {
   runs: CheckpointRun[];
+}
+
+/** A `/name` command a prompt may start with. */
+export interface CommandInfo {
+  /** Without the `/`. */
+  name: string;
+  description: string;
+  /** What to type after the name (its `argument-hint`, else its `${input:...}` names as `name=<placeholder>`); empty when it takes nothing. */
+  hint: string;
+  source: CommandSource;
+  /** The prompt file it comes from: workspace-relative, or `your ...` for one in the user config directory; empty for a built-in. */
+  path: string;
+}
+
+/** `agent/commands` result: by name. */
+export interface CommandsResult {
+  commands: CommandInfo[];
+  /** Prompt files that were skipped or partly ignored, and why. */
+  problems: string[];
 }
 
 export interface Compaction {

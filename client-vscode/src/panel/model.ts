@@ -4,13 +4,22 @@
  * no vscode: the extension keeps one copy (the truth, sent whole to a fresh webview) and the
  * webview applies the same actions to its own copy, so both always agree.
  */
-import type { PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult } from '../protocol';
+import type { InstructionsParams, PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult } from '../protocol';
 
 /** A run's end: the live result, or what a stored session recorded of it (less). */
 export type RunEnd = Pick<RunResult, 'status'> & Partial<RunResult>;
 
 export type Item =
-  | { kind: 'user'; id: string; rev: number; runId: string; text: string; agent?: string }
+  | {
+      kind: 'user';
+      id: string;
+      rev: number;
+      runId: string;
+      text: string;
+      agent?: string;
+      /** The instruction files the model was given (AGENTS.md...), in the order read. */
+      instructions?: string[];
+    }
   | { kind: 'text'; id: string; rev: number; runId: string; text: string; streaming: boolean }
   | {
       kind: 'tool';
@@ -98,6 +107,7 @@ export type Action =
   | { type: 'stream'; params: StreamParams }
   | { type: 'step'; params: StepParams }
   | { type: 'plan'; params: PlanParams }
+  | { type: 'instructions'; params: InstructionsParams }
   | { type: 'approval'; id: string; runId: string; message: string; actions: string[] }
   | { type: 'approvalAnswered'; id: string; answer: string }
   | { type: 'ask'; id: string; runId: string; question: string; default?: string }
@@ -148,6 +158,45 @@ function pathOf(tool: string, args: Record<string, unknown> | undefined): string
 function costOf(usage: Record<string, unknown> | undefined): number | undefined {
   const cost = usage?.['cost'];
   return typeof cost === 'number' && Number.isFinite(cost) ? cost : undefined;
+}
+
+/** `files` added to `known`, in order, each once. */
+export function mergeInstructions(known: readonly string[] | undefined, files: readonly string[]): string[] {
+  const merged = [...(known ?? [])];
+  for (const file of files) {
+    if (!merged.includes(file)) {
+      merged.push(file);
+    }
+  }
+  return merged;
+}
+
+/** One instruction file in a run's header. */
+export interface InstructionLink {
+  label: string;
+  /** The workspace file to open; undefined for the user's own AGENTS.md (`your AGENTS.md`), which lies outside it. */
+  path?: string;
+}
+
+/** What a run's header shows of its instruction files: nothing when there are none. */
+export function instructionLinks(files: readonly string[] | undefined): InstructionLink[] {
+  return (files ?? []).map((label) => (label.startsWith('your ') ? { label } : { label, path: label }));
+}
+
+/** The run's header (its user item) with `files` among its instruction files. */
+function withInstructions(items: Item[], runId: string, files: readonly string[]): Item[] {
+  const i = items.findIndex((it) => it.kind === 'user' && it.runId === runId);
+  if (i < 0 || files.length === 0) {
+    return items;
+  }
+  const user = items[i] as Extract<Item, { kind: 'user' }>;
+  const instructions = mergeInstructions(user.instructions, files);
+  if (instructions.length === (user.instructions ?? []).length) {
+    return items;
+  }
+  const copy = items.slice();
+  copy[i] = { ...user, instructions, rev: user.rev + 1 };
+  return copy;
 }
 
 /** Immutable helpers: every changed item gets a fresh object with rev + 1. */
@@ -247,6 +296,10 @@ export function reduce(c: Conversation, action: Action): Conversation {
         return bump(c, { items: [...closeText(c.items, p.runId), plan] });
       }
       return bump(c, { items: replaceItem(c, i, { ...plan, rev: c.items[i].rev }) });
+    }
+    case 'instructions': {
+      const items = withInstructions(c.items, action.params.runId, action.params.files);
+      return items === c.items ? c : bump(c, { items });
     }
     case 'approval': {
       const item: Item = { kind: 'approval', id: action.id, rev: 0, runId: action.runId, message: action.message, actions: action.actions };
@@ -360,7 +413,9 @@ function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>):
     cost: costOf(usage),
     seconds: r?.duration_seconds,
   };
-  items = [...items, end];
+  // The result names every file, those that joined late included: it fills in any
+  // notification that was missed.
+  items = [...withInstructions(items, action.runId, r?.instructions ?? []), end];
   return { ...c, items, sessionId: r?.sessionId ?? c.sessionId };
 }
 
@@ -377,6 +432,7 @@ export function fromEntries(sessionId: string, entries: unknown[]): Conversation
     switch (e.type) {
       case 'run_start':
         c = reduce(c, { type: 'runStarted', runId, prompt: String(e.prompt ?? ''), agent: typeof e.agent === 'string' ? e.agent : undefined });
+        c = reduce(c, { type: 'instructions', params: { runId, files: stringList(e.instructions) } });
         break;
       case 'assistant_message':
         if (typeof e.content === 'string' && e.content.trim() !== '') {
@@ -434,7 +490,11 @@ export function fromEntries(sessionId: string, entries: unknown[]): Conversation
         c = reduce(c, {
           type: 'runEnded',
           runId,
-          result: { status: (String(e.status ?? 'failed') as RunResult['status']), output: typeof e.output === 'string' ? e.output : undefined },
+          result: {
+            status: String(e.status ?? 'failed') as RunResult['status'],
+            output: typeof e.output === 'string' ? e.output : undefined,
+            instructions: stringList(e.instructions),
+          },
           cancelled: false,
         });
         break;
@@ -446,6 +506,10 @@ export function fromEntries(sessionId: string, entries: unknown[]): Conversation
   const items = c.items.map((it): Item => (it.kind === 'tool' && it.state === 'running' ? { ...it, state: 'interrupted' } : it));
   // The replay is a record, not a live run.
   return { ...c, items, readOnly: true, runId: undefined, state: undefined, stepText: undefined, sessionId };
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 /** Whether the run in flight waits for an answer in the panel. */

@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { CancellationToken } from 'vscode-languageclient/node';
 import { undoRun } from '../checkpoints';
-import { currentSelection } from '../commands';
+import { activeFile, currentSelection } from '../commands';
 import { logError, logInfo } from '../logging';
 import { MANAGE_TRUST_COMMAND } from '../trust';
 import type { Preparer } from '../prepare';
@@ -19,6 +19,7 @@ import {
   type AgentsResult,
   type AskUserParams,
   type CheckpointsResult,
+  type CommandsResult,
   type RestoreResult,
   type SessionResult,
   type SessionsResult,
@@ -73,7 +74,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     this.disposables.push(
       runs.onEvent((event) => this.onRunEvent(event)),
       vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this),
-      vscode.commands.registerCommand(OPEN_EDIT_COMMAND, (path: unknown) => this.openEdit(path)),
+      vscode.commands.registerCommand(OPEN_EDIT_COMMAND, (path: unknown) => this.openFile(path)),
     );
   }
 
@@ -313,6 +314,12 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       case 'openEdit':
         await vscode.commands.executeCommand(OPEN_EDIT_COMMAND, message.path, message.runId);
         return;
+      case 'openFile':
+        await this.openFile(message.path);
+        return;
+      case 'listCommands':
+        await this.listCommands();
+        return;
       case 'listSessions':
         await this.listSessions();
         return;
@@ -357,6 +364,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       sessionId: this.conversation.sessionId,
       shownPrompt: shown,
       routed: true,
+      activeFile: activeFile(),
     });
   }
 
@@ -371,6 +379,22 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       this.post({ type: 'agents', agents: this.agents });
     } catch (error) {
       logError(`${Methods.agents} failed`, error);
+    }
+  }
+
+  /** Asked each time the picker opens: a prompt file written a moment ago is listed. */
+  private async listCommands(): Promise<void> {
+    const client = await this.server.ready();
+    if (!client) {
+      this.post({ type: 'commands', commands: [], problems: [], error: 'The server is not running.' });
+      return;
+    }
+    try {
+      const result = await client.sendRequest<CommandsResult>(Methods.commands, {});
+      this.post({ type: 'commands', commands: result.commands, problems: result.problems });
+    } catch (error) {
+      logError(`${Methods.commands} failed`, error);
+      this.post({ type: 'commands', commands: [], problems: [], error: error instanceof Error ? error.message : String(error) });
     }
   }
 
@@ -418,11 +442,11 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       logInfo(`Panel: refused to open link ${trimmed}`);
       return;
     }
-    await this.openEdit(trimmed.split('#')[0]);
+    await this.openFile(trimmed.split('#')[0]);
   }
 
-  /** Open a workspace file the agent edited (inline review may take over this command). */
-  private async openEdit(path: unknown): Promise<void> {
+  /** Open a workspace file: one the agent edited (inline review may take over that command), an instruction file. */
+  private async openFile(path: unknown): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (typeof path !== 'string' || path === '' || !folder) {
       return;

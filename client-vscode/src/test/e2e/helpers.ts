@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
-import type { PingResult } from '../../generated/protocol';
+import { Methods, type PingResult } from '../../generated/protocol';
 import { e2eLog } from '../e2eLog';
 
 export const EXTENSION_ID = 'agentls.agentls';
@@ -70,7 +70,10 @@ export async function setUpSuite(context: Mocha.Context): Promise<AgentlsApi> {
   }
   await api.server.settled();
   const client = await waitFor(() => api.server.current, 'the server to run with the user settings', 60_000);
-  await waitFor(async () => (await client.sendRequest<PingResult>('agent/ping', {})).llmReady, 'the model worker to load litellm', WORKER_READY_MS);
+  // The worker starts only at a sign of a run (agent/prepare) or at the first run, and ends
+  // when idle: a suite that has not shown the panel yet says it is about to run.
+  await client.sendNotification(Methods.prepare, {});
+  await waitFor(async () => (await client.sendRequest<PingResult>(Methods.ping, {})).llmReady, 'the model worker to load litellm', WORKER_READY_MS);
   return api;
 }
 

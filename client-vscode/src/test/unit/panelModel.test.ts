@@ -2,7 +2,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IncrementalMarkdown, isSafeLink, renderMarkdown } from '../../panel/markdown';
 import { routedRun } from '../../panel/routing';
-import { argsSummary, canUndo, emptyConversation, fromEntries, pendingQuestions, reduce, type Action, type Conversation, type Item } from '../../panel/model';
+import {
+  argsSummary,
+  canUndo,
+  emptyConversation,
+  fromEntries,
+  instructionLinks,
+  mergeInstructions,
+  pendingQuestions,
+  reduce,
+  type Action,
+  type Conversation,
+  type Item,
+} from '../../panel/model';
+import { runResult } from './results';
 
 function run(actions: Action[], start: Conversation = emptyConversation()): Conversation {
   return actions.reduce(reduce, start);
@@ -172,6 +185,57 @@ describe('panel model: sessions', () => {
     c = reduce(c, { type: 'newSession' });
     assert.equal(c.sessionId, undefined);
     assert.equal(c.items.length, 0);
+  });
+});
+
+describe('panel model: the instruction files of a run', () => {
+  it('shows nothing when the model was given none', () => {
+    const c = run([started, { type: 'runEnded', runId: 'r1', result: runResult({ runId: 'r1' }), cancelled: false }]);
+    assert.equal(item(c, 'user').instructions, undefined);
+    assert.deepEqual(instructionLinks(item(c, 'user').instructions), []);
+  });
+
+  it('puts the files of agent/instructions in the run header, joined ones after the others, each once', () => {
+    const c = run([
+      started,
+      { type: 'instructions', params: { runId: 'r1', files: ['AGENTS.md', 'web/AGENTS.md'] } },
+      { type: 'instructions', params: { runId: 'r1', files: ['api/AGENTS.md', 'AGENTS.md'], joined: true } },
+    ]);
+    assert.deepEqual(item(c, 'user').instructions, ['AGENTS.md', 'web/AGENTS.md', 'api/AGENTS.md']);
+  });
+
+  it('takes the files of the result too (a notification that was missed)', () => {
+    const c = run([
+      started,
+      { type: 'instructions', params: { runId: 'r1', files: ['AGENTS.md'] } },
+      { type: 'runEnded', runId: 'r1', result: runResult({ runId: 'r1', instructions: ['AGENTS.md', 'src/AGENTS.md'] }), cancelled: false },
+    ]);
+    assert.deepEqual(item(c, 'user').instructions, ['AGENTS.md', 'src/AGENTS.md']);
+  });
+
+  it("ignores another run's files and changes nothing when nothing is new", () => {
+    const before = run([started, { type: 'instructions', params: { runId: 'r1', files: ['AGENTS.md'] } }]);
+    const other = reduce(before, { type: 'instructions', params: { runId: 'r2', files: ['x/AGENTS.md'] } });
+    assert.equal(other, before);
+    const same = reduce(before, { type: 'instructions', params: { runId: 'r1', files: ['AGENTS.md'] } });
+    assert.equal(same, before);
+  });
+
+  it('shows them for a stored session from its run_start and run_finish entries', () => {
+    const c = fromEntries('s1', [
+      { type: 'run_start', run_id: 'r1', prompt: 'Fix it', agent: 'build', instructions: ['AGENTS.md'] },
+      { type: 'run_finish', run_id: 'r1', status: 'success', output: 'Done.', instructions: ['AGENTS.md', 'api/AGENTS.md'] },
+    ]);
+    assert.deepEqual(item(c, 'user').instructions, ['AGENTS.md', 'api/AGENTS.md']);
+  });
+
+  it('links every workspace file of the header, but not the user’s own AGENTS.md', () => {
+    assert.deepEqual(instructionLinks(['your AGENTS.md', 'AGENTS.md', 'web/AGENTS.md']), [
+      { label: 'your AGENTS.md' },
+      { label: 'AGENTS.md', path: 'AGENTS.md' },
+      { label: 'web/AGENTS.md', path: 'web/AGENTS.md' },
+    ]);
+    assert.deepEqual(mergeInstructions(undefined, ['a', 'b', 'a']), ['a', 'b']);
   });
 });
 

@@ -22,6 +22,15 @@ function make() {
 }
 
 describe('Transcript', () => {
+  it('names the instruction files of a run, and those that join later', () => {
+    const { transcript, stream, shows } = make();
+    transcript.instructions({ runId: 'r', files: ['AGENTS.md', 'web/AGENTS.md'] });
+    stream(1, 'Reading.');
+    transcript.instructions({ runId: 'r', files: ['api/AGENTS.md'], joined: true });
+    transcript.instructions({ runId: 'r', files: [] });
+    shows('Instructions: AGENTS.md, web/AGENTS.md\nReading.\nInstructions joined: api/AGENTS.md\n');
+  });
+
   it('writes streamed text in seq order and drops duplicates', () => {
     const { stream, shows } = make();
     stream(1, 'Hello');
