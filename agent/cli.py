@@ -72,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
         "uncommitted changes, `@name` a symbol's definition",
     )
     run.add_argument("--image", action="append", default=[], metavar="FILE", help="attach an image")
+    run.add_argument(
+        "--token-budget",
+        type=int,
+        metavar="N",
+        help="stop (partial) once the run's model calls used N tokens",
+    )
 
     demo = sub.add_parser("demo", help="show the product on a sample workspace")
     demo.add_argument("--model", help="a real litellm model (default: scripted replies)")
@@ -244,6 +250,7 @@ async def run_headless(
             step_timeout=args.timeout,
             session_id=args.session or None,
             attachments=cli_attachments(args.attach, args.image),
+            token_budget=args.token_budget,
             # The instruction files from the root down to where the user stands apply.
             active_file=_current_folder(config.workspace.root),
         )

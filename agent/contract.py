@@ -136,6 +136,11 @@ class RunRequestFields(WireModel):
     attachments: list[Attachment] = Field(
         default_factory=list, description="Files, symbols, the changes, images for the prompt."
     )
+    token_budget: int | None = Field(
+        None,
+        ge=1,
+        description="Stop the run (partial) once its model calls used this many tokens.",
+    )
 
 
 class RunRequest(RunRequestFields):

@@ -116,6 +116,7 @@ class AgentLoop:
         machine: RunStateMachine | None = None,
         inbox: Callable[[], Sequence[str]] | None = None,
         messages: RunMessages | None = None,
+        token_budget: int | None = None,
     ) -> None:
         self.llm = llm
         self.engine = engine
@@ -140,6 +141,9 @@ class AgentLoop:
         # What the user sends while the run works.
         self.messages = messages
         self._stop_objections = 0
+        self.token_budget = token_budget
+        #: Tokens spent by the run's earlier loops (planning, self-evaluation retries).
+        self.spent_before = 0
 
     # -- the loop ----------------------------------------------------------------
     async def run(
@@ -259,6 +263,13 @@ class AgentLoop:
         if response.usage:
             u = state.usage
             self.observer(UsageReported(u.prompt_tokens, u.completion_tokens, u.total_tokens))
+        spent = state.usage.total_tokens + self.spent_before
+        if self.token_budget is not None and spent >= self.token_budget and response.tool_calls:
+            # The answer that ends the run is kept; a step that would go on is not taken.
+            raise LoopEnded(
+                "partial",
+                f"Stopped: the run used {spent} tokens, its budget is {self.token_budget}.",
+            )
         return response
 
     async def _tool_step(

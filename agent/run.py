@@ -558,6 +558,7 @@ class _Run:
             machine=machine,
             inbox=self.inbox,
             messages=self.messages,
+            token_budget=self.request.token_budget,
         )
         try:
             return await loop.run(prompt, history=self.history, images=self.images)

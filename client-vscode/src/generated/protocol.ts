@@ -481,6 +481,8 @@ export interface RunParams {
   activeFile?: string | null;
   /** Files, symbols, the changes, images for the prompt. */
   attachments?: Attachment[];
+  /** Stop the run (partial) once its model calls used this many tokens. */
+  tokenBudget?: number | null;
   /** Report progress on this token instead of creating one. */
   workDoneToken?: number | string | null;
 }
