@@ -73,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--image", action="append", default=[], metavar="FILE", help="attach an image")
     run.add_argument(
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="run in a worktree of its own, on the branch agentls/NAME (a new session id "
+        "when no NAME is given; an existing NAME's worktree is continued)",
+    )
+    run.add_argument(
         "--token-budget",
         type=int,
         metavar="N",
@@ -101,8 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--json", action="store_true", help="print the result as JSON")
 
     from agentls.agent.trust_cli import add_trust_commands
+    from agentls.agent.worktrees_cli import add_worktree_commands
 
     add_trust_commands(sub)
+    add_worktree_commands(sub)
     commands = sub.add_parser("commands", help="list the /commands of the workspace")
     commands.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
     commands.add_argument("--json", action="store_true", help="print the list as JSON")
@@ -165,6 +175,10 @@ def _command(args: argparse.Namespace) -> int:
         return mcp_command_main(args)
     if args.command == "commands":
         return list_commands(args.workspace or Path.cwd(), as_json=args.json)
+    if args.command in ("worktrees", "apply", "discard"):
+        from agentls.agent.worktrees_cli import worktree_command_main
+
+        return worktree_command_main(args)
     if args.command == "hooks":
         return hooks_command(Path(os.path.abspath(args.workspace or Path.cwd())), args)
     if args.command == "config-schema":
@@ -211,6 +225,17 @@ def _command(args: argparse.Namespace) -> int:
                 trusted=trusted,
             )
 
+        worktree = None
+        if args.worktree is not None:
+            from agentls.agent.worktrees_cli import prepare_worktree
+
+            try:
+                worktree = prepare_worktree(Path(args.workspace or Path.cwd()), args.worktree)
+            except AgentError as exc:
+                print(f"agentls: {exc}", file=sys.stderr)
+                return 1
+            print(f"agentls: working in {worktree.path} ({worktree.branch})", file=sys.stderr)
+            args.workspace = worktree.folder
         folder = Path(os.path.abspath(args.workspace or Path.cwd()))
         try:
             # The first line: whether commands can be sandboxed at all, before any question.
@@ -222,7 +247,12 @@ def _command(args: argparse.Namespace) -> int:
         except AgentError as exc:
             print(f"agentls: {exc}", file=sys.stderr)
             return 1
-        return asyncio.run(run_headless(args, loaded.config, trusted=loaded.trusted))
+        code = asyncio.run(run_headless(args, loaded.config, trusted=loaded.trusted))
+        if worktree is not None:
+            from agentls.agent.worktrees_cli import finish_worktree_run
+
+            finish_worktree_run(worktree, args.prompt)
+        return code
     build_parser().print_help()
     return 1
 
