@@ -77,7 +77,9 @@ def test_two_worktree_runs_at_once_leave_the_users_tree_alone(
     )
     scripted.add(
         "wb",
-        tool_call("edit_file", {"path": "README.md", "old_str": "One line.", "new_str": "Two lines."}),
+        tool_call(
+            "edit_file", {"path": "README.md", "old_str": "One line.", "new_str": "Two lines."}
+        ),
         text("Edited the README."),
     )
     runs = [
