@@ -74,7 +74,7 @@ def main(argv: Sequence[str]) -> int:
 
     protocol_out = protect_stdout()
     args = build_parser().parse_args(list(argv))
-    from agentls.server.logging import configure_logging
+    from agentls.logging_setup import configure_logging
 
     configure_logging(args.log_level, file=args.log_file)
     try:
