@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode, SelfEvalMode, choices
-from agentls.agent.config_loader import load_config
+from agentls.agent.config_loader import config_overrides, load_config
 from agentls.agent.errors import AgentError
 
 if TYPE_CHECKING:
@@ -94,18 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("config-schema", help="print the JSON Schema of .agentls.yaml")
     sub.add_parser("config-docs", help="print the configuration table (Markdown)")
     return parser
-
-
-def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The config the command line's model flags override (``--model``, ``--api-base``...)."""
-    llm: dict[str, Any] = {}
-    if getattr(args, "model", None):
-        llm["model"] = args.model
-    if getattr(args, "api_base", None):
-        llm["api_base"] = args.api_base
-    if getattr(args, "no_stream", False):
-        llm["stream"] = False
-    return {"llm": llm} if llm else {}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
