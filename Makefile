@@ -16,9 +16,12 @@ $(STAMP): pyproject.toml setup.py indexer/_lines.c
 demo: $(STAMP)
 	$(VENV)/bin/agentls demo
 
+# lint-imports: the layers of [tool.importlinter]; src/ first so that it reads this tree even
+# when the venv's editable install points at another checkout.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	PYTHONPATH=src $(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

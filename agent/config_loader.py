@@ -24,6 +24,7 @@ the user's own directories.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import os
 from collections.abc import Mapping, Sequence
@@ -465,6 +466,19 @@ def load_config(
         trusted=trusted,
         user_file=user_file,
     ).config
+
+
+def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The config the command line's model flags override (``--model``, ``--api-base``...);
+    each front end with a command line (the CLI, ``agentls acp``) passes it to ``load``."""
+    llm: dict[str, Any] = {}
+    if getattr(args, "model", None):
+        llm["model"] = args.model
+    if getattr(args, "api_base", None):
+        llm["api_base"] = args.api_base
+    if getattr(args, "no_stream", False):
+        llm["stream"] = False
+    return {"llm": llm} if llm else {}
 
 
 def may_declare_mcp_servers(config: AppConfig) -> bool:

@@ -11,7 +11,8 @@ failed=()
 step() { echo; echo "== $*"; }
 
 step lint
-"$venv/ruff" check . && "$venv/ruff" format --check . || failed+=(lint)
+"$venv/ruff" check . && "$venv/ruff" format --check . && PYTHONPATH=src "$venv/lint-imports" ||
+  failed+=(lint)
 step typecheck
 "$venv/mypy" || failed+=(mypy)
 

@@ -173,7 +173,7 @@ class AgentLanguageServer(LanguageServer):
             )
             return
         if update.changed:
-            from agentls.server.logging import configure_logging
+            from agentls.logging_setup import configure_logging
 
             cfg = self.config.logging
             configure_logging(cfg.level, file=cfg.file, verbose=cfg.verbose)

@@ -1,5 +1,9 @@
 """``agentls``: the headless run, the headless demo and the config docs.
 
+The terminal front end: every ``agentls`` subcommand but the language server and ACP,
+which ``agentls.__main__`` dispatches before this module is imported. The demo alone
+speaks LSP, as a client of a server it starts like an editor does.
+
 Exit codes of ``agentls run``: 0 success, 2 partial, 1 failed, 130 interrupted by
 Ctrl-C. The first Ctrl-C stops after the current step (a graceful shutdown through a
 CancelToken); the second exits at once.
@@ -21,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode, SelfEvalMode, choices
-from agentls.agent.config_loader import load_config
+from agentls.agent.config_loader import config_overrides, load_config
 from agentls.agent.errors import AgentError
 
 if TYPE_CHECKING:
@@ -108,8 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
         command.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    from agentls.agent.trust_cli import add_trust_commands
-    from agentls.agent.worktrees_cli import add_worktree_commands
+    from agentls.cli.trust import add_trust_commands
+    from agentls.cli.worktrees import add_worktree_commands
 
     add_trust_commands(sub)
     add_worktree_commands(sub)
@@ -125,22 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The config the command line's model flags override (``--model``, ``--api-base``...)."""
-    llm: dict[str, Any] = {}
-    if getattr(args, "model", None):
-        llm["model"] = args.model
-    if getattr(args, "api_base", None):
-        llm["api_base"] = args.api_base
-    if getattr(args, "no_stream", False):
-        llm["stream"] = False
-    return {"llm": llm} if llm else {}
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.stdio or args.tcp or args.command == "serve":
-        # agent/ knows nothing of LSP: the `agentls` console script (server.cli) serves.
+        # The language server is a front end of its own: `agentls` (agentls.__main__) starts it.
         print("agentls: the language server is started by `agentls --stdio`", file=sys.stderr)
         return 1
     with redacted_output():
@@ -151,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def redacted_output() -> Iterator[None]:
     """Every line this process prints is masked like the log: a key that reached an
     error message (an MCP URL with its token, say) never reaches the terminal."""
-    from agentls.agent.terminal import RedactingStream
+    from agentls.cli.terminal import RedactingStream
 
     out, err = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
     saved = sys.stdout, sys.stderr
@@ -166,17 +158,17 @@ def redacted_output() -> Iterator[None]:
 
 def _command(args: argparse.Namespace) -> int:
     if args.command in ("trust", "untrust"):
-        from agentls.agent.trust_cli import trust_command_main
+        from agentls.cli.trust import trust_command_main
 
         return trust_command_main(args)
     if args.command == "mcp":
-        from agentls.agent.trust_cli import mcp_command_main
+        from agentls.cli.trust import mcp_command_main
 
         return mcp_command_main(args)
     if args.command == "commands":
         return list_commands(args.workspace or Path.cwd(), as_json=args.json)
     if args.command in ("worktrees", "apply", "discard"):
-        from agentls.agent.worktrees_cli import worktree_command_main
+        from agentls.cli.worktrees import worktree_command_main
 
         return worktree_command_main(args)
     if args.command == "hooks":
@@ -192,9 +184,9 @@ def _command(args: argparse.Namespace) -> int:
         print(config_table())
         return 0
     if args.command == "demo":
-        from agentls.agent.demo.runner import run_demo
+        from agentls.cli.demo.runner import run_demo
 
-        return run_demo(model=args.model, api_base=args.api_base)
+        return run_demo(model=args.model, api_base=args.api_base, headless=args.headless)
     if args.command == "sessions":
         try:
             config = load_config(args.workspace, args.config)
@@ -203,7 +195,7 @@ def _command(args: argparse.Namespace) -> int:
             return 1
         return list_sessions(config, as_json=args.json)
     if args.command in ("checkpoints", "restore"):
-        from agentls.agent.checkpoints_cli import checkpoints_command
+        from agentls.cli.checkpoints import checkpoints_command
 
         try:
             config = load_config(args.workspace, args.config)
@@ -214,7 +206,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "run":
         from agentls.agent.config_loader import load
         from agentls.agent.sandbox_status import missing_sandbox_notice
-        from agentls.agent.trust_cli import trusted_config
+        from agentls.cli.trust import trusted_config
 
         def load_with(trusted: bool) -> LoadedConfig:
             return load(
@@ -227,7 +219,7 @@ def _command(args: argparse.Namespace) -> int:
 
         worktree = None
         if args.worktree is not None:
-            from agentls.agent.worktrees_cli import prepare_worktree
+            from agentls.cli.worktrees import prepare_worktree
 
             try:
                 worktree = prepare_worktree(Path(args.workspace or Path.cwd()), args.worktree)
@@ -249,7 +241,7 @@ def _command(args: argparse.Namespace) -> int:
             return 1
         code = asyncio.run(run_headless(args, loaded.config, trusted=loaded.trusted))
         if worktree is not None:
-            from agentls.agent.worktrees_cli import finish_worktree_run
+            from agentls.cli.worktrees import finish_worktree_run
 
             finish_worktree_run(worktree, args.prompt)
         return code
@@ -265,8 +257,8 @@ async def run_headless(
     from agentls.agent.attachments import AttachmentError
     from agentls.agent.contract import problems
     from agentls.agent.run import FrontEnd, RunRequest, run_with_own_tools
-    from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
-    from agentls.agent.trust_cli import terminal_mcp_approver
+    from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
+    from agentls.cli.trust import terminal_mcp_approver
 
     try:
         request = RunRequest(
