@@ -12,6 +12,10 @@ import {
   type AskUserParams,
   type AskUserResult,
   type CancelResult,
+  type ContextParams,
+  type MessageDeliveredParams,
+  type MessageParams,
+  type MessageResult,
   type InstructionsParams,
   type PlanParams,
   type RunParams,
@@ -49,6 +53,8 @@ export type RunEvent =
   | { type: 'step'; params: StepParams }
   | { type: 'plan'; params: PlanParams }
   | { type: 'instructions'; params: InstructionsParams }
+  | { type: 'context'; params: ContextParams }
+  | { type: 'messageDelivered'; params: MessageDeliveredParams }
   | { type: 'runEnded'; runId: string; result?: RunResult; error?: string; cancelled: boolean };
 
 /** Answers a routed run's questions (approvals, agent/askUser) somewhere else than VS Code's boxes. */
@@ -115,6 +121,8 @@ export class Runs implements vscode.Disposable {
         this.transcript.instructions(p);
         this.events.fire({ type: 'instructions', params: p });
       }),
+      client.onNotification(Methods.context, (p: ContextParams) => this.events.fire({ type: 'context', params: p })),
+      client.onNotification(Methods.messageDelivered, (p: MessageDeliveredParams) => this.events.fire({ type: 'messageDelivered', params: p })),
       client.onRequest(Methods.askUser, (p: AskUserParams, token: CancellationToken) => this.askUser(p, token)),
       // Replaces the language client's own handler (registered handlers win): approvals of
       // routed runs are answered in the panel, everything else as before.
@@ -206,6 +214,22 @@ export class Runs implements vscode.Disposable {
     } catch (error) {
       logError(`${Methods.cancel} ${id} failed`, error);
       return false;
+    }
+  }
+
+  /** Write to a run in flight (agent/message); a run this client does not know is refused here. */
+  async message(runId: string, text: string, mode: 'queue' | 'steer'): Promise<MessageResult> {
+    const run = this.active.get(runId);
+    if (!run) {
+      return { accepted: false, reason: `run ${runId} is not in flight` };
+    }
+    logInfo(`${Methods.message} ${runId} (${mode})`);
+    try {
+      const params: MessageParams = { runId, text, mode };
+      return await run.client.sendRequest<MessageResult>(Methods.message, params);
+    } catch (error) {
+      logError(`${Methods.message} ${runId} failed`, error);
+      return { accepted: false, reason: error instanceof Error ? error.message : String(error) };
     }
   }
 

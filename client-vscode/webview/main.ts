@@ -7,7 +7,7 @@
 import { commandQuery, filterCommands, insertCommand, moveActive, sourceLabel, typedCommand } from '../src/panel/commandPicker';
 import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
 import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
-import { canUndo, emptyConversation, instructionLinks, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
+import { canUndo, compactionText, contextMeter, emptyConversation, instructionLinks, MESSAGE_STATE_WORDS, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
 import type { AgentInfo, CommandInfo } from '../src/protocol';
 import { MANAGE_TRUST_LABEL, RESTRICTED_NOTICE } from '../src/trust';
 
@@ -93,7 +93,15 @@ const announcer = h('div', { class: 'sr-only', 'aria-live': 'polite', role: 'sta
 const sessionsButton = button('Sessions', () => toggleSessions(), { id: 'sessions-button', 'aria-expanded': 'false', 'aria-controls': 'sessions', title: 'Past sessions' });
 const newButton = button('New session', () => post({ type: 'newSession' }), { id: 'new-session', title: 'Start a new conversation' });
 const outputButton = button('Log', () => post({ type: 'showOutput' }), { title: 'Show the Agent output channel' });
-const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Agent panel' }, newButton, sessionsButton, outputButton);
+const meterFill = h('div', { class: 'meter-fill' });
+const meterText = h('span', { class: 'meter-text' });
+const meter = h(
+  'div',
+  { id: 'context-meter', class: 'context-meter', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': '100', hidden: '' },
+  h('div', { class: 'meter-bar', 'aria-hidden': 'true' }, meterFill),
+  meterText,
+);
+const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Agent panel' }, newButton, sessionsButton, outputButton, meter);
 const sessionsBox = h('section', { id: 'sessions', class: 'sessions', hidden: '', 'aria-label': 'Past sessions' });
 const readOnlyBar = h('div', { class: 'readonly-bar', hidden: '', role: 'note' });
 const trustBar = h(
@@ -134,17 +142,22 @@ const commandProblemsBox = h('div', { class: 'command-problems' });
 const picker = h('div', { id: 'command-picker', class: 'command-picker', hidden: '' }, commandList, commandNote, commandProblemsBox);
 const hintLine = h('div', { id: 'command-hint', class: 'command-hint', hidden: '' });
 const sendButton = button('Send', () => send(), { class: 'primary send', title: 'Send (Enter)' });
+// Steer cuts the model call in flight; Send (queue) waits for it. Only offered during a run.
+const steerButton = button('Steer', () => send('steer'), { class: 'steer', title: 'Steer: interrupt the model now with this message (Ctrl/Cmd+Enter)', hidden: '' });
+const rejectedNote = h('div', { class: 'message-rejected', role: 'alert', hidden: '' });
 const composer = h(
   'form',
   { class: 'composer', 'aria-label': 'New message' },
   h('div', { class: 'prompt-wrap' }, picker, prompt),
   hintLine,
+  rejectedNote,
   h(
     'div',
     { class: 'composer-row' },
     h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Agent'), agentSelect),
     h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Confirm mode'), confirmSelect),
     h('label', { class: 'check', title: 'Add the active editor’s selection as context' }, selectionBox, ' Include selection'),
+    steerButton,
     sendButton,
   ),
 );
@@ -161,7 +174,7 @@ prompt.addEventListener('keydown', (event) => {
   }
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
-    send();
+    send(event.ctrlKey || event.metaKey ? 'steer' : 'queue');
   }
 });
 // A prompt being typed is a sign of a run: the extension tells the server to get ready.
@@ -210,12 +223,20 @@ function announce(text: string): void {
   announcer.textContent = text;
 }
 
-function send(): void {
+function send(mode: 'queue' | 'steer' = 'queue'): void {
   const text = prompt.value;
-  if (text.trim() === '' || conversation.runId || conversation.readOnly) {
+  if (text.trim() === '' || conversation.readOnly) {
     return;
   }
-  post({ type: 'run', prompt: text, options });
+  rejectedNote.hidden = true;
+  if (conversation.runId) {
+    // The box is cleared now; a refusal (messageRejected) puts the text back.
+    post({ type: 'message', text, mode });
+  } else if (mode === 'queue') {
+    post({ type: 'run', prompt: text, options });
+  } else {
+    return;
+  }
   prompt.value = '';
   promptWasEmpty = true;
   closePicker();
@@ -469,6 +490,16 @@ function renderItem(item: Item): HTMLElement {
         h('div', { class: 'user-text' }, item.text),
         instructionsLine(item.instructions),
       );
+    case 'message':
+      return h(
+        'div',
+        { class: `msg user mid-run ${item.state}`, 'data-kind': 'message', 'data-state': item.state, 'data-message': item.messageId },
+        h('div', { class: 'who' }, item.mode === 'steer' ? 'You (steer)' : 'You (during the run)'),
+        h('div', { class: 'user-text' }, item.text),
+        h('div', { class: 'message-state', 'aria-label': `Message ${MESSAGE_STATE_WORDS[item.state]}` }, MESSAGE_STATE_WORDS[item.state]),
+      );
+    case 'compaction':
+      return h('div', { class: 'run-end compaction', 'data-kind': 'compaction', role: 'note' }, compactionText(item.compacted));
     case 'text': {
       const body = h('div', { class: 'markdown' });
       // Safe: the Markdown renderer escapes every tag of the model's text (html: false) and
@@ -733,7 +764,10 @@ function render(): void {
   statusText.textContent = [c.stepText, STATE_WORDS[c.state ?? ''] ?? c.state].filter(Boolean).join(' · ');
   log.setAttribute('aria-busy', String(running && c.state === 'model_running'));
   prompt.disabled = c.readOnly;
-  sendButton.disabled = running || c.readOnly;
+  sendButton.disabled = c.readOnly;
+  sendButton.title = running ? 'Send to the running agent: it reads it before its next step (Enter)' : 'Send (Enter)';
+  steerButton.hidden = !running;
+  renderMeter(c);
   newButton.disabled = running;
   if (c.readOnly && readOnlyBar.hidden) {
     const cont = button('Continue this session', () => post({ type: 'continueSession' }), { class: 'primary continue' });
@@ -743,6 +777,22 @@ function render(): void {
   if (stick) {
     window.scrollTo(0, document.body.scrollHeight);
   }
+}
+
+function renderMeter(c: Conversation): void {
+  const ctx = c.context;
+  meter.hidden = !ctx;
+  if (!ctx) {
+    return;
+  }
+  const m = contextMeter(ctx.used, ctx.limit);
+  meterFill.style.width = `${m.percent}%`;
+  meter.dataset.level = m.level;
+  meter.title = m.label;
+  meter.setAttribute('aria-valuenow', String(m.percent));
+  meter.setAttribute('aria-valuetext', m.label);
+  meter.setAttribute('aria-label', m.label);
+  meterText.textContent = m.short;
 }
 
 function applyOptions(): void {
@@ -774,6 +824,12 @@ function describe(action: Action): string | undefined {
       return action.cancelled ? 'Run stopped.' : `Run ${action.result?.status ?? 'failed'}.`;
     case 'runStarted':
       return 'Run started.';
+    case 'messageQueued':
+      return 'Message queued for the agent.';
+    case 'messageDelivered':
+      return 'Your message reached the agent.';
+    case 'context':
+      return action.params.compacted ? compactionText(action.params.compacted) : undefined;
     default:
       return undefined;
   }
@@ -826,6 +882,14 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'focusPrompt':
       prompt.focus();
+      break;
+    case 'messageRejected':
+      // Nothing lost: the text comes back, ahead of anything typed since.
+      prompt.value = prompt.value.trim() === '' ? message.text : `${message.text}\n${prompt.value}`;
+      promptWasEmpty = prompt.value === '';
+      saveState();
+      rejectedNote.textContent = `Not sent: ${message.reason}`;
+      rejectedNote.hidden = false;
       break;
     case 'restricted':
       trustBar.hidden = !message.restricted;

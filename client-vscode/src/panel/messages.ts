@@ -31,6 +31,8 @@ export type ToWebview =
   /** The answer to `listCommands` (agent/commands); `error` when it could not be asked. */
   | { type: 'commands'; commands: CommandInfo[]; problems: string[]; error?: string }
   | { type: 'focusPrompt' }
+  /** agent/message was refused: the text goes back into the box, with the reason. */
+  | { type: 'messageRejected'; text: string; reason: string }
   /** Whether the folder is in Restricted Mode (not trusted by VS Code's Workspace Trust). */
   | { type: 'restricted'; restricted: boolean };
 
@@ -42,6 +44,8 @@ export type FromWebview =
   | { type: 'typing' }
   | { type: 'options'; options: PanelOptions }
   | { type: 'cancel' }
+  /** Written while a run works: goes to that run (agent/message). */
+  | { type: 'message'; text: string; mode: 'queue' | 'steer' }
   | { type: 'approve'; id: string; answer: string }
   | { type: 'answer'; id: string; answer: string | null }
   | { type: 'openLink'; href: string }

@@ -4,7 +4,7 @@
  * no vscode: the extension keeps one copy (the truth, sent whole to a fresh webview) and the
  * webview applies the same actions to its own copy, so both always agree.
  */
-import type { InstructionsParams, PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult } from '../protocol';
+import type { Compaction, ContextParams, InstructionsParams, MessageDeliveredParams, PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult } from '../protocol';
 
 /** A run's end: the live result, or what a stored session recorded of it (less). */
 export type RunEnd = Pick<RunResult, 'status'> & Partial<RunResult>;
@@ -58,6 +58,19 @@ export type Item =
     }
   | { kind: 'plan'; id: string; rev: number; runId: string; goal: string; steps: PlanStep[] }
   | {
+      /** What the user wrote to a run while it worked (agent/message). */
+      kind: 'message';
+      id: string;
+      rev: number;
+      runId: string;
+      messageId: string;
+      text: string;
+      mode: 'queue' | 'steer';
+      /** queued until agent/messageDelivered names it; a run that ends first leaves it undelivered. */
+      state: 'queued' | 'delivered' | 'undelivered';
+    }
+  | { kind: 'compaction'; id: string; rev: number; runId: string; step: number; compacted: Compaction }
+  | {
       kind: 'end';
       id: string;
       rev: number;
@@ -95,6 +108,8 @@ export interface Conversation {
   runId?: string;
   state?: string;
   stepText?: string;
+  /** The latest agent/context of the run in flight (or of the last run): the header's meter. */
+  context?: { runId: string; used: number; limit: number };
   /** Runs of the session that changed files (agent/checkpoints): each gets an undo button. */
   undoable?: string[];
   /** Bumps on every change; the renderer compares it to skip idle frames. */
@@ -112,6 +127,9 @@ export type Action =
   | { type: 'approvalAnswered'; id: string; answer: string }
   | { type: 'ask'; id: string; runId: string; question: string; default?: string }
   | { type: 'askAnswered'; id: string; answer: string | null }
+  | { type: 'messageQueued'; runId: string; messageId: string; text: string; mode: 'queue' | 'steer' }
+  | { type: 'messageDelivered'; params: MessageDeliveredParams }
+  | { type: 'context'; params: ContextParams }
   | { type: 'runEnded'; runId: string; result?: RunEnd; error?: string; cancelled: boolean }
   | { type: 'sessionLoaded'; sessionId: string; entries: unknown[] }
   | { type: 'continueSession' }
@@ -242,7 +260,45 @@ export function reduce(c: Conversation, action: Action): Conversation {
         readOnly: false,
         state: 'preparing',
         stepText: undefined,
+        context: undefined,
       });
+    }
+    case 'messageQueued': {
+      const item: Item = {
+        kind: 'message',
+        id: `m-${action.runId}-${action.messageId}`,
+        rev: 0,
+        runId: action.runId,
+        messageId: action.messageId,
+        text: action.text,
+        mode: action.mode,
+        state: 'queued',
+      };
+      return bump(c, { items: [...closeText(c.items, action.runId), item] });
+    }
+    case 'messageDelivered': {
+      const { runId, messageIds } = action.params;
+      let changed = false;
+      const items = c.items.map((it): Item => {
+        if (it.kind === 'message' && it.runId === runId && it.state === 'queued' && messageIds.includes(it.messageId)) {
+          changed = true;
+          return { ...it, state: 'delivered', rev: it.rev + 1 };
+        }
+        return it;
+      });
+      return changed ? bump(c, { items }) : c;
+    }
+    case 'context': {
+      const { runId, step, used, limit, compacted } = action.params;
+      if (runId !== c.runId) {
+        return c;
+      }
+      const patch: Partial<Conversation> = { context: { runId, used, limit } };
+      if (compacted) {
+        const item: Item = { kind: 'compaction', id: `c-${runId}-${step}-${c.rev}`, rev: 0, runId, step, compacted };
+        patch.items = [...closeText(c.items, runId), item];
+      }
+      return bump(c, patch);
     }
     case 'status': {
       if (action.params.runId !== c.runId) {
@@ -393,6 +449,9 @@ function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>):
     if (it.kind === 'ask' && !it.answered) {
       return { ...it, answered: true, answer: null, rev: it.rev + 1 };
     }
+    if (it.kind === 'message' && it.state === 'queued') {
+      return { ...it, state: 'undelivered', rev: it.rev + 1 };
+    }
     return it;
   });
   const r = action.result;
@@ -516,3 +575,49 @@ function stringList(value: unknown): string[] {
 export function pendingQuestions(c: Conversation): Item[] {
   return c.items.filter((it) => (it.kind === 'approval' && it.answer === undefined) || (it.kind === 'ask' && !it.answered));
 }
+
+/** 1830 → "1.8k", 41000 → "41k", 950 → "950": short enough for a header and a transcript line. */
+export function formatTokens(n: number): string {
+  if (n < 1000) {
+    return String(Math.round(n));
+  }
+  if (n < 10000) {
+    return `${(Math.round(n / 100) / 10).toFixed(1).replace(/\.0$/, '')}k`;
+  }
+  if (n < 1_000_000) {
+    return `${Math.round(n / 1000)}k`;
+  }
+  return `${(Math.round(n / 100_000) / 10).toFixed(1).replace(/\.0$/, '')}M`;
+}
+
+export interface Meter {
+  /** 0..100, for the bar's width (a limit of 0 reads as full). */
+  percent: number;
+  /** Short, on the bar: "12k / 128k". */
+  short: string;
+  /** Full, for the title and screen readers. */
+  label: string;
+  level: 'ok' | 'high' | 'full';
+}
+
+export function contextMeter(used: number, limit: number): Meter {
+  const ratio = limit > 0 ? used / limit : 1;
+  const percent = Math.max(0, Math.min(100, Math.round(ratio * 100)));
+  const exact = (n: number): string => n.toLocaleString('en-US');
+  return {
+    percent,
+    short: `${formatTokens(used)} / ${formatTokens(limit)}`,
+    label: `Context: ${exact(used)} of ${exact(limit)} tokens (${percent} %)`,
+    level: ratio >= 0.9 ? 'full' : ratio >= 0.7 ? 'high' : 'ok',
+  };
+}
+
+export function compactionText(c: Compaction): string {
+  return `Context compacted: ${c.messagesBefore} → ${c.messagesAfter} messages, ${formatTokens(c.tokensBefore)} → ${formatTokens(c.tokensAfter)} tokens`;
+}
+
+export const MESSAGE_STATE_WORDS: Record<'queued' | 'delivered' | 'undelivered', string> = {
+  queued: 'queued',
+  delivered: 'delivered',
+  undelivered: 'not delivered (the run ended first)',
+};

@@ -174,6 +174,12 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     const runId = event.type === 'runEnded' ? event.runId : event.params.runId;
+    if (event.type === 'messageDelivered' || event.type === 'context') {
+      if (runId === this.conversation.runId) {
+        this.apply(event);
+      }
+      return;
+    }
     if (!this.conversation.items.some((it) => it.runId === runId)) {
       return; // a run of the palette: the Output channel and the status bar show it
     }
@@ -291,6 +297,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         await this.context.workspaceState.update(OPTIONS_KEY, message.options);
         await this.run(message.prompt, message.options);
         return;
+      case 'message':
+        await this.message(message.text, message.mode);
+        return;
       case 'cancel':
         if (this.conversation.runId) {
           await this.runs.cancel(this.conversation.runId);
@@ -346,6 +355,21 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
         return;
     }
+  }
+
+  /** Write to the run in flight (also used by tests through the extension's API). */
+  async message(text: string, mode: 'queue' | 'steer' = 'queue'): Promise<boolean> {
+    const runId = this.conversation.runId;
+    if (text.trim() === '') {
+      return false;
+    }
+    const result = runId ? await this.runs.message(runId, text, mode) : { accepted: false, reason: 'no run is in flight' };
+    if (!result.accepted || !result.messageId || !runId) {
+      this.post({ type: 'messageRejected', text, reason: result.reason ?? 'the run did not take the message' });
+      return false;
+    }
+    this.apply({ type: 'messageQueued', runId, messageId: result.messageId, text, mode });
+    return true;
   }
 
   /** Start a run from the panel (also used by tests through the extension's API). */
