@@ -4,13 +4,11 @@ before its next call) and both prompts end with that turn."""
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 
 import pytest
-from acp import spawn_agent_process, text_block
-from test_acp import EditorClient
+from acp import text_block
+from test_acp import EditorClient, acp_agent
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
@@ -26,17 +24,7 @@ async def test_a_prompt_sent_while_a_turn_runs_joins_it(
         text("Done, with tests."),
     )
     client = EditorClient()
-    command = ["-P", "-m", "agentls", "acp", "--model", "openai/acp-msg"]
-    async with spawn_agent_process(
-        client,
-        sys.executable,
-        *command,
-        "--api-base",
-        scripted.api_base,
-        cwd=tmp_path,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-        transport_kwargs={"stderr": None, "shutdown_timeout": 60.0},
-    ) as (conn, _process):
+    async with acp_agent(tmp_path, scripted, "acp-msg", client) as conn:
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
         first = asyncio.ensure_future(

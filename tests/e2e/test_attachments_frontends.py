@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from acp import image_block, resource_link_block, spawn_agent_process, text_block
+from acp import image_block, resource_link_block, text_block
 from agentls_e2e import LspFactory, plain
-from test_acp import EditorClient
+from test_acp import EditorClient, acp_agent
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
@@ -81,21 +81,7 @@ async def test_an_acp_editors_links_and_images_are_attachments(
     (tmp_path / "notes.md").write_text("# Notes\nShip on Friday.\n")
     scripted.add("acp-at", text("Friday."))
     client = EditorClient()
-    async with spawn_agent_process(
-        client,
-        sys.executable,
-        "-P",
-        "-m",
-        "agentls",
-        "acp",
-        "--model",
-        "openai/acp-at",
-        "--api-base",
-        scripted.api_base,
-        cwd=tmp_path,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-        transport_kwargs={"stderr": None, "shutdown_timeout": 60.0},
-    ) as (conn, _process):
+    async with acp_agent(tmp_path, scripted, "acp-at", client) as conn:
         init = await conn.initialize(protocol_version=1)
         assert init.agent_capabilities.prompt_capabilities.image is True
         session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])

@@ -60,6 +60,19 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+def started(cwd: Path, *args: str) -> subprocess.Popen[str]:
+    """``agentls args`` running in the background, its output kept."""
+    return subprocess.Popen(
+        agentls_argv(*args),
+        cwd=cwd,
+        env=ENV,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def model(scripted: ScriptedModelServer, name: str) -> list[str]:
     return ["--model", f"openai/{name}", "--api-base", scripted.api_base, "--mode", "yolo"]
 
@@ -83,24 +96,8 @@ def test_two_worktree_runs_at_once_leave_the_users_tree_alone(
         text("Edited the README."),
     )
     runs = [
-        subprocess.Popen(
-            agentls_argv("run", "write docs", "--worktree", "a", *model(scripted, "wa")),
-            cwd=repo,
-            env=ENV,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        ),
-        subprocess.Popen(
-            agentls_argv("run", "edit readme", "--worktree", "b", *model(scripted, "wb")),
-            cwd=repo,
-            env=ENV,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        ),
+        started(repo, "run", "write docs", "--worktree", "a", *model(scripted, "wa")),
+        started(repo, "run", "edit readme", "--worktree", "b", *model(scripted, "wb")),
     ]
     for run in runs:
         _, err = run.communicate(timeout=180)
