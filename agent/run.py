@@ -34,7 +34,7 @@ from agentls.agent.checkpoints import (
 )
 from agentls.agent.child_process import ChangesProbe, FileSnapshotProbe, ProcessRunner
 from agentls.agent.command_runs import prepare as prepare_command
-from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.config import AgentConfig, AppConfig, HookEvent
 from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.errors import AgentError
 from agentls.agent.events import (
@@ -479,11 +479,12 @@ class _Run:
         if hooks is None:
             return prompt
         added: list[str] = []
-        for event, payload in (
+        events: list[tuple[HookEvent, dict[str, Any]]] = [
             ("SessionStart", {"source": "startup"}),
             ("UserPromptSubmit", {"prompt": prompt}),
-        ):
-            outcome = await hooks.run(event, payload)  # type: ignore[arg-type]
+        ]
+        for event, payload in events:
+            outcome = await hooks.run(event, payload)
             for problem in outcome.problems:
                 observer(Notice("warning", problem))
             if outcome.blocked:
