@@ -115,6 +115,24 @@ class MessageDeliveredParams(WireModel):
     message_ids: list[str]
 
 
+class CommandParams(WireModel):
+    """``agent/command``: a command the agent runs, as it runs, for a client that mirrors
+    it (one that declares ``experimental.agentls.commandOutput``). ``started`` names the
+    command, ``output`` pieces come in order, ``ended`` gives the exit code. Secrets are
+    masked in ``command`` and ``text``."""
+
+    run_id: str
+    call_id: str = Field(description="The tool call, as in `agent/step`.")
+    event: Literal["started", "output", "ended"]
+    tool: str | None = Field(None, description="`started`: the tool that runs it.")
+    command: str | None = Field(None, description="`started`: what runs, as approved.")
+    text: str | None = Field(None, description="`output`: stdout and stderr interleaved.")
+    exit_code: int | None = Field(
+        None, description="`ended`: the exit code; absent when the command was stopped."
+    )
+    timed_out: bool | None = Field(None, description="`ended`: stopped by its time limit.")
+
+
 class AgentInfo(WireModel):
     name: str
     description: str
@@ -467,6 +485,7 @@ METHODS: tuple[Method, ...] = (
         "serverToClient",
         MessageDeliveredParams,
     ),
+    Method("agent/command", "command", "notification", "serverToClient", CommandParams),
     Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
     Method("agent/commands", "commands", "request", "clientToServer", NoParams, CommandsResult),
     Method("agent/ping", "ping", "request", "clientToServer", NoParams, PingResult),

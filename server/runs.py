@@ -33,7 +33,7 @@ from agentls.agent.run_messages import MessageMode, PendingMessage, RunMessageEr
 from agentls.agent.workspace import FileAccess
 from agentls.server.approver import LspApprover
 from agentls.server.inline_review import InlineReviews
-from agentls.server.observer import LspRunObserver
+from agentls.server.observer import LspRunObserver, client_mirrors_commands
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import RunParams
 from agentls.server.run_handle import RunHandle, task_context
@@ -161,7 +161,12 @@ class RunManager:
             self.cancel(run_id, "cancelled from the progress UI")
 
         progress = handle.progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
-        observer = handle.observer = LspRunObserver(run_id, self.notify, progress=progress)
+        observer = handle.observer = LspRunObserver(
+            run_id,
+            self.notify,
+            progress=progress,
+            mirror_commands=client_mirrors_commands(self._ls.client_capabilities),
+        )
         outcome: RunOutcome | None = None
         try:
             await progress.begin(

@@ -289,6 +289,7 @@ def make_client() -> AgentClient:
         "agent/instructions",
         "agent/messageDelivered",
         "agent/context",
+        "agent/command",
     ):
         record(method)
 

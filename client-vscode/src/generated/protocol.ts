@@ -8,6 +8,7 @@ export const Methods = {
   cancel: 'agent/cancel',
   message: 'agent/message',
   messageDelivered: 'agent/messageDelivered',
+  command: 'agent/command',
   agents: 'agent/agents',
   commands: 'agent/commands',
   ping: 'agent/ping',
@@ -58,6 +59,7 @@ export interface ServerRequests {
 /** The notifications the server sends: method → params. */
 export interface ServerNotifications {
   'agent/messageDelivered': MessageDeliveredParams;
+  'agent/command': CommandParams;
   'agent/status': StatusParams;
   'agent/stream': StreamParams;
   'agent/step': StepParams;
@@ -220,6 +222,29 @@ export interface CommandInfo {
   source: CommandSource;
   /** The prompt file it comes from: workspace-relative, or `your ...` for one in the user config directory; empty for a built-in. */
   path: string;
+}
+
+/**
+ * `agent/command`: a command the agent runs, as it runs, for a client that mirrors
+ * it (one that declares `experimental.agentls.commandOutput`). `started` names the
+ * command, `output` pieces come in order, `ended` gives the exit code. Secrets are
+ * masked in `command` and `text`.
+ */
+export interface CommandParams {
+  runId: string;
+  /** The tool call, as in `agent/step`. */
+  callId: string;
+  event: 'started' | 'output' | 'ended';
+  /** `started`: the tool that runs it. */
+  tool?: string;
+  /** `started`: what runs, as approved. */
+  command?: string;
+  /** `output`: stdout and stderr interleaved. */
+  text?: string;
+  /** `ended`: the exit code; absent when the command was stopped. */
+  exitCode?: number;
+  /** `ended`: stopped by its time limit. */
+  timedOut?: boolean;
 }
 
 /** `agent/commands` result: by name. */
