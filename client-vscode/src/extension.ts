@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
+import { CommandTerminals } from './commandTerminals';
 import * as path from 'path';
 import { createLog, logError, logInfo, logText, logWarn } from './logging';
 import { ManagedEnvironment } from './managedEnv';
@@ -46,6 +47,8 @@ export interface AgentlsApi {
   panel: AgentPanel;
   /** The run status bar item's tooltip (Markdown or plain text). */
   statusTooltip(): string;
+  /** The terminals that mirror the agent's commands, one per run. */
+  terminals: CommandTerminals;
 }
 
 function settingsNow(): AgentSettings {
@@ -80,6 +83,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     showModalWarning: (m, d, ...a) => api.ui.showModalWarning(m, d, ...a),
   };
   const runs = new Runs(statusBar, transcript, uiProxy);
+  const terminals = new CommandTerminals(runs.onEvent);
   const keys = new ApiKeys(context.secrets);
   const managed = new ManagedEnvironment({
     bundleDir: path.join(context.extensionPath, 'bundled'),
@@ -126,6 +130,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     settings: settingsNow,
     lastOutcomeRunId: () => runs.lastOutcome?.runId,
     review,
+    terminals,
   });
 
   context.subscriptions.push(
@@ -133,6 +138,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     output,
     statusBar,
     runs,
+    terminals,
     server,
     panel,
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare() }),

@@ -29,6 +29,7 @@ export type {
   CheckpointsResult,
   ClientNotifications,
   CommandInfo,
+  CommandParams,
   Compaction,
   ContextParams,
   CommandSource,

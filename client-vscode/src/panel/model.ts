@@ -36,6 +36,8 @@ export type Item =
       result?: string;
       /** A file the tool changed: the card links to its review. */
       path?: string;
+      /** The tool ran a command that the run's terminal shows: the card links to it. */
+      terminal?: boolean;
     }
   | {
       kind: 'approval';
@@ -130,6 +132,8 @@ export type Action =
   | { type: 'messageQueued'; runId: string; messageId: string; text: string; mode: 'queue' | 'steer' }
   | { type: 'messageDelivered'; params: MessageDeliveredParams }
   | { type: 'context'; params: ContextParams }
+  /** A tool call started a command, mirrored in the run's terminal (agent/command). */
+  | { type: 'commandStarted'; runId: string; callId: string }
   | { type: 'runEnded'; runId: string; result?: RunEnd; error?: string; cancelled: boolean }
   | { type: 'sessionLoaded'; sessionId: string; entries: unknown[] }
   | { type: 'continueSession' }
@@ -299,6 +303,14 @@ export function reduce(c: Conversation, action: Action): Conversation {
         patch.items = [...closeText(c.items, runId), item];
       }
       return bump(c, patch);
+    }
+    case 'commandStarted': {
+      const i = findLast(c.items, (it) => it.kind === 'tool' && it.runId === action.runId && it.callId === action.callId);
+      if (i < 0) {
+        return c;
+      }
+      const card = c.items[i] as Extract<Item, { kind: 'tool' }>;
+      return card.terminal ? c : bump(c, { items: replaceItem(c, i, { ...card, terminal: true }) });
     }
     case 'status': {
       if (action.params.runId !== c.runId) {
