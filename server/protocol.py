@@ -398,6 +398,33 @@ class McpServerApprovalResult(WireModel):
     approved: bool
 
 
+class HookEntry(WireModel):
+    """One command of a workspace's hooks."""
+
+    event: str = Field(description="`PreToolUse`, `PostToolUse`, `SessionStart`, ...")
+    matcher: str = Field(description="The tools it applies to; empty: every tool.")
+    command: str = Field(description="The shell command, exactly as written.")
+    timeout: float = Field(description="Seconds before it is stopped.")
+
+
+class HooksApprovalParams(WireModel):
+    """``agent/approveHooks`` (a request to the client): may the hooks of this workspace
+    file run? Sent at the start of a run in a trusted folder, for each file whose hooks
+    (as they are now) the user has not approved, only to clients that declare
+    ``experimental.agentls.approveHooks``. An approval is stored for this exact
+    definition, as ``agentls hooks approve`` stores it; a changed definition asks again."""
+
+    source: str = Field(description="The file: `.agentls/hooks.json`, `.claude/settings.json`...")
+    hooks: list[HookEntry]
+    changed: bool = Field(description="The user approved another definition of this file.")
+
+
+class HooksApprovalResult(WireModel):
+    """``agent/approveHooks`` result."""
+
+    approved: bool
+
+
 # -- checkpoints ------------------------------------------------------------------------
 
 
@@ -523,6 +550,14 @@ METHODS: tuple[Method, ...] = (
         "notification",
         "clientToServer",
         ReviewDecisionParams,
+    ),
+    Method(
+        "agent/approveHooks",
+        "approveHooks",
+        "request",
+        "serverToClient",
+        HooksApprovalParams,
+        HooksApprovalResult,
     ),
     Method(
         "agent/approveMcpServer",

@@ -32,6 +32,7 @@ from agentls.agent.events import RunState, StatusChanged
 from agentls.agent.run_messages import MessageMode, PendingMessage, RunMessageError
 from agentls.agent.workspace import FileAccess
 from agentls.server.approver import LspApprover
+from agentls.server.hooks_approval import lsp_hooks_approver
 from agentls.server.inline_review import InlineReviews
 from agentls.server.observer import LspRunObserver, client_mirrors_commands
 from agentls.server.progress import RunProgress
@@ -88,6 +89,8 @@ class RunManager:
         self._reviews = reviews
         self.runs: dict[str, RunHandle] = {}
         self._mcp: MCPPool | None = None
+        #: Workspace hook files (and digests) the user refused while this server lives.
+        self._refused_hooks: set[tuple[str, str]] = set()
 
     def _open_documents(self) -> tuple[str, ...]:
         """File-system paths of the documents open in the editor."""
@@ -228,6 +231,7 @@ class RunManager:
             open_documents=self._open_documents(),
             notices=notices,
             trusted=self._sources.trusted(),
+            approve_hooks=lsp_hooks_approver(self._ls, handle.token, self._refused_hooks),
             messages=handle.messages,
             llm_for=self._sources.llm,
         )

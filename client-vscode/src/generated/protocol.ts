@@ -26,6 +26,7 @@ export const Methods = {
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
   reviewDecision: 'agent/reviewDecision',
+  approveHooks: 'agent/approveHooks',
   approveMcpServer: 'agent/approveMcpServer',
 } as const;
 
@@ -53,6 +54,7 @@ export interface ClientNotifications {
 /** The requests the server sends: method → params and result. */
 export interface ServerRequests {
   'agent/askUser': { params: AskUserParams; result: AskUserResult };
+  'agent/approveHooks': { params: HooksApprovalParams; result: HooksApprovalResult };
   'agent/approveMcpServer': { params: McpServerApprovalParams; result: McpServerApprovalResult };
 }
 
@@ -291,6 +293,38 @@ export interface ContextUpdate extends Entry {
   kind: string;
   messages_before: number;
   messages_after: number;
+}
+
+/** One command of a workspace's hooks. */
+export interface HookEntry {
+  /** `PreToolUse`, `PostToolUse`, `SessionStart`, ... */
+  event: string;
+  /** The tools it applies to; empty: every tool. */
+  matcher: string;
+  /** The shell command, exactly as written. */
+  command: string;
+  /** Seconds before it is stopped. */
+  timeout: number;
+}
+
+/**
+ * `agent/approveHooks` (a request to the client): may the hooks of this workspace
+ * file run? Sent at the start of a run in a trusted folder, for each file whose hooks
+ * (as they are now) the user has not approved, only to clients that declare
+ * `experimental.agentls.approveHooks`. An approval is stored for this exact
+ * definition, as `agentls hooks approve` stores it; a changed definition asks again.
+ */
+export interface HooksApprovalParams {
+  /** The file: `.agentls/hooks.json`, `.claude/settings.json`... */
+  source: string;
+  hooks: HookEntry[];
+  /** The user approved another definition of this file. */
+  changed: boolean;
+}
+
+/** `agent/approveHooks` result. */
+export interface HooksApprovalResult {
+  approved: boolean;
 }
 
 /** What the user decided about one hunk under inline review. */
