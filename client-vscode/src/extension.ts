@@ -16,6 +16,7 @@ import { Preparer } from './prepare';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
+import { HooksApprovals } from './hooksApproval';
 import { McpApprovals } from './mcpApproval';
 import { readSettings, SECTION, type AgentSettings } from './settings';
 import { RunStatusBar } from './statusBar';
@@ -92,6 +93,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
   });
   const review = new ReviewController();
   const mcpApprovals = new McpApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
+  const hooksApprovals = new HooksApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
   const server = new ServerManager(
     log,
     settingsNow,
@@ -102,6 +104,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         runs.attach(client);
         review.attach(client);
         mcpApprovals.attach(client);
+        hooksApprovals.attach(client);
       },
       onClientGone: () => runs.serverGone(),
       capabilities: () => review.capabilities(),
@@ -144,6 +147,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare() }),
     review,
     mcpApprovals,
+    hooksApprovals,
     ...registerReviewUi(review),
     ...watchWorkspaceTrust({ server, panel, statusBar }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
