@@ -57,7 +57,11 @@ class Problem:
 
     def render(self) -> str:
         """``app.py:41:9 error: "total_price" is not defined (Pylance)``."""
-        text = " ".join(self.message.split())
+        # Checkers put details on indented lines of their own (pyright's "X is not
+        # assignable to Y" under its summary): one line, the parts kept apart.
+        text = "; ".join(
+            " ".join(line.split()) for line in self.message.splitlines() if line.strip()
+        )
         if len(text) > MAX_MESSAGE_CHARS:
             text = text[: MAX_MESSAGE_CHARS - 1] + "…"
         who = f" ({self.source})" if self.source else ""
@@ -248,6 +252,7 @@ class ProblemCheckingFiles(WrappedFiles):
         text_file = await self.inner.read_text(path)
         if self.source.covers(text_file.path):
             self.source.saw(text_file.path, text_file.text)
+        self._tell()
         return text_file
 
     async def apply(self, changes: Sequence[FileChange], *, confirm: bool) -> EditOutcome:
@@ -258,6 +263,7 @@ class ProblemCheckingFiles(WrappedFiles):
         }
         if not before:
             self.last_wait = 0.0
+            self._tell()
             return await self.inner.apply(changes, confirm=confirm)
         watch = await self.source.begin_edit(before)
         try:

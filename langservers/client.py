@@ -269,7 +269,7 @@ class Connection:
     def _exit_report(self) -> str:
         code = self._process.returncode if self._process is not None else None
         tail = " | ".join(line for line in self._stderr if line.strip())[-400:]
-        return f"{self.program} exited (code {code})" + (f": {tail}" if tail else "")
+        return f"{self.name} exited (code {code})" + (f": {tail}" if tail else "")
 
     async def _read(self, stdout: asyncio.StreamReader) -> None:
         with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):

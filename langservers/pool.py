@@ -189,6 +189,12 @@ class LanguageServers:
             return []
         return [to_problem(rel, diagnostic, entry.name) for diagnostic in found]
 
+    async def start_for(self, path: str) -> bool:
+        """Start the server of ``path``'s language now rather than at first use; whether
+        it is up."""
+        entry = self._entry(path)
+        return entry is not None and await self._connection(entry) is not None
+
     # -- ProblemSource -------------------------------------------------------------------
     def saw(self, path: str, text: str) -> None:
         entry = self._entry(path)
@@ -260,7 +266,7 @@ class LanguageServers:
     def _timed_out(
         self, entry: LanguageServerConfig, path: str, timeout: float, *, started: bool
     ) -> None:
-        what = "report the problems of" if started else "start in time to check"
+        what = "report the problems of" if started else "start and report the problems of"
         self._say(
             f"late:{entry.name}",
             f"language server {entry.name} did not {what} {path} within {timeout:g} s "
