@@ -13,6 +13,11 @@ when the client sends one) changed since before the edit and then stayed the sam
 ``QUIET_SECONDS``. A document whose problems never change (a clean edit of a clean file:
 language servers then publish nothing new) costs the whole wait, ``diagnostics.wait_ms``.
 
+Nor does an editor say which languages it checks at all (VS Code without a Python
+extension shows no problem for any ``.py`` file): until some document of a file extension
+has had problems (or an ``updates`` count above 0) in one of its answers, an edit of such a
+file waits at most ``PROBE_SECONDS``, then the whole wait once problems appear.
+
 A document the editor did not have open before the edit had no problems it could show:
 its problems after the edit are reported as such (they may be older than the edit).
 """
@@ -38,6 +43,7 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.1
 QUIET_SECONDS = 0.25
+PROBE_SECONDS = 1.0
 _SEVERITY: dict[int, Severity] = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 
@@ -75,6 +81,9 @@ class EditorProblems:
         self.extensions = extensions
         self._notices: list[str] = []
         self._failed = False
+        #: Extensions of the documents the editor has shown problems for: it checks them.
+        self.checked: set[str] = set()
+        self._surveyed = False
 
     @classmethod
     def for_config(cls, ls: LanguageServer, config: AppConfig) -> EditorProblems:
@@ -82,7 +91,7 @@ class EditorProblems:
         return cls(ls, config.workspace.root, extensions)
 
     def covers(self, path: str) -> bool:
-        return not self._failed and os.path.splitext(path)[1].lower() in self.extensions
+        return not self._failed and _extension(path) in self.extensions
 
     def saw(self, path: str, text: str) -> None:
         """The editor analyses what it has open by itself."""
@@ -134,12 +143,22 @@ class EditorProblems:
         seen: dict[str, _Seen] = {}
         for item in result.items:
             path = self._path(item.uri)
-            if path is not None:
-                problems = [_problem(path, d) for d in item.diagnostics]
-                seen[path] = _Seen(problems, item.updates)
+            if path is None:
+                continue
+            problems = [_problem(path, d) for d in item.diagnostics]
+            seen[path] = _Seen(problems, item.updates)
+            if problems or item.updates:
+                self.checked.add(_extension(path))
         return seen
 
+    def is_checked(self, path: str) -> bool:
+        return _extension(path) in self.checked
+
     async def begin_edit(self, texts: Mapping[str, str | None]) -> _EditorWatch:
+        if not self._surveyed:
+            # Once: which kinds of files does the editor check at all?
+            self._surveyed = True
+            await self.ask([])
         paths = list(texts)
         seen = await self.ask(paths)
         before: dict[str, _Seen | None] = {}
@@ -169,10 +188,14 @@ class _EditorWatch:
     async def after_edit(self, texts: Mapping[str, str], wait: float) -> dict[str, FileProblems]:
         paths = [path for path in texts if path in self.before]
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + wait
+        started = loop.time()
+        checked = any(self.source.is_checked(path) for path in paths)
+        deadline = started + (wait if checked else min(wait, PROBE_SECONDS))
         last: dict[str, _Seen | None] = dict(self.before)
         changed_at: dict[str, float] = {}
         while paths:
+            if not checked and any(self.source.is_checked(path) for path in paths):
+                checked, deadline = True, started + wait
             pause = min(POLL_SECONDS, deadline - loop.time())
             if pause <= 0:
                 break
@@ -199,6 +222,10 @@ class _EditorWatch:
 
     async def close(self) -> None:
         """Nothing is held: each answer was asked for."""
+
+
+def _extension(path: str) -> str:
+    return os.path.splitext(path)[1].lower()
 
 
 def _problem(path: str, diagnostic: EditorDiagnostic) -> Problem:

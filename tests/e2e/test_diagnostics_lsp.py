@@ -153,8 +153,10 @@ async def test_the_editor_is_asked_and_the_edit_is_told_its_new_problem(
     )
     assert fixed == "Edited src/app.py at line 2 (+1 -1)"
     assert listed == "No problems down to warning in the files whose problems are known."
-    # The shape of the request: the edited document, by URI; the whole editor for the tool.
-    assert editor.asked[0] == {"uris": [from_fs_path(str(workspace / "src" / "app.py"))]}
+    # The shape of the request: first every document (which kinds of files does the editor
+    # check?), then the edited document by URI; the whole editor again for the tool.
+    assert editor.asked[0] == {"uris": []}
+    assert editor.asked[1] == {"uris": [from_fs_path(str(workspace / "src" / "app.py"))]}
     assert editor.asked[-1] == {"uris": []}
     # Each edit waited for the editor to catch up, not for the whole wait.
     first, second, _ = step_seconds(client, "d1")
@@ -177,6 +179,23 @@ async def test_a_file_the_editor_did_not_have_open_is_reported_as_such(
         "known, so some may be older):\n"
         "src/other.py:1:5 error: undefined_name is not defined (fake-editor)"
     )
+
+
+async def test_an_editor_that_never_checks_such_files_costs_an_edit_a_second_at_most(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    """VS Code without a Python extension: no problem ever, for any .py file."""
+    scripted.add("nothing", edit('return f"hello {name}"', "return undefined_name"), text("done"))
+    options = {**llm_options(scripted, "nothing"), "diagnostics": {"wait_ms": 20000}}
+    client = await lsp(caps=WITH_DIAGNOSTICS, init_options=options)
+    client.feature("agent/diagnostics")(lambda ls, params: {"items": []})
+    client.open("src/app.py", (workspace / "src" / "app.py").read_text())
+    result = plain(await client.run(prompt="go", runId="d4", confirmMode="yolo"))
+    assert result["status"] == "success", result
+    (told,) = tool_results(scripted, "nothing")
+    assert told == "Edited src/app.py at line 2 (+1 -1)"
+    (took,) = step_seconds(client, "d4")
+    assert 1.0 <= took < 2.0, took
 
 
 async def test_without_the_capability_the_server_starts_language_servers_itself(
