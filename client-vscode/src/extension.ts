@@ -16,6 +16,7 @@ import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
 import { McpApprovals } from './mcpApproval';
+import { DiagnosticsAnswers } from './diagnostics';
 import { readSettings, SECTION, type AgentSettings } from './settings';
 import { RunStatusBar } from './statusBar';
 import { Transcript } from './transcript';
@@ -88,6 +89,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
   });
   const review = new ReviewController();
   const mcpApprovals = new McpApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
+  const diagnostics = new DiagnosticsAnswers();
   const server = new ServerManager(
     log,
     settingsNow,
@@ -98,6 +100,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         runs.attach(client);
         review.attach(client);
         mcpApprovals.attach(client);
+        diagnostics.attach(client);
       },
       onClientGone: () => runs.serverGone(),
       capabilities: () => review.capabilities(),
@@ -138,6 +141,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare() }),
     review,
     mcpApprovals,
+    diagnostics,
     ...registerReviewUi(review),
     ...watchWorkspaceTrust({ server, panel, statusBar }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
