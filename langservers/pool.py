@@ -95,6 +95,15 @@ class LanguageServers:
         listing = [entry for entry in self.settings.servers if ext in entry.files]
         if not listing or self._closed:
             return None
+        found = next((entry for entry in listing if self._program(entry) is not None), None)
+        if found is None:
+            names = ", ".join(entry.command[0] for entry in listing)
+            self._say(
+                f"missing:{names}",
+                f"no language server for {ext} files is on PATH (looked for {names}): edits "
+                "of them are not checked for problems (diagnostics.servers lists the servers)",
+            )
+            return None
         if not self.trusted:
             self._say(
                 "untrusted",
@@ -103,19 +112,10 @@ class LanguageServers:
                 f"to trust it, {self.how_to_trust}",
             )
             return None
-        for entry in listing:
-            if self._program(entry) is not None:
-                connection = self._connections.get(entry.name)
-                if connection is not None and connection.failure is not None:
-                    return None
-                return entry
-        names = ", ".join(entry.command[0] for entry in listing)
-        self._say(
-            f"missing:{names}",
-            f"no language server for {ext} files is on PATH (looked for {names}): edits of "
-            "them are not checked for problems (diagnostics.servers lists the servers)",
-        )
-        return None
+        connection = self._connections.get(found.name)
+        if connection is not None and connection.failure is not None:
+            return None
+        return found
 
     def covers(self, path: str) -> bool:
         return self._entry(path) is not None
