@@ -235,7 +235,7 @@ async def test_a_server_that_never_publishes_costs_at_most_the_wait(
     (result,) = tool_results(scripted, "silent")
     assert result == "Edited app.py at line 3 (+1 -1)"
     (took,) = events.tool_seconds("edit_file")
-    assert 0.8 <= took < 0.8 + 0.5, took
+    assert 0.8 <= took < 0.8 + 1.0, took  # the wait, and never much more
     assert notices(events) == [
         "language server fake-silent did not report the problems of app.py within 0.8 s "
         "(diagnostics.wait_ms): an edit's result lists only the problems that arrive in time"
@@ -266,7 +266,7 @@ async def test_a_server_that_crashes_is_reported_once_and_the_run_goes_on(
         "this; edits of its files are not checked for problems in the rest of this session"
     )
     _first, second = events.tool_seconds("edit_file")
-    assert second < 0.5, second  # a dead server is not waited for
+    assert second < 1.0, second  # a dead server is not waited for (a wait would be 5 s)
 
 
 async def test_a_missing_server_is_reported_once_and_never_waited_for(
@@ -283,9 +283,8 @@ async def test_a_missing_server_is_reported_once_and_never_waited_for(
     async with LanguageServers(config.diagnostics, ws, trusted=True) as source:
         events = Timed()
         await run(ws, config, source, events)
-    assert all(took < 0.5 for took in events.tool_seconds("edit_file")), events.tool_seconds(
-        "edit_file"
-    )
+    took = events.tool_seconds("edit_file")
+    assert all(t < 1.0 for t in took), took  # never the 20 s wait
     assert notices(events) == [
         "no language server for .py files is on PATH (looked for no-such-langserver): edits of "
         "them are not checked for problems (diagnostics.servers lists the servers)"
