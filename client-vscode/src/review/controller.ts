@@ -237,6 +237,7 @@ export class ReviewController implements vscode.Disposable {
       }
       this.changed.fire(undefined);
       await Promise.all([...saves.entries()].map(([uri, save]) => this.reportAutoSave(uri, save)));
+      this.changed.fire(undefined); // what auto-save did is shown too
     } finally {
       saves.forEach((save) => save.dispose());
     }
@@ -283,12 +284,14 @@ export class ReviewController implements vscode.Disposable {
     // Ranges refer to the text before the edit: apply the last one first.
     const edits = edit.edits.filter((e): e is TextEdit => 'newText' in e).sort((a, b) => b.range.start.line - a.range.start.line || b.range.start.character - a.range.start.character);
     const before = review.text;
+    const firstKey = review.nextHunkKey;
     for (const e of edits) {
       const start = offsetAt(before, e.range.start.line, e.range.start.character);
       const end = offsetAt(before, e.range.end.line, e.range.end.character);
       const id = 'annotationId' in e && typeof e.annotationId === 'string' ? e.annotationId : `${key}#${start}`;
       review.applyAgent({ offset: start, length: end - start, text: e.newText }, id);
     }
+    review.numberInOrder(firstKey);
     const workspaceEdit = new vscode.WorkspaceEdit();
     for (const e of edits) {
       const range = new vscode.Range(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character);

@@ -35,7 +35,8 @@ export interface DeliveryNews {
   why?: string;
 }
 
-const WORDS: Record<ReviewOutcome, string> = { kept: 'kept', undone: 'undone', changedByUser: 'changed by you', pending: 'back to review' };
+/** In this order in a summary. */
+const WORDS: Record<ReviewOutcome, string> = { kept: 'kept', changedByUser: 'changed by you', undone: 'undone', pending: 'back to review' };
 
 /** "calc.py: 1 kept, 1 undone; util.py: 1 changed by you" */
 export function summarize(decisions: ReadonlyArray<Pick<SentDecision, 'file' | 'outcome'>>): string {
@@ -45,8 +46,9 @@ export function summarize(decisions: ReadonlyArray<Pick<SentDecision, 'file' | '
     counts.set(d.outcome, (counts.get(d.outcome) ?? 0) + 1);
     files.set(d.file, counts);
   }
+  const order = Object.keys(WORDS) as ReviewOutcome[];
   return [...files.entries()]
-    .map(([file, counts]) => `${file}: ${[...counts.entries()].map(([outcome, n]) => `${n} ${WORDS[outcome]}`).join(', ')}`)
+    .map(([file, counts]) => `${file}: ${order.filter((o) => counts.has(o)).map((o) => `${counts.get(o)} ${WORDS[o]}`).join(', ')}`)
     .join('; ');
 }
 

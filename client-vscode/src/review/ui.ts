@@ -114,6 +114,7 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
 
   // -- CodeLens -------------------------------------------------------------------------------
   const lensesChanged = new vscode.EventEmitter<void>();
+  let lensesAgain: Array<ReturnType<typeof setTimeout> | undefined> = [];
   const lenses: vscode.CodeLensProvider = {
     onDidChangeCodeLenses: lensesChanged.event,
     provideCodeLenses(document) {
@@ -191,6 +192,13 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
     void vscode.commands.executeCommand('setContext', CONTEXT_EDITOR, !!active && (controller.review(active.document.uri)?.pending ?? 0) > 0);
     drawAll();
     lensesChanged.fire();
+    // VS Code drops a lens refresh it has scheduled when the editor loses focus (it asks
+    // again only when the editor gets focus back): a click on Keep followed at once by a
+    // click elsewhere (the panel, the palette) would leave the old lenses drawn. Asking
+    // again after the focus has moved makes it draw them anyway.
+    clearTimeout(lensesAgain[0]);
+    clearTimeout(lensesAgain[1]);
+    lensesAgain = [setTimeout(() => lensesChanged.fire(), 500), setTimeout(() => lensesChanged.fire(), 1500)];
     for (const key of uri ? [uri.toString()] : controller.files.keys()) {
       baselineChanged.fire(baselineUri(vscode.Uri.parse(key)));
     }
@@ -321,6 +329,7 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
 
   refresh();
   return [
+    { dispose: () => lensesAgain.forEach((timer) => clearTimeout(timer)) },
     added,
     changedByUser,
     removed,

@@ -278,6 +278,25 @@ describe('review protocol', () => {
   });
 });
 
+describe('FileReview: the names of the changes', () => {
+  it('numbers the hunks of one edit from the top, though they are applied from the bottom', () => {
+    const review = new FileReview(OLD);
+    const first = review.nextHunkKey;
+    review.applyAgent(lines(OLD, 7, 8, 'line eight\n'), 'b');
+    review.applyAgent(lines(OLD, 1, 2, 'line two\n'), 'a');
+    review.numberInOrder(first);
+    assert.deepEqual(review.hunks.map((h) => [h.key, h.ids]), [
+      [1, ['a']],
+      [2, ['b']],
+    ]);
+    // A later edit's hunks come after, whatever their place: a name never changes.
+    const next = review.nextHunkKey;
+    review.applyAgent(lines(review.text, 4, 5, 'line five\n'), 'c');
+    review.numberInOrder(next);
+    assert.deepEqual(review.hunks.map((h) => h.key), [1, 3, 2]);
+  });
+});
+
 describe('auto-save rules', () => {
   it('waits for a short afterDelay save and for no other mode', () => {
     assert.deepEqual(autoSaveRule('afterDelay', 1000), { mode: 'afterDelay', waitMs: 3000 });
