@@ -244,8 +244,12 @@ class InlineReviews:
             hunk.decided = item.outcome != "pending"
             decided.append((hunk, item))
             session = hunk.run.session_id
-            if hunk.in_flight or not session:
-                continue  # the edit's own outcome tells, or no model ever made it
+            if hunk.in_flight:
+                # The edit's own outcome tells the model (a client that waits answers now).
+                hunk.heard = None if item.outcome == "pending" else item.outcome
+                continue
+            if not session:
+                continue  # no model ever made it
             news = self._news.setdefault(session, _News())
             news.told_elsewhere.discard(item.id)
             if item.outcome == (hunk.heard or "pending"):

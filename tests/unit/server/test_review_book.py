@@ -87,6 +87,11 @@ async def test_decisions_while_the_edit_is_in_flight_are_recorded_but_not_repeat
     # The client waited for the decision before answering: the edit's own outcome tells.
     assert book.sent(["h1"]) == 0
     assert drain() == []
+    # Kept again later: nothing new; undone later: news.
+    await book.decide(_params({"id": "h1", "outcome": "kept"}), None)
+    assert drain() == []
+    await book.decide(_params({"id": "h1", "outcome": "undone"}), None)
+    assert "hunk 1 (+1 −1 at line 2): undone" in drain()[0]
 
 
 async def test_unknown_hunks_are_ignored_and_a_save_that_changed_the_file_is_told() -> None:
