@@ -129,7 +129,7 @@ class AgentLanguageServer(LanguageServer):
         if self._settings is None:
             self._settings = SettingsManager()
         if self._reviews is None:
-            self._reviews = InlineReviews()
+            self._reviews = InlineReviews(notify=self.protocol.notify)
         if self._runs is None:
             sources = RunSources(
                 config=lambda: self.settings.config,

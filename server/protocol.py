@@ -33,7 +33,13 @@ from agentls.agent.session_entries import Entry
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
 CommandSource = TypeAliasType("CommandSource", Literal["built-in", "user", "workspace"])
-ReviewOutcome = TypeAliasType("ReviewOutcome", Literal["kept", "undone", "changedByUser"])
+ReviewOutcome = TypeAliasType(
+    "ReviewOutcome", Literal["kept", "undone", "changedByUser", "pending"]
+)
+ReviewDeliveryState = TypeAliasType("ReviewDeliveryState", Literal["waiting", "told", "unknown"])
+AutoSaveMode = TypeAliasType(
+    "AutoSaveMode", Literal["off", "afterDelay", "onFocusChange", "onWindowChange"]
+)
 SessionEntry = TypeAliasType("SessionEntry", Entry)
 
 M = TypeVar("M", bound=WireModel)
@@ -319,7 +325,8 @@ class WorkspaceTrustParams(WireModel):
 
 
 class HunkDecision(WireModel):
-    """What the user decided about one hunk under inline review."""
+    """What the user decided about one hunk under inline review (`pending`: a decision
+    taken back, e.g. an undo undone with Ctrl+Z: the hunk waits for the user again)."""
 
     id: str = Field(min_length=1, description="The hunk's change annotation id.")
     outcome: ReviewOutcome
@@ -345,6 +352,41 @@ class ReviewDecisionParams(WireModel):
         False,
         description="The agent created the file and the user undid all of it: the file was "
         "deleted.",
+    )
+
+
+class ReviewAutoSaveParams(WireModel):
+    """``agent/reviewAutoSave`` (a notification to the server, sent before the client
+    answers an edit it reviews inline): how the editor's auto-save treats a file of that
+    edit, so that the tool result tells the model what is on disk."""
+
+    uri: str = Field(min_length=1)
+    version: int = Field(description="The document's version once the edit is applied.")
+    mode: AutoSaveMode = Field(description="The editor's auto-save for this file.")
+    saved: bool = Field(
+        False, description="The editor has already saved the file with the edit in it."
+    )
+
+
+class ReviewDeliveryParams(WireModel):
+    """``agent/reviewDelivery`` (a notification to the client): what became of review
+    decisions it sent."""
+
+    hunks: list[str] = Field(description="The hunks' ids.")
+    state: ReviewDeliveryState = Field(
+        description="`waiting`: for the next model call of `sessionId` (its run in flight "
+        "`runId`, else its next run, or the next run of any other session); `told`: the "
+        "model of run `runId` has heard the hunks' current state (`note`: the text it was "
+        "given; absent when it had heard it before); `unknown`: this server does not know "
+        "the hunks (made by another server process), so no model will hear of them."
+    )
+    run_id: str | None = None
+    session_id: str | None = None
+    note: str | None = Field(None, description="`told`: exactly what the model was given.")
+    other_session: bool = Field(
+        False,
+        description="`told`: the run that heard is of another session than the edit's; the "
+        "edit's own session still hears it when continued.",
     )
 
 
@@ -396,6 +438,19 @@ class CheckpointFile(WireModel):
     change: Literal["created", "modified", "deleted"]
 
 
+class UndoPreview(WireModel):
+    """What ``agent/restore`` of a run would do now (files as workspace-relative paths)."""
+
+    restores: list[str] = Field(description="Files the undo would write back.")
+    partly_undone: list[str] = Field(
+        description="Of those, files where the user already undid part of the runs' "
+        "changes: only the rest goes back."
+    )
+    changed_since: list[str] = Field(
+        description="Files changed since the runs in other ways: the undo leaves them as they are."
+    )
+
+
 class CheckpointRun(WireModel):
     """A run (or a restore) and the files it changed."""
 
@@ -405,6 +460,9 @@ class CheckpointRun(WireModel):
     at: float = Field(description="Seconds since the epoch of its first change.")
     restores: str | None = Field(None, description="For a restore: the run it went back before.")
     files: list[CheckpointFile]
+    undo: UndoPreview | None = Field(
+        None, description="With `sessionId`: what undoing this run would do now."
+    )
 
 
 class CheckpointsResult(WireModel):
@@ -504,6 +562,20 @@ METHODS: tuple[Method, ...] = (
         "notification",
         "clientToServer",
         ReviewDecisionParams,
+    ),
+    Method(
+        "agent/reviewAutoSave",
+        "reviewAutoSave",
+        "notification",
+        "clientToServer",
+        ReviewAutoSaveParams,
+    ),
+    Method(
+        "agent/reviewDelivery",
+        "reviewDelivery",
+        "notification",
+        "serverToClient",
+        ReviewDeliveryParams,
     ),
     Method(
         "agent/approveMcpServer",

@@ -7,6 +7,7 @@
  * the server. Nothing is declared by hand here.
  */
 export {
+  AutoSaveModeValues,
   ConfirmModeValues,
   Methods,
   PlanStepStatusValues,
@@ -21,6 +22,7 @@ export type {
   AgentsResult,
   AskUserParams,
   AskUserResult,
+  AutoSaveMode,
   CancelParams,
   CancelResult,
   CheckpointFile,
@@ -49,7 +51,10 @@ export type {
   PrepareParams,
   RestoreParams,
   RestoreResult,
+  ReviewAutoSaveParams,
   ReviewDecisionParams,
+  ReviewDeliveryParams,
+  ReviewDeliveryState,
   ReviewOutcome,
   RunParams,
   RunResult,
@@ -68,6 +73,7 @@ export type {
   StepPhase,
   StreamParams,
   ToolUse,
+  UndoPreview,
   Unrestorable,
   Usage,
   WorkspaceTrustParams,

@@ -25,6 +25,8 @@ export const Methods = {
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
   reviewDecision: 'agent/reviewDecision',
+  reviewAutoSave: 'agent/reviewAutoSave',
+  reviewDelivery: 'agent/reviewDelivery',
   approveMcpServer: 'agent/approveMcpServer',
 } as const;
 
@@ -47,6 +49,7 @@ export interface ClientNotifications {
   'agent/prepare': PrepareParams;
   'agent/workspaceTrust': WorkspaceTrustParams;
   'agent/reviewDecision': ReviewDecisionParams;
+  'agent/reviewAutoSave': ReviewAutoSaveParams;
 }
 
 /** The requests the server sends: method → params and result. */
@@ -64,7 +67,12 @@ export interface ServerNotifications {
   'agent/plan': PlanParams;
   'agent/context': ContextParams;
   'agent/instructions': InstructionsParams;
+  'agent/reviewDelivery': ReviewDeliveryParams;
 }
+
+/** Every `AutoSaveMode`, in order. */
+export const AutoSaveModeValues = ['off', 'afterDelay', 'onFocusChange', 'onWindowChange'] as const;
+export type AutoSaveMode = (typeof AutoSaveModeValues)[number];
 
 /** Every `CommandSource`, in order. */
 export const CommandSourceValues = ['built-in', 'user', 'workspace'] as const;
@@ -78,8 +86,12 @@ export type ConfirmMode = (typeof ConfirmModeValues)[number];
 export const PlanStepStatusValues = ['pending', 'in_progress', 'done'] as const;
 export type PlanStepStatus = (typeof PlanStepStatusValues)[number];
 
+/** Every `ReviewDeliveryState`, in order. */
+export const ReviewDeliveryStateValues = ['waiting', 'told', 'unknown'] as const;
+export type ReviewDeliveryState = (typeof ReviewDeliveryStateValues)[number];
+
 /** Every `ReviewOutcome`, in order. */
-export const ReviewOutcomeValues = ['kept', 'undone', 'changedByUser'] as const;
+export const ReviewOutcomeValues = ['kept', 'undone', 'changedByUser', 'pending'] as const;
 export type ReviewOutcome = (typeof ReviewOutcomeValues)[number];
 
 /** Every `RunState`, in order. */
@@ -197,6 +209,8 @@ export interface CheckpointRun {
   /** For a restore: the run it went back before. */
   restores?: string;
   files: CheckpointFile[];
+  /** With `sessionId`: what undoing this run would do now. */
+  undo?: UndoPreview;
 }
 
 /** `agent/checkpoints` params. */
@@ -268,7 +282,10 @@ export interface ContextUpdate extends Entry {
   messages_after: number;
 }
 
-/** What the user decided about one hunk under inline review. */
+/**
+ * What the user decided about one hunk under inline review (`pending`: a decision
+ * taken back, e.g. an undo undone with Ctrl+Z: the hunk waits for the user again).
+ */
 export interface HunkDecision {
   /** The hunk's change annotation id. */
   id: string;
@@ -348,6 +365,16 @@ export interface MessageResult {
 
 /** Params of a request that takes none: `{}` (the server ignores what is sent). */
 export type NoParams = Record<string, never>;
+
+/**
+ * News from the front end that the model was given just before a run's prompt (what
+ * the user decided about earlier edits since the model last heard): told as a user
+ * message, kept apart from the user's own words.
+ */
+export interface NoteEntry extends Entry {
+  type: 'note';
+  content: string;
+}
 
 /** `agent/ping` result. */
 export interface PingResult {
@@ -429,6 +456,21 @@ export interface RestoreResult {
 }
 
 /**
+ * `agent/reviewAutoSave` (a notification to the server, sent before the client
+ * answers an edit it reviews inline): how the editor's auto-save treats a file of that
+ * edit, so that the tool result tells the model what is on disk.
+ */
+export interface ReviewAutoSaveParams {
+  uri: string;
+  /** The document's version once the edit is applied. */
+  version: number;
+  /** The editor's auto-save for this file. */
+  mode: AutoSaveMode;
+  /** The editor has already saved the file with the edit in it. */
+  saved?: boolean;
+}
+
+/**
  * `agent/reviewDecision` (a notification to the server): the user kept, undid or
  * changed hunks of an agent edit under inline review.
  */
@@ -445,6 +487,23 @@ export interface ReviewDecisionParams {
   changedOnSave?: boolean;
   /** The agent created the file and the user undid all of it: the file was deleted. */
   deleted?: boolean;
+}
+
+/**
+ * `agent/reviewDelivery` (a notification to the client): what became of review
+ * decisions it sent.
+ */
+export interface ReviewDeliveryParams {
+  /** The hunks' ids. */
+  hunks: string[];
+  /** `waiting`: for the next model call of `sessionId` (its run in flight `runId`, else its next run, or the next run of any other session); `told`: the model of run `runId` has heard the hunks' current state (`note`: the text it was given; absent when it had heard it before); `unknown`: this server does not know the hunks (made by another server process), so no model will hear of them. */
+  state: ReviewDeliveryState;
+  runId?: string;
+  sessionId?: string;
+  /** `told`: exactly what the model was given. */
+  note?: string;
+  /** `told`: the run that heard is of another session than the edit's; the edit's own session still hears it when continued. */
+  otherSession: boolean;
 }
 
 /**
@@ -514,7 +573,7 @@ export interface RunStartEntry extends Entry {
   instructions: string[];
 }
 
-export type SessionEntry = RunStartEntry | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | RestoreEntry;
+export type SessionEntry = RunStartEntry | UserMessage | NoteEntry | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | RestoreEntry;
 
 /** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
 export interface SessionInfo {
@@ -625,6 +684,16 @@ export interface ToolUse {
   /** The arguments, long strings shortened. */
   args: Record<string, unknown>;
   success: boolean;
+}
+
+/** What `agent/restore` of a run would do now (files as workspace-relative paths). */
+export interface UndoPreview {
+  /** Files the undo would write back. */
+  restores: string[];
+  /** Of those, files where the user already undid part of the runs' changes: only the rest goes back. */
+  partlyUndone: string[];
+  /** Files changed since the runs in other ways: the undo leaves them as they are. */
+  changedSince: string[];
 }
 
 export interface Unrestorable {
