@@ -16,9 +16,12 @@ $(STAMP): pyproject.toml setup.py indexer/_lines.c
 demo: $(STAMP)
 	$(VENV)/bin/agentls demo
 
+# lint-imports: the layers of [tool.importlinter]; src/ first so that it reads this tree even
+# when the venv's editable install points at another checkout.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	PYTHONPATH=src $(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
@@ -26,7 +29,7 @@ typecheck: $(STAMP)
 # Every Python test: unit, integration (a real LiteLLM proxy), end-to-end over stdio and with
 # real editors. Tests install what they need (scripts/ensure_*.sh).
 pytest: $(STAMP)
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n 2 --dist loadfile
 
 client-vscode/node_modules/.installed: client-vscode/package-lock.json
 	cd client-vscode && npm ci --no-audit --no-fund

@@ -22,6 +22,7 @@ from acp.schema import (
     AgentCapabilities,
     ClientCapabilities,
     EmbeddedResourceContentBlock,
+    ImageContentBlock,
     Implementation,
     InitializeResponse,
     LoadSessionResponse,
@@ -29,6 +30,7 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
+    StopReason,
     TextContentBlock,
     TextResourceContents,
 )
@@ -40,7 +42,9 @@ from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode
 from agentls.agent.config_loader import LoadedConfig, load, trust_command
+from agentls.agent.contract import Attachment
 from agentls.agent.errors import AgentError
+from agentls.agent.run_messages import RunMessageError, RunMessages
 from agentls.agent.sessions import SessionStore, store_for
 
 if TYPE_CHECKING:
@@ -68,6 +72,9 @@ class AcpSession:
     trusted: bool = False
     #: The language servers that tell the problems of what the session's runs edit.
     problems: LanguageServers | None = None
+    #: While a turn runs: what a prompt sent meanwhile joins, and the turn's stop reason.
+    messages: RunMessages | None = None
+    turn: asyncio.Future[StopReason] | None = None
 
 
 class AgentlsAcpAgent:
@@ -112,7 +119,7 @@ class AgentlsAcpAgent:
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(embedded_context=True),
+                prompt_capabilities=PromptCapabilities(embedded_context=True, image=True),
             ),
             agent_info=Implementation(name="agentls", title="agentls", version=__version__),
         )
@@ -201,14 +208,40 @@ class AgentlsAcpAgent:
         session = self.sessions.get(session_id)
         if session is None:
             raise _request_error(f"unknown session {session_id}: start it with session/new")
-        if session.cancel is not None and not session.cancel.cancelled:
-            raise _request_error("a prompt of this session is still running")
+        text = prompt_text(prompt)
+        attachments = prompt_attachments(prompt)
+        if session.turn is not None and not session.turn.done():
+            joined = await self._join_running_turn(session, text)
+            if joined is not None:
+                return PromptResponse(stop_reason=joined)
         session.cancel = CancelToken()
+        session.messages = RunMessages()
+        turn = session.turn = asyncio.get_running_loop().create_future()
+        # A turn that raises still ends the prompts that joined it.
+        stop: StopReason = "cancelled"
         try:
-            stop = await run_turn(self._client(), self.capabilities, session, prompt_text(prompt))
+            stop = await run_turn(self._client(), self.capabilities, session, text, attachments)
         finally:
             session.cancel = None
+            session.messages = None
+            turn.set_result(stop)
         return PromptResponse(stop_reason=stop)
+
+    @staticmethod
+    async def _join_running_turn(session: AcpSession, text: str) -> StopReason | None:
+        """A prompt sent while a turn runs joins it: the model reads it before its next
+        call, and this prompt ends with that turn. None: the turn ended first (this prompt
+        then runs a turn of its own)."""
+        turn = session.turn
+        assert turn is not None
+        try:
+            if session.messages is None:
+                raise RunMessageError("the turn is ending")
+            session.messages.send(text)
+        except RunMessageError:
+            await asyncio.shield(turn)
+            return None
+        return await asyncio.shield(turn)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)
@@ -239,7 +272,7 @@ def prompt_text(blocks: list[Any]) -> str:
     for block in blocks:
         if isinstance(block, TextContentBlock):
             parts.append(block.text)
-        elif isinstance(block, ResourceContentBlock):
+        elif isinstance(block, ResourceContentBlock) and not block.uri.startswith("file://"):
             parts.append(f"(Attached: {block.uri})")
         elif isinstance(block, EmbeddedResourceContentBlock):
             resource = block.resource
@@ -248,6 +281,24 @@ def prompt_text(blocks: list[Any]) -> str:
             else:
                 parts.append(f"(Attached binary resource {resource.uri}, not shown)")
     return "\n\n".join(parts)
+
+
+def prompt_attachments(blocks: list[Any]) -> list[Attachment]:
+    """The prompt's file links and images as attachments, read (and refused when bad)
+    like those of every front end; embedded resources are already text in the prompt."""
+    from urllib.parse import unquote, urlparse
+
+    attachments: list[Attachment] = []
+    for block in blocks:
+        if isinstance(block, ResourceContentBlock) and block.uri.startswith("file://"):
+            path = unquote(urlparse(block.uri).path)
+            attachments.append(Attachment(kind="file", path=path))
+        elif isinstance(block, ImageContentBlock):
+            name = block.uri or f"image {len(attachments) + 1}"
+            attachments.append(
+                Attachment(kind="image", path=name, data=block.data, mime_type=block.mime_type)
+            )
+    return attachments
 
 
 def mcp_entries(servers: list[Any] | None) -> list[dict[str, Any]]:

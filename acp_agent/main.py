@@ -48,7 +48,7 @@ async def serve(args: argparse.Namespace, protocol_out: BinaryIO) -> None:
     from acp.stdio import stdio_streams
 
     from agentls.acp_agent.agent import AgentlsAcpAgent
-    from agentls.agent.cli import config_overrides
+    from agentls.agent.config_loader import config_overrides
 
     agent = AgentlsAcpAgent(
         config_overrides(args),
@@ -77,7 +77,7 @@ def main(argv: Sequence[str]) -> int:
 
     protocol_out = protect_stdout()
     args = build_parser().parse_args(list(argv))
-    from agentls.server.logging import configure_logging
+    from agentls.logging_setup import configure_logging
 
     configure_logging(args.log_level, file=args.log_file)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from acp import helpers
 from acp.interfaces import Client
@@ -16,6 +17,7 @@ from agentls.acp_agent.terminals import EditorTerminals
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.commands import parse_invocation
 from agentls.agent.config import AppConfig, MCPServerConfig
+from agentls.agent.contract import Attachment
 from agentls.agent.run import FrontEnd, RunOutcome, RunRequest, resolve_agent, run_with_own_tools
 
 log = logging.getLogger(__name__)
@@ -40,7 +42,11 @@ def client_server(entry: dict[str, object]) -> MCPServerConfig:
 
 
 async def run_turn(
-    client: Client, capabilities: ClientCapabilities, session: AcpSession, prompt: str
+    client: Client,
+    capabilities: ClientCapabilities,
+    session: AcpSession,
+    prompt: str,
+    attachments: Sequence[Attachment] = (),
 ) -> StopReason:
     config = with_client_servers(session)
     root = config.workspace.root
@@ -55,7 +61,12 @@ async def run_turn(
         on_applied=updates.applied,
         max_file_size=config.indexer.max_file_size,
     )
-    request = RunRequest(prompt=prompt, session_id=session.id, confirm_mode=session.confirm_mode)
+    request = RunRequest(
+        prompt=prompt,
+        session_id=session.id,
+        confirm_mode=session.confirm_mode,
+        attachments=list(attachments),
+    )
     if parse_invocation(prompt) == ("clear", ""):
         updates.send(helpers.update_agent_message_text(CLEAR_ANSWER))
         await updates.close()
@@ -78,6 +89,7 @@ async def run_turn(
             process_runner=terminals_for(client, capabilities, session),
             trusted=session.trusted,
             problems=session.problems,
+            messages=session.messages,
         )
         outcome = await run_with_own_tools(
             request,

@@ -23,11 +23,15 @@ from acp.schema import (
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
+    UsageUpdate,
     UserMessageChunk,
 )
 
+from agentls.agent.context_meter import compaction_text
 from agentls.agent.events import (
     AgentEvent,
+    ContextCompacted,
+    ContextMeasured,
     InstructionsRead,
     Notice,
     PlanUpdated,
@@ -47,6 +51,7 @@ Update = (
     | ToolCallStart
     | ToolCallProgress
     | AgentPlanUpdate
+    | UsageUpdate
 )
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 
@@ -172,6 +177,10 @@ class UpdateSender:
                 for step in event.steps
             ]
             self.send(helpers.update_plan(entries))
+        elif isinstance(event, ContextMeasured):
+            self.send(UsageUpdate(session_update="usage_update", used=event.used, size=event.limit))
+        elif isinstance(event, ContextCompacted):
+            self.send(helpers.update_agent_thought_text(compaction_text(event)))
         elif isinstance(event, InstructionsRead):
             what = "Instructions joined" if event.joined else "Instructions"
             self.send(helpers.update_agent_thought_text(f"{what}: {', '.join(event.files)}"))

@@ -75,7 +75,8 @@ async def prepare(
     command = found.get(name)
     notes = list(found.problems) if command.source != "built-in" else []
     if name in ("clear", "compact"):
-        return PreparedRun(request, config, name, name)  # type: ignore[arg-type]
+        action: Action = "clear" if name == "clear" else "compact"
+        return PreparedRun(request, config, action, name)
     if name == "init":
         prompt = INIT_PROMPT.format(
             existing=(

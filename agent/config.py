@@ -65,6 +65,11 @@ class LLMConfig(_Strict):
         "before their end.",
     )
     stream: bool = Field(True, description="Stream the model's text as it is written.")
+    vision: bool | None = Field(
+        None,
+        description="Whether the model takes images; unset: litellm's model list says "
+        "(a local or unknown model counts as not).",
+    )
     worker_idle_seconds: float = Field(
         300,
         ge=0,
@@ -531,6 +536,30 @@ class DiagnosticsConfig(_Strict):
     )
 
 
+HookEvent = Literal[
+    "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop"
+]
+
+
+class HookCommand(_Strict):
+    """One command a hook runs: the event arrives as JSON on its stdin."""
+
+    type: Literal["command"] = Field("command", description="Only `command` hooks exist.")
+    command: str = Field(min_length=1, description="A shell command, run with `bash -c`.")
+    timeout: float = Field(60, gt=0, le=600, description="Seconds before it is stopped.")
+
+
+class HookMatcher(_Strict):
+    """The hooks of one event for the tools ``matcher`` names."""
+
+    matcher: str = Field(
+        "",
+        description="Tool names the hooks apply to (PreToolUse, PostToolUse): a name, "
+        "`a|b`, a regular expression, or empty / `*` for every tool.",
+    )
+    hooks: list[HookCommand] = Field(min_length=1)
+
+
 class AppConfig(_Strict):
     """The root of `.agentls.yaml`."""
 
@@ -556,6 +585,11 @@ class AppConfig(_Strict):
     )
     diagnostics: DiagnosticsConfig = Field(
         default_factory=DiagnosticsConfig, description="Problems after edits."
+    )
+    hooks: dict[HookEvent, list[HookMatcher]] = Field(
+        default_factory=dict,
+        description="Commands run at events of a run (Claude Code's format): SessionStart, "
+        "UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop.",
     )
 
     def redacted(self) -> dict[str, Any]:

@@ -24,6 +24,7 @@ the user's own directories.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import os
 from collections.abc import Mapping, Sequence
@@ -356,6 +357,13 @@ def _workspace_layer(base_dir: Path, below: Sequence[Layer], report: LoadedConfi
             raise
         report.problems.append(f"{CONFIG_FILE_NAME} is not used: {exc}")
         return None
+    if "hooks" in data:
+        # A repository's hooks are programs: they run only from a trusted folder and once
+        # the user approved their exact definition, which agent.hooks checks at each run,
+        # so they never join the config the way the user's own hooks do.
+        data = {key: value for key, value in data.items() if key != "hooks"}
+        if not report.trusted:
+            report.ignored.append("hooks")
     if not report.trusted:
         filtered = filter_untrusted(data, _agents_below(below), _builtin_names())
         report.ignored.extend(filtered.ignored)
@@ -458,6 +466,19 @@ def load_config(
         trusted=trusted,
         user_file=user_file,
     ).config
+
+
+def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The config the command line's model flags override (``--model``, ``--api-base``...);
+    each front end with a command line (the CLI, ``agentls acp``) passes it to ``load``."""
+    llm: dict[str, Any] = {}
+    if getattr(args, "model", None):
+        llm["model"] = args.model
+    if getattr(args, "api_base", None):
+        llm["api_base"] = args.api_base
+    if getattr(args, "no_stream", False):
+        llm["stream"] = False
+    return {"llm": llm} if llm else {}
 
 
 def may_declare_mcp_servers(config: AppConfig) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypeAliasType
 
@@ -74,6 +74,28 @@ class WireModel(BaseModel):
         return self.model_dump(mode="json", exclude_none=self.omit_none)
 
 
+class Attachment(WireModel):
+    """Something the user attaches to the prompt."""
+
+    kind: Literal["file", "symbol", "changes", "image"]
+    path: str | None = Field(
+        None, description="file: workspace-relative or absolute; image: a name to show."
+    )
+    start_line: int | None = Field(None, ge=1, description="file: the first line (1-based).")
+    end_line: int | None = Field(None, ge=1, description="file: the last line.")
+    name: str | None = Field(None, description="symbol: its name.")
+    data: str | None = Field(None, description="image: the bytes, base64.")
+    mime_type: str | None = Field(None, description="image: `image/png`, `image/jpeg`...")
+
+    @model_validator(mode="after")
+    def _complete(self) -> Attachment:
+        needs = {"file": ("path",), "symbol": ("name",), "image": ("data", "mime_type")}
+        missing = [f for f in needs.get(self.kind, ()) if not getattr(self, f)]
+        if missing:
+            raise ValueError(f"a {self.kind} attachment needs {' and '.join(missing)}")
+        return self
+
+
 class RunRequestFields(WireModel):
     """The fields of a run request that every front end may send: ``RunRequest`` adds
     the CLI's knobs, ``RunParams`` (``agent/run``) LSP's progress token."""
@@ -110,6 +132,14 @@ class RunRequestFields(WireModel):
         None,
         description="The file (or folder) the user is working in, absolute or "
         "workspace-relative: the AGENTS.md files from the root down to its folder apply.",
+    )
+    attachments: list[Attachment] = Field(
+        default_factory=list, description="Files, symbols, the changes, images for the prompt."
+    )
+    token_budget: int | None = Field(
+        None,
+        ge=1,
+        description="Stop the run (partial) once its model calls used this many tokens.",
     )
 
 

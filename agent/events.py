@@ -94,6 +94,35 @@ class UsageReported:
 
 
 @dataclass(frozen=True)
+class ContextMeasured:
+    """How full the model's context is as a step's model call starts: ``used`` tokens of
+    the ``limit`` the context manager keeps to (``context.max_context_tokens``)."""
+
+    step: int
+    used: int
+    limit: int
+
+
+@dataclass(frozen=True)
+class ContextCompacted:
+    """The older steps were compacted: what the conversation held before and after, and
+    how many of the recent messages were kept as they were."""
+
+    step: int
+    messages_before: int
+    messages_after: int
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass(frozen=True)
+class MessagesDelivered:
+    """Messages the user sent while the run worked reached the model (their ids)."""
+
+    ids: list[str]
+
+
+@dataclass(frozen=True)
 class InstructionsRead:
     """The project's instruction files the model was given: at the start of the run, and
     each time files the run reached join (``joined``: only those)."""
@@ -120,6 +149,9 @@ AgentEvent = (
     | PlanUpdated
     | UsageReported
     | InstructionsRead
+    | ContextMeasured
+    | ContextCompacted
+    | MessagesDelivered
     | Notice
 )
 

@@ -17,6 +17,7 @@ and its result after, and a failed session write ends the run at once as failed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections import Counter
@@ -29,6 +30,10 @@ from agentls.agent.context import format_tool_result
 from agentls.agent.engine_types import ContextBuilderLike, ContextManagerLike
 from agentls.agent.errors import StepTimeoutError
 from agentls.agent.events import (
+    ContextCompacted,
+    ContextMeasured,
+    MessagesDelivered,
+    Notice,
     Observer,
     RunState,
     StepStarted,
@@ -41,6 +46,7 @@ from agentls.agent.events import (
 )
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, ToolCall, Usage
 from agentls.agent.llm.protocol import LLM
+from agentls.agent.run_messages import RunMessages, as_model_message
 from agentls.agent.session_recorder import SessionRecorder
 from agentls.agent.sessions import SessionWriteError
 from agentls.agent.state_machine import RunStateMachine
@@ -54,6 +60,14 @@ log = logging.getLogger(__name__)
 MAX_PARALLEL_TOOLS = 4
 REPEATED_FAILURE_LIMIT = 3
 CONTINUE_PROMPT = "Continue from where you left off."
+
+
+#: How many times Stop hooks may keep one loop going before it ends anyway.
+MAX_STOP_OBJECTIONS = 3
+
+
+class _Steered(Exception):
+    """The user steered while the model worked: its call is cut and made again."""
 
 
 class LoopEnded(Exception):
@@ -101,6 +115,8 @@ class AgentLoop:
         session: SessionRecorder | None = None,
         machine: RunStateMachine | None = None,
         inbox: Callable[[], Sequence[str]] | None = None,
+        messages: RunMessages | None = None,
+        token_budget: int | None = None,
     ) -> None:
         self.llm = llm
         self.engine = engine
@@ -122,20 +138,42 @@ class AgentLoop:
         # News from the front end for the model (e.g. what the user kept or undid of its
         # edits), read before each model call.
         self.inbox = inbox
+        # What the user sends while the run works.
+        self.messages = messages
+        self._stop_objections = 0
+        self.token_budget = token_budget
+        #: Tokens spent by the run's earlier loops (planning, self-evaluation retries).
+        self.spent_before = 0
 
     # -- the loop ----------------------------------------------------------------
-    async def run(self, prompt: str, *, history: Sequence[dict[str, Any]] = ()) -> AgentState:
-        """Steps until one ends the run by raising ``LoopEnded`` with its reason."""
+    async def run(
+        self,
+        prompt: str,
+        *,
+        history: Sequence[dict[str, Any]] = (),
+        images: Sequence[dict[str, Any]] = (),
+    ) -> AgentState:
+        """Steps until one ends the run by raising ``LoopEnded`` with its reason.
+        ``images`` (image parts) go with the prompt."""
         self.machine.to(RunState.PREPARING)
         messages = self.ctx.build_initial(self.agent_config.system_prompt, prompt)
-        if history:
+        if images:
+            parts = [{"type": "text", "text": prompt}, *images]
+            messages = [*messages[:-1], {**messages[-1], "content": parts}]
+        # What happened since the model last heard (the user's review of earlier edits)
+        # comes before the new prompt, as the context the prompt is written in.
+        news = "\n\n".join(self.inbox()) if self.inbox is not None else ""
+        before = [{"role": "user", "content": news}] if news else []
+        if history or before:
             # Earlier turns of the session go between the system prompt and the new prompt.
-            messages = [messages[0], *history, *messages[1:]]
+            messages = [messages[0], *history, *before, *messages[1:]]
         tools_schema = self.engine.registry.get_schemas(self.agent_config.allowed_tools or None)
         state = AgentState(messages=messages, model=self.model_name)
         max_steps = self.agent_config.max_steps
         try:
             if self.session is not None:
+                if news:
+                    await self.session.note(news)
                 await self.session.user(prompt)
             for step in range(1, max_steps + 1):
                 await self._step(state, step, tools_schema or None)
@@ -164,6 +202,7 @@ class AgentLoop:
         self.machine.to(RunState.MODEL_RUNNING)
         self._next_model_call()  # once per turn: the adapter's retries reuse it
         await self._read_inbox(state)
+        await self._measure(state, step)
         response = await self._model_response(state, step, tools)
         if response.tool_calls:
             await self._tool_step(state, step, response, tools)
@@ -181,6 +220,17 @@ class AgentLoop:
             state.messages = self.ctx.append_assistant_message(
                 state.messages, response.content or ""
             )
+            if self.messages is not None and self.messages.waiting:
+                # The user wrote while the model was finishing: it answers that first.
+                state.steps.append(StepResult(step, response, []))
+                return
+            objection = await self._stop_hooks(response.content or "")
+            if objection is not None:
+                state.messages = self.ctx.append_user_message(state.messages, objection)
+                if self.session is not None:
+                    await self.session.user(objection)
+                state.steps.append(StepResult(step, response, []))
+                return
             raise LoopEnded("success", response.content or "")
         raise LoopEnded("partial", response.content or "")
 
@@ -188,8 +238,20 @@ class AgentLoop:
         self, state: AgentState, step: int, tools: list[dict[str, Any]] | None
     ) -> LLMResponse:
         """The model's answer, committed and counted; a failed call ends the run."""
+        cuts = 0
         try:
-            response = await self._call_model(state.messages, tools)
+            while True:
+                try:
+                    response = await self._steerable_call(state.messages, tools)
+                    break
+                except _Steered:
+                    # The text of the cut call is void; the call starts again with the
+                    # user's message, under a new index so its deltas are not taken for
+                    # the cut call's.
+                    cuts += 1
+                    self.observer(StreamRestarted("the user sent a message", cuts + 1))
+                    self._next_model_call()
+                    await self._read_inbox(state)
         except Interrupted:
             raise self._interrupted(state) from None
         except StepTimeoutError as exc:
@@ -207,6 +269,13 @@ class AgentLoop:
         if response.usage:
             u = state.usage
             self.observer(UsageReported(u.prompt_tokens, u.completion_tokens, u.total_tokens))
+        spent = state.usage.total_tokens + self.spent_before
+        if self.token_budget is not None and spent >= self.token_budget and response.tool_calls:
+            # The answer that ends the run is kept; a step that would go on is not taken.
+            raise LoopEnded(
+                "partial",
+                f"Stopped: the run used {spent} tokens, its budget is {self.token_budget}.",
+            )
         return response
 
     async def _tool_step(
@@ -229,12 +298,74 @@ class AgentLoop:
             raise LoopEnded("partial", repeated)
         if self.context_manager is None:
             return
+        await self._pre_compact_hooks(state)
         before = len(state.messages)
+        earlier = state.messages
         # The summary request carries the same tools, so it extends the previous request.
         state.messages = await self.context_manager.maybe_compress(state.messages, self.llm, tools)
         state.messages = await self.context_manager.enforce_window(state.messages)
-        if self.session is not None and len(state.messages) != before:
-            await self.session.context_update("compacted", before, len(state.messages))
+        if len(state.messages) != before:
+            if self.session is not None:
+                await self.session.context_update("compacted", before, len(state.messages))
+            await self._tell_compaction(step, earlier, state.messages)
+
+    # -- hooks --------------------------------------------------------------------
+    async def _stop_hooks(self, answer: str) -> str | None:
+        """Stop hooks, as the model would end the run: a block keeps it going with the
+        hook's reason as the next user message. After one such objection the hooks are
+        told (``stop_hook_active``), so that a hook that always objects cannot loop."""
+        hooks = self.engine.run.hooks
+        if hooks is None or not hooks.has("Stop"):
+            return None
+        payload = {"stop_hook_active": self._stop_objections > 0, "last_message": answer}
+        outcome = await hooks.run("Stop", payload)
+        for problem in outcome.problems:
+            self.observer(Notice("warning", problem))
+        if not outcome.blocked or self._stop_objections >= MAX_STOP_OBJECTIONS:
+            return None
+        self._stop_objections += 1
+        return f"[A Stop hook of the project objects to ending here]\n{outcome.reason}"
+
+    async def _pre_compact_hooks(self, state: AgentState) -> None:
+        """PreCompact hooks, when the context is past the mark where compaction starts
+        (they are told; they cannot prevent it)."""
+        hooks = self.engine.run.hooks
+        if hooks is None or self.context_manager is None or not hooks.has("PreCompact"):
+            return
+        try:
+            used, limit = await self.context_manager.measure(state.messages)
+        except Exception:
+            return
+        mark = self.engine.run.config.context.compact_at
+        if not mark or used < mark * limit:
+            return
+        outcome = await hooks.run("PreCompact", {"trigger": "auto", "tokens": used})
+        for problem in outcome.problems:
+            self.observer(Notice("warning", problem))
+
+    # -- the context meter --------------------------------------------------------
+    async def _measure(self, state: AgentState, step: int) -> None:
+        """How full the context is as the model call starts (the meter a user watches)."""
+        if self.context_manager is None:
+            return
+        try:
+            used, limit = await self.context_manager.measure(state.messages)
+        except Exception as exc:  # a meter that cannot count never stops the run
+            log.debug("cannot measure the context: %s", exc)
+            return
+        self.observer(ContextMeasured(step, used, limit))
+
+    async def _tell_compaction(
+        self, step: int, before: list[dict[str, Any]], after: list[dict[str, Any]]
+    ) -> None:
+        assert self.context_manager is not None
+        try:
+            tokens_before, _ = await self.context_manager.measure(before)
+            tokens_after, _ = await self.context_manager.measure(after)
+        except Exception as exc:
+            log.debug("cannot measure the compaction: %s", exc)
+            return
+        self.observer(ContextCompacted(step, len(before), len(after), tokens_before, tokens_after))
 
     # -- pieces -------------------------------------------------------------------
     def _end(
@@ -249,8 +380,13 @@ class AgentLoop:
 
     async def _read_inbox(self, state: AgentState) -> None:
         """What happened to the run's edits since the last step (the user's review
-        decisions), told to the model before its next call."""
+        decisions) and what the user sent meanwhile, told to the model before its next
+        call."""
         notes = list(self.inbox()) if self.inbox is not None else []
+        sent = self.messages.take() if self.messages is not None else []
+        if sent:
+            notes.append(as_model_message(sent))
+            self.observer(MessagesDelivered([m.id for m in sent]))
         if not notes:
             return
         note = "\n\n".join(notes)
@@ -265,6 +401,26 @@ class AgentLoop:
             "step(s); tool calls already made were completed.",
             RunState.ABORTED,
         )
+
+    async def _steerable_call(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> LLMResponse:
+        """The model call, cut when the user steers (``_Steered``)."""
+        if self.messages is None:
+            return await self._call_model(messages, tools)
+        call = asyncio.ensure_future(self._call_model(messages, tools))
+        steer = asyncio.ensure_future(self.messages.steered())
+        try:
+            await asyncio.wait({call, steer}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            steer.cancel()
+            if not call.done():
+                call.cancel()
+        if call.cancelled() or not call.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
+            raise _Steered
+        return call.result()
 
     async def _call_model(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None

@@ -34,7 +34,7 @@ from agentls.agent.checkpoints import (
 )
 from agentls.agent.child_process import ChangesProbe, FileSnapshotProbe, ProcessRunner
 from agentls.agent.command_runs import prepare as prepare_command
-from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.config import AgentConfig, AppConfig, HookEvent
 from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.errors import AgentError
 from agentls.agent.events import (
@@ -49,6 +49,7 @@ from agentls.agent.indexing import local_symbols, task_map
 from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
+from agentls.agent.run_messages import RunMessages
 from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions import SessionStore, store_for
 from agentls.agent.state_machine import RunStateMachine
@@ -108,6 +109,8 @@ class FrontEnd:
     #: What the user must hear at the start of the run (an untrusted folder's ignored
     #: settings, a missing sandbox), as warnings through the observer.
     notices: tuple[str, ...] = ()
+    #: What the user sends the run while it works (None: the front end cannot).
+    messages: RunMessages | None = None
     #: The folder is trusted: a workspace prompt file may then choose the model.
     trusted: bool = False
     #: Model access for another config's model (a command's ``model``); None: the run
@@ -171,6 +174,19 @@ async def run_agent(
     failure of the run itself: errors become a ``failed`` state with a message; only
     cancellation of the calling task propagates. ``history=None`` continues the session's
     conversation."""
+    outcome = await _run_to_the_end(request, front_end, config=config, llm=llm, history=history)
+    _close_mailbox(front_end.messages, outcome.run_id, outcome.state, front_end.observer)
+    return outcome
+
+
+async def _run_to_the_end(
+    request: RunRequest,
+    front_end: FrontEnd,
+    *,
+    config: AppConfig,
+    llm: LLM,
+    history: list[dict[str, Any]] | None,
+) -> RunOutcome:
     from agentls.agent.context import ContextManager
 
     run_id = request.run_id or uuid.uuid4().hex[:12]
@@ -229,6 +245,7 @@ async def run_agent(
         ContextManager(config.context, token_counter=llm.count_tokens),
         inbox=front_end.inbox,
         open_documents=front_end.open_documents,
+        messages=front_end.messages,
     )
     try:
         recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
@@ -236,8 +253,13 @@ async def run_agent(
         run.keep_checkpoints(CheckpointStore.for_session(store, session_id))
         run.record_in(recorder, recorder.history() if history is None else history)
         await run.read_instructions(recorder.earlier_instructions())
+        await run.attach()
+        run.load_hooks(trusted=front_end.trusted, session_id=session_id)
         await recorder.start(request.prompt, run.instruction_labels)
         state = await run.to_the_end()
+    except AgentError as exc:  # a refusal with a message: no traceback to log
+        log.warning("run %s failed: %s", run_id, exc)
+        state = _failed(config, exc, observer)
     except Exception as exc:  # the run fails; the front end must not see a traceback
         log.exception("run %s failed", run_id)
         state = _failed(config, exc, observer)
@@ -259,6 +281,23 @@ def _checking(
     return ProblemCheckingFiles(
         files, problems, wait=wait, limit=settings.max_problems, observer=observer
     )
+
+
+def _close_mailbox(
+    messages: RunMessages | None, run_id: str, state: AgentState, observer: Observer
+) -> None:
+    """No message reaches an ended run; one the model never read is named to the user."""
+    if messages is None:
+        return
+    unread = messages.close(f"run {run_id} has ended ({state.status})")
+    if unread:
+        texts = "; ".join(repr(m.text[:80]) for m in unread)
+        observer(
+            Notice(
+                "warning",
+                f"the run ended ({state.status}) before the model read your message(s): {texts}",
+            )
+        )
 
 
 def _cleared(config: AppConfig, run_id: str, agent: str, observer: Observer) -> RunOutcome:
@@ -342,6 +381,9 @@ class _Run:
     context_manager: ContextManager
     inbox: Callable[[], Sequence[str]] | None = None
     open_documents: tuple[str, ...] = ()
+    messages: RunMessages | None = None
+    #: Image parts for the first model call (the user's attachments).
+    images: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
     #: Computed once per run, so every step sends the same bytes (prompt caches).
     repo_map: str = ""
@@ -415,8 +457,75 @@ class _Run:
             approver=RecordingApprover(self.context.approver, recorder),
         )
 
+    async def attach(self) -> None:
+        """The request's attachments, read now: a bad one fails the run before any model
+        call (AttachmentError names it); text joins the prompt, images go with it."""
+        from agentls.agent.attachments import attach, sees_images
+
+        request, ctx = self.request, self.context
+        if not request.attachments:
+            return
+        wants_images = any(a.kind == "image" for a in request.attachments)
+        vision = (
+            await asyncio.to_thread(sees_images, ctx.config.llm.model, ctx.config.llm.vision)
+            if wants_images
+            else False
+        )
+        attached = await attach(
+            request.attachments, ctx.files, symbols=ctx.symbols, sees_images=vision
+        )
+        self.images = attached.images
+        self.request = request.model_copy(update={"prompt": attached.prompt_with(request.prompt)})
+        ctx.observer(Notice("info", "Attached: " + ", ".join(attached.labels)))
+
+    def load_hooks(self, *, trusted: bool, session_id: str) -> None:
+        """The run's hooks: the user's, and the workspace's once trusted and approved."""
+        from agentls.agent.hooks import HookRunner, load_hooks
+
+        ctx = self.context
+        root = Path(ctx.files.root)
+        loaded = load_hooks(ctx.config, root, trusted=trusted)
+        for notice in loaded.notices:
+            ctx.observer(Notice("warning", notice))
+        if not loaded.sources:
+            return
+        agent = resolve_agent(ctx.config, self.request)
+        runner = HookRunner(loaded.sources, root, session_id, wrap=_hook_sandbox(root, agent))
+        self.context = dataclasses.replace(ctx, hooks=runner)
+
+    async def _prompt_hooks(self, prompt: str) -> str:
+        """SessionStart and UserPromptSubmit: the prompt with what they add; HookBlocked
+        when a UserPromptSubmit hook refuses it."""
+        hooks, observer = self.context.hooks, self.context.observer
+        if hooks is None:
+            return prompt
+        added: list[str] = []
+        events: list[tuple[HookEvent, dict[str, Any]]] = [
+            ("SessionStart", {"source": "startup"}),
+            ("UserPromptSubmit", {"prompt": prompt}),
+        ]
+        for event, payload in events:
+            outcome = await hooks.run(event, payload)
+            for problem in outcome.problems:
+                observer(Notice("warning", problem))
+            if outcome.blocked:
+                raise HookBlocked(f"a {event} hook refused the prompt: {outcome.reason}")
+            added += outcome.context
+        if not added:
+            return prompt
+        return prompt + "\n\n[Context from the project's hooks]\n" + "\n\n".join(added)
+
     async def to_the_end(self) -> AgentState:
         request, config = self.request, self.context.config
+        try:
+            prompt = await self._prompt_hooks(request.prompt)
+        except HookBlocked as exc:
+            state = AgentState(messages=[], model=config.llm.model)
+            state.finish("failed", str(exc))
+            self.context.observer(StatusChanged(RunState.FAILED, str(exc)))
+            return state
+        if prompt != request.prompt:
+            self.request = request = request.model_copy(update={"prompt": prompt})
         stream = config.llm.stream if request.stream is None else request.stream
         agent = resolve_agent(config, request)
         store = self.checkpoints
@@ -470,11 +579,27 @@ class _Run:
             session=ctx.session,
             machine=machine,
             inbox=self.inbox,
+            messages=self.messages,
+            token_budget=self.request.token_budget,
         )
         try:
-            return await loop.run(prompt, history=self.history)
+            return await loop.run(prompt, history=self.history, images=self.images)
         finally:
             self.last_state = loop.machine.state
+
+
+class HookBlocked(AgentError):
+    """A hook refused the user's prompt; the run does not start."""
+
+
+def _hook_sandbox(root: Path, agent: AgentConfig) -> Callable[[list[str], Path], list[str]] | None:
+    """Hooks run in the sandbox the agent's commands get, when there is one."""
+    from agentls.agent.sandbox import find_bwrap, make_sandbox
+
+    if agent.sandbox == "off" or find_bwrap() is None:
+        return None
+    sandbox = make_sandbox(root, agent.sandbox, agent.network)
+    return lambda argv, cwd: sandbox.wrap(argv, cwd)
 
 
 def _active_path(root: Path, active: str | None) -> Path | None:

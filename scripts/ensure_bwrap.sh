@@ -7,6 +7,9 @@ if command -v bwrap >/dev/null 2>&1; then
   exit 0
 fi
 
+# apt allows one installer at a time: a second test process waits here, then finds it done.
+exec 9>/tmp/agentls-apt.lock
+flock 9
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
   SUDO="sudo"

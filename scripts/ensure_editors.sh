@@ -14,6 +14,9 @@ if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi
 
+# apt allows one installer at a time: a second test process waits here, then finds it done.
+exec 9>/tmp/agentls-apt.lock
+flock 9
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
   SUDO="sudo"

@@ -18,6 +18,11 @@ fi
 version="$("$main_python" -c 'import importlib.metadata as m; print(m.version("litellm"))')"
 marker="$venv/.agentls-litellm-version"
 
+# Two test processes may ask at once: one installs, the other waits for it.
+mkdir -p "$(dirname "$venv")"
+exec 9>"$venv.lock"
+flock 9
+
 if [[ -x "$venv/bin/litellm" && -f "$marker" && "$(cat "$marker")" == "$version" ]]; then
   echo "$venv/bin/litellm"
   exit 0

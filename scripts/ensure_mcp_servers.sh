@@ -17,6 +17,11 @@ if [[ ! -x "$main_python" ]]; then
   exit 1
 fi
 
+# Two test processes may ask at once: one installs, the other waits for it.
+mkdir -p "$(dirname "$venv")"
+exec 9>"$venv.lock"
+flock 9
+
 if [[ -x "$venv/bin/mcp-server-time" && -f "$marker" && "$(cat "$marker")" == "$wanted" ]]; then
   echo "$venv/bin"
   exit 0

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from agentls.agent.stdout_guard import protect_stdout
-from agentls.server.logging import configure_logging
+from agentls.logging_setup import configure_logging
 
 #: See ``main``: how long a busy thread may keep the GIL from the event loop.
 SWITCH_INTERVAL_SECONDS = 0.0005

@@ -136,7 +136,7 @@ class AgentLanguageServer(LanguageServer):
         if self._settings is None:
             self._settings = SettingsManager()
         if self._reviews is None:
-            self._reviews = InlineReviews()
+            self._reviews = InlineReviews(notify=self.protocol.notify)
         if self._runs is None:
             sources = RunSources(
                 config=lambda: self.settings.config,
@@ -181,7 +181,7 @@ class AgentLanguageServer(LanguageServer):
             )
             return
         if update.changed:
-            from agentls.server.logging import configure_logging
+            from agentls.logging_setup import configure_logging
 
             cfg = self.config.logging
             configure_logging(cfg.level, file=cfg.file, verbose=cfg.verbose)
@@ -386,8 +386,10 @@ def build_server(
         agents,
         cancel,
         checkpoints,
+        commands,
         configuration,
         lifecycle,
+        message,
         ping,
         prepare,
         review,
@@ -401,7 +403,9 @@ def build_server(
         configuration,
         run,
         cancel,
+        message,
         agents,
+        commands,
         sessions,
         ping,
         prepare,

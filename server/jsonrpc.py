@@ -19,7 +19,8 @@ pygls itself, and ``initialize`` must not wait for them. The server loads them i
 right after ``initialize`` (``load_types``). Until they are in use a message that needs
 them is held, and every message after it waits behind it so that the client's order is
 kept (a ``$/cancelRequest`` never overtakes its request). The requests that take no params
-(``agent/ping``, ``agent/agents``, ``agent/sessions``) need no model: they are read at once.
+(``agent/ping``, ``agent/agents``, ``agent/commands``, ``agent/sessions``) need no model:
+they are read at once.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ PREFIX = "agent/"
 #: Our methods whose params have no field (``NoParams``...): read without the models (the
 #: params are ignored), so that they are handled before those are loaded. A unit test keeps
 #: this set equal to the methods of ``METHODS`` the client sends whose params have no field.
-NO_PARAMS = frozenset({"agent/ping", "agent/agents", "agent/sessions", "agent/prepare"})
+NO_PARAMS = frozenset(
+    {"agent/ping", "agent/agents", "agent/commands", "agent/sessions", "agent/prepare"}
+)
 
 
 @attrs.define

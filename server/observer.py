@@ -26,7 +26,10 @@ from typing import Any
 from agentls.agent import events
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import (
+    Compaction,
+    ContextParams,
     InstructionsParams,
+    MessageDeliveredParams,
     PlanParams,
     PlanStep,
     StatusParams,
@@ -72,6 +75,8 @@ class LspRunObserver:
         self._timer: asyncio.TimerHandle | None = None
         self._seq = 0
         self._step_chars = 0  # streamed text sent since the current step began
+        #: The latest context meter, repeated on each agent/step.
+        self._meter: events.ContextMeasured | None = None
         self._closed = False
         self.last_state: str | None = None
         self.usage: dict[str, int] | None = None
@@ -115,6 +120,8 @@ class LspRunObserver:
                 call_id=event.call_id,
                 args=args,
             )
+            if self._meter is not None:
+                step.context_used, step.context_limit = self._meter.used, self._meter.limit
             if isinstance(event, events.ToolFinished):
                 step.phase, step.success = "tool_end", event.success
                 step.summary = event.summary[:200]
@@ -134,6 +141,30 @@ class LspRunObserver:
                 "completion_tokens": event.completion_tokens,
                 "total_tokens": event.total_tokens,
             }
+        elif isinstance(event, events.ContextMeasured):
+            self._meter = event
+            meter = ContextParams(
+                run_id=run_id, step=event.step, used=event.used, limit=event.limit
+            )
+            self._notify("agent/context", meter.to_wire())
+        elif isinstance(event, events.ContextCompacted):
+            last = self._meter
+            compacted = ContextParams(
+                run_id=run_id,
+                step=event.step,
+                used=event.tokens_after,
+                limit=last.limit if last is not None else 0,
+                compacted=Compaction(
+                    messages_before=event.messages_before,
+                    messages_after=event.messages_after,
+                    tokens_before=event.tokens_before,
+                    tokens_after=event.tokens_after,
+                ),
+            )
+            self._notify("agent/context", compacted.to_wire())
+        elif isinstance(event, events.MessagesDelivered):
+            delivered = MessageDeliveredParams(run_id=run_id, message_ids=event.ids)
+            self._notify("agent/messageDelivered", delivered.to_wire())
         elif isinstance(event, events.InstructionsRead):
             read = InstructionsParams(
                 run_id=run_id, files=event.files, joined=True if event.joined else None

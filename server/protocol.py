@@ -32,7 +32,14 @@ from agentls.agent.contract import (
 from agentls.agent.session_entries import Entry
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
-ReviewOutcome = TypeAliasType("ReviewOutcome", Literal["kept", "undone", "changedByUser"])
+CommandSource = TypeAliasType("CommandSource", Literal["built-in", "user", "workspace"])
+ReviewOutcome = TypeAliasType(
+    "ReviewOutcome", Literal["kept", "undone", "changedByUser", "pending"]
+)
+ReviewDeliveryState = TypeAliasType("ReviewDeliveryState", Literal["waiting", "told", "unknown"])
+AutoSaveMode = TypeAliasType(
+    "AutoSaveMode", Literal["off", "afterDelay", "onFocusChange", "onWindowChange"]
+)
 SessionEntry = TypeAliasType("SessionEntry", Entry)
 
 M = TypeVar("M", bound=WireModel)
@@ -87,6 +94,33 @@ class CancelResult(WireModel):
     )
 
 
+class MessageParams(WireModel):
+    """``agent/message`` params: the user writes to a run while it works."""
+
+    run_id: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    mode: Literal["queue", "steer"] = Field(
+        "queue",
+        description="queue: the model reads it before its next call; steer: the model call "
+        "in flight is cut (its text void) and made again with the message.",
+    )
+
+
+class MessageResult(WireModel):
+    accepted: bool = Field(description="False when the run cannot take it; `reason` says why.")
+    message_id: str | None = Field(
+        None, description="Named again in `agent/messageDelivered` once the model has it."
+    )
+    reason: str | None = None
+
+
+class MessageDeliveredParams(WireModel):
+    """``agent/messageDelivered``: messages sent with ``agent/message`` reached the model."""
+
+    run_id: str
+    message_ids: list[str]
+
+
 class AgentInfo(WireModel):
     name: str
     description: str
@@ -97,6 +131,31 @@ class AgentsResult(WireModel):
     """``agent/agents`` result."""
 
     agents: list[AgentInfo]
+
+
+class CommandInfo(WireModel):
+    """A ``/name`` command a prompt may start with."""
+
+    name: str = Field(description="Without the `/`.")
+    description: str
+    hint: str = Field(
+        description="What to type after the name (its `argument-hint`, else its "
+        "`${input:...}` names as `name=<placeholder>`); empty when it takes nothing."
+    )
+    source: CommandSource
+    path: str = Field(
+        description="The prompt file it comes from: workspace-relative, or `your ...` for "
+        "one in the user config directory; empty for a built-in."
+    )
+
+
+class CommandsResult(WireModel):
+    """``agent/commands`` result: by name."""
+
+    commands: list[CommandInfo]
+    problems: list[str] = Field(
+        description="Prompt files that were skipped or partly ignored, and why."
+    )
 
 
 class PingResult(WireModel):
@@ -191,6 +250,30 @@ class StepParams(WireModel):
     )
     success: bool | None = Field(None, description="With `tool_end`.")
     summary: str | None = Field(None, max_length=200, description="With `tool_end`.")
+    context_used: int | None = Field(
+        None, description="The context meter as this step's model call started: tokens used."
+    )
+    context_limit: int | None = Field(
+        None, description="The context budget those tokens fill (`context.max_context_tokens`)."
+    )
+
+
+class Compaction(WireModel):
+    messages_before: int
+    messages_after: int
+    tokens_before: int
+    tokens_after: int
+
+
+class ContextParams(WireModel):
+    """``agent/context``: how full the model's context is, as each step's model call
+    starts; with ``compacted`` when the older steps were just compacted."""
+
+    run_id: str
+    step: int
+    used: int = Field(description="Tokens of the conversation the model is sent.")
+    limit: int = Field(description="The budget compaction keeps to (`context.max_context_tokens`).")
+    compacted: Compaction | None = None
 
 
 class PlanStep(WireModel):
@@ -295,7 +378,8 @@ class WorkspaceTrustParams(WireModel):
 
 
 class HunkDecision(WireModel):
-    """What the user decided about one hunk under inline review."""
+    """What the user decided about one hunk under inline review (`pending`: a decision
+    taken back, e.g. an undo undone with Ctrl+Z: the hunk waits for the user again)."""
 
     id: str = Field(min_length=1, description="The hunk's change annotation id.")
     outcome: ReviewOutcome
@@ -321,6 +405,41 @@ class ReviewDecisionParams(WireModel):
         False,
         description="The agent created the file and the user undid all of it: the file was "
         "deleted.",
+    )
+
+
+class ReviewAutoSaveParams(WireModel):
+    """``agent/reviewAutoSave`` (a notification to the server, sent before the client
+    answers an edit it reviews inline): how the editor's auto-save treats a file of that
+    edit, so that the tool result tells the model what is on disk."""
+
+    uri: str = Field(min_length=1)
+    version: int = Field(description="The document's version once the edit is applied.")
+    mode: AutoSaveMode = Field(description="The editor's auto-save for this file.")
+    saved: bool = Field(
+        False, description="The editor has already saved the file with the edit in it."
+    )
+
+
+class ReviewDeliveryParams(WireModel):
+    """``agent/reviewDelivery`` (a notification to the client): what became of review
+    decisions it sent."""
+
+    hunks: list[str] = Field(description="The hunks' ids.")
+    state: ReviewDeliveryState = Field(
+        description="`waiting`: for the next model call of `sessionId` (its run in flight "
+        "`runId`, else its next run, or the next run of any other session); `told`: the "
+        "model of run `runId` has heard the hunks' current state (`note`: the text it was "
+        "given; absent when it had heard it before); `unknown`: this server does not know "
+        "the hunks (made by another server process), so no model will hear of them."
+    )
+    run_id: str | None = None
+    session_id: str | None = None
+    note: str | None = Field(None, description="`told`: exactly what the model was given.")
+    other_session: bool = Field(
+        False,
+        description="`told`: the run that heard is of another session than the edit's; the "
+        "edit's own session still hears it when continued.",
     )
 
 
@@ -372,6 +491,19 @@ class CheckpointFile(WireModel):
     change: Literal["created", "modified", "deleted"]
 
 
+class UndoPreview(WireModel):
+    """What ``agent/restore`` of a run would do now (files as workspace-relative paths)."""
+
+    restores: list[str] = Field(description="Files the undo would write back.")
+    partly_undone: list[str] = Field(
+        description="Of those, files where the user already undid part of the runs' "
+        "changes: only the rest goes back."
+    )
+    changed_since: list[str] = Field(
+        description="Files changed since the runs in other ways: the undo leaves them as they are."
+    )
+
+
 class CheckpointRun(WireModel):
     """A run (or a restore) and the files it changed."""
 
@@ -381,6 +513,9 @@ class CheckpointRun(WireModel):
     at: float = Field(description="Seconds since the epoch of its first change.")
     restores: str | None = Field(None, description="For a restore: the run it went back before.")
     files: list[CheckpointFile]
+    undo: UndoPreview | None = Field(
+        None, description="With `sessionId`: what undoing this run would do now."
+    )
 
 
 class CheckpointsResult(WireModel):
@@ -435,7 +570,16 @@ class Method:
 METHODS: tuple[Method, ...] = (
     Method("agent/run", "run", "request", "clientToServer", RunParams, RunResult),
     Method("agent/cancel", "cancel", "request", "clientToServer", CancelParams, CancelResult),
+    Method("agent/message", "message", "request", "clientToServer", MessageParams, MessageResult),
+    Method(
+        "agent/messageDelivered",
+        "messageDelivered",
+        "notification",
+        "serverToClient",
+        MessageDeliveredParams,
+    ),
     Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
+    Method("agent/commands", "commands", "request", "clientToServer", NoParams, CommandsResult),
     Method("agent/ping", "ping", "request", "clientToServer", NoParams, PingResult),
     Method("agent/sessions", "sessions", "request", "clientToServer", NoParams, SessionsResult),
     Method("agent/session", "session", "request", "clientToServer", SessionParams, SessionResult),
@@ -452,6 +596,7 @@ METHODS: tuple[Method, ...] = (
     Method("agent/stream", "stream", "notification", "serverToClient", StreamParams),
     Method("agent/step", "step", "notification", "serverToClient", StepParams),
     Method("agent/plan", "plan", "notification", "serverToClient", PlanParams),
+    Method("agent/context", "context", "notification", "serverToClient", ContextParams),
     Method(
         "agent/instructions", "instructions", "notification", "serverToClient", InstructionsParams
     ),
@@ -478,6 +623,20 @@ METHODS: tuple[Method, ...] = (
         "notification",
         "clientToServer",
         ReviewDecisionParams,
+    ),
+    Method(
+        "agent/reviewAutoSave",
+        "reviewAutoSave",
+        "notification",
+        "clientToServer",
+        ReviewAutoSaveParams,
+    ),
+    Method(
+        "agent/reviewDelivery",
+        "reviewDelivery",
+        "notification",
+        "serverToClient",
+        ReviewDeliveryParams,
     ),
     Method(
         "agent/approveMcpServer",

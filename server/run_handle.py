@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agentls.agent.cancel import CancelToken
+from agentls.agent.run_messages import RunMessages
 
 if TYPE_CHECKING:
     from agentls.agent.run import RunOutcome
@@ -31,6 +32,8 @@ class RunHandle:
     agent: str = "build"
     #: Set by ``agent/cancel``, ``$/cancelRequest``, the progress UI's cancel, shutdown.
     token: CancelToken = field(default_factory=CancelToken)
+    #: What the user writes to the run while it works (``agent/message``).
+    messages: RunMessages = field(default_factory=RunMessages)
     task: asyncio.Task[RunOutcome] | None = None
     progress: RunProgress | None = None
     observer: LspRunObserver | None = None

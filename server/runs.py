@@ -29,6 +29,7 @@ from agentls.agent.config import AppConfig
 from agentls.agent.config_loader import may_declare_mcp_servers
 from agentls.agent.contract import RunResult
 from agentls.agent.events import RunState, StatusChanged
+from agentls.agent.run_messages import MessageMode, PendingMessage, RunMessageError
 from agentls.agent.workspace import FileAccess
 from agentls.server.approver import LspApprover
 from agentls.server.inline_review import InlineReviews
@@ -226,6 +227,7 @@ class RunManager:
             open_documents=self._open_documents(),
             notices=notices,
             trusted=self._sources.trusted(),
+            messages=handle.messages,
             llm_for=self._sources.llm,
             problems=self._sources.problems(config),
         )
@@ -264,6 +266,15 @@ class RunManager:
         log.info("run %s: %s", run_id, reason)
         handle.token.cancel(reason)
         return True
+
+    def message(self, run_id: str, text: str, mode: MessageMode) -> PendingMessage:
+        """Give run ``run_id`` the user's message; RunMessageError when it cannot take it."""
+        handle = self.runs.get(run_id)
+        if handle is None:
+            raise RunMessageError(f"no run {run_id} is in flight (it ended, or never started)")
+        if handle.token.cancelled:
+            raise RunMessageError(f"run {run_id} is being cancelled")
+        return handle.messages.send(text, mode)
 
     def cancel_all(self, reason: str) -> None:
         for run_id in list(self.runs):

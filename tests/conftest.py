@@ -89,8 +89,8 @@ def user_config_dir(
 def trust_folder(user_config_dir: Path) -> Callable[..., None]:
     """``trust_folder(path)``: what a user does to let a folder's own config and MCP
     servers apply (``agentls trust`` then ``agentls mcp approve --all``)."""
+    from agentls.agent.mcp.approval import approve_workspace_servers
     from agentls.agent.trust import TrustStore
-    from agentls.agent.trust_cli import approve_workspace_servers
 
     def trust(folder: Path, *, approve_mcp: bool = True) -> None:
         TrustStore().set_trusted(folder, True)

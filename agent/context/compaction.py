@@ -58,6 +58,11 @@ class ContextManager:
         self.config = config
         self._count = token_counter or _estimate
 
+    async def measure(self, messages: list[Message]) -> tuple[int, int]:
+        """How full the context is: the tokens of ``messages`` and the budget they fill
+        (``max_context_tokens``), for the user's context meter."""
+        return await self._count(messages), self.config.max_context_tokens
+
     # ----------------------------------------------------------------- level 1
 
     def truncate_tool_result(self, content: str) -> str:

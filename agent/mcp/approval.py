@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentls.agent.config import MCPServerConfig
-from agentls.agent.trust import TrustStore
+from agentls.agent.trust import TrustStore, canonical
 
 
 def definition_digest(server: MCPServerConfig) -> str:
@@ -174,3 +174,50 @@ async def gate(
                 f"MCP server {item.name!r} ({item.source}) was not started: you did not allow it"
             )
     return result
+
+
+# -- listing and approving outside a run (``agentls mcp list`` / ``approve``) ---------------
+
+
+def declared_servers(root: Path) -> tuple[list[MCPServerConfig], list[str]]:
+    """Every server the configuration and the workspace's files declare, trusted or not
+    (to list them), with the warnings about entries that cannot be used."""
+    from agentls.agent.config_loader import load_config
+    from agentls.agent.errors import ConfigError
+    from agentls.agent.mcp.sources import workspace_servers
+
+    try:
+        config = load_config(root, trusted=True)
+    except ConfigError:
+        # What only a trusted folder may set is broken: list its MCP files at least.
+        config = load_config(root, trusted=False)
+        config.mcp.vscode_config = config.mcp.mcp_json = True
+    found = workspace_servers(config)
+    return found.servers, found.warnings
+
+
+def server_state(server: MCPServerConfig, folder: Path, trusted: bool, store: TrustStore) -> str:
+    """Where ``server`` stands, in a few words for the user."""
+    if server.source != "workspace":
+        return f"yours ({server.source}): starts without asking"
+    if not trusted:
+        return "ignored: the folder is not trusted"
+    approved = store.approved_digest(folder, "mcp", server.name)
+    if approved is None:
+        return "not approved: asks before starting"
+    if approved != definition_digest(server):
+        return "changed since you approved it: asks before starting"
+    return "approved"
+
+
+def approve_workspace_servers(folder: Path, store: TrustStore | None = None) -> list[str]:
+    """Approve every MCP server ``folder`` declares as it is now (``agentls mcp approve
+    --all``); returns their names."""
+    store = store if store is not None else TrustStore()
+    servers, _ = declared_servers(Path(canonical(folder)))
+    names = []
+    for server in servers:
+        if server.source == "workspace":
+            store.approve(folder, "mcp", server.name, definition_digest(server))
+            names.append(server.name)
+    return names

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from agentls.agent.child_process import ChangesProbe, ProcessRunner
     from agentls.agent.config import AgentConfig, AppConfig
     from agentls.agent.events import Observer, RunState
+    from agentls.agent.hooks import HookRunner
     from agentls.agent.llm.protocol import LLM
     from agentls.agent.problems import ProblemSource
     from agentls.agent.session_recorder import SessionRecorder
@@ -85,6 +86,8 @@ class RunContext:
     process_runner: ProcessRunner | None = None
     #: Who knows the problems of the workspace's files (``get_problems``); None: nobody.
     problems: ProblemSource | None = None
+    #: The run's hooks (PreToolUse, PostToolUse...), None when there are none.
+    hooks: HookRunner | None = None
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,7 @@ class ExecutionEngine:
         """Validate, decide, ask if needed, run. Every refusal is a result for the model."""
         try:
             tool, args = self._validated(call)
+            await self._pre_tool_hooks(call)
             approved = await self._approved(tool, call, args, agent)
         except _Refused as refused:
             return self._done(
@@ -122,8 +123,46 @@ class ExecutionEngine:
         result = await self._run(tool, args, ctx)
         if note:
             result = result.model_copy(update={"output": note + result.output})
+        result = await self._post_tool_hooks(call, result)
         was_dry_run = self.run.dry_run and tool.sensitive
         return self._done(call, result, arguments, was_dry_run=was_dry_run)
+
+    async def _pre_tool_hooks(self, call: ToolCall) -> None:
+        """PreToolUse hooks, before anybody is asked: a block refuses the call, and the
+        model reads the hook's reason."""
+        hooks = self.run.hooks
+        if hooks is None or not hooks.has("PreToolUse"):
+            return
+        payload = {"tool_name": call.name, "tool_input": call.arguments}
+        outcome = await hooks.run("PreToolUse", payload, tool=call.name)
+        self._report(outcome.problems)
+        if outcome.blocked:
+            raise _Refused(
+                ToolResult.fail(f"A PreToolUse hook blocked this call: {outcome.reason}"),
+                was_confirmed=False,
+            )
+
+    async def _post_tool_hooks(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        """PostToolUse hooks, after the call ran (it cannot be undone): a block's reason
+        is added to the result for the model."""
+        hooks = self.run.hooks
+        if hooks is None or not hooks.has("PostToolUse"):
+            return result
+        payload = {
+            "tool_name": call.name,
+            "tool_input": call.arguments,
+            "tool_response": {"success": result.success, "output": result.output[:4000]},
+        }
+        outcome = await hooks.run("PostToolUse", payload, tool=call.name)
+        self._report(outcome.problems)
+        if not outcome.blocked:
+            return result
+        told = f"{result.output}\n\nA PostToolUse hook says: {outcome.reason}"
+        return result.model_copy(update={"output": told})
+
+    def _report(self, problems: list[str]) -> None:
+        for problem in problems:
+            self.run.observer(Notice("warning", problem))
 
     @staticmethod
     def _done(

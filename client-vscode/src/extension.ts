@@ -10,6 +10,7 @@ import { createLog, logError, logInfo, logText, logWarn } from './logging';
 import { ManagedEnvironment } from './managedEnv';
 import { ReviewController } from './review/controller';
 import { registerReviewUi } from './review/ui';
+import { EDIT_TOOLS } from './panel/model';
 import { AgentPanel } from './panel/provider';
 import { Preparer } from './prepare';
 import { Runs } from './runs';
@@ -88,6 +89,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     log: (line) => logInfo(line),
   });
   const review = new ReviewController();
+  runs.toReview = (runId) => review.pendingOfRun(runId);
+  runs.describeStep = (step) => {
+    const file = step.args?.['path'];
+    return EDIT_TOOLS.has(step.tool) && typeof file === 'string' ? review.describeEdit(step.runId, file) : undefined;
+  };
   const mcpApprovals = new McpApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
   const diagnostics = new DiagnosticsAnswers();
   const server = new ServerManager(
@@ -102,7 +108,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         mcpApprovals.attach(client);
         diagnostics.attach(client);
       },
-      onClientGone: () => runs.serverGone(),
+      onClientGone: () => {
+        runs.serverGone();
+        review.serverGone();
+      },
       capabilities: () => review.capabilities(),
       handleApplyEdit: (params) => review.handleApplyEdit(params),
     },
@@ -138,11 +147,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     runs,
     server,
     panel,
-    ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare() }),
+    ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare(), state: context.workspaceState }),
     review,
     mcpApprovals,
     diagnostics,
     ...registerReviewUi(review),
+    review.onDidChange(() => {
+      runs.reviewChanged();
+      panel.reviewChanged();
+    }),
+    review.onDidDeliver((news) => {
+      transcript.review(news);
+      panel.reviewDelivered(news);
+      if (news.state === 'lost') {
+        void uiProxy.showWarningMessage(`Agent: your review (${news.summary}) could not be told to the agent: ${news.why ?? 'it was lost'}. Tell it in your next prompt if it matters.`);
+      }
+    }),
     ...watchWorkspaceTrust({ server, panel, statusBar }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) {

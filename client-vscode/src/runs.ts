@@ -12,6 +12,11 @@ import {
   type AskUserParams,
   type AskUserResult,
   type CancelResult,
+  type ContextParams,
+  type MessageDeliveredParams,
+  type MessageParams,
+  type MessageResult,
+  type InstructionsParams,
   type PlanParams,
   type RunParams,
   type RunResult,
@@ -47,6 +52,9 @@ export type RunEvent =
   | { type: 'stream'; params: StreamParams }
   | { type: 'step'; params: StepParams }
   | { type: 'plan'; params: PlanParams }
+  | { type: 'instructions'; params: InstructionsParams }
+  | { type: 'context'; params: ContextParams }
+  | { type: 'messageDelivered'; params: MessageDeliveredParams }
   | { type: 'runEnded'; runId: string; result?: RunResult; error?: string; cancelled: boolean };
 
 /** Answers a routed run's questions (approvals, agent/askUser) somewhere else than VS Code's boxes. */
@@ -55,9 +63,11 @@ export interface QuestionRouter {
   askUser(runId: string, params: AskUserParams, token: CancellationToken): Promise<string | null>;
 }
 
-/** Extra per-run options: the session to continue, the prompt as the user typed it, routing. */
+/** Extra per-run options: the session to continue, the prompt as the user typed it, routing, the file the user works in. */
 export interface RunExtras {
   sessionId?: string;
+  /** Workspace-relative (or absolute): the AGENTS.md files from the root down to its folder apply. */
+  activeFile?: string;
   shownPrompt?: string;
   routed?: boolean;
 }
@@ -86,6 +96,11 @@ export class Runs implements vscode.Disposable {
   readonly onEvent = this.events.event;
   /** Set by the agent panel: where the questions of routed runs go. */
   questions: QuestionRouter | undefined;
+  /** The user's words for a finished tool step, when the model's would mislead them
+   * (an edit waiting for their review). */
+  describeStep: ((params: StepParams) => string | undefined) | undefined;
+  /** How many of a run's changes still wait for the user's review. */
+  toReview: (runId: string) => number = () => 0;
 
   constructor(
     private readonly statusBar: RunStatusBar,
@@ -107,6 +122,12 @@ export class Runs implements vscode.Disposable {
         this.transcript.plan(p);
         this.events.fire({ type: 'plan', params: p });
       }),
+      client.onNotification(Methods.instructions, (p: InstructionsParams) => {
+        this.transcript.instructions(p);
+        this.events.fire({ type: 'instructions', params: p });
+      }),
+      client.onNotification(Methods.context, (p: ContextParams) => this.events.fire({ type: 'context', params: p })),
+      client.onNotification(Methods.messageDelivered, (p: MessageDeliveredParams) => this.events.fire({ type: 'messageDelivered', params: p })),
       client.onRequest(Methods.askUser, (p: AskUserParams, token: CancellationToken) => this.askUser(p, token)),
       // Replaces the language client's own handler (registered handlers win): approvals of
       // routed runs are answered in the panel, everything else as before.
@@ -144,7 +165,13 @@ export class Runs implements vscode.Disposable {
     this.changed.fire(runId);
     this.events.fire({ type: 'runStarted', runId, sessionId: extras.sessionId, prompt: extras.shownPrompt ?? prompt, agent: options.agent, routed });
 
-    const params: RunParams = { prompt, runId, ...options, ...(extras.sessionId ? { sessionId: extras.sessionId } : {}) };
+    const params: RunParams = {
+      prompt,
+      runId,
+      ...options,
+      ...(extras.sessionId ? { sessionId: extras.sessionId } : {}),
+      ...(extras.activeFile ? { activeFile: extras.activeFile } : {}),
+    };
     logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps})`);
     let outcome: RunOutcome;
     try {
@@ -166,7 +193,7 @@ export class Runs implements vscode.Disposable {
     this.transcript.end(outcome.runId, outcome.result, outcome.error, outcome.cancelled);
     if (this.latest === outcome.runId) {
       const failed = !outcome.cancelled && (outcome.result === undefined || outcome.result.status === 'failed');
-      this.statusBar.showFinal(finalStatusText(outcome.result, outcome.error, outcome.cancelled), failed);
+      this.statusBar.showFinal(this.finalText(outcome), failed, outcome.runId);
     }
     if (this.active.size === 0) {
       void setContext('agentls.running', false);
@@ -175,6 +202,18 @@ export class Runs implements vscode.Disposable {
     }
     this.changed.fire(outcome.runId);
     this.events.fire({ type: 'runEnded', runId: outcome.runId, result: outcome.result, error: outcome.error, cancelled: outcome.cancelled });
+  }
+
+  private finalText(outcome: RunOutcome): string {
+    return finalStatusText(outcome.result, outcome.error, outcome.cancelled, this.toReview(outcome.runId));
+  }
+
+  /** The user decided about changes under review: the final status counts them at once. */
+  reviewChanged(): void {
+    const outcome = this.lastOutcome;
+    if (outcome) {
+      this.statusBar.updateFinal(outcome.runId, this.finalText(outcome));
+    }
   }
 
   /** Cancel `runId`, or the latest active run. */
@@ -195,6 +234,22 @@ export class Runs implements vscode.Disposable {
     }
   }
 
+  /** Write to a run in flight (agent/message); a run this client does not know is refused here. */
+  async message(runId: string, text: string, mode: 'queue' | 'steer'): Promise<MessageResult> {
+    const run = this.active.get(runId);
+    if (!run) {
+      return { accepted: false, reason: `run ${runId} is not in flight` };
+    }
+    logInfo(`${Methods.message} ${runId} (${mode})`);
+    try {
+      const params: MessageParams = { runId, text, mode };
+      return await run.client.sendRequest<MessageResult>(Methods.message, params);
+    } catch (error) {
+      logError(`${Methods.message} ${runId} failed`, error);
+      return { accepted: false, reason: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
   /** The server is gone: every active run ends as failed. */
   serverGone(): void {
     for (const runId of [...this.active.keys()]) {
@@ -207,7 +262,9 @@ export class Runs implements vscode.Disposable {
     this.progress({ type: 'status', params }, (view) => view.onStatus(params));
   }
 
-  private onStep(params: StepParams): void {
+  private onStep(received: StepParams): void {
+    const words = received.phase === 'tool_end' ? this.describeStep?.(received) : undefined;
+    const params = words ? { ...received, summary: words } : received;
     this.transcript.step(params);
     this.progress({ type: 'step', params }, (view) => view.onStep(params));
   }

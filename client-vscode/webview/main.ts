@@ -4,10 +4,11 @@
  * items whose `rev` changed are rebuilt, so a fast stream costs one render per frame. Only the
  * last WINDOW items are in the DOM; older ones come back with "Show earlier".
  */
+import { commandQuery, filterCommands, insertCommand, moveActive, sourceLabel, typedCommand } from '../src/panel/commandPicker';
 import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
 import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
-import { canUndo, emptyConversation, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
-import type { AgentInfo } from '../src/protocol';
+import { canUndo, compactionText, contextMeter, emptyConversation, instructionLinks, MESSAGE_STATE_WORDS, reduce, undoOffer, type Action, type Conversation, type Item } from '../src/panel/model';
+import type { AgentInfo, CommandInfo } from '../src/protocol';
 import { MANAGE_TRUST_LABEL, RESTRICTED_NOTICE } from '../src/trust';
 
 interface VsCodeApi {
@@ -92,7 +93,15 @@ const announcer = h('div', { class: 'sr-only', 'aria-live': 'polite', role: 'sta
 const sessionsButton = button('Sessions', () => toggleSessions(), { id: 'sessions-button', 'aria-expanded': 'false', 'aria-controls': 'sessions', title: 'Past sessions' });
 const newButton = button('New session', () => post({ type: 'newSession' }), { id: 'new-session', title: 'Start a new conversation' });
 const outputButton = button('Log', () => post({ type: 'showOutput' }), { title: 'Show the Agent output channel' });
-const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Agent panel' }, newButton, sessionsButton, outputButton);
+const meterFill = h('div', { class: 'meter-fill' });
+const meterText = h('span', { class: 'meter-text' });
+const meter = h(
+  'div',
+  { id: 'context-meter', class: 'context-meter', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': '100', hidden: '' },
+  h('div', { class: 'meter-bar', 'aria-hidden': 'true' }, meterFill),
+  meterText,
+);
+const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Agent panel' }, newButton, sessionsButton, outputButton, meter);
 const sessionsBox = h('section', { id: 'sessions', class: 'sessions', hidden: '', 'aria-label': 'Past sessions' });
 const readOnlyBar = h('div', { class: 'readonly-bar', hidden: '', role: 'note' });
 const trustBar = h(
@@ -122,20 +131,33 @@ const selectionBox = h('input', { type: 'checkbox', id: 'selection' });
 const prompt = h('textarea', {
   id: 'prompt',
   rows: '3',
-  'aria-label': 'Prompt for the agent (Enter sends, Shift+Enter adds a line)',
-  placeholder: 'Ask the agent… (Enter sends, Shift+Enter new line)',
+  'aria-label': 'Prompt for the agent (Enter sends, Shift+Enter adds a line, / at the start picks a command)',
+  placeholder: 'Ask the agent… (Enter sends, Shift+Enter new line, / for commands)',
+  'aria-controls': 'command-list',
+  'aria-describedby': 'command-hint',
 });
+const commandList = h('ul', { id: 'command-list', class: 'command-list', role: 'listbox', 'aria-label': 'Commands' });
+const commandNote = h('div', { class: 'command-note', role: 'status' });
+const commandProblemsBox = h('div', { class: 'command-problems' });
+const picker = h('div', { id: 'command-picker', class: 'command-picker', hidden: '' }, commandList, commandNote, commandProblemsBox);
+const hintLine = h('div', { id: 'command-hint', class: 'command-hint', hidden: '' });
 const sendButton = button('Send', () => send(), { class: 'primary send', title: 'Send (Enter)' });
+// Steer cuts the model call in flight; Send (queue) waits for it. Only offered during a run.
+const steerButton = button('Steer', () => send('steer'), { class: 'steer', title: 'Steer: interrupt the model now with this message (Ctrl/Cmd+Enter)', hidden: '' });
+const rejectedNote = h('div', { class: 'message-rejected', role: 'alert', hidden: '' });
 const composer = h(
   'form',
   { class: 'composer', 'aria-label': 'New message' },
-  prompt,
+  h('div', { class: 'prompt-wrap' }, picker, prompt),
+  hintLine,
+  rejectedNote,
   h(
     'div',
     { class: 'composer-row' },
     h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Agent'), agentSelect),
     h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Confirm mode'), confirmSelect),
     h('label', { class: 'check', title: 'Add the active editor’s selection as context' }, selectionBox, ' Include selection'),
+    steerButton,
     sendButton,
   ),
 );
@@ -147,9 +169,12 @@ app.append(toolbar, trustBar, sessionsBox, readOnlyBar, h('main', { class: 'main
 
 prompt.value = typeof saved.draft === 'string' ? saved.draft : '';
 prompt.addEventListener('keydown', (event) => {
+  if (pickerKey(event)) {
+    return;
+  }
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
-    send();
+    send(event.ctrlKey || event.metaKey ? 'steer' : 'queue');
   }
 });
 // A prompt being typed is a sign of a run: the extension tells the server to get ready.
@@ -160,7 +185,16 @@ prompt.addEventListener('input', () => {
     post({ type: 'typing' });
   }
   promptWasEmpty = prompt.value === '';
+  updatePicker();
 });
+// The caret moved without typing (a click, Home, arrows outside the picker).
+prompt.addEventListener('click', () => updatePicker());
+prompt.addEventListener('keyup', (event) => {
+  if (['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(event.key)) {
+    updatePicker();
+  }
+});
+prompt.addEventListener('blur', () => closePicker());
 for (const el of [agentSelect, confirmSelect, selectionBox]) {
   el.addEventListener('change', () => {
     options = { agent: agentSelect.value, confirmMode: confirmSelect.value as PanelOptions['confirmMode'], includeSelection: selectionBox.checked };
@@ -189,15 +223,207 @@ function announce(text: string): void {
   announcer.textContent = text;
 }
 
-function send(): void {
+function send(mode: 'queue' | 'steer' = 'queue'): void {
   const text = prompt.value;
-  if (text.trim() === '' || conversation.runId || conversation.readOnly) {
+  if (text.trim() === '' || conversation.readOnly) {
     return;
   }
-  post({ type: 'run', prompt: text, options });
+  rejectedNote.hidden = true;
+  if (conversation.runId) {
+    // The box is cleared now; a refusal (messageRejected) puts the text back.
+    post({ type: 'message', text, mode });
+  } else if (mode === 'queue') {
+    post({ type: 'run', prompt: text, options });
+  } else {
+    return;
+  }
   prompt.value = '';
   promptWasEmpty = true;
+  closePicker();
+  updateHint();
   saveState();
+}
+
+// ---- the command picker (`/` at the start of the prompt) ------------------------------------
+
+let commands: CommandInfo[] = [];
+let commandProblems: string[] = [];
+let commandsError: string | undefined;
+let commandsLoaded = false;
+let pickerOpen = false;
+/** Escape closed the picker: it stays closed until the prompt no longer starts a command. */
+let pickerDismissed = false;
+let shownCommands: CommandInfo[] = [];
+let activeCommand = 0;
+
+function closePicker(): void {
+  pickerOpen = false;
+  picker.hidden = true;
+  prompt.removeAttribute('aria-activedescendant');
+  prompt.setAttribute('aria-expanded', 'false');
+}
+
+/** Open, filter or close the picker for what the prompt holds before the caret. */
+function updatePicker(): void {
+  const query = commandQuery(prompt.value, prompt.selectionStart ?? prompt.value.length);
+  updateHint();
+  if (query === undefined) {
+    pickerDismissed = false;
+    closePicker();
+    return;
+  }
+  if (pickerDismissed) {
+    return;
+  }
+  if (!pickerOpen) {
+    pickerOpen = true;
+    // Each opening starts on the first row, not on the command chosen last time.
+    shownCommands = [];
+    activeCommand = 0;
+    // Asked at each opening: a prompt file written since the last one is listed.
+    post({ type: 'listCommands' });
+  }
+  refilter(query);
+}
+
+/** The rows for `query`; the active row stays on its command while that is still listed. */
+function refilter(query: string): void {
+  const before = shownCommands[activeCommand]?.name;
+  shownCommands = filterCommands(commands, query);
+  const kept = shownCommands.findIndex((c) => c.name === before);
+  activeCommand = kept >= 0 ? kept : 0;
+  renderPicker(query);
+}
+
+function renderPicker(query: string): void {
+  commandList.replaceChildren();
+  shownCommands.forEach((command, i) => {
+    const option = h(
+      'li',
+      {
+        id: `command-option-${i}`,
+        class: `command-option${i === activeCommand ? ' active' : ''}`,
+        role: 'option',
+        'aria-selected': String(i === activeCommand),
+        'data-command': command.name,
+        title: [`/${command.name}${command.hint ? ` ${command.hint}` : ''}`, command.description, command.path].filter(Boolean).join('\n'),
+      },
+      h(
+        'div',
+        { class: 'command-line' },
+        h('span', { class: 'command-name' }, `/${command.name}`),
+        command.hint ? h('span', { class: 'command-args' }, command.hint) : undefined,
+        h('span', { class: 'command-source' }, sourceLabel(command)),
+      ),
+      h('div', { class: 'command-description' }, command.description),
+    );
+    // Keep the focus (and the caret) in the prompt box.
+    option.addEventListener('mousedown', (event) => event.preventDefault());
+    option.addEventListener('click', () => chooseCommand(i));
+    commandList.append(option);
+  });
+  commandList.hidden = shownCommands.length === 0;
+  if (commandsError) {
+    commandNote.textContent = `Could not list the commands: ${commandsError}`;
+  } else if (!commandsLoaded) {
+    commandNote.textContent = 'Loading commands…';
+  } else if (shownCommands.length === 0) {
+    commandNote.textContent = `No command matches /${query}`;
+  } else {
+    commandNote.textContent = '';
+  }
+  commandNote.hidden = commandNote.textContent === '';
+  commandProblemsBox.replaceChildren(...commandProblems.map((problem) => h('div', { class: 'command-problem' }, `⚠ ${problem}`)));
+  commandProblemsBox.hidden = commandProblems.length === 0;
+  picker.hidden = false;
+  prompt.setAttribute('aria-expanded', 'true');
+  const active = shownCommands.length ? `command-option-${activeCommand}` : undefined;
+  if (active) {
+    prompt.setAttribute('aria-activedescendant', active);
+    document.getElementById(active)?.scrollIntoView({ block: 'nearest' });
+    const command = shownCommands[activeCommand];
+    announce(`/${command.name}${command.hint ? ` ${command.hint}` : ''}: ${command.description} (${activeCommand + 1} of ${shownCommands.length})`);
+  } else {
+    prompt.removeAttribute('aria-activedescendant');
+  }
+}
+
+/** The picker's keys; true when the key was the picker's. */
+function pickerKey(event: KeyboardEvent): boolean {
+  if (!pickerOpen || event.isComposing) {
+    return false;
+  }
+  const query = commandQuery(prompt.value, prompt.selectionStart ?? prompt.value.length) ?? '';
+  switch (event.key) {
+    case 'ArrowDown':
+    case 'ArrowUp':
+      if (shownCommands.length === 0) {
+        return false;
+      }
+      event.preventDefault();
+      activeCommand = moveActive(activeCommand, event.key === 'ArrowDown' ? 1 : -1, shownCommands.length);
+      renderPicker(query);
+      return true;
+    case 'Enter':
+    case 'Tab':
+      if (event.shiftKey || shownCommands.length === 0) {
+        return false;
+      }
+      event.preventDefault();
+      chooseCommand(activeCommand);
+      return true;
+    case 'Escape':
+      event.preventDefault();
+      event.stopPropagation();
+      pickerDismissed = true;
+      closePicker();
+      return true;
+    default:
+      return false;
+  }
+}
+
+function chooseCommand(index: number): void {
+  const command = shownCommands[index];
+  if (!command) {
+    return;
+  }
+  const next = insertCommand(prompt.value, command.name);
+  prompt.value = next.text;
+  prompt.setSelectionRange(next.caret, next.caret);
+  prompt.focus();
+  closePicker();
+  updateHint();
+  saveState();
+  announce(`/${command.name} inserted${command.hint ? `; type ${command.hint}` : ''}.`);
+}
+
+/** Under the prompt: what the command it starts with takes, and what it does. */
+function updateHint(): void {
+  const command = pickerOpen ? undefined : typedCommand(prompt.value, commands);
+  if (!command) {
+    hintLine.hidden = true;
+    hintLine.replaceChildren();
+    return;
+  }
+  hintLine.replaceChildren(
+    h('span', { class: 'command-name' }, `/${command.name}`),
+    ...(command.hint ? [h('span', { class: 'command-args' }, command.hint)] : []),
+    ...(command.description ? [h('span', { class: 'command-description' }, `— ${command.description}`)] : []),
+  );
+  hintLine.hidden = false;
+}
+
+function showCommands(message: Extract<ToWebview, { type: 'commands' }>): void {
+  commands = message.commands;
+  commandProblems = message.problems;
+  commandsError = message.error;
+  commandsLoaded = true;
+  const query = commandQuery(prompt.value, prompt.selectionStart ?? prompt.value.length);
+  if (pickerOpen && query !== undefined) {
+    refilter(query);
+  }
+  updateHint();
 }
 
 // ---- sessions ----------------------------------------------------------------------------
@@ -262,7 +488,18 @@ function renderItem(item: Item): HTMLElement {
         { class: 'msg user', 'data-kind': 'user' },
         h('div', { class: 'who' }, item.agent ? `You → ${item.agent}` : 'You'),
         h('div', { class: 'user-text' }, item.text),
+        instructionsLine(item.instructions),
       );
+    case 'message':
+      return h(
+        'div',
+        { class: `msg user mid-run ${item.state}`, 'data-kind': 'message', 'data-state': item.state, 'data-message': item.messageId },
+        h('div', { class: 'who' }, item.mode === 'steer' ? 'You (steer)' : 'You (during the run)'),
+        h('div', { class: 'user-text' }, item.text),
+        h('div', { class: 'message-state', 'aria-label': `Message ${MESSAGE_STATE_WORDS[item.state]}` }, MESSAGE_STATE_WORDS[item.state]),
+      );
+    case 'compaction':
+      return h('div', { class: 'run-end compaction', 'data-kind': 'compaction', role: 'note' }, compactionText(item.compacted));
     case 'text': {
       const body = h('div', { class: 'markdown' });
       // Safe: the Markdown renderer escapes every tag of the model's text (html: false) and
@@ -380,6 +617,25 @@ function renderItem(item: Item): HTMLElement {
         list,
       );
     }
+    case 'review': {
+      const details = h('details', { class: 'review-note', 'data-kind': 'review', 'data-run': item.runId });
+      details.open = openCards.has(item.id);
+      details.addEventListener('toggle', () => {
+        if (details.open) {
+          openCards.add(item.id);
+        } else {
+          openCards.delete(item.id);
+        }
+        saveState();
+      });
+      const where = item.otherSession ? ' (in another conversation)' : '';
+      details.append(
+        h('summary', {}, h('span', { class: 'icon', 'aria-hidden': 'true' }, '◆'), h('span', {}, `Told the agent your review${where}: ${item.summary}`)),
+        h('div', { class: 'muted' }, 'What the agent was given, word for word:'),
+        h('pre', { class: 'review-text', tabindex: '0' }, item.note),
+      );
+      return details;
+    }
     case 'end': {
       const words: Record<string, string> = { success: '✓ Done', partial: '⚠ Partial', failed: '✗ Failed', cancelled: '⊘ Stopped' };
       const parts = [words[item.status] ?? item.status];
@@ -400,7 +656,7 @@ function renderItem(item: Item): HTMLElement {
         { class: `run-end ${item.status}`, 'data-kind': 'end', 'data-status': item.status },
         h('div', { class: 'run-summary' }, parts.join(' · ')),
         item.detail && item.status !== 'success' ? h('div', { class: 'run-detail' }, item.detail) : undefined,
-        undoButton(item, 'Undo run', 'Put the files back as they were before this run (later runs of the session are undone too)'),
+        ...undoOfRun(item),
       );
     }
     case 'restore': {
@@ -424,6 +680,39 @@ function renderItem(item: Item): HTMLElement {
       );
     }
   }
+}
+
+/** The instruction files the model was given, each opening its file; nothing when none. */
+function instructionsLine(files: string[] | undefined): HTMLElement | undefined {
+  const links = instructionLinks(files);
+  if (links.length === 0) {
+    return undefined;
+  }
+  const line = h('div', { class: 'instructions', role: 'group', 'aria-label': 'Instruction files given to the model' }, h('span', { class: 'instructions-label' }, 'Instructions:'));
+  for (const link of links) {
+    const path = link.path;
+    line.append(
+      ' ',
+      path
+        ? button(link.label, () => post({ type: 'openFile', path }), { class: 'link-button instruction', 'data-path': path, title: `Open ${path}` })
+        : h('span', { class: 'instruction', title: 'Your own AGENTS.md, in the agentls user config directory' }, link.label),
+    );
+  }
+  return line;
+}
+
+/** The undo of a run's end: a button saying what it does now, and why when it does less
+ * than the whole run (the user undid part of it already) or nothing. */
+function undoOfRun(item: Item): Array<HTMLElement | undefined> {
+  if (!(conversation.undoable ?? []).includes(item.runId)) {
+    return [];
+  }
+  const offer = undoOffer(conversation.undoPreviews?.[item.runId]);
+  const whole = 'Put the files back as they were before this run (later runs of the session are undone too)';
+  return [
+    offer.detail ? h('div', { class: 'undo-detail', 'data-run': item.runId }, offer.detail) : undefined,
+    offer.label ? undoButton(item, offer.label, offer.detail ?? whole) : undefined,
+  ];
 }
 
 /** The undo button of a run's end (or of an undo), when the run changed files. */
@@ -508,7 +797,10 @@ function render(): void {
   statusText.textContent = [c.stepText, STATE_WORDS[c.state ?? ''] ?? c.state].filter(Boolean).join(' · ');
   log.setAttribute('aria-busy', String(running && c.state === 'model_running'));
   prompt.disabled = c.readOnly;
-  sendButton.disabled = running || c.readOnly;
+  sendButton.disabled = c.readOnly;
+  sendButton.title = running ? 'Send to the running agent: it reads it before its next step (Enter)' : 'Send (Enter)';
+  steerButton.hidden = !running;
+  renderMeter(c);
   newButton.disabled = running;
   if (c.readOnly && readOnlyBar.hidden) {
     const cont = button('Continue this session', () => post({ type: 'continueSession' }), { class: 'primary continue' });
@@ -518,6 +810,22 @@ function render(): void {
   if (stick) {
     window.scrollTo(0, document.body.scrollHeight);
   }
+}
+
+function renderMeter(c: Conversation): void {
+  const ctx = c.context;
+  meter.hidden = !ctx;
+  if (!ctx) {
+    return;
+  }
+  const m = contextMeter(ctx.used, ctx.limit);
+  meterFill.style.width = `${m.percent}%`;
+  meter.dataset.level = m.level;
+  meter.title = m.label;
+  meter.setAttribute('aria-valuenow', String(m.percent));
+  meter.setAttribute('aria-valuetext', m.label);
+  meter.setAttribute('aria-label', m.label);
+  meterText.textContent = m.short;
 }
 
 function applyOptions(): void {
@@ -549,6 +857,12 @@ function describe(action: Action): string | undefined {
       return action.cancelled ? 'Run stopped.' : `Run ${action.result?.status ?? 'failed'}.`;
     case 'runStarted':
       return 'Run started.';
+    case 'messageQueued':
+      return 'Message queued for the agent.';
+    case 'messageDelivered':
+      return 'Your message reached the agent.';
+    case 'context':
+      return action.params.compacted ? compactionText(action.params.compacted) : undefined;
     default:
       return undefined;
   }
@@ -596,8 +910,19 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'sessions':
       showSessions(message.sessions, message.error);
       break;
+    case 'commands':
+      showCommands(message);
+      break;
     case 'focusPrompt':
       prompt.focus();
+      break;
+    case 'messageRejected':
+      // Nothing lost: the text comes back, ahead of anything typed since.
+      prompt.value = prompt.value.trim() === '' ? message.text : `${message.text}\n${prompt.value}`;
+      promptWasEmpty = prompt.value === '';
+      saveState();
+      rejectedNote.textContent = `Not sent: ${message.reason}`;
+      rejectedNote.hidden = false;
       break;
     case 'restricted':
       trustBar.hidden = !message.restricted;

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from agentls.logging_setup import configure_logging
 from agentls.server.app import AgentLanguageServer
 from agentls.server.converter import prime
-from agentls.server.logging import configure_logging
 from agentls.server.warm_up import import_run_modules, warm_up
 
 log = logging.getLogger(__name__)

@@ -2,9 +2,11 @@
 
 Everything installs under this one package so that nothing of ours can collide with a
 user's own ``agent``, ``server`` or ``indexer`` module, and nothing of theirs can shadow
-ours. The repository keeps the three layers as top-level folders; ``src/agentls/`` links
-them in as ``agentls.agent`` (the loop, tools and sessions), ``agentls.server`` (the
-language server) and ``agentls.indexer`` (the repository index).
+ours. The repository keeps the layers as top-level folders; ``src/agentls/`` links them
+in as ``agentls.indexer`` (the repository index), ``agentls.agent`` (the engine: the loop,
+tools and sessions) and its three front ends, ``agentls.server`` (the language server),
+``agentls.acp_agent`` (the Agent Client Protocol) and ``agentls.cli`` (the terminal).
+ARCHITECTURE.md shows how they fit.
 """
 
 import os as _os

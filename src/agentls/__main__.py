@@ -1,9 +1,10 @@
-"""The ``agentls`` console script and ``python -m agentls``.
+"""The ``agentls`` console script and ``python -m agentls``: the one place that knows the
+three front ends, each of which knows only the engine.
 
 The language server is dispatched before anything else is imported: an editor waits on
 ``initialize``, and the headless CLI's imports (argparse tables, the config models) would
 only delay it. ``agentls acp`` (the Agent Client Protocol on stdio) is dispatched the same way.
-Everything else goes to the full command line in ``agentls.server.cli``.
+Everything else is a subcommand of the terminal front end, ``agentls.cli``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agentls.server.__main__ import run
 
         run(served)  # never returns: it ends the process
-    from agentls.server.cli import main as cli_main
+    from agentls.cli.main import main as cli_main
 
     return cli_main(arguments)
 

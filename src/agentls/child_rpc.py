@@ -57,7 +57,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from typing import Any, TypeVar
 
 from agentls.child_wire import MAX_LINE_BYTES, Frame, decode, encode
-from agentls.children import OWN_GROUP, start_piped
+from agentls.children import OWN_GROUP, PipedProcess, start_piped
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ class Call:
 class Child:
     """One process and what belongs to it alone: its pending requests and its reader."""
 
-    def __init__(self, rpc: ChildRPC, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, rpc: ChildRPC, process: PipedProcess) -> None:
         self.rpc = rpc
         self.process = process
         self.pending: dict[int, Call] = {}

@@ -287,6 +287,8 @@ def make_client() -> AgentClient:
         "agent/status",
         "agent/plan",
         "agent/instructions",
+        "agent/messageDelivered",
+        "agent/context",
     ):
         record(method)
 

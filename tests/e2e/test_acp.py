@@ -42,6 +42,9 @@ from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_ca
 from agentls.agent.trust import TrustStore
 
 ROOT = Path(__file__).resolve().parents[2]
+# Each test starts the agent and often MCP servers in subprocesses: on a loaded runner two
+# minutes (the suite's default) is not always enough.
+pytestmark = pytest.mark.timeout(300)
 MCP_SERVER = ROOT / "tests" / "fixtures" / "mcp_server.py"
 
 

@@ -62,7 +62,7 @@ def agentls(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         SECRET_VARIABLE: SECRET_VALUE,
     }
     return subprocess.run(
-        [sys.executable, "-m", "agentls.agent.cli", *args],
+        [sys.executable, "-m", "agentls.cli", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -239,7 +239,7 @@ def _run_in_terminal(repo: HostileRepo, answer: str) -> tuple[str, int]:
     controller, terminal = pty.openpty()
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_API_KEY": USER_KEY}
     child = subprocess.Popen(
-        [sys.executable, "-m", "agentls.agent.cli", "run", "hi", "--model", f"openai/{MODEL}"],
+        [sys.executable, "-m", "agentls.cli", "run", "hi", "--model", f"openai/{MODEL}"],
         cwd=repo.root,
         stdin=terminal,
         stdout=subprocess.DEVNULL,

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import spawn_agent_process, text_block
+from acp import text_block
 from acp.schema import AgentThoughtChunk, AvailableCommandsUpdate, TextContentBlock
 from agentls_e2e import LspFactory, plain
-from test_acp import EditorClient
+from test_acp import EditorClient, acp_agent
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
@@ -136,24 +136,7 @@ async def test_an_acp_editor_is_offered_the_commands_and_told_the_instructions(
     ws = monorepo(tmp_path / "repo")
     scripted.add("acp-in", text("explained"))
     client = EditorClient()
-    command = [
-        "-P",
-        "-m",
-        "agentls",
-        "acp",
-        "--model",
-        "openai/acp-in",
-        "--api-base",
-        scripted.api_base,
-    ]
-    async with spawn_agent_process(
-        client,
-        sys.executable,
-        *command,
-        cwd=ws,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-        transport_kwargs={"stderr": None, "shutdown_timeout": 60.0},
-    ) as (conn, _process):
+    async with acp_agent(ws, scripted, "acp-in", client) as conn:
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(ws), mcp_servers=[])
         answer = await conn.prompt(

@@ -70,7 +70,7 @@ async def test_what_the_server_sends_matches_the_published_schema(
     assert_valid(result, METHODS["agent/run"]["result"], "agent/run result")
 
     seen = {method for method, _ in client.events}
-    assert seen == {"agent/status", "agent/stream", "agent/step", "agent/plan"}
+    assert seen == {"agent/status", "agent/stream", "agent/step", "agent/plan", "agent/context"}
     for method, params in client.events:
         assert_valid(params, METHODS[method]["params"], method)
     assert client.questions == [{"runId": "c1", "question": "Which colour?"}]
@@ -81,6 +81,7 @@ async def test_what_the_server_sends_matches_the_published_schema(
 
     for method, params in [
         ("agent/agents", {}),
+        ("agent/commands", {}),
         ("agent/ping", {}),
         ("agent/sessions", {}),
         ("agent/session", {"sessionId": "cs1"}),

@@ -44,6 +44,8 @@ async def test_steps_status_and_progress(lsp: LspFactory, scripted: ScriptedMode
     steps = client.of("agent/step", "p1")
     assert [s["phase"] for s in steps] == ["tool_start", "tool_end"]
     start, end = steps
+    meter = {k: start.pop(k) for k in ("contextUsed", "contextLimit")}
+    assert meter["contextUsed"] > 0 and meter["contextLimit"] > meter["contextUsed"]
     assert start == {
         "runId": "p1",
         "step": 1,
@@ -142,3 +144,21 @@ async def test_a_stream_cut_on_every_attempt_fails_the_run(
     assert client.of("agent/step", "c2") == []  # no tool ever started
     assert client.states("c2")[-1] == "failed"
     assert [c["attempt"] for c in client.of("agent/stream", "c2") if c.get("restart")] == [2, 3]
+
+
+async def test_the_context_meter_comes_with_each_step(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    scripted.add("alice", tool_call("read_file", {"path": "src/app.py"}), text("It greets."))
+    options = llm_options(scripted)
+    options["context"] = {"max_context_tokens": 40000}
+    client = await lsp(init_options=options)
+    result = plain(await client.run(prompt="read it", runId="c1"))
+    assert result["status"] == "success"
+    meters = client.of("agent/context", "c1")
+    assert [m["step"] for m in meters] == [1, 2]
+    assert all(m["limit"] == 40000 and m["used"] > 0 for m in meters)
+    assert meters[1]["used"] > meters[0]["used"]
+    # agent/step repeats the latest meter, for clients that show only steps.
+    first_step = client.of("agent/step", "c1")[0]
+    assert (first_step["contextUsed"], first_step["contextLimit"]) == (meters[0]["used"], 40000)

@@ -387,7 +387,7 @@ def test_cli_run_loads_mcp_tools(
         [
             sys.executable,
             "-m",
-            "agentls.agent.cli",
+            "agentls.cli",
             "run",
             "add two and three",
             "--mode",

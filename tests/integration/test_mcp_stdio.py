@@ -322,7 +322,7 @@ def test_cli_run_uses_the_workspace_mcp_files_and_leaves_nothing_behind(
         [
             sys.executable,
             "-m",
-            "agentls.agent.cli",
+            "agentls.cli",
             "run",
             "what time is it in Tokyo at noon UTC?",
             "--mode",

@@ -32,7 +32,7 @@ def test_folders_are_fine_whether_links_or_copies(tmp_path: Path) -> None:
 
 
 def test_a_plain_file_is_named_with_what_it_holds_and_what_to_do(tmp_path: Path) -> None:
-    package = package_with(tmp_path, ("agent", "indexer", "acp_agent"), files=("server",))
+    package = package_with(tmp_path, ("agent", "indexer", "acp_agent", "cli"), files=("server",))
     found = problem(str(package))
     assert found is not None
     assert found.startswith(f"agentls cannot be built or imported from {package}:\n")
@@ -43,7 +43,7 @@ def test_a_plain_file_is_named_with_what_it_holds_and_what_to_do(tmp_path: Path)
 
 def test_a_missing_layer_is_named_too(tmp_path: Path) -> None:
     """An install built from such a checkout before setup.py checked: the folder is absent."""
-    package = package_with(tmp_path, ("agent", "server", "indexer"))
+    package = package_with(tmp_path, ("agent", "server", "indexer", "cli"))
     found = problem(str(package))
     assert found is not None
     assert "agentls/acp_agent is missing: the package agentls.acp_agent is not there" in found

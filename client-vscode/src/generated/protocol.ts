@@ -6,7 +6,10 @@
 export const Methods = {
   run: 'agent/run',
   cancel: 'agent/cancel',
+  message: 'agent/message',
+  messageDelivered: 'agent/messageDelivered',
   agents: 'agent/agents',
+  commands: 'agent/commands',
   ping: 'agent/ping',
   sessions: 'agent/sessions',
   session: 'agent/session',
@@ -16,12 +19,15 @@ export const Methods = {
   stream: 'agent/stream',
   step: 'agent/step',
   plan: 'agent/plan',
+  context: 'agent/context',
   instructions: 'agent/instructions',
   askUser: 'agent/askUser',
   diagnostics: 'agent/diagnostics',
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
   reviewDecision: 'agent/reviewDecision',
+  reviewAutoSave: 'agent/reviewAutoSave',
+  reviewDelivery: 'agent/reviewDelivery',
   approveMcpServer: 'agent/approveMcpServer',
 } as const;
 
@@ -29,7 +35,9 @@ export const Methods = {
 export interface ClientRequests {
   'agent/run': { params: RunParams; result: RunResult };
   'agent/cancel': { params: CancelParams; result: CancelResult };
+  'agent/message': { params: MessageParams; result: MessageResult };
   'agent/agents': { params: NoParams; result: AgentsResult };
+  'agent/commands': { params: NoParams; result: CommandsResult };
   'agent/ping': { params: NoParams; result: PingResult };
   'agent/sessions': { params: NoParams; result: SessionsResult };
   'agent/session': { params: SessionParams; result: SessionResult };
@@ -42,6 +50,7 @@ export interface ClientNotifications {
   'agent/prepare': PrepareParams;
   'agent/workspaceTrust': WorkspaceTrustParams;
   'agent/reviewDecision': ReviewDecisionParams;
+  'agent/reviewAutoSave': ReviewAutoSaveParams;
 }
 
 /** The requests the server sends: method → params and result. */
@@ -53,12 +62,23 @@ export interface ServerRequests {
 
 /** The notifications the server sends: method → params. */
 export interface ServerNotifications {
+  'agent/messageDelivered': MessageDeliveredParams;
   'agent/status': StatusParams;
   'agent/stream': StreamParams;
   'agent/step': StepParams;
   'agent/plan': PlanParams;
+  'agent/context': ContextParams;
   'agent/instructions': InstructionsParams;
+  'agent/reviewDelivery': ReviewDeliveryParams;
 }
+
+/** Every `AutoSaveMode`, in order. */
+export const AutoSaveModeValues = ['off', 'afterDelay', 'onFocusChange', 'onWindowChange'] as const;
+export type AutoSaveMode = (typeof AutoSaveModeValues)[number];
+
+/** Every `CommandSource`, in order. */
+export const CommandSourceValues = ['built-in', 'user', 'workspace'] as const;
+export type CommandSource = (typeof CommandSourceValues)[number];
 
 /** Every `ConfirmMode`, in order. */
 export const ConfirmModeValues = ['yolo', 'confirm-all', 'confirm-sensitive'] as const;
@@ -68,8 +88,12 @@ export type ConfirmMode = (typeof ConfirmModeValues)[number];
 export const PlanStepStatusValues = ['pending', 'in_progress', 'done'] as const;
 export type PlanStepStatus = (typeof PlanStepStatusValues)[number];
 
+/** Every `ReviewDeliveryState`, in order. */
+export const ReviewDeliveryStateValues = ['waiting', 'told', 'unknown'] as const;
+export type ReviewDeliveryState = (typeof ReviewDeliveryStateValues)[number];
+
 /** Every `ReviewOutcome`, in order. */
-export const ReviewOutcomeValues = ['kept', 'undone', 'changedByUser'] as const;
+export const ReviewOutcomeValues = ['kept', 'undone', 'changedByUser', 'pending'] as const;
 export type ReviewOutcome = (typeof ReviewOutcomeValues)[number];
 
 /** Every `RunState`, in order. */
@@ -145,6 +169,23 @@ export interface AssistantMessage extends Entry {
   finish_reason: string;
 }
 
+/** Something the user attaches to the prompt. */
+export interface Attachment {
+  kind: 'file' | 'symbol' | 'changes' | 'image';
+  /** file: workspace-relative or absolute; image: a name to show. */
+  path?: string | null;
+  /** file: the first line (1-based). */
+  startLine?: number | null;
+  /** file: the last line. */
+  endLine?: number | null;
+  /** symbol: its name. */
+  name?: string | null;
+  /** image: the bytes, base64. */
+  data?: string | null;
+  /** image: `image/png`, `image/jpeg`... */
+  mimeType?: string | null;
+}
+
 /** `agent/cancel` params. */
 export interface CancelParams {
   runId: string;
@@ -170,6 +211,8 @@ export interface CheckpointRun {
   /** For a restore: the run it went back before. */
   restores?: string;
   files: CheckpointFile[];
+  /** With `sessionId`: what undoing this run would do now. */
+  undo?: UndoPreview;
 }
 
 /** `agent/checkpoints` params. */
@@ -183,6 +226,32 @@ export interface CheckpointsResult {
   runs: CheckpointRun[];
 }
 
+/** A `/name` command a prompt may start with. */
+export interface CommandInfo {
+  /** Without the `/`. */
+  name: string;
+  description: string;
+  /** What to type after the name (its `argument-hint`, else its `${input:...}` names as `name=<placeholder>`); empty when it takes nothing. */
+  hint: string;
+  source: CommandSource;
+  /** The prompt file it comes from: workspace-relative, or `your ...` for one in the user config directory; empty for a built-in. */
+  path: string;
+}
+
+/** `agent/commands` result: by name. */
+export interface CommandsResult {
+  commands: CommandInfo[];
+  /** Prompt files that were skipped or partly ignored, and why. */
+  problems: string[];
+}
+
+export interface Compaction {
+  messagesBefore: number;
+  messagesAfter: number;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
 /**
  * The user compacted the conversation (`/compact`): a later run's history starts
  * from this summary instead of the `replaced` messages before it.
@@ -191,6 +260,20 @@ export interface CompactionEntry extends Entry {
   type: 'compaction';
   summary: string;
   replaced: number;
+}
+
+/**
+ * `agent/context`: how full the model's context is, as each step's model call
+ * starts; with `compacted` when the older steps were just compacted.
+ */
+export interface ContextParams {
+  runId: string;
+  step: number;
+  /** Tokens of the conversation the model is sent. */
+  used: number;
+  /** The budget compaction keeps to (`context.max_context_tokens`). */
+  limit: number;
+  compacted?: Compaction;
 }
 
 /** The context manager changed what the model sees (summarised or dropped steps). */
@@ -252,7 +335,10 @@ export interface EditorDiagnostic {
   [key: string]: unknown;
 }
 
-/** What the user decided about one hunk under inline review. */
+/**
+ * What the user decided about one hunk under inline review (`pending`: a decision
+ * taken back, e.g. an undo undone with Ctrl+Z: the hunk waits for the user again).
+ */
 export interface HunkDecision {
   /** The hunk's change annotation id. */
   id: string;
@@ -308,8 +394,40 @@ export interface McpServerApprovalResult {
   approved: boolean;
 }
 
+/** `agent/messageDelivered`: messages sent with `agent/message` reached the model. */
+export interface MessageDeliveredParams {
+  runId: string;
+  messageIds: string[];
+}
+
+/** `agent/message` params: the user writes to a run while it works. */
+export interface MessageParams {
+  runId: string;
+  text: string;
+  /** queue: the model reads it before its next call; steer: the model call in flight is cut (its text void) and made again with the message. */
+  mode?: 'queue' | 'steer';
+}
+
+export interface MessageResult {
+  /** False when the run cannot take it; `reason` says why. */
+  accepted: boolean;
+  /** Named again in `agent/messageDelivered` once the model has it. */
+  messageId?: string;
+  reason?: string;
+}
+
 /** Params of a request that takes none: `{}` (the server ignores what is sent). */
 export type NoParams = Record<string, never>;
+
+/**
+ * News from the front end that the model was given just before a run's prompt (what
+ * the user decided about earlier edits since the model last heard): told as a user
+ * message, kept apart from the user's own words.
+ */
+export interface NoteEntry extends Entry {
+  type: 'note';
+  content: string;
+}
 
 /** `agent/ping` result. */
 export interface PingResult {
@@ -391,6 +509,21 @@ export interface RestoreResult {
 }
 
 /**
+ * `agent/reviewAutoSave` (a notification to the server, sent before the client
+ * answers an edit it reviews inline): how the editor's auto-save treats a file of that
+ * edit, so that the tool result tells the model what is on disk.
+ */
+export interface ReviewAutoSaveParams {
+  uri: string;
+  /** The document's version once the edit is applied. */
+  version: number;
+  /** The editor's auto-save for this file. */
+  mode: AutoSaveMode;
+  /** The editor has already saved the file with the edit in it. */
+  saved?: boolean;
+}
+
+/**
  * `agent/reviewDecision` (a notification to the server): the user kept, undid or
  * changed hunks of an agent edit under inline review.
  */
@@ -407,6 +540,23 @@ export interface ReviewDecisionParams {
   changedOnSave?: boolean;
   /** The agent created the file and the user undid all of it: the file was deleted. */
   deleted?: boolean;
+}
+
+/**
+ * `agent/reviewDelivery` (a notification to the client): what became of review
+ * decisions it sent.
+ */
+export interface ReviewDeliveryParams {
+  /** The hunks' ids. */
+  hunks: string[];
+  /** `waiting`: for the next model call of `sessionId` (its run in flight `runId`, else its next run, or the next run of any other session); `told`: the model of run `runId` has heard the hunks' current state (`note`: the text it was given; absent when it had heard it before); `unknown`: this server does not know the hunks (made by another server process), so no model will hear of them. */
+  state: ReviewDeliveryState;
+  runId?: string;
+  sessionId?: string;
+  /** `told`: exactly what the model was given. */
+  note?: string;
+  /** `told`: the run that heard is of another session than the edit's; the edit's own session still hears it when continued. */
+  otherSession: boolean;
 }
 
 /**
@@ -441,6 +591,10 @@ export interface RunParams {
   dryRun?: boolean;
   /** The file (or folder) the user is working in, absolute or workspace-relative: the AGENTS.md files from the root down to its folder apply. */
   activeFile?: string | null;
+  /** Files, symbols, the changes, images for the prompt. */
+  attachments?: Attachment[];
+  /** Stop the run (partial) once its model calls used this many tokens. */
+  tokenBudget?: number | null;
   /** Report progress on this token instead of creating one. */
   workDoneToken?: number | string | null;
 }
@@ -472,7 +626,7 @@ export interface RunStartEntry extends Entry {
   instructions: string[];
 }
 
-export type SessionEntry = RunStartEntry | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | RestoreEntry;
+export type SessionEntry = RunStartEntry | UserMessage | NoteEntry | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | RestoreEntry;
 
 /** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
 export interface SessionInfo {
@@ -528,6 +682,10 @@ export interface StepParams {
   success?: boolean;
   /** With `tool_end`. */
   summary?: string;
+  /** The context meter as this step's model call started: tokens used. */
+  contextUsed?: number;
+  /** The context budget those tokens fill (`context.max_context_tokens`). */
+  contextLimit?: number;
 }
 
 export interface StoredToolCall {
@@ -579,6 +737,16 @@ export interface ToolUse {
   /** The arguments, long strings shortened. */
   args: Record<string, unknown>;
   success: boolean;
+}
+
+/** What `agent/restore` of a run would do now (files as workspace-relative paths). */
+export interface UndoPreview {
+  /** Files the undo would write back. */
+  restores: string[];
+  /** Of those, files where the user already undid part of the runs' changes: only the rest goes back. */
+  partlyUndone: string[];
+  /** Files changed since the runs in other ways: the undo leaves them as they are. */
+  changedSince: string[];
 }
 
 export interface Unrestorable {

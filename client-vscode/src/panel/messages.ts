@@ -2,7 +2,7 @@
  * The messages between the agent panel's webview and the extension (types only: both sides
  * import them; the webview bundle gets no code from here).
  */
-import type { AgentInfo } from '../protocol';
+import type { AgentInfo, CommandInfo } from '../protocol';
 import type { Action, Conversation } from './model';
 
 export type ConfirmChoice = 'yolo' | 'confirm-sensitive' | 'confirm-all';
@@ -28,7 +28,11 @@ export type ToWebview =
   | { type: 'action'; action: Action }
   | { type: 'agents'; agents: AgentInfo[] }
   | { type: 'sessions'; sessions: SessionSummary[]; error?: string }
+  /** The answer to `listCommands` (agent/commands); `error` when it could not be asked. */
+  | { type: 'commands'; commands: CommandInfo[]; problems: string[]; error?: string }
   | { type: 'focusPrompt' }
+  /** agent/message was refused: the text goes back into the box, with the reason. */
+  | { type: 'messageRejected'; text: string; reason: string }
   /** Whether the folder is in Restricted Mode (not trusted by VS Code's Workspace Trust). */
   | { type: 'restricted'; restricted: boolean };
 
@@ -40,10 +44,16 @@ export type FromWebview =
   | { type: 'typing' }
   | { type: 'options'; options: PanelOptions }
   | { type: 'cancel' }
+  /** Written while a run works: goes to that run (agent/message). */
+  | { type: 'message'; text: string; mode: 'queue' | 'steer' }
   | { type: 'approve'; id: string; answer: string }
   | { type: 'answer'; id: string; answer: string | null }
   | { type: 'openLink'; href: string }
   | { type: 'openEdit'; path: string; runId: string }
+  /** An instruction file named in a run's header (workspace-relative). */
+  | { type: 'openFile'; path: string }
+  /** The command picker opened: the commands of the workspace, read now. */
+  | { type: 'listCommands' }
   | { type: 'listSessions' }
   | { type: 'openSession'; sessionId: string }
   | { type: 'continueSession' }

@@ -4,13 +4,22 @@
  * no vscode: the extension keeps one copy (the truth, sent whole to a fresh webview) and the
  * webview applies the same actions to its own copy, so both always agree.
  */
-import type { PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult } from '../protocol';
+import type { Compaction, ContextParams, InstructionsParams, MessageDeliveredParams, PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult, UndoPreview } from '../protocol';
 
 /** A run's end: the live result, or what a stored session recorded of it (less). */
 export type RunEnd = Pick<RunResult, 'status'> & Partial<RunResult>;
 
 export type Item =
-  | { kind: 'user'; id: string; rev: number; runId: string; text: string; agent?: string }
+  | {
+      kind: 'user';
+      id: string;
+      rev: number;
+      runId: string;
+      text: string;
+      agent?: string;
+      /** The instruction files the model was given (AGENTS.md...), in the order read. */
+      instructions?: string[];
+    }
   | { kind: 'text'; id: string; rev: number; runId: string; text: string; streaming: boolean }
   | {
       kind: 'tool';
@@ -49,6 +58,19 @@ export type Item =
     }
   | { kind: 'plan'; id: string; rev: number; runId: string; goal: string; steps: PlanStep[] }
   | {
+      /** What the user wrote to a run while it worked (agent/message). */
+      kind: 'message';
+      id: string;
+      rev: number;
+      runId: string;
+      messageId: string;
+      text: string;
+      mode: 'queue' | 'steer';
+      /** queued until agent/messageDelivered names it; a run that ends first leaves it undelivered. */
+      state: 'queued' | 'delivered' | 'undelivered';
+    }
+  | { kind: 'compaction'; id: string; rev: number; runId: string; step: number; compacted: Compaction }
+  | {
       kind: 'end';
       id: string;
       rev: number;
@@ -61,6 +83,17 @@ export type Item =
       completionTokens?: number;
       cost?: number;
       seconds?: number;
+    }
+  | {
+      /** What the model of run `runId` was told about the user's review of the agent's
+       * edits, exactly (`note`), under a title in the user's words. */
+      kind: 'review';
+      id: string;
+      rev: number;
+      runId: string;
+      summary: string;
+      note: string;
+      otherSession?: boolean;
     }
   | {
       /** The user undid a run (and the session's later ones): what went back. */
@@ -86,8 +119,12 @@ export interface Conversation {
   runId?: string;
   state?: string;
   stepText?: string;
+  /** The latest agent/context of the run in flight (or of the last run): the header's meter. */
+  context?: { runId: string; used: number; limit: number };
   /** Runs of the session that changed files (agent/checkpoints): each gets an undo button. */
   undoable?: string[];
+  /** What undoing each of them would do now (agent/checkpoints' `undo`). */
+  undoPreviews?: Record<string, UndoPreview>;
   /** Bumps on every change; the renderer compares it to skip idle frames. */
   rev: number;
 }
@@ -98,18 +135,28 @@ export type Action =
   | { type: 'stream'; params: StreamParams }
   | { type: 'step'; params: StepParams }
   | { type: 'plan'; params: PlanParams }
+  | { type: 'instructions'; params: InstructionsParams }
   | { type: 'approval'; id: string; runId: string; message: string; actions: string[] }
   | { type: 'approvalAnswered'; id: string; answer: string }
   | { type: 'ask'; id: string; runId: string; question: string; default?: string }
   | { type: 'askAnswered'; id: string; answer: string | null }
+  | { type: 'messageQueued'; runId: string; messageId: string; text: string; mode: 'queue' | 'steer' }
+  | { type: 'messageDelivered'; params: MessageDeliveredParams }
+  | { type: 'context'; params: ContextParams }
   | { type: 'runEnded'; runId: string; result?: RunEnd; error?: string; cancelled: boolean }
   | { type: 'sessionLoaded'; sessionId: string; entries: unknown[] }
   | { type: 'continueSession' }
   | { type: 'newSession' }
-  | { type: 'checkpoints'; runIds: string[] }
+  | { type: 'checkpoints'; runIds: string[]; previews?: Record<string, UndoPreview> }
+  /** `beforePrompt`: it was told before the run's prompt (unset: guessed, it was if the run
+   * has shown nothing yet). */
+  | { type: 'reviewTold'; runId: string; summary: string; note: string; otherSession?: boolean; beforePrompt?: boolean }
   | { type: 'restored'; result: Pick<RestoreResult, 'runId' | 'restoreRunId' | 'status' | 'restored' | 'conflicts' | 'unrestorable'> };
 
 export const EDIT_TOOLS = new Set(['edit_file', 'write_file', 'delete_file', 'apply_patch']);
+
+/** How the server starts a note about the user's review (server/inline_review.py). */
+export const REVIEW_NOTE_HEADER = 'The user reviewed ';
 
 export function emptyConversation(): Conversation {
   return { readOnly: false, items: [], rev: 0 };
@@ -148,6 +195,45 @@ function pathOf(tool: string, args: Record<string, unknown> | undefined): string
 function costOf(usage: Record<string, unknown> | undefined): number | undefined {
   const cost = usage?.['cost'];
   return typeof cost === 'number' && Number.isFinite(cost) ? cost : undefined;
+}
+
+/** `files` added to `known`, in order, each once. */
+export function mergeInstructions(known: readonly string[] | undefined, files: readonly string[]): string[] {
+  const merged = [...(known ?? [])];
+  for (const file of files) {
+    if (!merged.includes(file)) {
+      merged.push(file);
+    }
+  }
+  return merged;
+}
+
+/** One instruction file in a run's header. */
+export interface InstructionLink {
+  label: string;
+  /** The workspace file to open; undefined for the user's own AGENTS.md (`your AGENTS.md`), which lies outside it. */
+  path?: string;
+}
+
+/** What a run's header shows of its instruction files: nothing when there are none. */
+export function instructionLinks(files: readonly string[] | undefined): InstructionLink[] {
+  return (files ?? []).map((label) => (label.startsWith('your ') ? { label } : { label, path: label }));
+}
+
+/** The run's header (its user item) with `files` among its instruction files. */
+function withInstructions(items: Item[], runId: string, files: readonly string[]): Item[] {
+  const i = items.findIndex((it) => it.kind === 'user' && it.runId === runId);
+  if (i < 0 || files.length === 0) {
+    return items;
+  }
+  const user = items[i] as Extract<Item, { kind: 'user' }>;
+  const instructions = mergeInstructions(user.instructions, files);
+  if (instructions.length === (user.instructions ?? []).length) {
+    return items;
+  }
+  const copy = items.slice();
+  copy[i] = { ...user, instructions, rev: user.rev + 1 };
+  return copy;
 }
 
 /** Immutable helpers: every changed item gets a fresh object with rev + 1. */
@@ -193,7 +279,45 @@ export function reduce(c: Conversation, action: Action): Conversation {
         readOnly: false,
         state: 'preparing',
         stepText: undefined,
+        context: undefined,
       });
+    }
+    case 'messageQueued': {
+      const item: Item = {
+        kind: 'message',
+        id: `m-${action.runId}-${action.messageId}`,
+        rev: 0,
+        runId: action.runId,
+        messageId: action.messageId,
+        text: action.text,
+        mode: action.mode,
+        state: 'queued',
+      };
+      return bump(c, { items: [...closeText(c.items, action.runId), item] });
+    }
+    case 'messageDelivered': {
+      const { runId, messageIds } = action.params;
+      let changed = false;
+      const items = c.items.map((it): Item => {
+        if (it.kind === 'message' && it.runId === runId && it.state === 'queued' && messageIds.includes(it.messageId)) {
+          changed = true;
+          return { ...it, state: 'delivered', rev: it.rev + 1 };
+        }
+        return it;
+      });
+      return changed ? bump(c, { items }) : c;
+    }
+    case 'context': {
+      const { runId, step, used, limit, compacted } = action.params;
+      if (runId !== c.runId) {
+        return c;
+      }
+      const patch: Partial<Conversation> = { context: { runId, used, limit } };
+      if (compacted) {
+        const item: Item = { kind: 'compaction', id: `c-${runId}-${step}-${c.rev}`, rev: 0, runId, step, compacted };
+        patch.items = [...closeText(c.items, runId), item];
+      }
+      return bump(c, patch);
     }
     case 'status': {
       if (action.params.runId !== c.runId) {
@@ -248,6 +372,10 @@ export function reduce(c: Conversation, action: Action): Conversation {
       }
       return bump(c, { items: replaceItem(c, i, { ...plan, rev: c.items[i].rev }) });
     }
+    case 'instructions': {
+      const items = withInstructions(c.items, action.params.runId, action.params.files);
+      return items === c.items ? c : bump(c, { items });
+    }
     case 'approval': {
       const item: Item = { kind: 'approval', id: action.id, rev: 0, runId: action.runId, message: action.message, actions: action.actions };
       return bump(c, { items: [...closeText(c.items, action.runId), item] });
@@ -288,7 +416,23 @@ export function reduce(c: Conversation, action: Action): Conversation {
     case 'newSession':
       return { ...emptyConversation(), rev: c.rev + 1 };
     case 'checkpoints':
-      return withUndoable(c, action.runIds);
+      return withUndoable(c, action.runIds, action.previews ?? {});
+    case 'reviewTold': {
+      const item: Item = {
+        kind: 'review',
+        id: `v-${action.runId}-${c.items.filter((it) => it.kind === 'review').length}`,
+        rev: 0,
+        runId: action.runId,
+        summary: action.summary,
+        note: action.note,
+        otherSession: action.otherSession,
+      };
+      // Told before the run's first model call, it came before the prompt: show it there.
+      const user = c.items.findIndex((it) => it.kind === 'user' && it.runId === action.runId);
+      const before = action.beforePrompt ?? !c.items.slice(user + 1).some((it) => it.runId === action.runId);
+      const items = user >= 0 && before ? [...c.items.slice(0, user), item, ...c.items.slice(user)] : [...c.items, item];
+      return bump(c, { items });
+    }
     case 'restored': {
       const r = action.result;
       if (!r.restoreRunId || c.items.some((it) => it.kind === 'restore' && it.runId === r.restoreRunId)) {
@@ -311,18 +455,48 @@ export function reduce(c: Conversation, action: Action): Conversation {
 }
 
 /** Mark which runs can be undone; the end and restore items re-render when theirs changes. */
-function withUndoable(c: Conversation, runIds: string[]): Conversation {
+function withUndoable(c: Conversation, runIds: string[], previews: Record<string, UndoPreview>): Conversation {
   const now = new Set(runIds);
   const before = new Set(c.undoable ?? []);
-  const items = c.items.map((it): Item =>
-    (it.kind === 'end' || it.kind === 'restore') && now.has(it.runId) !== before.has(it.runId) ? ({ ...it, rev: it.rev + 1 } as Item) : it,
-  );
-  return bump(c, { items, undoable: runIds });
+  const old = c.undoPreviews ?? {};
+  const changed = (runId: string): boolean => now.has(runId) !== before.has(runId) || JSON.stringify(old[runId]) !== JSON.stringify(previews[runId]);
+  const items = c.items.map((it): Item => ((it.kind === 'end' || it.kind === 'restore') && changed(it.runId) ? ({ ...it, rev: it.rev + 1 } as Item) : it));
+  return bump(c, { items, undoable: runIds, undoPreviews: previews });
+}
+
+/** What the undo button of a run's end says, from what undoing it would do now; undefined:
+ * nothing is left to undo (`detail` still says why). */
+export function undoOffer(preview: UndoPreview | undefined): { label?: string; detail?: string } {
+  if (!preview) {
+    return { label: 'Undo run' };
+  }
+  const list = (paths: string[]): string => paths.join(', ');
+  const kept = preview.changedSince.length > 0 ? `${list(preview.changedSince)} changed since: left as it is.` : '';
+  if (preview.restores.length === 0) {
+    const why = preview.changedSince.length > 0 ? kept : 'Nothing left to undo: the files are as they were before this run.';
+    return { detail: why };
+  }
+  if (preview.partlyUndone.length === 0 && preview.changedSince.length === 0) {
+    return { label: 'Undo run' };
+  }
+  const parts: string[] = [];
+  if (preview.partlyUndone.length > 0) {
+    parts.push(`You already undid part of this run in ${list(preview.partlyUndone)}; undoing the rest puts ${list(preview.restores)} back as before the run.`);
+  } else {
+    parts.push(`Undoing puts ${list(preview.restores)} back as before the run.`);
+  }
+  if (kept) {
+    parts.push(kept);
+  }
+  return { label: preview.partlyUndone.length > 0 ? 'Undo the rest of this run' : 'Undo run', detail: parts.join(' ') };
 }
 
 /** Whether the panel offers to undo the run of this end or restore item. */
 export function canUndo(c: Conversation, item: Item): boolean {
-  return (item.kind === 'end' || item.kind === 'restore') && (c.undoable ?? []).includes(item.runId);
+  if ((item.kind !== 'end' && item.kind !== 'restore') || !(c.undoable ?? []).includes(item.runId)) {
+    return false;
+  }
+  return item.kind === 'restore' || undoOffer(c.undoPreviews?.[item.runId]).label !== undefined;
 }
 
 function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>): Conversation {
@@ -339,6 +513,9 @@ function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>):
     }
     if (it.kind === 'ask' && !it.answered) {
       return { ...it, answered: true, answer: null, rev: it.rev + 1 };
+    }
+    if (it.kind === 'message' && it.state === 'queued') {
+      return { ...it, state: 'undelivered', rev: it.rev + 1 };
     }
     return it;
   });
@@ -360,7 +537,9 @@ function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>):
     cost: costOf(usage),
     seconds: r?.duration_seconds,
   };
-  items = [...items, end];
+  // The result names every file, those that joined late included: it fills in any
+  // notification that was missed.
+  items = [...withInstructions(items, action.runId, r?.instructions ?? []), end];
   return { ...c, items, sessionId: r?.sessionId ?? c.sessionId };
 }
 
@@ -377,6 +556,15 @@ export function fromEntries(sessionId: string, entries: unknown[]): Conversation
     switch (e.type) {
       case 'run_start':
         c = reduce(c, { type: 'runStarted', runId, prompt: String(e.prompt ?? ''), agent: typeof e.agent === 'string' ? e.agent : undefined });
+        c = reduce(c, { type: 'instructions', params: { runId, files: stringList(e.instructions) } });
+        break;
+      case 'note':
+      case 'user_message':
+        // The user's own prompt is the run's start; what else the model was told as a
+        // user message is the review of its edits (or a note of the front end).
+        if (typeof e.content === 'string' && (e.type === 'note' || e.content.startsWith(REVIEW_NOTE_HEADER))) {
+          c = reduce(c, { type: 'reviewTold', runId, summary: 'What the agent was told', note: e.content, beforePrompt: e.type === 'note' });
+        }
         break;
       case 'assistant_message':
         if (typeof e.content === 'string' && e.content.trim() !== '') {
@@ -434,7 +622,11 @@ export function fromEntries(sessionId: string, entries: unknown[]): Conversation
         c = reduce(c, {
           type: 'runEnded',
           runId,
-          result: { status: (String(e.status ?? 'failed') as RunResult['status']), output: typeof e.output === 'string' ? e.output : undefined },
+          result: {
+            status: String(e.status ?? 'failed') as RunResult['status'],
+            output: typeof e.output === 'string' ? e.output : undefined,
+            instructions: stringList(e.instructions),
+          },
           cancelled: false,
         });
         break;
@@ -448,7 +640,57 @@ export function fromEntries(sessionId: string, entries: unknown[]): Conversation
   return { ...c, items, readOnly: true, runId: undefined, state: undefined, stepText: undefined, sessionId };
 }
 
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
 /** Whether the run in flight waits for an answer in the panel. */
 export function pendingQuestions(c: Conversation): Item[] {
   return c.items.filter((it) => (it.kind === 'approval' && it.answer === undefined) || (it.kind === 'ask' && !it.answered));
 }
+
+/** 1830 → "1.8k", 41000 → "41k", 950 → "950": short enough for a header and a transcript line. */
+export function formatTokens(n: number): string {
+  if (n < 1000) {
+    return String(Math.round(n));
+  }
+  if (n < 10000) {
+    return `${(Math.round(n / 100) / 10).toFixed(1).replace(/\.0$/, '')}k`;
+  }
+  if (n < 1_000_000) {
+    return `${Math.round(n / 1000)}k`;
+  }
+  return `${(Math.round(n / 100_000) / 10).toFixed(1).replace(/\.0$/, '')}M`;
+}
+
+export interface Meter {
+  /** 0..100, for the bar's width (a limit of 0 reads as full). */
+  percent: number;
+  /** Short, on the bar: "12k / 128k". */
+  short: string;
+  /** Full, for the title and screen readers. */
+  label: string;
+  level: 'ok' | 'high' | 'full';
+}
+
+export function contextMeter(used: number, limit: number): Meter {
+  const ratio = limit > 0 ? used / limit : 1;
+  const percent = Math.max(0, Math.min(100, Math.round(ratio * 100)));
+  const exact = (n: number): string => n.toLocaleString('en-US');
+  return {
+    percent,
+    short: `${formatTokens(used)} / ${formatTokens(limit)}`,
+    label: `Context: ${exact(used)} of ${exact(limit)} tokens (${percent} %)`,
+    level: ratio >= 0.9 ? 'full' : ratio >= 0.7 ? 'high' : 'ok',
+  };
+}
+
+export function compactionText(c: Compaction): string {
+  return `Context compacted: ${c.messagesBefore} → ${c.messagesAfter} messages, ${formatTokens(c.tokensBefore)} → ${formatTokens(c.tokensAfter)} tokens`;
+}
+
+export const MESSAGE_STATE_WORDS: Record<'queued' | 'delivered' | 'undelivered', string> = {
+  queued: 'queued',
+  delivered: 'delivered',
+  undelivered: 'not delivered (the run ended first)',
+};

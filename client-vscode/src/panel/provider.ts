@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { CancellationToken } from 'vscode-languageclient/node';
 import { undoRun } from '../checkpoints';
-import { currentSelection } from '../commands';
+import { activeFile, currentSelection } from '../commands';
 import { logError, logInfo } from '../logging';
 import { MANAGE_TRUST_COMMAND } from '../trust';
 import type { Preparer } from '../prepare';
@@ -19,10 +19,12 @@ import {
   type AgentsResult,
   type AskUserParams,
   type CheckpointsResult,
+  type CommandsResult,
   type RestoreResult,
   type SessionResult,
   type SessionsResult,
 } from '../protocol';
+import type { DeliveryNews } from '../review/delivery';
 import type { QuestionRouter, RunEvent, Runs } from '../runs';
 import type { ServerManager } from '../server';
 import { runOptions, type AgentSettings } from '../settings';
@@ -73,7 +75,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     this.disposables.push(
       runs.onEvent((event) => this.onRunEvent(event)),
       vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this),
-      vscode.commands.registerCommand(OPEN_EDIT_COMMAND, (path: unknown) => this.openEdit(path)),
+      vscode.commands.registerCommand(OPEN_EDIT_COMMAND, (path: unknown) => this.openFile(path)),
     );
   }
 
@@ -173,6 +175,12 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     const runId = event.type === 'runEnded' ? event.runId : event.params.runId;
+    if (event.type === 'messageDelivered' || event.type === 'context') {
+      if (runId === this.conversation.runId) {
+        this.apply(event);
+      }
+      return;
+    }
     if (!this.conversation.items.some((it) => it.runId === runId)) {
       return; // a run of the palette: the Output channel and the status bar show it
     }
@@ -189,7 +197,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     }
   }
 
-  /** Which runs of the conversation's session changed files: those get an undo button. */
+  /** Which runs of the conversation's session changed files: those get an undo button,
+   * which says what undoing does now. */
   private async refreshCheckpoints(): Promise<void> {
     const sessionId = this.conversation.sessionId;
     const client = this.server.current;
@@ -199,11 +208,32 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     try {
       const result = await client.sendRequest<CheckpointsResult>(Methods.checkpoints, { sessionId });
       if (this.conversation.sessionId === sessionId) {
-        this.apply({ type: 'checkpoints', runIds: result.runs.map((run) => run.runId) });
+        const previews = Object.fromEntries(result.runs.flatMap((run) => (run.undo ? [[run.runId, run.undo]] : [])));
+        this.apply({ type: 'checkpoints', runIds: result.runs.map((run) => run.runId), previews });
       }
     } catch (error) {
       logError(`${Methods.checkpoints} failed`, error);
     }
+  }
+
+  private reviewTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** The user kept or undid changes under review: what an undo button offers may change
+   * (asked once the clicks settle). */
+  reviewChanged(): void {
+    if (!this.conversation.undoable?.length || this.conversation.runId) {
+      return;
+    }
+    clearTimeout(this.reviewTimer);
+    this.reviewTimer = setTimeout(() => void this.refreshCheckpoints(), 300);
+  }
+
+  /** What the model of one of the panel's runs was told about the user's review. */
+  reviewDelivered(news: DeliveryNews): void {
+    if (news.state !== 'told' || !news.runId || !news.note || !this.conversation.items.some((it) => it.runId === news.runId)) {
+      return;
+    }
+    this.apply({ type: 'reviewTold', runId: news.runId, summary: news.summary, note: news.note, otherSession: news.otherSession });
   }
 
   /**
@@ -290,6 +320,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         await this.context.workspaceState.update(OPTIONS_KEY, message.options);
         await this.run(message.prompt, message.options);
         return;
+      case 'message':
+        await this.message(message.text, message.mode);
+        return;
       case 'cancel':
         if (this.conversation.runId) {
           await this.runs.cancel(this.conversation.runId);
@@ -312,6 +345,12 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         return;
       case 'openEdit':
         await vscode.commands.executeCommand(OPEN_EDIT_COMMAND, message.path, message.runId);
+        return;
+      case 'openFile':
+        await this.openFile(message.path);
+        return;
+      case 'listCommands':
+        await this.listCommands();
         return;
       case 'listSessions':
         await this.listSessions();
@@ -341,6 +380,21 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     }
   }
 
+  /** Write to the run in flight (also used by tests through the extension's API). */
+  async message(text: string, mode: 'queue' | 'steer' = 'queue'): Promise<boolean> {
+    const runId = this.conversation.runId;
+    if (text.trim() === '') {
+      return false;
+    }
+    const result = runId ? await this.runs.message(runId, text, mode) : { accepted: false, reason: 'no run is in flight' };
+    if (!result.accepted || !result.messageId || !runId) {
+      this.post({ type: 'messageRejected', text, reason: result.reason ?? 'the run did not take the message' });
+      return false;
+    }
+    this.apply({ type: 'messageQueued', runId, messageId: result.messageId, text, mode });
+    return true;
+  }
+
   /** Start a run from the panel (also used by tests through the extension's API). */
   async run(prompt: string, options: PanelOptions = this.options): Promise<void> {
     if (prompt.trim() === '' || this.conversation.runId || this.conversation.readOnly) {
@@ -357,6 +411,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       sessionId: this.conversation.sessionId,
       shownPrompt: shown,
       routed: true,
+      activeFile: activeFile(),
     });
   }
 
@@ -371,6 +426,22 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       this.post({ type: 'agents', agents: this.agents });
     } catch (error) {
       logError(`${Methods.agents} failed`, error);
+    }
+  }
+
+  /** Asked each time the picker opens: a prompt file written a moment ago is listed. */
+  private async listCommands(): Promise<void> {
+    const client = await this.server.ready();
+    if (!client) {
+      this.post({ type: 'commands', commands: [], problems: [], error: 'The server is not running.' });
+      return;
+    }
+    try {
+      const result = await client.sendRequest<CommandsResult>(Methods.commands, {});
+      this.post({ type: 'commands', commands: result.commands, problems: result.problems });
+    } catch (error) {
+      logError(`${Methods.commands} failed`, error);
+      this.post({ type: 'commands', commands: [], problems: [], error: error instanceof Error ? error.message : String(error) });
     }
   }
 
@@ -418,11 +489,11 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       logInfo(`Panel: refused to open link ${trimmed}`);
       return;
     }
-    await this.openEdit(trimmed.split('#')[0]);
+    await this.openFile(trimmed.split('#')[0]);
   }
 
-  /** Open a workspace file the agent edited (inline review may take over this command). */
-  private async openEdit(path: unknown): Promise<void> {
+  /** Open a workspace file: one the agent edited (inline review may take over that command), an instruction file. */
+  private async openFile(path: unknown): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (typeof path !== 'string' || path === '' || !folder) {
       return;
@@ -440,6 +511,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
   }
 
   dispose(): void {
+    clearTimeout(this.reviewTimer);
     if (this.runs.questions === this) {
       this.runs.questions = undefined;
     }

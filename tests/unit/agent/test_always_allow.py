@@ -20,13 +20,13 @@ from agentls.agent.errors import ConfigError
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions import SessionStore
-from agentls.agent.terminal import TerminalApprover, TerminalAsker
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.user_rules import add_allow_rule
 from agentls.agent.userdirs import user_config_file
 from agentls.agent.workspace import DiskFileAccess
+from agentls.cli.terminal import TerminalApprover, TerminalAsker
 
 AGENT = AgentConfig(system_prompt="t", sandbox="off")  # confirm-sensitive
 

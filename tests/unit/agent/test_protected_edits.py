@@ -15,11 +15,11 @@ from agentls.agent.approval import decide
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.protected_edits import candidates, protected_targets
-from agentls.agent.terminal import TerminalApprover, TerminalAsker
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.workspace import DiskFileAccess, EditProposal
+from agentls.cli.terminal import TerminalApprover, TerminalAsker
 
 MCP = ".mcp.json: it declares MCP servers that agentls and other tools start"
 REGISTRY = build_registry()

@@ -11,7 +11,6 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from agentls.agent.approval import DenyingApprover
-from agentls.agent.cli import main as cli_main
 from agentls.agent.config import AppConfig
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
@@ -31,6 +30,7 @@ from agentls.agent.session_entries import (
 from agentls.agent.sessions import INTERRUPTED, NOT_STARTED, Session, SessionStore
 from agentls.agent.tools import Tool, ToolContext, ToolResult, build_registry
 from agentls.agent.workspace import DiskFileAccess
+from agentls.cli.main import main as cli_main
 
 AdapterFactory = Any
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
-from agentls.agent.cli import build_parser
 from agentls.agent.config import ConfirmMode, SelfEvalMode, choices
 from agentls.agent.contract import RunRequest, RunResult, WireModel
 from agentls.agent.llm.models import Usage
 from agentls.agent.run import RunOutcome
 from agentls.agent.transcript import AgentState
+from agentls.cli.main import build_parser
 from agentls.server import protocol_schema as generator
 from agentls.server.protocol import (
     METHODS,
@@ -379,7 +379,7 @@ def test_typescript_refuses_what_it_cannot_translate() -> None:
 def test_cli_refuses_a_bad_run_naming_the_field(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agentls.agent.cli import main
+    from agentls.cli.main import main
 
     assert main(["run", "go", "--max-steps", "0", "--workspace", str(tmp_path)]) == 1
     assert "max_steps: Input should be greater than or equal to 1" in capsys.readouterr().err

@@ -1,6 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildPrompt, describeLines, fenceFor } from '../../prompt';
+import { buildPrompt, describeLines, fenceFor, workspaceRelative } from '../../prompt';
+
+describe('workspaceRelative: the activeFile of a run', () => {
+  it('is the file relative to the workspace folder, with slashes', () => {
+    assert.equal(workspaceRelative('/ws', '/ws/web/app.ts', '/'), 'web/app.ts');
+    assert.equal(workspaceRelative('/ws/', '/ws/AGENTS.md', '/'), 'AGENTS.md');
+    assert.equal(workspaceRelative('C:\\ws', 'C:\\ws\\web\\app.ts', '\\'), 'web/app.ts');
+  });
+
+  it('is nothing for a file outside the folder or the folder itself', () => {
+    assert.equal(workspaceRelative('/ws', '/other/app.ts', '/'), undefined);
+    assert.equal(workspaceRelative('/ws', '/ws2/app.ts', '/'), undefined);
+    assert.equal(workspaceRelative('/ws', '/ws', '/'), undefined);
+    assert.equal(workspaceRelative('C:\\ws', 'D:\\ws\\app.ts', '\\'), undefined);
+  });
+});
 
 describe('buildPrompt', () => {
   it('is the prompt alone without a selection', () => {

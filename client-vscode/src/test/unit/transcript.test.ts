@@ -22,6 +22,15 @@ function make() {
 }
 
 describe('Transcript', () => {
+  it('names the instruction files of a run, and those that join later', () => {
+    const { transcript, stream, shows } = make();
+    transcript.instructions({ runId: 'r', files: ['AGENTS.md', 'web/AGENTS.md'] });
+    stream(1, 'Reading.');
+    transcript.instructions({ runId: 'r', files: ['api/AGENTS.md'], joined: true });
+    transcript.instructions({ runId: 'r', files: [] });
+    shows('Instructions: AGENTS.md, web/AGENTS.md\nReading.\nInstructions joined: api/AGENTS.md\n');
+  });
+
   it('writes streamed text in seq order and drops duplicates', () => {
     const { stream, shows } = make();
     stream(1, 'Hello');
@@ -93,5 +102,24 @@ describe('Transcript', () => {
     transcript.end('a', undefined, 'boom');
     transcript.end('b', runResult({ status: 'partial', steps: 2, duration_seconds: 3 }), undefined, true);
     shows('━━ failed: boom ━━\n━━ partial (cancelled) · 2 steps · 3.0 s ━━\n');
+  });
+
+  it("tells what became of the user's review in their words", () => {
+    const { transcript, stream, shows } = make();
+    stream(1, 'Working');
+    transcript.review({ state: 'told', summary: 'calc.py: 1 kept, 1 undone', runId: 'r', note: 'The user reviewed …' });
+    transcript.review({ state: 'waiting', summary: 'calc.py: 1 kept' });
+    transcript.review({ state: 'told', summary: 'a.py: 1 undone', runId: 'r2', note: '…', otherSession: true });
+    transcript.review({ state: 'lost', summary: 'b.py: 1 kept', why: 'the agent server stopped before its next step' });
+    shows(
+      [
+        'Working',
+        '◆ Told the agent your review (run r): calc.py: 1 kept, 1 undone',
+        '◆ Your review waits for the agent (told when you next talk to it): calc.py: 1 kept',
+        '◆ Told the agent your review (run r2) (in another conversation: its own is told when you continue it): a.py: 1 undone',
+        '◆ Not told to the agent (the agent server stopped before its next step): b.py: 1 kept',
+        '',
+      ].join('\n'),
+    );
   });
 });

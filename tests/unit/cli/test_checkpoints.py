@@ -46,7 +46,7 @@ def ws(tmp_path: Path) -> Path:
 def cli(ws: Path, *args: str, server: ScriptedModelServer | None = None) -> Any:
     extra = ["--model", "openai/m", "--api-base", server.api_base] if server else []
     return subprocess.run(
-        [sys.executable, "-m", "agentls.agent.cli", *args, "--workspace", str(ws), *extra],
+        [sys.executable, "-m", "agentls.cli", *args, "--workspace", str(ws), *extra],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,

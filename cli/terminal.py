@@ -13,9 +13,12 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
+from agentls.agent.context_meter import compaction_text, meter_text
 from agentls.agent.errors import NoTTYError
 from agentls.agent.events import (
     AgentEvent,
+    ContextCompacted,
+    ContextMeasured,
     InstructionsRead,
     Notice,
     PlanUpdated,
@@ -152,6 +155,8 @@ class TerminalObserver:
         self.quiet = quiet
         self._printer = LinePrinter(stream or sys.stderr)
         self._line = self._printer.line
+        #: The latest context meter, shown on the step lines.
+        self._meter = ""
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, Notice):
@@ -170,9 +175,14 @@ class TerminalObserver:
                 f"[stream cut: {event.reason}; the answer above is void and restarts "
                 f"(attempt {event.attempt})]"
             )
+        elif isinstance(event, ContextMeasured):
+            self._meter = f" · context {meter_text(event)}"
+        elif isinstance(event, ContextCompacted):
+            self._line(f"[{compaction_text(event)}]")
         elif isinstance(event, ToolStarted):
             args = " ".join(f"{k}={v}" for k, v in event.args.items())
-            self._line(f"▶ step {event.step}/{event.max_steps} {event.tool} {args}".rstrip())
+            line = f"▶ step {event.step}/{event.max_steps} {event.tool} {args}".rstrip()
+            self._line(line + self._meter)
         elif isinstance(event, ToolFinished):
             mark = "✓" if event.success else "✗"
             self._line(f"  {mark} {event.tool}: {event.summary}")

@@ -18,11 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from agentls.agent.config import AppConfig, MCPServerConfig
 from agentls.agent.config_loader import LoadedConfig, trust_command
-from agentls.agent.trust import TrustStore, canonical
-
-Loader = Callable[[bool], LoadedConfig]
+from agentls.agent.trust import Loader, TrustStore, canonical, first_run
 
 
 def add_trust_commands(sub: Any) -> None:
@@ -85,19 +82,15 @@ def trust_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> i
 def trusted_config(
     folder: Path, load: Loader, *, stdin: IO[str] | None = None, stderr: IO[str] | None = None
 ) -> LoadedConfig:
-    """The config to run with: trusted when the user trusts ``folder``; asked once in a
-    terminal when undecided and trust would change something; else untrusted, said in one
+    """The config to run with (``agent.trust.first_run``), the question asked once in a
+    terminal when the folder is undecided, else what an untrusted run ignores said in one
     line."""
     stdin = stdin or sys.stdin
     stderr = stderr or sys.stderr
     store = TrustStore()
-    state = store.state(folder)
-    if state == "trusted":
-        return load(True)
-    loaded = load(False)
-    if not loaded.restricted:
-        return loaded
-    if state == "unknown" and _interactive(stdin):
+    found = first_run(folder, load, store)
+    loaded = found.loaded
+    if found.undecided and _interactive(stdin):
         stderr.write(_question(loaded))
         stderr.flush()
         answer = stdin.readline().strip().lower()
@@ -159,31 +152,19 @@ def terminal_mcp_approver(
     return approve
 
 
-def _declared_servers(root: Path) -> tuple[AppConfig, list[MCPServerConfig], list[str]]:
-    """Every server the configuration and the workspace's files declare, trusted or not
-    (to list them), with the warnings about entries that cannot be used."""
-    from agentls.agent.config_loader import load_config
-    from agentls.agent.errors import ConfigError
-    from agentls.agent.mcp.sources import workspace_servers
-
-    try:
-        config = load_config(root, trusted=True)
-    except ConfigError:
-        # What only a trusted folder may set is broken: list its MCP files at least.
-        config = load_config(root, trusted=False)
-        config.mcp.vscode_config = config.mcp.mcp_json = True
-    found = workspace_servers(config)
-    return config, found.servers, found.warnings
-
-
 def mcp_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int:
     from agentls.agent.errors import AgentError
-    from agentls.agent.mcp.approval import definition_digest, describe_definition
+    from agentls.agent.mcp.approval import (
+        declared_servers,
+        definition_digest,
+        describe_definition,
+        server_state,
+    )
 
     folder = Path(_folder(args.workspace))
     store = TrustStore()
     try:
-        _, servers, warnings = _declared_servers(folder)
+        servers, warnings = declared_servers(folder)
     except AgentError as exc:
         print(f"agentls: {exc}", file=sys.stderr)
         return 1
@@ -195,7 +176,7 @@ def mcp_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int
                 {
                     "name": server.name,
                     "source": server.source_label,
-                    "state": _state(server, folder, trusted, store),
+                    "state": server_state(server, folder, trusted, store),
                     "definition": describe_definition(server),
                 }
             )
@@ -239,33 +220,3 @@ def mcp_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int
         for line in describe_definition(server):
             print(f"    {line}", file=out)
     return 0
-
-
-def _state(server: MCPServerConfig, folder: Path, trusted: bool, store: TrustStore) -> str:
-    from agentls.agent.mcp.approval import definition_digest
-
-    if server.source != "workspace":
-        return f"yours ({server.source}): starts without asking"
-    if not trusted:
-        return "ignored: the folder is not trusted"
-    approved = store.approved_digest(folder, "mcp", server.name)
-    if approved is None:
-        return "not approved: asks before starting"
-    if approved != definition_digest(server):
-        return "changed since you approved it: asks before starting"
-    return "approved"
-
-
-def approve_workspace_servers(folder: Path) -> list[str]:
-    """Approve every MCP server ``folder`` declares as it is now (``agentls mcp approve
-    --all``); returns their names."""
-    from agentls.agent.mcp.approval import definition_digest
-
-    store = TrustStore()
-    _, servers, _ = _declared_servers(Path(canonical(folder)))
-    names = []
-    for server in servers:
-        if server.source == "workspace":
-            store.approve(folder, "mcp", server.name, definition_digest(server))
-            names.append(server.name)
-    return names

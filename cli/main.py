@@ -1,5 +1,9 @@
 """``agentls``: the headless run, the headless demo and the config docs.
 
+The terminal front end: every ``agentls`` subcommand but the language server and ACP,
+which ``agentls.__main__`` dispatches before this module is imported. The demo alone
+speaks LSP, as a client of a server it starts like an editor does.
+
 Exit codes of ``agentls run``: 0 success, 2 partial, 1 failed, 130 interrupted by
 Ctrl-C. The first Ctrl-C stops after the current step (a graceful shutdown through a
 CancelToken); the second exits at once.
@@ -12,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import Iterator, Sequence
@@ -20,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode, SelfEvalMode, choices
-from agentls.agent.config_loader import load_config
+from agentls.agent.config_loader import config_overrides, load_config
 from agentls.agent.errors import AgentError
 
 if TYPE_CHECKING:
@@ -63,6 +68,29 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the agent headless on a prompt")
     run.add_argument("prompt")
     _add_run_options(run)
+    run.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="PATH[:L1-L2]",
+        help="attach a file, or some of its lines (repeatable); `changes` attaches the "
+        "uncommitted changes, `@name` a symbol's definition",
+    )
+    run.add_argument("--image", action="append", default=[], metavar="FILE", help="attach an image")
+    run.add_argument(
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="run in a worktree of its own, on the branch agentls/NAME (a new session id "
+        "when no NAME is given; an existing NAME's worktree is continued)",
+    )
+    run.add_argument(
+        "--token-budget",
+        type=int,
+        metavar="N",
+        help="stop (partial) once the run's model calls used N tokens",
+    )
 
     demo = sub.add_parser("demo", help="show the product on a sample workspace")
     demo.add_argument("--model", help="a real litellm model (default: scripted replies)")
@@ -85,34 +113,27 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
         command.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    from agentls.agent.trust_cli import add_trust_commands
+    from agentls.cli.trust import add_trust_commands
+    from agentls.cli.worktrees import add_worktree_commands
 
     add_trust_commands(sub)
+    add_worktree_commands(sub)
     commands = sub.add_parser("commands", help="list the /commands of the workspace")
     commands.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
     commands.add_argument("--json", action="store_true", help="print the list as JSON")
+    hooks = sub.add_parser("hooks", help="list or approve the workspace's hooks")
+    hooks.add_argument("hooks_command", choices=("list", "approve"))
+    hooks.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
     sub.add_parser("serve", help="run the language server on stdio")
     sub.add_parser("config-schema", help="print the JSON Schema of .agentls.yaml")
     sub.add_parser("config-docs", help="print the configuration table (Markdown)")
     return parser
 
 
-def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The config the command line's model flags override (``--model``, ``--api-base``...)."""
-    llm: dict[str, Any] = {}
-    if getattr(args, "model", None):
-        llm["model"] = args.model
-    if getattr(args, "api_base", None):
-        llm["api_base"] = args.api_base
-    if getattr(args, "no_stream", False):
-        llm["stream"] = False
-    return {"llm": llm} if llm else {}
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.stdio or args.tcp or args.command == "serve":
-        # agent/ knows nothing of LSP: the `agentls` console script (server.cli) serves.
+        # The language server is a front end of its own: `agentls` (agentls.__main__) starts it.
         print("agentls: the language server is started by `agentls --stdio`", file=sys.stderr)
         return 1
     with redacted_output():
@@ -123,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def redacted_output() -> Iterator[None]:
     """Every line this process prints is masked like the log: a key that reached an
     error message (an MCP URL with its token, say) never reaches the terminal."""
-    from agentls.agent.terminal import RedactingStream
+    from agentls.cli.terminal import RedactingStream
 
     out, err = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
     saved = sys.stdout, sys.stderr
@@ -138,15 +159,21 @@ def redacted_output() -> Iterator[None]:
 
 def _command(args: argparse.Namespace) -> int:
     if args.command in ("trust", "untrust"):
-        from agentls.agent.trust_cli import trust_command_main
+        from agentls.cli.trust import trust_command_main
 
         return trust_command_main(args)
     if args.command == "mcp":
-        from agentls.agent.trust_cli import mcp_command_main
+        from agentls.cli.trust import mcp_command_main
 
         return mcp_command_main(args)
     if args.command == "commands":
         return list_commands(args.workspace or Path.cwd(), as_json=args.json)
+    if args.command in ("worktrees", "apply", "discard"):
+        from agentls.cli.worktrees import worktree_command_main
+
+        return worktree_command_main(args)
+    if args.command == "hooks":
+        return hooks_command(Path(os.path.abspath(args.workspace or Path.cwd())), args)
     if args.command == "config-schema":
         from agentls.agent.config_docs import config_schema
 
@@ -158,9 +185,9 @@ def _command(args: argparse.Namespace) -> int:
         print(config_table())
         return 0
     if args.command == "demo":
-        from agentls.agent.demo.runner import run_demo
+        from agentls.cli.demo.runner import run_demo
 
-        return run_demo(model=args.model, api_base=args.api_base)
+        return run_demo(model=args.model, api_base=args.api_base, headless=args.headless)
     if args.command == "sessions":
         try:
             config = load_config(args.workspace, args.config)
@@ -169,7 +196,7 @@ def _command(args: argparse.Namespace) -> int:
             return 1
         return list_sessions(config, as_json=args.json)
     if args.command in ("checkpoints", "restore"):
-        from agentls.agent.checkpoints_cli import checkpoints_command
+        from agentls.cli.checkpoints import checkpoints_command
 
         try:
             config = load_config(args.workspace, args.config)
@@ -180,7 +207,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "run":
         from agentls.agent.config_loader import load
         from agentls.agent.sandbox_status import missing_sandbox_notice
-        from agentls.agent.trust_cli import trusted_config
+        from agentls.cli.trust import trusted_config
 
         def load_with(trusted: bool) -> LoadedConfig:
             return load(
@@ -191,6 +218,17 @@ def _command(args: argparse.Namespace) -> int:
                 trusted=trusted,
             )
 
+        worktree = None
+        if args.worktree is not None:
+            from agentls.cli.worktrees import prepare_worktree
+
+            try:
+                worktree = prepare_worktree(Path(args.workspace or Path.cwd()), args.worktree)
+            except AgentError as exc:
+                print(f"agentls: {exc}", file=sys.stderr)
+                return 1
+            print(f"agentls: working in {worktree.path} ({worktree.branch})", file=sys.stderr)
+            args.workspace = worktree.folder
         folder = Path(os.path.abspath(args.workspace or Path.cwd()))
         try:
             # The first line: whether commands can be sandboxed at all, before any question.
@@ -202,7 +240,12 @@ def _command(args: argparse.Namespace) -> int:
         except AgentError as exc:
             print(f"agentls: {exc}", file=sys.stderr)
             return 1
-        return asyncio.run(run_headless(args, loaded.config, trusted=loaded.trusted))
+        code = asyncio.run(run_headless(args, loaded.config, trusted=loaded.trusted))
+        if worktree is not None:
+            from agentls.cli.worktrees import finish_worktree_run
+
+            finish_worktree_run(worktree, args.prompt)
+        return code
     build_parser().print_help()
     return 1
 
@@ -212,10 +255,11 @@ async def run_headless(
 ) -> int:
     from pydantic import ValidationError
 
+    from agentls.agent.attachments import AttachmentError
     from agentls.agent.contract import problems
     from agentls.agent.run import FrontEnd, RunRequest, run_with_own_tools
-    from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
-    from agentls.agent.trust_cli import terminal_mcp_approver
+    from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
+    from agentls.cli.trust import terminal_mcp_approver
 
     try:
         request = RunRequest(
@@ -228,11 +272,16 @@ async def run_headless(
             stream=False if (args.no_stream or args.json or args.quiet) else None,
             step_timeout=args.timeout,
             session_id=args.session or None,
+            attachments=cli_attachments(args.attach, args.image),
+            token_budget=args.token_budget,
             # The instruction files from the root down to where the user stands apply.
             active_file=_current_folder(config.workspace.root),
         )
     except ValidationError as exc:  # e.g. an empty prompt, --max-steps 0
         print(f"agentls: {problems(exc)}", file=sys.stderr)
+        return 1
+    except AttachmentError as exc:
+        print(f"agentls: {exc}", file=sys.stderr)
         return 1
     asker = TerminalAsker()
     files = asker.disk_files(config)
@@ -288,6 +337,46 @@ def language_servers(config: AppConfig, *, trusted: bool) -> LanguageServers | N
     return LanguageServers(config.diagnostics, root, trusted=trusted, how_to_trust=how)
 
 
+def cli_attachments(attach: list[str], images: list[str]) -> list[Any]:
+    """``--attach`` and ``--image`` as attachments; AttachmentError for an image that
+    cannot be read (files are read with the run, confined to the workspace)."""
+    import base64
+    import mimetypes
+
+    from agentls.agent.attachments import AttachmentError
+    from agentls.agent.contract import Attachment
+
+    out: list[Attachment] = []
+    for item in attach:
+        if item == "changes":
+            out.append(Attachment(kind="changes"))
+            continue
+        if item.startswith("@"):
+            out.append(Attachment(kind="symbol", name=item[1:]))
+            continue
+        path, start, end = item, None, None
+        match = re.fullmatch(r"(.+):(\d+)(?:-(\d+))?", item)
+        if match:
+            path, start = match[1], int(match[2])
+            end = int(match[3]) if match[3] else start
+        out.append(Attachment(kind="file", path=path, start_line=start, end_line=end))
+    for image in images:
+        mime = mimetypes.guess_type(image)[0] or ""
+        try:
+            data = Path(image).read_bytes()
+        except OSError as exc:
+            raise AttachmentError(f"--image {image}: {exc.strerror or exc}") from None
+        out.append(
+            Attachment(
+                kind="image",
+                path=image,
+                data=base64.b64encode(data).decode("ascii"),
+                mime_type=mime or "application/octet-stream",
+            )
+        )
+    return out
+
+
 def _current_folder(root: Path) -> str | None:
     """The current directory, when it lies inside the workspace (else the run's folder is
     the root)."""
@@ -296,6 +385,46 @@ def _current_folder(root: Path) -> str | None:
         return here.relative_to(Path(root).resolve()).as_posix()
     except ValueError:
         return None
+
+
+def hooks_command(folder: Path, args: argparse.Namespace) -> int:
+    """``agentls hooks list|approve``: the workspace's hook files and whether they run."""
+    from agentls.agent.errors import AgentError
+    from agentls.agent.hooks import approve_workspace_hooks, load_hooks, workspace_sources
+    from agentls.agent.trust import TrustStore
+
+    try:
+        if args.hooks_command == "approve":
+            if not TrustStore().is_trusted(folder):
+                print(
+                    f"agentls: {folder} is not trusted; hooks run only in a trusted folder "
+                    f"(`agentls trust {folder}`)",
+                    file=sys.stderr,
+                )
+                return 1
+            approved = approve_workspace_hooks(folder)
+            print(f"Approved the hooks of {', '.join(approved)}." if approved else "No hooks.")
+            return 0
+        found, problems = workspace_sources(folder)
+    except AgentError as exc:
+        print(f"agentls: {exc}", file=sys.stderr)
+        return 1
+    trusted = TrustStore().is_trusted(folder)
+    loaded = load_hooks(AppConfig(), folder, trusted=trusted)
+    running = {source.label for source in loaded.sources}
+    for source in found:
+        state = "runs" if source.label in running else "does not run"
+        print(f"{source.label}: {state}")
+        for event, matchers in source.table.items():
+            for matcher in matchers:
+                for hook in matcher.hooks:
+                    on = f" [{matcher.matcher}]" if matcher.matcher else ""
+                    print(f"  {event}{on}: {hook.command}")
+    for line in [*problems, *loaded.notices]:
+        print(f"agentls: {line}", file=sys.stderr)
+    if not found:
+        print("No workspace hooks.")
+    return 0
 
 
 def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:

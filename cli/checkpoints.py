@@ -18,11 +18,11 @@ from agentls.agent.errors import AgentError
 from agentls.agent.sessions import store_for
 
 if TYPE_CHECKING:
-    from agentls.agent.terminal import TerminalAsker
+    from agentls.cli.terminal import TerminalAsker
 
 
 async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> int:
-    from agentls.agent.terminal import TerminalAsker
+    from agentls.cli.terminal import TerminalAsker
 
     sessions = store_for(config.workspace.root, config.sessions.dir)
     try:

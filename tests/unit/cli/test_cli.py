@@ -57,7 +57,7 @@ def agentls(
         [
             sys.executable,
             "-m",
-            "agentls.agent.cli",
+            "agentls.cli",
             "run",
             *args,
             "--workspace",
@@ -172,7 +172,7 @@ def test_first_ctrl_c_stops_after_the_step_and_exits_130(
         [
             sys.executable,
             "-m",
-            "agentls.agent.cli",
+            "agentls.cli",
             "run",
             "x",
             "--workspace",
@@ -218,7 +218,7 @@ def test_approve_deny_modify_abort_on_a_terminal(ws: Path, scripted: ScriptedMod
         [
             sys.executable,
             "-m",
-            "agentls.agent.cli",
+            "agentls.cli",
             "run",
             "go",
             "--workspace",

@@ -9,12 +9,11 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Callable, Coroutine
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from agentls.agent.demo import DEMO_MODEL, DEMO_PROMPT, demo_turns, fresh_workspace
+from agentls.cli.demo import DEMO_MODEL, DEMO_PROMPT, demo_turns, fresh_workspace
 
 
 def _say(text: str) -> None:
@@ -22,14 +21,9 @@ def _say(text: str) -> None:
     sys.stderr.flush()
 
 
-LspRunner = Callable[[Path, dict[str, Any], str], Coroutine[Any, Any, int]]
-
-
-def run_demo(
-    model: str | None = None, api_base: str | None = None, lsp_runner: LspRunner | None = None
-) -> int:
-    """Run the demo; through the language server when a front end passes ``lsp_runner``
-    (agent/ knows nothing of LSP), else the loop directly (``--headless``)."""
+def run_demo(model: str | None = None, api_base: str | None = None, headless: bool = False) -> int:
+    """Run the demo: through the language server, started as an editor starts it
+    (``lsp_client``), or with ``headless`` the loop in this process."""
     model = model or os.environ.get("AGENTLS_MODEL")
     api_base = api_base or os.environ.get("AGENTLS_API_BASE")
     workspace = fresh_workspace()
@@ -50,8 +44,10 @@ def run_demo(
         overrides: dict[str, Any] = {"llm": {"model": model}}
         if api_base:
             overrides["llm"]["api_base"] = api_base
-        if lsp_runner is not None:
-            return asyncio.run(lsp_runner(workspace, overrides, DEMO_PROMPT))
+        if not headless:
+            from agentls.cli.demo.lsp_client import run_lsp_demo
+
+            return asyncio.run(run_lsp_demo(workspace, overrides, DEMO_PROMPT))
         return asyncio.run(_headless(workspace, overrides))
 
 
@@ -59,8 +55,8 @@ async def _headless(workspace: Path, overrides: dict[str, Any]) -> int:
     from agentls.agent.config_loader import load_config
     from agentls.agent.llm import LiteLLMAdapter
     from agentls.agent.run import FrontEnd, RunRequest, run_agent
-    from agentls.agent.terminal import TerminalApprover, TerminalAsker, TerminalObserver
     from agentls.agent.workspace import DiskFileAccess
+    from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
 
     config = load_config(workspace, overrides=overrides)
     asker = TerminalAsker()

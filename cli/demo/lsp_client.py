@@ -20,8 +20,12 @@ from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path, to_fs_path
 
-from agentls.agent.terminal import LinePrinter, colorize_diff
 from agentls.agent.workspace import unified_diff
+from agentls.cli.terminal import LinePrinter, colorize_diff
+
+# The one import of another front end (allowed in the import contracts): the demo talks to
+# the server only over stdio, as an editor does, but applies its edits with the server's
+# own LSP position arithmetic rather than a second copy of it.
 from agentls.server.edits import apply_text_edits
 
 

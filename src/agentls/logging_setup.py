@@ -1,6 +1,8 @@
-"""Logging for the language server: stderr and an optional JSONL file, never stdout.
+"""Logging for the front ends that talk a protocol on stdout (the language server, ACP):
+stderr and an optional JSONL file, never stdout.
 
-stdout carries the LSP stream, so no handler here ever writes to it. The ``pygls``
+It sits beside the front ends rather than in one of them so that neither imports the
+other. stdout carries the protocol's stream, so no handler here ever writes to it. The ``pygls``
 logger stays at WARNING (at INFO it logs every message body, prompts and file
 contents included). A filter masks anything that looks like a secret (API keys,
 bearer tokens) before a record reaches any handler.

@@ -1,0 +1,312 @@
+"""Hooks: commands a user (or, once trusted and approved, a repository) runs at events of
+a run, in the format users already write for Claude Code.
+
+Where they come from:
+
+- the user's own config (``hooks`` in ``config.yaml``, or a ``--config`` file): obeyed;
+- the workspace: ``.agentls/hooks.json``, ``.claude/settings.json``'s ``hooks`` and the
+  ``hooks`` of ``.agentls.yaml``: only in a trusted folder, and only once the user approved
+  that exact definition (``agentls hooks approve``; a digest of the file's hooks, so a
+  changed hook asks again). A repository's hook is a program with the user's rights.
+
+What a hook command gets and may answer: the event as JSON on stdin (``hook_event_name``,
+``session_id``, ``cwd``, and per event ``prompt``, ``tool_name``/``tool_input``,
+``tool_response``, ``stop_hook_active``). Exit 0 goes on; its stdout, when it is a JSON
+object with ``"decision": "block"`` (or ``"deny"``, or Claude Code's
+``hookSpecificOutput.permissionDecision: "deny"``), blocks with its ``reason``; otherwise
+the stdout of SessionStart and UserPromptSubmit hooks is context for the model. Exit 2
+blocks, with stderr as the reason. Any other exit is reported to the user and does NOT
+block: a hook that crashes must not stop the user's work. Of several hooks, one block is
+enough. Commands run in the run's sandbox (when there is one) with a timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from agentls.agent.config import AppConfig, HookCommand, HookEvent, HookMatcher
+from agentls.agent.errors import AgentError
+
+log = logging.getLogger(__name__)
+
+HooksTable = dict[HookEvent, list[HookMatcher]]
+_TABLE: TypeAdapter[HooksTable] = TypeAdapter(HooksTable)
+
+#: The workspace's hook files, by where they are read.
+WORKSPACE_FILES = (".agentls/hooks.json", ".claude/settings.json", ".agentls.yaml")
+#: What the hook's stdout may carry at most (more is cut).
+MAX_OUTPUT = 16_000
+
+
+class HooksError(AgentError):
+    """A hooks definition that cannot be used (names the file and the problem)."""
+
+
+@dataclass(frozen=True)
+class HookSource:
+    """The hooks of one place, with the digest an approval is stored under."""
+
+    label: str
+    table: HooksTable
+    #: None: the user's own, needing no approval.
+    digest: str | None = None
+
+
+@dataclass
+class HookOutcome:
+    """What the hooks of one event decided."""
+
+    blocked: bool = False
+    reasons: list[str] = field(default_factory=list)
+    #: Text the hooks added for the model (SessionStart, UserPromptSubmit).
+    context: list[str] = field(default_factory=list)
+    #: What the user should hear (a hook that failed, timed out, printed nonsense).
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(self.reasons) or "a hook blocked it (no reason given)"
+
+
+def parse_table(data: Any, label: str) -> HooksTable:
+    """A ``hooks`` mapping validated, or HooksError naming the file and the problem."""
+    try:
+        return _TABLE.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise HooksError(f"{label}: hooks.{where}: {first['msg']}") from None
+
+
+def table_digest(table: HooksTable) -> str:
+    plain = {event: [m.model_dump() for m in matchers] for event, matchers in table.items()}
+    text = json.dumps(plain, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def workspace_sources(root: Path) -> tuple[list[HookSource], list[str]]:
+    """The workspace's hook files (never symlinks), and the problems of those that
+    cannot be read."""
+    import yaml
+
+    sources: list[HookSource] = []
+    problems: list[str] = []
+    for relative in WORKSPACE_FILES:
+        path = root / relative
+        if path.is_symlink() or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = yaml.safe_load(text) if path.suffix == ".yaml" else json.loads(text)
+        except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+            problems.append(f"{relative}: cannot read its hooks: {exc}")
+            continue
+        hooks = data.get("hooks") if isinstance(data, Mapping) else None
+        if relative == ".agentls/hooks.json" and isinstance(data, Mapping) and hooks is None:
+            hooks = data  # the file may hold the table itself
+        if not hooks:
+            continue
+        try:
+            table = parse_table(hooks, relative)
+        except HooksError as exc:
+            problems.append(str(exc))
+            continue
+        sources.append(HookSource(relative, table, table_digest(table)))
+    return sources, problems
+
+
+def approve_command(root: Path) -> str:
+    return f"agentls hooks approve --workspace {shlex.quote(str(root))}"
+
+
+@dataclass
+class LoadedHooks:
+    """The hooks a run obeys, and what the user must hear about the others."""
+
+    sources: list[HookSource]
+    notices: list[str] = field(default_factory=list)
+
+
+def load_hooks(config: AppConfig, root: Path, *, trusted: bool) -> LoadedHooks:
+    """The user's hooks, and the workspace's when the folder is trusted and the user
+    approved each file's hooks as they are now."""
+    from agentls.agent.trust import TrustStore
+
+    loaded = LoadedHooks([HookSource("your config", config.hooks)] if config.hooks else [])
+    found, problems = workspace_sources(root)
+    loaded.notices.extend(problems)
+    if not found:
+        return loaded
+    if not trusted:
+        names = ", ".join(source.label for source in found)
+        loaded.notices.append(f"the hooks of {names} do not run: this folder is not trusted")
+        return loaded
+    store = TrustStore()
+    for source in found:
+        assert source.digest is not None
+        approved = store.approved_digest(root, "hooks", source.label)
+        if approved == source.digest:
+            loaded.sources.append(source)
+            continue
+        how = "changed since you approved them" if approved else "not approved"
+        loaded.notices.append(
+            f"the hooks of {source.label} do not run: {how}. To allow them, run "
+            f"`{approve_command(root)}`"
+        )
+    return loaded
+
+
+def approve_workspace_hooks(root: Path) -> list[str]:
+    """Approve every hook file of the workspace as it is now; the labels approved."""
+    from agentls.agent.trust import TrustStore
+
+    found, problems = workspace_sources(root)
+    if problems:
+        raise HooksError("; ".join(problems))
+    store = TrustStore()
+    for source in found:
+        assert source.digest is not None
+        store.approve(root, "hooks", source.label, source.digest)
+    return [source.label for source in found]
+
+
+def matches(matcher: str, tool: str | None) -> bool:
+    if matcher in ("", "*") or tool is None:
+        return True
+    try:
+        return re.fullmatch(matcher, tool) is not None
+    except re.error:
+        return matcher == tool
+
+
+class HookRunner:
+    """Runs the hooks of a run's events. ``wrap`` puts a command in the run's sandbox."""
+
+    def __init__(
+        self,
+        sources: Sequence[HookSource],
+        root: Path,
+        session_id: str,
+        *,
+        wrap: Any = None,
+    ) -> None:
+        self.sources = list(sources)
+        self.root = root
+        self.session_id = session_id
+        self._wrap = wrap
+
+    def has(self, event: HookEvent) -> bool:
+        return any(source.table.get(event) for source in self.sources)
+
+    async def run(
+        self, event: HookEvent, payload: Mapping[str, Any], *, tool: str | None = None
+    ) -> HookOutcome:
+        outcome = HookOutcome()
+        body = {
+            "hook_event_name": event,
+            "session_id": self.session_id,
+            "cwd": str(self.root),
+            **payload,
+        }
+        stdin = json.dumps(body, default=str).encode("utf-8")
+        for source in self.sources:
+            for matcher in source.table.get(event, []):
+                if not matches(matcher.matcher, tool):
+                    continue
+                for hook in matcher.hooks:
+                    await self._one(hook, stdin, event, source, outcome)
+        return outcome
+
+    async def _one(
+        self,
+        hook: HookCommand,
+        stdin: bytes,
+        event: HookEvent,
+        source: HookSource,
+        outcome: HookOutcome,
+    ) -> None:
+        command, timeout = hook.command, hook.timeout
+        name = f"{event} hook `{command}` ({source.label})"
+        argv = ["bash", "-c", command]
+        if self._wrap is not None:
+            argv = self._wrap(argv, self.root)
+        env = {
+            **os.environ,
+            "AGENTLS_PROJECT_DIR": str(self.root),
+            "CLAUDE_PROJECT_DIR": str(self.root),
+        }
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=self.root,
+                env=env,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            outcome.problems.append(f"{name} could not start: {exc}")
+            return
+        try:
+            out, err = await asyncio.wait_for(process.communicate(stdin), timeout)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, 9)
+            await process.wait()
+            outcome.problems.append(f"{name} timed out after {timeout:g} s and was stopped")
+            return
+        stdout = out.decode("utf-8", "replace")[:MAX_OUTPUT]
+        stderr = err.decode("utf-8", "replace")[:MAX_OUTPUT].strip()
+        if process.returncode == 2:
+            outcome.blocked = True
+            outcome.reasons.append(stderr or f"{name} exited with 2")
+            return
+        if process.returncode != 0:
+            tail = f": {stderr.splitlines()[-1]}" if stderr else ""
+            outcome.problems.append(
+                f"{name} failed (exit {process.returncode}){tail}; it did not block "
+                "(only exit 2 or a block decision blocks)"
+            )
+            return
+        self._read_answer(stdout, event, name, outcome)
+
+    @staticmethod
+    def _read_answer(stdout: str, event: HookEvent, name: str, outcome: HookOutcome) -> None:
+        text = stdout.strip()
+        if not text:
+            return
+        answer: Any = None
+        if text.startswith("{"):
+            try:
+                answer = json.loads(text)
+            except ValueError:
+                outcome.problems.append(f"{name} printed something that is not JSON; ignored")
+                return
+        if isinstance(answer, dict):
+            specific = answer.get("hookSpecificOutput")
+            specific = specific if isinstance(specific, dict) else {}
+            decision = answer.get("decision") or specific.get("permissionDecision")
+            if decision in ("block", "deny"):
+                outcome.blocked = True
+                reason = answer.get("reason") or specific.get("permissionDecisionReason")
+                outcome.reasons.append(str(reason or f"{name} blocked it"))
+            added = specific.get("additionalContext") or answer.get("additionalContext")
+            if added and event in ("SessionStart", "UserPromptSubmit"):
+                outcome.context.append(str(added))
+            return
+        if event in ("SessionStart", "UserPromptSubmit"):
+            outcome.context.append(text)

@@ -1,0 +1,301 @@
+"""Sessions in worktrees of their own: a run that works on a copy of the repository, on
+its own branch, while the user keeps editing theirs.
+
+A worktree starts from the user's current state: HEAD plus their uncommitted changes,
+untracked files included (those git ignores are not), recorded as one "base" commit
+made with a temporary index, so the user's own index and stash are not touched. It lives
+under the repository's git directory (``<git dir>/agentls-worktrees/<name>``), where no
+editor, index or search of the user's tree sees it, on the branch ``agentls/<name>``.
+
+When a run in it ends, its changes are committed on that branch. The user then applies
+them to their tree (the diff from the base, checked first: a file the user changed since
+in a way that conflicts is reported and nothing is written), keeps the branch, or
+discards the worktree (refused while it holds changes nobody committed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from agentls.agent.errors import AgentError
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+BRANCH_PREFIX = "agentls/"
+
+
+class WorktreeError(AgentError):
+    """A worktree that cannot be made, found, applied or discarded; says why."""
+
+
+@dataclass
+class Worktree:
+    name: str
+    path: str
+    branch: str
+    #: The commit it started from: the user's HEAD plus their uncommitted changes.
+    base: str
+    created: float
+    #: The user's HEAD when it was made.
+    head: str
+
+    @property
+    def folder(self) -> Path:
+        return Path(self.path)
+
+
+@dataclass
+class WorktreeState:
+    worktree: Worktree
+    #: Files changed on its branch since the base, with lines added and removed.
+    files: int
+    added: int
+    removed: int
+    #: It has changes not committed on its branch (a run in progress, or one cut short).
+    uncommitted: bool
+    exists: bool
+
+
+def _git(root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
+    done = subprocess.run(
+        ["git", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    if check and done.returncode != 0:
+        message = (done.stderr or done.stdout).strip().splitlines()
+        raise WorktreeError(f"git {args[0]}: {message[-1] if message else 'failed'}")
+    return done.stdout
+
+
+def repository_root(folder: Path) -> Path:
+    """The top of the git repository holding ``folder``; WorktreeError when there is none."""
+    done = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise WorktreeError(f"{folder} is not in a git repository: worktrees need one")
+    return Path(done.stdout.strip())
+
+
+def _home(root: Path) -> Path:
+    common = Path(_git(root, "rev-parse", "--git-common-dir").strip())
+    if not common.is_absolute():
+        common = root / common
+    return common.resolve() / "agentls-worktrees"
+
+
+def _record(root: Path, name: str) -> Path:
+    return _home(root) / f"{name}.json"
+
+
+def check_name(name: str) -> str:
+    if not NAME.fullmatch(name):
+        raise WorktreeError(
+            f"{name!r} cannot name a worktree: use letters, digits, '.', '_' and '-' "
+            "(at most 64, starting with a letter or digit)"
+        )
+    return name
+
+
+def snapshot(root: Path) -> tuple[str, str]:
+    """(HEAD, a commit of the working tree as it is now, untracked files included)."""
+    head = _git(root, "rev-parse", "HEAD").strip()
+    with tempfile.TemporaryDirectory() as scratch:
+        index = str(Path(scratch) / "index")
+        env = {"GIT_INDEX_FILE": index}
+        _git(root, "read-tree", head, env=env)
+        _git(root, "add", "-A", "--", ".", ":(exclude).agentls", env=env)
+        tree = _git(root, "write-tree", env=env).strip()
+    if tree == _git(root, "rev-parse", f"{head}^{{tree}}").strip():
+        return head, head
+    identity = {
+        "GIT_AUTHOR_NAME": "agentls",
+        "GIT_AUTHOR_EMAIL": "agentls@localhost",
+        "GIT_COMMITTER_NAME": "agentls",
+        "GIT_COMMITTER_EMAIL": "agentls@localhost",
+    }
+    base = _git(
+        root,
+        "commit-tree",
+        tree,
+        "-p",
+        head,
+        "-m",
+        "agentls: your uncommitted changes",
+        env=identity,
+    ).strip()
+    return head, base
+
+
+def create(folder: Path, name: str) -> Worktree:
+    """A new worktree ``name`` from the user's current state; WorktreeError says why not."""
+    root = repository_root(folder)
+    check_name(name)
+    branch = BRANCH_PREFIX + name
+    if _git(root, "branch", "--list", branch).strip():
+        raise WorktreeError(f"the branch {branch} exists already: choose another name")
+    dirty_submodules = [
+        line
+        for line in _git(root, "submodule", "status", check=False).splitlines()
+        if line.startswith("+")
+    ]
+    if dirty_submodules:
+        raise WorktreeError(
+            "a submodule is not at the commit its repository records ("
+            + dirty_submodules[0].split()[1]
+            + "): commit or reset it first; a worktree would not carry its state"
+        )
+    head, base = snapshot(root)
+    home = _home(root)
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / name
+    if path.exists():
+        raise WorktreeError(f"a worktree folder {path} exists already")
+    try:
+        _git(root, "worktree", "add", "-q", "-b", branch, str(path), base)
+    except WorktreeError as exc:
+        shutil.rmtree(path, ignore_errors=True)
+        raise WorktreeError(f"could not create the worktree {name}: {exc}") from None
+    worktree = Worktree(name, str(path), branch, base, time.time(), head)
+    _record(root, name).write_text(json.dumps(asdict(worktree)))
+    return worktree
+
+
+def find(folder: Path, name: str) -> Worktree:
+    root = repository_root(folder)
+    record = _record(root, check_name(name))
+    if not record.is_file():
+        known = ", ".join(w.name for w in listed(folder)) or "none"
+        raise WorktreeError(f"no worktree {name!r} (known: {known})")
+    return Worktree(**json.loads(record.read_text()))
+
+
+def listed(folder: Path) -> list[Worktree]:
+    root = repository_root(folder)
+    home = _home(root)
+    if not home.is_dir():
+        return []
+    found = []
+    for record in sorted(home.glob("*.json")):
+        try:
+            found.append(Worktree(**json.loads(record.read_text())))
+        except (ValueError, TypeError):
+            continue
+    return sorted(found, key=lambda w: w.created)
+
+
+def commit_run(worktree: Worktree, message: str) -> bool:
+    """Commit what a run changed in ``worktree`` on its branch; False when nothing did."""
+    folder = worktree.folder
+    _git(folder, "add", "-A", "--", ".", ":(exclude).agentls")
+    if not _git(folder, "diff", "--cached", "--name-only").strip():
+        return False
+    _git(
+        folder,
+        "-c",
+        "user.name=agentls",
+        "-c",
+        "user.email=agentls@localhost",
+        "commit",
+        "-q",
+        "-m",
+        message,
+    )
+    return True
+
+
+def state(worktree: Worktree) -> WorktreeState:
+    folder = worktree.folder
+    if not folder.is_dir():
+        return WorktreeState(worktree, 0, 0, 0, False, False)
+    stats = _git(folder, "diff", "--numstat", worktree.base, "HEAD")
+    files = added = removed = 0
+    for line in stats.splitlines():
+        plus, minus, _ = line.split("\t", 2)
+        files += 1
+        added += int(plus) if plus.isdigit() else 0
+        removed += int(minus) if minus.isdigit() else 0
+    dirty = bool(_git(folder, "status", "--porcelain", "--", ".", ":(exclude).agentls").strip())
+    return WorktreeState(worktree, files, added, removed, dirty, True)
+
+
+def changes(worktree: Worktree) -> str:
+    """The worktree's committed changes since its base, as a binary-safe patch."""
+    return _git(worktree.folder, "diff", "--binary", worktree.base, "HEAD")
+
+
+@dataclass
+class ApplyCheck:
+    patch: str
+    files: list[str]
+    #: Why the patch does not apply to the user's tree now (names the files), or None.
+    conflict: str | None
+
+
+def check_apply(folder: Path, worktree: Worktree) -> ApplyCheck:
+    root = repository_root(folder)
+    patch = changes(worktree)
+    files = _git(worktree.folder, "diff", "--name-only", worktree.base, "HEAD").split()
+    if not patch.strip():
+        return ApplyCheck(patch, [], None)
+    done = subprocess.run(
+        ["git", "apply", "--check", "--whitespace=nowarn", "-"],
+        cwd=root,
+        input=patch,
+        capture_output=True,
+        text=True,
+    )
+    conflict = None
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+        conflict = (
+            "; ".join(line.removeprefix("error: ") for line in lines[:5]) or "it does not apply"
+        )
+    return ApplyCheck(patch, files, conflict)
+
+
+def apply(folder: Path, checked: ApplyCheck) -> None:
+    """Write the checked changes into the user's tree (all of them, or none)."""
+    if checked.conflict is not None:
+        raise WorktreeError(f"not applied: {checked.conflict}")
+    root = repository_root(folder)
+    done = subprocess.run(
+        ["git", "apply", "--whitespace=nowarn", "-"],
+        cwd=root,
+        input=checked.patch,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise WorktreeError(f"not applied: {done.stderr.strip()}")
+
+
+def discard(folder: Path, worktree: Worktree, *, keep_branch: bool = False) -> None:
+    """Remove the worktree (and its branch unless kept); refused while it holds changes
+    nobody committed."""
+    root = repository_root(folder)
+    current = state(worktree)
+    if current.uncommitted:
+        raise WorktreeError(
+            f"the worktree {worktree.name} holds uncommitted changes ({worktree.path}): "
+            "commit or remove them there first"
+        )
+    if current.exists:
+        # Only agentls's own state (.agentls/: the sessions of its runs) is left there,
+        # checked above, which git would otherwise keep the folder for.
+        _git(root, "worktree", "remove", "--force", worktree.path)
+    else:
+        _git(root, "worktree", "prune")
+    if not keep_branch:
+        _git(root, "branch", "-D", worktree.branch, check=False)
+    _record(root, worktree.name).unlink(missing_ok=True)

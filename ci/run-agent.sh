@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# One headless agent run on a checked-out repository, for CI runners and containers: the
+# agent works on a new branch, its changes become one commit there, and what happened is
+# left as artifacts (the run's JSON result, the session log, the diff). The GitHub Action
+# (action.yml) and the container image (Dockerfile) both call this script.
+#
+# Inputs (environment):
+#   AGENTLS_PROMPT or AGENTLS_PROMPT_FILE   the task (required)
+#   AGENTLS_MODEL                           a litellm model name (required)
+#   AGENTLS_API_BASE                        the model's endpoint (optional)
+#   the provider's key, e.g. OPENAI_API_KEY (or llm.api_key_env in your config)
+#   AGENTLS_WORKSPACE     the repository (default: the current directory)
+#   AGENTLS_BRANCH        the branch to create (default: agentls/<run name>)
+#   AGENTLS_OUTPUT_DIR    where the artifacts go (default: $RUNNER_TEMP or /tmp, /agentls-output)
+#   AGENTLS_MAX_STEPS     loop iterations (default 30)
+#   AGENTLS_STEP_TIMEOUT  seconds per step (default 300)
+#   AGENTLS_RUN_TIMEOUT   seconds for the whole run (default 1800)
+#   AGENTLS_TOKEN_BUDGET  stop once the run used this many tokens (default: none)
+#   AGENTLS_TRUST_WORKSPACE  "true": the repository's own .agentls.yaml applies whole
+#                            (default false: only what cannot widen anything)
+#   AGENTLS_OPEN_PR       "true": push the branch and open a pull request with `gh`
+# Outputs (also to $GITHUB_OUTPUT when set): branch, changed, status.
+# Exit: 0 success, 2 partial (step limit, budget, timeout), 1 failed, 3 bad input.
+set -euo pipefail
+
+fail() { echo "agentls-ci: $*" >&2; exit 3; }
+
+workspace="$(cd "${AGENTLS_WORKSPACE:-$PWD}" && pwd)"
+prompt="${AGENTLS_PROMPT:-}"
+if [[ -n "${AGENTLS_PROMPT_FILE:-}" ]]; then
+  [[ -f "$AGENTLS_PROMPT_FILE" ]] || fail "no prompt file at $AGENTLS_PROMPT_FILE"
+  prompt="$(cat "$AGENTLS_PROMPT_FILE")"
+fi
+[[ -n "${prompt//[[:space:]]/}" ]] || fail "no prompt: set AGENTLS_PROMPT or AGENTLS_PROMPT_FILE"
+[[ -n "${AGENTLS_MODEL:-}" ]] || fail "no model: set AGENTLS_MODEL (a litellm model name)"
+git -C "$workspace" rev-parse --is-inside-work-tree >/dev/null 2>&1 \
+  || fail "$workspace is not a git repository (check it out first)"
+agentls="${AGENTLS_BIN:-agentls}"
+command -v "$agentls" >/dev/null 2>&1 || [[ -x "$agentls" ]] || fail "agentls is not installed"
+
+run_name="ci-$(date -u +%Y%m%d-%H%M%S)-$$"
+branch="${AGENTLS_BRANCH:-agentls/$run_name}"
+out="${AGENTLS_OUTPUT_DIR:-${RUNNER_TEMP:-/tmp}/agentls-output}"
+mkdir -p "$out"
+cd "$workspace"
+if git show-ref --verify --quiet "refs/heads/$branch"; then
+  fail "the branch $branch exists already; choose another with AGENTLS_BRANCH"
+fi
+git checkout -q -b "$branch"
+
+if [[ "${AGENTLS_TRUST_WORKSPACE:-false}" == "true" ]]; then
+  "$agentls" trust "$workspace" >/dev/null
+fi
+
+args=(run "$prompt" --workspace "$workspace" --model "$AGENTLS_MODEL" --json
+      --mode yolo --session "$run_name"
+      --max-steps "${AGENTLS_MAX_STEPS:-30}" --timeout "${AGENTLS_STEP_TIMEOUT:-300}")
+[[ -n "${AGENTLS_API_BASE:-}" ]] && args+=(--api-base "$AGENTLS_API_BASE")
+[[ -n "${AGENTLS_TOKEN_BUDGET:-}" ]] && args+=(--token-budget "$AGENTLS_TOKEN_BUDGET")
+
+set +e
+timeout --signal=INT --kill-after=30 "${AGENTLS_RUN_TIMEOUT:-1800}" \
+  "$agentls" "${args[@]}" </dev/null >"$out/result.json"
+code=$?
+set -e
+case "$code" in
+  0) status=success ;;
+  2) status=partial ;;
+  124|130) status=partial; echo "agentls-ci: the run was stopped after ${AGENTLS_RUN_TIMEOUT:-1800} s" >&2 ;;
+  *) status=failed ;;
+esac
+
+session_file="$workspace/.agentls/sessions/$run_name.jsonl"
+[[ -f "$session_file" ]] && cp "$session_file" "$out/session.jsonl"
+
+# The agent's own state (.agentls/) is not part of the change.
+git add -A -- . ':(exclude).agentls'
+changed=false
+if ! git diff --cached --quiet; then
+  title="agentls: $(printf '%s' "$prompt" | head -n 1 | cut -c1-60)"
+  git -c user.name="${GIT_AUTHOR_NAME:-agentls}" \
+      -c user.email="${GIT_AUTHOR_EMAIL:-agentls@users.noreply.github.com}" \
+      commit -q -m "$title" -m "Run $run_name ($status) by agentls with $AGENTLS_MODEL."
+  git diff HEAD~1 HEAD >"$out/changes.diff"
+  changed=true
+fi
+echo "agentls-ci: $status; branch $branch; changes: $changed; artifacts in $out" >&2
+
+if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
+  { echo "branch=$branch"; echo "changed=$changed"; echo "status=$status"; } >>"$GITHUB_OUTPUT"
+fi
+
+if [[ "${AGENTLS_OPEN_PR:-false}" == "true" && "$changed" == "true" ]]; then
+  command -v gh >/dev/null 2>&1 || fail "AGENTLS_OPEN_PR needs the GitHub CLI (gh)"
+  git push -q origin "$branch"
+  gh pr create --head "$branch" --title "$title" \
+    --body "Opened by agentls ($status). Prompt:
+
+$prompt"
+fi
+
+case "$status" in success) exit 0 ;; partial) exit 2 ;; *) exit 1 ;; esac

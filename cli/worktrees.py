@@ -1,0 +1,156 @@
+"""``agentls run --worktree``, ``agentls worktrees``, ``agentls apply`` and ``agentls
+discard``: worktree sessions in a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from pathlib import Path
+from typing import IO
+
+from agentls.agent.worktrees import (
+    Worktree,
+    WorktreeError,
+    apply,
+    check_apply,
+    commit_run,
+    create,
+    discard,
+    find,
+    listed,
+    repository_root,
+    state,
+)
+
+
+def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    worktrees = sub.add_parser("worktrees", help="list the worktree sessions and their changes")
+    worktrees.add_argument("--json", action="store_true", help="print the list as JSON")
+    apply_ = sub.add_parser("apply", help="apply a worktree session's changes to your tree")
+    discard_ = sub.add_parser("discard", help="remove a worktree session (and its branch)")
+    discard_.add_argument("--keep-branch", action="store_true", help="keep its branch")
+    for command in (apply_, discard_):
+        command.add_argument("name", metavar="NAME")
+        command.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    for command in (worktrees, apply_, discard_):
+        command.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
+
+
+def prepare_worktree(folder: Path, name: str | None) -> Worktree:
+    """The worktree a ``run --worktree [NAME]`` works in: NAME's if it exists, else a new
+    one (named after a new session id when NAME is empty). A folder the user trusts lends
+    its trust to its worktrees."""
+    from agentls.agent.trust import TrustStore
+
+    if name:
+        try:
+            return find(folder, name)
+        except WorktreeError:
+            pass
+    worktree = create(folder, name or uuid.uuid4().hex[:12])
+    store = TrustStore()
+    if store.is_trusted(repository_root(folder)):
+        store.set_trusted(worktree.path, True)
+    return worktree
+
+
+def finish_worktree_run(worktree: Worktree, prompt: str, out: IO[str] = sys.stderr) -> None:
+    """Commit what the run changed on the worktree's branch and say what to do next."""
+    title = prompt.strip().splitlines()[0][:60] if prompt.strip() else "run"
+    commit_run(worktree, f"agentls: {title}")
+    now = state(worktree)
+    print(
+        f"Worktree {worktree.name} (branch {worktree.branch}): {now.files} file(s) changed, "
+        f"+{now.added} -{now.removed}. Apply it with `agentls apply {worktree.name}`, or "
+        f"`agentls discard {worktree.name}`.",
+        file=out,
+    )
+
+
+def worktree_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int:
+    folder = Path(args.workspace or Path.cwd()).resolve()
+    try:
+        if args.command == "worktrees":
+            return _list(folder, as_json=args.json, out=out)
+        worktree = find(folder, args.name)
+        if args.command == "apply":
+            return _apply(folder, worktree, yes=args.yes, out=out)
+        if not _confirmed(f"Remove the worktree {worktree.name}?", args.yes):
+            return 1
+        discard(folder, worktree, keep_branch=args.keep_branch)
+        kept = f"; its branch {worktree.branch} is kept" if args.keep_branch else ""
+        print(f"Discarded the worktree {worktree.name}{kept}.", file=out)
+        return 0
+    except WorktreeError as exc:
+        print(f"agentls: {exc}", file=sys.stderr)
+        return 1
+
+
+def _list(folder: Path, *, as_json: bool, out: IO[str]) -> int:
+    rows = []
+    for worktree in listed(folder):
+        now = state(worktree)
+        what = (
+            "missing" if not now.exists else "uncommitted changes" if now.uncommitted else "ready"
+        )
+        rows.append(
+            {
+                "name": worktree.name,
+                "branch": worktree.branch,
+                "path": worktree.path,
+                "state": what,
+                "files": now.files,
+                "added": now.added,
+                "removed": now.removed,
+            }
+        )
+    if as_json:
+        print(json.dumps(rows, indent=2), file=out)
+        return 0
+    if not rows:
+        print("No worktree sessions.", file=out)
+    for row in rows:
+        print(
+            f"{row['name']}  {row['branch']}  {row['state']}  {row['files']} file(s) "
+            f"+{row['added']} -{row['removed']}",
+            file=out,
+        )
+    return 0
+
+
+def _apply(folder: Path, worktree: Worktree, *, yes: bool, out: IO[str]) -> int:
+    if state(worktree).uncommitted:
+        print(
+            f"agentls: the worktree {worktree.name} holds changes not committed on its "
+            "branch (a run in progress?); they are not part of what is applied",
+            file=sys.stderr,
+        )
+    checked = check_apply(folder, worktree)
+    if not checked.files:
+        print(f"The worktree {worktree.name} changed nothing.", file=out)
+        return 0
+    if checked.conflict is not None:
+        print(
+            f"agentls: not applied, nothing was written: {checked.conflict}. Your tree "
+            f"changed these files since; the changes stay on {worktree.branch}.",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{len(checked.files)} file(s): " + ", ".join(checked.files), file=out)
+    if not _confirmed(f"Apply the changes of {worktree.name} to your tree?", yes):
+        return 1
+    apply(folder, checked)
+    print(f"Applied {worktree.name}: {len(checked.files)} file(s).", file=out)
+    return 0
+
+
+def _confirmed(question: str, yes: bool) -> bool:
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        print(f"agentls: {question} Nobody can answer here: add --yes to go on.", file=sys.stderr)
+        return False
+    answer = input(f"{question} [y/N] ").strip().lower()
+    return answer in ("y", "yes")

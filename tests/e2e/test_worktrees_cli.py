@@ -1,0 +1,186 @@
+"""Worktree sessions through the CLI, on a real git repository with the scripted model:
+two runs at once in their own worktrees, the user's tree untouched while they run, apply
+with and without a conflict, discard, a run killed mid-way found again."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+def agentls_argv(*args: str) -> list[str]:
+    return [sys.executable, "-P", "-m", "agentls", *args]
+
+
+ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+def agentls(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        agentls_argv(*args),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=ENV,
+        timeout=180,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "README.md").write_text("# demo\n\nOne line.\n")
+    (root / "app.py").write_text("x = 1\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "start")
+    return root
+
+
+def started(cwd: Path, *args: str) -> subprocess.Popen[str]:
+    """``agentls args`` running in the background, its output kept."""
+    return subprocess.Popen(
+        agentls_argv(*args),
+        cwd=cwd,
+        env=ENV,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def model(scripted: ScriptedModelServer, name: str) -> list[str]:
+    return ["--model", f"openai/{name}", "--api-base", scripted.api_base, "--mode", "yolo"]
+
+
+def test_two_worktree_runs_at_once_leave_the_users_tree_alone(
+    repo: Path, scripted: ScriptedModelServer
+) -> None:
+    # The user has work in progress: an edit and a new file, both carried into the worktrees.
+    (repo / "app.py").write_text("x = 2\n")
+    (repo / "notes.txt").write_text("mine\n")
+    scripted.add(
+        "wa",
+        tool_call("write_file", {"path": "docs.md", "content": "# Docs\n"}, chunk_delay=0.2),
+        text("Wrote docs."),
+    )
+    scripted.add(
+        "wb",
+        tool_call(
+            "edit_file", {"path": "README.md", "old_str": "One line.", "new_str": "Two lines."}
+        ),
+        text("Edited the README."),
+    )
+    runs = [
+        started(repo, "run", "write docs", "--worktree", "a", *model(scripted, "wa")),
+        started(repo, "run", "edit readme", "--worktree", "b", *model(scripted, "wb")),
+    ]
+    for run in runs:
+        _, err = run.communicate(timeout=180)
+        assert run.returncode == 0, err
+        assert "agentls apply" in err
+    # Nothing of either run reached the user's tree.
+    assert not (repo / "docs.md").exists()
+    assert (repo / "README.md").read_text() == "# demo\n\nOne line.\n"
+    assert (repo / "app.py").read_text() == "x = 2\n" and (repo / "notes.txt").exists()
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    # Each on its own branch, one commit over the user's state.
+    assert git(repo, "show", "--name-only", "--format=", "agentls/a").split() == ["docs.md"]
+    assert git(repo, "show", "--name-only", "--format=", "agentls/b").split() == ["README.md"]
+    assert git(repo, "show", "agentls/a:app.py") == "x = 2\n"
+    assert git(repo, "show", "agentls/a:notes.txt") == "mine\n"
+    listed = json.loads(agentls(repo, "worktrees", "--json").stdout)
+    assert [(w["name"], w["state"], w["files"]) for w in listed] in (
+        [("a", "ready", 1), ("b", "ready", 1)],
+        [("b", "ready", 1), ("a", "ready", 1)],
+    )
+
+    # Apply a: its file joins the user's tree.
+    applied = agentls(repo, "apply", "a", "--yes")
+    assert applied.returncode == 0, applied.stderr
+    assert (repo / "docs.md").read_text() == "# Docs\n"
+    # b conflicts with what the user changed since: reported, nothing written.
+    (repo / "README.md").write_text("# demo\n\nThe user's line.\n")
+    refused = agentls(repo, "apply", "b", "--yes")
+    assert refused.returncode == 1 and "nothing was written" in refused.stderr
+    assert "README.md" in refused.stderr
+    assert (repo / "README.md").read_text() == "# demo\n\nThe user's line.\n"
+    # Without a terminal and without --yes nothing is applied or removed.
+    asked = agentls(repo, "discard", "b")
+    assert asked.returncode == 1 and "--yes" in asked.stderr
+    # Discard b: the worktree and its branch go.
+    gone = agentls(repo, "discard", "b", "--yes")
+    assert gone.returncode == 0, gone.stderr
+    assert not git(repo, "branch", "--list", "agentls/b").strip()
+    assert [w["name"] for w in json.loads(agentls(repo, "worktrees", "--json").stdout)] == ["a"]
+
+
+def test_a_killed_run_is_found_again_and_not_discarded_while_it_holds_changes(
+    repo: Path, scripted: ScriptedModelServer
+) -> None:
+    scripted.add(
+        "wk",
+        tool_call("write_file", {"path": "half.txt", "content": "half\n"}),
+        text("Still thinking. " * 400, chunk_size=2, chunk_delay=0.05),
+    )
+    run = subprocess.Popen(
+        agentls_argv("run", "go", "--worktree", "k", *model(scripted, "wk")),
+        cwd=repo,
+        env=ENV,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    worktree = Path(git(repo, "rev-parse", "--git-common-dir").strip())
+    half = (repo / worktree / "agentls-worktrees" / "k" / "half.txt").resolve()
+    deadline = time.monotonic() + 120
+    while not half.exists():
+        assert time.monotonic() < deadline, "the run never wrote its file"
+        time.sleep(0.1)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    [found] = json.loads(agentls(repo, "worktrees", "--json").stdout)
+    assert found["name"] == "k" and found["state"] == "uncommitted changes"
+    refused = agentls(repo, "discard", "k", "--yes")
+    assert refused.returncode == 1 and "uncommitted changes" in refused.stderr
+    assert half.exists()
+
+
+def test_bad_inputs_are_named(tmp_path: Path, repo: Path, scripted: ScriptedModelServer) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    not_git = agentls(plain, "run", "x", "--worktree", "w", *model(scripted, "none"))
+    assert not_git.returncode == 1 and "not in a git repository" in not_git.stderr
+    git(repo, "branch", "agentls/taken")
+    taken = agentls(repo, "run", "x", "--worktree", "taken", *model(scripted, "none"))
+    assert taken.returncode == 1 and "exists already" in taken.stderr
+    bad = agentls(repo, "run", "x", "--worktree", "../up", *model(scripted, "none"))
+    assert bad.returncode == 1 and "cannot name a worktree" in bad.stderr
+    unknown = agentls(repo, "apply", "nope", "--yes")
+    assert unknown.returncode == 1 and "no worktree 'nope'" in unknown.stderr
+    assert not scripted.requests_for("none")
