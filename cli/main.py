@@ -30,6 +30,7 @@ from agentls.agent.errors import AgentError
 
 if TYPE_CHECKING:
     from agentls.agent.config_loader import LoadedConfig
+    from agentls.langservers import LanguageServers
 
 EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}
 EXIT_INTERRUPTED = 130
@@ -290,16 +291,22 @@ async def run_headless(
     def warn(message: str) -> None:
         print(f"agentls: warning: {message}", file=sys.stderr)
 
+    servers = language_servers(config, trusted=trusted)
     front_end = FrontEnd(
         files,
         TerminalApprover(asker),
         observer=TerminalObserver(quiet=args.quiet),
         cancel=cancel,
         trusted=trusted,
+        problems=servers,
     )
-    outcome = await run_with_own_tools(
-        request, front_end, config=config, warn=warn, approve_mcp=terminal_mcp_approver()
-    )
+    try:
+        outcome = await run_with_own_tools(
+            request, front_end, config=config, warn=warn, approve_mcp=terminal_mcp_approver()
+        )
+    finally:
+        if servers is not None:
+            await servers.aclose()
     if args.json:
         print(json.dumps(outcome.to_result(), indent=2))
     else:
@@ -314,6 +321,20 @@ async def run_headless(
     if interrupted():
         return EXIT_INTERRUPTED
     return EXIT_CODES.get(outcome.state.status, 1)
+
+
+def language_servers(config: AppConfig, *, trusted: bool) -> LanguageServers | None:
+    """The language servers this run may start to learn the problems of what it edits
+    (none start until a file of theirs is read or edited); None when diagnostics are off."""
+    if not config.diagnostics.enabled:
+        return None
+    # A front end's part, imported here: the engine itself never imports it.
+    from agentls.agent.config_loader import trust_command
+    from agentls.langservers import LanguageServers
+
+    root = config.workspace.root
+    how = f"run `{trust_command(root)}`"
+    return LanguageServers(config.diagnostics, root, trusted=trusted, how_to_trust=how)
 
 
 def cli_attachments(attach: list[str], images: list[str]) -> list[Any]:

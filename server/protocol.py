@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from pydantic import Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 from typing_extensions import TypeAliasType
 
@@ -317,6 +317,59 @@ class AskUserResult(WireModel):
     answer: str | None = Field(None, description="Null: the user declined to answer.")
 
 
+class DiagnosticsParams(WireModel):
+    """``agent/diagnostics`` (a request to the client) params: the editor's problems of
+    these documents, as it shows them now."""
+
+    uris: list[str] = Field(
+        description="The documents asked about; empty: every document the editor has problems for."
+    )
+
+
+class DiagnosticPosition(WireModel):
+    line: int = Field(ge=0, description="0-based.")
+    character: int = Field(ge=0, description="0-based, in UTF-16 code units (LSP's default).")
+
+
+class DiagnosticRange(WireModel):
+    start: DiagnosticPosition
+    end: DiagnosticPosition
+
+
+class EditorDiagnostic(WireModel):
+    """One problem, in the shape of LSP's ``Diagnostic`` (its other fields, such as
+    ``tags`` or ``relatedInformation``, may be sent and are ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    range: DiagnosticRange
+    severity: int | None = Field(
+        None, ge=1, le=4, description="1 error, 2 warning, 3 information, 4 hint; absent: error."
+    )
+    code: int | str | None = None
+    source: str | None = Field(None, description="Who reports it, e.g. `Pylance`, `ts`.")
+    message: str
+
+
+class DocumentDiagnostics(WireModel):
+    uri: str
+    diagnostics: list[EditorDiagnostic]
+    updates: int | None = Field(
+        None,
+        ge=0,
+        description="Optional: how many times the editor's problems of this document were "
+        "set so far; lets the server see a language server publish the same problems again "
+        "for the new text.",
+    )
+
+
+class DiagnosticsResult(WireModel):
+    """``agent/diagnostics`` result: one entry per document asked about (a document with
+    no problems may be left out)."""
+
+    items: list[DocumentDiagnostics]
+
+
 class WorkspaceTrustParams(WireModel):
     """``agent/workspaceTrust`` (a notification to the server): the editor's own trust
     model changed its verdict on the folder (VS Code: the user granted Workspace Trust)."""
@@ -548,6 +601,14 @@ METHODS: tuple[Method, ...] = (
         "agent/instructions", "instructions", "notification", "serverToClient", InstructionsParams
     ),
     Method("agent/askUser", "askUser", "request", "serverToClient", AskUserParams, AskUserResult),
+    Method(
+        "agent/diagnostics",
+        "diagnostics",
+        "request",
+        "serverToClient",
+        DiagnosticsParams,
+        DiagnosticsResult,
+    ),
     Method("agent/prepare", "prepare", "notification", "clientToServer", PrepareParams),
     Method(
         "agent/workspaceTrust",

@@ -17,6 +17,7 @@ import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
 import { McpApprovals } from './mcpApproval';
+import { DiagnosticsAnswers } from './diagnostics';
 import { readSettings, SECTION, type AgentSettings } from './settings';
 import { RunStatusBar } from './statusBar';
 import { Transcript } from './transcript';
@@ -94,6 +95,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     return EDIT_TOOLS.has(step.tool) && typeof file === 'string' ? review.describeEdit(step.runId, file) : undefined;
   };
   const mcpApprovals = new McpApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
+  const diagnostics = new DiagnosticsAnswers();
   const server = new ServerManager(
     log,
     settingsNow,
@@ -104,6 +106,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         runs.attach(client);
         review.attach(client);
         mcpApprovals.attach(client);
+        diagnostics.attach(client);
       },
       onClientGone: () => {
         runs.serverGone();
@@ -147,6 +150,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare(), state: context.workspaceState }),
     review,
     mcpApprovals,
+    diagnostics,
     ...registerReviewUi(review),
     review.onDidChange(() => {
       runs.reviewChanged();

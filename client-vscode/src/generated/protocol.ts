@@ -22,6 +22,7 @@ export const Methods = {
   context: 'agent/context',
   instructions: 'agent/instructions',
   askUser: 'agent/askUser',
+  diagnostics: 'agent/diagnostics',
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
   reviewDecision: 'agent/reviewDecision',
@@ -55,6 +56,7 @@ export interface ClientNotifications {
 /** The requests the server sends: method → params and result. */
 export interface ServerRequests {
   'agent/askUser': { params: AskUserParams; result: AskUserResult };
+  'agent/diagnostics': { params: DiagnosticsParams; result: DiagnosticsResult };
   'agent/approveMcpServer': { params: McpServerApprovalParams; result: McpServerApprovalResult };
 }
 
@@ -280,6 +282,57 @@ export interface ContextUpdate extends Entry {
   kind: string;
   messages_before: number;
   messages_after: number;
+}
+
+export interface DiagnosticPosition {
+  /** 0-based. */
+  line: number;
+  /** 0-based, in UTF-16 code units (LSP's default). */
+  character: number;
+}
+
+export interface DiagnosticRange {
+  start: DiagnosticPosition;
+  end: DiagnosticPosition;
+}
+
+/**
+ * `agent/diagnostics` (a request to the client) params: the editor's problems of
+ * these documents, as it shows them now.
+ */
+export interface DiagnosticsParams {
+  /** The documents asked about; empty: every document the editor has problems for. */
+  uris: string[];
+}
+
+/**
+ * `agent/diagnostics` result: one entry per document asked about (a document with
+ * no problems may be left out).
+ */
+export interface DiagnosticsResult {
+  items: DocumentDiagnostics[];
+}
+
+export interface DocumentDiagnostics {
+  uri: string;
+  diagnostics: EditorDiagnostic[];
+  /** Optional: how many times the editor's problems of this document were set so far; lets the server see a language server publish the same problems again for the new text. */
+  updates?: number | null;
+}
+
+/**
+ * One problem, in the shape of LSP's `Diagnostic` (its other fields, such as
+ * `tags` or `relatedInformation`, may be sent and are ignored).
+ */
+export interface EditorDiagnostic {
+  range: DiagnosticRange;
+  /** 1 error, 2 warning, 3 information, 4 hint; absent: error. */
+  severity?: number | null;
+  code?: number | string | null;
+  /** Who reports it, e.g. `Pylance`, `ts`. */
+  source?: string | null;
+  message: string;
+  [key: string]: unknown;
 }
 
 /**
