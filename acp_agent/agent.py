@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, helpers
 from acp.interfaces import Client
@@ -47,6 +47,9 @@ from agentls.agent.errors import AgentError
 from agentls.agent.run_messages import RunMessageError, RunMessages
 from agentls.agent.sessions import SessionStore, store_for
 
+if TYPE_CHECKING:
+    from agentls.langservers import LanguageServers
+
 log = logging.getLogger(__name__)
 
 
@@ -67,6 +70,8 @@ class AcpSession:
     notices: tuple[str, ...] = ()
     #: The folder is trusted: a workspace prompt file may choose the model.
     trusted: bool = False
+    #: The language servers that tell the problems of what the session's runs edit.
+    problems: LanguageServers | None = None
     #: While a turn runs: what a prompt sent meanwhile joins, and the turn's stop reason.
     messages: RunMessages | None = None
     turn: asyncio.Future[StopReason] | None = None
@@ -95,6 +100,9 @@ class AgentlsAcpAgent:
         self.sessions: dict[str, AcpSession] = {}
         #: Updates sent after an answer (the commands offer); kept so they are not lost.
         self._background: set[asyncio.Task[None]] = set()
+        #: The language servers of each workspace (and trust, and settings), shared by its
+        #: sessions and ended with the connection (``aclose``).
+        self._language_servers: dict[str, LanguageServers] = {}
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -142,9 +150,30 @@ class AgentlsAcpAgent:
             client_terminals=self.client_terminals,
             notices=tuple(notice for notice in notices if notice),
             trusted=loaded.trusted,
+            problems=self._problems_for(config, loaded.trusted),
         )
         self.sessions[session_id] = session
         return session
+
+    def _problems_for(self, config: AppConfig, trusted: bool) -> LanguageServers | None:
+        if not config.diagnostics.enabled:
+            return None
+        root = config.workspace.root
+        key = f"{root}\0{trusted}\0{config.diagnostics.model_dump_json()}"
+        if key not in self._language_servers:
+            from agentls.langservers import LanguageServers
+
+            how = f"run `{trust_command(root)}` in a terminal"
+            self._language_servers[key] = LanguageServers(
+                config.diagnostics, root, trusted=trusted, how_to_trust=how
+            )
+        return self._language_servers[key]
+
+    async def aclose(self) -> None:
+        """The connection ended: stop the language servers the sessions started."""
+        servers = list(self._language_servers.values())
+        self._language_servers.clear()
+        await asyncio.gather(*(s.aclose() for s in servers), return_exceptions=True)
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any

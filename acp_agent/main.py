@@ -66,7 +66,10 @@ async def serve(args: argparse.Namespace, protocol_out: BinaryIO) -> None:
     # The SDK names the streams from the client's side: it writes to its "input".
     # Methods agentls does not define (modes, forks...) are answered "method not found"
     # by the SDK's router, so a partial implementation of its Agent protocol is enough.
-    await run_agent(cast("Agent", agent), input_stream=writer, output_stream=reader)
+    try:
+        await run_agent(cast("Agent", agent), input_stream=writer, output_stream=reader)
+    finally:
+        await agent.aclose()
 
 
 def main(argv: Sequence[str]) -> int:

@@ -88,6 +88,7 @@ async def run_turn(
             sessions=session.store,
             process_runner=terminals_for(client, capabilities, session),
             trusted=session.trusted,
+            problems=session.problems,
             messages=session.messages,
         )
         outcome = await run_with_own_tools(

@@ -20,6 +20,7 @@ READ_ONLY_TOOLS = [
     "find_symbol",
     "find_references",
     "find_files",
+    "get_problems",
     "update_plan",
     "ask_user",
 ]
@@ -33,7 +34,9 @@ find_files). Never guess a file's content.
 - Change files with edit_file (one exact, unique replacement) or apply_patch (a unified diff); \
 use write_file only for new files or complete rewrites.
 - The user confirms or rejects your edits. A tool result tells you exactly what happened: \
-if an edit was rejected, do not repeat it; if a file changed since you read it, read it again.
+if an edit was rejected, do not repeat it; if a file changed since you read it, read it again. \
+When an edit's result lists new problems (errors, warnings) it introduced, fix them; \
+get_problems lists a file's problems.
 - Keep changes minimal and in the style of the surrounding code.
 - When you are done, answer with a short summary of what you changed and anything left to do."""
 

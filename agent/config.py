@@ -449,6 +449,93 @@ class EditorConfig(_Strict):
     )
 
 
+class LanguageServerConfig(_Strict):
+    """A language server agentls may start itself to learn the problems of the files a run
+    edits, when no editor answers `agent/diagnostics`."""
+
+    name: str = Field(min_length=1, description="How messages name it, e.g. `basedpyright`.")
+    command: list[str] = Field(
+        min_length=1,
+        description="The program and its arguments; the program is looked up on PATH and the "
+        "server is skipped when it is not found.",
+    )
+    files: dict[str, str] = Field(
+        min_length=1,
+        description="File extensions it checks, each with the LSP language id it is opened "
+        'with, e.g. `{".py": "python"}`.',
+    )
+    initialization_options: dict[str, Any] | None = Field(
+        None, description="Sent as `initializationOptions`."
+    )
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Its settings: answered to `workspace/configuration` by section (dotted "
+        'keys walk into it, e.g. `{"basedpyright": {"analysis": {...}}}`).',
+    )
+
+
+def default_language_servers() -> list[LanguageServerConfig]:
+    """For each language the usual servers, the first found on PATH serving it."""
+    python = {".py": "python", ".pyi": "python"}
+    script = {
+        ".ts": "typescript",
+        ".mts": "typescript",
+        ".cts": "typescript",
+        ".tsx": "typescriptreact",
+        ".js": "javascript",
+        ".mjs": "javascript",
+        ".cjs": "javascript",
+        ".jsx": "javascriptreact",
+    }
+    return [
+        LanguageServerConfig(
+            name="basedpyright", command=["basedpyright-langserver", "--stdio"], files=python
+        ),
+        LanguageServerConfig(
+            name="pyright", command=["pyright-langserver", "--stdio"], files=python
+        ),
+        LanguageServerConfig(
+            name="typescript-language-server",
+            command=["typescript-language-server", "--stdio"],
+            files=script,
+        ),
+        LanguageServerConfig(name="gopls", command=["gopls"], files={".go": "go"}),
+        LanguageServerConfig(
+            name="rust-analyzer", command=["rust-analyzer"], files={".rs": "rust"}
+        ),
+    ]
+
+
+class DiagnosticsConfig(_Strict):
+    """Problems after edits: the errors and warnings an edit introduced are added to its
+    tool result, and `get_problems` lists the current ones. They come from the editor when
+    it answers `agent/diagnostics`, else from language servers agentls starts itself."""
+
+    enabled: bool = Field(
+        True,
+        description="Check the problems of edited files (and offer `get_problems`); false "
+        "starts no language server and adds no wait to an edit.",
+    )
+    wait_ms: int = Field(
+        2000,
+        ge=0,
+        le=60000,
+        description="Longest an edit's result waits for the diagnostics of the new text to "
+        "settle; there is no wait when nothing checks the file.",
+    )
+    max_problems: int = Field(
+        10, ge=1, le=200, description="New problems listed in an edit's result; the rest counted."
+    )
+    servers: list[LanguageServerConfig] = Field(
+        default_factory=default_language_servers,
+        description="The language servers agentls may start (trusted folders only: they may "
+        "run the project's code). For each file extension the first one found on PATH serves "
+        "it, started at its first use and ended with the run's owner (the CLI run, the ACP "
+        "connection, the language server). Setting it replaces the whole default list: "
+        "basedpyright, pyright, typescript-language-server, gopls, rust-analyzer.",
+    )
+
+
 HookEvent = Literal[
     "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop"
 ]
@@ -495,6 +582,9 @@ class AppConfig(_Strict):
     commands: CommandRulesConfig = Field(
         default_factory=CommandRulesConfig,
         description="Allow, ask and deny rules for shell commands.",
+    )
+    diagnostics: DiagnosticsConfig = Field(
+        default_factory=DiagnosticsConfig, description="Problems after edits."
     )
     hooks: dict[HookEvent, list[HookMatcher]] = Field(
         default_factory=dict,

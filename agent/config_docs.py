@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
@@ -54,15 +54,30 @@ def _rows(model: type[BaseModel], prefix: str) -> list[str]:
 
             rows.extend(_rows(AgentConfig, "agents.<name>."))
             continue
-        if name == "servers":
-            rows.append(f"| `{key}` | {field.description} | `[]` |")
-            from agentls.agent.config import MCPServerConfig
-
-            rows.extend(_rows(MCPServerConfig, f"{key}[]."))
+        item = _list_item_model(annotation)
+        if item is not None:
+            default = _default_list(field)
+            rows.append(f"| `{key}` | {field.description} | {default} |")
+            rows.extend(_rows(item, f"{key}[]."))
             continue
         description = (field.description or "").replace("|", "\\|")
         rows.append(f"| `{key}` | {description} | {_default(field)} |")
     return rows
+
+
+def _list_item_model(annotation: Any) -> type[BaseModel] | None:
+    """``M`` for a field of type ``list[M]`` where M is a model (its rows follow)."""
+    if get_origin(annotation) is not list:
+        return None
+    (item,) = get_args(annotation)
+    return item if isinstance(item, type) and issubclass(item, BaseModel) else None
+
+
+def _default_list(field: Any) -> str:
+    """A list of models as its items' names (the language servers), else ``[]``."""
+    value = field.default_factory() if field.default_factory is not None else []
+    names = [getattr(item, "name", "") for item in value]
+    return ", ".join(f"`{name}`" for name in names) if names else "`[]`"
 
 
 def config_table() -> str:

@@ -3,10 +3,12 @@
 A folder the user has not trusted may still describe itself (how to index it, how much
 context to keep, custom agents with their prompts and descriptions) and may make the
 agent more careful (a stricter confirm mode, sandbox or network setting, fewer tools,
-fewer steps, ``deny`` and ``ask`` command rules). Everything else is ignored and named
-in the run's notice: the model endpoint and key (``llm``), MCP servers, logging, where
-state is written, the workspace root, what the editor declares, allow-lists, a built-in
-agent's system prompt, and evaluation (it spends the user's model budget).
+fewer steps, ``deny`` and ``ask`` command rules) and say how problems after edits are
+reported (``diagnostics`` without ``servers``). Everything else is ignored and named in
+the run's notice: the model endpoint and key (``llm``), MCP servers, the language servers
+to start, logging, where state is written, the workspace root, what the editor declares,
+allow-lists, a built-in agent's system prompt, and evaluation (it spends the user's model
+budget).
 """
 
 from __future__ import annotations
@@ -46,6 +48,13 @@ def filter_untrusted(
     for key, value in data.items():
         if key in FREE_SECTIONS:
             result.kept[key] = value
+        elif key == "diagnostics" and isinstance(value, Mapping):
+            # How problems are reported describes the workspace; which programs start does not.
+            kept = {k: v for k, v in value.items() if k != "servers"}
+            if kept:
+                result.kept["diagnostics"] = kept
+            if "servers" in value:
+                result.ignored.append("diagnostics.servers")
         elif key == "commands" and isinstance(value, Mapping):
             tightening = {tier: value[tier] for tier in ("ask", "deny") if value.get(tier)}
             if tightening:

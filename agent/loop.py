@@ -160,14 +160,20 @@ class AgentLoop:
         if images:
             parts = [{"type": "text", "text": prompt}, *images]
             messages = [*messages[:-1], {**messages[-1], "content": parts}]
-        if history:
+        # What happened since the model last heard (the user's review of earlier edits)
+        # comes before the new prompt, as the context the prompt is written in.
+        news = "\n\n".join(self.inbox()) if self.inbox is not None else ""
+        before = [{"role": "user", "content": news}] if news else []
+        if history or before:
             # Earlier turns of the session go between the system prompt and the new prompt.
-            messages = [messages[0], *history, *messages[1:]]
+            messages = [messages[0], *history, *before, *messages[1:]]
         tools_schema = self.engine.registry.get_schemas(self.agent_config.allowed_tools or None)
         state = AgentState(messages=messages, model=self.model_name)
         max_steps = self.agent_config.max_steps
         try:
             if self.session is not None:
+                if news:
+                    await self.session.note(news)
                 await self.session.user(prompt)
             for step in range(1, max_steps + 1):
                 await self._step(state, step, tools_schema or None)

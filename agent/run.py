@@ -66,6 +66,7 @@ from agentls.indexer.symbol_source import SymbolSource
 if TYPE_CHECKING:
     from agentls.agent.context import ContextManager
     from agentls.agent.mcp.approval import McpApprover
+    from agentls.agent.problems import ProblemSource
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,9 @@ class FrontEnd:
     #: Model access for another config's model (a command's ``model``); None: the run
     #: keeps the model it was given.
     llm_for: Callable[[AppConfig], LLM] | None = None
+    #: Who knows the problems of the files (the editor, or language servers the front end
+    #: started): an edit's result then names the problems it introduced.
+    problems: ProblemSource | None = None
 
 
 @dataclass
@@ -221,8 +225,9 @@ async def _run_to_the_end(
     if prepared.action == "compact":
         return await _compacted(store, config, llm, request, run_id, session_id, observer)
     recorder: SessionRecorder | None = None
+    problems = front_end.problems if config.diagnostics.enabled else None
     context = RunContext(
-        files=files,
+        files=_checking(files, problems, config, observer),
         config=config,
         run_id=run_id,
         dry_run=request.dry_run,
@@ -234,6 +239,7 @@ async def _run_to_the_end(
         symbols=front_end.symbols or local_symbols(front_end.index),
         changes_probe=front_end.changes_probe,
         process_runner=front_end.process_runner,
+        problems=problems,
     )
     run = _Run(
         request,
@@ -266,6 +272,21 @@ async def _run_to_the_end(
     if recorder is not None and not run.ended_after_planning:
         await _record_finish(recorder, state, run, observer)
     return RunOutcome(state, run_id, session_id, request.agent, run.instruction_labels)
+
+
+def _checking(
+    files: FileAccess, problems: ProblemSource | None, config: AppConfig, observer: Observer
+) -> FileAccess:
+    """``files``, reporting the problems each edit introduced when someone knows them."""
+    if problems is None:
+        return files
+    from agentls.agent.problems import ProblemCheckingFiles
+
+    settings = config.diagnostics
+    wait = settings.wait_ms / 1000
+    return ProblemCheckingFiles(
+        files, problems, wait=wait, limit=settings.max_problems, observer=observer
+    )
 
 
 def _close_mailbox(

@@ -66,6 +66,15 @@ class UserMessage(_OncePerModelCall):
     content: str
 
 
+class NoteEntry(_OncePerModelCall):
+    """News from the front end that the model was given just before a run's prompt (what
+    the user decided about earlier edits since the model last heard): told as a user
+    message, kept apart from the user's own words."""
+
+    type: Literal["note"] = "note"
+    content: str
+
+
 class StoredToolCall(BaseModel):
     id: str
     name: str
@@ -168,6 +177,7 @@ class RestoreEntry(_OncePerRun):
 Entry = Annotated[
     RunStartEntry
     | UserMessage
+    | NoteEntry
     | AssistantMessage
     | ToolCallEntry
     | ToolResultEntry

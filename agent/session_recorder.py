@@ -21,6 +21,7 @@ from agentls.agent.session_entries import (
     AssistantMessage,
     CompactionEntry,
     ContextUpdate,
+    NoteEntry,
     PlanEntry,
     RunFinishEntry,
     RunStartEntry,
@@ -74,6 +75,9 @@ class SessionRecorder:
 
     async def user(self, content: str) -> None:
         await self.session.append(UserMessage(content=content, **self._base()))
+
+    async def note(self, content: str) -> None:
+        await self.session.append(NoteEntry(content=content, **self._base()))
 
     async def assistant(
         self,

@@ -1,7 +1,7 @@
 """Sessions: one append-only JSONL file per conversation, so a run survives a crash.
 
 ``<workspace>/.agentls/sessions/<sessionId>.jsonl`` holds one typed entry per line
-(``type`` is the discriminator): ``run_start``, ``user_message``,
+(``type`` is the discriminator): ``run_start``, ``user_message``, ``note``,
 ``assistant_message``, ``tool_call``, ``tool_result``, ``approval_decision``,
 ``context_update``, ``plan``, ``run_finish`` and ``restore`` (the user undid runs:
 ``agent.checkpoints``). Every entry carries ``run_id``,
@@ -49,6 +49,7 @@ from agentls.agent.session_entries import (
     AssistantMessage,
     CompactionEntry,
     Entry,
+    NoteEntry,
     RestoreEntry,
     RunFinishEntry,
     RunStartEntry,
@@ -245,7 +246,7 @@ def rebuild_history(entries: Iterable[Entry]) -> list[dict[str, Any]]:
     restores = {e.run_id for e in items if isinstance(e, RestoreEntry)}
     messages: list[dict[str, Any]] = []
     for entry in items:
-        if isinstance(entry, UserMessage):
+        if isinstance(entry, UserMessage | NoteEntry):
             messages.append({"role": "user", "content": entry.content})
         elif isinstance(entry, AssistantMessage):
             if not entry.tool_calls:

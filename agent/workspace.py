@@ -104,6 +104,8 @@ class EditOutcome:
     #: Applied to the editor's buffer while the user has yet to keep or undo it; the
     #: user's decisions arrive later, and are recorded then.
     pending: bool = False
+    #: The problems the applied change introduced, as the model reads them (agent/problems.py).
+    problems: str = ""
 
 
 @dataclass(frozen=True)

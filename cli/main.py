@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from agentls.agent.events import AgentEvent, Observer
     from agentls.cli.terminal import TerminalAsker, TerminalObserver
     from agentls.cli.terminal_input import TerminalMessages
+    from agentls.langservers import LanguageServers
 
 EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}
 EXIT_INTERRUPTED = 130
@@ -295,6 +296,7 @@ async def run_headless(
 
     terminal = TerminalObserver(quiet=args.quiet)
     typed = _typed_messages(asker, terminal)
+    servers = language_servers(config, trusted=trusted)
     front_end = FrontEnd(
         files,
         TerminalApprover(asker),
@@ -302,6 +304,7 @@ async def run_headless(
         cancel=cancel,
         trusted=trusted,
         messages=None if typed is None else typed.mailbox,
+        problems=servers,
     )
     try:
         outcome = await run_with_own_tools(
@@ -310,6 +313,8 @@ async def run_headless(
     finally:
         if asker.lines is not None:
             asker.lines.stop()
+        if servers is not None:
+            await servers.aclose()
     if args.json:
         print(json.dumps(outcome.to_result(), indent=2))
     else:
@@ -348,6 +353,20 @@ def _both(first: Observer, second: Observer) -> Observer:
         second(event)
 
     return observe
+
+
+def language_servers(config: AppConfig, *, trusted: bool) -> LanguageServers | None:
+    """The language servers this run may start to learn the problems of what it edits
+    (none start until a file of theirs is read or edited); None when diagnostics are off."""
+    if not config.diagnostics.enabled:
+        return None
+    # A front end's part, imported here: the engine itself never imports it.
+    from agentls.agent.config_loader import trust_command
+    from agentls.langservers import LanguageServers
+
+    root = config.workspace.root
+    how = f"run `{trust_command(root)}`"
+    return LanguageServers(config.diagnostics, root, trusted=trusted, how_to_trust=how)
 
 
 def cli_attachments(attach: list[str], images: list[str]) -> list[Any]:

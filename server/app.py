@@ -32,9 +32,12 @@ if TYPE_CHECKING:
     # loaded in a worker thread right after `initialize` (see features/lifecycle).
     from agentls.agent.config import AppConfig
     from agentls.agent.llm.worker_client import ModelWorker
+    from agentls.agent.problems import ProblemSource
     from agentls.agent.workspace import FileAccess
+    from agentls.langservers import LanguageServers
     from agentls.server.inline_review import InlineReviews
     from agentls.server.jsonrpc import AgentProtocol
+    from agentls.server.problems import EditorProblems
     from agentls.server.runs import FilesFactory, LLMFactory, RunManager
     from agentls.server.settings import SettingsManager, SettingsUpdate
 
@@ -118,6 +121,10 @@ class AgentLanguageServer(LanguageServer):
         #: The hunks under inline review and the notes waiting for the model
         #: (server/inline_review.py); made with the other services.
         self._reviews: InlineReviews | None = None
+        #: Where runs learn the problems of files (server/problems.py), each kept with
+        #: what it was made for: a changed config or trust makes a new one.
+        self._editor_problems: tuple[Any, EditorProblems] | None = None
+        self._language_servers: tuple[Any, LanguageServers] | None = None
 
     def load_services(self) -> None:
         """Import and create the settings, the review book and the run manager (blocking:
@@ -129,7 +136,7 @@ class AgentLanguageServer(LanguageServer):
         if self._settings is None:
             self._settings = SettingsManager()
         if self._reviews is None:
-            self._reviews = InlineReviews()
+            self._reviews = InlineReviews(notify=self.protocol.notify)
         if self._runs is None:
             sources = RunSources(
                 config=lambda: self.settings.config,
@@ -140,6 +147,7 @@ class AgentLanguageServer(LanguageServer):
                 changes_probe=lambda: self.index_service.changes_probe(),
                 notices=self.run_notices,
                 trusted=lambda: self.settings.trusted,
+                problems=self.problem_source,
             )
             self._runs = RunManager(self, sources, self._reviews)
 
@@ -178,6 +186,45 @@ class AgentLanguageServer(LanguageServer):
             cfg = self.config.logging
             configure_logging(cfg.level, file=cfg.file, verbose=cfg.verbose)
             self.index_service.start(self.config)
+
+    def problem_source(self, config: AppConfig) -> ProblemSource | None:
+        """Who tells a run the problems of its files: the editor when it answers
+        ``agent/diagnostics``, else the language servers this server starts (kept until
+        ``shutdown``, or until the config or the folder's trust changes)."""
+        if not config.diagnostics.enabled:
+            return None
+        from agentls.server.problems import EditorProblems, client_answers_diagnostics
+
+        if client_answers_diagnostics(self.client_capabilities):
+            key: Any = (config.workspace.root, config.diagnostics.servers)
+            if self._editor_problems is None or self._editor_problems[0] != key:
+                self._editor_problems = (key, EditorProblems.for_config(self, config))
+            return self._editor_problems[1]
+        trusted = self.settings.trusted
+        key = (config.workspace.root, trusted, config.diagnostics)
+        if self._language_servers is not None and self._language_servers[0] == key:
+            return self._language_servers[1]
+        from agentls.langservers import LanguageServers
+
+        if self._language_servers is not None:
+            old = self._language_servers[1]
+            self.spawn(old.aclose(), name="close-language-servers")
+        how = (
+            "grant it Workspace Trust in your editor"
+            if self.settings.editor_trust is not None
+            else "run `agentls trust` in it from a terminal"
+        )
+        servers = LanguageServers(
+            config.diagnostics, config.workspace.root, trusted=trusted, how_to_trust=how
+        )
+        self._language_servers = (key, servers)
+        return servers
+
+    async def close_language_servers(self) -> None:
+        """End the language servers this server started (at shutdown, or replaced)."""
+        held, self._language_servers = self._language_servers, None
+        if held is not None:
+            await held[1].aclose()
 
     def files_for(self, config: AppConfig) -> FileAccess:
         """The FileAccess a run gets (a restore writes through the same one)."""

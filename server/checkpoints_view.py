@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from agentls.agent.checkpoints import list_checkpoints, restore, store_of_run
+from agentls.agent.checkpoints import (
+    CheckpointStore,
+    list_checkpoints,
+    preview_restore,
+    restore,
+    store_of_run,
+)
 from agentls.agent.errors import AgentError
 from agentls.server.edit_confirmation import APPLY, REJECT, ClientEditSupport
 from agentls.server.protocol import CheckpointsResult, RestoreResult
@@ -21,11 +27,25 @@ if TYPE_CHECKING:
     from agentls.server.app import AgentLanguageServer
 
 
-def list_runs(ls: AgentLanguageServer, session_id: str | None) -> dict[str, Any]:
+#: How many of a session's newest runs get an undo preview (each reads the files it names).
+PREVIEWED_RUNS = 20
+
+
+async def list_runs(ls: AgentLanguageServer, session_id: str | None) -> dict[str, Any]:
+    """The runs with checkpoints; with ``session_id``, each (of the newest) with what
+    undoing it would do now, which is what a button that offers it must say."""
     try:
-        runs = list_checkpoints(store(ls), session_id)
+        runs = await asyncio.to_thread(list_checkpoints, store(ls), session_id)
     except AgentError as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
+    if session_id is not None and runs:
+        checkpoints = CheckpointStore.for_session(store(ls), session_id)
+        files = ls.files_for(ls.config)
+        for run in [r for r in runs if r.get("kind") == "run"][:PREVIEWED_RUNS]:
+            try:
+                run["undo"] = await preview_restore(checkpoints, str(run["runId"]), files)
+            except AgentError:
+                continue  # no preview: the button offers the plain undo
     return CheckpointsResult.model_validate({"runs": runs}).to_wire()
 
 

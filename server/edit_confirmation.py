@@ -37,7 +37,7 @@ from pygls.lsp.server import LanguageServer
 from agentls.agent.protected_edits import protected_targets
 from agentls.agent.workspace import EditOutcome
 from agentls.server.edits import FilePlan, annotation_id
-from agentls.server.inline_review import PENDING_NOTE, InlineReviews, client_reviews_inline
+from agentls.server.inline_review import InlineReviews, client_reviews_inline
 from agentls.server.run_handle import CURRENT_RUN
 
 log = logging.getLogger(__name__)
@@ -149,8 +149,10 @@ class InlineReview(AnnotatedEdits):
         self, edit: PreparedEdit, plans: Sequence[FilePlan], outcome: EditOutcome
     ) -> EditOutcome:
         undecided = self.reviews.sent(edit.followed) if edit.followed else 0
+        # Used up whatever happens: a later edit of the file gets a report of its own.
+        note = self.reviews.pending_note((p.path, p.uri) for p in plans)
         if undecided and outcome.status == "applied" and not any(p.op == "delete" for p in plans):
-            message = f"{outcome.message} {PENDING_NOTE}".strip()
+            message = f"{outcome.message} {note}".strip()
             return dataclasses.replace(outcome, message=message, pending=True)
         return outcome
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from pydantic import Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 from typing_extensions import TypeAliasType
 
@@ -33,7 +33,13 @@ from agentls.agent.session_entries import Entry
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
 CommandSource = TypeAliasType("CommandSource", Literal["built-in", "user", "workspace"])
-ReviewOutcome = TypeAliasType("ReviewOutcome", Literal["kept", "undone", "changedByUser"])
+ReviewOutcome = TypeAliasType(
+    "ReviewOutcome", Literal["kept", "undone", "changedByUser", "pending"]
+)
+ReviewDeliveryState = TypeAliasType("ReviewDeliveryState", Literal["waiting", "told", "unknown"])
+AutoSaveMode = TypeAliasType(
+    "AutoSaveMode", Literal["off", "afterDelay", "onFocusChange", "onWindowChange"]
+)
 SessionEntry = TypeAliasType("SessionEntry", Entry)
 
 M = TypeVar("M", bound=WireModel)
@@ -329,6 +335,59 @@ class AskUserResult(WireModel):
     answer: str | None = Field(None, description="Null: the user declined to answer.")
 
 
+class DiagnosticsParams(WireModel):
+    """``agent/diagnostics`` (a request to the client) params: the editor's problems of
+    these documents, as it shows them now."""
+
+    uris: list[str] = Field(
+        description="The documents asked about; empty: every document the editor has problems for."
+    )
+
+
+class DiagnosticPosition(WireModel):
+    line: int = Field(ge=0, description="0-based.")
+    character: int = Field(ge=0, description="0-based, in UTF-16 code units (LSP's default).")
+
+
+class DiagnosticRange(WireModel):
+    start: DiagnosticPosition
+    end: DiagnosticPosition
+
+
+class EditorDiagnostic(WireModel):
+    """One problem, in the shape of LSP's ``Diagnostic`` (its other fields, such as
+    ``tags`` or ``relatedInformation``, may be sent and are ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    range: DiagnosticRange
+    severity: int | None = Field(
+        None, ge=1, le=4, description="1 error, 2 warning, 3 information, 4 hint; absent: error."
+    )
+    code: int | str | None = None
+    source: str | None = Field(None, description="Who reports it, e.g. `Pylance`, `ts`.")
+    message: str
+
+
+class DocumentDiagnostics(WireModel):
+    uri: str
+    diagnostics: list[EditorDiagnostic]
+    updates: int | None = Field(
+        None,
+        ge=0,
+        description="Optional: how many times the editor's problems of this document were "
+        "set so far; lets the server see a language server publish the same problems again "
+        "for the new text.",
+    )
+
+
+class DiagnosticsResult(WireModel):
+    """``agent/diagnostics`` result: one entry per document asked about (a document with
+    no problems may be left out)."""
+
+    items: list[DocumentDiagnostics]
+
+
 class WorkspaceTrustParams(WireModel):
     """``agent/workspaceTrust`` (a notification to the server): the editor's own trust
     model changed its verdict on the folder (VS Code: the user granted Workspace Trust)."""
@@ -337,7 +396,8 @@ class WorkspaceTrustParams(WireModel):
 
 
 class HunkDecision(WireModel):
-    """What the user decided about one hunk under inline review."""
+    """What the user decided about one hunk under inline review (`pending`: a decision
+    taken back, e.g. an undo undone with Ctrl+Z: the hunk waits for the user again)."""
 
     id: str = Field(min_length=1, description="The hunk's change annotation id.")
     outcome: ReviewOutcome
@@ -363,6 +423,41 @@ class ReviewDecisionParams(WireModel):
         False,
         description="The agent created the file and the user undid all of it: the file was "
         "deleted.",
+    )
+
+
+class ReviewAutoSaveParams(WireModel):
+    """``agent/reviewAutoSave`` (a notification to the server, sent before the client
+    answers an edit it reviews inline): how the editor's auto-save treats a file of that
+    edit, so that the tool result tells the model what is on disk."""
+
+    uri: str = Field(min_length=1)
+    version: int = Field(description="The document's version once the edit is applied.")
+    mode: AutoSaveMode = Field(description="The editor's auto-save for this file.")
+    saved: bool = Field(
+        False, description="The editor has already saved the file with the edit in it."
+    )
+
+
+class ReviewDeliveryParams(WireModel):
+    """``agent/reviewDelivery`` (a notification to the client): what became of review
+    decisions it sent."""
+
+    hunks: list[str] = Field(description="The hunks' ids.")
+    state: ReviewDeliveryState = Field(
+        description="`waiting`: for the next model call of `sessionId` (its run in flight "
+        "`runId`, else its next run, or the next run of any other session); `told`: the "
+        "model of run `runId` has heard the hunks' current state (`note`: the text it was "
+        "given; absent when it had heard it before); `unknown`: this server does not know "
+        "the hunks (made by another server process), so no model will hear of them."
+    )
+    run_id: str | None = None
+    session_id: str | None = None
+    note: str | None = Field(None, description="`told`: exactly what the model was given.")
+    other_session: bool = Field(
+        False,
+        description="`told`: the run that heard is of another session than the edit's; the "
+        "edit's own session still hears it when continued.",
     )
 
 
@@ -441,6 +536,19 @@ class CheckpointFile(WireModel):
     change: Literal["created", "modified", "deleted"]
 
 
+class UndoPreview(WireModel):
+    """What ``agent/restore`` of a run would do now (files as workspace-relative paths)."""
+
+    restores: list[str] = Field(description="Files the undo would write back.")
+    partly_undone: list[str] = Field(
+        description="Of those, files where the user already undid part of the runs' "
+        "changes: only the rest goes back."
+    )
+    changed_since: list[str] = Field(
+        description="Files changed since the runs in other ways: the undo leaves them as they are."
+    )
+
+
 class CheckpointRun(WireModel):
     """A run (or a restore) and the files it changed."""
 
@@ -450,6 +558,9 @@ class CheckpointRun(WireModel):
     at: float = Field(description="Seconds since the epoch of its first change.")
     restores: str | None = Field(None, description="For a restore: the run it went back before.")
     files: list[CheckpointFile]
+    undo: UndoPreview | None = Field(
+        None, description="With `sessionId`: what undoing this run would do now."
+    )
 
 
 class CheckpointsResult(WireModel):
@@ -536,6 +647,14 @@ METHODS: tuple[Method, ...] = (
         "agent/instructions", "instructions", "notification", "serverToClient", InstructionsParams
     ),
     Method("agent/askUser", "askUser", "request", "serverToClient", AskUserParams, AskUserResult),
+    Method(
+        "agent/diagnostics",
+        "diagnostics",
+        "request",
+        "serverToClient",
+        DiagnosticsParams,
+        DiagnosticsResult,
+    ),
     Method("agent/prepare", "prepare", "notification", "clientToServer", PrepareParams),
     Method(
         "agent/workspaceTrust",
@@ -558,6 +677,20 @@ METHODS: tuple[Method, ...] = (
         "serverToClient",
         HooksApprovalParams,
         HooksApprovalResult,
+    ),
+    Method(
+        "agent/reviewAutoSave",
+        "reviewAutoSave",
+        "notification",
+        "clientToServer",
+        ReviewAutoSaveParams,
+    ),
+    Method(
+        "agent/reviewDelivery",
+        "reviewDelivery",
+        "notification",
+        "serverToClient",
+        ReviewDeliveryParams,
     ),
     Method(
         "agent/approveMcpServer",

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     # the MCP SDK (~2 s together), which `initialize` must not wait for.
     from agentls.agent.child_process import ChangesProbe
     from agentls.agent.mcp import MCPPool
+    from agentls.agent.problems import ProblemSource
     from agentls.agent.run import RunOutcome
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.symbol_source import SymbolSource
@@ -77,6 +78,9 @@ class RunSources:
     notices: Callable[[], tuple[str, ...]] = lambda: ()
     #: Whether the folder is trusted (a workspace prompt file may then choose the model).
     trusted: Callable[[], bool] = lambda: False
+    #: Who knows the problems of the files under a config: the editor, or language servers
+    #: the server started (None: nobody, or diagnostics are off).
+    problems: Callable[[AppConfig], ProblemSource | None] = lambda config: None
 
 
 class RunManager:
@@ -234,6 +238,7 @@ class RunManager:
             approve_hooks=lsp_hooks_approver(self._ls, handle.token, self._refused_hooks),
             messages=handle.messages,
             llm_for=self._sources.llm,
+            problems=self._sources.problems(config),
         )
         return asyncio.create_task(
             run_agent(request, front_end, config=config, llm=self._sources.llm(config)),

@@ -25,7 +25,9 @@ from agentls.agent.checkpoints.restoring import (
     BytesConfirmer,
     RestorePlan,
     RestoreResult,
+    partly_undone,
     plan_restore,
+    preview_restore,
     restore,
 )
 from agentls.agent.checkpoints.store import (
@@ -51,7 +53,9 @@ __all__ = [
     "RunCheckpoint",
     "edited_recently",
     "list_checkpoints",
+    "partly_undone",
     "plan_restore",
+    "preview_restore",
     "read_state",
     "restore",
     "session_stores",

@@ -68,7 +68,11 @@ class CheckpointingFiles(WrappedFiles):
         self.store.append(RecordLine(run=self.run_id, at=time.time(), path=rel, before=before))
 
     def left(self, rel: str, text: str | None) -> None:
-        after = FileState(sha=None if text is None else sha256(text.encode("utf-8")))
+        # The text itself is kept too: a restore tells from it the user's undo of some of
+        # the run's changes (put back the rest) from changes of their own (left alone).
+        data = None if text is None else text.encode("utf-8")
+        sha = None if data is None else (self.store.put(data) or sha256(data))
+        after = FileState(sha=sha)
         self.store.append(RecordLine(run=self.run_id, at=time.time(), path=rel, after=after))
 
     async def apply(self, changes: Sequence[FileChange], *, confirm: bool) -> EditOutcome:

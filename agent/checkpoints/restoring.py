@@ -14,7 +14,8 @@ import os
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -48,12 +49,36 @@ class RestorePlan:
     unrestorable: list[dict[str, str]]
     # Binary files go back on disk directly: a text edit cannot carry their bytes.
     raw: dict[str, bytes]
+    #: Of the files that go back, those where the user already undid part of the runs'
+    #: changes (in the editor's review): only the rest is put back.
+    partly: list[str] = field(default_factory=list)
+
+
+def partly_undone(before: str, after: str, current: str) -> bool:
+    """Whether ``current`` is ``after`` with some of its changes from ``before`` put back
+    and nothing else changed: every region where the two differ holds one or the other.
+    Putting such a file back to ``before`` loses no text but the runs'."""
+    old = before.splitlines(keepends=True)
+    new = after.splitlines(keepends=True)
+    now = current.splitlines(keepends=True)
+    reached = {0}  # where in ``now`` the regions so far can end
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        options = [old[i1:i2]] if tag == "equal" else [old[i1:i2], new[j1:j2]]
+        reached = {
+            at + len(chunk)
+            for at in reached
+            for chunk in options
+            if now[at : at + len(chunk)] == chunk
+        }
+        if not reached:
+            return False
+    return len(now) in reached
 
 
 async def plan_restore(
     store: CheckpointStore, run_id: str, files: FileAccess, *, force: bool = False
 ) -> RestorePlan:
-    runs = store.runs()
+    runs = await asyncio.to_thread(store.runs)
     index = next((i for i, r in enumerate(runs) if r.run_id == run_id), None)
     if index is None:
         known = ", ".join(r.run_id for r in runs) or "none"
@@ -72,8 +97,10 @@ async def plan_restore(
         left = expected.get(path)
         current_sha = None if current is None else sha256(current)
         if left is not None and current_sha != left.sha and not force:
-            plan.conflicts.append(path)
-            continue
+            if not await _undone_in_part(store, before, left, current):
+                plan.conflicts.append(path)
+                continue
+            plan.partly.append(path)
         if before.sha == current_sha:
             if before.mode is not None and before.mode != await _current_mode(files, path):
                 plan.modes[path] = before.mode
@@ -82,7 +109,7 @@ async def plan_restore(
             if current is not None:
                 plan.changes.append(FileChange(path, None, _text(current)))
             continue
-        data = store.get(before.sha)
+        data = await asyncio.to_thread(store.get, before.sha)
         if data is None:
             reason = before.missing or "its saved copy is missing from the checkpoint store"
             plan.unrestorable.append({"path": path, "reason": reason})
@@ -95,6 +122,35 @@ async def plan_restore(
         if before.mode is not None:
             plan.modes[path] = before.mode
     return plan
+
+
+async def _undone_in_part(
+    store: CheckpointStore, before: FileState, after: FileState, current: bytes | None
+) -> bool:
+    """The file holds what the runs left there with some of it put back by the user,
+    which needs the text the runs left (kept since the after states are kept too)."""
+    if current is None or after.sha is None:
+        return False
+    old = b"" if before.sha is None else await asyncio.to_thread(store.get, before.sha)
+    new = await asyncio.to_thread(store.get, after.sha)
+    texts = [None if data is None else _text(data) for data in (old, new, current)]
+    if any(text is None for text in texts):
+        return False
+    old_text, new_text, now = (text or "" for text in texts)
+    return partly_undone(old_text, new_text, now)
+
+
+async def preview_restore(
+    store: CheckpointStore, run_id: str, files: FileAccess
+) -> dict[str, list[str]]:
+    """What ``restore`` of ``run_id`` would do now, without doing it."""
+    plan = await plan_restore(store, run_id, files)
+    restores = {c.path for c in plan.changes} | set(plan.raw) | set(plan.modes)
+    return {
+        "restores": sorted(restores),
+        "partlyUndone": sorted(p for p in plan.partly if p in restores),
+        "changedSince": sorted(plan.conflicts),
+    }
 
 
 def _text(data: bytes) -> str | None:

@@ -18,6 +18,7 @@ def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
     from agentls.agent.tools.exec import ExecuteCommandTool, PythonExecutorTool
     from agentls.agent.tools.files import DeleteFileTool, ListFilesTool, ReadFileTool, WriteFileTool
     from agentls.agent.tools.interaction import AskUserTool, UpdatePlanTool
+    from agentls.agent.tools.problems import GetProblemsTool
     from agentls.agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
     from agentls.agent.tools.symbols import FindReferencesTool, FindSymbolTool
 
@@ -37,6 +38,7 @@ def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
         FindFilesTool(),
         FindSymbolTool(),
         FindReferencesTool(),
+        GetProblemsTool(),
         ExecuteCommandTool(),
         PythonExecutorTool(),
         UpdatePlanTool(),

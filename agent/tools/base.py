@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agentls.agent.events import Observer, RunState
     from agentls.agent.hooks import HookRunner
     from agentls.agent.llm.protocol import LLM
+    from agentls.agent.problems import ProblemSource
     from agentls.agent.session_recorder import SessionRecorder
     from agentls.agent.workspace import EditOutcome, FileAccess, FileChange
     from agentls.indexer.index import RepoIndex
@@ -63,7 +64,7 @@ class RunContext:
     (``ask_user``) and to confirm edits; ``observer`` and ``session`` to report a plan;
     ``set_state`` while a human is asked; ``cancel`` to stop early; ``llm`` to explain a
     command; ``changes_probe`` to learn what a command changed; ``process_runner`` for
-    where it runs.
+    where it runs; ``problems`` for the current diagnostics.
     """
 
     files: FileAccess
@@ -83,6 +84,8 @@ class RunContext:
     #: Where commands run instead of a local (sandboxed) child process, when the front end
     #: offers it and the user asked for it; code fed on stdin always runs locally.
     process_runner: ProcessRunner | None = None
+    #: Who knows the problems of the workspace's files (``get_problems``); None: nobody.
+    problems: ProblemSource | None = None
     #: The run's hooks (PreToolUse, PostToolUse...), None when there are none.
     hooks: HookRunner | None = None
 

@@ -12,6 +12,13 @@ def _hunks(numbers: list[int]) -> str:
 
 def outcome_result(outcome: EditOutcome, done: str) -> ToolResult:
     """``done`` says what an applied change did, e.g. ``Edited app.py (+3 -1)``."""
+    result = _result(outcome, done)
+    if outcome.problems and outcome.status in ("applied", "partial"):
+        return result.model_copy(update={"output": f"{result.output}\n\n{outcome.problems}"})
+    return result
+
+
+def _result(outcome: EditOutcome, done: str) -> ToolResult:
     where = ", ".join(outcome.paths) or "the file"
     if outcome.status == "applied":
         # The message says what is still open about an applied change (unsaved, under review).

@@ -18,6 +18,8 @@
 //   {"press": "Control+z"}      press keys in the page (the focused editor gets them)
 //   {"expectVisible": "css selector", "what"?: "description"}
 //       a runner check: a match becomes visible within 10 s
+//   {"expectGone": "css selector", "what"?: "description"}
+//       a runner check: no match is visible within 10 s
 //   {"panel": [step, ...], "screenshot"?: "name"}
 //       inside the agent panel's webview (an iframe in an iframe), in order:
 //       {"click": sel} {"fill": sel, "text": t} {"press": sel, "key": k} {"select": sel, "value": v}
@@ -32,6 +34,10 @@
 //       text goes into the ack file
 //   {"hover": "css selector", "screenshot"?: "name"}   hover the first visible match and
 //       wait for its hover (a status bar item's tooltip) before the screenshot
+//   {"watch": {"click": sel, "lenses": sel, "status": sel, "ms": n}}
+//       click, then sample every animation frame for n ms the text and tooltip (title) of
+//       every element matching `lenses` and the text of `status`; the samples (JSON, times
+//       in ms since the click) go into the ack file
 //   {"ack": "name"} (with any request) when the request is done (even failed), write
 //       <workspace>/.e2e-ack-name (holding what the request read, if anything): the tests
 //       wait for that file to go on in step with the UI
@@ -235,6 +241,29 @@ async function dialog(label, expected, shot, timeout) {
   return text;
 }
 
+/** Click, then record what the lenses and a status bar item show, frame by frame. */
+async function watch({ click, lenses, status, ms = 1500 }) {
+  await page.locator(click).first().click({ timeout: 10_000 });
+  const samples = await page.evaluate(
+    async ({ lenses, status, ms }) => {
+      const out = [];
+      const start = performance.now();
+      while (performance.now() - start < ms) {
+        out.push({
+          t: Math.round(performance.now() - start),
+          lenses: [...document.querySelectorAll(lenses)].map((el) => ({ text: el.textContent ?? '', tooltip: el.getAttribute('title') ?? '' })),
+          status: document.querySelector(status)?.textContent ?? '',
+        });
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      }
+      return out;
+    },
+    { lenses, status, ms },
+  );
+  say(`[runner] watched ${samples.length} frames after clicking ${click}`);
+  return samples;
+}
+
 async function expectStatusBar(text, id) {
   const item = page.locator(`[id="${id ?? 'agentls.agentls.status'}"]`);
   try {
@@ -316,7 +345,9 @@ function perform(request) {
           await panelStep(frame, step);
         }
       }
-      if (request.dialog) {
+      if (request.watch) {
+        read = JSON.stringify(await watch(request.watch));
+      } else if (request.dialog) {
         read = await dialog(request.dialog, request.expectText, request.screenshot, request.timeout);
       } else if (request.hover) {
         await page.locator(request.hover).first().hover({ timeout: 10_000 });
@@ -350,6 +381,15 @@ function perform(request) {
           check(true, `visible: ${what}`);
         } catch {
           check(false, `visible: ${what}`);
+        }
+      }
+      if (request.expectGone) {
+        const what = request.what ?? request.expectGone;
+        try {
+          await until(async () => (await page.locator(request.expectGone).filter({ visible: true }).count()) === 0, what);
+          check(true, `gone: ${what}`);
+        } catch {
+          check(false, `gone: ${what}`);
         }
       }
       if (request.click) {

@@ -1,6 +1,11 @@
 /**
- * The palette commands: Run…, Run with agent…, Cancel, Show output, Set API key, Restart
- * server.
+ * The palette commands: Run…, Run with agent…, New session, Cancel, Show output, Set API
+ * key, Restart server.
+ *
+ * The palette is a conversation of its own, as each chat view of the peers is: every
+ * "Agent: Run…" continues the session of the one before (kept per workspace) until the user
+ * runs "Agent: New session". So the model of the next palette run remembers the last one,
+ * and hears what the user decided about its edits since.
  */
 import * as vscode from 'vscode';
 import { undoRun } from './checkpoints';
@@ -22,7 +27,11 @@ export interface CommandDeps {
   settings: () => AgentSettings;
   /** Tell the server a run is likely (`agent/prepare`). */
   prepare: () => Promise<unknown>;
+  /** Where the palette's conversation is kept (the workspace's state). */
+  state: vscode.Memento;
 }
+
+const PALETTE_SESSION_KEY = 'agentls.palette.sessionId';
 
 /** Programmatic arguments of `agentls.run` (tests, keybindings with args). */
 export interface RunArgs {
@@ -67,18 +76,24 @@ export function activeFile(): string | undefined {
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
-  const { server, runs, keys, ui, output, settings, prepare } = deps;
+  const { server, runs, keys, ui, output, settings, prepare, state } = deps;
+  /** The palette's conversation has a run in flight (a session runs one at a time). */
+  let paletteBusy = false;
+  /** Bumped by "Agent: New session": a run started before it does not bring its session back. */
+  let generation = 0;
 
   async function startRun(args: RunArgs, agent: string | undefined): Promise<RunOutcome | undefined> {
     const selection = args.useSelection === false ? undefined : currentSelection();
+    const continued = state.get<string>(PALETTE_SESSION_KEY);
     let prompt = args.prompt;
     if (prompt === undefined) {
       void prepare(); // the prompt opens: a run is likely, the server gets ready meanwhile
+      const context = selection
+        ? `The selected ${describeLines(selection.startLine, selection.endLine)} of ${selection.path} are added as context.`
+        : 'What should the agent do?';
       prompt = await ui.showInputBox({
-        title: agent ? `Agent (${agent}): Run` : 'Agent: Run',
-        prompt: selection
-          ? `The selected ${describeLines(selection.startLine, selection.endLine)} of ${selection.path} are added as context.`
-          : 'What should the agent do?',
+        title: `${agent ? `Agent (${agent}): Run` : 'Agent: Run'}${continued ? ' · continues the conversation ("Agent: New session" starts over)' : ' · a new conversation'}`,
+        prompt: context,
         placeHolder: 'e.g. Add type hints to this function and run the tests',
         ignoreFocusOut: true,
       });
@@ -91,7 +106,23 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return undefined; // the server manager already told the user why
     }
     output.show(true);
-    return runs.run(client, buildPrompt(prompt, selection), runOptions(settings(), agent), { activeFile: activeFile() });
+    // With a palette run still going, this one cannot join its session: it starts its own.
+    const sessionId = paletteBusy ? undefined : continued;
+    const mine = !paletteBusy;
+    paletteBusy ||= mine;
+    const started = generation;
+    try {
+      const outcome = await runs.run(client, buildPrompt(prompt, selection), runOptions(settings(), agent), { ...(sessionId ? { sessionId } : {}), activeFile: activeFile() });
+      const next = outcome.result?.sessionId;
+      if (next && started === generation && (mine || !state.get<string>(PALETTE_SESSION_KEY))) {
+        await state.update(PALETTE_SESSION_KEY, next);
+      }
+      return outcome;
+    } finally {
+      if (mine) {
+        paletteBusy = false;
+      }
+    }
   }
 
   return [
@@ -125,6 +156,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         agent = picked?.label;
       }
       return agent ? startRun(args, agent) : undefined;
+    }),
+    vscode.commands.registerCommand('agentls.newSession', async () => {
+      generation += 1;
+      await state.update(PALETTE_SESSION_KEY, undefined);
+      void ui.showInformationMessage('Agent: the next "Agent: Run…" starts a new conversation.');
     }),
     vscode.commands.registerCommand('agentls.cancel', async (runId?: unknown) => {
       const cancelled = await runs.cancel(typeof runId === 'string' ? runId : undefined);

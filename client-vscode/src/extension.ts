@@ -11,6 +11,7 @@ import { createLog, logError, logInfo, logText, logWarn } from './logging';
 import { ManagedEnvironment } from './managedEnv';
 import { ReviewController } from './review/controller';
 import { registerReviewUi } from './review/ui';
+import { EDIT_TOOLS } from './panel/model';
 import { AgentPanel } from './panel/provider';
 import { Preparer } from './prepare';
 import { Runs } from './runs';
@@ -18,6 +19,7 @@ import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
 import { HooksApprovals } from './hooksApproval';
 import { McpApprovals } from './mcpApproval';
+import { DiagnosticsAnswers } from './diagnostics';
 import { readSettings, SECTION, type AgentSettings } from './settings';
 import { RunStatusBar } from './statusBar';
 import { Transcript } from './transcript';
@@ -92,8 +94,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     log: (line) => logInfo(line),
   });
   const review = new ReviewController();
+  runs.toReview = (runId) => review.pendingOfRun(runId);
+  runs.describeStep = (step) => {
+    const file = step.args?.['path'];
+    return EDIT_TOOLS.has(step.tool) && typeof file === 'string' ? review.describeEdit(step.runId, file) : undefined;
+  };
   const mcpApprovals = new McpApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
   const hooksApprovals = new HooksApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
+  const diagnostics = new DiagnosticsAnswers();
   const server = new ServerManager(
     log,
     settingsNow,
@@ -105,8 +113,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         review.attach(client);
         mcpApprovals.attach(client);
         hooksApprovals.attach(client);
+        diagnostics.attach(client);
       },
-      onClientGone: () => runs.serverGone(),
+      onClientGone: () => {
+        runs.serverGone();
+        review.serverGone();
+      },
       capabilities: () => review.capabilities(),
       handleApplyEdit: (params) => review.handleApplyEdit(params),
     },
@@ -144,11 +156,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     terminals,
     server,
     panel,
-    ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare() }),
+    ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare(), state: context.workspaceState }),
     review,
     mcpApprovals,
     hooksApprovals,
+    diagnostics,
     ...registerReviewUi(review),
+    review.onDidChange(() => {
+      runs.reviewChanged();
+      panel.reviewChanged();
+    }),
+    review.onDidDeliver((news) => {
+      transcript.review(news);
+      panel.reviewDelivered(news);
+      if (news.state === 'lost') {
+        void uiProxy.showWarningMessage(`Agent: your review (${news.summary}) could not be told to the agent: ${news.why ?? 'it was lost'}. Tell it in your next prompt if it matters.`);
+      }
+    }),
     ...watchWorkspaceTrust({ server, panel, statusBar }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) {

@@ -107,23 +107,25 @@ export class RunView {
   }
 }
 
-/** The text shown briefly after a run ends. */
-export function finalStatusText(result: RunResult | undefined, error?: string, cancelled = false): string {
+/** The text shown briefly after a run ends; `toReview`: the run's changes still waiting for
+ * the user's review, which matter more than its step count. */
+export function finalStatusText(result: RunResult | undefined, error?: string, cancelled = false, toReview = 0): string {
+  const review = toReview > 0 ? ` · ${toReview} to review` : '';
   if (cancelled) {
-    return '$(circle-slash) Agent · cancelled';
+    return `$(circle-slash) Agent · cancelled${review}`;
   }
   if (!result) {
-    return `$(error) Agent · failed: ${truncate(error ?? 'no result', 60)}`;
+    return `$(error) Agent · failed${review}: ${truncate(error ?? 'no result', 60)}`;
   }
-  const steps = typeof result.steps === 'number' ? ` (${result.steps} step${result.steps === 1 ? '' : 's'})` : '';
+  const steps = typeof result.steps === 'number' && !review ? ` (${result.steps} step${result.steps === 1 ? '' : 's'})` : '';
   const reason = truncate(firstLine(result.output ?? ''), 60);
   switch (result.status) {
     case 'success':
-      return `$(check) Agent · done${steps}`;
+      return `$(check) Agent · done${steps}${review}`;
     case 'partial':
-      return `$(warning) Agent · partial${steps}${reason ? `: ${reason}` : ''}`;
+      return `$(warning) Agent · partial${steps}${review}${reason ? `: ${reason}` : ''}`;
     default:
-      return `$(error) Agent · failed${reason ? `: ${reason}` : ''}`;
+      return `$(error) Agent · failed${review}${reason ? `: ${reason}` : ''}`;
   }
 }
 

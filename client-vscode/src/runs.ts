@@ -98,6 +98,11 @@ export class Runs implements vscode.Disposable {
   readonly onEvent = this.events.event;
   /** Set by the agent panel: where the questions of routed runs go. */
   questions: QuestionRouter | undefined;
+  /** The user's words for a finished tool step, when the model's would mislead them
+   * (an edit waiting for their review). */
+  describeStep: ((params: StepParams) => string | undefined) | undefined;
+  /** How many of a run's changes still wait for the user's review. */
+  toReview: (runId: string) => number = () => 0;
 
   constructor(
     private readonly statusBar: RunStatusBar,
@@ -191,7 +196,7 @@ export class Runs implements vscode.Disposable {
     this.transcript.end(outcome.runId, outcome.result, outcome.error, outcome.cancelled);
     if (this.latest === outcome.runId) {
       const failed = !outcome.cancelled && (outcome.result === undefined || outcome.result.status === 'failed');
-      this.statusBar.showFinal(finalStatusText(outcome.result, outcome.error, outcome.cancelled), failed);
+      this.statusBar.showFinal(this.finalText(outcome), failed, outcome.runId);
     }
     if (this.active.size === 0) {
       void setContext('agentls.running', false);
@@ -200,6 +205,18 @@ export class Runs implements vscode.Disposable {
     }
     this.changed.fire(outcome.runId);
     this.events.fire({ type: 'runEnded', runId: outcome.runId, result: outcome.result, error: outcome.error, cancelled: outcome.cancelled });
+  }
+
+  private finalText(outcome: RunOutcome): string {
+    return finalStatusText(outcome.result, outcome.error, outcome.cancelled, this.toReview(outcome.runId));
+  }
+
+  /** The user decided about changes under review: the final status counts them at once. */
+  reviewChanged(): void {
+    const outcome = this.lastOutcome;
+    if (outcome) {
+      this.statusBar.updateFinal(outcome.runId, this.finalText(outcome));
+    }
   }
 
   /** Cancel `runId`, or the latest active run. */
@@ -248,7 +265,9 @@ export class Runs implements vscode.Disposable {
     this.progress({ type: 'status', params }, (view) => view.onStatus(params));
   }
 
-  private onStep(params: StepParams): void {
+  private onStep(received: StepParams): void {
+    const words = received.phase === 'tool_end' ? this.describeStep?.(received) : undefined;
+    const params = words ? { ...received, summary: words } : received;
     this.transcript.step(params);
     this.progress({ type: 'step', params }, (view) => view.onStep(params));
   }

@@ -25,6 +25,10 @@ export interface AgentSettings {
   agent: string;
   logLevel: LogLevel;
   saveAfterEdit: boolean;
+  /** Problems after edits on or off (null: the server's config decides). */
+  diagnostics: boolean | null;
+  /** Longest wait for an edit's problems, in ms (null: the server's config decides). */
+  diagnosticsWaitMs: number | null;
 }
 
 export const DEFAULT_SETTINGS: Readonly<AgentSettings> = Object.freeze({
@@ -39,6 +43,8 @@ export const DEFAULT_SETTINGS: Readonly<AgentSettings> = Object.freeze({
   agent: 'build',
   logLevel: 'info',
   saveAfterEdit: true,
+  diagnostics: null,
+  diagnosticsWaitMs: null,
 });
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -135,6 +141,12 @@ export function readSettings(get: SettingGetter): ReadSettings {
     'a positive integer',
   );
   checked('saveAfterEdit', (value): value is boolean => typeof value === 'boolean', 'true or false');
+  checked('diagnostics', (value): value is boolean | null => value === null || typeof value === 'boolean', 'true, false or null');
+  checked(
+    'diagnosticsWaitMs',
+    (value): value is number | null => value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 60000),
+    'a number of milliseconds from 0 to 60000, or null',
+  );
   return { settings, problems };
 }
 
@@ -143,6 +155,7 @@ export function readSettings(get: SettingGetter): ReadSettings {
 export interface ServerConfig {
   llm: { model?: string; api_base?: string; api_key_env: string };
   logging: { level: LogLevel };
+  diagnostics?: { enabled?: boolean; wait_ms?: number };
 }
 
 export function serverConfig(settings: AgentSettings): ServerConfig {
@@ -153,7 +166,19 @@ export function serverConfig(settings: AgentSettings): ServerConfig {
   if (settings.apiBase) {
     llm.api_base = settings.apiBase;
   }
-  return { llm, logging: { level: settings.logLevel } };
+  const config: ServerConfig = { llm, logging: { level: settings.logLevel } };
+  // Unset (null) leaves the server's own config (.agentls.yaml) in force.
+  const diagnostics: NonNullable<ServerConfig['diagnostics']> = {};
+  if (settings.diagnostics !== null) {
+    diagnostics.enabled = settings.diagnostics;
+  }
+  if (settings.diagnosticsWaitMs !== null) {
+    diagnostics.wait_ms = settings.diagnosticsWaitMs;
+  }
+  if (Object.keys(diagnostics).length > 0) {
+    config.diagnostics = diagnostics;
+  }
+  return config;
 }
 
 /** The key of `initializationOptions` beside the config that says whether VS Code trusts
@@ -212,7 +237,7 @@ export const RESTART_KEYS: readonly (keyof AgentSettings)[] = ['serverPath', 'py
 /** The log line written each time changed settings go to the running server (tests wait on it). */
 export const SETTINGS_SENT = 'Sent the changed settings to the server (workspace/didChangeConfiguration)';
 /** Keys the server gets through `workspace/didChangeConfiguration`. */
-export const SERVER_KEYS: readonly (keyof AgentSettings)[] = ['model', 'apiBase', 'apiKeyEnv', 'logLevel'];
+export const SERVER_KEYS: readonly (keyof AgentSettings)[] = ['model', 'apiBase', 'apiKeyEnv', 'logLevel', 'diagnostics', 'diagnosticsWaitMs'];
 
 /** What a change of settings asks of a running server. */
 export type SettingsAction = 'restart' | 'send' | 'none';

@@ -61,6 +61,7 @@ export class RunStatusBar implements vscode.Disposable {
 
   showRun(view: RunView): void {
     this.clearTimer();
+    this.finalOf = undefined;
     this.main.text = view.statusText();
     this.setTooltip(view.tooltip());
     this.main.backgroundColor = undefined;
@@ -69,9 +70,13 @@ export class RunStatusBar implements vscode.Disposable {
     this.visible = true;
   }
 
-  showFinal(text: string, failed: boolean): void {
+  /** The final status of the run shown now, if any (its text may still change). */
+  private finalOf: string | undefined;
+
+  showFinal(text: string, failed: boolean, runId?: string): void {
     this.clearTimer();
     this.stop.hide();
+    this.finalOf = runId;
     this.main.text = text;
     this.setTooltip('Agent run finished. Click to show the output.');
     this.main.backgroundColor = failed ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
@@ -80,7 +85,15 @@ export class RunStatusBar implements vscode.Disposable {
     this.hideTimer = setTimeout(() => this.hide(), FINAL_STATUS_MS);
   }
 
+  /** A new text for the final status of `runId`, if it is the one shown. */
+  updateFinal(runId: string, text: string): void {
+    if (this.visible && this.finalOf === runId) {
+      this.main.text = text;
+    }
+  }
+
   hide(): void {
+    this.finalOf = undefined;
     this.clearTimer();
     this.main.hide();
     this.stop.hide();

@@ -4,6 +4,7 @@
  * checklist. Pure (it writes to a `Sink`), unit-tested.
  */
 import type { InstructionsParams, PlanParams, RunResult, StepParams, StreamParams } from './protocol';
+import type { DeliveryNews } from './review/delivery';
 import { toolTarget, truncate } from './runView';
 
 export interface Sink {
@@ -130,6 +131,22 @@ export class Transcript {
     }
     this.drain(this.track(params.runId), true);
     this.line(`${params.joined ? 'Instructions joined' : 'Instructions'}: ${params.files.join(', ')}`);
+  }
+
+  /** What became of the user's review decisions, in their words. */
+  review(news: DeliveryNews): void {
+    if (news.runId) {
+      this.drain(this.track(news.runId), true);
+    }
+    if (news.state === 'told') {
+      const where = news.otherSession ? ' (in another conversation: its own is told when you continue it)' : '';
+      this.line(`◆ Told the agent your review${news.runId ? ` (run ${news.runId})` : ''}${where}: ${news.summary}`);
+    } else if (news.state === 'waiting') {
+      const when = news.runId ? 'before its next step' : 'when you next talk to it';
+      this.line(`◆ Your review waits for the agent (told ${when}): ${news.summary}`);
+    } else {
+      this.line(`◆ Not told to the agent (${news.why ?? 'lost'}): ${news.summary}`);
+    }
   }
 
   status(runId: string, state: string, detail?: string): void {

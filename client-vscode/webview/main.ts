@@ -7,7 +7,7 @@
 import { commandQuery, filterCommands, insertCommand, moveActive, sourceLabel, typedCommand } from '../src/panel/commandPicker';
 import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
 import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
-import { canUndo, compactionText, contextMeter, emptyConversation, instructionLinks, MESSAGE_STATE_WORDS, reduce, type Action, type Conversation, type Item } from '../src/panel/model';
+import { canUndo, compactionText, contextMeter, emptyConversation, instructionLinks, MESSAGE_STATE_WORDS, reduce, undoOffer, type Action, type Conversation, type Item } from '../src/panel/model';
 import type { AgentInfo, CommandInfo } from '../src/protocol';
 import { MANAGE_TRUST_LABEL, RESTRICTED_NOTICE } from '../src/trust';
 
@@ -630,6 +630,25 @@ function renderItem(item: Item): HTMLElement {
         list,
       );
     }
+    case 'review': {
+      const details = h('details', { class: 'review-note', 'data-kind': 'review', 'data-run': item.runId });
+      details.open = openCards.has(item.id);
+      details.addEventListener('toggle', () => {
+        if (details.open) {
+          openCards.add(item.id);
+        } else {
+          openCards.delete(item.id);
+        }
+        saveState();
+      });
+      const where = item.otherSession ? ' (in another conversation)' : '';
+      details.append(
+        h('summary', {}, h('span', { class: 'icon', 'aria-hidden': 'true' }, '◆'), h('span', {}, `Told the agent your review${where}: ${item.summary}`)),
+        h('div', { class: 'muted' }, 'What the agent was given, word for word:'),
+        h('pre', { class: 'review-text', tabindex: '0' }, item.note),
+      );
+      return details;
+    }
     case 'end': {
       const words: Record<string, string> = { success: '✓ Done', partial: '⚠ Partial', failed: '✗ Failed', cancelled: '⊘ Stopped' };
       const parts = [words[item.status] ?? item.status];
@@ -650,7 +669,7 @@ function renderItem(item: Item): HTMLElement {
         { class: `run-end ${item.status}`, 'data-kind': 'end', 'data-status': item.status },
         h('div', { class: 'run-summary' }, parts.join(' · ')),
         item.detail && item.status !== 'success' ? h('div', { class: 'run-detail' }, item.detail) : undefined,
-        undoButton(item, 'Undo run', 'Put the files back as they were before this run (later runs of the session are undone too)'),
+        ...undoOfRun(item),
       );
     }
     case 'restore': {
@@ -693,6 +712,20 @@ function instructionsLine(files: string[] | undefined): HTMLElement | undefined 
     );
   }
   return line;
+}
+
+/** The undo of a run's end: a button saying what it does now, and why when it does less
+ * than the whole run (the user undid part of it already) or nothing. */
+function undoOfRun(item: Item): Array<HTMLElement | undefined> {
+  if (!(conversation.undoable ?? []).includes(item.runId)) {
+    return [];
+  }
+  const offer = undoOffer(conversation.undoPreviews?.[item.runId]);
+  const whole = 'Put the files back as they were before this run (later runs of the session are undone too)';
+  return [
+    offer.detail ? h('div', { class: 'undo-detail', 'data-run': item.runId }, offer.detail) : undefined,
+    offer.label ? undoButton(item, offer.label, offer.detail ?? whole) : undefined,
+  ];
 }
 
 /** The undo button of a run's end (or of an undo), when the run changed files. */

@@ -1,7 +1,8 @@
 """``agent/checkpoints`` and ``agent/restore``: undo a whole run from the editor.
 
 - ``agent/checkpoints {sessionId?}`` → ``{runs: [{runId, sessionId, kind, at, restores,
-  files: [{path, change}]}]}``, newest first.
+  files: [{path, change}], undo?}]}``, newest first; with ``sessionId`` each run says
+  what undoing it would do now (``undo``).
 - ``agent/restore {runId, force?}`` → ``{runId, restoreRunId, status, message, restored,
   conflicts, unrestorable}``: one WorkspaceEdit, confirmed like any agent edit, that puts
   the workspace back before the run (later runs of its session are undone too).
@@ -9,7 +10,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from agentls.server.app import AgentLanguageServer
@@ -29,7 +29,7 @@ def register(ls: AgentLanguageServer) -> None:
         from agentls.server.checkpoints_view import list_runs
 
         await ls.wait_ready()
-        return await asyncio.to_thread(list_runs, ls, params.session_id)
+        return await list_runs(ls, params.session_id)
 
     @ls.handler(RESTORE_METHOD)
     async def agent_restore(ls: AgentLanguageServer, params: RestoreParams) -> dict[str, Any]:

@@ -120,6 +120,7 @@ def register(ls: AgentLanguageServer) -> None:
         if ls.ready_task is not None and ls.ready_task.done():
             await ls.runs.aclose()
         ls.index_service.stop()
+        await ls.close_language_servers()
         if ls.warm_up_task is not None:
             # Closing the worker while it starts is not a failure of the warm-up.
             ls.warm_up_task.cancel()

@@ -1,7 +1,10 @@
 """``agent/reviewDecision`` (notification): the user kept, undid or changed hunks of an
 agent edit under inline review (server/inline_review.py). Recorded in the run's session
-and told to the model at its next step; a bad notification is logged and dropped (by the
-protocol, before this handler: server/jsonrpc.py)."""
+and told to the model at its next model call; a bad notification is logged and dropped
+(by the protocol, before this handler: server/jsonrpc.py).
+
+``agent/reviewAutoSave`` (notification): how the editor's auto-save treats a file of the
+edit the client is about to answer."""
 
 from __future__ import annotations
 
@@ -11,11 +14,12 @@ from typing import TYPE_CHECKING
 from agentls.server.app import AgentLanguageServer
 
 if TYPE_CHECKING:
-    from agentls.server.protocol import ReviewDecisionParams
+    from agentls.server.protocol import ReviewAutoSaveParams, ReviewDecisionParams
 
 log = logging.getLogger(__name__)
 
 METHOD = "agent/reviewDecision"
+AUTOSAVE_METHOD = "agent/reviewAutoSave"
 
 
 def register(ls: AgentLanguageServer) -> None:
@@ -28,3 +32,9 @@ def register(ls: AgentLanguageServer) -> None:
         store = store_for(config.workspace.root, config.sessions.dir)
         note = await ls.reviews.decide(params, store)
         log.info("%s %s v%d: %s", METHOD, params.uri, params.version, note or "(nothing new)")
+
+    # Not async: it must be in the book before the answer to the edit that follows it
+    # on the wire is read, and the reading goes on as soon as this returns.
+    @ls.handler(AUTOSAVE_METHOD, notification=True)
+    def review_autosave(ls: AgentLanguageServer, params: ReviewAutoSaveParams) -> None:
+        ls.reviews.autosaved(params)

@@ -1,13 +1,13 @@
 """The links of ``src/agentls/`` to the top-level folders, checked before anything needs them.
 
 In the repository ``agentls.agent``, ``agentls.server``, ``agentls.indexer``,
-``agentls.acp_agent`` and ``agentls.cli`` are symbolic links to the folders ``agent/``,
-``server/``, ``indexer/``, ``acp_agent/`` and ``cli/``. A checkout made without symbolic
-links (git's ``core.symlinks`` false, the default on Windows unless Developer Mode is on)
-writes each link as a small text file holding the target's path. Python then finds no
-such package and setuptools builds a wheel without them, neither saying why.
-``setup.py`` (at build time) and ``agentls/__init__.py`` (at import time) ask ``problem``
-and stop with its text.
+``agentls.acp_agent``, ``agentls.cli`` and ``agentls.langservers`` are symbolic links to
+the folders ``agent/``, ``server/``, ``indexer/``, ``acp_agent/``, ``cli/`` and
+``langservers/``. A checkout made without symbolic links (git's ``core.symlinks`` false, the
+default on Windows unless Developer Mode is on) writes each link as a small text file holding
+the target's path. Python then finds no such package and setuptools builds a wheel without
+them, neither saying why. ``setup.py`` (at build time) and ``agentls/__init__.py`` (at import
+time) ask ``problem`` and stop with its text.
 
 Only the standard library: ``setup.py`` loads this file by its path, before anything of
 agentls is installed.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 
 #: The subpackages that are links in the repository (and folders in a wheel or an sdist).
-LINKED = ("agent", "server", "indexer", "acp_agent", "cli")
+LINKED = ("agent", "server", "indexer", "acp_agent", "cli", "langservers")
 
 _WHAT_TO_DO = """\
 This happens when git checks out without symbolic links (core.symlinks false: the default on

@@ -1,9 +1,9 @@
 """A checkout made without symbolic links fails loudly, at import and at build, saying what to do.
 
-``src/agentls/{agent,server,indexer,acp_agent,cli}`` are symbolic links to the top-level
-folders. With git's ``core.symlinks`` false (the default on Windows without Developer Mode)
-each is written as a small text file holding the link's target, and Python and setuptools
-would otherwise just leave those packages out. The copy below is laid out the way git
+``src/agentls/{agent,server,indexer,acp_agent,cli,langservers}`` are symbolic links to the
+top-level folders. With git's ``core.symlinks`` false (the default on Windows without
+Developer Mode) each is written as a small text file holding the link's target, and Python
+and setuptools would otherwise just leave those packages out. The copy below is laid out the way git
 writes it then.
 """
 

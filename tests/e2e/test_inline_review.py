@@ -151,15 +151,22 @@ async def test_decisions_after_the_run_are_told_to_the_sessions_next_run(
     assert second["status"] == "success", second
 
     messages = _user_messages(scripted, 2)
-    assert messages[-2] == "go on"
-    note = messages[-1]
+    # What happened since the model last heard comes before the new prompt.
+    assert messages[-1] == "go on"
+    note = messages[-2]
+    assert note.count("The user reviewed your edits in the editor:") == 1
     assert "hunk 2 (+1 −1 at line 8): changed by the user; the region now reads (from line 8)" in (
         note
     )
     assert "```\nline 8 (mine)\n\n```" in note
-    decisions = [e for e in _session_entries(workspace, "s2") if e["type"] == "approval_decision"]
+    entries = _session_entries(workspace, "s2")
+    decisions = [e for e in entries if e["type"] == "approval_decision"]
     assert [d["decision"] for d in decisions] == ["approve", "modify"]
     assert decisions[1]["args"]["text"] == "line 8 (mine)\n"
+    # Kept apart from the user's words, before the prompt, for later runs of the session.
+    types_r2 = [e["type"] for e in entries if e["run_id"] == "r2"]
+    assert types_r2[:3] == ["run_start", "note", "user_message"], types_r2
+    assert next(e for e in entries if e["type"] == "note")["content"] == note
 
 
 async def test_without_the_capability_nothing_is_pending(

@@ -23,10 +23,13 @@ export const Methods = {
   context: 'agent/context',
   instructions: 'agent/instructions',
   askUser: 'agent/askUser',
+  diagnostics: 'agent/diagnostics',
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
   reviewDecision: 'agent/reviewDecision',
   approveHooks: 'agent/approveHooks',
+  reviewAutoSave: 'agent/reviewAutoSave',
+  reviewDelivery: 'agent/reviewDelivery',
   approveMcpServer: 'agent/approveMcpServer',
 } as const;
 
@@ -49,11 +52,13 @@ export interface ClientNotifications {
   'agent/prepare': PrepareParams;
   'agent/workspaceTrust': WorkspaceTrustParams;
   'agent/reviewDecision': ReviewDecisionParams;
+  'agent/reviewAutoSave': ReviewAutoSaveParams;
 }
 
 /** The requests the server sends: method → params and result. */
 export interface ServerRequests {
   'agent/askUser': { params: AskUserParams; result: AskUserResult };
+  'agent/diagnostics': { params: DiagnosticsParams; result: DiagnosticsResult };
   'agent/approveHooks': { params: HooksApprovalParams; result: HooksApprovalResult };
   'agent/approveMcpServer': { params: McpServerApprovalParams; result: McpServerApprovalResult };
 }
@@ -68,7 +73,12 @@ export interface ServerNotifications {
   'agent/plan': PlanParams;
   'agent/context': ContextParams;
   'agent/instructions': InstructionsParams;
+  'agent/reviewDelivery': ReviewDeliveryParams;
 }
+
+/** Every `AutoSaveMode`, in order. */
+export const AutoSaveModeValues = ['off', 'afterDelay', 'onFocusChange', 'onWindowChange'] as const;
+export type AutoSaveMode = (typeof AutoSaveModeValues)[number];
 
 /** Every `CommandSource`, in order. */
 export const CommandSourceValues = ['built-in', 'user', 'workspace'] as const;
@@ -82,8 +92,12 @@ export type ConfirmMode = (typeof ConfirmModeValues)[number];
 export const PlanStepStatusValues = ['pending', 'in_progress', 'done'] as const;
 export type PlanStepStatus = (typeof PlanStepStatusValues)[number];
 
+/** Every `ReviewDeliveryState`, in order. */
+export const ReviewDeliveryStateValues = ['waiting', 'told', 'unknown'] as const;
+export type ReviewDeliveryState = (typeof ReviewDeliveryStateValues)[number];
+
 /** Every `ReviewOutcome`, in order. */
-export const ReviewOutcomeValues = ['kept', 'undone', 'changedByUser'] as const;
+export const ReviewOutcomeValues = ['kept', 'undone', 'changedByUser', 'pending'] as const;
 export type ReviewOutcome = (typeof ReviewOutcomeValues)[number];
 
 /** Every `RunState`, in order. */
@@ -201,6 +215,8 @@ export interface CheckpointRun {
   /** For a restore: the run it went back before. */
   restores?: string;
   files: CheckpointFile[];
+  /** With `sessionId`: what undoing this run would do now. */
+  undo?: UndoPreview;
 }
 
 /** `agent/checkpoints` params. */
@@ -295,6 +311,57 @@ export interface ContextUpdate extends Entry {
   messages_after: number;
 }
 
+export interface DiagnosticPosition {
+  /** 0-based. */
+  line: number;
+  /** 0-based, in UTF-16 code units (LSP's default). */
+  character: number;
+}
+
+export interface DiagnosticRange {
+  start: DiagnosticPosition;
+  end: DiagnosticPosition;
+}
+
+/**
+ * `agent/diagnostics` (a request to the client) params: the editor's problems of
+ * these documents, as it shows them now.
+ */
+export interface DiagnosticsParams {
+  /** The documents asked about; empty: every document the editor has problems for. */
+  uris: string[];
+}
+
+/**
+ * `agent/diagnostics` result: one entry per document asked about (a document with
+ * no problems may be left out).
+ */
+export interface DiagnosticsResult {
+  items: DocumentDiagnostics[];
+}
+
+export interface DocumentDiagnostics {
+  uri: string;
+  diagnostics: EditorDiagnostic[];
+  /** Optional: how many times the editor's problems of this document were set so far; lets the server see a language server publish the same problems again for the new text. */
+  updates?: number | null;
+}
+
+/**
+ * One problem, in the shape of LSP's `Diagnostic` (its other fields, such as
+ * `tags` or `relatedInformation`, may be sent and are ignored).
+ */
+export interface EditorDiagnostic {
+  range: DiagnosticRange;
+  /** 1 error, 2 warning, 3 information, 4 hint; absent: error. */
+  severity?: number | null;
+  code?: number | string | null;
+  /** Who reports it, e.g. `Pylance`, `ts`. */
+  source?: string | null;
+  message: string;
+  [key: string]: unknown;
+}
+
 /** One command of a workspace's hooks. */
 export interface HookEntry {
   /** `PreToolUse`, `PostToolUse`, `SessionStart`, ... */
@@ -327,7 +394,10 @@ export interface HooksApprovalResult {
   approved: boolean;
 }
 
-/** What the user decided about one hunk under inline review. */
+/**
+ * What the user decided about one hunk under inline review (`pending`: a decision
+ * taken back, e.g. an undo undone with Ctrl+Z: the hunk waits for the user again).
+ */
 export interface HunkDecision {
   /** The hunk's change annotation id. */
   id: string;
@@ -407,6 +477,16 @@ export interface MessageResult {
 
 /** Params of a request that takes none: `{}` (the server ignores what is sent). */
 export type NoParams = Record<string, never>;
+
+/**
+ * News from the front end that the model was given just before a run's prompt (what
+ * the user decided about earlier edits since the model last heard): told as a user
+ * message, kept apart from the user's own words.
+ */
+export interface NoteEntry extends Entry {
+  type: 'note';
+  content: string;
+}
 
 /** `agent/ping` result. */
 export interface PingResult {
@@ -488,6 +568,21 @@ export interface RestoreResult {
 }
 
 /**
+ * `agent/reviewAutoSave` (a notification to the server, sent before the client
+ * answers an edit it reviews inline): how the editor's auto-save treats a file of that
+ * edit, so that the tool result tells the model what is on disk.
+ */
+export interface ReviewAutoSaveParams {
+  uri: string;
+  /** The document's version once the edit is applied. */
+  version: number;
+  /** The editor's auto-save for this file. */
+  mode: AutoSaveMode;
+  /** The editor has already saved the file with the edit in it. */
+  saved?: boolean;
+}
+
+/**
  * `agent/reviewDecision` (a notification to the server): the user kept, undid or
  * changed hunks of an agent edit under inline review.
  */
@@ -504,6 +599,23 @@ export interface ReviewDecisionParams {
   changedOnSave?: boolean;
   /** The agent created the file and the user undid all of it: the file was deleted. */
   deleted?: boolean;
+}
+
+/**
+ * `agent/reviewDelivery` (a notification to the client): what became of review
+ * decisions it sent.
+ */
+export interface ReviewDeliveryParams {
+  /** The hunks' ids. */
+  hunks: string[];
+  /** `waiting`: for the next model call of `sessionId` (its run in flight `runId`, else its next run, or the next run of any other session); `told`: the model of run `runId` has heard the hunks' current state (`note`: the text it was given; absent when it had heard it before); `unknown`: this server does not know the hunks (made by another server process), so no model will hear of them. */
+  state: ReviewDeliveryState;
+  runId?: string;
+  sessionId?: string;
+  /** `told`: exactly what the model was given. */
+  note?: string;
+  /** `told`: the run that heard is of another session than the edit's; the edit's own session still hears it when continued. */
+  otherSession: boolean;
 }
 
 /**
@@ -573,7 +685,7 @@ export interface RunStartEntry extends Entry {
   instructions: string[];
 }
 
-export type SessionEntry = RunStartEntry | UserMessage | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | RestoreEntry;
+export type SessionEntry = RunStartEntry | UserMessage | NoteEntry | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | RestoreEntry;
 
 /** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
 export interface SessionInfo {
@@ -684,6 +796,16 @@ export interface ToolUse {
   /** The arguments, long strings shortened. */
   args: Record<string, unknown>;
   success: boolean;
+}
+
+/** What `agent/restore` of a run would do now (files as workspace-relative paths). */
+export interface UndoPreview {
+  /** Files the undo would write back. */
+  restores: string[];
+  /** Of those, files where the user already undid part of the runs' changes: only the rest goes back. */
+  partlyUndone: string[];
+  /** Files changed since the runs in other ways: the undo leaves them as they are. */
+  changedSince: string[];
 }
 
 export interface Unrestorable {

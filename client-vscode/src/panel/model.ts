@@ -4,7 +4,7 @@
  * no vscode: the extension keeps one copy (the truth, sent whole to a fresh webview) and the
  * webview applies the same actions to its own copy, so both always agree.
  */
-import type { Compaction, ContextParams, InstructionsParams, MessageDeliveredParams, PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult } from '../protocol';
+import type { Compaction, ContextParams, InstructionsParams, MessageDeliveredParams, PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult, UndoPreview } from '../protocol';
 
 /** A run's end: the live result, or what a stored session recorded of it (less). */
 export type RunEnd = Pick<RunResult, 'status'> & Partial<RunResult>;
@@ -87,6 +87,17 @@ export type Item =
       seconds?: number;
     }
   | {
+      /** What the model of run `runId` was told about the user's review of the agent's
+       * edits, exactly (`note`), under a title in the user's words. */
+      kind: 'review';
+      id: string;
+      rev: number;
+      runId: string;
+      summary: string;
+      note: string;
+      otherSession?: boolean;
+    }
+  | {
       /** The user undid a run (and the session's later ones): what went back. */
       kind: 'restore';
       id: string;
@@ -114,6 +125,8 @@ export interface Conversation {
   context?: { runId: string; used: number; limit: number };
   /** Runs of the session that changed files (agent/checkpoints): each gets an undo button. */
   undoable?: string[];
+  /** What undoing each of them would do now (agent/checkpoints' `undo`). */
+  undoPreviews?: Record<string, UndoPreview>;
   /** Bumps on every change; the renderer compares it to skip idle frames. */
   rev: number;
 }
@@ -138,10 +151,16 @@ export type Action =
   | { type: 'sessionLoaded'; sessionId: string; entries: unknown[] }
   | { type: 'continueSession' }
   | { type: 'newSession' }
-  | { type: 'checkpoints'; runIds: string[] }
+  | { type: 'checkpoints'; runIds: string[]; previews?: Record<string, UndoPreview> }
+  /** `beforePrompt`: it was told before the run's prompt (unset: guessed, it was if the run
+   * has shown nothing yet). */
+  | { type: 'reviewTold'; runId: string; summary: string; note: string; otherSession?: boolean; beforePrompt?: boolean }
   | { type: 'restored'; result: Pick<RestoreResult, 'runId' | 'restoreRunId' | 'status' | 'restored' | 'conflicts' | 'unrestorable'> };
 
 export const EDIT_TOOLS = new Set(['edit_file', 'write_file', 'delete_file', 'apply_patch']);
+
+/** How the server starts a note about the user's review (server/inline_review.py). */
+export const REVIEW_NOTE_HEADER = 'The user reviewed ';
 
 export function emptyConversation(): Conversation {
   return { readOnly: false, items: [], rev: 0 };
@@ -445,7 +464,23 @@ export function reduce(c: Conversation, action: Action): Conversation {
     case 'newSession':
       return { ...emptyConversation(), rev: c.rev + 1 };
     case 'checkpoints':
-      return withUndoable(c, action.runIds);
+      return withUndoable(c, action.runIds, action.previews ?? {});
+    case 'reviewTold': {
+      const item: Item = {
+        kind: 'review',
+        id: `v-${action.runId}-${c.items.filter((it) => it.kind === 'review').length}`,
+        rev: 0,
+        runId: action.runId,
+        summary: action.summary,
+        note: action.note,
+        otherSession: action.otherSession,
+      };
+      // Told before the run's first model call, it came before the prompt: show it there.
+      const user = c.items.findIndex((it) => it.kind === 'user' && it.runId === action.runId);
+      const before = action.beforePrompt ?? !c.items.slice(user + 1).some((it) => it.runId === action.runId);
+      const items = user >= 0 && before ? [...c.items.slice(0, user), item, ...c.items.slice(user)] : [...c.items, item];
+      return bump(c, { items });
+    }
     case 'restored': {
       const r = action.result;
       if (!r.restoreRunId || c.items.some((it) => it.kind === 'restore' && it.runId === r.restoreRunId)) {
@@ -468,18 +503,48 @@ export function reduce(c: Conversation, action: Action): Conversation {
 }
 
 /** Mark which runs can be undone; the end and restore items re-render when theirs changes. */
-function withUndoable(c: Conversation, runIds: string[]): Conversation {
+function withUndoable(c: Conversation, runIds: string[], previews: Record<string, UndoPreview>): Conversation {
   const now = new Set(runIds);
   const before = new Set(c.undoable ?? []);
-  const items = c.items.map((it): Item =>
-    (it.kind === 'end' || it.kind === 'restore') && now.has(it.runId) !== before.has(it.runId) ? ({ ...it, rev: it.rev + 1 } as Item) : it,
-  );
-  return bump(c, { items, undoable: runIds });
+  const old = c.undoPreviews ?? {};
+  const changed = (runId: string): boolean => now.has(runId) !== before.has(runId) || JSON.stringify(old[runId]) !== JSON.stringify(previews[runId]);
+  const items = c.items.map((it): Item => ((it.kind === 'end' || it.kind === 'restore') && changed(it.runId) ? ({ ...it, rev: it.rev + 1 } as Item) : it));
+  return bump(c, { items, undoable: runIds, undoPreviews: previews });
+}
+
+/** What the undo button of a run's end says, from what undoing it would do now; undefined:
+ * nothing is left to undo (`detail` still says why). */
+export function undoOffer(preview: UndoPreview | undefined): { label?: string; detail?: string } {
+  if (!preview) {
+    return { label: 'Undo run' };
+  }
+  const list = (paths: string[]): string => paths.join(', ');
+  const kept = preview.changedSince.length > 0 ? `${list(preview.changedSince)} changed since: left as it is.` : '';
+  if (preview.restores.length === 0) {
+    const why = preview.changedSince.length > 0 ? kept : 'Nothing left to undo: the files are as they were before this run.';
+    return { detail: why };
+  }
+  if (preview.partlyUndone.length === 0 && preview.changedSince.length === 0) {
+    return { label: 'Undo run' };
+  }
+  const parts: string[] = [];
+  if (preview.partlyUndone.length > 0) {
+    parts.push(`You already undid part of this run in ${list(preview.partlyUndone)}; undoing the rest puts ${list(preview.restores)} back as before the run.`);
+  } else {
+    parts.push(`Undoing puts ${list(preview.restores)} back as before the run.`);
+  }
+  if (kept) {
+    parts.push(kept);
+  }
+  return { label: preview.partlyUndone.length > 0 ? 'Undo the rest of this run' : 'Undo run', detail: parts.join(' ') };
 }
 
 /** Whether the panel offers to undo the run of this end or restore item. */
 export function canUndo(c: Conversation, item: Item): boolean {
-  return (item.kind === 'end' || item.kind === 'restore') && (c.undoable ?? []).includes(item.runId);
+  if ((item.kind !== 'end' && item.kind !== 'restore') || !(c.undoable ?? []).includes(item.runId)) {
+    return false;
+  }
+  return item.kind === 'restore' || undoOffer(c.undoPreviews?.[item.runId]).label !== undefined;
 }
 
 function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>): Conversation {
@@ -540,6 +605,14 @@ export function fromEntries(sessionId: string, entries: unknown[]): Conversation
       case 'run_start':
         c = reduce(c, { type: 'runStarted', runId, prompt: String(e.prompt ?? ''), agent: typeof e.agent === 'string' ? e.agent : undefined });
         c = reduce(c, { type: 'instructions', params: { runId, files: stringList(e.instructions) } });
+        break;
+      case 'note':
+      case 'user_message':
+        // The user's own prompt is the run's start; what else the model was told as a
+        // user message is the review of its edits (or a note of the front end).
+        if (typeof e.content === 'string' && (e.type === 'note' || e.content.startsWith(REVIEW_NOTE_HEADER))) {
+          c = reduce(c, { type: 'reviewTold', runId, summary: 'What the agent was told', note: e.content, beforePrompt: e.type === 'note' });
+        }
         break;
       case 'assistant_message':
         if (typeof e.content === 'string' && e.content.trim() !== '') {

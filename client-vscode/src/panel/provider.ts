@@ -25,6 +25,7 @@ import {
   type SessionResult,
   type SessionsResult,
 } from '../protocol';
+import type { DeliveryNews } from '../review/delivery';
 import type { QuestionRouter, RunEvent, Runs } from '../runs';
 import type { ServerManager } from '../server';
 import { runOptions, type AgentSettings } from '../settings';
@@ -204,7 +205,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     }
   }
 
-  /** Which runs of the conversation's session changed files: those get an undo button. */
+  /** Which runs of the conversation's session changed files: those get an undo button,
+   * which says what undoing does now. */
   private async refreshCheckpoints(): Promise<void> {
     const sessionId = this.conversation.sessionId;
     const client = this.server.current;
@@ -214,11 +216,32 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     try {
       const result = await client.sendRequest<CheckpointsResult>(Methods.checkpoints, { sessionId });
       if (this.conversation.sessionId === sessionId) {
-        this.apply({ type: 'checkpoints', runIds: result.runs.map((run) => run.runId) });
+        const previews = Object.fromEntries(result.runs.flatMap((run) => (run.undo ? [[run.runId, run.undo]] : [])));
+        this.apply({ type: 'checkpoints', runIds: result.runs.map((run) => run.runId), previews });
       }
     } catch (error) {
       logError(`${Methods.checkpoints} failed`, error);
     }
+  }
+
+  private reviewTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** The user kept or undid changes under review: what an undo button offers may change
+   * (asked once the clicks settle). */
+  reviewChanged(): void {
+    if (!this.conversation.undoable?.length || this.conversation.runId) {
+      return;
+    }
+    clearTimeout(this.reviewTimer);
+    this.reviewTimer = setTimeout(() => void this.refreshCheckpoints(), 300);
+  }
+
+  /** What the model of one of the panel's runs was told about the user's review. */
+  reviewDelivered(news: DeliveryNews): void {
+    if (news.state !== 'told' || !news.runId || !news.note || !this.conversation.items.some((it) => it.runId === news.runId)) {
+      return;
+    }
+    this.apply({ type: 'reviewTold', runId: news.runId, summary: news.summary, note: news.note, otherSession: news.otherSession });
   }
 
   /**
@@ -499,6 +522,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
   }
 
   dispose(): void {
+    clearTimeout(this.reviewTimer);
     if (this.runs.questions === this) {
       this.runs.questions = undefined;
     }

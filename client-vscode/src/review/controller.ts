@@ -5,18 +5,27 @@
  * with `agent/reviewDecision`.
  *
  * Rules: a file with pending hunks is never saved by us; when its last hunk is decided it is
- * saved if it was clean before the agent touched it. Closing its editor, cancelling the run
- * or ending the session decides nothing: the hunks stay pending (and are drawn again when the
- * file is shown). A window reload forgets the review: the agent's text stays in the buffer
- * as plain text.
+ * saved if it was clean before the agent touched it. The editor's auto-save is the user's
+ * and is left alone (nothing can hold one file out of it): before answering an edit the
+ * server is told what auto-save does to each file (`agent/reviewAutoSave`; with a short
+ * `afterDelay`, after waiting for that save), so that the model is told the truth. Closing
+ * its editor, cancelling the run or ending the session decides nothing: the hunks stay
+ * pending (and are drawn again when the file is shown). A window reload forgets the
+ * review: the agent's text stays in the buffer as plain text.
+ *
+ * What the server does with the decisions comes back as `agent/reviewDelivery`
+ * (`Deliveries`): told to a model, waiting, or lost (the server restarted); the user hears
+ * of what is told and of what is lost.
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, TextDocumentEdit, TextEdit } from 'vscode-languageclient';
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, Disposable, TextDocumentEdit, TextEdit } from 'vscode-languageclient';
+import * as path from 'path';
 import { logError, logInfo } from '../logging';
-import { Methods } from '../protocol';
+import { Methods, type AutoSaveMode, type ReviewAutoSaveParams, type ReviewDeliveryParams } from '../protocol';
+import { Deliveries, type DeliveryNews } from './delivery';
 import { FileReview, offsetAt, type Decided, type Hunk } from './model';
-import { decisionParams, readReviewSettings, reviewable, type ReviewSettings, type SentDecision } from './protocol';
+import { autoSaveRule, autoSaveWords, decisionParams, readReviewSettings, reviewable, runOfHunk, type ReviewSettings, type SentDecision } from './protocol';
 
 export const BASELINE_SCHEME = 'agentls-baseline';
 
@@ -62,11 +71,20 @@ export class ReviewController implements vscode.Disposable {
   /** After a decision went to the server (sending it also flushes the buffers' didChange). */
   private readonly reported = new vscode.EventEmitter<void>();
   private readonly subscriptions: vscode.Disposable[] = [];
+  /** Whether the decisions reached the agent. */
+  readonly deliveries = new Deliveries();
+  private readonly delivered = new vscode.EventEmitter<DeliveryNews>();
+  /** What became of decisions sent: told to a model (with the note), waiting, or lost. */
+  readonly onDidDeliver = this.delivered.event;
+  private clientHandlers: Disposable[] = [];
+  /** What the editor's auto-save did with each file's last agent edit (by URI). */
+  private readonly autoSaved = new Map<string, { mode: AutoSaveMode; saved: boolean }>();
 
   constructor(private readonly settings: () => ReviewSettings = currentSettings) {
     this.subscriptions.push(
       this.changed,
       this.reported,
+      this.delivered,
       vscode.workspace.onDidChangeTextDocument((e) => this.onDocumentChange(e)),
       vscode.workspace.onDidOpenTextDocument((doc) => this.onDocumentOpen(doc)),
     );
@@ -87,7 +105,34 @@ export class ReviewController implements vscode.Disposable {
   }
 
   attach(client: LanguageClient | undefined): void {
+    if (client === this.client) {
+      return;
+    }
+    this.clientHandlers.forEach((h) => h.dispose());
+    this.clientHandlers = [];
+    if (this.client !== undefined) {
+      // What waited in the old server for the agent's next step is gone with it.
+      const lost = this.deliveries.serverGone();
+      if (lost) {
+        this.delivered.fire(lost);
+      }
+    }
     this.client = client;
+    if (client) {
+      this.clientHandlers.push(
+        client.onNotification(Methods.reviewDelivery, (params: ReviewDeliveryParams) => {
+          const news = this.deliveries.delivered(params);
+          if (news) {
+            this.delivered.fire(news);
+          }
+        }),
+      );
+    }
+  }
+
+  /** The server stopped (a restart follows, or not): nothing waits in it any more. */
+  serverGone(): void {
+    this.attach(undefined);
   }
 
   get pendingCount(): number {
@@ -112,6 +157,39 @@ export class ReviewController implements vscode.Disposable {
 
   review(uri: vscode.Uri): FileReview | undefined {
     return this.files.get(uri.toString());
+  }
+
+  /** Pending changes that came from edits of run `runId`. */
+  pendingOfRun(runId: string): number {
+    let count = 0;
+    for (const review of this.files.values()) {
+      count += review.hunks.filter((h) => h.ids.some((id) => runOfHunk(id) === runId)).length;
+    }
+    return count;
+  }
+
+  /** In the user's words, a run's edit of `file` (workspace-relative) that waits for
+   * review: "calc.py: 2 changes waiting for your review (already saved by auto-save)". */
+  describeEdit(runId: string, file: string): string | undefined {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder || !file) {
+      return undefined;
+    }
+    const uri = path.isAbsolute(file) ? vscode.Uri.file(file) : vscode.Uri.joinPath(folder.uri, file);
+    const review = this.review(uri);
+    const count = review?.hunks.filter((h) => h.ids.some((id) => runOfHunk(id) === runId)).length ?? 0;
+    if (count === 0) {
+      return undefined;
+    }
+    const saving = this.autoSaved.get(uri.toString());
+    const how = saving && saving.mode !== 'off' ? ` (${autoSaveWords(saving.mode, saving.saved)})` : '';
+    return `${path.basename(uri.fsPath)}: ${count} change${count === 1 ? '' : 's'} waiting for your review${how}`;
+  }
+
+  /** What auto-save did with the file's last agent edit, if it is on for it. */
+  autoSaveOf(uri: vscode.Uri): { mode: AutoSaveMode; saved: boolean } | undefined {
+    const state = this.autoSaved.get(uri.toString());
+    return state && state.mode !== 'off' ? state : undefined;
   }
 
   // -- agent edits ------------------------------------------------------------------------
@@ -144,17 +222,47 @@ export class ReviewController implements vscode.Disposable {
         }
       }
     }
-    for (const part of parts) {
-      if (!part.edit) {
-        continue;
+    const uris = parts.flatMap((p) => (p.edit ? [vscode.Uri.parse(p.edit.textDocument.uri).toString()] : []));
+    // Listening before the edit lands: an auto-save may follow it at once.
+    const saves = new Map(uris.map((uri) => [uri, saveOf(uri)]));
+    try {
+      for (const part of parts) {
+        if (!part.edit) {
+          continue;
+        }
+        const failure = await this.applyTextEdit(part.edit);
+        if (failure) {
+          return { applied: false, failureReason: failure };
+        }
       }
-      const failure = await this.applyTextEdit(part.edit);
-      if (failure) {
-        return { applied: false, failureReason: failure };
-      }
+      this.changed.fire(undefined);
+      await Promise.all([...saves.entries()].map(([uri, save]) => this.reportAutoSave(uri, save)));
+      this.changed.fire(undefined); // what auto-save did is shown too
+    } finally {
+      saves.forEach((save) => save.dispose());
     }
-    this.changed.fire(undefined);
     return { applied: true };
+  }
+
+  /** Tell the server what the editor's auto-save does with the file (before the edit is
+   * answered: the tool result the model reads depends on it). */
+  private async reportAutoSave(key: string, save: PendingSave): Promise<void> {
+    const uri = vscode.Uri.parse(key);
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+    if (!doc) {
+      return;
+    }
+    const files = vscode.workspace.getConfiguration('files', { uri, languageId: doc.languageId });
+    const rule = autoSaveRule(files.get('autoSave'), files.get('autoSaveDelay'));
+    const saved = rule.waitMs > 0 ? await save.within(rule.waitMs) : save.done;
+    this.autoSaved.set(key, { mode: rule.mode, saved });
+    const params: ReviewAutoSaveParams = { uri: key, version: doc.version, mode: rule.mode, saved };
+    logInfo(`review: auto-save ${rule.mode}${saved ? ' (saved)' : ''} for ${vscode.workspace.asRelativePath(uri)}`);
+    try {
+      await this.client?.sendNotification(Methods.reviewAutoSave, params);
+    } catch (error) {
+      logError('Could not send the auto-save state to the server', error);
+    }
   }
 
   private async applyTextEdit(edit: TextDocumentEdit): Promise<string | undefined> {
@@ -176,12 +284,14 @@ export class ReviewController implements vscode.Disposable {
     // Ranges refer to the text before the edit: apply the last one first.
     const edits = edit.edits.filter((e): e is TextEdit => 'newText' in e).sort((a, b) => b.range.start.line - a.range.start.line || b.range.start.character - a.range.start.character);
     const before = review.text;
+    const firstKey = review.nextHunkKey;
     for (const e of edits) {
       const start = offsetAt(before, e.range.start.line, e.range.start.character);
       const end = offsetAt(before, e.range.end.line, e.range.end.character);
       const id = 'annotationId' in e && typeof e.annotationId === 'string' ? e.annotationId : `${key}#${start}`;
       review.applyAgent({ offset: start, length: end - start, text: e.newText }, id);
     }
+    review.numberInOrder(firstKey);
     const workspaceEdit = new vscode.WorkspaceEdit();
     for (const e of edits) {
       const range = new vscode.Range(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character);
@@ -238,7 +348,11 @@ export class ReviewController implements vscode.Disposable {
       decided.push(...review.applyUser({ offset: change.rangeOffset, length: change.rangeLength, text: change.text }));
     }
     if (event.reason === vscode.TextDocumentChangeReason.Undo) {
-      review.restoreAfterUndo();
+      // The undo of our Undo: that change waits for the user again, and the agent must
+      // not be told (or go on believing) it was undone.
+      for (const hunk of review.restoreAfterUndo()) {
+        decided.push({ key: hunk.key, ids: hunk.ids, outcome: 'pending', line: event.document.positionAt(hunk.start).line });
+      }
     }
     if (review.text !== event.document.getText()) {
       decided.push(...review.resync(event.document.getText()));
@@ -369,6 +483,8 @@ export class ReviewController implements vscode.Disposable {
       }
     }
     this.sent.push(params);
+    const file = path.basename(doc.uri.fsPath);
+    this.deliveries.sent(decided.map((d) => ({ file, key: d.key, outcome: d.outcome, ids: d.ids })));
     logInfo(`review: ${params.hunks.map((h) => `${h.outcome} ${h.id}`).join(', ')}`);
     try {
       await this.client?.sendNotification(Methods.reviewDecision, params);
@@ -379,10 +495,49 @@ export class ReviewController implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.clientHandlers.forEach((h) => h.dispose());
     for (const s of this.subscriptions) {
       s.dispose();
     }
   }
+}
+
+interface PendingSave {
+  /** Saved since the listening began. */
+  readonly done: boolean;
+  /** Whether it is saved within `ms`. */
+  within(ms: number): Promise<boolean>;
+  dispose(): void;
+}
+
+/** Listen for the next save of `uri` (an auto-save, the user's Ctrl+S). */
+function saveOf(uri: string): PendingSave {
+  let done = false;
+  let wake: (() => void) | undefined;
+  const listener = vscode.workspace.onDidSaveTextDocument((doc) => {
+    if (doc.uri.toString() === uri) {
+      done = true;
+      wake?.();
+    }
+  });
+  return {
+    get done() {
+      return done;
+    },
+    within(ms) {
+      if (done) {
+        return Promise.resolve(true);
+      }
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(done), ms);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+    },
+    dispose: () => listener.dispose(),
+  };
 }
 
 function currentSettings(): ReviewSettings {

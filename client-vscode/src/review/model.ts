@@ -18,8 +18,9 @@ import type { ReviewOutcome } from '../protocol';
 export type Outcome = ReviewOutcome;
 
 export interface Hunk {
-  /** Local, unique within the review: what CodeLenses and commands name. */
-  readonly key: number;
+  /** Local, unique within the review: what CodeLenses and commands name ("change 2").
+   * Set once, in document order among the hunks of one agent edit (`numberInOrder`). */
+  key: number;
   /** The server's ids of the agent edits it carries. */
   ids: string[];
   /** Its region in `text`: from a line start to a line start (or the end of the text). */
@@ -226,6 +227,23 @@ export class FileReview {
   applyAgent(change: Change, id: string): Decided[] {
     this.lastUndo = undefined;
     return this.apply(change, id);
+  }
+
+  /** The key the next new hunk gets. */
+  get nextHunkKey(): number {
+    return this.nextKey;
+  }
+
+  /** Give the hunks made since the key `from` was next their keys in document order. The
+   * edits of one agent edit are applied from the last to the first (their ranges refer to
+   * the text before it), and "change 1" must still be the topmost: it is the name the user
+   * sees, and the server's hunk 1 of that edit. */
+  numberInOrder(from: number): void {
+    const fresh = this.hunks.filter((h) => h.key >= from).sort((a, b) => a.start - b.start);
+    fresh.forEach((h, i) => {
+      h.key = from + i;
+    });
+    this.nextKey = from + fresh.length;
   }
 
   /** A change the user (or anything but the agent) made in the buffer. */

@@ -4,7 +4,7 @@
  * the server's models, see ../protocol).
  */
 import type { ApplyWorkspaceEditParams, TextDocumentEdit } from 'vscode-languageclient';
-import type { HunkDecision, ReviewDecisionParams } from '../protocol';
+import type { AutoSaveMode, HunkDecision, ReviewDecisionParams } from '../protocol';
 import type { Decided } from './model';
 
 export type ReviewMode = 'inline' | 'refactorPreview';
@@ -61,4 +61,49 @@ export function reviewable(params: ApplyWorkspaceEditParams): Reviewable | undef
     }
   }
   return parts;
+}
+
+/** How the editor's auto-save treats a file under review, and how long to wait for it. */
+export interface AutoSaveRule {
+  mode: AutoSaveMode;
+  /** Wait this long (ms) for the auto-save before answering the agent's edit (0: do not). */
+  waitMs: number;
+}
+
+/** Longest `files.autoSaveDelay` the agent waits for: longer, and it is told "soon". */
+export const MAX_AUTOSAVE_WAIT_MS = 5000;
+
+/**
+ * The auto-save rule for one file, from `files.autoSave` and `files.autoSaveDelay` as they
+ * apply to it. With `afterDelay` the file is saved within the delay whatever the review
+ * does (no extension can hold a file out of auto-save), so the agent's answer waits for
+ * that save when the delay is short: the model is then told the file is on disk, which is
+ * true. The focus modes save at a moment nobody can predict: nothing to wait for.
+ */
+export function autoSaveRule(mode: unknown, delay: unknown): AutoSaveRule {
+  const known: AutoSaveMode[] = ['afterDelay', 'onFocusChange', 'onWindowChange'];
+  const m = known.includes(mode as AutoSaveMode) ? (mode as AutoSaveMode) : 'off';
+  const ms = typeof delay === 'number' && Number.isFinite(delay) && delay >= 0 ? delay : 1000;
+  return { mode: m, waitMs: m === 'afterDelay' && ms <= MAX_AUTOSAVE_WAIT_MS ? ms + 2000 : 0 };
+}
+
+/** What the user is told of a file's pending changes under an auto-save mode. */
+export function autoSaveWords(mode: AutoSaveMode, saved: boolean): string {
+  if (saved) {
+    return 'already saved by auto-save';
+  }
+  switch (mode) {
+    case 'afterDelay':
+      return 'auto-save will save them shortly';
+    case 'onFocusChange':
+    case 'onWindowChange':
+      return 'auto-save saves them when focus leaves the editor';
+    default:
+      return 'not saved until you decide';
+  }
+}
+
+/** The run whose edit a hunk id belongs to (`review-<runId>-<n>:...`, docs/protocol.md). */
+export function runOfHunk(id: string): string | undefined {
+  return /^review-(.+)-\d+:/.exec(id)?.[1];
 }

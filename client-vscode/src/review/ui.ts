@@ -9,6 +9,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { BASELINE_SCHEME, type ReviewController } from './controller';
 import { FileReview, lineAt, splitLines, type Hunk } from './model';
+import { autoSaveWords } from './protocol';
 
 /** Shown in the DOM as `agentls.agentls.review` (publisher.extension.id). */
 export const STATUS_ID = 'review';
@@ -113,6 +114,7 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
 
   // -- CodeLens -------------------------------------------------------------------------------
   const lensesChanged = new vscode.EventEmitter<void>();
+  let lensesAgain: Array<ReturnType<typeof setTimeout> | undefined> = [];
   const lenses: vscode.CodeLensProvider = {
     onDidChangeCodeLenses: lensesChanged.event,
     provideCodeLenses(document) {
@@ -123,19 +125,23 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
       const uri = document.uri.toString();
       const file = name(document.uri);
       const top = new vscode.Range(0, 0, 0, 0);
-      const total = review.pending;
+      // VS Code asks for lenses again at least 250 ms after a change is signalled and
+      // shows new titles of a line's lenses 250 ms or more after that: a lens that counted
+      // or numbered the changes ("2 agent changes", "change 2 of 3") would show a stale
+      // count after every decision. So lenses carry no count (the status bar item, updated
+      // at once, does) and name a change by its stable key.
       const out: vscode.CodeLens[] = [
         new vscode.CodeLens(top, {
-          title: `$(sparkle) ${total} agent change${total === 1 ? '' : 's'} to review`,
+          title: '$(sparkle) Agent changes to review',
           tooltip: `Review the agent's changes in ${file}`,
           command: 'agentls.review.showPending',
         }),
         new vscode.CodeLens(top, { title: 'Keep all', tooltip: `Keep all changes in ${file}`, command: 'agentls.review.keepFile', arguments: [uri] }),
         new vscode.CodeLens(top, { title: 'Undo all', tooltip: `Undo all changes in ${file}`, command: 'agentls.review.undoFile', arguments: [uri] }),
       ];
-      review.hunks.forEach((hunk, i) => {
+      review.hunks.forEach((hunk) => {
         const range = new vscode.Range(anchorLine(review, hunk), 0, anchorLine(review, hunk), 0);
-        const label = `change ${i + 1} of ${total} in ${file}`;
+        const label = `change ${hunk.key} in ${file}`;
         const args = [uri, hunk.key, document.version];
         out.push(
           new vscode.CodeLens(range, { title: '$(check) Keep', tooltip: `Keep ${label}`, command: 'agentls.review.keepHunk', arguments: args }),
@@ -171,7 +177,12 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
     const files = [...controller.files.values()].filter((r) => r.pending > 0).length;
     if (count > 0) {
       status.text = `$(diff) ${count} agent change${count === 1 ? '' : 's'}`;
-      status.tooltip = `${count} change${count === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'} to keep or undo`;
+      const saving = [...controller.files.entries()].flatMap(([key, r]) => {
+        const state = r.pending > 0 ? controller.autoSaveOf(vscode.Uri.parse(key)) : undefined;
+        return state ? [`\n${name(vscode.Uri.parse(key))}: ${autoSaveWords(state.mode, state.saved)} (auto-save is on; what you undo is saved too)`] : [];
+      });
+      const autoSave = saving.join('');
+      status.tooltip = `${count} change${count === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'} to keep or undo${autoSave}`;
       status.show();
     } else {
       status.hide();
@@ -181,6 +192,13 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
     void vscode.commands.executeCommand('setContext', CONTEXT_EDITOR, !!active && (controller.review(active.document.uri)?.pending ?? 0) > 0);
     drawAll();
     lensesChanged.fire();
+    // VS Code drops a lens refresh it has scheduled when the editor loses focus (it asks
+    // again only when the editor gets focus back): a click on Keep followed at once by a
+    // click elsewhere (the panel, the palette) would leave the old lenses drawn. Asking
+    // again after the focus has moved makes it draw them anyway.
+    clearTimeout(lensesAgain[0]);
+    clearTimeout(lensesAgain[1]);
+    lensesAgain = [setTimeout(() => lensesChanged.fire(), 500), setTimeout(() => lensesChanged.fire(), 1500)];
     for (const key of uri ? [uri.toString()] : controller.files.keys()) {
       baselineChanged.fire(baselineUri(vscode.Uri.parse(key)));
     }
@@ -311,6 +329,7 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
 
   refresh();
   return [
+    { dispose: () => lensesAgain.forEach((timer) => clearTimeout(timer)) },
     added,
     changedByUser,
     removed,

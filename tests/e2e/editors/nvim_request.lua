@@ -9,6 +9,11 @@
 -- Opens FILE in a buffer attached to the server, sends METHOD with PARAMS, answers
 -- window/showMessageRequest with ANSWER ("" = close it: null), then writes
 -- {result, error, buffer, modified, questions} as JSON to OUT and quits.
+--
+-- Problems after edits: AGENTLS_TEST_DIAGNOSTICS_LUA names the module of docs/editors.md
+-- (its capabilities and agent/diagnostics handler are given to the server), and
+-- AGENTLS_TEST_LANGSERVER='["basedpyright-langserver","--stdio"]' attaches that language
+-- server to the buffer too, and waits for its first diagnostics before sending METHOD.
 
 local env = vim.fn.environ()
 local root = env.AGENTLS_TEST_ROOT
@@ -46,12 +51,20 @@ local ok, err = pcall(function()
   if env.AGENTLS_TEST_INIT and env.AGENTLS_TEST_INIT ~= '' then
     init = vim.fn.json_decode(env.AGENTLS_TEST_INIT)
   end
+  local capabilities, handlers = nil, nil
+  if env.AGENTLS_TEST_DIAGNOSTICS_LUA and env.AGENTLS_TEST_DIAGNOSTICS_LUA ~= '' then
+    local problems = dofile(env.AGENTLS_TEST_DIAGNOSTICS_LUA)
+    capabilities = problems.capabilities
+    handlers = { ['agent/diagnostics'] = problems.handler }
+  end
   local client_id = vim.lsp.start_client({
     name = 'agentls',
     cmd = vim.fn.json_decode(env.AGENTLS_TEST_CMD),
     cmd_env = { PYTHONUNBUFFERED = '1' },
     root_dir = root,
     init_options = init,
+    capabilities = capabilities,
+    handlers = handlers,
     flags = { debounce_text_changes = 0 },
   })
   assert(client_id, 'the server did not start')
@@ -63,6 +76,24 @@ local ok, err = pcall(function()
     local c = vim.lsp.get_client_by_id(client_id)
     return c ~= nil and c.initialized
   end, 50), 'the server did not initialize')
+
+  if env.AGENTLS_TEST_LANGSERVER and env.AGENTLS_TEST_LANGSERVER ~= '' then
+    local published = false
+    vim.api.nvim_create_autocmd('DiagnosticChanged', {
+      buffer = bufnr,
+      callback = function() published = true end,
+    })
+    local checker = vim.lsp.start_client({
+      name = 'checker',
+      cmd = vim.fn.json_decode(env.AGENTLS_TEST_LANGSERVER),
+      root_dir = root,
+      flags = { debounce_text_changes = 0 },
+    })
+    assert(checker, 'the language server did not start')
+    vim.lsp.buf_attach_client(bufnr, checker)
+    assert(vim.wait(90000, function() return published end, 50),
+      'the language server published no diagnostics')
+  end
 
   local client = vim.lsp.get_client_by_id(client_id)
   local done = false
@@ -76,6 +107,7 @@ local ok, err = pcall(function()
 
   report.buffer = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n') .. '\n'
   report.modified = vim.api.nvim_buf_get_option(bufnr, 'modified')
+  report.diagnostics = vim.diagnostic.get(bufnr)
   report.buffers = {}
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(b) then
@@ -83,7 +115,7 @@ local ok, err = pcall(function()
       report.buffers[name] = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n') .. '\n'
     end
   end
-  vim.lsp.stop_client(client_id)
+  vim.lsp.stop_client(vim.lsp.get_active_clients())
 end)
 if not ok then
   report.script_error = tostring(err)

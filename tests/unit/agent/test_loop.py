@@ -115,6 +115,24 @@ async def test_success_streams_and_reports_states(
     ]
 
 
+async def test_news_waiting_at_the_start_goes_before_the_prompt_and_later_news_after(
+    ws: Path, scripted: ScriptedModelServer, adapter_for: AdapterFactory
+) -> None:
+    llm, name = adapter_for()
+    scripted.add(name, tool_call("read_file", {"path": "a.txt"}), text("ok"))
+    news = [["The user reviewed your edits: kept."], [], ["Later: undone."]]
+    loop = make_loop(ws, llm)
+    loop.inbox = lambda: news.pop(0) if news else []
+    await loop.run("go on", history=[{"role": "assistant", "content": "edited"}])
+    first, second = scripted.requests_for(name)
+    assert [(m["role"], m["content"]) for m in first.body["messages"][1:]] == [
+        ("assistant", "edited"),
+        ("user", "The user reviewed your edits: kept."),
+        ("user", "go on"),
+    ]
+    assert second.body["messages"][-1] == {"role": "user", "content": "Later: undone."}
+
+
 async def test_tool_schemas_filtered_by_allowed_tools(
     ws: Path, scripted: ScriptedModelServer, adapter_for: AdapterFactory
 ) -> None:

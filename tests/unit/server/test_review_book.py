@@ -8,8 +8,14 @@ from lsprotocol import types as lsp
 
 from agentls.agent.session_entries import ApprovalDecision
 from agentls.agent.sessions import SessionStore
-from agentls.server.inline_review import InlineReviews, client_reviews_inline
-from agentls.server.protocol import ReviewDecisionParams
+from agentls.server.inline_review import (
+    PENDING_NOTE,
+    AutoSave,
+    InlineReviews,
+    client_reviews_inline,
+    pending_note,
+)
+from agentls.server.protocol import ReviewAutoSaveParams, ReviewDecisionParams
 from agentls.server.run_handle import RunHandle
 
 RUN = RunHandle("r1", "s1")
@@ -21,8 +27,8 @@ def _params(*hunks: dict[str, object], **extra: object) -> ReviewDecisionParams:
     )
 
 
-def _book() -> InlineReviews:
-    book = InlineReviews()
+def _book(told: list[dict[str, object]] | None = None) -> InlineReviews:
+    book = InlineReviews(notify=(lambda _m, p: told.append(p)) if told is not None else None)
     book.track(RUN, {"h1": ("a.py", 1, "+1 −1 at line 2"), "h2": ("a.py", 2, "+2 −0 at line 9")})
     assert book.sent(["h1", "h2"]) == 2
     return book
@@ -81,6 +87,11 @@ async def test_decisions_while_the_edit_is_in_flight_are_recorded_but_not_repeat
     # The client waited for the decision before answering: the edit's own outcome tells.
     assert book.sent(["h1"]) == 0
     assert drain() == []
+    # Kept again later: nothing new; undone later: news.
+    await book.decide(_params({"id": "h1", "outcome": "kept"}), None)
+    assert drain() == []
+    await book.decide(_params({"id": "h1", "outcome": "undone"}), None)
+    assert "hunk 1 (+1 −1 at line 2): undone" in drain()[0]
 
 
 async def test_unknown_hunks_are_ignored_and_a_save_that_changed_the_file_is_told() -> None:
@@ -103,3 +114,129 @@ async def test_a_created_file_undone_and_deleted_is_told() -> None:
     )
     (message,) = drain()
     assert "a.py: you created it and the user undid all of it, so it was deleted." in message
+
+
+async def test_one_note_lists_every_decision_since_the_model_last_heard() -> None:
+    book = _book()
+    book.track(RUN, {"h3": ("b.py", 1, "+1 −0 at line 1")})
+    book.sent(["h3"])
+    drain = book.run_started(RUN)
+    # Three clicks, one after the other, before the next model call.
+    await book.decide(_params({"id": "h2", "outcome": "undone"}), None)
+    await book.decide(_params({"id": "h3", "outcome": "kept"}, uri="file:///w/b.py"), None)
+    await book.decide(_params({"id": "h1", "outcome": "kept"}), None)
+    (message,) = drain()
+    assert message.count("The user reviewed your edits in the editor:") == 1
+    assert message.count("Read a file again before you edit it further.") == 1
+    assert message.splitlines() == [
+        "The user reviewed your edits in the editor:",
+        "- a.py, hunk 1 (+1 −1 at line 2): kept.",
+        "- a.py, hunk 2 (+2 −0 at line 9): undone; that region has its text from before "
+        "your edit again.",
+        "- b.py, hunk 1 (+1 −0 at line 1): kept.",
+        "Read a file again before you edit it further.",
+    ]
+
+
+async def test_a_hunk_decided_twice_is_told_once_as_it_is_now() -> None:
+    book = _book()
+    drain = book.run_started(RUN)
+    await book.decide(_params({"id": "h2", "outcome": "undone"}), None)
+    await book.decide(_params({"id": "h2", "outcome": "kept"}), None)
+    (message,) = drain()
+    assert "hunk 2 (+2 −0 at line 9): kept." in message
+    assert "undone" not in message
+
+
+async def test_an_undo_taken_back_before_the_model_heard_is_no_news() -> None:
+    told: list[dict[str, object]] = []
+    book = _book(told)
+    drain = book.run_started(RUN)
+    await book.decide(_params({"id": "h2", "outcome": "undone"}), None)
+    await book.decide(_params({"id": "h2", "outcome": "pending"}), None)
+    assert drain() == []
+    # The client hears that nothing waits: the model's picture is right again.
+    assert told[-1] == {"hunks": ["h2"], "state": "told", "otherSession": False}
+
+
+async def test_an_undo_taken_back_after_the_model_heard_is_told() -> None:
+    book = _book()
+    drain = book.run_started(RUN)
+    await book.decide(_params({"id": "h2", "outcome": "undone"}), None)
+    assert "undone" in drain()[0]
+    await book.decide(_params({"id": "h2", "outcome": "pending"}), None)
+    (message,) = drain()
+    assert "hunk 2 (+2 −0 at line 9): back in the buffer (the user undid their undo)" in message
+    # Undone again: the model heard "pending" last, so that is news again.
+    await book.decide(_params({"id": "h2", "outcome": "undone"}), None)
+    assert "undone" in drain()[0]
+
+
+async def test_the_client_hears_what_became_of_its_decisions() -> None:
+    told: list[dict[str, object]] = []
+    book = _book(told)
+    book.run_started(RUN)
+    book.run_ended(RUN)
+    await book.decide(
+        _params({"id": "h1", "outcome": "kept"}, {"id": "gone", "outcome": "kept"}), None
+    )
+    assert told == [
+        {"hunks": ["h1"], "state": "waiting", "sessionId": "s1", "otherSession": False},
+        {"hunks": ["gone"], "state": "unknown", "otherSession": False},
+    ]
+    (note,) = book.run_started(RunHandle("r2", "s1"))()
+    assert told[-1] == {
+        "hunks": ["h1"],
+        "state": "told",
+        "runId": "r2",
+        "sessionId": "s1",
+        "note": note,
+        "otherSession": False,
+    }
+
+
+async def test_a_run_of_another_session_is_told_once_and_the_own_session_still_hears() -> None:
+    told: list[dict[str, object]] = []
+    book = _book(told)
+    book.run_started(RUN)
+    book.run_ended(RUN)
+    await book.decide(
+        _params({"id": "h1", "outcome": "kept"}, {"id": "h2", "outcome": "undone"}), None
+    )
+    other = RunHandle("p1", "palette")
+    (message,) = book.run_started(other)()
+    assert message.startswith(
+        "The user reviewed edits made in another conversation in this workspace"
+    )
+    assert "hunk 2 (+2 −0 at line 9): undone; that region has its text from before that edit" in (
+        message
+    )
+    assert told[-1]["state"] == "told" and told[-1]["otherSession"] is True
+    book.run_ended(other)
+    assert book.run_started(RunHandle("p2", "palette"))() == []
+    (own,) = book.run_started(RunHandle("r2", "s1"))()
+    assert own.startswith("The user reviewed your edits in the editor:")
+    assert "before your edit again" in own
+
+
+def test_the_pending_note_says_what_auto_save_does() -> None:
+    assert "not saved to disk until they decide" in PENDING_NOTE
+    saved = pending_note({"a.py": AutoSave("afterDelay", True)})
+    assert "already saved to disk and commands you run see your text" in saved
+    assert "not saved to disk until" not in saved
+    later = pending_note({"a.py": AutoSave("afterDelay", False)})
+    assert "auto-saves changed files after a short delay" in later
+    focus = pending_note({"a.py": AutoSave("onFocusChange", False)})
+    assert "when focus leaves the editor or the window" in focus
+    assert pending_note({"a.py": AutoSave("off", False)}) == PENDING_NOTE
+    mixed = pending_note({"a.py": AutoSave("afterDelay", True), "b.py": None})
+    assert "a.py: The editor auto-saves" in mixed and "b.py: It is not saved" in mixed
+
+
+def test_an_auto_save_report_is_used_by_the_next_edit_of_that_file_only() -> None:
+    book = InlineReviews()
+    book.autosaved(
+        ReviewAutoSaveParams(uri="file:///w/a.py", version=3, mode="afterDelay", saved=True)
+    )
+    assert "already saved" in book.pending_note([("a.py", "file:///w/a.py")])
+    assert book.pending_note([("a.py", "file:///w/a.py")]) == PENDING_NOTE

@@ -35,16 +35,18 @@ export async function runningApi(): Promise<AgentlsApi> {
 }
 
 /** The workspace-level values a suite of ./ may leave behind when it fails half-way. */
-const OTHER_SETTINGS = ['files.trimTrailingWhitespace', 'editor.formatOnSave'];
+const OTHER_SETTINGS = ['files.trimTrailingWhitespace', 'editor.formatOnSave', 'files.autoSave'];
 
 /**
  * The `before` of every suite of ./ that talks to the server. The suites run in any order
  * (AGENTLS_E2E_ORDER=reverse in index.ts), so none may count on another having run before it,
  * or on what another left behind when it failed: this ends any run still going (and any
  * refactor preview it waits on), keeps any change still under review, takes back every
- * workspace setting of agentls the suites change, and waits until the server runs with the
- * user's settings and its model worker has loaded litellm, so that no test pays for the
- * first start. Files, the model's script and the panel are each suite's own business.
+ * workspace setting of agentls the suites change, starts a new palette conversation (the
+ * palette's runs otherwise continue the one of the suite before), and waits until the
+ * server runs with the user's settings and its model worker has loaded litellm, so that no
+ * test pays for the first start. Files, the model's script and the panel are each suite's
+ * own business.
  */
 export async function setUpSuite(context: Mocha.Context): Promise<AgentlsApi> {
   context.timeout(FIRST_START_MS + WORKER_READY_MS + 120_000);
@@ -68,6 +70,7 @@ export async function setUpSuite(context: Mocha.Context): Promise<AgentlsApi> {
       await config.update(key, undefined, vscode.ConfigurationTarget.Workspace);
     }
   }
+  await vscode.commands.executeCommand('agentls.newSession');
   await api.server.settled();
   const client = await waitFor(() => api.server.current, 'the server to run with the user settings', 60_000);
   // The worker starts only at a sign of a run (agent/prepare) or at the first run, and ends

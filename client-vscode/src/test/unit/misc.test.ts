@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { toWire } from '../../diagnosticsWire';
 import { addAgentCapabilities } from '../../capabilities';
 import { editedUris } from '../../edits';
 import { expandPathSetting } from '../../pathSetting';
@@ -36,10 +37,24 @@ describe('describeStartupFailure', () => {
 });
 
 describe('capabilities', () => {
-  it('declares experimental.agentls.askUser, approveMcpServer, approveHooks and commandOutput, and keeps what is there', () => {
+  it('declares experimental.agentls.askUser, approveMcpServer, approveHooks, commandOutput and diagnostics, and keeps what is there', () => {
     const caps: { experimental?: unknown } = { experimental: { other: 1 } };
     addAgentCapabilities(caps);
-    assert.deepEqual(caps.experimental, { other: 1, agentls: { askUser: true, approveMcpServer: true, approveHooks: true, commandOutput: true } });
+    assert.deepEqual(caps.experimental, { other: 1, agentls: { askUser: true, approveMcpServer: true, approveHooks: true, commandOutput: true, diagnostics: true } });
+  });
+});
+
+describe('agent/diagnostics', () => {
+  it("sends a VS Code diagnostic in LSP's shape: severity from 1, the code's value, no empty source", () => {
+    const range = { start: { line: 40, character: 8 }, end: { line: 40, character: 19 } };
+    assert.deepEqual(toWire({ range, severity: 0, message: 'x is not defined', source: 'Pylance', code: { value: 'reportUndefinedVariable' } }), {
+      range,
+      severity: 1,
+      message: 'x is not defined',
+      source: 'Pylance',
+      code: 'reportUndefinedVariable',
+    });
+    assert.deepEqual(toWire({ range, severity: 3, message: 'unused', code: 6133 }), { range, severity: 4, message: 'unused', code: 6133 });
   });
 });
 

@@ -11,6 +11,7 @@ import {
   mergeInstructions,
   pendingQuestions,
   reduce,
+  undoOffer,
   type Action,
   type Conversation,
   type Item,
@@ -403,5 +404,54 @@ describe('panel model: undo', () => {
     assert.deepEqual(kinds(c), ['restore']);
     c = reduce(c, { type: 'restored', result: { ...result, restoreRunId: null, status: 'nothing' } });
     assert.deepEqual(kinds(c), ['restore']);
+  });
+});
+
+describe('panel model: the review told to the agent', () => {
+  it('shows the note before the prompt of the run that heard it first, after its work otherwise', () => {
+    let c = reduce(emptyConversation(), { type: 'runStarted', runId: 'r2', prompt: 'go on' });
+    c = reduce(c, { type: 'reviewTold', runId: 'r2', summary: 'calc.py: 1 kept, 1 undone', note: 'The user reviewed your edits in the editor:\n…' });
+    assert.deepEqual(c.items.map((it) => it.kind), ['review', 'user']);
+    c = reduce(c, { type: 'stream', params: { runId: 'r2', seq: 1, text: 'ok' } });
+    c = reduce(c, { type: 'reviewTold', runId: 'r2', summary: 'calc.py: 1 kept', note: 'The user reviewed your edits in the editor:\n- …' });
+    assert.deepEqual(c.items.map((it) => it.kind), ['review', 'user', 'text', 'review']);
+    assert.notEqual(c.items[0].id, c.items[3].id);
+  });
+
+  it('shows the notes of a stored session, never the user\'s own prompt as one', () => {
+    const c = fromEntries('s1', [
+      { type: 'run_start', run_id: 'r2', prompt: 'go on' },
+      { type: 'note', run_id: 'r2', content: 'The user reviewed your edits in the editor:\n- calc.py, hunk 1 (+1 −1 at line 2): kept.' },
+      { type: 'user_message', run_id: 'r2', content: 'go on' },
+      { type: 'user_message', run_id: 'r2', content: 'The user reviewed your edits in the editor:\n- calc.py, hunk 2: undone' },
+    ]);
+    assert.deepEqual(c.items.map((it) => it.kind), ['review', 'user', 'review']);
+  });
+});
+
+describe('panel model: what undoing a run does now', () => {
+  it('offers the plain undo, the rest of a partly undone run, or nothing', () => {
+    assert.deepEqual(undoOffer(undefined), { label: 'Undo run' });
+    assert.deepEqual(undoOffer({ restores: ['calc.py'], partlyUndone: [], changedSince: [] }), { label: 'Undo run' });
+    assert.deepEqual(undoOffer({ restores: ['calc.py'], partlyUndone: ['calc.py'], changedSince: [] }), {
+      label: 'Undo the rest of this run',
+      detail: 'You already undid part of this run in calc.py; undoing the rest puts calc.py back as before the run.',
+    });
+    assert.deepEqual(undoOffer({ restores: [], partlyUndone: [], changedSince: [] }), {
+      detail: 'Nothing left to undo: the files are as they were before this run.',
+    });
+    assert.deepEqual(undoOffer({ restores: [], partlyUndone: [], changedSince: ['notes.txt'] }), { detail: 'notes.txt changed since: left as it is.' });
+  });
+
+  it('drops the button of a run with nothing left to undo', () => {
+    let c = reduce(emptyConversation(), { type: 'runStarted', runId: 'r1', prompt: 'x' });
+    c = reduce(c, { type: 'runEnded', runId: 'r1', result: { status: 'success' }, cancelled: false });
+    const end = c.items[c.items.length - 1];
+    c = reduce(c, { type: 'checkpoints', runIds: ['r1'], previews: { r1: { restores: ['a.py'], partlyUndone: ['a.py'], changedSince: [] } } });
+    assert.ok(canUndo(c, end));
+    const before = c.items[c.items.length - 1].rev;
+    c = reduce(c, { type: 'checkpoints', runIds: ['r1'], previews: { r1: { restores: [], partlyUndone: [], changedSince: [] } } });
+    assert.ok(!canUndo(c, end));
+    assert.ok(c.items[c.items.length - 1].rev > before, 'the end item is drawn again');
   });
 });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { applyChange, diffLines, FileReview, offsetAt, splitLines, type Change } from '../../review/model';
-import { decisionParams, readReviewSettings, reviewable } from '../../review/protocol';
+import { Deliveries, summarize } from '../../review/delivery';
+import { autoSaveRule, autoSaveWords, decisionParams, MAX_AUTOSAVE_WAIT_MS, readReviewSettings, reviewable, runOfHunk } from '../../review/protocol';
 
 const OLD = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join('');
 
@@ -274,5 +275,96 @@ describe('review protocol', () => {
     assert.deepEqual(readReviewSettings(() => undefined), { mode: 'inline', waitForDecision: false });
     assert.deepEqual(readReviewSettings((k) => ({ mode: 'refactorPreview', waitForDecision: true })[k]), { mode: 'refactorPreview', waitForDecision: true });
     assert.deepEqual(readReviewSettings((k) => ({ mode: 'bogus', waitForDecision: 'yes' })[k]), { mode: 'inline', waitForDecision: false });
+  });
+});
+
+describe('FileReview: the names of the changes', () => {
+  it('numbers the hunks of one edit from the top, though they are applied from the bottom', () => {
+    const review = new FileReview(OLD);
+    const first = review.nextHunkKey;
+    review.applyAgent(lines(OLD, 7, 8, 'line eight\n'), 'b');
+    review.applyAgent(lines(OLD, 1, 2, 'line two\n'), 'a');
+    review.numberInOrder(first);
+    assert.deepEqual(review.hunks.map((h) => [h.key, h.ids]), [
+      [1, ['a']],
+      [2, ['b']],
+    ]);
+    // A later edit's hunks come after, whatever their place: a name never changes.
+    const next = review.nextHunkKey;
+    review.applyAgent(lines(review.text, 4, 5, 'line five\n'), 'c');
+    review.numberInOrder(next);
+    assert.deepEqual(review.hunks.map((h) => h.key), [1, 3, 2]);
+  });
+});
+
+describe('auto-save rules', () => {
+  it('waits for a short afterDelay save and for no other mode', () => {
+    assert.deepEqual(autoSaveRule('afterDelay', 1000), { mode: 'afterDelay', waitMs: 3000 });
+    assert.deepEqual(autoSaveRule('afterDelay', MAX_AUTOSAVE_WAIT_MS + 1), { mode: 'afterDelay', waitMs: 0 });
+    assert.deepEqual(autoSaveRule('onFocusChange', 1000), { mode: 'onFocusChange', waitMs: 0 });
+    assert.deepEqual(autoSaveRule('onWindowChange', 1000), { mode: 'onWindowChange', waitMs: 0 });
+    assert.deepEqual(autoSaveRule('off', 1000), { mode: 'off', waitMs: 0 });
+    assert.deepEqual(autoSaveRule('somethingNew', 1000), { mode: 'off', waitMs: 0 }, 'an unknown mode is not promised to save');
+    assert.deepEqual(autoSaveRule('afterDelay', undefined), { mode: 'afterDelay', waitMs: 3000 }, "VS Code's default delay");
+  });
+
+  it('tells the user what auto-save does with the pending changes', () => {
+    assert.equal(autoSaveWords('afterDelay', true), 'already saved by auto-save');
+    assert.equal(autoSaveWords('afterDelay', false), 'auto-save will save them shortly');
+    assert.equal(autoSaveWords('onFocusChange', false), 'auto-save saves them when focus leaves the editor');
+    assert.equal(autoSaveWords('off', false), 'not saved until you decide');
+  });
+});
+
+describe('delivery of the decisions', () => {
+  it('names the run of a hunk id', () => {
+    assert.equal(runOfHunk('review-vscode-abc-1-3:edit:src/app.py:2'), 'vscode-abc-1');
+    assert.equal(runOfHunk('agentls-1:edit:a.py:1'), undefined);
+  });
+
+  it('summarizes decisions in the user\'s words', () => {
+    assert.equal(
+      summarize([
+        { file: 'calc.py', outcome: 'kept' },
+        { file: 'calc.py', outcome: 'undone' },
+        { file: 'util.py', outcome: 'changedByUser' },
+        { file: 'calc.py', outcome: 'kept' },
+      ]),
+      'calc.py: 2 kept, 1 undone; util.py: 1 changed by you',
+    );
+  });
+
+  it('follows decisions until they are told, and says which were lost', () => {
+    const book = new Deliveries();
+    book.sent([
+      { file: 'calc.py', key: 1, outcome: 'kept', ids: ['a'] },
+      { file: 'calc.py', key: 2, outcome: 'undone', ids: ['b', 'c'] },
+    ]);
+    assert.deepEqual(book.delivered({ hunks: ['a', 'b', 'c'], state: 'waiting', sessionId: 's1', otherSession: false }), {
+      state: 'waiting',
+      summary: 'calc.py: 1 kept, 1 undone',
+      runId: undefined,
+      sessionId: 's1',
+    });
+    assert.equal(book.waiting().length, 2);
+    const told = book.delivered({ hunks: ['a'], state: 'told', runId: 'r2', sessionId: 's1', note: 'The user reviewed …', otherSession: false });
+    assert.deepEqual(told, { state: 'told', summary: 'calc.py: 1 kept', runId: 'r2', sessionId: 's1', note: 'The user reviewed …', otherSession: false });
+    // The server restarts with change 2 still waiting: the user hears it is lost.
+    assert.deepEqual(book.serverGone(), { state: 'lost', summary: 'calc.py: 1 undone', why: 'the agent server stopped before its next step' });
+    assert.equal(book.serverGone(), undefined);
+  });
+
+  it('drops a decision taken back, and reports hunks the server never knew', () => {
+    const book = new Deliveries();
+    book.sent([{ file: 'a.py', key: 1, outcome: 'undone', ids: ['x'] }]);
+    book.sent([{ file: 'a.py', key: 1, outcome: 'pending', ids: ['x'] }]);
+    assert.equal(book.delivered({ hunks: ['x'], state: 'told', otherSession: false }), undefined);
+    book.sent([{ file: 'a.py', key: 2, outcome: 'kept', ids: ['y'] }]);
+    assert.deepEqual(book.delivered({ hunks: ['y'], state: 'unknown', otherSession: false }), {
+      state: 'lost',
+      summary: 'a.py: 1 kept',
+      why: 'the agent server was restarted since it made those changes',
+    });
+    assert.equal(book.delivered({ hunks: ['never-sent'], state: 'waiting', otherSession: false }), undefined);
   });
 });

@@ -54,4 +54,11 @@ describe('finalStatusText', () => {
     assert.equal(finalStatusText(runResult({ status: 'partial' }), undefined, true), '$(circle-slash) Agent · cancelled');
     assert.equal(finalStatusText(undefined, 'the server stopped'), '$(error) Agent · failed: the server stopped');
   });
+
+  it('says how many of the run\'s changes wait for review, not its steps', () => {
+    assert.equal(finalStatusText(runResult({ status: 'success', steps: 1 }), undefined, false, 2), '$(check) Agent · done · 2 to review');
+    assert.equal(finalStatusText(runResult({ status: 'partial', steps: 4, output: 'Stopped' }), undefined, false, 1), '$(warning) Agent · partial · 1 to review: Stopped');
+    assert.equal(finalStatusText(runResult({ status: 'partial' }), undefined, true, 3), '$(circle-slash) Agent · cancelled · 3 to review');
+    assert.equal(finalStatusText(runResult({ status: 'success', steps: 1 }), undefined, false, 0), '$(check) Agent · done (1 step)');
+  });
 });

@@ -35,6 +35,8 @@ describe('readSettings', () => {
       agent: 'plan',
       logLevel: 'debug',
       saveAfterEdit: false,
+      diagnostics: false,
+      diagnosticsWaitMs: 5000,
     };
     const { settings, problems } = readSettings(
       getter({ ...valid, serverPath: ' ~/bin/agentls ', python: ' /venv/bin/python ' }),
@@ -75,6 +77,13 @@ describe('serverConfig', () => {
       llm: { api_key_env: 'LITELLM_API_KEY' },
       logging: { level: 'info' },
     });
+  });
+
+  it('sends the problems-after-edits settings only when they are set', () => {
+    const settings = { ...DEFAULT_SETTINGS, diagnostics: true, diagnosticsWaitMs: 800 };
+    assert.deepEqual(serverConfig(settings).diagnostics, { enabled: true, wait_ms: 800 });
+    assert.deepEqual(serverConfig({ ...DEFAULT_SETTINGS, diagnosticsWaitMs: 0 }).diagnostics, { wait_ms: 0 });
+    assert.deepEqual(readSettings(getter({ diagnosticsWaitMs: -1 })).problems.map((p) => p.key), ['agentls.diagnosticsWaitMs']);
   });
 
   it('wraps the same shape for didChangeConfiguration', () => {

@@ -103,4 +103,23 @@ describe('Transcript', () => {
     transcript.end('b', runResult({ status: 'partial', steps: 2, duration_seconds: 3 }), undefined, true);
     shows('━━ failed: boom ━━\n━━ partial (cancelled) · 2 steps · 3.0 s ━━\n');
   });
+
+  it("tells what became of the user's review in their words", () => {
+    const { transcript, stream, shows } = make();
+    stream(1, 'Working');
+    transcript.review({ state: 'told', summary: 'calc.py: 1 kept, 1 undone', runId: 'r', note: 'The user reviewed …' });
+    transcript.review({ state: 'waiting', summary: 'calc.py: 1 kept' });
+    transcript.review({ state: 'told', summary: 'a.py: 1 undone', runId: 'r2', note: '…', otherSession: true });
+    transcript.review({ state: 'lost', summary: 'b.py: 1 kept', why: 'the agent server stopped before its next step' });
+    shows(
+      [
+        'Working',
+        '◆ Told the agent your review (run r): calc.py: 1 kept, 1 undone',
+        '◆ Your review waits for the agent (told when you next talk to it): calc.py: 1 kept',
+        '◆ Told the agent your review (run r2) (in another conversation: its own is told when you continue it): a.py: 1 undone',
+        '◆ Not told to the agent (the agent server stopped before its next step): b.py: 1 kept',
+        '',
+      ].join('\n'),
+    );
+  });
 });
