@@ -14,6 +14,8 @@ export const SHOW_TERMINAL_COMMAND = 'agentls.showCommandTerminal';
 
 const NAME_CHARS = 40;
 const KEPT_RUNS = 20;
+/** Terminals of runs left open at most: older idle ones close (their output stays kept). */
+const OPEN_TERMINALS = 5;
 
 interface RunTerminal {
   mirror: CommandMirror;
@@ -80,10 +82,24 @@ export class CommandTerminals implements vscode.Disposable {
       this.forgetOldRuns();
     }
     if (params.event === 'started' && !this.terminals.has(params.runId)) {
+      this.closeOldTerminals();
       // Shown, not focused: the editor or the panel keeps the keyboard.
       this.open(params.runId, mirror).terminal.show(true);
     }
     mirror.show(params);
+  }
+
+  /** Many runs do not pile up terminals: the oldest idle ones close ("Show in terminal" reopens). */
+  private closeOldTerminals(): void {
+    for (const [runId, { mirror, terminal }] of this.terminals) {
+      if (this.terminals.size < OPEN_TERMINALS) {
+        return;
+      }
+      if (!mirror.busy) {
+        this.terminals.delete(runId);
+        terminal.dispose();
+      }
+    }
   }
 
   /** Only the latest runs' output is kept: the oldest closed ones are forgotten. */
