@@ -121,6 +121,24 @@ class MessageDeliveredParams(WireModel):
     message_ids: list[str]
 
 
+class CommandParams(WireModel):
+    """``agent/command``: a command the agent runs, as it runs, for a client that mirrors
+    it (one that declares ``experimental.agentls.commandOutput``). ``started`` names the
+    command, ``output`` pieces come in order, ``ended`` gives the exit code. Secrets are
+    masked in ``command`` and ``text``."""
+
+    run_id: str
+    call_id: str = Field(description="The tool call, as in `agent/step`.")
+    event: Literal["started", "output", "ended"]
+    tool: str | None = Field(None, description="`started`: the tool that runs it.")
+    command: str | None = Field(None, description="`started`: what runs, as approved.")
+    text: str | None = Field(None, description="`output`: stdout and stderr interleaved.")
+    exit_code: int | None = Field(
+        None, description="`ended`: the exit code; absent when the command was stopped."
+    )
+    timed_out: bool | None = Field(None, description="`ended`: stopped by its time limit.")
+
+
 class AgentInfo(WireModel):
     name: str
     description: str
@@ -475,6 +493,33 @@ class McpServerApprovalResult(WireModel):
     approved: bool
 
 
+class HookEntry(WireModel):
+    """One command of a workspace's hooks."""
+
+    event: str = Field(description="`PreToolUse`, `PostToolUse`, `SessionStart`, ...")
+    matcher: str = Field(description="The tools it applies to; empty: every tool.")
+    command: str = Field(description="The shell command, exactly as written.")
+    timeout: float = Field(description="Seconds before it is stopped.")
+
+
+class HooksApprovalParams(WireModel):
+    """``agent/approveHooks`` (a request to the client): may the hooks of this workspace
+    file run? Sent at the start of a run in a trusted folder, for each file whose hooks
+    (as they are now) the user has not approved, only to clients that declare
+    ``experimental.agentls.approveHooks``. An approval is stored for this exact
+    definition, as ``agentls hooks approve`` stores it; a changed definition asks again."""
+
+    source: str = Field(description="The file: `.agentls/hooks.json`, `.claude/settings.json`...")
+    hooks: list[HookEntry]
+    changed: bool = Field(description="The user approved another definition of this file.")
+
+
+class HooksApprovalResult(WireModel):
+    """``agent/approveHooks`` result."""
+
+    approved: bool
+
+
 # -- checkpoints ------------------------------------------------------------------------
 
 
@@ -578,6 +623,7 @@ METHODS: tuple[Method, ...] = (
         "serverToClient",
         MessageDeliveredParams,
     ),
+    Method("agent/command", "command", "notification", "serverToClient", CommandParams),
     Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
     Method("agent/commands", "commands", "request", "clientToServer", NoParams, CommandsResult),
     Method("agent/ping", "ping", "request", "clientToServer", NoParams, PingResult),
@@ -623,6 +669,14 @@ METHODS: tuple[Method, ...] = (
         "notification",
         "clientToServer",
         ReviewDecisionParams,
+    ),
+    Method(
+        "agent/approveHooks",
+        "approveHooks",
+        "request",
+        "serverToClient",
+        HooksApprovalParams,
+        HooksApprovalResult,
     ),
     Method(
         "agent/reviewAutoSave",

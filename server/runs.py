@@ -32,8 +32,9 @@ from agentls.agent.events import RunState, StatusChanged
 from agentls.agent.run_messages import MessageMode, PendingMessage, RunMessageError
 from agentls.agent.workspace import FileAccess
 from agentls.server.approver import LspApprover
+from agentls.server.hooks_approval import lsp_hooks_approver
 from agentls.server.inline_review import InlineReviews
-from agentls.server.observer import LspRunObserver
+from agentls.server.observer import LspRunObserver, client_mirrors_commands
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import RunParams
 from agentls.server.run_handle import RunHandle, task_context
@@ -92,6 +93,8 @@ class RunManager:
         self._reviews = reviews
         self.runs: dict[str, RunHandle] = {}
         self._mcp: MCPPool | None = None
+        #: Workspace hook files (and digests) the user refused while this server lives.
+        self._refused_hooks: set[tuple[str, str]] = set()
 
     def _open_documents(self) -> tuple[str, ...]:
         """File-system paths of the documents open in the editor."""
@@ -165,7 +168,12 @@ class RunManager:
             self.cancel(run_id, "cancelled from the progress UI")
 
         progress = handle.progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
-        observer = handle.observer = LspRunObserver(run_id, self.notify, progress=progress)
+        observer = handle.observer = LspRunObserver(
+            run_id,
+            self.notify,
+            progress=progress,
+            mirror_commands=client_mirrors_commands(self._ls.client_capabilities),
+        )
         outcome: RunOutcome | None = None
         try:
             await progress.begin(
@@ -227,6 +235,7 @@ class RunManager:
             open_documents=self._open_documents(),
             notices=notices,
             trusted=self._sources.trusted(),
+            approve_hooks=lsp_hooks_approver(self._ls, handle.token, self._refused_hooks),
             messages=handle.messages,
             llm_for=self._sources.llm,
             problems=self._sources.problems(config),

@@ -8,6 +8,7 @@ export const Methods = {
   cancel: 'agent/cancel',
   message: 'agent/message',
   messageDelivered: 'agent/messageDelivered',
+  command: 'agent/command',
   agents: 'agent/agents',
   commands: 'agent/commands',
   ping: 'agent/ping',
@@ -26,6 +27,7 @@ export const Methods = {
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
   reviewDecision: 'agent/reviewDecision',
+  approveHooks: 'agent/approveHooks',
   reviewAutoSave: 'agent/reviewAutoSave',
   reviewDelivery: 'agent/reviewDelivery',
   approveMcpServer: 'agent/approveMcpServer',
@@ -57,12 +59,14 @@ export interface ClientNotifications {
 export interface ServerRequests {
   'agent/askUser': { params: AskUserParams; result: AskUserResult };
   'agent/diagnostics': { params: DiagnosticsParams; result: DiagnosticsResult };
+  'agent/approveHooks': { params: HooksApprovalParams; result: HooksApprovalResult };
   'agent/approveMcpServer': { params: McpServerApprovalParams; result: McpServerApprovalResult };
 }
 
 /** The notifications the server sends: method → params. */
 export interface ServerNotifications {
   'agent/messageDelivered': MessageDeliveredParams;
+  'agent/command': CommandParams;
   'agent/status': StatusParams;
   'agent/stream': StreamParams;
   'agent/step': StepParams;
@@ -238,6 +242,29 @@ export interface CommandInfo {
   path: string;
 }
 
+/**
+ * `agent/command`: a command the agent runs, as it runs, for a client that mirrors
+ * it (one that declares `experimental.agentls.commandOutput`). `started` names the
+ * command, `output` pieces come in order, `ended` gives the exit code. Secrets are
+ * masked in `command` and `text`.
+ */
+export interface CommandParams {
+  runId: string;
+  /** The tool call, as in `agent/step`. */
+  callId: string;
+  event: 'started' | 'output' | 'ended';
+  /** `started`: the tool that runs it. */
+  tool?: string;
+  /** `started`: what runs, as approved. */
+  command?: string;
+  /** `output`: stdout and stderr interleaved. */
+  text?: string;
+  /** `ended`: the exit code; absent when the command was stopped. */
+  exitCode?: number;
+  /** `ended`: stopped by its time limit. */
+  timedOut?: boolean;
+}
+
 /** `agent/commands` result: by name. */
 export interface CommandsResult {
   commands: CommandInfo[];
@@ -333,6 +360,38 @@ export interface EditorDiagnostic {
   source?: string | null;
   message: string;
   [key: string]: unknown;
+}
+
+/** One command of a workspace's hooks. */
+export interface HookEntry {
+  /** `PreToolUse`, `PostToolUse`, `SessionStart`, ... */
+  event: string;
+  /** The tools it applies to; empty: every tool. */
+  matcher: string;
+  /** The shell command, exactly as written. */
+  command: string;
+  /** Seconds before it is stopped. */
+  timeout: number;
+}
+
+/**
+ * `agent/approveHooks` (a request to the client): may the hooks of this workspace
+ * file run? Sent at the start of a run in a trusted folder, for each file whose hooks
+ * (as they are now) the user has not approved, only to clients that declare
+ * `experimental.agentls.approveHooks`. An approval is stored for this exact
+ * definition, as `agentls hooks approve` stores it; a changed definition asks again.
+ */
+export interface HooksApprovalParams {
+  /** The file: `.agentls/hooks.json`, `.claude/settings.json`... */
+  source: string;
+  hooks: HookEntry[];
+  /** The user approved another definition of this file. */
+  changed: boolean;
+}
+
+/** `agent/approveHooks` result. */
+export interface HooksApprovalResult {
+  approved: boolean;
 }
 
 /**
