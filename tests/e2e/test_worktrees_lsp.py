@@ -68,9 +68,10 @@ async def test_two_worktree_runs_at_once_each_on_its_branch(
         text("done"),
     )
     client = await lsp()
-    first = client.run(prompt="first task", runId="w1", confirmMode="yolo", worktree={"name": "one"})
+    yolo = {"confirmMode": "yolo"}
+    first = client.run(prompt="first task", runId="w1", worktree={"name": "one"}, **yolo)
     await client.wait_for(lambda: scripted.remaining("alice") == 3, what="the first model call")
-    second = client.run(prompt="second task", runId="w2", confirmMode="yolo", worktree={"name": "two"})
+    second = client.run(prompt="second task", runId="w2", worktree={"name": "two"}, **yolo)
     # While both work, the user's tree is as it was, and both are listed as running.
     await client.wait_for(lambda: scripted.remaining("alice") == 2, what="the second model call")
     running = await worktrees(client)
@@ -156,7 +157,8 @@ async def test_discard_removes_the_worktree_and_its_branch(
     result = plain(await client.run(prompt="note", confirmMode="yolo", worktree={}))
     name = result["worktree"]["name"]  # named after a fresh id
     folder = Path(result["worktree"]["path"])
-    assert folder.is_dir() and name in await worktrees(client)
+    assert name in await worktrees(client)
+    assert folder.is_dir()  # noqa: ASYNC240
 
     (folder / "left.txt").write_text("work nobody committed\n")
     with pytest.raises(JsonRpcException, match="uncommitted changes"):
@@ -165,7 +167,8 @@ async def test_discard_removes_the_worktree_and_its_branch(
 
     done = plain(await client.request("agent/discardWorktree", {"name": name}))
     assert done == {"discarded": True}
-    assert not folder.exists() and name not in await worktrees(client)
+    assert name not in await worktrees(client)
+    assert not folder.exists()  # noqa: ASYNC240
     assert git(repo, "branch", "--list", f"agentls/{name}").strip() == ""
     with pytest.raises(JsonRpcException, match="no worktree 'nope'"):
         await client.request("agent/discardWorktree", {"name": "nope"})
