@@ -395,6 +395,7 @@ def build_server(
         review,
         run,
         sessions,
+        worktrees,
     )
 
     ls = AgentLanguageServer(llm_factory=llm_factory, files_factory=files_factory, warm_up=warm_up)
@@ -411,6 +412,7 @@ def build_server(
         prepare,
         review,
         checkpoints,
+        worktrees,
     ):
         feature.register(ls)
     return ls

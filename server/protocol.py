@@ -27,6 +27,7 @@ from agentls.agent.contract import (
     RunState,
     SessionInfo,
     WireModel,
+    WorktreeInfo,
     problems,
 )
 from agentls.agent.session_entries import Entry
@@ -59,16 +60,34 @@ def parse_params(model: type[M], data: Any, *, what: str = "params") -> M:
 # -- client → server ------------------------------------------------------------------
 
 
+class WorktreeOption(WireModel):
+    """Where a run that works in a worktree of its own works."""
+
+    name: str | None = Field(
+        None,
+        max_length=64,
+        description="The worktree (branch `agentls/<name>`): continued when it exists, "
+        "else made from HEAD plus the uncommitted changes; none: a new one named after a "
+        "fresh id.",
+    )
+
+
 class RunParams(RunRequestFields):
     """``agent/run`` params."""
 
     work_done_token: int | str | None = Field(
         None, description="Report progress on this token instead of creating one."
     )
+    worktree: WorktreeOption | None = Field(
+        None,
+        description="Work in a git worktree of its own, not in the user's tree: its edits "
+        "are written there (no review), committed on its branch at the end, and applied "
+        "to the user's tree only by `agent/applyWorktree`.",
+    )
 
     def to_request(self, **updates: Any) -> RunRequest:
         """The run the agent layer is asked for, with ``updates`` (e.g. generated ids)."""
-        fields = self.model_dump(by_alias=False, exclude={"work_done_token"})
+        fields = self.model_dump(by_alias=False, exclude={"work_done_token", "worktree"})
         return RunRequest.model_validate({**fields, **updates})
 
 
@@ -597,6 +616,57 @@ class RestoreResult(WireModel):
     unrestorable: list[Unrestorable]
 
 
+class WorktreesResult(WireModel):
+    """``agent/worktrees`` result: the worktree sessions of the workspace's repository,
+    oldest first."""
+
+    worktrees: list[WorktreeInfo]
+
+
+class WorktreeParams(WireModel):
+    """``agent/applyWorktree`` params."""
+
+    name: str = Field(min_length=1, max_length=64)
+
+
+class WorktreeConflict(WireModel):
+    path: str
+    reason: str
+
+
+class ApplyWorktreeResult(WireModel):
+    """``agent/applyWorktree`` result: what became of the worktree's changes in the
+    user's tree (written as one agent edit: reviewed or confirmed like any other)."""
+
+    status: Literal["applied", "rejected", "partial", "stale", "failed", "conflict", "nothing"]
+    message: str = ""
+    files: list[str] = Field(description="The files the change set touches.")
+    merged: list[str] = Field(
+        default_factory=list,
+        description="Files the user had changed too, merged with the worktree's changes "
+        "(they touched different lines).",
+    )
+    conflicts: list[WorktreeConflict] = Field(
+        default_factory=list,
+        description="With `conflict`: files the user changed where the worktree did too; "
+        "nothing was written.",
+    )
+    pending: bool = Field(
+        False, description="Applied as changes the user still keeps or undoes inline."
+    )
+
+
+class DiscardWorktreeParams(WireModel):
+    """``agent/discardWorktree`` params."""
+
+    name: str = Field(min_length=1, max_length=64)
+    keep_branch: bool = Field(False, description="Keep its branch `agentls/<name>`.")
+
+
+class DiscardWorktreeResult(WireModel):
+    discarded: bool
+
+
 # -- the method table ------------------------------------------------------------------
 
 
@@ -638,6 +708,23 @@ METHODS: tuple[Method, ...] = (
         CheckpointsResult,
     ),
     Method("agent/restore", "restore", "request", "clientToServer", RestoreParams, RestoreResult),
+    Method("agent/worktrees", "worktrees", "request", "clientToServer", NoParams, WorktreesResult),
+    Method(
+        "agent/applyWorktree",
+        "applyWorktree",
+        "request",
+        "clientToServer",
+        WorktreeParams,
+        ApplyWorktreeResult,
+    ),
+    Method(
+        "agent/discardWorktree",
+        "discardWorktree",
+        "request",
+        "clientToServer",
+        DiscardWorktreeParams,
+        DiscardWorktreeResult,
+    ),
     Method("agent/status", "status", "notification", "serverToClient", StatusParams),
     Method("agent/stream", "stream", "notification", "serverToClient", StreamParams),
     Method("agent/step", "step", "notification", "serverToClient", StepParams),

@@ -16,6 +16,9 @@ export const Methods = {
   session: 'agent/session',
   checkpoints: 'agent/checkpoints',
   restore: 'agent/restore',
+  worktrees: 'agent/worktrees',
+  applyWorktree: 'agent/applyWorktree',
+  discardWorktree: 'agent/discardWorktree',
   status: 'agent/status',
   stream: 'agent/stream',
   step: 'agent/step',
@@ -45,6 +48,9 @@ export interface ClientRequests {
   'agent/session': { params: SessionParams; result: SessionResult };
   'agent/checkpoints': { params: CheckpointsParams; result: CheckpointsResult };
   'agent/restore': { params: RestoreParams; result: RestoreResult };
+  'agent/worktrees': { params: NoParams; result: WorktreesResult };
+  'agent/applyWorktree': { params: WorktreeParams; result: ApplyWorktreeResult };
+  'agent/discardWorktree': { params: DiscardWorktreeParams; result: DiscardWorktreeResult };
 }
 
 /** The notifications the client sends: method → params. */
@@ -126,6 +132,23 @@ export interface AgentInfo {
 /** `agent/agents` result. */
 export interface AgentsResult {
   agents: AgentInfo[];
+}
+
+/**
+ * `agent/applyWorktree` result: what became of the worktree's changes in the
+ * user's tree (written as one agent edit: reviewed or confirmed like any other).
+ */
+export interface ApplyWorktreeResult {
+  status: 'applied' | 'rejected' | 'partial' | 'stale' | 'failed' | 'conflict' | 'nothing';
+  message: string;
+  /** The files the change set touches. */
+  files: string[];
+  /** Files the user had changed too, merged with the worktree's changes (they touched different lines). */
+  merged: string[];
+  /** With `conflict`: files the user changed where the worktree did too; nothing was written. */
+  conflicts: WorktreeConflict[];
+  /** Applied as changes the user still keeps or undoes inline. */
+  pending: boolean;
 }
 
 /**
@@ -338,6 +361,17 @@ export interface DiagnosticsParams {
  */
 export interface DiagnosticsResult {
   items: DocumentDiagnostics[];
+}
+
+/** `agent/discardWorktree` params. */
+export interface DiscardWorktreeParams {
+  name: string;
+  /** Keep its branch `agentls/<name>`. */
+  keepBranch?: boolean;
+}
+
+export interface DiscardWorktreeResult {
+  discarded: boolean;
 }
 
 export interface DocumentDiagnostics {
@@ -656,6 +690,8 @@ export interface RunParams {
   tokenBudget?: number | null;
   /** Report progress on this token instead of creating one. */
   workDoneToken?: number | string | null;
+  /** Work in a git worktree of its own, not in the user's tree: its edits are written there (no review), committed on its branch at the end, and applied to the user's tree only by `agent/applyWorktree`. */
+  worktree?: WorktreeOption | null;
 }
 
 /** The result of `agent/run` (and of `agentls run --json`). */
@@ -675,6 +711,8 @@ export interface RunResult {
   usage: Usage;
   /** The instruction files the model was given (AGENTS.md...), in order. */
   instructions: string[];
+  /** The worktree the run worked in (its changes committed on its branch), when it was asked to work in one. */
+  worktree?: WorktreeInfo | null;
 }
 
 /** A run began: the prompt it was given and the agent that ran it. */
@@ -841,4 +879,48 @@ export interface UserMessage extends Entry {
  */
 export interface WorkspaceTrustParams {
   trusted: boolean;
+}
+
+export interface WorktreeConflict {
+  path: string;
+  reason: string;
+}
+
+/**
+ * A worktree session: a copy of the repository on its own branch where runs work
+ * without touching the user's tree.
+ */
+export interface WorktreeInfo {
+  name: string;
+  branch: string;
+  path: string;
+  /** The commit it started from (HEAD plus the user's changes). */
+  base: string;
+  /** Seconds since the epoch. */
+  created: number;
+  /** `running`: a run of this server works in it now; `uncommitted changes`: a run left changes not committed on its branch; `missing`: its folder is gone. */
+  state: 'ready' | 'uncommitted changes' | 'missing' | 'running';
+  /** Files its branch changed since the base. */
+  files: number;
+  added: number;
+  removed: number;
+}
+
+/** Where a run that works in a worktree of its own works. */
+export interface WorktreeOption {
+  /** The worktree (branch `agentls/<name>`): continued when it exists, else made from HEAD plus the uncommitted changes; none: a new one named after a fresh id. */
+  name?: string | null;
+}
+
+/** `agent/applyWorktree` params. */
+export interface WorktreeParams {
+  name: string;
+}
+
+/**
+ * `agent/worktrees` result: the worktree sessions of the workspace's repository,
+ * oldest first.
+ */
+export interface WorktreesResult {
+  worktrees: WorktreeInfo[];
 }
