@@ -286,9 +286,7 @@ def test_schema_maps_every_method() -> None:
     # what the server writes has exactly its fields; what it reads is validated by the model
     assert defs["RunResult"]["additionalProperties"] is False
     # Every field is always sent, but the worktree of a run that worked in one.
-    assert set(defs["RunResult"]["required"]) == set(defs["RunResult"]["properties"]) - {
-        "worktree"
-    }
+    assert set(defs["RunResult"]["required"]) == set(defs["RunResult"]["properties"]) - {"worktree"}
     assert "detail" not in defs["StatusParams"]["required"]
     assert defs["StatusParams"]["properties"]["detail"]["type"] == "string"  # never null
     assert defs["ConfirmMode"]["enum"] == list(choices(ConfirmMode))
