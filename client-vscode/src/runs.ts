@@ -48,7 +48,7 @@ interface ActiveRun {
 
 /** What a run reports, in order, for listeners such as the agent panel. */
 export type RunEvent =
-  | { type: 'runStarted'; runId: string; sessionId?: string; prompt: string; agent?: string; routed: boolean }
+  | { type: 'runStarted'; runId: string; sessionId?: string; prompt: string; agent?: string; routed: boolean; worktree?: string }
   | { type: 'status'; params: StatusParams }
   | { type: 'stream'; params: StreamParams }
   | { type: 'step'; params: StepParams }
@@ -72,6 +72,8 @@ export interface RunExtras {
   activeFile?: string;
   shownPrompt?: string;
   routed?: boolean;
+  /** Work in this git worktree of its own (made when it does not exist), not in the user's tree. */
+  worktree?: string;
 }
 
 /** Approval questions start with this (server/approver.py); other message requests are not a run's. */
@@ -166,7 +168,7 @@ export class Runs implements vscode.Disposable {
     this.statusBar.showRun(view);
     void setContext('agentls.running', true);
     this.changed.fire(runId);
-    this.events.fire({ type: 'runStarted', runId, sessionId: extras.sessionId, prompt: extras.shownPrompt ?? prompt, agent: options.agent, routed });
+    this.events.fire({ type: 'runStarted', runId, sessionId: extras.sessionId, prompt: extras.shownPrompt ?? prompt, agent: options.agent, routed, worktree: extras.worktree });
 
     const params: RunParams = {
       prompt,
@@ -174,8 +176,9 @@ export class Runs implements vscode.Disposable {
       ...options,
       ...(extras.sessionId ? { sessionId: extras.sessionId } : {}),
       ...(extras.activeFile ? { activeFile: extras.activeFile } : {}),
+      ...(extras.worktree ? { worktree: { name: extras.worktree } } : {}),
     };
-    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps})`);
+    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps}${extras.worktree ? `, worktree ${extras.worktree}` : ''})`);
     let outcome: RunOutcome;
     try {
       const result = await client.sendRequest<RunResult>(Methods.run, params);
