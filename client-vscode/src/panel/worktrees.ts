@@ -65,8 +65,10 @@ export function emptyWorktrees(): WorktreeSessions {
 
 /** A name for a new worktree of the panel: unique enough, and valid as a branch's last part. */
 export function worktreeName(runCount: number, now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `panel-${stamp}-${runCount + 1}`;
+  // Short enough for a card's title; the month, day and second keep it from naming (and so
+  // continuing) a worktree of another day or window.
+  const stamp = now.toISOString().replace(/[-:]/g, '').slice(4, 15).replace('T', '-');
+  return `wt-${stamp}-${runCount + 1}`;
 }
 
 function withRun(s: WorktreeSessions, runId: string, patch: (run: WorktreeRun) => WorktreeRun): WorktreeSessions {
@@ -184,6 +186,8 @@ export function worktreeCards(s: WorktreeSessions): WorktreeCard[] {
     const working = run !== undefined && !run.ended;
     const busy = s.busy.includes(w.name);
     const kind = working ? 'running' : w.state;
+    // Applied (or found in the tree already): applying again would do nothing until a new run.
+    const applied = ['applied', 'nothing'].includes(s.outcomes[w.name]?.status ?? '');
     cards.push({
       name: w.name,
       branch: w.branch,
@@ -196,7 +200,7 @@ export function worktreeCards(s: WorktreeSessions): WorktreeCard[] {
       stats: { files: w.files, added: w.added, removed: w.removed },
       outcome: s.outcomes[w.name],
       busy,
-      canApply: !busy && kind === 'ready' && w.files > 0,
+      canApply: !busy && kind === 'ready' && w.files > 0 && !applied,
       canDiscard: !busy && kind !== 'running',
       runId: working ? run.runId : undefined,
     });

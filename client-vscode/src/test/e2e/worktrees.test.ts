@@ -131,7 +131,12 @@ describe('worktree sessions in the panel', () => {
     const editor = await within(() => vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(ONE) && vscode.window.activeTextEditor, 'the applied file in the editor');
     assert.strictEqual(editor.document.getText(), 'ONE = 11\n');
     await uiDone({ expectVisible: lensOf(ONE), what: 'the review lenses of the applied change' });
-    await uiDone({ panel: [{ expectText: `.worktree-card[data-worktree="${one.name}"] .worktree-outcome`, text: 'Applied to your tree: wt_one.py' }] });
+    await uiDone({
+      panel: [
+        { expectText: `.worktree-card[data-worktree="${one.name}"] .worktree-outcome`, text: 'Applied to your tree: wt_one.py' },
+        { expectCount: `.worktree-card[data-worktree="${one.name}"] .apply-worktree`, count: 0 },
+      ],
+    });
     await uiDone({ screenshot: 'worktrees-applied' });
     await api.review.decideAll('keep');
     await within(() => onDisk(ONE) === 'ONE = 11\n', 'the kept change saved');

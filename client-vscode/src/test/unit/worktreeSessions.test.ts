@@ -107,12 +107,14 @@ describe('panel worktree sessions', () => {
     const one = worktreeCards(s)[0];
     assert.equal(one.busy, false);
     assert.equal(outcomeText(one.outcome!), 'Applied to your tree: greet.py — keep or undo each change in the editor.');
+    assert.deepEqual([one.canApply, one.canDiscard], [false, true], 'applied once: not offered again; it may still be discarded');
     const conflict = { path: 'calc.py', reason: 'you changed the same lines since the worktree was made' };
     s = reduceWorktrees(s, { type: 'applied', name: 'two', result: { status: 'conflict', message: 'not applied', files: ['calc.py'], merged: [], conflicts: [conflict], pending: false } });
     const two = worktreeCards(s)[1];
     assert.equal(two.outcome?.status, 'conflict');
     assert.deepEqual(two.outcome?.conflicts, [conflict]);
     assert.match(outcomeText(two.outcome!), /nothing was written/);
+    assert.equal(two.canApply, true, 'a conflict may be resolved and applied again');
   });
 
   it('discard: the card says so until the list no longer holds it; a refusal is shown', () => {
@@ -150,7 +152,7 @@ describe('panel worktree sessions', () => {
 
   it('names new worktrees validly and uniquely per run', () => {
     const now = new Date('2026-11-26T23:05:09Z');
-    assert.equal(worktreeName(0, now), 'panel-20261126-230509-1');
+    assert.equal(worktreeName(0, now), 'wt-1126-230509-1');
     assert.notEqual(worktreeName(1, now), worktreeName(0, now));
     assert.match(worktreeName(7, now), /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/);
   });
