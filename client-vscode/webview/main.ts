@@ -522,7 +522,9 @@ const WORKTREE_BADGES: Record<WorktreeCard['kind'], string> = {
 };
 
 function worktreeCard(card: WorktreeCard): HTMLElement {
-  const el = h('article', { class: `worktree-card ${card.kind.replace(/ /g, '-')}`, 'data-worktree': card.name, 'data-state': card.kind, 'aria-label': `Worktree ${card.name}: ${card.state}` });
+  // A card that lists conflicts or an error takes the whole row: files and reasons need the width.
+  const wide = card.outcome?.status === 'conflict' || card.outcome?.status === 'error' ? ' wide' : '';
+  const el = h('article', { class: `worktree-card ${card.kind.replace(/ /g, '-')}${wide}`, 'data-worktree': card.name, 'data-state': card.kind, 'aria-label': `Worktree ${card.name}: ${card.state}` });
   el.append(
     h(
       'div',

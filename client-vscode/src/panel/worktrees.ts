@@ -246,9 +246,9 @@ export function statsText(stats: { files: number; added: number; removed: number
 export function outcomeText(o: WorktreeOutcome): string {
   switch (o.status) {
     case 'applied':
-      return o.pending ? `Applied to your tree: ${o.files.join(', ')} — keep or undo each change in the editor.` : `Applied to your tree: ${o.files.join(', ')}.`;
+      return o.pending ? `Applied: ${o.files.join(', ')} — keep or undo it in the editor.` : `Applied: ${o.files.join(', ')}.`;
     case 'conflict':
-      return 'Not applied, nothing was written: you changed the same lines. The changes stay on the branch.';
+      return 'Conflict: nothing was written, the changes stay on the branch.';
     case 'nothing':
       return 'Nothing to apply: your tree already holds these changes.';
     case 'discarded':

@@ -133,7 +133,7 @@ describe('worktree sessions in the panel', () => {
     await uiDone({ expectVisible: lensOf(ONE), what: 'the review lenses of the applied change' });
     await uiDone({
       panel: [
-        { expectText: `.worktree-card[data-worktree="${one.name}"] .worktree-outcome`, text: 'Applied to your tree: wt_one.py' },
+        { expectText: `.worktree-card[data-worktree="${one.name}"] .worktree-outcome`, text: 'Applied: wt_one.py' },
         { expectCount: `.worktree-card[data-worktree="${one.name}"] .apply-worktree`, count: 0 },
       ],
     });

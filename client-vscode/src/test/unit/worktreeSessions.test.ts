@@ -106,7 +106,7 @@ describe('panel worktree sessions', () => {
     s = reduceWorktrees(s, { type: 'applied', name: 'one', result: { status: 'applied', message: 'applied', files: ['greet.py'], merged: [], conflicts: [], pending: true } });
     const one = worktreeCards(s)[0];
     assert.equal(one.busy, false);
-    assert.equal(outcomeText(one.outcome!), 'Applied to your tree: greet.py — keep or undo each change in the editor.');
+    assert.equal(outcomeText(one.outcome!), 'Applied: greet.py — keep or undo it in the editor.');
     assert.deepEqual([one.canApply, one.canDiscard], [false, true], 'applied once: not offered again; it may still be discarded');
     const conflict = { path: 'calc.py', reason: 'you changed the same lines since the worktree was made' };
     s = reduceWorktrees(s, { type: 'applied', name: 'two', result: { status: 'conflict', message: 'not applied', files: ['calc.py'], merged: [], conflicts: [conflict], pending: false } });
