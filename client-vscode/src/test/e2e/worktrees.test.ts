@@ -139,7 +139,7 @@ describe('worktree sessions in the panel', () => {
     });
     await uiDone({ screenshot: 'worktrees-applied' });
     await api.review.decideAll('keep');
-    await within(() => onDisk(ONE) === 'ONE = 11\n', 'the kept change saved');
+    await within(() => api.review.pendingCount === 0 && onDisk(ONE) === 'ONE = 11\n', 'the kept change saved');
 
     // The user changed the second's line meanwhile: applying it is a conflict, nothing written.
     writeFile(TWO, 'TWO = 3\n');
