@@ -318,7 +318,9 @@ class RunManager:
             approve = lsp_mcp_approver(self._ls, handle.token)
             registry = await self.mcp.registry_for(config, warn=self._warn, approve=approve)
         if handle.worktree is not None:
-            return self._start_in_worktree(handle, request, config, observer, notices, registry)
+            return await self._start_in_worktree(
+                handle, request, config, observer, notices, registry
+            )
         front_end = FrontEnd(
             self._sources.files(config),
             LspApprover(self._ls, handle.run_id, cancel=handle.token),
@@ -346,7 +348,7 @@ class RunManager:
             context=task_context(handle),
         )
 
-    def _start_in_worktree(
+    async def _start_in_worktree(
         self,
         handle: RunHandle,
         request: RunRequest,
@@ -359,6 +361,7 @@ class RunManager:
         (the user reviews the result when it is applied to their tree); its own index,
         symbols and checkpoints; commands still confirmed by the user. The editor's
         buffers, problems and open documents are of the user's tree, so none are used."""
+        from agentls.agent.indexing import build_index
         from agentls.agent.run import FrontEnd, run_agent
 
         root = config.workspace.root
@@ -378,6 +381,8 @@ class RunManager:
             LspApprover(self._ls, handle.run_id, cancel=handle.token),
             observer=observer,
             cancel=handle.token,
+            # the worktree's own index (its symbols are then kept by the run)
+            index=await build_index(config),
             registry=registry,
             notices=notices,
             trusted=self._sources.trusted(),
