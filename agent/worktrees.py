@@ -287,12 +287,14 @@ def apply(folder: Path, checked: ApplyCheck) -> None:
         raise WorktreeError(f"not applied: {done.stderr.strip()}")
 
 
-def discard(folder: Path, worktree: Worktree, *, keep_branch: bool = False) -> None:
+def discard(
+    folder: Path, worktree: Worktree, *, keep_branch: bool = False, force: bool = False
+) -> None:
     """Remove the worktree (and its branch unless kept); refused while it holds changes
-    nobody committed."""
+    nobody committed, unless ``force`` (the user saw them and wants them gone)."""
     root = repository_root(folder)
     current = state(worktree)
-    if current.uncommitted:
+    if current.uncommitted and not force:
         raise WorktreeError(
             f"the worktree {worktree.name} holds uncommitted changes ({worktree.path}): "
             "commit or remove them there first"

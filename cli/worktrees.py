@@ -34,6 +34,11 @@ def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     apply_ = sub.add_parser("apply", help="apply a worktree session's changes to your tree")
     discard_ = sub.add_parser("discard", help="remove a worktree session (and its branch)")
     discard_.add_argument("--keep-branch", action="store_true", help="keep its branch")
+    discard_.add_argument(
+        "--force",
+        action="store_true",
+        help="discard it even while it holds uncommitted changes (they are lost)",
+    )
     for command in (apply_, discard_):
         command.add_argument("name", metavar="NAME")
         command.add_argument("--yes", action="store_true", help="do not ask for confirmation")
@@ -91,9 +96,10 @@ def worktree_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -
         worktree = find(folder, args.name)
         if args.command == "apply":
             return _apply(folder, worktree, yes=args.yes, out=out)
-        if not _confirmed(f"Remove the worktree {worktree.name}?", args.yes):
+        losing = " and the changes nobody committed there" if args.force else ""
+        if not _confirmed(f"Remove the worktree {worktree.name}{losing}?", args.yes):
             return 1
-        discard(folder, worktree, keep_branch=args.keep_branch)
+        discard(folder, worktree, keep_branch=args.keep_branch, force=args.force)
         kept = f"; its branch {worktree.branch} is kept" if args.keep_branch else ""
         print(f"Discarded the worktree {worktree.name}{kept}.", file=out)
         return 0

@@ -661,6 +661,10 @@ class DiscardWorktreeParams(WireModel):
 
     name: str = Field(min_length=1, max_length=64)
     keep_branch: bool = Field(False, description="Keep its branch `agentls/<name>`.")
+    force: bool = Field(
+        False,
+        description="Discard it even while it holds changes nobody committed (they are lost).",
+    )
 
 
 class DiscardWorktreeResult(WireModel):

@@ -171,6 +171,11 @@ def test_a_killed_run_is_found_again_and_not_discarded_while_it_holds_changes(
     refused = agentls(repo, "discard", "k", "--yes")
     assert refused.returncode == 1 and "uncommitted changes" in refused.stderr
     assert half.exists()
+    # Forced, it goes with what the killed run left there.
+    forced = agentls(repo, "discard", "k", "--yes", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert not half.exists() and not git(repo, "branch", "--list", "agentls/k").strip()
+    assert json.loads(agentls(repo, "worktrees", "--json").stdout) == []
 
 
 def test_bad_inputs_are_named(tmp_path: Path, repo: Path, scripted: ScriptedModelServer) -> None:

@@ -214,8 +214,14 @@ async def test_a_worktree_of_a_killed_server_is_listed_by_the_next(
     assert listed["cut"]["state"] == "uncommitted changes", listed
     assert (Path(listed["cut"]["path"]) / "half.txt").read_text() == "half done\n"
     assert "half.txt" not in user_files(repo)
-    with pytest.raises(JsonRpcException, match="uncommitted changes"):
+    with pytest.raises(JsonRpcException, match=r"uncommitted changes.*force: true"):
         await client.request("agent/discardWorktree", {"name": "cut"})
+    assert (Path(listed["cut"]["path"]) / "half.txt").exists()
+    # Forced, it goes with what the killed run left there.
+    forced = plain(await client.request("agent/discardWorktree", {"name": "cut", "force": True}))
+    assert forced == {"discarded": True}
+    assert "cut" not in await worktrees(client)
+    assert git(repo, "branch", "--list", "agentls/cut").strip() == ""
 
 
 async def test_a_new_worktree_is_set_up_before_its_first_run(

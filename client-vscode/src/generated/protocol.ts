@@ -368,6 +368,8 @@ export interface DiscardWorktreeParams {
   name: string;
   /** Keep its branch `agentls/<name>`. */
   keepBranch?: boolean;
+  /** Discard it even while it holds changes nobody committed (they are lost). */
+  force?: boolean;
 }
 
 export interface DiscardWorktreeResult {
