@@ -171,8 +171,8 @@ export interface AssistantMessage extends Entry {
 
 /** Something the user attaches to the prompt. */
 export interface Attachment {
-  kind: 'file' | 'symbol' | 'changes' | 'image';
-  /** file: workspace-relative or absolute; image: a name to show. */
+  kind: 'file' | 'symbol' | 'problems' | 'changes' | 'image';
+  /** file: workspace-relative or absolute; problems: the one file whose problems are wanted (checked now if need be), absent for every file's known problems; image: a name to show. */
   path?: string | null;
   /** file: the first line (1-based). */
   startLine?: number | null;
