@@ -73,7 +73,9 @@ export function attachOptions(query: string, candidates: readonly AttachCandidat
         attachment: { kind: 'symbol', name },
       };
     }
-    return { key: `file:${candidate.path}`, label: baseName(candidate.path), detail: candidate.path, attachment: { kind: 'file', path: candidate.path } };
+    // The path tells apart files of the same name; a file at the root needs no second name.
+    const detail = candidate.path.includes('/') ? candidate.path : 'file';
+    return { key: `file:${candidate.path}`, label: baseName(candidate.path), detail, attachment: { kind: 'file', path: candidate.path } };
   });
   return query.startsWith('#') ? keywords : [...keywords, ...rows];
 }

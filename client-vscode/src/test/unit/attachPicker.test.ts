@@ -43,6 +43,11 @@ describe('attachOptions: the rows', () => {
     assert.equal(rows[3].detail, 'function · src/app.py:3');
   });
 
+  it('names a file at the root a file, and a file in a folder by its path', () => {
+    const [root] = attachOptions('x', [{ kind: 'file', path: 'setup.py', detail: '' }]);
+    assert.deepEqual([root.label, root.detail], ['setup.py', 'file']);
+  });
+
   it('keeps a keyword row only while it matches, and # asks for the keywords alone', () => {
     assert.deepEqual(attachOptions('prob', CANDIDATES).map((r) => r.label), ['#problems', 'greeting.py', 'greet']);
     assert.deepEqual(attachOptions('#ch', CANDIDATES).map((r) => r.label), ['#changes']);
