@@ -30,6 +30,8 @@ TEXT_BUDGET = 48_000
 #: Bytes of one image (decoded).
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+#: Seconds an attached symbol waits for the index's symbols to be parsed.
+SYMBOLS_FILL_WAIT = 30.0
 #: Problems an attachment of the current problems lists; the rest are counted.
 MAX_PROBLEMS = 200
 
@@ -248,12 +250,18 @@ async def _symbol(attachment: Attachment, files: FileAccess, symbols: Any) -> tu
     from agentls.indexer.symbol_source import SymbolsUnavailable
 
     name = attachment.name or ""
+    filled = True
     try:
+        if symbols is not None:
+            # A run starts while the symbols of a fresh index are still being parsed: a
+            # name defined in a file not parsed yet would be reported as not defined.
+            filled = await symbols.wait_filled(SYMBOLS_FILL_WAIT)
         hits = await symbols.find_definitions(name) if symbols is not None else []
     except SymbolsUnavailable as exc:
         raise AttachmentError(f"attached symbol {name!r}: {exc}") from None
     if not hits:
-        raise AttachmentError(f"attached symbol {name!r}: no definition of it in the index")
+        still = "" if filled else " (the index is still being built: try again in a moment)"
+        raise AttachmentError(f"attached symbol {name!r}: no definition of it in the index{still}")
     blocks = []
     for hit in hits[:3]:
         text = (await files.read_text(hit.path)).text.splitlines()

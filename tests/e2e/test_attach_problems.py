@@ -124,7 +124,9 @@ def test_the_cli_attaches_a_files_problems_and_says_when_none_are_known(
     tmp_path: Path, scripted: ScriptedModelServer, trust_folder: Any
 ) -> None:
     trust_folder(tmp_path)
-    servers = f"diagnostics:\n  servers:\n    - name: echo\n      command: {ECHO['command']}\n"
+    # A long wait: the server's start counts, and the machine may be loaded.
+    servers = "diagnostics:\n  wait_ms: 30000\n  servers:\n    - name: echo\n"
+    servers += f"      command: {ECHO['command']}\n"
     (tmp_path / ".agentls.yaml").write_text(servers + '      files: {".py": python}\n')
     (tmp_path / "app.py").write_text("a = undefined_name\nb = undefined_name\n")
     (tmp_path / "notes.txt").write_text("nothing to check\n")
