@@ -184,7 +184,12 @@ async def _problems(
     heading = f"The problems of {path}" if path else "The current problems"
     if not listed:
         where = path or "any file whose problems are known"
-        body = f"No errors or warnings in {where}."
+        # "None" is only a fact when every source answered; else it is what arrived.
+        body = (
+            f"No errors or warnings were reported for {where} in time."
+            if notices
+            else f"No errors or warnings in {where}."
+        )
         if path is None:
             body += (
                 " Only the files open in the editor, or given to a language server in this "

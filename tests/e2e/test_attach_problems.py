@@ -91,7 +91,7 @@ async def test_a_server_too_slow_to_answer_is_said_so_not_taken_for_clean(
     )
     assert result["status"] == "success", result
     sent = first_user(scripted, "slow")
-    assert "No errors or warnings in src/app.py." in sent
+    assert "No errors or warnings were reported for src/app.py in time." in sent
     assert "\nBut: language server silent did not" in sent and "within 1.5 s" in sent
 
 
