@@ -10,6 +10,7 @@ one pass over their paths and no sort of them all.
 from __future__ import annotations
 
 import heapq
+import re
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -105,11 +106,15 @@ def best(
                 break
             out.append(candidate)
         return out
-    first = query[0].lower()
+    # The regular expression says "in order" at C speed, so only the matches are scored;
+    # each `[^c]*c` stops at the first c, so a long query never backtracks.
+    in_order = re.compile(
+        "".join(f"[^{re.escape(char)}]*{re.escape(char)}" for char in query), re.IGNORECASE
+    )
     scored: list[tuple[float, int, T]] = []
     for n, candidate in enumerate(candidates):
         value = text(candidate)
-        if first not in value.lower():
+        if in_order.match(value) is None:
             continue
         found = score(query, value, tail_from=tail_from(value) if tail_from else 0)
         if found is None:
