@@ -18,7 +18,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -144,12 +144,18 @@ class ProcessResult:
     stragglers: int = 0
 
 
-async def _pump(stream: asyncio.StreamReader, buffer: OutputBuffer) -> None:
+async def _pump(
+    stream: asyncio.StreamReader,
+    buffer: OutputBuffer,
+    on_output: Callable[[bytes], None] | None = None,
+) -> None:
     while True:
         chunk = await stream.read(_READ_CHUNK)
         if not chunk:
             return
         buffer.feed(chunk)
+        if on_output is not None:
+            on_output(chunk)
 
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:
@@ -175,8 +181,10 @@ async def run_process(
     stdin_data: bytes | None = None,
     max_output: int = DEFAULT_MAX_OUTPUT,
     grace: float = DEFAULT_GRACE,
+    on_output: Callable[[bytes], None] | None = None,
 ) -> ProcessResult:
     """Run ``argv`` (stdout and stderr interleaved) and always leave no process behind.
+    ``on_output`` gets the output as it comes, all of it (the result keeps the ends).
 
     Re-raises ``CancelledError`` after the group is gone. Raises ``OSError`` when the
     program cannot be started.
@@ -194,7 +202,7 @@ async def run_process(
     pgid = proc.pid
     buffer = OutputBuffer(max_output)
     assert proc.stdout is not None
-    helpers = [asyncio.create_task(_pump(proc.stdout, buffer))]
+    helpers = [asyncio.create_task(_pump(proc.stdout, buffer, on_output))]
     if stdin_data is not None and proc.stdin is not None:
         helpers.append(asyncio.create_task(_feed_stdin(proc.stdin, stdin_data)))
     timed_out = False

@@ -164,6 +164,25 @@ class ToolUse(WireModel):
     success: bool
 
 
+class WorktreeInfo(WireModel):
+    """A worktree session: a copy of the repository on its own branch where runs work
+    without touching the user's tree."""
+
+    name: str
+    branch: str
+    path: str
+    base: str = Field(description="The commit it started from (HEAD plus the user's changes).")
+    created: float = Field(description="Seconds since the epoch.")
+    state: Literal["ready", "uncommitted changes", "missing", "running"] = Field(
+        description="`running`: a run of this server works in it now; `uncommitted "
+        "changes`: a run left changes not committed on its branch; `missing`: its folder "
+        "is gone."
+    )
+    files: int = Field(description="Files its branch changed since the base.")
+    added: int
+    removed: int
+
+
 class RunResult(WireModel):
     """The result of ``agent/run`` (and of ``agentls run --json``)."""
 
@@ -184,6 +203,11 @@ class RunResult(WireModel):
     instructions: list[str] = Field(
         default_factory=list,
         description="The instruction files the model was given (AGENTS.md...), in order.",
+    )
+    worktree: WorktreeInfo | None = Field(
+        None,
+        description="The worktree the run worked in (its changes committed on its branch), "
+        "when it was asked to work in one.",
     )
 
     @classmethod

@@ -132,6 +132,34 @@ class InstructionsRead:
 
 
 @dataclass(frozen=True)
+class CommandStarted:
+    """A tool started a command in a child process here (sandboxed when it can be):
+    ``command`` is what it runs, as the user approved it."""
+
+    call_id: str
+    tool: str
+    command: str
+
+
+@dataclass(frozen=True)
+class CommandOutput:
+    """Output of a running command as it comes (stdout and stderr interleaved), secrets
+    already masked; the pieces of one call arrive in order."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class CommandEnded:
+    """A command's process is gone: its exit code (None when it was stopped)."""
+
+    call_id: str
+    exit_code: int | None
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something the user should know that is not part of the conversation."""
 
@@ -152,6 +180,9 @@ AgentEvent = (
     | ContextMeasured
     | ContextCompacted
     | MessagesDelivered
+    | CommandStarted
+    | CommandOutput
+    | CommandEnded
     | Notice
 )
 

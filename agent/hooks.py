@@ -30,7 +30,7 @@ import logging
 import os
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,6 +167,73 @@ def load_hooks(config: AppConfig, root: Path, *, trusted: bool) -> LoadedHooks:
             f"`{approve_command(root)}`"
         )
     return loaded
+
+
+@dataclass(frozen=True)
+class HookLine:
+    """One command of a hooks definition, as a person reviews it."""
+
+    event: HookEvent
+    matcher: str
+    command: str
+    timeout: float
+
+
+@dataclass(frozen=True)
+class HooksToApprove:
+    """A workspace file's hooks that wait for the user's approval."""
+
+    source: HookSource
+    #: The user approved another definition of this file's hooks.
+    changed: bool
+
+    @property
+    def label(self) -> str:
+        return self.source.label
+
+    @property
+    def digest(self) -> str:
+        assert self.source.digest is not None
+        return self.source.digest
+
+    def lines(self) -> list[HookLine]:
+        return [
+            HookLine(event, matcher.matcher, hook.command, hook.timeout)
+            for event, matchers in self.source.table.items()
+            for matcher in matchers
+            for hook in matcher.hooks
+        ]
+
+
+#: Asks the user about one file's hooks: True when they allow them (the approval is then
+#: stored like ``agentls hooks approve``'s), False when they refuse, None when nobody
+#: answered (closed, cancelled).
+HooksApprover = Callable[[HooksToApprove], Awaitable[bool | None]]
+
+
+def hooks_to_approve(root: Path) -> list[HooksToApprove]:
+    """The workspace's hook files whose hooks, as they are now, are not approved."""
+    from agentls.agent.trust import TrustStore
+
+    store = TrustStore()
+    found, _ = workspace_sources(root)
+    waiting = []
+    for source in found:
+        approved = store.approved_digest(root, "hooks", source.label)
+        if approved != source.digest:
+            waiting.append(HooksToApprove(source, changed=approved is not None))
+    return waiting
+
+
+async def ask_hooks_approval(root: Path, approve: HooksApprover) -> None:
+    """Asks the user about each workspace hook file that waits for approval (only call it
+    for a trusted folder); an approval is stored, so the run then obeys those hooks. A
+    refusal or no answer leaves them off, and the run's notice says so."""
+    from agentls.agent.trust import TrustStore
+
+    for item in hooks_to_approve(root):
+        if await approve(item):
+            TrustStore().approve(root, "hooks", item.label, item.digest)
 
 
 def approve_workspace_hooks(root: Path) -> list[str]:

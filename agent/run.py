@@ -45,6 +45,7 @@ from agentls.agent.events import (
     StatusChanged,
     null_observer,
 )
+from agentls.agent.hooks import HooksApprover, ask_hooks_approval
 from agentls.agent.indexing import local_symbols, task_map
 from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
@@ -109,6 +110,9 @@ class FrontEnd:
     #: What the user must hear at the start of the run (an untrusted folder's ignored
     #: settings, a missing sandbox), as warnings through the observer.
     notices: tuple[str, ...] = ()
+    #: Asks the user about the workspace's hooks that wait for approval, in a trusted
+    #: folder (None: they stay off until approved elsewhere, e.g. ``agentls hooks approve``).
+    approve_hooks: HooksApprover | None = None
     #: What the user sends the run while it works (None: the front end cannot).
     messages: RunMessages | None = None
     #: The folder is trusted: a workspace prompt file may then choose the model.
@@ -254,6 +258,8 @@ async def _run_to_the_end(
         run.record_in(recorder, recorder.history() if history is None else history)
         await run.read_instructions(recorder.earlier_instructions())
         await run.attach()
+        if front_end.trusted and front_end.approve_hooks is not None:
+            await ask_hooks_approval(Path(context.files.root), front_end.approve_hooks)
         run.load_hooks(trusted=front_end.trusted, session_id=session_id)
         await recorder.start(request.prompt, run.instruction_labels)
         state = await run.to_the_end()

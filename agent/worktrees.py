@@ -15,6 +15,7 @@ discards the worktree (refused while it holds changes nobody committed).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,10 +23,15 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+import uuid
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from agentls.agent.errors import AgentError
+
+if TYPE_CHECKING:
+    from agentls.agent.workspace import FileAccess, FileChange
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 BRANCH_PREFIX = "agentls/"
@@ -299,3 +305,126 @@ def discard(folder: Path, worktree: Worktree, *, keep_branch: bool = False) -> N
     if not keep_branch:
         _git(root, "branch", "-D", worktree.branch, check=False)
     _record(root, worktree.name).unlink(missing_ok=True)
+
+
+def prepare(folder: Path, name: str | None) -> Worktree:
+    """The worktree a run asked to work in ``name`` uses: that one if it exists, else a new
+    one (named after a fresh id when ``name`` is empty). A folder the user trusts lends its
+    trust to its worktrees, so their runs read the same workspace config."""
+    from agentls.agent.trust import TrustStore
+
+    if name:
+        with contextlib.suppress(WorktreeError):
+            return find(folder, name)
+    worktree = create(folder, name or uuid.uuid4().hex[:12])
+    store = TrustStore()
+    if store.is_trusted(repository_root(folder)):
+        store.set_trusted(worktree.path, True)
+    return worktree
+
+
+def describe(current: WorktreeState) -> Literal["ready", "uncommitted changes", "missing"]:
+    """One word for where a worktree stands (what lists show)."""
+    if not current.exists:
+        return "missing"
+    return "uncommitted changes" if current.uncommitted else "ready"
+
+
+# -- applying through a FileAccess (an editor's review) ----------------------------------
+
+
+@dataclass
+class FileResult:
+    """One file the worktree's branch changed: its text at the base and on the branch
+    (None: absent)."""
+
+    path: str
+    base: str | None
+    branch: str | None
+
+
+@dataclass
+class ApplyPlan:
+    """The worktree's changes made against the user's current files: ``changes`` to write
+    (all together) when ``conflicts`` is empty; else why each listed file cannot take them."""
+
+    changes: list[FileChange] = field(default_factory=list)
+    conflicts: dict[str, str] = field(default_factory=dict)
+    #: Files whose user text had moved on and were merged with the branch's (no overlap).
+    merged: list[str] = field(default_factory=list)
+
+
+def _show(folder: Path, commit: str, path: str) -> str | None:
+    done = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=folder, capture_output=True)
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode("utf-8", errors="surrogateescape")
+
+
+def branch_files(worktree: Worktree) -> list[FileResult]:
+    """What the worktree's branch changed since its base, file by file (blocking: git)."""
+    folder = worktree.folder
+    names = _git(folder, "diff", "--name-only", "--no-renames", worktree.base, "HEAD").split("\n")
+    return [
+        FileResult(path, _show(folder, worktree.base, path), _show(folder, "HEAD", path))
+        for path in names
+        if path
+    ]
+
+
+def merge_texts(mine: str, base: str, theirs: str) -> str | None:
+    """``git merge-file``'s three-way merge of the user's text and the branch's over their
+    common base; None when they change the same lines (blocking: a git process)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        paths = []
+        for label, text in (("mine", mine), ("base", base), ("theirs", theirs)):
+            path = Path(scratch) / label
+            path.write_text(text, encoding="utf-8", errors="surrogateescape")
+            paths.append(str(path))
+        done = subprocess.run(["git", "merge-file", "-p", "--quiet", *paths], capture_output=True)
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode("utf-8", errors="surrogateescape")
+
+
+async def plan_apply(worktree: Worktree, files: FileAccess) -> ApplyPlan:
+    """The worktree's committed changes as a change set for ``files`` (the user's tree as
+    the user sees it: in an editor, its unsaved buffers too). A file the user left as it
+    was at the base takes the branch's text; one the user changed too is merged when the
+    two touch different lines, else it is a conflict and nothing is planned to be written."""
+    import asyncio
+
+    from agentls.agent.workspace import FileChange
+
+    if not worktree.folder.is_dir():
+        raise WorktreeError(f"the worktree {worktree.name} is gone ({worktree.path})")
+    plan = ApplyPlan()
+    for result in await asyncio.to_thread(branch_files, worktree):
+        current = await _current_text(files, result.path)
+        if current == result.base:
+            plan.changes.append(FileChange(result.path, result.branch, current))
+            continue
+        if current == result.branch:
+            continue  # the user's tree holds the branch's text already
+        if current is None or result.base is None or result.branch is None:
+            plan.conflicts[result.path] = (
+                "you deleted it since the worktree was made"
+                if current is None
+                else "you created it too"
+                if result.base is None
+                else "the worktree deleted it and you changed it"
+            )
+            continue
+        merged = await asyncio.to_thread(merge_texts, current, result.base, result.branch)
+        if merged is None:
+            plan.conflicts[result.path] = "you changed the same lines since the worktree was made"
+            continue
+        plan.changes.append(FileChange(result.path, merged, current))
+        plan.merged.append(result.path)
+    return plan
+
+
+async def _current_text(files: FileAccess, path: str) -> str | None:
+    if not await files.exists(path):
+        return None
+    return (await files.read_text(path)).text

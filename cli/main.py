@@ -30,6 +30,9 @@ from agentls.agent.errors import AgentError
 
 if TYPE_CHECKING:
     from agentls.agent.config_loader import LoadedConfig
+    from agentls.agent.events import AgentEvent, Observer
+    from agentls.cli.terminal import TerminalAsker, TerminalObserver
+    from agentls.cli.terminal_input import TerminalMessages
     from agentls.langservers import LanguageServers
 
 EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}
@@ -293,13 +296,16 @@ async def run_headless(
     def warn(message: str) -> None:
         print(f"agentls: warning: {message}", file=sys.stderr)
 
+    terminal = TerminalObserver(quiet=args.quiet)
+    typed = _typed_messages(asker, terminal)
     servers = language_servers(config, trusted=trusted)
     front_end = FrontEnd(
         files,
         TerminalApprover(asker),
-        observer=TerminalObserver(quiet=args.quiet),
+        observer=terminal if typed is None else _both(terminal, typed.observe),
         cancel=cancel,
         trusted=trusted,
+        messages=None if typed is None else typed.mailbox,
         problems=servers,
     )
     try:
@@ -307,6 +313,8 @@ async def run_headless(
             request, front_end, config=config, warn=warn, approve_mcp=terminal_mcp_approver()
         )
     finally:
+        if asker.lines is not None:
+            asker.lines.stop()
         if servers is not None:
             await servers.aclose()
     if args.json:
@@ -323,6 +331,30 @@ async def run_headless(
     if interrupted():
         return EXIT_INTERRUPTED
     return EXIT_CODES.get(outcome.state.status, 1)
+
+
+def _typed_messages(asker: TerminalAsker, terminal: TerminalObserver) -> TerminalMessages | None:
+    """With a terminal on stdin, a line typed while the run works is a message to it
+    (questions still get their answers); without one, stdin is never read."""
+    from agentls.agent.run_messages import RunMessages
+    from agentls.cli.terminal_input import TerminalLines, TerminalMessages
+
+    if not asker.interactive:
+        return None
+    typed = TerminalMessages(RunMessages(), terminal.say)
+    lines = TerminalLines(asker.stdin, typed.typed)
+    if not lines.start():
+        return None
+    asker.lines = lines
+    return typed
+
+
+def _both(first: Observer, second: Observer) -> Observer:
+    def observe(event: AgentEvent) -> None:
+        first(event)
+        second(event)
+
+    return observe
 
 
 def language_servers(config: AppConfig, *, trusted: bool) -> LanguageServers | None:

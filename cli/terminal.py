@@ -34,6 +34,7 @@ from agentls.agent.workspace import DiskFileAccess, EditProposal
 
 if TYPE_CHECKING:
     from agentls.agent.config import AppConfig
+    from agentls.cli.terminal_input import TerminalLines
 
 NO_TTY_MESSAGE = (
     "confirmation needed but there is no terminal to ask (run with --mode yolo to allow "
@@ -155,6 +156,8 @@ class TerminalObserver:
         self.quiet = quiet
         self._printer = LinePrinter(stream or sys.stderr)
         self._line = self._printer.line
+        #: A whole line, never in the middle of streamed text (even when quiet).
+        self.say = self._printer.line
         #: The latest context meter, shown on the step lines.
         self._meter = ""
 
@@ -202,7 +205,10 @@ class TerminalAsker:
     def __init__(self, stdin: IO[str] | None = None, stderr: IO[str] | None = None) -> None:
         self.stdin = stdin or sys.stdin
         self.stderr = stderr or sys.stderr
-        self._lock = asyncio.Lock()
+        self.lock = asyncio.Lock()
+        #: The run's reader of the terminal, when lines typed during the run are messages
+        #: to it: the questions then read their answers through it.
+        self.lines: TerminalLines | None = None
 
     @property
     def interactive(self) -> bool:
@@ -210,6 +216,13 @@ class TerminalAsker:
             return self.stdin.isatty()
         except (ValueError, OSError):
             return False
+
+    async def readline(self) -> str:
+        """The next line typed, "" at the end of the input."""
+        if self.lines is not None:
+            return await self.lines.readline()
+        line: str = await asyncio.to_thread(self.stdin.readline)
+        return line
 
     def disk_files(self, config: AppConfig) -> DiskFileAccess:
         """The workspace's files on disk; with a terminal, each edit is confirmed on it."""
@@ -222,22 +235,22 @@ class TerminalAsker:
     async def ask(self, question: str, choices: str = "y/N") -> str:
         if not self.interactive:
             raise NoTTYError(NO_TTY_MESSAGE)
-        async with self._lock:  # one question at a time, even with parallel tools
+        async with self.lock:  # one question at a time, even with parallel tools
             self.stderr.write(f"{question} [{choices}] ")
             self.stderr.flush()
-            line: str = await asyncio.to_thread(self.stdin.readline)
+            line = await self.readline()
         return line.strip().lower()
 
     async def read_block(self, prompt: str) -> str:
         """Lines typed until one holding only ``.`` (code may contain blank lines)."""
         if not self.interactive:
             raise NoTTYError(NO_TTY_MESSAGE)
-        async with self._lock:
+        async with self.lock:
             self.stderr.write(prompt + "\n")
             self.stderr.flush()
             lines: list[str] = []
             while True:
-                line: str = await asyncio.to_thread(self.stdin.readline)
+                line = await self.readline()
                 if line == "" or line.rstrip("\n") == ".":
                     break
                 lines.append(line)
@@ -301,7 +314,8 @@ class TerminalApprover(BaseApprover):
         """The question on stderr, the answer from the TTY; ``NoTTYError`` without one."""
         if not self.asker.interactive:
             raise NoTTYError("there is no terminal to ask the user")
-        self.asker.stderr.write(f"\nThe agent asks: {question}\n> ")
-        self.asker.stderr.flush()
-        line: str = await asyncio.to_thread(self.asker.stdin.readline)
+        async with self.asker.lock:
+            self.asker.stderr.write(f"\nThe agent asks: {question}\n> ")
+            self.asker.stderr.flush()
+            line = await self.asker.readline()
         return line.strip() or None

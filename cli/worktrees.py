@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import uuid
 from pathlib import Path
 from typing import IO
 
@@ -16,11 +15,11 @@ from agentls.agent.worktrees import (
     apply,
     check_apply,
     commit_run,
-    create,
+    describe,
     discard,
     find,
     listed,
-    repository_root,
+    prepare,
     state,
 )
 
@@ -39,21 +38,8 @@ def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def prepare_worktree(folder: Path, name: str | None) -> Worktree:
-    """The worktree a ``run --worktree [NAME]`` works in: NAME's if it exists, else a new
-    one (named after a new session id when NAME is empty). A folder the user trusts lends
-    its trust to its worktrees."""
-    from agentls.agent.trust import TrustStore
-
-    if name:
-        try:
-            return find(folder, name)
-        except WorktreeError:
-            pass
-    worktree = create(folder, name or uuid.uuid4().hex[:12])
-    store = TrustStore()
-    if store.is_trusted(repository_root(folder)):
-        store.set_trusted(worktree.path, True)
-    return worktree
+    """The worktree a ``run --worktree [NAME]`` works in (see ``worktrees.prepare``)."""
+    return prepare(folder, name)
 
 
 def finish_worktree_run(worktree: Worktree, prompt: str, out: IO[str] = sys.stderr) -> None:
@@ -92,9 +78,7 @@ def _list(folder: Path, *, as_json: bool, out: IO[str]) -> int:
     rows = []
     for worktree in listed(folder):
         now = state(worktree)
-        what = (
-            "missing" if not now.exists else "uncommitted changes" if now.uncommitted else "ready"
-        )
+        what = describe(now)
         rows.append(
             {
                 "name": worktree.name,

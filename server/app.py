@@ -396,6 +396,7 @@ def build_server(
         review,
         run,
         sessions,
+        worktrees,
     )
 
     ls = AgentLanguageServer(llm_factory=llm_factory, files_factory=files_factory, warm_up=warm_up)
@@ -413,6 +414,7 @@ def build_server(
         prepare,
         review,
         checkpoints,
+        worktrees,
     ):
         feature.register(ls)
     return ls

@@ -47,7 +47,14 @@ PREFIX = "agent/"
 #: params are ignored), so that they are handled before those are loaded. A unit test keeps
 #: this set equal to the methods of ``METHODS`` the client sends whose params have no field.
 NO_PARAMS = frozenset(
-    {"agent/ping", "agent/agents", "agent/commands", "agent/sessions", "agent/prepare"}
+    {
+        "agent/ping",
+        "agent/agents",
+        "agent/commands",
+        "agent/sessions",
+        "agent/prepare",
+        "agent/worktrees",
+    }
 )
 
 

@@ -61,7 +61,7 @@ def lsp_mcp_approver(ls: LanguageServer, cancel: CancelToken) -> McpApprover:
 
     async def approve(item: ServerToApprove) -> bool | None:
         if client_approves_mcp(ls.client_capabilities):
-            result = await _request(ls, cancel, METHOD, approval_params(item).to_wire())
+            result = await request_answer(ls, cancel, METHOD, approval_params(item).to_wire())
             if not isinstance(result, McpServerApprovalResult):
                 return None  # not answered: asked again next time
             return result.approved
@@ -70,7 +70,7 @@ def lsp_mcp_approver(ls: LanguageServer, cancel: CancelToken) -> McpApprover:
             message=f"agentls: {item.question()}",
             actions=[types.MessageActionItem(title=ALLOW), types.MessageActionItem(title=REFUSE)],
         )
-        result = await _request(ls, cancel, types.WINDOW_SHOW_MESSAGE_REQUEST, params)
+        result = await request_answer(ls, cancel, types.WINDOW_SHOW_MESSAGE_REQUEST, params)
         title = getattr(result, "title", None)
         if title is None and isinstance(result, dict):
             title = result.get("title")
@@ -81,7 +81,7 @@ def lsp_mcp_approver(ls: LanguageServer, cancel: CancelToken) -> McpApprover:
     return approve
 
 
-async def _request(ls: LanguageServer, cancel: CancelToken, method: str, params: Any) -> Any:
+async def request_answer(ls: LanguageServer, cancel: CancelToken, method: str, params: Any) -> Any:
     """The client's answer; None when the request failed or the run was cancelled."""
     msg_id = f"agentls-{uuid.uuid4().hex[:12]}"
     answer = ls.protocol.send_request_async(method, params, msg_id=msg_id)

@@ -23,9 +23,12 @@ from typing import Any
 
 # The agent's events by their module: the protocol's types beside them have like names
 # (``PlanStep`` is both), and ``events.X`` says which side of the translation a name is.
+from lsprotocol import types
+
 from agentls.agent import events
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import (
+    CommandParams,
     Compaction,
     ContextParams,
     InstructionsParams,
@@ -36,6 +39,7 @@ from agentls.server.protocol import (
     StepParams,
     StreamParams,
 )
+from agentls.server.settings import plain
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +58,36 @@ def step_label(tool: str, args: dict[str, Any]) -> str:
     return tool
 
 
+def client_mirrors_commands(caps: types.ClientCapabilities | None) -> bool:
+    """Whether the client declared ``experimental.agentls.commandOutput: true``: it shows
+    the agent's commands as they run, so their output is streamed to it."""
+    experimental = plain(caps.experimental) if caps is not None else None
+    agentls = experimental.get("agentls") if isinstance(experimental, dict) else None
+    return isinstance(agentls, dict) and agentls.get("commandOutput") is True
+
+
+def command_params(
+    run_id: str, event: events.CommandStarted | events.CommandOutput | events.CommandEnded
+) -> CommandParams:
+    if isinstance(event, events.CommandStarted):
+        return CommandParams(
+            run_id=run_id,
+            call_id=event.call_id,
+            event="started",
+            tool=event.tool,
+            command=event.command,
+        )
+    if isinstance(event, events.CommandOutput):
+        return CommandParams(run_id=run_id, call_id=event.call_id, event="output", text=event.text)
+    return CommandParams(
+        run_id=run_id,
+        call_id=event.call_id,
+        event="ended",
+        exit_code=event.exit_code,
+        timed_out=event.timed_out or None,
+    )
+
+
 class LspRunObserver:
     """The Observer of one run; ``close()`` flushes what is left."""
 
@@ -64,8 +98,11 @@ class LspRunObserver:
         *,
         progress: RunProgress | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
+        mirror_commands: bool = False,
     ) -> None:
         self.run_id = run_id
+        #: The client mirrors commands (``agent/command``): it declared it wants them.
+        self._mirror_commands = mirror_commands
         self._notify = notify
         self._progress = progress
         self._loop = loop or asyncio.get_running_loop()
@@ -165,6 +202,9 @@ class LspRunObserver:
         elif isinstance(event, events.MessagesDelivered):
             delivered = MessageDeliveredParams(run_id=run_id, message_ids=event.ids)
             self._notify("agent/messageDelivered", delivered.to_wire())
+        elif isinstance(event, events.CommandStarted | events.CommandOutput | events.CommandEnded):
+            if self._mirror_commands:
+                self._notify("agent/command", command_params(run_id, event).to_wire())
         elif isinstance(event, events.InstructionsRead):
             read = InstructionsParams(
                 run_id=run_id, files=event.files, joined=True if event.joined else None

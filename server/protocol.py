@@ -27,6 +27,7 @@ from agentls.agent.contract import (
     RunState,
     SessionInfo,
     WireModel,
+    WorktreeInfo,
     problems,
 )
 from agentls.agent.session_entries import Entry
@@ -59,16 +60,34 @@ def parse_params(model: type[M], data: Any, *, what: str = "params") -> M:
 # -- client → server ------------------------------------------------------------------
 
 
+class WorktreeOption(WireModel):
+    """Where a run that works in a worktree of its own works."""
+
+    name: str | None = Field(
+        None,
+        max_length=64,
+        description="The worktree (branch `agentls/<name>`): continued when it exists, "
+        "else made from HEAD plus the uncommitted changes; none: a new one named after a "
+        "fresh id.",
+    )
+
+
 class RunParams(RunRequestFields):
     """``agent/run`` params."""
 
     work_done_token: int | str | None = Field(
         None, description="Report progress on this token instead of creating one."
     )
+    worktree: WorktreeOption | None = Field(
+        None,
+        description="Work in a git worktree of its own, not in the user's tree: its edits "
+        "are written there (no review), committed on its branch at the end, and applied "
+        "to the user's tree only by `agent/applyWorktree`.",
+    )
 
     def to_request(self, **updates: Any) -> RunRequest:
         """The run the agent layer is asked for, with ``updates`` (e.g. generated ids)."""
-        fields = self.model_dump(by_alias=False, exclude={"work_done_token"})
+        fields = self.model_dump(by_alias=False, exclude={"work_done_token", "worktree"})
         return RunRequest.model_validate({**fields, **updates})
 
 
@@ -119,6 +138,24 @@ class MessageDeliveredParams(WireModel):
 
     run_id: str
     message_ids: list[str]
+
+
+class CommandParams(WireModel):
+    """``agent/command``: a command the agent runs, as it runs, for a client that mirrors
+    it (one that declares ``experimental.agentls.commandOutput``). ``started`` names the
+    command, ``output`` pieces come in order, ``ended`` gives the exit code. Secrets are
+    masked in ``command`` and ``text``."""
+
+    run_id: str
+    call_id: str = Field(description="The tool call, as in `agent/step`.")
+    event: Literal["started", "output", "ended"]
+    tool: str | None = Field(None, description="`started`: the tool that runs it.")
+    command: str | None = Field(None, description="`started`: what runs, as approved.")
+    text: str | None = Field(None, description="`output`: stdout and stderr interleaved.")
+    exit_code: int | None = Field(
+        None, description="`ended`: the exit code; absent when the command was stopped."
+    )
+    timed_out: bool | None = Field(None, description="`ended`: stopped by its time limit.")
 
 
 class AgentInfo(WireModel):
@@ -503,6 +540,33 @@ class McpServerApprovalResult(WireModel):
     approved: bool
 
 
+class HookEntry(WireModel):
+    """One command of a workspace's hooks."""
+
+    event: str = Field(description="`PreToolUse`, `PostToolUse`, `SessionStart`, ...")
+    matcher: str = Field(description="The tools it applies to; empty: every tool.")
+    command: str = Field(description="The shell command, exactly as written.")
+    timeout: float = Field(description="Seconds before it is stopped.")
+
+
+class HooksApprovalParams(WireModel):
+    """``agent/approveHooks`` (a request to the client): may the hooks of this workspace
+    file run? Sent at the start of a run in a trusted folder, for each file whose hooks
+    (as they are now) the user has not approved, only to clients that declare
+    ``experimental.agentls.approveHooks``. An approval is stored for this exact
+    definition, as ``agentls hooks approve`` stores it; a changed definition asks again."""
+
+    source: str = Field(description="The file: `.agentls/hooks.json`, `.claude/settings.json`...")
+    hooks: list[HookEntry]
+    changed: bool = Field(description="The user approved another definition of this file.")
+
+
+class HooksApprovalResult(WireModel):
+    """``agent/approveHooks`` result."""
+
+    approved: bool
+
+
 # -- checkpoints ------------------------------------------------------------------------
 
 
@@ -580,6 +644,57 @@ class RestoreResult(WireModel):
     unrestorable: list[Unrestorable]
 
 
+class WorktreesResult(WireModel):
+    """``agent/worktrees`` result: the worktree sessions of the workspace's repository,
+    oldest first."""
+
+    worktrees: list[WorktreeInfo]
+
+
+class WorktreeParams(WireModel):
+    """``agent/applyWorktree`` params."""
+
+    name: str = Field(min_length=1, max_length=64)
+
+
+class WorktreeConflict(WireModel):
+    path: str
+    reason: str
+
+
+class ApplyWorktreeResult(WireModel):
+    """``agent/applyWorktree`` result: what became of the worktree's changes in the
+    user's tree (written as one agent edit: reviewed or confirmed like any other)."""
+
+    status: Literal["applied", "rejected", "partial", "stale", "failed", "conflict", "nothing"]
+    message: str = ""
+    files: list[str] = Field(description="The files the change set touches.")
+    merged: list[str] = Field(
+        default_factory=list,
+        description="Files the user had changed too, merged with the worktree's changes "
+        "(they touched different lines).",
+    )
+    conflicts: list[WorktreeConflict] = Field(
+        default_factory=list,
+        description="With `conflict`: files the user changed where the worktree did too; "
+        "nothing was written.",
+    )
+    pending: bool = Field(
+        False, description="Applied as changes the user still keeps or undoes inline."
+    )
+
+
+class DiscardWorktreeParams(WireModel):
+    """``agent/discardWorktree`` params."""
+
+    name: str = Field(min_length=1, max_length=64)
+    keep_branch: bool = Field(False, description="Keep its branch `agentls/<name>`.")
+
+
+class DiscardWorktreeResult(WireModel):
+    discarded: bool
+
+
 # -- the method table ------------------------------------------------------------------
 
 
@@ -606,6 +721,7 @@ METHODS: tuple[Method, ...] = (
         "serverToClient",
         MessageDeliveredParams,
     ),
+    Method("agent/command", "command", "notification", "serverToClient", CommandParams),
     Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
     Method("agent/commands", "commands", "request", "clientToServer", NoParams, CommandsResult),
     Method(
@@ -628,6 +744,23 @@ METHODS: tuple[Method, ...] = (
         CheckpointsResult,
     ),
     Method("agent/restore", "restore", "request", "clientToServer", RestoreParams, RestoreResult),
+    Method("agent/worktrees", "worktrees", "request", "clientToServer", NoParams, WorktreesResult),
+    Method(
+        "agent/applyWorktree",
+        "applyWorktree",
+        "request",
+        "clientToServer",
+        WorktreeParams,
+        ApplyWorktreeResult,
+    ),
+    Method(
+        "agent/discardWorktree",
+        "discardWorktree",
+        "request",
+        "clientToServer",
+        DiscardWorktreeParams,
+        DiscardWorktreeResult,
+    ),
     Method("agent/status", "status", "notification", "serverToClient", StatusParams),
     Method("agent/stream", "stream", "notification", "serverToClient", StreamParams),
     Method("agent/step", "step", "notification", "serverToClient", StepParams),
@@ -659,6 +792,14 @@ METHODS: tuple[Method, ...] = (
         "notification",
         "clientToServer",
         ReviewDecisionParams,
+    ),
+    Method(
+        "agent/approveHooks",
+        "approveHooks",
+        "request",
+        "serverToClient",
+        HooksApprovalParams,
+        HooksApprovalResult,
     ),
     Method(
         "agent/reviewAutoSave",

@@ -21,6 +21,7 @@ from agentls.agent.run_messages import RunMessages
 
 if TYPE_CHECKING:
     from agentls.agent.run import RunOutcome
+    from agentls.agent.worktrees import Worktree
     from agentls.server.observer import LspRunObserver
     from agentls.server.progress import RunProgress
 
@@ -37,6 +38,8 @@ class RunHandle:
     task: asyncio.Task[RunOutcome] | None = None
     progress: RunProgress | None = None
     observer: LspRunObserver | None = None
+    #: The worktree the run works in, when it was asked for one (not the user's tree).
+    worktree: Worktree | None = None
 
 
 #: The run whose task is running (set before the run's task is created, so the task

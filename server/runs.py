@@ -27,16 +27,37 @@ from pygls.uris import to_fs_path
 from agentls.agent.agents import AgentRegistry
 from agentls.agent.config import AppConfig
 from agentls.agent.config_loader import may_declare_mcp_servers
-from agentls.agent.contract import RunResult
+from agentls.agent.contract import RunRequest, RunResult, WorktreeInfo
 from agentls.agent.events import RunState, StatusChanged
+from agentls.agent.protected_edits import protected_targets
 from agentls.agent.run_messages import MessageMode, PendingMessage, RunMessageError
-from agentls.agent.workspace import FileAccess
+from agentls.agent.workspace import DiskFileAccess, EditProposal, FileAccess
 from agentls.server.approver import LspApprover
+from agentls.server.hooks_approval import lsp_hooks_approver
 from agentls.server.inline_review import InlineReviews
-from agentls.server.observer import LspRunObserver
+from agentls.server.observer import LspRunObserver, client_mirrors_commands
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import RunParams
 from agentls.server.run_handle import RunHandle, task_context
+
+
+def worktree_info(worktree: Worktree, *, running: bool) -> WorktreeInfo:
+    """What a client is told of a worktree (blocking: git)."""
+    from agentls.agent.worktrees import describe, state
+
+    current = state(worktree)
+    return WorktreeInfo(
+        name=worktree.name,
+        branch=worktree.branch,
+        path=worktree.path,
+        base=worktree.base,
+        created=worktree.created,
+        state="running" if running else describe(current),
+        files=current.files,
+        added=current.added,
+        removed=current.removed,
+    )
+
 
 if TYPE_CHECKING:
     # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
@@ -45,6 +66,8 @@ if TYPE_CHECKING:
     from agentls.agent.mcp import MCPPool
     from agentls.agent.problems import ProblemSource
     from agentls.agent.run import RunOutcome
+    from agentls.agent.tools.registry import ToolRegistry
+    from agentls.agent.worktrees import Worktree
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.symbol_source import SymbolSource
 
@@ -92,6 +115,8 @@ class RunManager:
         self._reviews = reviews
         self.runs: dict[str, RunHandle] = {}
         self._mcp: MCPPool | None = None
+        #: Workspace hook files (and digests) the user refused while this server lives.
+        self._refused_hooks: set[tuple[str, str]] = set()
 
     def _open_documents(self) -> tuple[str, ...]:
         """File-system paths of the documents open in the editor."""
@@ -144,11 +169,49 @@ class RunManager:
                 f"session {session_id!r} already has a run in flight; wait for it or cancel it"
             )
         handle = RunHandle(run_id, session_id, params.agent)
+        if params.worktree is not None:
+            config = await self._enter_worktree(handle, params.worktree.name, config)
         self.runs[run_id] = handle
         try:
-            return await self._run(handle, params, config, notices)
+            result = await self._run(handle, params, config, notices)
         finally:
             self.runs.pop(run_id, None)
+        if handle.worktree is not None:
+            result["worktree"] = await self._leave_worktree(handle, params.prompt)
+        return result
+
+    # -- runs in worktrees of their own ----------------------------------------------------
+    async def _enter_worktree(
+        self, handle: RunHandle, name: str | None, config: AppConfig
+    ) -> AppConfig:
+        """Make (or find) the run's worktree; the run's config with the worktree as its
+        workspace. A worktree has one run at a time, like a session."""
+        from agentls.agent.worktrees import WorktreeError, prepare
+
+        if name and any(h.worktree and h.worktree.name == name for h in self.runs.values()):
+            raise JsonRpcInvalidParams(f"the worktree {name!r} already has a run in flight")
+        try:
+            handle.worktree = await asyncio.to_thread(prepare, config.workspace.root, name)
+        except WorktreeError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        workspace = config.workspace.model_copy(update={"root": handle.worktree.folder})
+        return config.model_copy(update={"workspace": workspace})
+
+    async def _leave_worktree(self, handle: RunHandle, prompt: str) -> dict[str, Any]:
+        """Commit what the run changed on the worktree's branch; the worktree as it is now."""
+        from agentls.agent.worktrees import WorktreeError, commit_run
+
+        worktree = handle.worktree
+        assert worktree is not None
+        title = prompt.strip().splitlines()[0][:60] if prompt.strip() else "run"
+        try:
+            await asyncio.to_thread(commit_run, worktree, f"agentls: {title}")
+        except WorktreeError as exc:
+            self._warn(f"the changes of worktree {worktree.name} were not committed: {exc}")
+        return (await asyncio.to_thread(worktree_info, worktree, running=False)).to_wire()
+
+    def worktree_running(self, name: str) -> bool:
+        return any(h.worktree and h.worktree.name == name for h in self.runs.values())
 
     async def _run(
         self,
@@ -165,7 +228,12 @@ class RunManager:
             self.cancel(run_id, "cancelled from the progress UI")
 
         progress = handle.progress = RunProgress(self._ls, on_cancel=on_progress_cancel)
-        observer = handle.observer = LspRunObserver(run_id, self.notify, progress=progress)
+        observer = handle.observer = LspRunObserver(
+            run_id,
+            self.notify,
+            progress=progress,
+            mirror_commands=client_mirrors_commands(self._ls.client_capabilities),
+        )
         outcome: RunOutcome | None = None
         try:
             await progress.begin(
@@ -211,6 +279,8 @@ class RunManager:
 
             approve = lsp_mcp_approver(self._ls, handle.token)
             registry = await self.mcp.registry_for(config, warn=self._warn, approve=approve)
+        if handle.worktree is not None:
+            return self._start_in_worktree(handle, request, config, observer, notices, registry)
         front_end = FrontEnd(
             self._sources.files(config),
             LspApprover(self._ls, handle.run_id, cancel=handle.token),
@@ -227,9 +297,54 @@ class RunManager:
             open_documents=self._open_documents(),
             notices=notices,
             trusted=self._sources.trusted(),
+            approve_hooks=lsp_hooks_approver(self._ls, handle.token, self._refused_hooks),
             messages=handle.messages,
             llm_for=self._sources.llm,
             problems=self._sources.problems(config),
+        )
+        return asyncio.create_task(
+            run_agent(request, front_end, config=config, llm=self._sources.llm(config)),
+            name=f"agentls-run-{handle.run_id}",
+            context=task_context(handle),
+        )
+
+    def _start_in_worktree(
+        self,
+        handle: RunHandle,
+        request: RunRequest,
+        config: AppConfig,
+        observer: LspRunObserver,
+        notices: tuple[str, ...],
+        registry: ToolRegistry | None,
+    ) -> asyncio.Task[RunOutcome]:
+        """A run in its worktree: files on that folder's disk, written without a review
+        (the user reviews the result when it is applied to their tree); its own index,
+        symbols and checkpoints; commands still confirmed by the user. The editor's
+        buffers, problems and open documents are of the user's tree, so none are used."""
+        from agentls.agent.run import FrontEnd, run_agent
+
+        root = config.workspace.root
+
+        async def confirm_in_worktree(proposal: EditProposal) -> bool:
+            # The worktree is the run's own copy: its edits are reviewed when the user
+            # applies the result. Files that change what runs or what is trusted
+            # (.agentls.yaml, .vscode/, git hooks...) are refused here: nobody would
+            # review them before they take effect in the worktree's own commands.
+            return not protected_targets([c.path for c in proposal.changes], root)
+
+        files = DiskFileAccess(
+            root, max_file_size=config.indexer.max_file_size, confirmer=confirm_in_worktree
+        )
+        front_end = FrontEnd(
+            files,
+            LspApprover(self._ls, handle.run_id, cancel=handle.token),
+            observer=observer,
+            cancel=handle.token,
+            registry=registry,
+            notices=notices,
+            trusted=self._sources.trusted(),
+            messages=handle.messages,
+            llm_for=self._sources.llm,
         )
         return asyncio.create_task(
             run_agent(request, front_end, config=config, llm=self._sources.llm(config)),

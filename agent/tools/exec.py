@@ -36,6 +36,7 @@ from agentls.agent.child_process import (
     redact,
     run_process,
 )
+from agentls.agent.command_mirror import CommandMirror
 from agentls.agent.command_rules import suggest_rule
 from agentls.agent.config import AgentConfig
 from agentls.agent.errors import AgentError
@@ -198,7 +199,9 @@ class _Runner(Tool[RunnerArgsT]):
         *,
         stdin_data: bytes | None = None,
         label: str,
+        shown: str,
     ) -> ToolResult:
+        """Runs ``argv``; ``shown`` is the command as a person reads it (in a mirror)."""
         settings = settings_for(ctx)
         limit = effective_timeout(requested_timeout, settings)
         root = Path(ctx.run.files.root)
@@ -213,20 +216,28 @@ class _Runner(Tool[RunnerArgsT]):
             root, ctx.run.config.indexer
         )
         before = await _safe_snapshot(probe)
+        mirror: CommandMirror | None = None
         try:
             if elsewhere is not None:
                 result = await elsewhere(argv, cwd=cwd, time_limit=limit)
             else:
+                mirror = CommandMirror(ctx.run.observer, ctx.call_id, self.name, shown)
                 result = await run_process(
                     sandbox.wrap(argv, cwd, watched.paths if watched is not None else None),
                     cwd=cwd,
                     env=child_env(),
                     time_limit=limit,
                     stdin_data=stdin_data,
+                    on_output=mirror.feed,
                 )
+                mirror.end(result.exit_code, timed_out=result.timed_out)
         except OSError as exc:
+            if mirror is not None:
+                mirror.end(None)
             return ToolResult.fail(f"Could not start {label}: {exc}")
         except asyncio.CancelledError:
+            if mirror is not None:
+                mirror.end(None)
             # Stopped midway, all its processes gone: still undo what it planted.
             await _safe_settle(watched, [], sandboxed=sandboxed)
             raise
@@ -342,7 +353,12 @@ class ExecuteCommandTool(_Runner[ExecuteCommandArgs], name="execute_command"):
         if ctx.run.dry_run:
             return ToolResult.ok(f"Dry run: would run `{args.command}` in {args.cwd}.")
         return await self._execute(
-            ctx, [_shell(), "-c", args.command], cwd, args.timeout, label="the command"
+            ctx,
+            [_shell(), "-c", args.command],
+            cwd,
+            args.timeout,
+            label="the command",
+            shown=args.command,
         )
 
     def shell_command(self, args: dict[str, Any]) -> str | None:
@@ -383,6 +399,7 @@ class PythonExecutorTool(_Runner[PythonExecutorArgs], name="python_executor"):
             args.timeout,
             stdin_data=args.code.encode("utf-8"),
             label="Python",
+            shown=f"python - <<'EOF'\n{args.code.rstrip()}\nEOF",
         )
 
     # Python is not a shell command: no command rule applies to it, so it always asks

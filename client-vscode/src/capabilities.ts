@@ -3,12 +3,16 @@
  * `capabilities.experimental.agentls` (e.g. `askUser: true`: the server may send
  * `agent/askUser` requests; `approveMcpServer: true`: it asks with `agent/approveMcpServer`
  * before starting an MCP server the workspace declares, instead of refusing to start it;
+ * `approveHooks: true`: it asks with `agent/approveHooks` before obeying a trusted
+ * workspace's hooks that the user has not approved;
+ * `commandOutput: true`: it streams the agent's commands as `agent/command`, which
+ * `commandTerminals.ts` mirrors in a terminal;
  * `diagnostics: true`: it asks VS Code for the problems of edited files with
  * `agent/diagnostics` instead of starting language servers of its own).
  */
 import type { ClientCapabilities, FeatureState, StaticFeature } from 'vscode-languageclient';
 
-export const AGENTLS_EXPERIMENTAL = { askUser: true, approveMcpServer: true, diagnostics: true } as const;
+export const AGENTLS_EXPERIMENTAL = { askUser: true, approveMcpServer: true, approveHooks: true, commandOutput: true, diagnostics: true } as const;
 
 export function addAgentCapabilities(capabilities: ClientCapabilities, extra: Record<string, unknown> = {}): void {
   const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;

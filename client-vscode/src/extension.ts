@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
+import { CommandTerminals } from './commandTerminals';
 import * as path from 'path';
 import { createLog, logError, logInfo, logText, logWarn } from './logging';
 import { ManagedEnvironment } from './managedEnv';
@@ -16,6 +17,7 @@ import { Preparer } from './prepare';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
+import { HooksApprovals } from './hooksApproval';
 import { McpApprovals } from './mcpApproval';
 import { DiagnosticsAnswers } from './diagnostics';
 import { readSettings, SECTION, type AgentSettings } from './settings';
@@ -48,6 +50,8 @@ export interface AgentlsApi {
   panel: AgentPanel;
   /** The run status bar item's tooltip (Markdown or plain text). */
   statusTooltip(): string;
+  /** The terminals that mirror the agent's commands, one per run. */
+  terminals: CommandTerminals;
 }
 
 function settingsNow(): AgentSettings {
@@ -82,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     showModalWarning: (m, d, ...a) => api.ui.showModalWarning(m, d, ...a),
   };
   const runs = new Runs(statusBar, transcript, uiProxy);
+  const terminals = new CommandTerminals(runs.onEvent);
   const keys = new ApiKeys(context.secrets);
   const managed = new ManagedEnvironment({
     bundleDir: path.join(context.extensionPath, 'bundled'),
@@ -95,6 +100,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     return EDIT_TOOLS.has(step.tool) && typeof file === 'string' ? review.describeEdit(step.runId, file) : undefined;
   };
   const mcpApprovals = new McpApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
+  const hooksApprovals = new HooksApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
   const diagnostics = new DiagnosticsAnswers();
   const server = new ServerManager(
     log,
@@ -106,6 +112,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         runs.attach(client);
         review.attach(client);
         mcpApprovals.attach(client);
+        hooksApprovals.attach(client);
         diagnostics.attach(client);
       },
       onClientGone: () => {
@@ -138,6 +145,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     settings: settingsNow,
     lastOutcomeRunId: () => runs.lastOutcome?.runId,
     review,
+    terminals,
   });
 
   context.subscriptions.push(
@@ -145,11 +153,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     output,
     statusBar,
     runs,
+    terminals,
     server,
     panel,
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare(), state: context.workspaceState }),
     review,
     mcpApprovals,
+    hooksApprovals,
     diagnostics,
     ...registerReviewUi(review),
     review.onDidChange(() => {

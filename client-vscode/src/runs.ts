@@ -13,6 +13,7 @@ import {
   type AskUserResult,
   type Attachment,
   type CancelResult,
+  type CommandParams,
   type ContextParams,
   type MessageDeliveredParams,
   type MessageParams,
@@ -56,6 +57,7 @@ export type RunEvent =
   | { type: 'instructions'; params: InstructionsParams }
   | { type: 'context'; params: ContextParams }
   | { type: 'messageDelivered'; params: MessageDeliveredParams }
+  | { type: 'command'; params: CommandParams }
   | { type: 'runEnded'; runId: string; result?: RunResult; error?: string; cancelled: boolean };
 
 /** Answers a routed run's questions (approvals, agent/askUser) somewhere else than VS Code's boxes. */
@@ -131,6 +133,7 @@ export class Runs implements vscode.Disposable {
       }),
       client.onNotification(Methods.context, (p: ContextParams) => this.events.fire({ type: 'context', params: p })),
       client.onNotification(Methods.messageDelivered, (p: MessageDeliveredParams) => this.events.fire({ type: 'messageDelivered', params: p })),
+      client.onNotification(Methods.command, (p: CommandParams) => this.events.fire({ type: 'command', params: p })),
       client.onRequest(Methods.askUser, (p: AskUserParams, token: CancellationToken) => this.askUser(p, token)),
       // Replaces the language client's own handler (registered handlers win): approvals of
       // routed runs are answered in the panel, everything else as before.

@@ -774,15 +774,28 @@ function renderItem(item: Item): HTMLElement {
         ),
         h('div', { class: 'tool-result' }, item.result ? item.result : item.state === 'running' ? 'Running…' : 'No result summary.'),
       );
-      if (!item.path) {
+      const links: HTMLElement[] = [];
+      if (item.terminal) {
+        links.push(
+          button('Show in terminal', () => post({ type: 'showTerminal', runId: item.runId }), {
+            class: 'link-button terminal',
+            title: "Show the command's output in the run's terminal",
+          }),
+        );
+      }
+      if (item.path) {
+        const path = item.path;
+        links.push(
+          button(`Review ${path}`, () => post({ type: 'openEdit', path, runId: item.runId }), {
+            class: 'link-button review',
+            title: `Open ${path} in the editor`,
+          }),
+        );
+      }
+      if (links.length === 0) {
         return details;
       }
-      const path = item.path;
-      const review = button(`Review ${path}`, () => post({ type: 'openEdit', path, runId: item.runId }), {
-        class: 'link-button review',
-        title: `Open ${path} in the editor`,
-      });
-      return h('div', { class: 'tool-wrap' }, details, review);
+      return h('div', { class: 'tool-wrap' }, details, ...links);
     }
     case 'approval': {
       const card = h('div', { class: 'card approval', role: 'group', 'aria-label': 'Approval needed', 'data-kind': 'approval' });

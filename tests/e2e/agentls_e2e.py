@@ -146,6 +146,9 @@ class AgentClient(LanguageClient):
         #: ``agent/approveMcpServer``: the answer per server name (default: not allowed).
         self.mcp_answers: dict[str, bool] = {}
         self.mcp_requests: list[dict[str, Any]] = []
+        #: ``agent/approveHooks``: the answers in turn (default: not allowed).
+        self.hooks_answers: list[bool] = []
+        self.hooks_requests: list[dict[str, Any]] = []
 
     # -- notifications ----------------------------------------------------------------
     def of(self, method: str, run_id: str | None = None) -> list[dict[str, Any]]:
@@ -289,6 +292,7 @@ def make_client() -> AgentClient:
         "agent/instructions",
         "agent/messageDelivered",
         "agent/context",
+        "agent/command",
     ):
         record(method)
 
@@ -312,6 +316,11 @@ def make_client() -> AgentClient:
         request = plain(params)
         ls.mcp_requests.append(request)
         return {"approved": ls.mcp_answers.get(request["name"], False)}
+
+    @client.feature("agent/approveHooks")
+    def approve_hooks(ls: AgentClient, params: Any) -> dict[str, Any]:
+        ls.hooks_requests.append(plain(params))
+        return {"approved": ls.hooks_answers.pop(0) if ls.hooks_answers else False}
 
     @client.feature("agent/askUser")
     def ask_user(ls: AgentClient, params: Any) -> dict[str, Any]:

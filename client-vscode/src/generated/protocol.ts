@@ -8,6 +8,7 @@ export const Methods = {
   cancel: 'agent/cancel',
   message: 'agent/message',
   messageDelivered: 'agent/messageDelivered',
+  command: 'agent/command',
   agents: 'agent/agents',
   commands: 'agent/commands',
   attachCandidates: 'agent/attachCandidates',
@@ -16,6 +17,9 @@ export const Methods = {
   session: 'agent/session',
   checkpoints: 'agent/checkpoints',
   restore: 'agent/restore',
+  worktrees: 'agent/worktrees',
+  applyWorktree: 'agent/applyWorktree',
+  discardWorktree: 'agent/discardWorktree',
   status: 'agent/status',
   stream: 'agent/stream',
   step: 'agent/step',
@@ -27,6 +31,7 @@ export const Methods = {
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
   reviewDecision: 'agent/reviewDecision',
+  approveHooks: 'agent/approveHooks',
   reviewAutoSave: 'agent/reviewAutoSave',
   reviewDelivery: 'agent/reviewDelivery',
   approveMcpServer: 'agent/approveMcpServer',
@@ -45,6 +50,9 @@ export interface ClientRequests {
   'agent/session': { params: SessionParams; result: SessionResult };
   'agent/checkpoints': { params: CheckpointsParams; result: CheckpointsResult };
   'agent/restore': { params: RestoreParams; result: RestoreResult };
+  'agent/worktrees': { params: NoParams; result: WorktreesResult };
+  'agent/applyWorktree': { params: WorktreeParams; result: ApplyWorktreeResult };
+  'agent/discardWorktree': { params: DiscardWorktreeParams; result: DiscardWorktreeResult };
 }
 
 /** The notifications the client sends: method → params. */
@@ -59,12 +67,14 @@ export interface ClientNotifications {
 export interface ServerRequests {
   'agent/askUser': { params: AskUserParams; result: AskUserResult };
   'agent/diagnostics': { params: DiagnosticsParams; result: DiagnosticsResult };
+  'agent/approveHooks': { params: HooksApprovalParams; result: HooksApprovalResult };
   'agent/approveMcpServer': { params: McpServerApprovalParams; result: McpServerApprovalResult };
 }
 
 /** The notifications the server sends: method → params. */
 export interface ServerNotifications {
   'agent/messageDelivered': MessageDeliveredParams;
+  'agent/command': CommandParams;
   'agent/status': StatusParams;
   'agent/stream': StreamParams;
   'agent/step': StepParams;
@@ -124,6 +134,23 @@ export interface AgentInfo {
 /** `agent/agents` result. */
 export interface AgentsResult {
   agents: AgentInfo[];
+}
+
+/**
+ * `agent/applyWorktree` result: what became of the worktree's changes in the
+ * user's tree (written as one agent edit: reviewed or confirmed like any other).
+ */
+export interface ApplyWorktreeResult {
+  status: 'applied' | 'rejected' | 'partial' | 'stale' | 'failed' | 'conflict' | 'nothing';
+  message: string;
+  /** The files the change set touches. */
+  files: string[];
+  /** Files the user had changed too, merged with the worktree's changes (they touched different lines). */
+  merged: string[];
+  /** With `conflict`: files the user changed where the worktree did too; nothing was written. */
+  conflicts: WorktreeConflict[];
+  /** Applied as changes the user still keeps or undoes inline. */
+  pending: boolean;
 }
 
 /**
@@ -270,6 +297,29 @@ export interface CommandInfo {
   path: string;
 }
 
+/**
+ * `agent/command`: a command the agent runs, as it runs, for a client that mirrors
+ * it (one that declares `experimental.agentls.commandOutput`). `started` names the
+ * command, `output` pieces come in order, `ended` gives the exit code. Secrets are
+ * masked in `command` and `text`.
+ */
+export interface CommandParams {
+  runId: string;
+  /** The tool call, as in `agent/step`. */
+  callId: string;
+  event: 'started' | 'output' | 'ended';
+  /** `started`: the tool that runs it. */
+  tool?: string;
+  /** `started`: what runs, as approved. */
+  command?: string;
+  /** `output`: stdout and stderr interleaved. */
+  text?: string;
+  /** `ended`: the exit code; absent when the command was stopped. */
+  exitCode?: number;
+  /** `ended`: stopped by its time limit. */
+  timedOut?: boolean;
+}
+
 /** `agent/commands` result: by name. */
 export interface CommandsResult {
   commands: CommandInfo[];
@@ -345,6 +395,17 @@ export interface DiagnosticsResult {
   items: DocumentDiagnostics[];
 }
 
+/** `agent/discardWorktree` params. */
+export interface DiscardWorktreeParams {
+  name: string;
+  /** Keep its branch `agentls/<name>`. */
+  keepBranch?: boolean;
+}
+
+export interface DiscardWorktreeResult {
+  discarded: boolean;
+}
+
 export interface DocumentDiagnostics {
   uri: string;
   diagnostics: EditorDiagnostic[];
@@ -365,6 +426,38 @@ export interface EditorDiagnostic {
   source?: string | null;
   message: string;
   [key: string]: unknown;
+}
+
+/** One command of a workspace's hooks. */
+export interface HookEntry {
+  /** `PreToolUse`, `PostToolUse`, `SessionStart`, ... */
+  event: string;
+  /** The tools it applies to; empty: every tool. */
+  matcher: string;
+  /** The shell command, exactly as written. */
+  command: string;
+  /** Seconds before it is stopped. */
+  timeout: number;
+}
+
+/**
+ * `agent/approveHooks` (a request to the client): may the hooks of this workspace
+ * file run? Sent at the start of a run in a trusted folder, for each file whose hooks
+ * (as they are now) the user has not approved, only to clients that declare
+ * `experimental.agentls.approveHooks`. An approval is stored for this exact
+ * definition, as `agentls hooks approve` stores it; a changed definition asks again.
+ */
+export interface HooksApprovalParams {
+  /** The file: `.agentls/hooks.json`, `.claude/settings.json`... */
+  source: string;
+  hooks: HookEntry[];
+  /** The user approved another definition of this file. */
+  changed: boolean;
+}
+
+/** `agent/approveHooks` result. */
+export interface HooksApprovalResult {
+  approved: boolean;
 }
 
 /**
@@ -629,6 +722,8 @@ export interface RunParams {
   tokenBudget?: number | null;
   /** Report progress on this token instead of creating one. */
   workDoneToken?: number | string | null;
+  /** Work in a git worktree of its own, not in the user's tree: its edits are written there (no review), committed on its branch at the end, and applied to the user's tree only by `agent/applyWorktree`. */
+  worktree?: WorktreeOption | null;
 }
 
 /** The result of `agent/run` (and of `agentls run --json`). */
@@ -648,6 +743,8 @@ export interface RunResult {
   usage: Usage;
   /** The instruction files the model was given (AGENTS.md...), in order. */
   instructions: string[];
+  /** The worktree the run worked in (its changes committed on its branch), when it was asked to work in one. */
+  worktree?: WorktreeInfo | null;
 }
 
 /** A run began: the prompt it was given and the agent that ran it. */
@@ -814,4 +911,48 @@ export interface UserMessage extends Entry {
  */
 export interface WorkspaceTrustParams {
   trusted: boolean;
+}
+
+export interface WorktreeConflict {
+  path: string;
+  reason: string;
+}
+
+/**
+ * A worktree session: a copy of the repository on its own branch where runs work
+ * without touching the user's tree.
+ */
+export interface WorktreeInfo {
+  name: string;
+  branch: string;
+  path: string;
+  /** The commit it started from (HEAD plus the user's changes). */
+  base: string;
+  /** Seconds since the epoch. */
+  created: number;
+  /** `running`: a run of this server works in it now; `uncommitted changes`: a run left changes not committed on its branch; `missing`: its folder is gone. */
+  state: 'ready' | 'uncommitted changes' | 'missing' | 'running';
+  /** Files its branch changed since the base. */
+  files: number;
+  added: number;
+  removed: number;
+}
+
+/** Where a run that works in a worktree of its own works. */
+export interface WorktreeOption {
+  /** The worktree (branch `agentls/<name>`): continued when it exists, else made from HEAD plus the uncommitted changes; none: a new one named after a fresh id. */
+  name?: string | null;
+}
+
+/** `agent/applyWorktree` params. */
+export interface WorktreeParams {
+  name: string;
+}
+
+/**
+ * `agent/worktrees` result: the worktree sessions of the workspace's repository,
+ * oldest first.
+ */
+export interface WorktreesResult {
+  worktrees: WorktreeInfo[];
 }

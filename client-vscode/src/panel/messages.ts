@@ -54,6 +54,8 @@ export type FromWebview =
   | { type: 'answer'; id: string; answer: string | null }
   | { type: 'openLink'; href: string }
   | { type: 'openEdit'; path: string; runId: string }
+  /** "Show in terminal" on a tool card: the run's terminal, which mirrors its commands. */
+  | { type: 'showTerminal'; runId: string }
   /** An instruction file named in a run's header (workspace-relative). */
   | { type: 'openFile'; path: string }
   /** The command picker opened: the commands of the workspace, read now. */

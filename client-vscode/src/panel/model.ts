@@ -36,6 +36,8 @@ export type Item =
       result?: string;
       /** A file the tool changed: the card links to its review. */
       path?: string;
+      /** The tool ran a command that the run's terminal shows: the card links to it. */
+      terminal?: boolean;
     }
   | {
       kind: 'approval';
@@ -143,6 +145,8 @@ export type Action =
   | { type: 'messageQueued'; runId: string; messageId: string; text: string; mode: 'queue' | 'steer' }
   | { type: 'messageDelivered'; params: MessageDeliveredParams }
   | { type: 'context'; params: ContextParams }
+  /** A tool call started a command, mirrored in the run's terminal (agent/command). */
+  | { type: 'commandStarted'; runId: string; callId: string }
   | { type: 'runEnded'; runId: string; result?: RunEnd; error?: string; cancelled: boolean }
   | { type: 'sessionLoaded'; sessionId: string; entries: unknown[] }
   | { type: 'continueSession' }
@@ -253,6 +257,34 @@ function findLast(items: Item[], pred: (item: Item) => boolean): number {
 }
 
 /** Close the streaming text of a run: the next text starts a new block after a tool card. */
+/**
+ * The run's text block still being written, when nothing but messages waiting for the model
+ * came after it; -1 otherwise (the next text starts a new block).
+ */
+function streamingText(items: Item[], runId: string): number {
+  for (let i = items.length - 1; i >= 0; i -= 1) {
+    const it = items[i];
+    if (it.kind === 'message' && it.state === 'queued') {
+      continue;
+    }
+    return it.kind === 'text' && it.runId === runId && it.streaming ? i : -1;
+  }
+  return -1;
+}
+
+/** The last `discard` characters of the block at `at` removed (the block too when emptied). */
+function voided(items: Item[], at: number, discard: number): Item[] {
+  const block = items[at] as Extract<Item, { kind: 'text' }>;
+  const kept = block.text.slice(0, Math.max(block.text.length - discard, 0));
+  const copy = items.slice();
+  if (kept) {
+    copy[at] = { ...block, text: kept, rev: block.rev + 1 };
+  } else {
+    copy.splice(at, 1);
+  }
+  return copy;
+}
+
 function closeText(items: Item[], runId: string): Item[] {
   const i = findLast(items, (it) => it.runId === runId && it.kind === 'text' && it.streaming);
   if (i < 0) {
@@ -293,7 +325,8 @@ export function reduce(c: Conversation, action: Action): Conversation {
         mode: action.mode,
         state: 'queued',
       };
-      return bump(c, { items: [...closeText(c.items, action.runId), item] });
+      // The answer being written goes on in its block: the message waits below it.
+      return bump(c, { items: [...c.items, item] });
     }
     case 'messageDelivered': {
       const { runId, messageIds } = action.params;
@@ -305,7 +338,8 @@ export function reduce(c: Conversation, action: Action): Conversation {
         }
         return it;
       });
-      return changed ? bump(c, { items }) : c;
+      // The model has the message: what it writes next is a new answer, below the message.
+      return changed ? bump(c, { items: closeText(items, runId) }) : c;
     }
     case 'context': {
       const { runId, step, used, limit, compacted } = action.params;
@@ -319,6 +353,14 @@ export function reduce(c: Conversation, action: Action): Conversation {
       }
       return bump(c, patch);
     }
+    case 'commandStarted': {
+      const i = findLast(c.items, (it) => it.kind === 'tool' && it.runId === action.runId && it.callId === action.callId);
+      if (i < 0) {
+        return c;
+      }
+      const card = c.items[i] as Extract<Item, { kind: 'tool' }>;
+      return card.terminal ? c : bump(c, { items: replaceItem(c, i, { ...card, terminal: true }) });
+    }
     case 'status': {
       if (action.params.runId !== c.runId) {
         return c;
@@ -326,11 +368,17 @@ export function reduce(c: Conversation, action: Action): Conversation {
       return bump(c, { state: action.params.state });
     }
     case 'stream': {
-      const { runId, text } = action.params;
-      const last = c.items[c.items.length - 1];
-      if (last && last.kind === 'text' && last.runId === runId && last.streaming) {
+      const { runId, text, restart, discard } = action.params;
+      const at = streamingText(c.items, runId);
+      if (restart) {
+        // The model's call was cut (a dropped stream, or the user steered): what it wrote
+        // in this step is void and the answer starts again.
+        return at < 0 ? c : bump(c, { items: voided(c.items, at, discard ?? 0) });
+      }
+      if (at >= 0) {
+        const block = c.items[at] as Extract<Item, { kind: 'text' }>;
         const items = c.items.slice();
-        items[items.length - 1] = { ...last, text: last.text + text, rev: last.rev + 1 };
+        items[at] = { ...block, text: block.text + text, rev: block.rev + 1 };
         return bump(c, { items });
       }
       const item: Item = { kind: 'text', id: `t-${runId}-${action.params.seq}`, rev: 0, runId, text, streaming: true };

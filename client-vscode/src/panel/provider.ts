@@ -10,6 +10,7 @@ import type { CancellationToken } from 'vscode-languageclient/node';
 import { undoRun } from '../checkpoints';
 import { activeFile, currentSelection } from '../commands';
 import { logError, logInfo } from '../logging';
+import { SHOW_TERMINAL_COMMAND } from '../commandTerminals';
 import { MANAGE_TRUST_COMMAND } from '../trust';
 import type { Preparer } from '../prepare';
 import { buildPrompt } from '../prompt';
@@ -176,6 +177,13 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         return;
       }
       this.apply({ type: 'runStarted', runId: event.runId, sessionId: event.sessionId, prompt: event.prompt, agent: event.agent });
+      return;
+    }
+    if (event.type === 'command') {
+      // Only the start matters here: the card gets its link to the terminal.
+      if (event.params.event === 'started' && this.conversation.items.some((it) => it.runId === event.params.runId)) {
+        this.apply({ type: 'commandStarted', runId: event.params.runId, callId: event.params.callId });
+      }
       return;
     }
     const runId = event.type === 'runEnded' ? event.runId : event.params.runId;
@@ -355,6 +363,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         return;
       case 'openFile':
         await this.openFile(message.path);
+        return;
+      case 'showTerminal':
+        await vscode.commands.executeCommand(SHOW_TERMINAL_COMMAND, message.runId);
         return;
       case 'listCommands':
         await this.listCommands();

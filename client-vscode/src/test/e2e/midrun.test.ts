@@ -43,12 +43,21 @@ describe('the agent panel during a run', () => {
         { fill: '#prompt', text: 'use tabs, not spaces' },
         { press: '#prompt', key: 'Enter' },
         { expectText: '.msg.mid-run', text: 'use tabs, not spaces' },
+        { screenshot: 'message-queued' },
       ],
     });
     const delivered = await waitFor(() => midRun(api.panel.current).find((m) => m.state === 'delivered'), 'the message delivered', 60_000);
     assert.strictEqual(delivered.text, 'use tabs, not spaces');
     await uiDone({ panel: [{ expectText: '.msg.mid-run.delivered .message-state', text: 'delivered' }, { screenshot: 'send-during-run' }] });
     await waitFor(() => api.panel.current.items.some((it) => it.kind === 'end'), 'the run to end', 60_000);
+    // The first answer in one block, the message under it, the answer to it below.
+    const shown = api.panel.current.items.filter((it) => it.runId === delivered.runId && it.kind !== 'end');
+    assert.deepStrictEqual(
+      shown.map((it) => it.kind),
+      ['user', 'text', 'message', 'text'],
+    );
+    const last = shown.at(-1);
+    assert.strictEqual(last?.kind === 'text' ? last.text : undefined, 'Understood: tabs, not spaces.');
     const requests = await modelRequests();
     assert.ok(requests.length >= 2, `${requests.length} model requests`);
     assert.match(JSON.stringify(requests.at(-1)?.body.messages ?? []), /use tabs, not spaces/);

@@ -30,6 +30,50 @@ describe('panel model: messages sent during a run', () => {
     assert.equal(messages(c)[0].rev, 1);
   });
 
+  it('keeps the answer being written in one block under which the message waits; the next answer comes below the message', () => {
+    const c = run([
+      started,
+      { type: 'stream', params: { runId: 'r1', text: 'Sentence one. ', seq: 1 } },
+      { type: 'messageQueued', runId: 'r1', messageId: 'm1', text: 'use tabs', mode: 'queue' },
+      { type: 'stream', params: { runId: 'r1', text: 'Sentence two.', seq: 2 } },
+      { type: 'messageDelivered', params: { runId: 'r1', messageIds: ['m1'] } },
+      { type: 'stream', params: { runId: 'r1', text: 'Understood: tabs.', seq: 3 } },
+    ]);
+    assert.deepEqual(
+      c.items.map((it) => [it.kind, it.kind === 'text' || it.kind === 'message' ? it.text : '']),
+      [
+        ['user', ''],
+        ['text', 'Sentence one. Sentence two.'],
+        ['message', 'use tabs'],
+        ['text', 'Understood: tabs.'],
+      ],
+    );
+  });
+
+  it('voids the cut text when the model call restarts (steer), and the answer starts again', () => {
+    let c = run([
+      started,
+      { type: 'stream', params: { runId: 'r1', text: 'Rewriting in Rust', seq: 1 } },
+      { type: 'messageQueued', runId: 'r1', messageId: 'm1', text: 'use Go', mode: 'steer' },
+      { type: 'stream', params: { runId: 'r1', text: '', seq: 2, restart: true, discard: 17 } },
+    ]);
+    assert.deepEqual(c.items.map((it) => it.kind), ['user', 'message']);
+    c = run(
+      [
+        { type: 'messageDelivered', params: { runId: 'r1', messageIds: ['m1'] } },
+        { type: 'stream', params: { runId: 'r1', text: 'Using Go.', seq: 3 } },
+      ],
+      c,
+    );
+    assert.deepEqual(c.items.map((it) => (it.kind === 'text' ? it.text : it.kind)), ['user', 'message', 'Using Go.']);
+    const partly = run([
+      started,
+      { type: 'stream', params: { runId: 'r1', text: 'Kept. Cut', seq: 1 } },
+      { type: 'stream', params: { runId: 'r1', text: '', seq: 2, restart: true, discard: 3 } },
+    ]);
+    assert.equal((partly.items[1] as Extract<Item, { kind: 'text' }>).text, 'Kept. ');
+  });
+
   it('ignores deliveries of another run or of unknown ids', () => {
     const c = run([started, { type: 'messageQueued', runId: 'r1', messageId: 'm1', text: 'x', mode: 'queue' }]);
     assert.equal(reduce(c, { type: 'messageDelivered', params: { runId: 'r2', messageIds: ['m1'] } }), c);

@@ -53,6 +53,21 @@ describe('panel model: a run', () => {
     assert.equal(c.stepText, 'Step 1/5 · read_file');
   });
 
+  it('links the card of a tool that ran a command to the run terminal, and keeps the link when it ends', () => {
+    const start: Action = { type: 'step', params: { runId: 'r1', step: 1, maxSteps: 5, phase: 'tool_start', tool: 'execute_command', callId: 'c1', args: { command: 'ls' } } };
+    let c = run([started, start]);
+    assert.equal(item(c, 'tool').terminal, undefined);
+    c = run([{ type: 'commandStarted', runId: 'r1', callId: 'c1' }], c);
+    assert.equal(item(c, 'tool').terminal, true);
+    const same = run([{ type: 'commandStarted', runId: 'r1', callId: 'c1' }], c);
+    assert.equal(same.rev, c.rev);
+    c = run([{ type: 'step', params: { runId: 'r1', step: 1, maxSteps: 5, phase: 'tool_end', tool: 'execute_command', callId: 'c1', args: {}, success: true, summary: 'Exit code: 0' } }], c);
+    assert.equal(item(c, 'tool').terminal, true);
+    assert.equal(item(c, 'tool').state, 'done');
+    const other = run([{ type: 'commandStarted', runId: 'r1', callId: 'nope' }], c);
+    assert.equal(other.rev, c.rev);
+  });
+
   it('turns a tool card from running to done or failed, with the result summary', () => {
     const start: Action = { type: 'step', params: { runId: 'r1', step: 1, maxSteps: 5, phase: 'tool_start', tool: 'execute_command', callId: 'c1', args: { command: 'pytest -q' } } };
     let c = run([started, start]);

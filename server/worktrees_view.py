@@ -1,0 +1,107 @@
+"""What the worktree requests answer (server.features.worktrees).
+
+Applying writes through the same FileAccess as a run (the editor's buffers and
+``workspace/applyEdit``), so the user reviews the worktree's changes like any agent
+edit, and a file changed in the editor since is merged or reported, never overwritten."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from agentls.agent.worktrees import (
+    Worktree,
+    WorktreeError,
+    discard,
+    find,
+    listed,
+    plan_apply,
+)
+from agentls.server.protocol import (
+    ApplyWorktreeResult,
+    DiscardWorktreeResult,
+    WorktreeConflict,
+    WorktreesResult,
+)
+from agentls.server.runs import worktree_info
+
+if TYPE_CHECKING:
+    from agentls.server.app import AgentLanguageServer
+
+
+async def list_worktrees(ls: AgentLanguageServer) -> dict[str, Any]:
+    root = ls.config.workspace.root
+
+    def read() -> list[Worktree]:
+        try:
+            return listed(root)
+        except WorktreeError:
+            return []  # not a git repository: no worktree sessions, not an error to list
+
+    infos = []
+    for worktree in await asyncio.to_thread(read):
+        running = ls.runs.worktree_running(worktree.name)
+        infos.append(await asyncio.to_thread(worktree_info, worktree, running=running))
+    return WorktreesResult(worktrees=infos).to_wire()
+
+
+async def _found(ls: AgentLanguageServer, name: str) -> Worktree:
+    try:
+        return await asyncio.to_thread(find, ls.config.workspace.root, name)
+    except WorktreeError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+
+
+async def apply_worktree(ls: AgentLanguageServer, name: str) -> dict[str, Any]:
+    worktree = await _found(ls, name)
+    if ls.runs.worktree_running(name):
+        raise JsonRpcInvalidParams(
+            f"a run still works in the worktree {name}: apply it when the run has ended"
+        )
+    files = ls.files_for(ls.config)
+    try:
+        plan = await plan_apply(worktree, files)
+    except WorktreeError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+    paths = [change.path for change in plan.changes]
+    if plan.conflicts:
+        conflicts = [WorktreeConflict(path=p, reason=r) for p, r in sorted(plan.conflicts.items())]
+        listed_paths = ", ".join(f"{c.path} ({c.reason})" for c in conflicts)
+        return ApplyWorktreeResult(
+            status="conflict",
+            message=f"not applied, nothing was written: {listed_paths}; the changes stay "
+            f"on {worktree.branch}",
+            files=sorted([*paths, *plan.conflicts]),
+            conflicts=conflicts,
+        ).to_wire()
+    if not plan.changes:
+        return ApplyWorktreeResult(
+            status="nothing",
+            message=f"the worktree {name} holds nothing your tree does not have",
+            files=[],
+        ).to_wire()
+    outcome = await files.apply(plan.changes, confirm=True)
+    return ApplyWorktreeResult(
+        status=outcome.status,
+        message=outcome.message,
+        files=paths,
+        merged=plan.merged,
+        pending=outcome.pending,
+    ).to_wire()
+
+
+async def discard_worktree(
+    ls: AgentLanguageServer, name: str, *, keep_branch: bool
+) -> dict[str, Any]:
+    worktree = await _found(ls, name)
+    if ls.runs.worktree_running(name):
+        raise JsonRpcInvalidParams(f"a run still works in the worktree {name}: cancel it first")
+    try:
+        await asyncio.to_thread(
+            discard, ls.config.workspace.root, worktree, keep_branch=keep_branch
+        )
+    except WorktreeError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+    return DiscardWorktreeResult(discarded=True).to_wire()
