@@ -210,6 +210,12 @@ class RunResult(WireModel):
         "when it was asked to work in one.",
     )
 
+    def to_wire(self) -> dict[str, Any]:
+        wire = super().to_wire()
+        if wire.get("worktree") is None:
+            wire.pop("worktree", None)  # only a worktree run has one
+        return wire
+
     @classmethod
     def failed(cls, message: str, *, run_id: str, session_id: str) -> RunResult:
         """A run that could not run at all."""

@@ -285,7 +285,8 @@ def test_schema_maps_every_method() -> None:
                 assert ref["$ref"].removeprefix("#/$defs/") in defs
     # what the server writes has exactly its fields; what it reads is validated by the model
     assert defs["RunResult"]["additionalProperties"] is False
-    assert set(defs["RunResult"]["required"]) == set(defs["RunResult"]["properties"])
+    # Every field is always sent, but the worktree of a run that worked in one.
+    assert set(defs["RunResult"]["required"]) == set(defs["RunResult"]["properties"]) - {"worktree"}
     assert "detail" not in defs["StatusParams"]["required"]
     assert defs["StatusParams"]["properties"]["detail"]["type"] == "string"  # never null
     assert defs["ConfirmMode"]["enum"] == list(choices(ConfirmMode))
