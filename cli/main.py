@@ -223,12 +223,14 @@ def _command(args: argparse.Namespace) -> int:
                 trusted=trusted,
             )
 
-        worktree = None
+        worktree, created = None, False
         if args.worktree is not None:
             from agentls.cli.worktrees import prepare_worktree
 
             try:
-                worktree = prepare_worktree(Path(args.workspace or Path.cwd()), args.worktree)
+                worktree, created = prepare_worktree(
+                    Path(args.workspace or Path.cwd()), args.worktree
+                )
             except AgentError as exc:
                 print(f"agentls: {exc}", file=sys.stderr)
                 return 1
@@ -245,6 +247,11 @@ def _command(args: argparse.Namespace) -> int:
         except AgentError as exc:
             print(f"agentls: {exc}", file=sys.stderr)
             return 1
+        if worktree is not None and created and loaded.config.worktree.setup:
+            from agentls.cli.worktrees import set_up_worktree
+
+            if not asyncio.run(set_up_worktree(worktree, loaded.config)):
+                return 1
         code = asyncio.run(run_headless(args, loaded.config, trusted=loaded.trusted))
         if worktree is not None:
             from agentls.cli.worktrees import finish_worktree_run

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from agentls.agent.worktrees import (
     Worktree,
@@ -20,8 +20,12 @@ from agentls.agent.worktrees import (
     find,
     listed,
     prepare,
+    run_setup,
     state,
 )
+
+if TYPE_CHECKING:
+    from agentls.agent.config import AppConfig
 
 
 def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,9 +41,33 @@ def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
         command.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
 
 
-def prepare_worktree(folder: Path, name: str | None) -> Worktree:
-    """The worktree a ``run --worktree [NAME]`` works in (see ``worktrees.prepare``)."""
+def prepare_worktree(folder: Path, name: str | None) -> tuple[Worktree, bool]:
+    """The worktree a ``run --worktree [NAME]`` works in, and whether it is new (see
+    ``worktrees.prepare``)."""
     return prepare(folder, name)
+
+
+async def set_up_worktree(worktree: Worktree, config: AppConfig, out: IO[str] = sys.stderr) -> bool:
+    """Run ``worktree.setup`` in a new worktree, its output shown as it comes; whether the
+    run may go on (else the failure is said)."""
+    from agentls.agent.agents import AgentRegistry
+    from agentls.agent.sandbox import sandbox_wrapper
+    from agentls.agent.secrets import redact_secrets
+
+    command = config.worktree.setup
+    assert command
+    print(f"agentls: setting up worktree {worktree.name}: $ {command}", file=out)
+
+    def show(line: str) -> None:
+        print(f"  {redact_secrets(line)}", file=out, flush=True)
+
+    wrap = sandbox_wrapper(worktree.folder, AgentRegistry(config).get("build"))
+    done = await run_setup(
+        worktree, command, time_limit=config.worktree.setup_timeout, wrap=wrap, on_line=show
+    )
+    if not done.ok:
+        print(f"agentls: {redact_secrets(done.failure(worktree))}", file=out)
+    return done.ok
 
 
 def finish_worktree_run(worktree: Worktree, prompt: str, out: IO[str] = sys.stderr) -> None:
