@@ -478,8 +478,15 @@ class _Run:
             else False
         )
         attached = await attach(
-            request.attachments, ctx.files, symbols=ctx.symbols, sees_images=vision
+            request.attachments,
+            ctx.files,
+            symbols=ctx.symbols,
+            problems=ctx.problems,
+            problems_wait=ctx.config.diagnostics.wait_ms / 1000,
+            sees_images=vision,
         )
+        for notice in attached.notices:
+            ctx.observer(Notice("warning", notice))
         self.images = attached.images
         self.request = request.model_copy(update={"prompt": attached.prompt_with(request.prompt)})
         ctx.observer(Notice("info", "Attached: " + ", ".join(attached.labels)))

@@ -77,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PATH[:L1-L2]",
         help="attach a file, or some of its lines (repeatable); `changes` attaches the "
-        "uncommitted changes, `@name` a symbol's definition",
+        "uncommitted changes, `problems` the current errors and warnings (`problems:PATH` "
+        "those of one file, checked now), `@name` a symbol's definition; a file named "
+        "like a keyword is `./changes`",
     )
     run.add_argument("--image", action="append", default=[], metavar="FILE", help="attach an image")
     run.add_argument(
@@ -389,6 +391,9 @@ def cli_attachments(attach: list[str], images: list[str]) -> list[Any]:
     for item in attach:
         if item == "changes":
             out.append(Attachment(kind="changes"))
+            continue
+        if item == "problems" or item.startswith("problems:"):
+            out.append(Attachment(kind="problems", path=item.partition(":")[2] or None))
             continue
         if item.startswith("@"):
             out.append(Attachment(kind="symbol", name=item[1:]))

@@ -11,6 +11,7 @@ import {
   Methods,
   type AskUserParams,
   type AskUserResult,
+  type Attachment,
   type CancelResult,
   type CommandParams,
   type ContextParams,
@@ -72,6 +73,8 @@ export interface RunExtras {
   activeFile?: string;
   shownPrompt?: string;
   routed?: boolean;
+  /** What the user attached (files, symbols, problems, changes, images). */
+  attachments?: Attachment[];
 }
 
 /** Approval questions start with this (server/approver.py); other message requests are not a run's. */
@@ -174,6 +177,7 @@ export class Runs implements vscode.Disposable {
       ...options,
       ...(extras.sessionId ? { sessionId: extras.sessionId } : {}),
       ...(extras.activeFile ? { activeFile: extras.activeFile } : {}),
+      ...(extras.attachments?.length ? { attachments: extras.attachments } : {}),
     };
     logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps})`);
     let outcome: RunOutcome;
