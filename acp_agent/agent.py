@@ -48,6 +48,7 @@ from agentls.agent.run_messages import RunMessageError, RunMessages
 from agentls.agent.sessions import SessionStore, store_for
 
 if TYPE_CHECKING:
+    from agentls.agent.worktrees import Worktree
     from agentls.langservers import LanguageServers
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,10 @@ class AcpSession:
     #: While a turn runs: what a prompt sent meanwhile joins, and the turn's stop reason.
     messages: RunMessages | None = None
     turn: asyncio.Future[StopReason] | None = None
+    #: The worktree the session works in (asked for in ``_meta``), not the user's tree.
+    worktree: Worktree | None = None
+    #: The worktree is new and ``worktree.setup`` has yet to run (at the first prompt).
+    needs_setup: bool = False
 
 
 class AgentlsAcpAgent:
@@ -178,7 +183,11 @@ class AgentlsAcpAgent:
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
+        worktree, created = await self._worktree(cwd, kwargs)
+        if worktree is not None:
+            cwd = worktree.path
         session = self._open(cwd, uuid.uuid4().hex[:12], mcp_servers)
+        session.worktree, session.needs_setup = worktree, created
         log.info("ACP session %s in %s", session.id, session.config.workspace.root)
         self._offer_commands(session)
         return NewSessionResponse(session_id=session.id)
@@ -186,7 +195,11 @@ class AgentlsAcpAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
+        worktree, created = await self._worktree(cwd, kwargs)
+        if worktree is not None:
+            cwd = worktree.path
         session = self._open(cwd, session_id, mcp_servers)
+        session.worktree, session.needs_setup = worktree, created
         try:
             exists = session.store.exists(session_id)
         except AgentError as exc:
@@ -200,6 +213,24 @@ class AgentlsAcpAgent:
         await sender.close()  # every update is out before the answer
         self._offer_commands(session)
         return LoadSessionResponse()
+
+    @staticmethod
+    async def _worktree(cwd: str, meta: dict[str, Any]) -> tuple[Worktree | None, bool]:
+        """The worktree ``_meta: {"agentls": {"worktree": {"name"?}}}`` asks the session to
+        work in (made from the user's current state when new), and whether it is new."""
+        from agentls.agent.worktrees import WorktreeError, prepare
+
+        ours = meta.get("agentls")
+        if not isinstance(ours, dict) or "worktree" not in ours:
+            return None, False
+        option = ours["worktree"] or {}
+        name = option.get("name") if isinstance(option, dict) else None
+        if name is not None and not isinstance(name, str):
+            raise _request_error("_meta.agentls.worktree.name must be a string")
+        try:
+            return await asyncio.to_thread(prepare, Path(cwd), name or None)
+        except WorktreeError as exc:
+            raise _request_error(str(exc)) from exc
 
     # -- prompts -------------------------------------------------------------------
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:

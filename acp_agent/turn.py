@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from acp import helpers
 from acp.interfaces import Client
@@ -19,6 +21,9 @@ from agentls.agent.commands import parse_invocation
 from agentls.agent.config import AppConfig, MCPServerConfig
 from agentls.agent.contract import Attachment
 from agentls.agent.run import FrontEnd, RunOutcome, RunRequest, resolve_agent, run_with_own_tools
+
+if TYPE_CHECKING:
+    from agentls.agent.worktrees import Worktree
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +57,14 @@ async def run_turn(
     root = config.workspace.root
     updates = UpdateSender(client, session.id, str(root))
     fs = capabilities.fs
+    # A worktree's files are not the editor's: they are read and written on disk.
+    through_editor = session.worktree is None
     files = AcpFileAccess(
         root,
         client,
         session.id,
-        reads=bool(fs and fs.read_text_file),
-        writes=bool(fs and fs.write_text_file),
+        reads=through_editor and bool(fs and fs.read_text_file),
+        writes=through_editor and bool(fs and fs.write_text_file),
         on_applied=updates.applied,
         max_file_size=config.indexer.max_file_size,
     )
@@ -78,6 +85,9 @@ async def run_turn(
     # Shown as the agent's words, not its thoughts: the user must read them.
     for notice in session.notices:
         updates.send(helpers.update_agent_message_text(f"agentls: {notice}\n\n"))
+    if session.needs_setup and not await set_up_worktree(session, config, updates):
+        await updates.close()
+        return "end_turn"
 
     try:
         front_end = FrontEnd(
@@ -99,16 +109,68 @@ async def run_turn(
             approve_mcp=acp_mcp_approver(client, session.id, updates),
         )
         _tell_the_end(updates, outcome)
+        if session.worktree is not None:
+            await _commit_worktree(session.worktree, prompt, updates)
     finally:
         await updates.close()  # every update is out before the answer
     return stop_reason(config, request, outcome, session)
+
+
+async def set_up_worktree(session: AcpSession, config: AppConfig, updates: UpdateSender) -> bool:
+    """Run ``worktree.setup`` in the session's new worktree (once), its output as the
+    agent's thoughts; whether the turn may go on (else the failure is the answer)."""
+    from agentls.agent.agents import AgentRegistry
+    from agentls.agent.sandbox import sandbox_wrapper
+    from agentls.agent.secrets import redact_secrets
+    from agentls.agent.worktrees import run_setup
+
+    worktree, command = session.worktree, config.worktree.setup
+    session.needs_setup = False
+    if worktree is None or not command:
+        return True
+
+    def show(line: str) -> None:
+        updates.send(helpers.update_agent_thought_text(redact_secrets(line) + "\n"))
+
+    show(f"setting up worktree {worktree.name}: $ {command}")
+    wrap = sandbox_wrapper(worktree.folder, AgentRegistry(config).get("build"))
+    done = await run_setup(
+        worktree, command, time_limit=config.worktree.setup_timeout, wrap=wrap, on_line=show
+    )
+    if not done.ok:
+        failure = redact_secrets(done.failure(worktree))
+        updates.send(helpers.update_agent_message_text(f"agentls: {failure}"))
+    return done.ok
+
+
+async def _commit_worktree(worktree: Worktree, prompt: str, updates: UpdateSender) -> None:
+    """The turn's changes committed on the worktree's branch, and the user told how to
+    bring them into their tree."""
+    from agentls.agent.worktrees import WorktreeError, commit_run, state
+
+    title = prompt.strip().splitlines()[0][:60] if prompt.strip() else "run"
+    try:
+        await asyncio.to_thread(commit_run, worktree, f"agentls: {title}")
+        now = await asyncio.to_thread(state, worktree)
+    except WorktreeError as exc:
+        updates.send(helpers.update_agent_message_text(f"\n\nagentls: {exc}"))
+        return
+    updates.send(
+        helpers.update_agent_message_text(
+            f"\n\nagentls: worktree {worktree.name} (branch {worktree.branch}): "
+            f"{now.files} file(s) changed, +{now.added} -{now.removed}. Apply it to your "
+            f"tree with `agentls apply {worktree.name}`, or `agentls discard "
+            f"{worktree.name}`."
+        )
+    )
 
 
 def terminals_for(
     client: Client, capabilities: ClientCapabilities, session: AcpSession
 ) -> EditorTerminals | None:
     """The editor's terminals when it offers them and the user asked for them."""
-    if session.client_terminals and capabilities.terminal:
+    # A worktree session's commands stay in the sandbox, in the worktree.
+    if session.client_terminals and capabilities.terminal and session.worktree is None:
         return EditorTerminals(client, session.id)
     return None
 

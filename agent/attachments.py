@@ -1,5 +1,6 @@
 """What the user attaches to a prompt: a file (or some of its lines), a symbol's
-definition, the uncommitted changes, an image.
+definition, the current problems (of every file, or of one), the uncommitted changes, an
+image.
 
 Each attachment is read before the run starts, so a bad one (a missing or binary file, a
 symbol nobody defines, an image too large, of an unknown type, or for a model that cannot
@@ -21,6 +22,7 @@ from typing import Any
 
 from agentls.agent.contract import Attachment
 from agentls.agent.errors import AgentError
+from agentls.agent.problems import REPORTED, ProblemSource
 from agentls.agent.workspace import FileAccess
 
 #: Bytes of text attachments a prompt may carry, all together.
@@ -28,6 +30,10 @@ TEXT_BUDGET = 48_000
 #: Bytes of one image (decoded).
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+#: Seconds an attached symbol waits for the index's symbols to be parsed.
+SYMBOLS_FILL_WAIT = 30.0
+#: Problems an attachment of the current problems lists; the rest are counted.
+MAX_PROBLEMS = 200
 
 
 class AttachmentError(AgentError):
@@ -42,6 +48,8 @@ class Attached:
     images: list[dict[str, Any]] = field(default_factory=list)
     #: How each attachment is named to the user (``src/app.py:10-20``, ``image 1``).
     labels: list[str] = field(default_factory=list)
+    #: What the user should hear while reading them (a language server missing or crashed).
+    notices: list[str] = field(default_factory=list)
 
     def prompt_with(self, prompt: str) -> str:
         if not self.blocks:
@@ -54,10 +62,14 @@ async def attach(
     files: FileAccess,
     *,
     symbols: Any = None,
+    problems: ProblemSource | None = None,
+    problems_wait: float = 0.0,
     sees_images: bool,
     budget: int = TEXT_BUDGET,
 ) -> Attached:
-    """Every attachment read; AttachmentError at the first that cannot be."""
+    """Every attachment read; AttachmentError at the first that cannot be. ``problems``
+    is who knows the files' problems (None: nobody); ``problems_wait`` how long a file it
+    has not checked yet may be waited for."""
     out = Attached()
     left = budget
     for attachment in attachments:
@@ -65,7 +77,13 @@ async def attach(
             out.images.append(_image(attachment, sees_images, len(out.images) + 1))
             out.labels.append(f"image {len(out.images)}")
             continue
-        label, block = await _text(attachment, files, symbols, left)
+        if attachment.kind == "problems":
+            label, block, notices = await _problems(
+                attachment, files, problems, problems_wait, left
+            )
+            out.notices += notices
+        else:
+            label, block = await _text(attachment, files, symbols, left)
         left -= len(block.encode("utf-8"))
         out.blocks.append(block)
         out.labels.append(label)
@@ -119,6 +137,92 @@ async def _file(attachment: Attachment, files: FileAccess, left: int) -> tuple[s
     return f"{path} (outline)", _fenced(f"Attached: {path}, outline", f"{note}\n{outline}")
 
 
+async def _problems(
+    attachment: Attachment,
+    files: FileAccess,
+    source: ProblemSource | None,
+    wait: float,
+    left: int,
+) -> tuple[str, str, list[str]]:
+    """The errors and warnings known now: of the file ``attachment.path`` names (checked
+    now if need be), else of every file the source knows (the editor's open documents;
+    the files the language servers were given). None known is said, not refused: it is
+    what the user asked to know. Also returned: what went wrong on the way (a server
+    that did not answer in time), which the model is told as well, lest "none" be
+    taken for "clean"."""
+    path = _relative(attachment.path, files.root) if attachment.path else None
+    what = f"the problems of {path}" if path else "the current problems"
+    if source is None:
+        raise AttachmentError(
+            f"{what}: nothing reports problems to this run (no editor answers "
+            "agent/diagnostics and no language server is started: diagnostics.enabled is "
+            "false)"
+        )
+    texts: dict[str, str] | None = None
+    if path is not None:
+        try:
+            path = files.rel(path)
+        except AgentError as exc:
+            raise AttachmentError(f"{what}: {exc}") from None
+        # Asked before the file is read: reading it tells the source too, and the reason
+        # nothing checks it (not installed, an untrusted folder) belongs in this message.
+        if not source.covers(path):
+            raise AttachmentError(_unchecked(what, source))
+        try:
+            texts = {path: (await files.read_text(path)).text}
+        except AgentError as exc:
+            raise AttachmentError(f"{what}: {exc}") from None
+    found = await source.problems(texts, wait)
+    if path is not None and path in found.unchecked:
+        raise AttachmentError(_unchecked(what, source))
+    notices = source.take_notices()
+    caveats = "".join(f"\nBut: {notice}" for notice in notices)
+    listed = sorted(
+        (p for p in found.problems if p.severity in REPORTED),
+        key=lambda p: (p.rank, p.path, p.line, p.col),
+    )
+    heading = f"The problems of {path}" if path else "The current problems"
+    if not listed:
+        where = path or "any file whose problems are known"
+        # "None" is only a fact when every source answered; else it is what arrived.
+        body = (
+            f"No errors or warnings were reported for {where} in time."
+            if notices
+            else f"No errors or warnings in {where}."
+        )
+        if path is None:
+            body += (
+                " Only the files open in the editor, or given to a language server in this "
+                "run, are checked: attach a file's problems by its path to have it checked."
+            )
+        return f"{what} (none)", _fenced(heading, body + caveats), notices
+    lines: list[str] = []
+    used = 0
+    for problem in listed[:MAX_PROBLEMS]:
+        line = problem.render()
+        used += len(line.encode("utf-8")) + 1
+        if used > left:
+            break
+        lines.append(line)
+    if len(lines) < len(listed):
+        lines.append(f"[{len(listed) - len(lines)} more not listed]")
+    errors = sum(1 for p in listed if p.severity == "error")
+    counts = f"{_count(errors, 'error')}, {_count(len(listed) - errors, 'warning')}"
+    body = "\n".join(lines) + caveats
+    return f"{what} ({counts})", _fenced(f"{heading} ({counts})", body), notices
+
+
+def _unchecked(what: str, source: ProblemSource) -> str:
+    """Why nothing can tell a file's problems: no server for its kind, or the reason the
+    source gave (not installed, an untrusted folder)."""
+    why = "; ".join(source.take_notices())
+    return f"{what}: no language server checks this kind of file" + (f" ({why})" if why else "")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _relative(path: str, root: Path | str) -> str:
     """An absolute path inside the workspace as the file access takes it (relative);
     any other stays as given, for the file access to refuse by name."""
@@ -151,12 +255,18 @@ async def _symbol(attachment: Attachment, files: FileAccess, symbols: Any) -> tu
     from agentls.indexer.symbol_source import SymbolsUnavailable
 
     name = attachment.name or ""
+    filled = True
     try:
+        if symbols is not None:
+            # A run starts while the symbols of a fresh index are still being parsed: a
+            # name defined in a file not parsed yet would be reported as not defined.
+            filled = await symbols.wait_filled(SYMBOLS_FILL_WAIT)
         hits = await symbols.find_definitions(name) if symbols is not None else []
     except SymbolsUnavailable as exc:
         raise AttachmentError(f"attached symbol {name!r}: {exc}") from None
     if not hits:
-        raise AttachmentError(f"attached symbol {name!r}: no definition of it in the index")
+        still = "" if filled else " (the index is still being built: try again in a moment)"
+        raise AttachmentError(f"attached symbol {name!r}: no definition of it in the index{still}")
     blocks = []
     for hit in hits[:3]:
         text = (await files.read_text(hit.path)).text.splitlines()

@@ -560,6 +560,18 @@ class HookMatcher(_Strict):
     hooks: list[HookCommand] = Field(min_length=1)
 
 
+class WorktreeConfig(_Strict):
+    setup: str | None = Field(
+        None,
+        description="A shell command run in a new worktree session before its first run "
+        "(e.g. `make deps`), in the sandbox the build agent's commands get; its output is "
+        "shown and a failure stops the run (the worktree is kept).",
+    )
+    setup_timeout: float = Field(
+        600.0, gt=0, description="Seconds the setup command may take before it is stopped."
+    )
+
+
 class AppConfig(_Strict):
     """The root of `.agentls.yaml`."""
 
@@ -585,6 +597,9 @@ class AppConfig(_Strict):
     )
     diagnostics: DiagnosticsConfig = Field(
         default_factory=DiagnosticsConfig, description="Problems after edits."
+    )
+    worktree: WorktreeConfig = Field(
+        default_factory=WorktreeConfig, description="Worktree sessions."
     )
     hooks: dict[HookEvent, list[HookMatcher]] = Field(
         default_factory=dict,

@@ -77,9 +77,12 @@ class WireModel(BaseModel):
 class Attachment(WireModel):
     """Something the user attaches to the prompt."""
 
-    kind: Literal["file", "symbol", "changes", "image"]
+    kind: Literal["file", "symbol", "problems", "changes", "image"]
     path: str | None = Field(
-        None, description="file: workspace-relative or absolute; image: a name to show."
+        None,
+        description="file: workspace-relative or absolute; problems: the one file whose "
+        "problems are wanted (checked now if need be), absent for every file's known "
+        "problems; image: a name to show.",
     )
     start_line: int | None = Field(None, ge=1, description="file: the first line (1-based).")
     end_line: int | None = Field(None, ge=1, description="file: the last line.")

@@ -478,8 +478,15 @@ class _Run:
             else False
         )
         attached = await attach(
-            request.attachments, ctx.files, symbols=ctx.symbols, sees_images=vision
+            request.attachments,
+            ctx.files,
+            symbols=ctx.symbols,
+            problems=ctx.problems,
+            problems_wait=ctx.config.diagnostics.wait_ms / 1000,
+            sees_images=vision,
         )
+        for notice in attached.notices:
+            ctx.observer(Notice("warning", notice))
         self.images = attached.images
         self.request = request.model_copy(update={"prompt": attached.prompt_with(request.prompt)})
         ctx.observer(Notice("info", "Attached: " + ", ".join(attached.labels)))
@@ -496,7 +503,9 @@ class _Run:
         if not loaded.sources:
             return
         agent = resolve_agent(ctx.config, self.request)
-        runner = HookRunner(loaded.sources, root, session_id, wrap=_hook_sandbox(root, agent))
+        from agentls.agent.sandbox import sandbox_wrapper
+
+        runner = HookRunner(loaded.sources, root, session_id, wrap=sandbox_wrapper(root, agent))
         self.context = dataclasses.replace(ctx, hooks=runner)
 
     async def _prompt_hooks(self, prompt: str) -> str:
@@ -596,16 +605,6 @@ class _Run:
 
 class HookBlocked(AgentError):
     """A hook refused the user's prompt; the run does not start."""
-
-
-def _hook_sandbox(root: Path, agent: AgentConfig) -> Callable[[list[str], Path], list[str]] | None:
-    """Hooks run in the sandbox the agent's commands get, when there is one."""
-    from agentls.agent.sandbox import find_bwrap, make_sandbox
-
-    if agent.sandbox == "off" or find_bwrap() is None:
-        return None
-    sandbox = make_sandbox(root, agent.sandbox, agent.network)
-    return lambda argv, cwd: sandbox.wrap(argv, cwd)
 
 
 def _active_path(root: Path, active: str | None) -> Path | None:

@@ -59,13 +59,16 @@ import re
 import shutil
 import stat
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import unquote
 
 from agentls.agent.protected_paths import find_protected
+
+if TYPE_CHECKING:
+    from agentls.agent.config import AgentConfig
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 
@@ -295,3 +298,16 @@ def _dbus_paths(address: str) -> list[str]:
             if key == "path" and value:
                 paths.append(unquote(value))
     return paths
+
+
+#: Puts ``argv`` (run in the folder given) in a sandbox.
+CommandWrapper = Callable[[list[str], Path], list[str]]
+
+
+def sandbox_wrapper(root: Path, agent: AgentConfig) -> CommandWrapper | None:
+    """What puts a command the run starts by itself (a hook, a worktree's setup) in the
+    sandbox the agent's own commands get; None when there is none."""
+    if agent.sandbox == "off" or find_bwrap() is None:
+        return None
+    sandbox = make_sandbox(root, agent.sandbox, agent.network)
+    return lambda argv, cwd: sandbox.wrap(argv, cwd)

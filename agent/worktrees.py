@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -292,12 +293,14 @@ def apply(folder: Path, checked: ApplyCheck) -> None:
         raise WorktreeError(f"not applied: {done.stderr.strip()}")
 
 
-def discard(folder: Path, worktree: Worktree, *, keep_branch: bool = False) -> None:
+def discard(
+    folder: Path, worktree: Worktree, *, keep_branch: bool = False, force: bool = False
+) -> None:
     """Remove the worktree (and its branch unless kept); refused while it holds changes
-    nobody committed."""
+    nobody committed, unless ``force`` (the user saw them and wants them gone)."""
     root = repository_root(folder)
     current = state(worktree)
-    if current.uncommitted:
+    if current.uncommitted and not force:
         raise WorktreeError(
             f"the worktree {worktree.name} holds uncommitted changes ({worktree.path}): "
             "commit or remove them there first"
@@ -313,20 +316,87 @@ def discard(folder: Path, worktree: Worktree, *, keep_branch: bool = False) -> N
     _record(root, worktree.name).unlink(missing_ok=True)
 
 
-def prepare(folder: Path, name: str | None) -> Worktree:
-    """The worktree a run asked to work in ``name`` uses: that one if it exists, else a new
-    one (named after a fresh id when ``name`` is empty). A folder the user trusts lends its
-    trust to its worktrees, so their runs read the same workspace config."""
+def prepare(folder: Path, name: str | None) -> tuple[Worktree, bool]:
+    """The worktree a run asked to work in ``name`` uses, and whether it is new: that one
+    if it exists, else a new one (named after a fresh id when ``name`` is empty). A folder
+    the user trusts lends its trust to its worktrees, so their runs read the same
+    workspace config."""
     from agentls.agent.trust import TrustStore
 
     if name:
         with contextlib.suppress(WorktreeError):
-            return find(folder, name)
+            return find(folder, name), False
     worktree = create(folder, name or uuid.uuid4().hex[:12])
     store = TrustStore()
     if store.is_trusted(repository_root(folder)):
         store.set_trusted(worktree.path, True)
-    return worktree
+    return worktree, True
+
+
+@dataclass
+class SetupResult:
+    command: str
+    exit_code: int | None
+    timed_out: bool
+    #: The end of its output (stdout and stderr interleaved).
+    output: str
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+    def failure(self, worktree: Worktree) -> str:
+        """Why the run cannot go on, for the user (empty when it can)."""
+        if self.ok:
+            return ""
+        how = (
+            "timed out and was stopped"
+            if self.timed_out
+            else "could not start"
+            if self.exit_code is None
+            else f"failed (exit {self.exit_code})"
+        )
+        tail = self.output.strip().splitlines()[-5:]
+        last = ("; its output ended with:\n" + "\n".join(tail)) if tail else ""
+        return (
+            f"the setup of worktree {worktree.name} (`{self.command}`) {how}; the worktree "
+            f"is kept at {worktree.path} (fix it there, or discard it){last}"
+        )
+
+
+async def run_setup(
+    worktree: Worktree,
+    command: str,
+    *,
+    time_limit: float,
+    wrap: Callable[[list[str], Path], list[str]] | None,
+    on_line: Callable[[str], None],
+) -> SetupResult:
+    """Run the configured setup ``command`` in a new worktree (in the sandbox ``wrap``
+    makes), each line of its output to ``on_line`` as it comes."""
+    from agentls.agent.child_process import child_env, run_process
+
+    argv = ["bash", "-c", command]
+    if wrap is not None:
+        argv = wrap(argv, worktree.folder)
+    pending = bytearray()
+
+    def output(chunk: bytes) -> None:
+        pending.extend(chunk)
+        *lines, rest = pending.split(b"\n")
+        for line in lines:
+            on_line(line.decode("utf-8", "replace"))
+        pending[:] = rest
+
+    try:
+        done = await run_process(
+            argv, cwd=worktree.folder, env=child_env(), time_limit=time_limit, on_output=output
+        )
+    except OSError as exc:
+        return SetupResult(command, None, False, str(exc))
+    if pending:
+        on_line(pending.decode("utf-8", "replace"))
+    return SetupResult(command, done.exit_code, done.timed_out, done.output)
 
 
 def describe(current: WorktreeState) -> Literal["ready", "uncommitted changes", "missing"]:

@@ -77,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PATH[:L1-L2]",
         help="attach a file, or some of its lines (repeatable); `changes` attaches the "
-        "uncommitted changes, `@name` a symbol's definition",
+        "uncommitted changes, `problems` the current errors and warnings (`problems:PATH` "
+        "those of one file, checked now), `@name` a symbol's definition; a file named "
+        "like a keyword is `./changes`",
     )
     run.add_argument("--image", action="append", default=[], metavar="FILE", help="attach an image")
     run.add_argument(
@@ -221,12 +223,14 @@ def _command(args: argparse.Namespace) -> int:
                 trusted=trusted,
             )
 
-        worktree = None
+        worktree, created = None, False
         if args.worktree is not None:
             from agentls.cli.worktrees import prepare_worktree
 
             try:
-                worktree = prepare_worktree(Path(args.workspace or Path.cwd()), args.worktree)
+                worktree, created = prepare_worktree(
+                    Path(args.workspace or Path.cwd()), args.worktree
+                )
             except AgentError as exc:
                 print(f"agentls: {exc}", file=sys.stderr)
                 return 1
@@ -243,6 +247,11 @@ def _command(args: argparse.Namespace) -> int:
         except AgentError as exc:
             print(f"agentls: {exc}", file=sys.stderr)
             return 1
+        if worktree is not None and created and loaded.config.worktree.setup:
+            from agentls.cli.worktrees import set_up_worktree
+
+            if not asyncio.run(set_up_worktree(worktree, loaded.config)):
+                return 1
         code = asyncio.run(run_headless(args, loaded.config, trusted=loaded.trusted))
         if worktree is not None:
             from agentls.cli.worktrees import finish_worktree_run
@@ -382,6 +391,9 @@ def cli_attachments(attach: list[str], images: list[str]) -> list[Any]:
     for item in attach:
         if item == "changes":
             out.append(Attachment(kind="changes"))
+            continue
+        if item == "problems" or item.startswith("problems:"):
+            out.append(Attachment(kind="problems", path=item.partition(":")[2] or None))
             continue
         if item.startswith("@"):
             out.append(Attachment(kind="symbol", name=item[1:]))

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from agentls.agent.worktrees import (
     Worktree,
@@ -20,8 +20,12 @@ from agentls.agent.worktrees import (
     find,
     listed,
     prepare,
+    run_setup,
     state,
 )
+
+if TYPE_CHECKING:
+    from agentls.agent.config import AppConfig
 
 
 def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,6 +34,11 @@ def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     apply_ = sub.add_parser("apply", help="apply a worktree session's changes to your tree")
     discard_ = sub.add_parser("discard", help="remove a worktree session (and its branch)")
     discard_.add_argument("--keep-branch", action="store_true", help="keep its branch")
+    discard_.add_argument(
+        "--force",
+        action="store_true",
+        help="discard it even while it holds uncommitted changes (they are lost)",
+    )
     for command in (apply_, discard_):
         command.add_argument("name", metavar="NAME")
         command.add_argument("--yes", action="store_true", help="do not ask for confirmation")
@@ -37,9 +46,33 @@ def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
         command.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
 
 
-def prepare_worktree(folder: Path, name: str | None) -> Worktree:
-    """The worktree a ``run --worktree [NAME]`` works in (see ``worktrees.prepare``)."""
+def prepare_worktree(folder: Path, name: str | None) -> tuple[Worktree, bool]:
+    """The worktree a ``run --worktree [NAME]`` works in, and whether it is new (see
+    ``worktrees.prepare``)."""
     return prepare(folder, name)
+
+
+async def set_up_worktree(worktree: Worktree, config: AppConfig, out: IO[str] = sys.stderr) -> bool:
+    """Run ``worktree.setup`` in a new worktree, its output shown as it comes; whether the
+    run may go on (else the failure is said)."""
+    from agentls.agent.agents import AgentRegistry
+    from agentls.agent.sandbox import sandbox_wrapper
+    from agentls.agent.secrets import redact_secrets
+
+    command = config.worktree.setup
+    assert command
+    print(f"agentls: setting up worktree {worktree.name}: $ {command}", file=out)
+
+    def show(line: str) -> None:
+        print(f"  {redact_secrets(line)}", file=out, flush=True)
+
+    wrap = sandbox_wrapper(worktree.folder, AgentRegistry(config).get("build"))
+    done = await run_setup(
+        worktree, command, time_limit=config.worktree.setup_timeout, wrap=wrap, on_line=show
+    )
+    if not done.ok:
+        print(f"agentls: {redact_secrets(done.failure(worktree))}", file=out)
+    return done.ok
 
 
 def finish_worktree_run(worktree: Worktree, prompt: str, out: IO[str] = sys.stderr) -> None:
@@ -63,9 +96,10 @@ def worktree_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -
         worktree = find(folder, args.name)
         if args.command == "apply":
             return _apply(folder, worktree, yes=args.yes, out=out)
-        if not _confirmed(f"Remove the worktree {worktree.name}?", args.yes):
+        losing = " and the changes nobody committed there" if args.force else ""
+        if not _confirmed(f"Remove the worktree {worktree.name}{losing}?", args.yes):
             return 1
-        discard(folder, worktree, keep_branch=args.keep_branch)
+        discard(folder, worktree, keep_branch=args.keep_branch, force=args.force)
         kept = f"; its branch {worktree.branch} is kept" if args.keep_branch else ""
         print(f"Discarded the worktree {worktree.name}{kept}.", file=out)
         return 0

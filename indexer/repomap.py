@@ -219,6 +219,17 @@ class SymbolIndex:
         ]
         return sorted(hits, key=lambda h: (h.path, h.line))
 
+    def search_definitions(self, query: str, limit: int) -> list[SymbolHit]:
+        """The ``limit`` definitions whose names match ``query`` best (fuzzy), best first."""
+        from agentls.indexer.fuzzy import best
+
+        everything = (
+            SymbolHit(path, d.line, d.kind, d.name, d.signature)
+            for path, symbols in sorted(self.files().items())
+            for d in symbols.definitions
+        )
+        return best(query, everything, lambda hit: hit.name, limit)
+
     def find_references(self, name: str) -> list[SymbolHit]:
         hits: list[SymbolHit] = []
         for path, symbols in sorted(self.files().items()):

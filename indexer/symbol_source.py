@@ -33,6 +33,10 @@ class SymbolSource(Protocol):
 
     async def find_references(self, name: str) -> list[SymbolHit]: ...
 
+    async def search_definitions(self, query: str, limit: int) -> list[SymbolHit]:
+        """The ``limit`` definitions whose names match ``query`` best (fuzzy), for a picker."""
+        ...
+
 
 class NoSymbols:
     """A workspace without an index: no map, and every lookup says why."""
@@ -47,6 +51,9 @@ class NoSymbols:
         raise SymbolsUnavailable(NO_INDEX)
 
     async def find_references(self, name: str) -> list[SymbolHit]:
+        raise SymbolsUnavailable(NO_INDEX)
+
+    async def search_definitions(self, query: str, limit: int) -> list[SymbolHit]:
         raise SymbolsUnavailable(NO_INDEX)
 
 
@@ -82,3 +89,6 @@ class LocalSymbols:
 
     async def find_references(self, name: str) -> list[SymbolHit]:
         return self._symbols.find_references(name)
+
+    async def search_definitions(self, query: str, limit: int) -> list[SymbolHit]:
+        return await asyncio.to_thread(self._symbols.search_definitions, query, limit)

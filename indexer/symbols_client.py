@@ -80,6 +80,9 @@ class SymbolProcess:
     async def find_references(self, name: str) -> list[SymbolHit]:
         return _hits(await self._ask("references", {"name": name}))
 
+    async def search_definitions(self, query: str, limit: int) -> list[SymbolHit]:
+        return _hits(await self._ask("search", {"query": query, "limit": limit}))
+
     # -- following the index -----------------------------------------------------------
     def changed(self, *_: object) -> None:
         """The index changed: send what did, soon (a watcher subscriber)."""

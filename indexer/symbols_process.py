@@ -18,8 +18,9 @@ Requests, one JSON object a line on stdin:
   ``timeout`` seconds for it.
 - ``{"id", "op": "map", "prompt", "open_paths", "recent_paths", "max_tokens"}``: the
   ranked map (a string).
-- ``{"id", "op": "definitions", "name", "kind"}`` and ``{"id", "op": "references",
-  "name"}``: hits as ``[path, line, kind, name, text]`` rows.
+- ``{"id", "op": "definitions", "name", "kind"}``, ``{"id", "op": "references",
+  "name"}`` and ``{"id", "op": "search", "query", "limit"}`` (fuzzy, best first): hits as
+  ``[path, line, kind, name, text]`` rows.
 
 Each request with an ``id`` gets ``{"id", "result"}`` or ``{"id", "error"}``.
 """
@@ -69,6 +70,8 @@ class SymbolServer:
             hits = symbols.find_definitions(str(request["name"]), request.get("kind"))
         elif op == "references":
             hits = symbols.find_references(str(request["name"]))
+        elif op == "search":
+            hits = symbols.search_definitions(str(request["query"]), int(request["limit"]))
         else:
             raise ValueError(f"unknown op {op!r}")
         return [[h.path, h.line, h.kind, h.name, h.text] for h in hits]

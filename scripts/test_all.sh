@@ -8,7 +8,10 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 venv=.venv/bin
 failed=()
-step() { echo; echo "== $*"; }
+started_at=$SECONDS
+# Each step says when it starts (seconds since the suite began): the whole must stay
+# within CI's 30 minutes, and this is where the time goes.
+step() { echo; echo "== $* (at $((SECONDS - started_at)) s)"; }
 
 step lint
 "$venv/ruff" check . && "$venv/ruff" format --check . && PYTHONPATH=src "$venv/lint-imports" ||
@@ -44,6 +47,7 @@ else
 fi
 
 echo
+echo "== done in $((SECONDS - started_at)) s"
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "FAILED: ${failed[*]}"
   exit 1

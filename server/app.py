@@ -384,6 +384,7 @@ def build_server(
     ``initialized`` (the worker itself waits for a sign of a run: ``agent/prepare``)."""
     from agentls.server.features import (
         agents,
+        attach_candidates,
         cancel,
         checkpoints,
         commands,
@@ -407,6 +408,7 @@ def build_server(
         message,
         agents,
         commands,
+        attach_candidates,
         sessions,
         ping,
         prepare,

@@ -195,6 +195,34 @@ class CommandsResult(WireModel):
     )
 
 
+class AttachCandidatesParams(WireModel):
+    """``agent/attachCandidates`` params: what the user typed after `@`."""
+
+    query: str = Field("", max_length=200, description="Matched fuzzily; empty lists the first.")
+    limit: int = Field(50, ge=1, le=500, description="Most files, and most symbols, returned.")
+
+
+class AttachCandidate(WireModel):
+    """A file of the index, or a definition of the repo map, the user may attach."""
+
+    kind: Literal["file", "symbol"]
+    path: str = Field(description="Workspace-relative, with forward slashes.")
+    name: str | None = Field(None, description="symbol: its name (what `{kind: symbol}` takes).")
+    line: int | None = Field(None, ge=1, description="symbol: the line it is defined on.")
+    symbol_kind: str | None = Field(None, description="symbol: `function`, `class`, `method`...")
+    detail: str = Field("", description="symbol: its signature.")
+
+
+class AttachCandidatesResult(WireModel):
+    """``agent/attachCandidates`` result: best first, the files then the symbols."""
+
+    items: list[AttachCandidate]
+    notes: list[str] = Field(
+        default_factory=list,
+        description="Why some are missing (no index, the symbols not ready yet).",
+    )
+
+
 class PingResult(WireModel):
     """``agent/ping`` result."""
 
@@ -661,6 +689,10 @@ class DiscardWorktreeParams(WireModel):
 
     name: str = Field(min_length=1, max_length=64)
     keep_branch: bool = Field(False, description="Keep its branch `agentls/<name>`.")
+    force: bool = Field(
+        False,
+        description="Discard it even while it holds changes nobody committed (they are lost).",
+    )
 
 
 class DiscardWorktreeResult(WireModel):
@@ -696,6 +728,14 @@ METHODS: tuple[Method, ...] = (
     Method("agent/command", "command", "notification", "serverToClient", CommandParams),
     Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
     Method("agent/commands", "commands", "request", "clientToServer", NoParams, CommandsResult),
+    Method(
+        "agent/attachCandidates",
+        "attachCandidates",
+        "request",
+        "clientToServer",
+        AttachCandidatesParams,
+        AttachCandidatesResult,
+    ),
     Method("agent/ping", "ping", "request", "clientToServer", NoParams, PingResult),
     Method("agent/sessions", "sessions", "request", "clientToServer", NoParams, SessionsResult),
     Method("agent/session", "session", "request", "clientToServer", SessionParams, SessionResult),

@@ -169,11 +169,17 @@ class RunManager:
                 f"session {session_id!r} already has a run in flight; wait for it or cancel it"
             )
         handle = RunHandle(run_id, session_id, params.agent)
+        created = False
         if params.worktree is not None:
-            config = await self._enter_worktree(handle, params.worktree.name, config)
+            config, created = await self._enter_worktree(handle, params.worktree.name, config)
         self.runs[run_id] = handle
         try:
-            result = await self._run(handle, params, config, notices)
+            failed = await self._set_up_worktree(handle, config) if created else ""
+            if failed:
+                self._warn(failed)
+                result = self._failed_result(handle, failed)
+            else:
+                result = await self._run(handle, params, config, notices)
         finally:
             self.runs.pop(run_id, None)
         if handle.worktree is not None:
@@ -183,19 +189,51 @@ class RunManager:
     # -- runs in worktrees of their own ----------------------------------------------------
     async def _enter_worktree(
         self, handle: RunHandle, name: str | None, config: AppConfig
-    ) -> AppConfig:
+    ) -> tuple[AppConfig, bool]:
         """Make (or find) the run's worktree; the run's config with the worktree as its
-        workspace. A worktree has one run at a time, like a session."""
+        workspace, and whether the worktree is new. A worktree has one run at a time, like
+        a session."""
         from agentls.agent.worktrees import WorktreeError, prepare
 
         if name and any(h.worktree and h.worktree.name == name for h in self.runs.values()):
             raise JsonRpcInvalidParams(f"the worktree {name!r} already has a run in flight")
         try:
-            handle.worktree = await asyncio.to_thread(prepare, config.workspace.root, name)
+            worktree, created = await asyncio.to_thread(prepare, config.workspace.root, name)
         except WorktreeError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
-        workspace = config.workspace.model_copy(update={"root": handle.worktree.folder})
-        return config.model_copy(update={"workspace": workspace})
+        handle.worktree = worktree
+        workspace = config.workspace.model_copy(update={"root": worktree.folder})
+        return config.model_copy(update={"workspace": workspace}), created
+
+    async def _set_up_worktree(self, handle: RunHandle, config: AppConfig) -> str:
+        """Run ``worktree.setup`` in a new worktree, its output to the editor's log as it
+        comes; why the run cannot go on, or "" when it can."""
+        from agentls.agent.sandbox import sandbox_wrapper
+        from agentls.agent.secrets import redact_secrets as redact
+        from agentls.agent.worktrees import run_setup
+
+        worktree, command = handle.worktree, config.worktree.setup
+        if worktree is None or not command:
+            return ""
+        prefix = f"worktree {worktree.name} setup"
+
+        def log_line(line: str) -> None:
+            self.notify(
+                types.WINDOW_LOG_MESSAGE,
+                {"type": types.MessageType.Info, "message": f"[{prefix}] {redact(line)}"},
+            )
+
+        log_line(f"$ {command}")
+        wrap = sandbox_wrapper(worktree.folder, AgentRegistry(config).get("build"))
+        done = await run_setup(
+            worktree,
+            command,
+            time_limit=config.worktree.setup_timeout,
+            wrap=wrap,
+            on_line=log_line,
+        )
+        log_line(f"exit code {done.exit_code}" if not done.timed_out else "timed out")
+        return redact(done.failure(worktree))
 
     async def _leave_worktree(self, handle: RunHandle, prompt: str) -> dict[str, Any]:
         """Commit what the run changed on the worktree's branch; the worktree as it is now."""
@@ -280,7 +318,9 @@ class RunManager:
             approve = lsp_mcp_approver(self._ls, handle.token)
             registry = await self.mcp.registry_for(config, warn=self._warn, approve=approve)
         if handle.worktree is not None:
-            return self._start_in_worktree(handle, request, config, observer, notices, registry)
+            return await self._start_in_worktree(
+                handle, request, config, observer, notices, registry
+            )
         front_end = FrontEnd(
             self._sources.files(config),
             LspApprover(self._ls, handle.run_id, cancel=handle.token),
@@ -308,7 +348,7 @@ class RunManager:
             context=task_context(handle),
         )
 
-    def _start_in_worktree(
+    async def _start_in_worktree(
         self,
         handle: RunHandle,
         request: RunRequest,
@@ -321,6 +361,7 @@ class RunManager:
         (the user reviews the result when it is applied to their tree); its own index,
         symbols and checkpoints; commands still confirmed by the user. The editor's
         buffers, problems and open documents are of the user's tree, so none are used."""
+        from agentls.agent.indexing import build_index
         from agentls.agent.run import FrontEnd, run_agent
 
         root = config.workspace.root
@@ -340,6 +381,8 @@ class RunManager:
             LspApprover(self._ls, handle.run_id, cancel=handle.token),
             observer=observer,
             cancel=handle.token,
+            # the worktree's own index (its symbols are then kept by the run)
+            index=await build_index(config),
             registry=registry,
             notices=notices,
             trusted=self._sources.trusted(),

@@ -93,15 +93,16 @@ async def apply_worktree(ls: AgentLanguageServer, name: str) -> dict[str, Any]:
 
 
 async def discard_worktree(
-    ls: AgentLanguageServer, name: str, *, keep_branch: bool
+    ls: AgentLanguageServer, name: str, *, keep_branch: bool, force: bool = False
 ) -> dict[str, Any]:
     worktree = await _found(ls, name)
     if ls.runs.worktree_running(name):
         raise JsonRpcInvalidParams(f"a run still works in the worktree {name}: cancel it first")
     try:
         await asyncio.to_thread(
-            discard, ls.config.workspace.root, worktree, keep_branch=keep_branch
+            discard, ls.config.workspace.root, worktree, keep_branch=keep_branch, force=force
         )
     except WorktreeError as exc:
-        raise JsonRpcInvalidParams(str(exc)) from None
+        hint = "" if force else " (or discard it with force: true, which loses them)"
+        raise JsonRpcInvalidParams(f"{exc}{hint}") from None
     return DiscardWorktreeResult(discarded=True).to_wire()

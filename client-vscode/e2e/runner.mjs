@@ -317,6 +317,15 @@ async function panelStep(frame, step) {
     await frame.locator(step.press).first().press(step.key, { timeout });
   } else if (step.select) {
     await frame.locator(step.select).first().selectOption(step.value, { timeout });
+  } else if (step.paste) {
+    // A file pasted from the clipboard (a screenshot): the page gets the paste event a real
+    // paste gives, with the file in its clipboardData.
+    await frame.locator(step.paste).first().evaluate((el, file) => {
+      const bytes = Uint8Array.from(atob(file.data), (c) => c.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], file.name, { type: file.type }));
+      el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    }, step.file, { timeout });
   } else if (step.expectText) {
     const what = `panel ${step.expectText} shows ${JSON.stringify(step.text)}`;
     try {

@@ -11,6 +11,7 @@ import {
   Methods,
   type AskUserParams,
   type AskUserResult,
+  type Attachment,
   type CancelResult,
   type CommandParams,
   type ContextParams,
@@ -74,6 +75,8 @@ export interface RunExtras {
   routed?: boolean;
   /** Work in this git worktree of its own (made when it does not exist), not in the user's tree. */
   worktree?: string;
+  /** What the user attached (files, symbols, problems, changes, images). */
+  attachments?: Attachment[];
 }
 
 /** Approval questions start with this (server/approver.py); other message requests are not a run's. */
@@ -177,6 +180,7 @@ export class Runs implements vscode.Disposable {
       ...(extras.sessionId ? { sessionId: extras.sessionId } : {}),
       ...(extras.activeFile ? { activeFile: extras.activeFile } : {}),
       ...(extras.worktree ? { worktree: { name: extras.worktree } } : {}),
+      ...(extras.attachments?.length ? { attachments: extras.attachments } : {}),
     };
     logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps}${extras.worktree ? `, worktree ${extras.worktree}` : ''})`);
     let outcome: RunOutcome;

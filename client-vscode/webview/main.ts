@@ -4,12 +4,13 @@
  * items whose `rev` changed are rebuilt, so a fast stream costs one render per frame. Only the
  * last WINDOW items are in the DOM; older ones come back with "Show earlier".
  */
+import { addAttachment, attachOptions, attachQuery, chipLabel, imageAttachment, removeAttachment, removeQuery, type AttachOption } from '../src/panel/attachPicker';
 import { commandQuery, filterCommands, insertCommand, moveActive, sourceLabel, typedCommand } from '../src/panel/commandPicker';
 import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
 import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
 import { canUndo, compactionText, contextMeter, emptyConversation, instructionLinks, MESSAGE_STATE_WORDS, reduce, undoOffer, type Action, type Conversation, type Item } from '../src/panel/model';
 import { emptyWorktrees, outcomeText, statsText, worktreeCards, type WorktreeCard, type WorktreeSessions } from '../src/panel/worktrees';
-import type { AgentInfo, CommandInfo } from '../src/protocol';
+import type { AgentInfo, AttachCandidate, Attachment, CommandInfo } from '../src/protocol';
 import { MANAGE_TRUST_LABEL, RESTRICTED_NOTICE } from '../src/trust';
 
 interface VsCodeApi {
@@ -143,8 +144,8 @@ const worktreeBox = h('input', { type: 'checkbox', id: 'worktree' });
 const prompt = h('textarea', {
   id: 'prompt',
   rows: '3',
-  'aria-label': 'Prompt for the agent (Enter sends, Shift+Enter adds a line, / at the start picks a command)',
-  placeholder: 'Ask the agent… (Enter sends, Shift+Enter new line, / for commands)',
+  'aria-label': 'Prompt for the agent (Enter sends, Shift+Enter adds a line, / at the start picks a command, @ attaches a file, a symbol, the problems or the changes; paste or drop an image to attach it)',
+  placeholder: 'Ask the agent… (Enter sends, Shift+Enter new line, / for commands, @ to attach)',
   'aria-controls': 'command-list',
   'aria-describedby': 'command-hint',
 });
@@ -153,6 +154,11 @@ const commandNote = h('div', { class: 'command-note', role: 'status' });
 const commandProblemsBox = h('div', { class: 'command-problems' });
 const picker = h('div', { id: 'command-picker', class: 'command-picker', hidden: '' }, commandList, commandNote, commandProblemsBox);
 const hintLine = h('div', { id: 'command-hint', class: 'command-hint', hidden: '' });
+const attachList = h('ul', { id: 'attach-list', class: 'command-list', role: 'listbox', 'aria-label': 'Attachments to choose from' });
+const attachNote = h('div', { class: 'command-note attach-note', role: 'status' });
+const attachPicker = h('div', { id: 'attach-picker', class: 'command-picker', hidden: '' }, attachList, attachNote);
+const chips = h('div', { id: 'attachments', class: 'attachments', hidden: '', role: 'list', 'aria-label': 'Attached' });
+const attachError = h('div', { class: 'attach-error', role: 'alert', hidden: '' });
 const sendButton = button('Send', () => send(), { class: 'primary send', title: 'Send (Enter)' });
 // Steer cuts the model call in flight; Send (queue) waits for it. Only offered during a run.
 const steerButton = button('Steer', () => send('steer'), { class: 'steer', title: 'Steer: interrupt the model now with this message (Ctrl/Cmd+Enter)', hidden: '' });
@@ -160,7 +166,9 @@ const rejectedNote = h('div', { class: 'message-rejected', role: 'alert', hidden
 const composer = h(
   'form',
   { class: 'composer', 'aria-label': 'New message' },
-  h('div', { class: 'prompt-wrap' }, picker, prompt),
+  chips,
+  h('div', { class: 'prompt-wrap' }, picker, attachPicker, prompt),
+  attachError,
   hintLine,
   rejectedNote,
   h(
@@ -187,7 +195,7 @@ app.append(toolbar, trustBar, worktreesBox, sessionsBox, readOnlyBar, h('main', 
 
 prompt.value = typeof saved.draft === 'string' ? saved.draft : '';
 prompt.addEventListener('keydown', (event) => {
-  if (pickerKey(event)) {
+  if (pickerKey(event) || attachKey(event)) {
     return;
   }
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
@@ -204,15 +212,43 @@ prompt.addEventListener('input', () => {
   }
   promptWasEmpty = prompt.value === '';
   updatePicker();
+  updateAttachPicker();
 });
 // The caret moved without typing (a click, Home, arrows outside the picker).
-prompt.addEventListener('click', () => updatePicker());
+prompt.addEventListener('click', () => {
+  updatePicker();
+  updateAttachPicker();
+});
 prompt.addEventListener('keyup', (event) => {
   if (['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(event.key)) {
     updatePicker();
+    updateAttachPicker();
   }
 });
-prompt.addEventListener('blur', () => closePicker());
+prompt.addEventListener('blur', () => {
+  closePicker();
+  closeAttachPicker();
+});
+// An image pasted into the prompt box, or dropped on the composer, is attached.
+prompt.addEventListener('paste', (event) => {
+  const images = imageFiles(event.clipboardData);
+  if (images.length) {
+    event.preventDefault();
+    void attachImages(images);
+  }
+});
+composer.addEventListener('dragover', (event) => {
+  if (event.dataTransfer?.types.includes('Files')) {
+    event.preventDefault();
+  }
+});
+composer.addEventListener('drop', (event) => {
+  const images = imageFiles(event.dataTransfer);
+  if (images.length || event.dataTransfer?.files.length) {
+    event.preventDefault();
+    void attachImages(event.dataTransfer ? [...event.dataTransfer.files] : []);
+  }
+});
 for (const el of [agentSelect, confirmSelect, selectionBox, worktreeBox]) {
   el.addEventListener('change', () => {
     options = {
@@ -258,7 +294,9 @@ function send(mode: 'queue' | 'steer' = 'queue'): void {
     if (mode !== 'queue') {
       return;
     }
-    post({ type: 'run', prompt: text, options });
+    post({ type: 'run', prompt: text, options, attachments });
+    attachments = [];
+    renderChips();
     worktreesOpen = true;
   } else if (conversation.readOnly) {
     return;
@@ -266,15 +304,213 @@ function send(mode: 'queue' | 'steer' = 'queue'): void {
     // The box is cleared now; a refusal (messageRejected) puts the text back.
     post({ type: 'message', text, mode });
   } else if (mode === 'queue') {
-    post({ type: 'run', prompt: text, options });
+    post({ type: 'run', prompt: text, options, attachments });
+    // Sent with this run; a message to a run in flight cannot carry them, so they wait.
+    attachments = [];
+    renderChips();
   } else {
     return;
   }
   prompt.value = '';
   promptWasEmpty = true;
   closePicker();
+  closeAttachPicker();
   updateHint();
   saveState();
+}
+
+// ---- the attachments: the `@` picker, pasted and dropped images, the chips ------------------
+
+let attachments: Attachment[] = [];
+let attachOpen = false;
+/** Escape closed the picker: it stays closed until the caret leaves this `@` word. */
+let attachDismissedAt: number | undefined;
+let attachRows: AttachOption[] = [];
+let activeAttach = 0;
+let attachSeq = 0;
+let attachAnswered = 0;
+let attachCandidates: AttachCandidate[] = [];
+let attachNotes: string[] = [];
+let attachFailure: string | undefined;
+
+function closeAttachPicker(): void {
+  attachOpen = false;
+  attachPicker.hidden = true;
+}
+
+/** Open, requery or close the `@` picker for the word under the caret. */
+function updateAttachPicker(): void {
+  const typed = attachQuery(prompt.value, prompt.selectionStart ?? prompt.value.length);
+  if (!typed) {
+    attachDismissedAt = undefined;
+    closeAttachPicker();
+    return;
+  }
+  if (attachDismissedAt === typed.start) {
+    return;
+  }
+  closePicker();
+  if (!attachOpen) {
+    attachOpen = true;
+    activeAttach = 0;
+  }
+  // The server searches (a 50,000-file workspace never crosses into the webview); only the
+  // latest question's answer is shown.
+  attachSeq += 1;
+  post({ type: 'attachCandidates', query: typed.query.replace(/^#/, ''), seq: attachSeq });
+  renderAttachPicker(typed.query);
+}
+
+function showAttachCandidates(message: Extract<ToWebview, { type: 'attachCandidates' }>): void {
+  if (message.seq < attachSeq || !attachOpen) {
+    return;
+  }
+  attachAnswered = message.seq;
+  attachCandidates = message.items;
+  attachNotes = message.notes;
+  attachFailure = message.error;
+  const typed = attachQuery(prompt.value, prompt.selectionStart ?? prompt.value.length);
+  if (typed) {
+    renderAttachPicker(typed.query);
+  }
+}
+
+function renderAttachPicker(query: string): void {
+  const before = attachRows[activeAttach]?.key;
+  attachRows = attachOptions(query, attachAnswered === attachSeq ? attachCandidates : []);
+  const kept = attachRows.findIndex((row) => row.key === before);
+  activeAttach = kept >= 0 ? kept : Math.min(activeAttach, Math.max(attachRows.length - 1, 0));
+  attachList.replaceChildren();
+  attachRows.forEach((row, i) => {
+    const option = h(
+      'li',
+      {
+        id: `attach-option-${i}`,
+        class: `command-option attach-option${i === activeAttach ? ' active' : ''}`,
+        role: 'option',
+        'aria-selected': String(i === activeAttach),
+        'data-attach': row.key,
+        title: `${row.label}\n${row.detail}`,
+      },
+      h('div', { class: 'command-line' }, h('span', { class: 'command-name' }, row.label), h('span', { class: 'command-source' }, row.detail)),
+    );
+    option.addEventListener('mousedown', (event) => event.preventDefault());
+    option.addEventListener('click', () => chooseAttachment(i));
+    attachList.append(option);
+  });
+  attachList.hidden = attachRows.length === 0;
+  const searching = attachAnswered !== attachSeq;
+  attachNote.textContent = attachFailure
+    ? `Could not search the workspace: ${attachFailure}`
+    : [searching ? 'Searching…' : attachRows.length === 0 ? `Nothing matches @${query}` : '', ...attachNotes].filter(Boolean).join(' · ');
+  attachNote.hidden = attachNote.textContent === '';
+  attachPicker.hidden = false;
+  const active = attachRows.length ? `attach-option-${activeAttach}` : undefined;
+  if (active) {
+    prompt.setAttribute('aria-activedescendant', active);
+    document.getElementById(active)?.scrollIntoView({ block: 'nearest' });
+  }
+}
+
+function attachKey(event: KeyboardEvent): boolean {
+  if (!attachOpen || event.isComposing) {
+    return false;
+  }
+  switch (event.key) {
+    case 'ArrowDown':
+    case 'ArrowUp': {
+      if (attachRows.length === 0) {
+        return false;
+      }
+      event.preventDefault();
+      activeAttach = moveActive(activeAttach, event.key === 'ArrowDown' ? 1 : -1, attachRows.length);
+      const typed = attachQuery(prompt.value, prompt.selectionStart ?? prompt.value.length);
+      renderAttachPicker(typed?.query ?? '');
+      return true;
+    }
+    case 'Enter':
+    case 'Tab':
+      if (event.shiftKey || attachRows.length === 0) {
+        return false;
+      }
+      event.preventDefault();
+      chooseAttachment(activeAttach);
+      return true;
+    case 'Escape':
+      event.preventDefault();
+      event.stopPropagation();
+      attachDismissedAt = attachQuery(prompt.value, prompt.selectionStart ?? prompt.value.length)?.start;
+      closeAttachPicker();
+      return true;
+    default:
+      return false;
+  }
+}
+
+function chooseAttachment(index: number): void {
+  const row = attachRows[index];
+  const typed = attachQuery(prompt.value, prompt.selectionStart ?? prompt.value.length);
+  if (!row || !typed) {
+    return;
+  }
+  const next = removeQuery(prompt.value, typed.start, prompt.selectionStart ?? prompt.value.length);
+  prompt.value = next.text;
+  prompt.setSelectionRange(next.caret, next.caret);
+  prompt.focus();
+  closeAttachPicker();
+  addChip(row.attachment);
+  saveState();
+}
+
+function addChip(attachment: Attachment): void {
+  attachments = addAttachment(attachments, attachment);
+  attachError.hidden = true;
+  renderChips();
+  announce(`Attached ${chipLabel(attachment)}.`);
+}
+
+function renderChips(): void {
+  chips.replaceChildren(
+    ...attachments.map((attachment, i) => {
+      const label = chipLabel(attachment);
+      const remove = button('×', () => {
+        attachments = removeAttachment(attachments, i);
+        renderChips();
+        announce(`Removed ${label}.`);
+        prompt.focus();
+      }, { class: 'chip-remove', title: `Remove ${label}`, 'aria-label': `Remove ${label}` });
+      return h('span', { class: `chip chip-${attachment.kind}`, role: 'listitem', 'data-kind': attachment.kind, title: label }, h('span', { class: 'chip-label' }, label), remove);
+    }),
+  );
+  chips.hidden = attachments.length === 0;
+}
+
+function imageFiles(data: DataTransfer | null): File[] {
+  return data ? [...data.files].filter((file) => file.type.startsWith('image/')) : [];
+}
+
+/** Each file as an image attachment, or a message naming why it cannot be one. */
+async function attachImages(files: File[]): Promise<void> {
+  const refused: string[] = [];
+  for (const file of files) {
+    const checked = imageAttachment(file.name, file.type, file.size, file.size <= 5 * 1024 * 1024 && file.type.startsWith('image/') ? await base64Of(file) : '');
+    if ('error' in checked) {
+      refused.push(checked.error);
+    } else {
+      addChip(checked);
+    }
+  }
+  attachError.textContent = refused.join('\n');
+  attachError.hidden = refused.length === 0;
+}
+
+function base64Of(file: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error ?? new Error('the file could not be read'));
+    reader.readAsDataURL(file);
+  });
 }
 
 // ---- the command picker (`/` at the start of the prompt) ------------------------------------
@@ -1089,6 +1325,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'commands':
       showCommands(message);
+      break;
+    case 'attachCandidates':
+      showAttachCandidates(message);
       break;
     case 'focusPrompt':
       prompt.focus();

@@ -6,8 +6,9 @@ worktree sessions of the workspace's repository (runs started with ``agent/run
 - ``agent/applyWorktree {name}`` → ``ApplyWorktreeResult``: the branch's changes written
   to the user's tree as one agent edit (reviewed inline or confirmed, like a run's);
   files the user changed in the same lines are conflicts and nothing is written.
-- ``agent/discardWorktree {name, keepBranch?}`` → ``{discarded}``; refused (an error)
-  while a run works in it or it holds changes nobody committed.
+- ``agent/discardWorktree {name, keepBranch?, force?}`` → ``{discarded}``; refused (an
+  error) while a run works in it, or while it holds changes nobody committed unless
+  ``force``.
 """
 
 from __future__ import annotations
@@ -48,4 +49,6 @@ def register(ls: AgentLanguageServer) -> None:
         from agentls.server.worktrees_view import discard_worktree
 
         await ls.wait_ready()
-        return await discard_worktree(ls, params.name, keep_branch=params.keep_branch)
+        return await discard_worktree(
+            ls, params.name, keep_branch=params.keep_branch, force=params.force
+        )

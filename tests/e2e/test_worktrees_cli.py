@@ -33,7 +33,9 @@ def agentls_argv(*args: str) -> list[str]:
     return [sys.executable, "-P", "-m", "agentls", *args]
 
 
-ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+def env() -> dict[str, str]:
+    """Read at each start: the user config directory is the test's own."""
+    return {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
 def agentls(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -43,7 +45,7 @@ def agentls(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
-        env=ENV,
+        env=env(),
         timeout=180,
     )
 
@@ -65,7 +67,7 @@ def started(cwd: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         agentls_argv(*args),
         cwd=cwd,
-        env=ENV,
+        env=env(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -150,7 +152,7 @@ def test_a_killed_run_is_found_again_and_not_discarded_while_it_holds_changes(
     run = subprocess.Popen(
         agentls_argv("run", "go", "--worktree", "k", *model(scripted, "wk")),
         cwd=repo,
-        env=ENV,
+        env=env(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -169,6 +171,11 @@ def test_a_killed_run_is_found_again_and_not_discarded_while_it_holds_changes(
     refused = agentls(repo, "discard", "k", "--yes")
     assert refused.returncode == 1 and "uncommitted changes" in refused.stderr
     assert half.exists()
+    # Forced, it goes with what the killed run left there.
+    forced = agentls(repo, "discard", "k", "--yes", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert not half.exists() and not git(repo, "branch", "--list", "agentls/k").strip()
+    assert json.loads(agentls(repo, "worktrees", "--json").stdout) == []
 
 
 def test_bad_inputs_are_named(tmp_path: Path, repo: Path, scripted: ScriptedModelServer) -> None:
@@ -184,3 +191,30 @@ def test_bad_inputs_are_named(tmp_path: Path, repo: Path, scripted: ScriptedMode
     unknown = agentls(repo, "apply", "nope", "--yes")
     assert unknown.returncode == 1 and "no worktree 'nope'" in unknown.stderr
     assert not scripted.requests_for("none")
+
+
+def test_the_setup_step_runs_once_in_a_new_worktree_and_a_failure_stops_the_run(
+    repo: Path, scripted: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    config = user_config_dir / "config.yaml"
+    config.write_text('worktree:\n  setup: "echo installing; touch .deps"\n')
+    scripted.add("setup", text("Done."), text("Done again."))
+    done = agentls(repo, "run", "go", "--worktree", "s", *model(scripted, "setup"))
+    assert done.returncode == 0, done.stderr
+    assert "setting up worktree s: $ echo installing; touch .deps" in done.stderr
+    assert "  installing" in done.stderr
+    folder = Path(json.loads(agentls(repo, "worktrees", "--json").stdout)[0]["path"])
+    assert (folder / ".deps").exists()
+    # Continuing the worktree does not set it up again.
+    again = agentls(repo, "run", "more", "--worktree", "s", *model(scripted, "setup"))
+    assert again.returncode == 0 and "setting up" not in again.stderr
+
+    config.write_text("worktree:\n  setup: \"echo 'no network' >&2; exit 4\"\n")
+    failed = agentls(repo, "run", "go", "--worktree", "f", *model(scripted, "setup"))
+    assert failed.returncode == 1
+    assert "the setup of worktree f (`echo 'no network' >&2; exit 4`) failed (exit 4)" in (
+        failed.stderr
+    )
+    assert "no network" in failed.stderr
+    assert "f" in [w["name"] for w in json.loads(agentls(repo, "worktrees", "--json").stdout)]
+    assert not (repo / ".deps").exists()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls_e2e import LspFactory, kill, plain, start_killable
+from agentls_e2e import LspFactory, kill, llm_options, plain, start_killable
 from pygls.exceptions import JsonRpcException
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
@@ -214,5 +214,50 @@ async def test_a_worktree_of_a_killed_server_is_listed_by_the_next(
     assert listed["cut"]["state"] == "uncommitted changes", listed
     assert (Path(listed["cut"]["path"]) / "half.txt").read_text() == "half done\n"
     assert "half.txt" not in user_files(repo)
-    with pytest.raises(JsonRpcException, match="uncommitted changes"):
+    with pytest.raises(JsonRpcException, match=r"uncommitted changes.*force: true"):
         await client.request("agent/discardWorktree", {"name": "cut"})
+    assert (Path(listed["cut"]["path"]) / "half.txt").exists()
+    # Forced, it goes with what the killed run left there.
+    forced = plain(await client.request("agent/discardWorktree", {"name": "cut", "force": True}))
+    assert forced == {"discarded": True}
+    assert "cut" not in await worktrees(client)
+    assert git(repo, "branch", "--list", "agentls/cut").strip() == ""
+
+
+async def test_a_new_worktree_is_set_up_before_its_first_run(
+    lsp: LspFactory, scripted: ScriptedModelServer, repo: Path
+) -> None:
+    setup = "echo preparing; echo made > .setup-ran; echo ready"
+    scripted.add("alice", text("done"), text("again"))
+    client = await lsp(init_options={**llm_options(scripted), "worktree": {"setup": setup}})
+    result = plain(await client.run(prompt="go", confirmMode="yolo", worktree={"name": "s"}))
+    assert result["status"] == "success", result
+    folder = Path(result["worktree"]["path"])
+    assert (folder / ".setup-ran").read_text() == "made\n"
+    logged = [m.message for m in client.log_messages if m.message.startswith("[worktree s setup]")]
+    assert logged == [
+        f"[worktree s setup] $ {setup}",
+        "[worktree s setup] preparing",
+        "[worktree s setup] ready",
+        "[worktree s setup] exit code 0",
+    ]
+    # A run that continues the worktree does not set it up again.
+    (folder / ".setup-ran").unlink()
+    again = plain(await client.run(prompt="more", confirmMode="yolo", worktree={"name": "s"}))
+    assert again["status"] == "success", again
+    assert not (folder / ".setup-ran").exists()
+
+
+async def test_a_failing_setup_stops_the_run_and_keeps_the_worktree(
+    lsp: LspFactory, scripted: ScriptedModelServer, repo: Path
+) -> None:
+    setup = "echo 'cannot fetch deps' >&2; exit 3"
+    scripted.add("alice", text("never asked"))
+    client = await lsp(init_options={**llm_options(scripted), "worktree": {"setup": setup}})
+    result = plain(await client.run(prompt="go", confirmMode="yolo", worktree={"name": "f"}))
+    assert result["status"] == "failed", result
+    assert "the setup of worktree f (`" in result["output"]
+    assert "failed (exit 3)" in result["output"] and "cannot fetch deps" in result["output"]
+    assert result["worktree"]["name"] == "f"
+    assert scripted.remaining("alice") == 1  # the model was never asked
+    assert (await worktrees(client))["f"]["state"] == "ready"

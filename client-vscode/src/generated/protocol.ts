@@ -11,6 +11,7 @@ export const Methods = {
   command: 'agent/command',
   agents: 'agent/agents',
   commands: 'agent/commands',
+  attachCandidates: 'agent/attachCandidates',
   ping: 'agent/ping',
   sessions: 'agent/sessions',
   session: 'agent/session',
@@ -43,6 +44,7 @@ export interface ClientRequests {
   'agent/message': { params: MessageParams; result: MessageResult };
   'agent/agents': { params: NoParams; result: AgentsResult };
   'agent/commands': { params: NoParams; result: CommandsResult };
+  'agent/attachCandidates': { params: AttachCandidatesParams; result: AttachCandidatesResult };
   'agent/ping': { params: NoParams; result: PingResult };
   'agent/sessions': { params: NoParams; result: SessionsResult };
   'agent/session': { params: SessionParams; result: SessionResult };
@@ -196,10 +198,40 @@ export interface AssistantMessage extends Entry {
   finish_reason: string;
 }
 
+/** A file of the index, or a definition of the repo map, the user may attach. */
+export interface AttachCandidate {
+  kind: 'file' | 'symbol';
+  /** Workspace-relative, with forward slashes. */
+  path: string;
+  /** symbol: its name (what `{kind: symbol}` takes). */
+  name?: string;
+  /** symbol: the line it is defined on. */
+  line?: number;
+  /** symbol: `function`, `class`, `method`... */
+  symbolKind?: string;
+  /** symbol: its signature. */
+  detail: string;
+}
+
+/** `agent/attachCandidates` params: what the user typed after `@`. */
+export interface AttachCandidatesParams {
+  /** Matched fuzzily; empty lists the first. */
+  query?: string;
+  /** Most files, and most symbols, returned. */
+  limit?: number;
+}
+
+/** `agent/attachCandidates` result: best first, the files then the symbols. */
+export interface AttachCandidatesResult {
+  items: AttachCandidate[];
+  /** Why some are missing (no index, the symbols not ready yet). */
+  notes: string[];
+}
+
 /** Something the user attaches to the prompt. */
 export interface Attachment {
-  kind: 'file' | 'symbol' | 'changes' | 'image';
-  /** file: workspace-relative or absolute; image: a name to show. */
+  kind: 'file' | 'symbol' | 'problems' | 'changes' | 'image';
+  /** file: workspace-relative or absolute; problems: the one file whose problems are wanted (checked now if need be), absent for every file's known problems; image: a name to show. */
   path?: string | null;
   /** file: the first line (1-based). */
   startLine?: number | null;
@@ -368,6 +400,8 @@ export interface DiscardWorktreeParams {
   name: string;
   /** Keep its branch `agentls/<name>`. */
   keepBranch?: boolean;
+  /** Discard it even while it holds changes nobody committed (they are lost). */
+  force?: boolean;
 }
 
 export interface DiscardWorktreeResult {

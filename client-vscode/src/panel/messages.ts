@@ -2,7 +2,7 @@
  * The messages between the agent panel's webview and the extension (types only: both sides
  * import them; the webview bundle gets no code from here).
  */
-import type { AgentInfo, CommandInfo } from '../protocol';
+import type { AgentInfo, AttachCandidate, Attachment, CommandInfo } from '../protocol';
 import type { Action, Conversation } from './model';
 import type { WorktreeSessions } from './worktrees';
 
@@ -35,6 +35,8 @@ export type ToWebview =
   | { type: 'sessions'; sessions: SessionSummary[]; error?: string }
   /** The answer to `listCommands` (agent/commands); `error` when it could not be asked. */
   | { type: 'commands'; commands: CommandInfo[]; problems: string[]; error?: string }
+  /** The answer to `attachCandidates` (agent/attachCandidates) for the query typed after `@`. */
+  | { type: 'attachCandidates'; seq: number; items: AttachCandidate[]; notes: string[]; error?: string }
   | { type: 'focusPrompt' }
   /** agent/message was refused: the text goes back into the box, with the reason. */
   | { type: 'messageRejected'; text: string; reason: string }
@@ -44,7 +46,9 @@ export type ToWebview =
 /** Webview → extension. */
 export type FromWebview =
   | { type: 'ready' }
-  | { type: 'run'; prompt: string; options: PanelOptions }
+  | { type: 'run'; prompt: string; options: PanelOptions; attachments?: Attachment[] }
+  /** What was typed after `@`: the server's files and symbols that match it. */
+  | { type: 'attachCandidates'; query: string; seq: number }
   /** The user started typing a prompt (sent when the prompt box stops being empty). */
   | { type: 'typing' }
   | { type: 'options'; options: PanelOptions }

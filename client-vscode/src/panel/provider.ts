@@ -19,6 +19,9 @@ import {
   type AgentInfo,
   type AgentsResult,
   type AskUserParams,
+  type AttachCandidatesParams,
+  type AttachCandidatesResult,
+  type Attachment,
   type CheckpointsResult,
   type CommandsResult,
   type RestoreResult,
@@ -30,6 +33,7 @@ import {
 } from '../protocol';
 import type { DeliveryNews } from '../review/delivery';
 import type { QuestionRouter, RunEvent, Runs } from '../runs';
+import { CANDIDATE_LIMIT, chipLabel } from './attachPicker';
 import type { ServerManager } from '../server';
 import { runOptions, type AgentSettings } from '../settings';
 import type { Ui } from '../vscodeapi';
@@ -376,7 +380,10 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         return;
       case 'run':
         await this.context.workspaceState.update(OPTIONS_KEY, message.options);
-        await this.run(message.prompt, message.options);
+        await this.run(message.prompt, message.options, message.attachments ?? []);
+        return;
+      case 'attachCandidates':
+        await this.attachCandidates(message.query, message.seq);
         return;
       case 'message':
         await this.message(message.text, message.mode);
@@ -469,9 +476,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
   }
 
   /** Start a run from the panel (also used by tests through the extension's API). */
-  async run(prompt: string, options: PanelOptions = this.options): Promise<void> {
+  async run(prompt: string, options: PanelOptions = this.options, attachments: Attachment[] = []): Promise<void> {
     if (options.worktree) {
-      await this.runInWorktree(prompt, options);
+      await this.runInWorktree(prompt, options, attachments);
       return;
     }
     if (prompt.trim() === '' || this.conversation.runId || this.conversation.readOnly) {
@@ -483,12 +490,17 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     }
     const selection = options.includeSelection ? currentSelection() : undefined;
     const base = runOptions(this.settings(), options.agent);
-    const shown = selection ? `${prompt.trim()}\n\n(with ${selection.path}:${selection.startLine}-${selection.endLine})` : prompt.trim();
+    const context = [
+      ...(selection ? [`${selection.path}:${selection.startLine}-${selection.endLine}`] : []),
+      ...attachments.map(chipLabel),
+    ];
+    const shown = context.length ? `${prompt.trim()}\n\n(with ${context.join(', ')})` : prompt.trim();
     await this.runs.run(client, buildPrompt(prompt, selection), { ...base, confirmMode: options.confirmMode }, {
       sessionId: this.conversation.sessionId,
       shownPrompt: shown,
       routed: true,
       activeFile: activeFile(),
+      attachments,
     });
   }
 
@@ -498,7 +510,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
    * tree or in another worktree. Its questions are asked by VS Code's own boxes (several runs
    * may ask at once). Resolves to the worktree's name when the run ends.
    */
-  async runInWorktree(prompt: string, options: PanelOptions = this.options, name?: string): Promise<string | undefined> {
+  async runInWorktree(prompt: string, options: PanelOptions = this.options, attachments: Attachment[] = [], name?: string): Promise<string | undefined> {
     if (prompt.trim() === '') {
       return undefined;
     }
@@ -508,7 +520,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     }
     const worktree = name ?? worktreeName(this.worktreeSessions.runs.length);
     const base = runOptions(this.settings(), options.agent);
-    await this.runs.run(client, prompt.trim(), { ...base, confirmMode: options.confirmMode }, { shownPrompt: prompt.trim(), worktree });
+    const shown = attachments.length ? `${prompt.trim()}\n\n(with ${attachments.map(chipLabel).join(', ')})` : prompt.trim();
+    await this.runs.run(client, prompt.trim(), { ...base, confirmMode: options.confirmMode }, { shownPrompt: shown, worktree, attachments });
     return worktree;
   }
 
@@ -582,6 +595,23 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return false;
     } finally {
       void this.refreshWorktrees();
+    }
+  }
+
+  /** The `@` picker's rows for `query`: searched by the server, at most a few of each kind. */
+  private async attachCandidates(query: string, seq: number): Promise<void> {
+    const client = await this.server.ready();
+    if (!client) {
+      this.post({ type: 'attachCandidates', seq, items: [], notes: [], error: 'The server is not running.' });
+      return;
+    }
+    try {
+      const params: AttachCandidatesParams = { query, limit: CANDIDATE_LIMIT };
+      const result = await client.sendRequest<AttachCandidatesResult>(Methods.attachCandidates, params);
+      this.post({ type: 'attachCandidates', seq, items: result.items, notes: result.notes });
+    } catch (error) {
+      logError(`${Methods.attachCandidates} failed`, error);
+      this.post({ type: 'attachCandidates', seq, items: [], notes: [], error: error instanceof Error ? error.message : String(error) });
     }
   }
 

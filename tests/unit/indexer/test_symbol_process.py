@@ -74,6 +74,12 @@ async def test_answers_as_the_symbols_of_this_process_do(tmp_path: Path) -> None
         for name in ("price", "Cart", "render", "nothing_like_it"):
             assert await there.find_definitions(name) == await here.find_definitions(name)
             assert await there.find_references(name) == await here.find_references(name)
+        for query in ("pri", "crt", "", "zzz"):
+            found = await there.search_definitions(query, 5)
+            assert found == await here.search_definitions(query, 5)
+        assert (await there.search_definitions("pri", 5))[0].name == "price"
+        assert (await there.search_definitions("crt", 5))[0].name == "Cart"
+        assert await there.search_definitions("zzz", 5) == []
         assert await there.find_definitions("total", "method") != []
         assert await there.find_definitions("total", "class") == []
         focus = MapFocus(prompt="why is the price of a Cart 0?", open_paths=("web.ts",))
