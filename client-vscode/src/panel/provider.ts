@@ -520,8 +520,14 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     }
     const worktree = name ?? worktreeName(this.worktreeSessions.runs.length);
     const base = runOptions(this.settings(), options.agent);
-    const shown = attachments.length ? `${prompt.trim()}\n\n(with ${attachments.map(chipLabel).join(', ')})` : prompt.trim();
-    await this.runs.run(client, prompt.trim(), { ...base, confirmMode: options.confirmMode }, { shownPrompt: shown, worktree, attachments });
+    // The selection's path is the same in the worktree, a copy of the user's tree.
+    const selection = options.includeSelection ? currentSelection() : undefined;
+    const context = [
+      ...(selection ? [`${selection.path}:${selection.startLine}-${selection.endLine}`] : []),
+      ...attachments.map(chipLabel),
+    ];
+    const shown = context.length ? `${prompt.trim()}\n\n(with ${context.join(', ')})` : prompt.trim();
+    await this.runs.run(client, buildPrompt(prompt, selection), { ...base, confirmMode: options.confirmMode }, { shownPrompt: shown, worktree, attachments });
     return worktree;
   }
 
