@@ -174,13 +174,21 @@ def create(folder: Path, name: str) -> Worktree:
     path = home / name
     if path.exists():
         raise WorktreeError(f"a worktree folder {path} exists already")
+    worktree = Worktree(name, str(path), branch, base, time.time(), head)
     try:
         _git(root, "worktree", "add", "-q", "-b", branch, str(path), base)
-    except WorktreeError as exc:
+        _record(root, name).write_text(json.dumps(asdict(worktree)))
+    except (WorktreeError, OSError) as exc:
+        # A half-made worktree (a full disk, a file too large) leaves nothing behind, so
+        # the same name can be tried again: its folder, git's record of it, the branch.
         shutil.rmtree(path, ignore_errors=True)
-        raise WorktreeError(f"could not create the worktree {name}: {exc}") from None
-    worktree = Worktree(name, str(path), branch, base, time.time(), head)
-    _record(root, name).write_text(json.dumps(asdict(worktree)))
+        _record(root, name).unlink(missing_ok=True)
+        _git(root, "worktree", "prune", check=False)
+        _git(root, "branch", "-D", branch, check=False)
+        raise WorktreeError(
+            f"could not create the worktree {name}: {exc}; your tree is untouched (is there "
+            f"room on the disk for a copy of the repository in {home}?)"
+        ) from None
     return worktree
 
 

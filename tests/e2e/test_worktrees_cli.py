@@ -218,3 +218,52 @@ def test_the_setup_step_runs_once_in_a_new_worktree_and_a_failure_stops_the_run(
     assert "no network" in failed.stderr
     assert "f" in [w["name"] for w in json.loads(agentls(repo, "worktrees", "--json").stdout)]
     assert not (repo / ".deps").exists()
+
+
+def test_a_worktree_that_cannot_be_written_leaves_nothing_behind(
+    repo: Path, scripted: ScriptedModelServer
+) -> None:
+    # A disk that fills up while the worktree is checked out, made here by a file size
+    # limit that the repository's larger file exceeds.
+    (repo / "big.txt").write_text("x" * 20000)
+    git(repo, "add", "big.txt")
+    git(repo, "commit", "-qm", "big")
+    (repo / "app.py").write_text("x = 3\n")  # the user's work in progress
+    argv = " ".join(agentls_argv("run", "go", "--worktree", "full", *model(scripted, "full")))
+    done = subprocess.run(
+        ["bash", "-c", f"ulimit -f 8; exec {argv}"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=180,
+    )
+    assert done.returncode == 1
+    assert "could not create the worktree full" in done.stderr
+    assert "your tree is untouched" in done.stderr and "room on the disk" in done.stderr
+    assert (repo / "app.py").read_text() == "x = 3\n"
+    assert git(repo, "branch", "--list", "agentls/full").strip() == ""
+    assert json.loads(agentls(repo, "worktrees", "--json").stdout) == []
+    # With room again, the same name works.
+    scripted.add("full", text("Done."))
+    again = agentls(repo, "run", "go", "--worktree", "full", *model(scripted, "full"))
+    assert again.returncode == 0, again.stderr
+
+
+def test_a_submodule_off_its_recorded_commit_is_refused(
+    repo: Path, scripted: ScriptedModelServer, tmp_path: Path
+) -> None:
+    library = tmp_path / "library"
+    library.mkdir()
+    (library / "lib.py").write_text("v = 1\n")
+    git(library, "init", "-q", "-b", "main")
+    git(library, "add", ".")
+    git(library, "commit", "-qm", "lib")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib")
+    git(repo, "commit", "-qm", "with lib")
+    (repo / "lib" / "lib.py").write_text("v = 2\n")
+    git(repo / "lib", "commit", "-qam", "moved on")  # the checkout leaves its recorded commit
+    done = agentls(repo, "run", "go", "--worktree", "sub", *model(scripted, "sub"))
+    assert done.returncode == 1
+    assert "a submodule is not at the commit its repository records (lib)" in done.stderr
+    assert git(repo, "branch", "--list", "agentls/sub").strip() == ""
