@@ -105,6 +105,12 @@ def _record(root: Path, name: str) -> Path:
     return _home(root) / f"{name}.json"
 
 
+# Leaves out agentls's own folder. A wildcard, not the literal ".agentls": git refuses a
+# literal pathspec that names an ignored path (the usual case: .agentls/ in .gitignore),
+# while a wildcard one is only matched against what git would add anyway.
+NOT_AGENTLS = ":(exclude).agentl[s]/*"
+
+
 def check_name(name: str) -> str:
     if not NAME.fullmatch(name):
         raise WorktreeError(
@@ -121,7 +127,7 @@ def snapshot(root: Path) -> tuple[str, str]:
         index = str(Path(scratch) / "index")
         env = {"GIT_INDEX_FILE": index}
         _git(root, "read-tree", head, env=env)
-        _git(root, "add", "-A", "--", ".", ":(exclude).agentls", env=env)
+        _git(root, "add", "-A", "--", ".", NOT_AGENTLS, env=env)
         tree = _git(root, "write-tree", env=env).strip()
     if tree == _git(root, "rev-parse", f"{head}^{{tree}}").strip():
         return head, head
@@ -212,7 +218,7 @@ def listed(folder: Path) -> list[Worktree]:
 def commit_run(worktree: Worktree, message: str) -> bool:
     """Commit what a run changed in ``worktree`` on its branch; False when nothing did."""
     folder = worktree.folder
-    _git(folder, "add", "-A", "--", ".", ":(exclude).agentls")
+    _git(folder, "add", "-A", "--", ".", NOT_AGENTLS)
     if not _git(folder, "diff", "--cached", "--name-only").strip():
         return False
     _git(
@@ -240,7 +246,7 @@ def state(worktree: Worktree) -> WorktreeState:
         files += 1
         added += int(plus) if plus.isdigit() else 0
         removed += int(minus) if minus.isdigit() else 0
-    dirty = bool(_git(folder, "status", "--porcelain", "--", ".", ":(exclude).agentls").strip())
+    dirty = bool(_git(folder, "status", "--porcelain", "--", ".", NOT_AGENTLS).strip())
     return WorktreeState(worktree, files, added, removed, dirty, True)
 
 

@@ -89,4 +89,12 @@ export type {
   Unrestorable,
   Usage,
   WorkspaceTrustParams,
+  ApplyWorktreeResult,
+  DiscardWorktreeParams,
+  DiscardWorktreeResult,
+  WorktreeConflict,
+  WorktreeInfo,
+  WorktreeOption,
+  WorktreeParams,
+  WorktreesResult,
 } from './generated/protocol';

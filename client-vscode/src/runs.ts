@@ -49,7 +49,7 @@ interface ActiveRun {
 
 /** What a run reports, in order, for listeners such as the agent panel. */
 export type RunEvent =
-  | { type: 'runStarted'; runId: string; sessionId?: string; prompt: string; agent?: string; routed: boolean }
+  | { type: 'runStarted'; runId: string; sessionId?: string; prompt: string; agent?: string; routed: boolean; worktree?: string }
   | { type: 'status'; params: StatusParams }
   | { type: 'stream'; params: StreamParams }
   | { type: 'step'; params: StepParams }
@@ -73,6 +73,8 @@ export interface RunExtras {
   activeFile?: string;
   shownPrompt?: string;
   routed?: boolean;
+  /** Work in this git worktree of its own (made when it does not exist), not in the user's tree. */
+  worktree?: string;
   /** What the user attached (files, symbols, problems, changes, images). */
   attachments?: Attachment[];
 }
@@ -169,7 +171,7 @@ export class Runs implements vscode.Disposable {
     this.statusBar.showRun(view);
     void setContext('agentls.running', true);
     this.changed.fire(runId);
-    this.events.fire({ type: 'runStarted', runId, sessionId: extras.sessionId, prompt: extras.shownPrompt ?? prompt, agent: options.agent, routed });
+    this.events.fire({ type: 'runStarted', runId, sessionId: extras.sessionId, prompt: extras.shownPrompt ?? prompt, agent: options.agent, routed, worktree: extras.worktree });
 
     const params: RunParams = {
       prompt,
@@ -177,9 +179,10 @@ export class Runs implements vscode.Disposable {
       ...options,
       ...(extras.sessionId ? { sessionId: extras.sessionId } : {}),
       ...(extras.activeFile ? { activeFile: extras.activeFile } : {}),
+      ...(extras.worktree ? { worktree: { name: extras.worktree } } : {}),
       ...(extras.attachments?.length ? { attachments: extras.attachments } : {}),
     };
-    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps})`);
+    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps}${extras.worktree ? `, worktree ${extras.worktree}` : ''})`);
     let outcome: RunOutcome;
     try {
       const result = await client.sendRequest<RunResult>(Methods.run, params);

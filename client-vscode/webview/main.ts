@@ -9,6 +9,7 @@ import { commandQuery, filterCommands, insertCommand, moveActive, sourceLabel, t
 import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
 import type { FromWebview, PanelOptions, SessionSummary, ToWebview } from '../src/panel/messages';
 import { canUndo, compactionText, contextMeter, emptyConversation, instructionLinks, MESSAGE_STATE_WORDS, reduce, undoOffer, type Action, type Conversation, type Item } from '../src/panel/model';
+import { emptyWorktrees, outcomeText, statsText, worktreeCards, type WorktreeCard, type WorktreeSessions } from '../src/panel/worktrees';
 import type { AgentInfo, AttachCandidate, Attachment, CommandInfo } from '../src/protocol';
 import { MANAGE_TRUST_LABEL, RESTRICTED_NOTICE } from '../src/trust';
 
@@ -44,7 +45,10 @@ interface ViewState {
 
 // Empty until the extension's snapshot (the truth) replaces it.
 let conversation: Conversation = emptyConversation();
-let options: PanelOptions = { agent: 'build', confirmMode: 'confirm-sensitive', includeSelection: true };
+let options: PanelOptions = { agent: 'build', confirmMode: 'confirm-sensitive', includeSelection: true, worktree: false };
+let worktrees: WorktreeSessions = emptyWorktrees();
+/** The user opened the worktree section (it also shows whenever there is a worktree to show). */
+let worktreesOpen = false;
 let agents: AgentInfo[] = [];
 const queue: Action[] = [];
 let frame = 0;
@@ -93,6 +97,12 @@ const app = document.getElementById('app') as HTMLElement;
 const announcer = h('div', { class: 'sr-only', 'aria-live': 'polite', role: 'status' });
 const sessionsButton = button('Sessions', () => toggleSessions(), { id: 'sessions-button', 'aria-expanded': 'false', 'aria-controls': 'sessions', title: 'Past sessions' });
 const newButton = button('New session', () => post({ type: 'newSession' }), { id: 'new-session', title: 'Start a new conversation' });
+const worktreesButton = button('Worktrees', () => toggleWorktrees(), {
+  id: 'worktrees-button',
+  'aria-expanded': 'false',
+  'aria-controls': 'worktrees',
+  title: 'Runs in git worktrees of their own: their state, apply or discard their changes',
+});
 const outputButton = button('Log', () => post({ type: 'showOutput' }), { title: 'Show the Agent output channel' });
 const meterFill = h('div', { class: 'meter-fill' });
 const meterText = h('span', { class: 'meter-text' });
@@ -102,7 +112,8 @@ const meter = h(
   h('div', { class: 'meter-bar', 'aria-hidden': 'true' }, meterFill),
   meterText,
 );
-const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Agent panel' }, newButton, sessionsButton, outputButton, meter);
+const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Agent panel' }, newButton, sessionsButton, worktreesButton, outputButton, meter);
+const worktreesBox = h('section', { id: 'worktrees', class: 'worktrees', hidden: '', 'aria-label': 'Worktree sessions' });
 const sessionsBox = h('section', { id: 'sessions', class: 'sessions', hidden: '', 'aria-label': 'Past sessions' });
 const readOnlyBar = h('div', { class: 'readonly-bar', hidden: '', role: 'note' });
 const trustBar = h(
@@ -129,6 +140,7 @@ for (const [value, label] of Object.entries(CONFIRM_LABELS)) {
   confirmSelect.append(h('option', { value }, label));
 }
 const selectionBox = h('input', { type: 'checkbox', id: 'selection' });
+const worktreeBox = h('input', { type: 'checkbox', id: 'worktree' });
 const prompt = h('textarea', {
   id: 'prompt',
   rows: '3',
@@ -165,6 +177,12 @@ const composer = h(
     h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Agent'), agentSelect),
     h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Confirm mode'), confirmSelect),
     h('label', { class: 'check', title: 'Add the active editor’s selection as context' }, selectionBox, ' Include selection'),
+    h(
+      'label',
+      { class: 'check', title: 'Run in a git worktree of its own, on its own branch: your tree is not touched until you apply its changes, and other runs may work meanwhile' },
+      worktreeBox,
+      ' Run in a worktree',
+    ),
     steerButton,
     sendButton,
   ),
@@ -173,7 +191,7 @@ composer.addEventListener('submit', (event) => {
   event.preventDefault();
   send();
 });
-app.append(toolbar, trustBar, sessionsBox, readOnlyBar, h('main', { class: 'main' }, earlier, log, empty), h('div', { class: 'footer' }, statusLine, composer), announcer);
+app.append(toolbar, trustBar, worktreesBox, sessionsBox, readOnlyBar, h('main', { class: 'main' }, earlier, log, empty), h('div', { class: 'footer' }, statusLine, composer), announcer);
 
 prompt.value = typeof saved.draft === 'string' ? saved.draft : '';
 prompt.addEventListener('keydown', (event) => {
@@ -231,10 +249,16 @@ composer.addEventListener('drop', (event) => {
     void attachImages(event.dataTransfer ? [...event.dataTransfer.files] : []);
   }
 });
-for (const el of [agentSelect, confirmSelect, selectionBox]) {
+for (const el of [agentSelect, confirmSelect, selectionBox, worktreeBox]) {
   el.addEventListener('change', () => {
-    options = { agent: agentSelect.value, confirmMode: confirmSelect.value as PanelOptions['confirmMode'], includeSelection: selectionBox.checked };
+    options = {
+      agent: agentSelect.value,
+      confirmMode: confirmSelect.value as PanelOptions['confirmMode'],
+      includeSelection: selectionBox.checked,
+      worktree: worktreeBox.checked,
+    };
     post({ type: 'options', options });
+    render();
   });
 }
 
@@ -261,11 +285,22 @@ function announce(text: string): void {
 
 function send(mode: 'queue' | 'steer' = 'queue'): void {
   const text = prompt.value;
-  if (text.trim() === '' || conversation.readOnly) {
+  if (text.trim() === '') {
     return;
   }
   rejectedNote.hidden = true;
-  if (conversation.runId) {
+  if (options.worktree) {
+    // A session of its own, beside whatever runs in the user's tree.
+    if (mode !== 'queue') {
+      return;
+    }
+    post({ type: 'run', prompt: text, options, attachments });
+    attachments = [];
+    renderChips();
+    worktreesOpen = true;
+  } else if (conversation.readOnly) {
+    return;
+  } else if (conversation.runId) {
     // The box is cleared now; a refusal (messageRejected) puts the text back.
     post({ type: 'message', text, mode });
   } else if (mode === 'queue') {
@@ -704,6 +739,126 @@ function showSessions(sessions: SessionSummary[], error?: string): void {
   (list.querySelector('button') as HTMLButtonElement | null)?.focus();
 }
 
+// ---- worktree sessions ---------------------------------------------------------------------
+
+function toggleWorktrees(force?: boolean): void {
+  worktreesOpen = force ?? !worktreesOpen;
+  if (worktreesOpen) {
+    post({ type: 'listWorktrees' });
+  }
+  renderWorktrees();
+}
+
+const WORKTREE_BADGES: Record<WorktreeCard['kind'], string> = {
+  running: '◌',
+  ready: '✓',
+  'uncommitted changes': '⚠',
+  missing: '✗',
+  gone: '•',
+};
+
+function worktreeCard(card: WorktreeCard): HTMLElement {
+  // A card that lists conflicts or an error takes the whole row: files and reasons need the width.
+  const wide = card.outcome?.status === 'conflict' || card.outcome?.status === 'error' ? ' wide' : '';
+  const el = h('article', { class: `worktree-card ${card.kind.replace(/ /g, '-')}${wide}`, 'data-worktree': card.name, 'data-state': card.kind, 'aria-label': `Worktree ${card.name}: ${card.state}` });
+  el.append(
+    h(
+      'div',
+      { class: 'worktree-head' },
+      h('span', { class: 'worktree-name', title: card.branch ?? card.name }, card.name),
+      h('span', { class: 'worktree-state', 'data-state': card.kind }, `${WORKTREE_BADGES[card.kind]} ${card.state}`),
+    ),
+  );
+  if (card.prompt) {
+    el.append(h('div', { class: 'worktree-prompt', title: card.prompt }, card.prompt));
+  }
+  if (card.stepText) {
+    el.append(h('div', { class: 'worktree-step' }, card.stepText));
+  }
+  if (card.runStatus && card.runStatus !== 'success') {
+    el.append(h('div', { class: 'worktree-run error' }, `Run ${card.runStatus}${card.detail ? `: ${card.detail}` : ''}`));
+  }
+  if (card.stats) {
+    el.append(
+      h(
+        'div',
+        { class: 'worktree-stats', 'aria-label': `${card.stats.files} files changed, ${card.stats.added} lines added, ${card.stats.removed} removed` },
+        statsText(card.stats),
+      ),
+    );
+  }
+  const o = card.outcome;
+  if (o) {
+    const box = h('div', { class: `worktree-outcome ${o.status}`, 'data-status': o.status, role: o.status === 'error' || o.status === 'conflict' ? 'alert' : 'status' }, outcomeText(o));
+    if (o.conflicts.length > 0) {
+      box.append(h('ul', { class: 'worktree-conflicts' }, ...o.conflicts.map((c) => h('li', {}, h('code', {}, c.path), ` — ${c.reason}`))));
+    }
+    if (o.merged.length > 0) {
+      box.append(h('div', { class: 'muted' }, `Merged with your changes: ${o.merged.join(', ')}`));
+    }
+    el.append(box);
+  }
+  const actions = h('div', { class: 'actions' });
+  if (card.runId) {
+    const runId = card.runId;
+    actions.append(button('Stop', () => post({ type: 'stopRun', runId }), { class: 'choice stop-worktree', title: 'Stop this run' }));
+  }
+  if (card.canApply) {
+    actions.append(
+      button('Apply', () => post({ type: 'applyWorktree', name: card.name }), {
+        class: 'choice primary apply-worktree',
+        title: 'Write these changes into your tree as one agent edit, to keep or undo in the editor',
+      }),
+    );
+  }
+  if (card.canDiscard) {
+    actions.append(
+      button('Discard', () => post({ type: 'discardWorktree', name: card.name }), {
+        class: 'choice danger discard-worktree',
+        title: 'Delete this worktree and its branch (you are asked first)',
+      }),
+    );
+  }
+  if (card.busy) {
+    actions.append(h('span', { class: 'muted' }, 'Working…'));
+  }
+  if (actions.childElementCount > 0) {
+    el.append(actions);
+  }
+  return el;
+}
+
+function renderWorktrees(): void {
+  const cards = worktreeCards(worktrees);
+  const open = worktreesOpen || cards.some((c) => c.kind === 'running');
+  worktreesBox.hidden = !open;
+  worktreesButton.setAttribute('aria-expanded', String(open));
+  if (!open) {
+    return;
+  }
+  const head = h(
+    'div',
+    { class: 'worktrees-head' },
+    h('span', { class: 'card-title' }, 'Worktree sessions'),
+    button('Refresh', () => post({ type: 'listWorktrees' }), { class: 'link-button refresh-worktrees', title: 'List the worktrees again' }),
+    button('Close', () => toggleWorktrees(false), { class: 'link-button', title: 'Hide the worktree sessions' }),
+  );
+  const body: HTMLElement[] = [];
+  if (worktrees.listError) {
+    body.push(h('p', { class: 'error' }, `Could not list the worktrees: ${worktrees.listError}`));
+  }
+  if (cards.length === 0) {
+    body.push(h('p', { class: 'muted' }, 'No worktree sessions. Tick “Run in a worktree” to start one.'));
+  } else {
+    body.push(h('div', { class: 'worktree-grid' }, ...cards.map(worktreeCard)));
+  }
+  const hadFocus = worktreesBox.contains(document.activeElement) ? (document.activeElement as HTMLElement).className : undefined;
+  worktreesBox.replaceChildren(head, ...body);
+  if (hadFocus) {
+    (worktreesBox.querySelector(`button[class="${hadFocus}"]`) as HTMLElement | null)?.focus();
+  }
+}
+
 // ---- items -------------------------------------------------------------------------------
 
 const TOOL_ICONS: Record<string, string> = { running: '◌', done: '✓', failed: '✗', interrupted: '⚠' };
@@ -1043,10 +1198,14 @@ function render(): void {
   statusLine.hidden = !running;
   statusText.textContent = [c.stepText, STATE_WORDS[c.state ?? ''] ?? c.state].filter(Boolean).join(' · ');
   log.setAttribute('aria-busy', String(running && c.state === 'model_running'));
-  prompt.disabled = c.readOnly;
-  sendButton.disabled = c.readOnly;
-  sendButton.title = running ? 'Send to the running agent: it reads it before its next step (Enter)' : 'Send (Enter)';
-  steerButton.hidden = !running;
+  prompt.disabled = c.readOnly && !options.worktree;
+  sendButton.disabled = c.readOnly && !options.worktree;
+  sendButton.title = options.worktree
+    ? 'Start a run in a new worktree (Enter)'
+    : running
+      ? 'Send to the running agent: it reads it before its next step (Enter)'
+      : 'Send (Enter)';
+  steerButton.hidden = !running || options.worktree;
   renderMeter(c);
   newButton.disabled = running;
   if (c.readOnly && readOnlyBar.hidden) {
@@ -1092,6 +1251,7 @@ function applyOptions(): void {
   agentSelect.value = options.agent;
   confirmSelect.value = options.confirmMode;
   selectionBox.checked = options.includeSelection;
+  worktreeBox.checked = options.worktree;
 }
 
 function describe(action: Action): string | undefined {
@@ -1140,9 +1300,15 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       options = message.options;
       agents = message.agents;
       trustBar.hidden = !message.restricted;
+      worktrees = message.worktrees;
       queue.length = 0;
       applyOptions();
       render();
+      renderWorktrees();
+      break;
+    case 'worktrees':
+      worktrees = message.worktrees;
+      renderWorktrees();
       break;
     case 'action':
       queue.push(message.action);

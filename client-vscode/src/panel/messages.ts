@@ -4,6 +4,7 @@
  */
 import type { AgentInfo, AttachCandidate, Attachment, CommandInfo } from '../protocol';
 import type { Action, Conversation } from './model';
+import type { WorktreeSessions } from './worktrees';
 
 export type ConfirmChoice = 'yolo' | 'confirm-sensitive' | 'confirm-all';
 
@@ -11,6 +12,8 @@ export interface PanelOptions {
   agent: string;
   confirmMode: ConfirmChoice;
   includeSelection: boolean;
+  /** The next run works in a git worktree of its own (beside any run in the user's tree). */
+  worktree: boolean;
 }
 
 export interface SessionSummary {
@@ -24,7 +27,9 @@ export interface SessionSummary {
 
 /** Extension → webview. */
 export type ToWebview =
-  | { type: 'snapshot'; conversation: Conversation; options: PanelOptions; agents: AgentInfo[]; restricted: boolean }
+  | { type: 'snapshot'; conversation: Conversation; options: PanelOptions; agents: AgentInfo[]; restricted: boolean; worktrees: WorktreeSessions }
+  /** The worktree sessions changed (sent whole: they are few). */
+  | { type: 'worktrees'; worktrees: WorktreeSessions }
   | { type: 'action'; action: Action }
   | { type: 'agents'; agents: AgentInfo[] }
   | { type: 'sessions'; sessions: SessionSummary[]; error?: string }
@@ -65,5 +70,10 @@ export type FromWebview =
   | { type: 'continueSession' }
   | { type: 'newSession' }
   | { type: 'undoRun'; runId: string }
+  /** The worktree section: list again (agent/worktrees), apply, discard, stop its run. */
+  | { type: 'listWorktrees' }
+  | { type: 'applyWorktree'; name: string }
+  | { type: 'discardWorktree'; name: string }
+  | { type: 'stopRun'; runId: string }
   | { type: 'showOutput' }
   | { type: 'manageTrust' };

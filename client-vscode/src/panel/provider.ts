@@ -27,6 +27,9 @@ import {
   type RestoreResult,
   type SessionResult,
   type SessionsResult,
+  type ApplyWorktreeResult,
+  type DiscardWorktreeResult,
+  type WorktreesResult,
 } from '../protocol';
 import type { DeliveryNews } from '../review/delivery';
 import type { QuestionRouter, RunEvent, Runs } from '../runs';
@@ -36,6 +39,7 @@ import { runOptions, type AgentSettings } from '../settings';
 import type { Ui } from '../vscodeapi';
 import type { ConfirmChoice, FromWebview, PanelOptions, ToWebview } from './messages';
 import { emptyConversation, reduce, type Action, type Conversation } from './model';
+import { emptyWorktrees, reduceWorktrees, worktreeName, type WorktreeAction, type WorktreeSessions } from './worktrees';
 
 const OPTIONS_KEY = 'agentls.panel.options';
 const CONFIRM_CHOICES: readonly ConfirmChoice[] = ['yolo', 'confirm-sensitive', 'confirm-all'];
@@ -67,6 +71,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
   private readonly changed = new vscode.EventEmitter<Conversation>();
   /** Fires after every change of the conversation (tests wait on it). */
   readonly onDidChange = this.changed.event;
+  /** The runs in worktrees of their own and the worktrees the repository holds. */
+  private worktreeSessions: WorktreeSessions = emptyWorktrees();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -94,6 +100,11 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     return this.conversation;
   }
 
+  /** The worktree sessions as the panel shows them. */
+  get worktrees(): WorktreeSessions {
+    return this.worktreeSessions;
+  }
+
   get options(): PanelOptions {
     const stored = this.context.workspaceState.get<Partial<PanelOptions>>(OPTIONS_KEY) ?? {};
     const settings = this.settings();
@@ -101,6 +112,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       agent: typeof stored.agent === 'string' && stored.agent ? stored.agent : settings.agent,
       confirmMode: CONFIRM_CHOICES.includes(stored.confirmMode as ConfirmChoice) ? (stored.confirmMode as ConfirmChoice) : settings.confirmMode,
       includeSelection: stored.includeSelection ?? true,
+      worktree: stored.worktree === true,
     };
   }
 
@@ -171,7 +183,37 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     this.changed.fire(this.conversation);
   }
 
+  private applyWorktrees(action: WorktreeAction): void {
+    this.worktreeSessions = reduceWorktrees(this.worktreeSessions, action);
+    this.post({ type: 'worktrees', worktrees: this.worktreeSessions });
+  }
+
+  /** A run in a worktree: its card follows it; its end lists the worktrees again. */
+  private onWorktreeRunEvent(event: RunEvent): boolean {
+    if (event.type === 'runStarted') {
+      if (!event.worktree) {
+        return false;
+      }
+      this.applyWorktrees({ type: 'runStarted', runId: event.runId, name: event.worktree, prompt: event.prompt, agent: event.agent });
+      return true;
+    }
+    const runId = event.type === 'runEnded' ? event.runId : event.params.runId;
+    if (!this.worktreeSessions.runs.some((run) => run.runId === runId)) {
+      return false;
+    }
+    if (event.type === 'status' || event.type === 'step') {
+      this.applyWorktrees(event);
+    } else if (event.type === 'runEnded') {
+      this.applyWorktrees({ type: 'runEnded', runId, result: event.result, error: event.error, cancelled: event.cancelled });
+      void this.refreshWorktrees();
+    }
+    return true;
+  }
+
   private onRunEvent(event: RunEvent): void {
+    if (this.onWorktreeRunEvent(event)) {
+      return;
+    }
     if (event.type === 'runStarted') {
       if (!event.routed) {
         return;
@@ -318,9 +360,17 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
   private async onMessage(message: FromWebview): Promise<void> {
     switch (message.type) {
       case 'ready':
-        this.post({ type: 'snapshot', conversation: this.conversation, options: this.options, agents: this.agents, restricted: this.restricted });
+        this.post({
+          type: 'snapshot',
+          conversation: this.conversation,
+          options: this.options,
+          agents: this.agents,
+          restricted: this.restricted,
+          worktrees: this.worktreeSessions,
+        });
         this.webviewReady = true;
         void this.loadAgents();
+        void this.refreshWorktrees();
         return;
       case 'options':
         await this.context.workspaceState.update(OPTIONS_KEY, message.options);
@@ -389,6 +439,18 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       case 'undoRun':
         await this.undo(message.runId);
         return;
+      case 'listWorktrees':
+        await this.refreshWorktrees();
+        return;
+      case 'applyWorktree':
+        await this.applyWorktree(message.name);
+        return;
+      case 'discardWorktree':
+        await this.discardWorktree(message.name);
+        return;
+      case 'stopRun':
+        await this.runs.cancel(message.runId);
+        return;
       case 'showOutput':
         await vscode.commands.executeCommand('agentls.showOutput');
         return;
@@ -415,6 +477,10 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
 
   /** Start a run from the panel (also used by tests through the extension's API). */
   async run(prompt: string, options: PanelOptions = this.options, attachments: Attachment[] = []): Promise<void> {
+    if (options.worktree) {
+      await this.runInWorktree(prompt, options, attachments);
+      return;
+    }
     if (prompt.trim() === '' || this.conversation.runId || this.conversation.readOnly) {
       return;
     }
@@ -436,6 +502,106 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       activeFile: activeFile(),
       attachments,
     });
+  }
+
+  /**
+   * A run in a worktree of its own, named here so that its card is known before the server
+   * makes it. It is not the conversation's: the prompt box stays free for a run in the user's
+   * tree or in another worktree. Its questions are asked by VS Code's own boxes (several runs
+   * may ask at once). Resolves to the worktree's name when the run ends.
+   */
+  async runInWorktree(prompt: string, options: PanelOptions = this.options, attachments: Attachment[] = [], name?: string): Promise<string | undefined> {
+    if (prompt.trim() === '') {
+      return undefined;
+    }
+    const client = await this.server.ready();
+    if (!client) {
+      return undefined;
+    }
+    const worktree = name ?? worktreeName(this.worktreeSessions.runs.length);
+    const base = runOptions(this.settings(), options.agent);
+    // The selection's path is the same in the worktree, a copy of the user's tree.
+    const selection = options.includeSelection ? currentSelection() : undefined;
+    const context = [
+      ...(selection ? [`${selection.path}:${selection.startLine}-${selection.endLine}`] : []),
+      ...attachments.map(chipLabel),
+    ];
+    const shown = context.length ? `${prompt.trim()}\n\n(with ${context.join(', ')})` : prompt.trim();
+    await this.runs.run(client, buildPrompt(prompt, selection), { ...base, confirmMode: options.confirmMode }, { shownPrompt: shown, worktree, attachments });
+    return worktree;
+  }
+
+  /** Ask the server which worktrees the repository holds (on a run's end, on demand). */
+  async refreshWorktrees(): Promise<void> {
+    const client = await this.server.ready();
+    if (!client) {
+      this.applyWorktrees({ type: 'listFailed', error: 'The server is not running.' });
+      return;
+    }
+    try {
+      const result = await client.sendRequest<WorktreesResult>(Methods.worktrees, {});
+      this.applyWorktrees({ type: 'listed', worktrees: result.worktrees });
+    } catch (error) {
+      logError(`${Methods.worktrees} failed`, error);
+      this.applyWorktrees({ type: 'listFailed', error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /**
+   * Apply a worktree's changes to the user's tree: one agent edit, which the inline review
+   * shows in the editor (its first file is opened there); a conflict writes nothing and the
+   * card lists the files and why.
+   */
+  async applyWorktree(name: string): Promise<ApplyWorktreeResult | undefined> {
+    const client = await this.server.ready();
+    if (!client) {
+      return undefined;
+    }
+    this.applyWorktrees({ type: 'busy', name });
+    try {
+      const result = await client.sendRequest<ApplyWorktreeResult>(Methods.applyWorktree, { name });
+      logInfo(`${Methods.applyWorktree} ${name}: ${result.status}`);
+      this.applyWorktrees({ type: 'applied', name, result });
+      if (result.status === 'applied' && result.files.length > 0) {
+        await this.openFile(result.files[0]);
+      }
+      return result;
+    } catch (error) {
+      logError(`${Methods.applyWorktree} ${name} failed`, error);
+      this.applyWorktrees({ type: 'failed', name, action: 'apply', error: error instanceof Error ? error.message : String(error) });
+      return undefined;
+    } finally {
+      void this.refreshWorktrees();
+    }
+  }
+
+  /** Remove a worktree and its branch, once the user confirms; a refusal is shown on its card. */
+  async discardWorktree(name: string): Promise<boolean> {
+    const choice = await this.ui.showModalWarning(
+      `Discard the worktree ${name}?`,
+      `Its folder and its branch agentls/${name} are deleted, with every change on them that you did not apply.`,
+      'Discard',
+    );
+    if (choice !== 'Discard') {
+      return false;
+    }
+    const client = await this.server.ready();
+    if (!client) {
+      return false;
+    }
+    this.applyWorktrees({ type: 'busy', name });
+    try {
+      const result = await client.sendRequest<DiscardWorktreeResult>(Methods.discardWorktree, { name });
+      logInfo(`${Methods.discardWorktree} ${name}: ${result.discarded}`);
+      this.applyWorktrees({ type: 'discarded', name });
+      return result.discarded;
+    } catch (error) {
+      logError(`${Methods.discardWorktree} ${name} failed`, error);
+      this.applyWorktrees({ type: 'failed', name, action: 'discard', error: error instanceof Error ? error.message : String(error) });
+      return false;
+    } finally {
+      void this.refreshWorktrees();
+    }
   }
 
   /** The `@` picker's rows for `query`: searched by the server, at most a few of each kind. */
