@@ -317,7 +317,11 @@ async def run_headless(
     )
     try:
         outcome = await run_with_own_tools(
-            request, front_end, config=config, warn=warn, approve_mcp=terminal_mcp_approver()
+            request,
+            front_end,
+            config=config,
+            warn=warn,
+            approve_mcp=terminal_mcp_approver(readline=asker.readline),
         )
     finally:
         if asker.lines is not None:
@@ -352,7 +356,7 @@ def _typed_messages(asker: TerminalAsker, terminal: TerminalObserver) -> Termina
     lines = TerminalLines(asker.stdin, typed.typed)
     if not lines.start():
         return None
-    asker.lines = lines
+    asker.lines = typed.lines = lines
     return typed
 
 

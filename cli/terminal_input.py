@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
-from agentls.agent.events import AgentEvent, MessagesDelivered
+from agentls.agent.events import AgentEvent, MessagesDelivered, RunState, StatusChanged
 from agentls.agent.run_messages import MessageMode, RunMessageError, RunMessages
 
 #: A typed line starting with this steers: the model call in flight is cut.
@@ -33,7 +33,9 @@ class TerminalLines:
     """The terminal's input, line by line, read on the event loop.
 
     ``readline`` hands the next line to whoever asks (a question); a line nobody asked
-    for goes to ``on_unasked``.
+    for goes to ``on_unasked`` once ``open_messages`` was called. Before that (the run
+    is still being prepared: the trust and MCP questions come then) lines are typed
+    ahead: kept for the next question, and handed on as messages when the run starts.
     """
 
     def __init__(self, stdin: IO[str], on_unasked: Callable[[str], None]) -> None:
@@ -45,6 +47,18 @@ class TerminalLines:
         self._fd: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._at_end = False
+        self._ahead: list[str] = []
+        self._messages_open = False
+
+    def open_messages(self) -> None:
+        """The run works: lines nobody asked for are messages to it from now on (the
+        ones typed ahead first)."""
+        if self._messages_open:
+            return
+        self._messages_open = True
+        ahead, self._ahead = self._ahead, []
+        for line in ahead:
+            self._on_unasked(line)
 
     def start(self) -> bool:
         """Starts reading; False when this platform cannot watch the terminal (Windows)."""
@@ -66,6 +80,8 @@ class TerminalLines:
 
     async def readline(self) -> str:
         """The next line typed (with its newline); "" at the end of the input."""
+        if self._ahead:
+            return self._ahead.pop(0) + "\n"
         if self._at_end or self._fd is None:
             return ""
         if self._waiter is not None and not self._waiter.done():
@@ -93,8 +109,12 @@ class TerminalLines:
         self._partial += self._decoder.decode(data)
         while "\n" in self._partial:
             line, self._partial = self._partial.split("\n", 1)
-            if not self._answer(line + "\n"):
+            if self._answer(line + "\n"):
+                continue
+            if self._messages_open:
                 self._on_unasked(line)
+            else:
+                self._ahead.append(line)
 
     def _answer(self, line: str) -> bool:
         waiter = self._waiter
@@ -132,6 +152,8 @@ class TerminalMessages:
         self.mailbox = mailbox
         self._say = say
         self._texts: dict[str, str] = {}
+        #: The terminal's reader, told when the run starts working.
+        self.lines: TerminalLines | None = None
 
     def typed(self, line: str) -> None:
         parsed = parse_typed_line(line)
@@ -152,6 +174,12 @@ class TerminalMessages:
             self._say(f"[queued for the model's next step: {_short(sent.text)}]")
 
     def observe(self, event: AgentEvent) -> None:
+        if (
+            self.lines is not None
+            and isinstance(event, StatusChanged)
+            and event.state == RunState.MODEL_RUNNING
+        ):
+            self.lines.open_messages()
         if isinstance(event, MessagesDelivered):
             texts = [_short(self._texts.pop(i, i)) for i in event.ids]
             self._say(f"[the model has your message: {'; '.join(texts)}]")

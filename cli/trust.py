@@ -14,7 +14,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -134,20 +134,29 @@ def _question(loaded: LoadedConfig) -> str:
 
 
 def terminal_mcp_approver(
-    stdin: IO[str] | None = None, stderr: IO[str] | None = None
+    stdin: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    readline: Callable[[], Awaitable[str]] | None = None,
 ) -> Callable[..., Any] | None:
-    """An McpApprover asking on the terminal; None without one (servers are skipped)."""
+    """An McpApprover asking on the terminal; None without one (servers are skipped).
+    ``readline``: how the run reads the terminal, when one reader owns it for the run
+    (then the answer must come through it, or that reader would take it as a message)."""
     stdin = stdin or sys.stdin
     stderr = stderr or sys.stderr
     if not _interactive(stdin):
         return None
     import asyncio
 
+    async def read() -> str:
+        if readline is not None:
+            return await readline()
+        line: str = await asyncio.to_thread(stdin.readline)
+        return line
+
     async def approve(item: Any) -> bool:
         stderr.write(f"\n{item.question()} [y/N] ")
         stderr.flush()
-        line: str = await asyncio.to_thread(stdin.readline)
-        return line.strip().lower() in ("y", "yes")
+        return (await read()).strip().lower() in ("y", "yes")
 
     return approve
 
