@@ -22,9 +22,11 @@ interface RunTerminal {
   terminal: vscode.Terminal;
 }
 
-/** `agentls: fix the failing test` — the run's prompt, on one short line. */
+/** `agentls: fix the failing test` — the user's words of the run's prompt (without the
+ * "(with …)" line the panel adds for the selection and attachments), on one short line. */
 export function terminalName(prompt: string | undefined, runId: string): string {
-  const oneLine = (prompt ?? '').replace(/\s+/g, ' ').trim();
+  const words = (prompt ?? '').replace(/\n\n\(with [^\n]*\)\s*$/, '');
+  const oneLine = words.replace(/\s+/g, ' ').trim();
   if (!oneLine) {
     return `agentls: ${runId}`;
   }
