@@ -106,6 +106,17 @@ CLIENTS = {"vscode": VSCODE, "neovim": NEOVIM}
 APP_PY = 'def greet(name):\n    return f"hello {name}"\n'
 
 
+def git(cwd: Path, *args: str) -> str:
+    """``git args`` in ``cwd`` as a test's user (commits need a name); its output."""
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
 def server_env(**extra: str) -> dict[str, str]:
     env = {
         **os.environ,
@@ -431,6 +442,7 @@ __all__ = [
     "AgentClient",
     "LspFactory",
     "client_capabilities",
+    "git",
     "kill",
     "llm_options",
     "make_client",

@@ -5,26 +5,16 @@ them; a new worktree is set up first; bad names are refused at session/new."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 from acp import RequestError, text_block
+from agentls_e2e import git
 from test_acp import EditorClient, acp_agent, start
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 pytestmark = pytest.mark.timeout(300)
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 @pytest.fixture

@@ -13,20 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
+from agentls_e2e import git
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 pytestmark = pytest.mark.timeout(240)
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 def agentls_argv(*args: str) -> list[str]:

@@ -6,27 +6,16 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls_e2e import LspFactory, kill, llm_options, plain, start_killable
+from agentls_e2e import LspFactory, git, kill, llm_options, plain, start_killable
 from pygls.exceptions import JsonRpcException
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 pytestmark = pytest.mark.timeout(240)
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 APP = "".join(f"value_{i} = {i}\n" for i in range(1, 11))
