@@ -289,6 +289,8 @@ function send(mode: 'queue' | 'steer' = 'queue'): void {
     return;
   }
   rejectedNote.hidden = true;
+  // A refused paste or drop is about the prompt being written: sent, it is old news.
+  attachError.hidden = true;
   if (options.worktree) {
     // A session of its own, beside whatever runs in the user's tree.
     if (mode !== 'queue') {
