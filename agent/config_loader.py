@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,8 @@ _SOURCE_OF_LAYER: dict[LayerKind, ServerSource] = {
     "explicit": "user",
     "overrides": "editor",
 }
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -364,6 +367,16 @@ def _workspace_layer(base_dir: Path, below: Sequence[Layer], report: LoadedConfi
         data = {key: value for key, value in data.items() if key != "hooks"}
         if not report.trusted:
             report.ignored.append("hooks")
+    worktree = data.get("worktree")
+    if isinstance(worktree, dict) and "setup" in worktree:
+        # A worktree's setup is a command run with no question asked: only the user's own
+        # config may name it, never the repository being worked on, trusted or not.
+        # Not listed with the keys trust would restore: trusting the folder changes nothing.
+        rest = {k: v for k, v in worktree.items() if k != "setup"}
+        data = {k: v for k, v in data.items() if k != "worktree"}
+        if rest:
+            data["worktree"] = rest
+        log.warning("%s: worktree.setup ignored (only your own config may set it)", path)
     if not report.trusted:
         filtered = filter_untrusted(data, _agents_below(below), _builtin_names())
         report.ignored.extend(filtered.ignored)
