@@ -119,8 +119,6 @@ async def run_turn(
 async def set_up_worktree(session: AcpSession, config: AppConfig, updates: UpdateSender) -> bool:
     """Run ``worktree.setup`` in the session's new worktree (once), its output as the
     agent's thoughts; whether the turn may go on (else the failure is the answer)."""
-    from agentls.agent.agents import AgentRegistry
-    from agentls.agent.sandbox import sandbox_wrapper
     from agentls.agent.secrets import redact_secrets
     from agentls.agent.worktrees import run_setup
 
@@ -130,13 +128,10 @@ async def set_up_worktree(session: AcpSession, config: AppConfig, updates: Updat
         return True
 
     def show(line: str) -> None:
-        updates.send(helpers.update_agent_thought_text(redact_secrets(line) + "\n"))
+        updates.send(helpers.update_agent_thought_text(line + "\n"))
 
-    show(f"setting up worktree {worktree.name}: $ {command}")
-    wrap = sandbox_wrapper(worktree.folder, AgentRegistry(config).get("build"))
-    done = await run_setup(
-        worktree, command, time_limit=config.worktree.setup_timeout, wrap=wrap, on_line=show
-    )
+    show(f"setting up worktree {worktree.name}: $ {redact_secrets(command)}")
+    done = await run_setup(worktree, config, show)
     if not done.ok:
         failure = redact_secrets(done.failure(worktree))
         updates.send(helpers.update_agent_message_text(f"agentls: {failure}"))

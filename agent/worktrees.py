@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal
 from agentls.agent.errors import AgentError
 
 if TYPE_CHECKING:
+    from agentls.agent.config import AppConfig
     from agentls.agent.workspace import FileAccess, FileChange
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -373,38 +374,47 @@ class SetupResult:
 
 
 async def run_setup(
-    worktree: Worktree,
-    command: str,
-    *,
-    time_limit: float,
-    wrap: Callable[[list[str], Path], list[str]] | None,
-    on_line: Callable[[str], None],
+    worktree: Worktree, config: AppConfig, on_line: Callable[[str], None]
 ) -> SetupResult:
-    """Run the configured setup ``command`` in a new worktree (in the sandbox ``wrap``
-    makes), each line of its output to ``on_line`` as it comes."""
+    """Run ``config.worktree.setup`` in a new worktree, in the sandbox the build agent's
+    commands get and without our secrets in its environment; each line of its output,
+    masked, to ``on_line`` as it comes."""
+    from agentls.agent.agents import AgentRegistry
     from agentls.agent.child_process import child_env, run_process
+    from agentls.agent.sandbox import sandbox_wrapper
+    from agentls.agent.secrets import redact_secrets
 
+    command = config.worktree.setup
+    assert command, "no worktree.setup to run"
     argv = ["bash", "-c", command]
+    wrap = sandbox_wrapper(worktree.folder, AgentRegistry(config).get("build"))
     if wrap is not None:
         argv = wrap(argv, worktree.folder)
     pending = bytearray()
+
+    def show(line: bytes) -> None:
+        on_line(redact_secrets(line.decode("utf-8", "replace")))
 
     def output(chunk: bytes) -> None:
         pending.extend(chunk)
         *lines, rest = pending.split(b"\n")
         for line in lines:
-            on_line(line.decode("utf-8", "replace"))
+            show(bytes(line))
         pending[:] = rest
 
     try:
         done = await run_process(
-            argv, cwd=worktree.folder, env=child_env(), time_limit=time_limit, on_output=output
+            argv,
+            cwd=worktree.folder,
+            env=child_env(),
+            time_limit=config.worktree.setup_timeout,
+            on_output=output,
         )
     except OSError as exc:
-        return SetupResult(command, None, False, str(exc))
+        return SetupResult(command, None, False, redact_secrets(str(exc)))
     if pending:
-        on_line(pending.decode("utf-8", "replace"))
-    return SetupResult(command, done.exit_code, done.timed_out, done.output)
+        show(bytes(pending))
+    return SetupResult(command, done.exit_code, done.timed_out, redact_secrets(done.output))
 
 
 def describe(current: WorktreeState) -> Literal["ready", "uncommitted changes", "missing"]:

@@ -55,21 +55,16 @@ def prepare_worktree(folder: Path, name: str | None) -> tuple[Worktree, bool]:
 async def set_up_worktree(worktree: Worktree, config: AppConfig, out: IO[str] = sys.stderr) -> bool:
     """Run ``worktree.setup`` in a new worktree, its output shown as it comes; whether the
     run may go on (else the failure is said)."""
-    from agentls.agent.agents import AgentRegistry
-    from agentls.agent.sandbox import sandbox_wrapper
     from agentls.agent.secrets import redact_secrets
 
     command = config.worktree.setup
     assert command
-    print(f"agentls: setting up worktree {worktree.name}: $ {command}", file=out)
+    print(f"agentls: setting up worktree {worktree.name}: $ {redact_secrets(command)}", file=out)
 
     def show(line: str) -> None:
-        print(f"  {redact_secrets(line)}", file=out, flush=True)
+        print(f"  {line}", file=out, flush=True)
 
-    wrap = sandbox_wrapper(worktree.folder, AgentRegistry(config).get("build"))
-    done = await run_setup(
-        worktree, command, time_limit=config.worktree.setup_timeout, wrap=wrap, on_line=show
-    )
+    done = await run_setup(worktree, config, show)
     if not done.ok:
         print(f"agentls: {redact_secrets(done.failure(worktree))}", file=out)
     return done.ok

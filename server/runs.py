@@ -208,8 +208,7 @@ class RunManager:
     async def _set_up_worktree(self, handle: RunHandle, config: AppConfig) -> str:
         """Run ``worktree.setup`` in a new worktree, its output to the editor's log as it
         comes; why the run cannot go on, or "" when it can."""
-        from agentls.agent.sandbox import sandbox_wrapper
-        from agentls.agent.secrets import redact_secrets as redact
+        from agentls.agent.secrets import redact_secrets
         from agentls.agent.worktrees import run_setup
 
         worktree, command = handle.worktree, config.worktree.setup
@@ -220,20 +219,13 @@ class RunManager:
         def log_line(line: str) -> None:
             self.notify(
                 types.WINDOW_LOG_MESSAGE,
-                {"type": types.MessageType.Info, "message": f"[{prefix}] {redact(line)}"},
+                {"type": types.MessageType.Info, "message": f"[{prefix}] {line}"},
             )
 
-        log_line(f"$ {command}")
-        wrap = sandbox_wrapper(worktree.folder, AgentRegistry(config).get("build"))
-        done = await run_setup(
-            worktree,
-            command,
-            time_limit=config.worktree.setup_timeout,
-            wrap=wrap,
-            on_line=log_line,
-        )
+        log_line(f"$ {redact_secrets(command)}")
+        done = await run_setup(worktree, config, log_line)
         log_line(f"exit code {done.exit_code}" if not done.timed_out else "timed out")
-        return redact(done.failure(worktree))
+        return redact_secrets(done.failure(worktree))
 
     async def _leave_worktree(self, handle: RunHandle, prompt: str) -> dict[str, Any]:
         """Commit what the run changed on the worktree's branch; the worktree as it is now."""
