@@ -62,8 +62,10 @@ describe('worktree sessions in the panel', () => {
     return worktreeCards(api.panel.worktrees);
   }
 
+  /** The card of the session started with ``prompt`` (the panel may add its "(with …)" line
+   * when an editor with a selection is open, as an earlier suite leaves one). */
   function card(prompt: string): WorktreeCard | undefined {
-    return cards().find((c) => c.prompt === prompt);
+    return cards().find((c) => c.prompt?.split('\n\n(with ')[0] === prompt);
   }
 
   async function within<T>(probe: () => T | undefined | false, what: string, ms = 90_000): Promise<T> {
