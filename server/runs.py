@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from agentls.agent.worktrees import Worktree
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.symbol_source import SymbolSource
+    from agentls.indexer.symbols_client import SymbolProcess
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +118,8 @@ class RunManager:
         self._mcp: MCPPool | None = None
         #: Workspace hook files (and digests) the user refused while this server lives.
         self._refused_hooks: set[tuple[str, str]] = set()
+        #: Symbol processes of ended worktree runs being stopped.
+        self._closing: set[asyncio.Task[None]] = set()
 
     def _open_documents(self) -> tuple[str, ...]:
         """File-system paths of the documents open in the editor."""
@@ -147,6 +150,8 @@ class RunManager:
         """Close what the runs share (MCP connections); at shutdown."""
         if self._mcp is not None:
             await self._mcp.aclose()
+        if self._closing:
+            await asyncio.wait(list(self._closing), timeout=5)
 
     def _warn(self, message: str) -> None:
         self._ls.window_show_message(
@@ -353,8 +358,10 @@ class RunManager:
         (the user reviews the result when it is applied to their tree); its own index,
         symbols and checkpoints; commands still confirmed by the user. The editor's
         buffers, problems and open documents are of the user's tree, so none are used."""
-        from agentls.agent.indexing import build_index
+        from agentls.agent.indexing import SYMBOLS_CACHE_FILE, build_index
         from agentls.agent.run import FrontEnd, run_agent
+        from agentls.agent.state_paths import cache_path
+        from agentls.indexer.symbols_client import SymbolProcess
 
         root = config.workspace.root
 
@@ -368,24 +375,40 @@ class RunManager:
         files = DiskFileAccess(
             root, max_file_size=config.indexer.max_file_size, confirmer=confirm_in_worktree
         )
+        index = await build_index(config)
+        # The worktree's symbols are parsed in a process of their own, like the user's
+        # tree's: parsing on a thread here held the GIL away from the editor's requests
+        # for seconds when several worktree runs started together.
+        symbols = SymbolProcess(index, cache_path(root, SYMBOLS_CACHE_FILE)) if index else None
+        if symbols is not None:
+            symbols.changed()
         front_end = FrontEnd(
             files,
             LspApprover(self._ls, handle.run_id, cancel=handle.token),
             observer=observer,
             cancel=handle.token,
-            # the worktree's own index (its symbols are then kept by the run)
-            index=await build_index(config),
+            index=index,
+            symbols=symbols,
             registry=registry,
             notices=notices,
             trusted=self._sources.trusted(),
             messages=handle.messages,
             llm_for=self._sources.llm,
         )
-        return asyncio.create_task(
+        task = asyncio.create_task(
             run_agent(request, front_end, config=config, llm=self._sources.llm(config)),
             name=f"agentls-run-{handle.run_id}",
             context=task_context(handle),
         )
+        if symbols is not None:
+            task.add_done_callback(lambda _: self._close_soon(symbols))
+        return task
+
+    def _close_soon(self, symbols: SymbolProcess) -> None:
+        """Stop a finished worktree run's symbol process (a task kept until it is done)."""
+        closing = asyncio.get_running_loop().create_task(symbols.close())
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)
 
     @staticmethod
     async def _outcome(handle: RunHandle, task: asyncio.Task[RunOutcome]) -> RunOutcome:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -126,6 +128,26 @@ class ToolContext:
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 
+#: Each arguments model's JSON schema, made once: pydantic builds it anew on every call
+#: (milliseconds per tool), and every model call of every run sends all of them.
+_PARAMETER_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """``model``'s JSON schema without pydantic's titles (shared: copy before changing)."""
+    found = _PARAMETER_SCHEMAS.get(model)
+    if found is None:
+        found = model.model_json_schema()
+        found.pop("title", None)
+        for prop in found.get("properties", {}).values():
+            if isinstance(prop, dict):
+                prop.pop("title", None)
+        _PARAMETER_SCHEMAS[model] = found
+    return found
+
+
 class Tool(ABC, Generic[ArgsT]):
     """A tool the model can call. Subclasses set the class attributes and ``run``.
 
@@ -178,15 +200,14 @@ class Tool(ABC, Generic[ArgsT]):
         """Do the work. Must not raise for expected failures: return ToolResult.fail."""
 
     def schema(self) -> dict[str, Any]:
-        """The OpenAI function-calling schema of this tool."""
-        params = self.args_model.model_json_schema()
-        params.pop("title", None)
-        for prop in params.get("properties", {}).values():
-            if isinstance(prop, dict):
-                prop.pop("title", None)
+        """The OpenAI function-calling schema of this tool (a copy the caller may change)."""
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": params},
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": copy.deepcopy(parameters_schema(self.args_model)),
+            },
         }
 
     def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str:

@@ -91,6 +91,29 @@ async def test_two_worktree_runs_at_once_each_on_its_branch(
     }
 
 
+async def test_a_worktree_runs_symbols_are_its_own_and_parsed_outside_the_server(
+    lsp: LspFactory, scripted: ScriptedModelServer, repo: Path
+) -> None:
+    # Not committed: the worktree starts from HEAD plus the user's uncommitted changes.
+    (repo / "src" / "helpers.py").write_text("def added_helper(x):\n    return x\n")
+    scripted.add(
+        "alice",
+        tool_call("find_symbol", {"name": "added_helper"}),
+        text("found it"),
+    )
+    client = await lsp()
+    result = plain(await client.run(prompt="where", worktree={"name": "sym"}, confirmMode="yolo"))
+    assert result["status"] == "success", result
+    found = [
+        m["content"] for m in scripted.requests_for("alice")[-1].messages if m.get("role") == "tool"
+    ]
+    assert found and "src/helpers.py:1" in found[0], found
+    # The server itself never loaded a grammar: the worktree's symbols had a process of
+    # their own (parsing on the server's threads held the GIL away from the editor).
+    pong = plain(await client.request("agent/ping", {}))
+    assert pong["parserLoaded"] is False, pong
+
+
 async def test_apply_is_one_reviewed_edit_and_a_conflict_writes_nothing(
     lsp: LspFactory, scripted: ScriptedModelServer, repo: Path
 ) -> None:
