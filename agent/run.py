@@ -360,12 +360,13 @@ async def run_with_own_tools(
     stopped when it ends. ``warn`` gets one message per MCP server that cannot be used;
     ``approve_mcp`` asks the user about each server the workspace declares (None: such
     servers are skipped unless approved before)."""
+    from agentls.agent.config_loader import may_declare_mcp_servers
     from agentls.agent.indexing import build_index
     from agentls.agent.llm import LiteLLMAdapter
-    from agentls.agent.mcp import mcp_tools
 
     index = await build_index(config)
-    async with mcp_tools(config, warn=warn, approve=approve_mcp) as registry:
+
+    async def run_with(registry: ToolRegistry | None) -> RunOutcome:
         own_tools = dataclasses.replace(
             front_end,
             index=index,
@@ -373,6 +374,14 @@ async def run_with_own_tools(
             llm_for=front_end.llm_for or (lambda other: LiteLLMAdapter(other.llm)),
         )
         return await run_agent(request, own_tools, config=config, llm=LiteLLMAdapter(config.llm))
+
+    # Without a server to start, the MCP SDK (a second of imports) is never loaded.
+    if not may_declare_mcp_servers(config):
+        return await run_with(None)
+    from agentls.agent.mcp import mcp_tools
+
+    async with mcp_tools(config, warn=warn, approve=approve_mcp) as registry:
+        return await run_with(registry)
 
 
 @dataclass

@@ -26,13 +26,17 @@ import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
-
-from lsprotocol import types as lsp
+from typing import TYPE_CHECKING, Any
 
 from agentls.agent.config import DiagnosticsConfig, LanguageServerConfig
 from agentls.agent.problems import FileProblems, Problem, Problems, Severity
-from agentls.langservers.client import Connection, LanguageServerFailed, path_key
+
+if TYPE_CHECKING:
+    # The LSP client (lsprotocol's types: ~0.4 s) is imported when a server starts: a run
+    # whose files no server checks, or with none installed, never pays for it.
+    from lsprotocol import types as lsp
+
+    from agentls.langservers.client import Connection
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +146,8 @@ class LanguageServers:
         return await asyncio.shield(task)
 
     async def _start(self, entry: LanguageServerConfig) -> Connection | None:
+        from agentls.langservers.client import Connection, LanguageServerFailed
+
         program = self._program(entry)
         assert program is not None
         connection = Connection(entry, program, self.root)
@@ -175,6 +181,8 @@ class LanguageServers:
         return str(self.root / path)
 
     def _relative(self, key: str) -> str | None:
+        from agentls.langservers.client import path_key  # keys come from a running server
+
         try:
             rel = Path(key).relative_to(path_key(self.root))
         except ValueError:

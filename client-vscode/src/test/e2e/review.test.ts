@@ -102,6 +102,10 @@ describe('Inline review of agent edits', () => {
     ui({ screenshot: 'review-after-ctrl-z' });
     ui({ click: lens('Keep all changes in review_one.py') });
     await waitFor(() => onDisk('review_one.py') === NEW, 'saved after keep', 10_000);
+    // The file is saved before the decision is sent: answer only once it is on its way,
+    // as no person could answer within those milliseconds.
+    const kept = (): number => api.review.sent.filter((p) => p.uri === uri.toString()).flatMap((p) => p.hunks).filter((h) => h.outcome === 'kept').length;
+    await waitFor(() => kept() >= 2, 'the last keep told to the server', 10_000);
 
     answer!('go on');
     const outcome = await running;
