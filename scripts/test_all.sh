@@ -23,6 +23,10 @@ for need in litellm_proxy mcp_servers language_servers actionlint; do
   bash "scripts/ensure_$need.sh" > ".cache/setup-$need.log" 2>&1 &
 done
 
+# Where Python may not write bytecode itself (PYTHONDONTWRITEBYTECODE), every process the
+# tests start (hundreds of servers, CLIs and their children) would compile agentls anew.
+"$venv/python" -m compileall -q agent server indexer cli acp_agent langservers > /dev/null
+
 step lint
 "$venv/ruff" check . && "$venv/ruff" format --check . && PYTHONPATH=src "$venv/lint-imports" ||
   failed+=(lint)
