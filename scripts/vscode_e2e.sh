@@ -35,8 +35,11 @@ eval "$(echo "$setup_out" | grep -E '^(NODE24|SERVER_MAIN|CHROMIUM)=')"
 n24_bin="$(dirname "$NODE24")"
 
 # From scratch: tsc leaves the output of a renamed or deleted suite behind, and index.js runs
-# every *.test.js it finds.
-(cd "$ext_dir" && rm -rf out/test && npm run --silent compile) || fail "the extension does not compile"
+# every *.test.js it finds. AGENTLS_E2E_COMPILED=1: the caller just did (test_all.sh, whose
+# integration tests read out/test meanwhile).
+if [ "${AGENTLS_E2E_COMPILED:-0}" != "1" ]; then
+  (cd "$ext_dir" && rm -rf out/test && npm run --silent compile) || fail "the extension does not compile"
+fi
 python_setting="\"agentls.python\": \"$python\","
 if [ "${AGENTLS_E2E_MANAGED:-0}" = "1" ]; then
   (cd "$ext_dir" && AGENTLS_PYTHON="$python" npm run --silent bundle) || fail "the server package could not be built"
