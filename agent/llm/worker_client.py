@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shlex
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -32,6 +34,19 @@ from agentls.child_wire import FrameError
 from agentls.children import module_command
 
 log = logging.getLogger(__name__)
+
+
+#: A command line that starts the model worker in place of ``python -m
+#: agentls.agent.llm.worker`` (a profiler, another interpreter, a wrapper); the worker's
+#: arguments are added after it. The e2e tests fork workers from a process that has
+#: imported litellm already.
+WORKER_COMMAND_VARIABLE = "AGENTLS_MODEL_WORKER_COMMAND"
+
+
+def worker_command() -> list[str]:
+    """How to start the model worker: ``AGENTLS_MODEL_WORKER_COMMAND``, else the module."""
+    chosen = os.environ.get(WORKER_COMMAND_VARIABLE, "").strip()
+    return shlex.split(chosen) if chosen else module_command("agentls.agent.llm.worker")
 
 
 class ModelWorker(ChildRPC):
@@ -48,7 +63,7 @@ class ModelWorker(ChildRPC):
     ) -> None:
         level = log_level or logging.getLevelName(logging.getLogger().getEffectiveLevel())
         super().__init__(
-            [*(command or module_command("agentls.agent.llm.worker")), "--log-level", str(level)],
+            [*(command or worker_command()), "--log-level", str(level)],
             name="the model worker",
             error=LLMTransientError,
             announces_ready=True,

@@ -30,10 +30,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import model_worker_zygote
 import pytest
 from cattrs import Converter
 from lsprotocol import types
@@ -117,6 +118,11 @@ def git(cwd: Path, *args: str) -> str:
     ).stdout
 
 
+#: The socket of this test process's model worker zygote (model_worker_zygote.py), once
+#: the ``worker_zygote`` fixture started it; None: servers start their worker themselves.
+_zygote_socket: str | None = None
+
+
 def server_env(**extra: str) -> dict[str, str]:
     env = {
         **os.environ,
@@ -125,8 +131,41 @@ def server_env(**extra: str) -> dict[str, str]:
             [str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
         ),
     }
+    if _zygote_socket is not None:
+        env["AGENTLS_MODEL_WORKER_COMMAND"] = model_worker_zygote.command(_zygote_socket)
     env.update(extra)
     return env
+
+
+@pytest.fixture
+def worker_started_by_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For tests of the model worker's own start and life: no zygote."""
+    monkeypatch.setattr(sys.modules[__name__], "_zygote_socket", None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def worker_zygote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Model workers forked from one process that imported litellm, for every server
+    this test process starts (see model_worker_zygote.py)."""
+    global _zygote_socket
+    path = str(tmp_path_factory.mktemp("zygote") / "workers.sock")
+    zygote = subprocess.Popen(
+        [sys.executable, "-P", model_worker_zygote.__file__, "serve", path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        env=server_env(),
+    )
+    assert zygote.stdout is not None
+    ready = zygote.stdout.readline()  # after litellm's import: seconds
+    if ready.strip() == b"READY":
+        _zygote_socket = path
+    try:
+        yield
+    finally:
+        _zygote_socket = None
+        zygote.kill()
+        zygote.wait()
+        zygote.stdout.close()
 
 
 def server_command() -> list[str]:

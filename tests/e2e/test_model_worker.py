@@ -10,11 +10,15 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
 from agentls_e2e import AgentClient, LspFactory, kill, llm_options, plain, start_killable
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call, tool_calls
 
 WORKER_MODULE = b"agentls.agent.llm.worker"
+
+# About the worker process itself: started as the product starts it, not forked.
+pytestmark = pytest.mark.usefixtures("worker_started_by_the_server")
 
 
 def children(pid: int) -> list[int]:

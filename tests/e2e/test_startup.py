@@ -8,11 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from agentls_e2e import LspFactory, plain, server_command, server_env
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 
+@pytest.mark.usefixtures("worker_started_by_the_server")  # the import must take its time
 async def test_requests_answered_while_litellm_imports(
     lsp: LspFactory, scripted: ScriptedModelServer
 ) -> None:
