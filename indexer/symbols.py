@@ -310,14 +310,18 @@ class _Compiled:
 
 
 _local = threading.local()  # parsers are not shared between threads
+#: Whether this process has loaded a grammar (the language server asks: it never should).
+grammar_loaded = False
 
 
 def _compiled(name: str) -> _Compiled:
     cache: dict[str, _Compiled] = _local.__dict__.setdefault("grammars", {})
     compiled = cache.get(name)
     if compiled is None:
+        global grammar_loaded
         spec = _GRAMMARS[name]
         language_fn: Callable[[], Any] = getattr(import_module(spec.module), spec.function)
+        grammar_loaded = True
         language = Language(language_fn())
         defs = " ".join(f"({node_type}) @def" for node_type in spec.definitions)
         idents = " ".join(f"({node_type}) @ref" for node_type in spec.identifiers)
