@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shlex
 import signal
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -38,7 +40,12 @@ from agentls.agent.llm.scripted_server import (
     tool_call,
     tool_calls,
 )
-from agentls.agent.llm.worker_client import ModelWorker, ProcessLLM
+from agentls.agent.llm.worker_client import (
+    WORKER_COMMAND_VARIABLE,
+    ModelWorker,
+    ProcessLLM,
+    worker_command,
+)
 
 USER = [{"role": "user", "content": "hi"}]
 
@@ -317,3 +324,29 @@ async def test_a_worker_that_dies_mid_stream_is_retried_on_a_new_one(
     after = items[items.index(restarts[0]) + 1 :]
     assert "".join(i.data for i in after if isinstance(i, StreamChunk)) == "after the restart"
     assert isinstance(items[-1], LLMResponse) and items[-1].content == "after the restart"
+
+
+async def test_the_worker_command_can_be_named_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(WORKER_COMMAND_VARIABLE, raising=False)
+    assert worker_command()[-2:] == ["-m", "agentls.agent.llm.worker"]
+    monkeypatch.setenv(WORKER_COMMAND_VARIABLE, "  ")
+    assert worker_command()[-2:] == ["-m", "agentls.agent.llm.worker"]
+    monkeypatch.setenv(WORKER_COMMAND_VARIABLE, "py-spy record -o 'my profile.svg' -- python")
+    assert worker_command() == ["py-spy", "record", "-o", "my profile.svg", "--", "python"]
+
+
+async def test_a_worker_started_by_the_named_command_gets_the_workers_arguments(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    seen = tmp_path / "argv.txt"
+    script = f"import sys; open({str(seen)!r}, 'w').write(' '.join(sys.argv[1:])); sys.exit(3)"
+    monkeypatch.setenv(WORKER_COMMAND_VARIABLE, f"{sys.executable} -c {shlex.quote(script)}")
+    worker = ModelWorker(log_level="INFO")
+    try:
+        with pytest.raises(LLMTransientError, match="exited while starting"):
+            await worker.wait_ready()
+    finally:
+        await worker.close()
+    assert seen.read_text() == "--log-level INFO"
