@@ -22,6 +22,7 @@ does.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import json
 import os
@@ -32,10 +33,15 @@ import threading
 from typing import Any
 
 LAUNCH_TIMEOUT_S = 30.0
+PR_SET_PDEATHSIG = 1
 
 
 def serve(path: str) -> None:
     """Import litellm, then fork a worker for each launcher that connects (forever)."""
+    # Ended with the test process that started it, even one that dies without tearing down
+    # (Linux's parent-death signal; its forks do not inherit it).
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from agentls.agent.llm import _litellm, worker
 
