@@ -379,7 +379,11 @@ class RunManager:
         # The worktree's symbols are parsed in a process of their own, like the user's
         # tree's: parsing on a thread here held the GIL away from the editor's requests
         # for seconds when several worktree runs started together.
-        symbols = SymbolProcess(index, cache_path(root, SYMBOLS_CACHE_FILE)) if index else None
+        symbols = (
+            SymbolProcess(index, cache_path(root, SYMBOLS_CACHE_FILE))
+            if index is not None
+            else None
+        )
         if symbols is not None:
             symbols.changed()
         front_end = FrontEnd(
