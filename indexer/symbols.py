@@ -315,10 +315,10 @@ grammar_loaded = False
 
 
 def _compiled(name: str) -> _Compiled:
+    global grammar_loaded
     cache: dict[str, _Compiled] = _local.__dict__.setdefault("grammars", {})
     compiled = cache.get(name)
     if compiled is None:
-        global grammar_loaded
         spec = _GRAMMARS[name]
         language_fn: Callable[[], Any] = getattr(import_module(spec.module), spec.function)
         grammar_loaded = True

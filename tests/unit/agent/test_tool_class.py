@@ -51,3 +51,20 @@ def test_every_builtin_description_is_one_clean_paragraph() -> None:
     for tool in builtin_tools():
         assert tool.description == " ".join(tool.description.split()), tool.name
         assert tool.description and tool.name
+
+
+def test_a_schema_is_made_once_and_each_caller_gets_its_own_copy() -> None:
+    class EchoArgs(BaseModel):
+        text: str
+
+    class Echo(Tool[EchoArgs], name="echo_copy"):
+        """Echo the text."""
+
+        async def run(self, args: EchoArgs, ctx: ToolContext) -> ToolResult:
+            return ToolResult.ok(args.text)
+
+    first = Echo().schema()
+    assert first["function"]["parameters"]["properties"] == {"text": {"type": "string"}}
+    first["function"]["parameters"]["properties"]["text"]["type"] = "changed by a caller"
+    second = Echo().schema()
+    assert second["function"]["parameters"]["properties"]["text"] == {"type": "string"}
