@@ -16,6 +16,7 @@ discards the worktree (refused while it holds changes nobody committed).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -24,7 +25,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -106,6 +107,24 @@ def _record(root: Path, name: str) -> Path:
     return _home(root) / f"{name}.json"
 
 
+@contextlib.contextmanager
+def _changing(root: Path) -> Iterator[None]:
+    """Held while worktrees of ``root`` are added or removed. git does not make two
+    ``worktree add`` at once safe (one reads the other's half-written record and fails),
+    and a ``worktree prune`` after a failed add could take another's record with it.
+    A lock file, not a threading lock: the server's runs, a CLI and an ACP agent may all
+    change the same repository's worktrees; flock also excludes two threads here, each
+    opening the file anew."""
+    home = _home(root)
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 # Leaves out agentls's own folder. A wildcard, not the literal ".agentls": git refuses a
 # literal pathspec that names an ignored path (the usual case: .agentls/ in .gitignore),
 # while a wildcard one is only matched against what git would add anyway.
@@ -155,6 +174,11 @@ def create(folder: Path, name: str) -> Worktree:
     """A new worktree ``name`` from the user's current state; WorktreeError says why not."""
     root = repository_root(folder)
     check_name(name)
+    with _changing(root):
+        return _create(root, name)
+
+
+def _create(root: Path, name: str) -> Worktree:
     branch = BRANCH_PREFIX + name
     if _git(root, "branch", "--list", branch).strip():
         raise WorktreeError(f"the branch {branch} exists already: choose another name")
@@ -308,6 +332,11 @@ def discard(
     """Remove the worktree (and its branch unless kept); refused while it holds changes
     nobody committed, unless ``force`` (the user saw them and wants them gone)."""
     root = repository_root(folder)
+    with _changing(root):
+        _discard(root, worktree, keep_branch=keep_branch, force=force)
+
+
+def _discard(root: Path, worktree: Worktree, *, keep_branch: bool, force: bool) -> None:
     current = state(worktree)
     if current.uncommitted and not force:
         raise WorktreeError(
@@ -332,10 +361,14 @@ def prepare(folder: Path, name: str | None) -> tuple[Worktree, bool]:
     workspace config."""
     from agentls.agent.trust import TrustStore
 
-    if name:
-        with contextlib.suppress(WorktreeError):
-            return find(folder, name), False
-    worktree = create(folder, name or uuid.uuid4().hex[:12])
+    root = repository_root(folder)
+    with _changing(root):
+        # Found and made under one lock: two runs asking for the same new name at once
+        # get one worktree, the second run finding the first's.
+        if name:
+            with contextlib.suppress(WorktreeError):
+                return find(folder, name), False
+        worktree = _create(root, check_name(name or uuid.uuid4().hex[:12]))
     store = TrustStore()
     if store.is_trusted(repository_root(folder)):
         store.set_trusted(worktree.path, True)
