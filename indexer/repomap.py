@@ -18,6 +18,7 @@ the signatures of its definitions that matter most, until the token budget is sp
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from collections import defaultdict
@@ -51,12 +52,66 @@ class SymbolHit:
     text: str  # the signature of a definition, the line's text for a reference
 
 
+@dataclass(frozen=True, slots=True)
+class CopiedTree:
+    """The tree another one was copied from (a git worktree made from the user's tree),
+    with its symbol cache. Its cache entries describe the copy too, file by file, as
+    long as the original file is still as the entry found it: same size and mtime now
+    as then means unchanged since the entry was made, and so since the copy, which
+    came later. The copy's files have new mtimes, so its own cache cannot know them."""
+
+    root: Path
+    cache_path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class CopiedFile:
+    original: Path
+    stamp: tuple[int, int]
+    symbols: FileSymbols
+
+    def stands_for(self, copy_stamp: tuple[int, int]) -> bool:
+        """Whether these symbols are those of the copy whose (size, mtime) is given."""
+        if copy_stamp[0] != self.stamp[0]:
+            return False
+        try:
+            now = os.lstat(self.original)
+        except OSError:
+            return False
+        return (now.st_size, now.st_mtime_ns) == self.stamp
+
+
+def _read_cache(path: Path, root: Path) -> dict[str, tuple[tuple[int, int], FileSymbols]]:
+    """A symbol cache's entries for ``root``, by path; nothing when it is unreadable,
+    of another format or of another tree."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        if data.get("format") != CACHE_FORMAT or data.get("root") != str(root):
+            return {}
+        out: dict[str, tuple[tuple[int, int], FileSymbols]] = {}
+        for name, (size, mtime, *packed) in data["files"].items():
+            out[name] = ((size, mtime), FileSymbols.packed(packed))
+        return out
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+
+
 class SymbolIndex:
     """Symbols of every file the RepoIndex knows in a supported language."""
 
-    def __init__(self, index: RepoIndex, cache_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        index: RepoIndex,
+        cache_path: Path | None = None,
+        *,
+        copied_from: CopiedTree | None = None,
+    ) -> None:
+        """``copied_from``: the tree this one was copied from and its symbol cache,
+        whose entries stand for files still as they were there (see ``CopiedTree``)."""
         self.index = index
         self.cache_path = cache_path
+        self.copied_from = copied_from
         self._files: dict[str, FileSymbols] = {}
         self._stamps: dict[str, tuple[int, int]] = {}  # path -> (size, mtime_ns)
         #: Handed to a background fill, not stored yet: not handed out twice.
@@ -111,17 +166,35 @@ class SymbolIndex:
 
     def _fill(self, todo: list[tuple[str, str, tuple[int, int]]]) -> None:
         cached = self._load_cache()
+        copied: dict[str, CopiedFile] | None = None  # read at the first file not cached
         parsed = 0
         for path, grammar, stamp in todo:
             hit = cached.get(path)
             if hit is not None and hit[0] == stamp:
                 self._store(path, hit[1], stamp)
                 continue
-            self._parse(path, grammar, stamp)
+            if copied is None:
+                copied = self._copied_symbols()
+            source = copied.get(path)
+            if source is not None and source.stands_for(stamp):
+                self._store(path, source.symbols, stamp)
+            else:
+                self._parse(path, grammar, stamp)
             parsed += 1
         if parsed:
             self._save_cache()
         self._filled.set()
+
+    def _copied_symbols(self) -> dict[str, CopiedFile]:
+        """The symbols of the tree this one was copied from, by path (none if unknown)."""
+        origin = self.copied_from
+        if origin is None:
+            return {}
+        entries = _read_cache(origin.cache_path, origin.root)
+        return {
+            path: CopiedFile(origin.root / path, stamp, symbols)
+            for path, (stamp, symbols) in entries.items()
+        }
 
     def _parse(self, path: str, grammar: str, stamp: tuple[int, int]) -> None:
         try:
@@ -179,17 +252,7 @@ class SymbolIndex:
     def _load_cache(self) -> dict[str, tuple[tuple[int, int], FileSymbols]]:
         if self.cache_path is None:
             return {}
-        try:
-            with open(self.cache_path, encoding="utf-8") as fh:
-                data = json.load(fh)
-            if data.get("format") != CACHE_FORMAT or data.get("root") != str(self.index.root):
-                return {}
-            out: dict[str, tuple[tuple[int, int], FileSymbols]] = {}
-            for path, (size, mtime, *packed) in data["files"].items():
-                out[path] = ((size, mtime), FileSymbols.packed(packed))
-            return out
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            return {}
+        return _read_cache(self.cache_path, self.index.root)
 
     def _save_cache(self) -> None:
         """Atomic write; a failure only costs the next start its parsing."""

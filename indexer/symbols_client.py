@@ -24,7 +24,7 @@ from agentls.child_rpc import Child, ChildExited, ChildRPC
 from agentls.child_wire import encode
 from agentls.children import module_command
 from agentls.indexer.index import FileInfo, RepoIndex
-from agentls.indexer.repomap import MAX_PARSE_BYTES, MapFocus, SymbolHit
+from agentls.indexer.repomap import MAX_PARSE_BYTES, CopiedTree, MapFocus, SymbolHit
 from agentls.indexer.symbol_source import SymbolsUnavailable
 from agentls.indexer.symbols import grammar_name
 
@@ -42,11 +42,15 @@ class SymbolProcess:
         index: RepoIndex,
         cache_path: Path | None = None,
         *,
+        copied_from: CopiedTree | None = None,
         command: Sequence[str] = (),
     ) -> None:
-        """``command`` starts the child (by default ``python -P -m`` the child's module)."""
+        """``command`` starts the child (by default ``python -P -m`` the child's module);
+        ``copied_from``: the tree ``index``'s was copied from, whose symbols it reuses
+        for files unchanged there (see ``CopiedTree``)."""
         self.index = index
         self.cache_path = cache_path
+        self.copied_from = copied_from
         self._child = ChildRPC(
             list(command) or module_command("agentls.indexer.symbols_process"),
             name="the symbol process",
@@ -134,6 +138,12 @@ class SymbolProcess:
             infos = index.files
             cache = str(self.cache_path) if self.cache_path else None
             header |= {"reset": True, "root": str(index.root), "cache": cache}
+            if self.copied_from is not None:
+                origin = self.copied_from
+                header["copied_from"] = {
+                    "root": str(origin.root),
+                    "cache": str(origin.cache_path),
+                }
         else:
             found = {path: index.get(path) for path in changed}
             infos = [info for info in found.values() if info is not None]

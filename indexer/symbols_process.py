@@ -11,9 +11,11 @@ files itself, keeps the same disk cache, and exits when its stdin closes.
 
 Requests, one JSON object a line on stdin:
 
-- ``{"op": "files", "root", "cache", "reset", "put": [[path, size, ext, language,
-  lines, mtime_ns], ...], "removed": [path, ...]}``: what changed in the index (with
-  ``reset``, ``put`` is every file and the rest is forgotten). No reply.
+- ``{"op": "files", "root", "cache", "reset", "copied_from", "put": [[path, size, ext,
+  language, lines, mtime_ns], ...], "removed": [path, ...]}``: what changed in the index
+  (with ``reset``, ``put`` is every file and the rest is forgotten; ``copied_from``,
+  optional, ``{"root", "cache"}``: the tree this one is a copy of and its symbol cache,
+  see ``CopiedTree``). No reply.
 - ``{"id", "op": "filled", "timeout"}``: whether the first fill is done, waiting up to
   ``timeout`` seconds for it.
 - ``{"id", "op": "map", "prompt", "open_paths", "recent_paths", "max_tokens"}``: the
@@ -36,7 +38,7 @@ from typing import IO, Any
 
 from agentls.child_wire import decode, encode
 from agentls.indexer.index import FileInfo, RepoIndex
-from agentls.indexer.repomap import MapFocus, SymbolIndex, render_map
+from agentls.indexer.repomap import CopiedTree, MapFocus, SymbolIndex, render_map
 
 log = logging.getLogger("agentls.indexer.symbols_process")
 
@@ -92,7 +94,15 @@ class SymbolServer:
             index.load(infos, None)
             index.start_generations()
             cache = request.get("cache")
-            self.symbols = SymbolIndex(index, Path(cache) if cache else None)
+            origin = request.get("copied_from")
+            copied_from = (
+                CopiedTree(Path(origin["root"]), Path(origin["cache"]))
+                if isinstance(origin, dict)
+                else None
+            )
+            self.symbols = SymbolIndex(
+                index, Path(cache) if cache else None, copied_from=copied_from
+            )
             self.symbols.start()
             return
         if request.get("reset"):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentls.agent.cancel import CancelToken
@@ -40,6 +41,10 @@ class RunHandle:
     observer: LspRunObserver | None = None
     #: The worktree the run works in, when it was asked for one (not the user's tree).
     worktree: Worktree | None = None
+    #: The user's folder a new worktree is an exact copy of, when it is (the folder is
+    #: the repository's top, and no setup step has run there): its symbols stand for
+    #: the worktree's unchanged files, which are then not parsed again.
+    worktree_copy_of: Path | None = None
 
 
 #: The run whose task is running (set before the run's task is created, so the task

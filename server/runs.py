@@ -17,6 +17,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -202,11 +203,18 @@ class RunManager:
 
         if name and any(h.worktree and h.worktree.name == name for h in self.runs.values()):
             raise JsonRpcInvalidParams(f"the worktree {name!r} already has a run in flight")
+        source = config.workspace.root
         try:
-            worktree, created = await asyncio.to_thread(prepare, config.workspace.root, name)
+            worktree, created = await asyncio.to_thread(prepare, source, name)
+            copy_of = (
+                await asyncio.to_thread(_copied_folder, source)
+                if created and not config.worktree.setup
+                else None
+            )
         except WorktreeError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
         handle.worktree = worktree
+        handle.worktree_copy_of = copy_of
         workspace = config.workspace.model_copy(update={"root": worktree.folder})
         return config.model_copy(update={"workspace": workspace}), created
 
@@ -361,6 +369,7 @@ class RunManager:
         from agentls.agent.indexing import SYMBOLS_CACHE_FILE, build_index
         from agentls.agent.run import FrontEnd, run_agent
         from agentls.agent.state_paths import cache_path
+        from agentls.indexer.repomap import CopiedTree
         from agentls.indexer.symbols_client import SymbolProcess
 
         root = config.workspace.root
@@ -379,8 +388,18 @@ class RunManager:
         # The worktree's symbols are parsed in a process of their own, like the user's
         # tree's: parsing on a thread here held the GIL away from the editor's requests
         # for seconds when several worktree runs started together.
+        origin = handle.worktree_copy_of
+        origin_cache = cache_path(origin, SYMBOLS_CACHE_FILE) if origin is not None else None
         symbols = (
-            SymbolProcess(index, cache_path(root, SYMBOLS_CACHE_FILE))
+            SymbolProcess(
+                index,
+                cache_path(root, SYMBOLS_CACHE_FILE),
+                copied_from=(
+                    CopiedTree(origin, origin_cache)
+                    if origin is not None and origin_cache is not None
+                    else None
+                ),
+            )
             if index is not None
             else None
         )
@@ -461,3 +480,12 @@ class RunManager:
         tasks = [h.task for h in self.runs.values() if h.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=grace)
+
+
+def _copied_folder(source: Path) -> Path | None:
+    """``source`` (resolved) when a new worktree of its repository is a copy of it: when
+    it is the repository's top, not a folder inside (blocking: a git process)."""
+    from agentls.agent.worktrees import repository_root
+
+    resolved = source.resolve()
+    return resolved if repository_root(source) == resolved else None
