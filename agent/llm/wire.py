@@ -16,7 +16,10 @@ is answered by one ``counts`` frame (the priming and each message's tokens) or a
     {"id": 7, "kind": "error", "error": {"type": "LLMTransientError", "message": ..., ...}}
     {"id": 8, "kind": "counts", "priming": 3, "counts": [12, 40]}
 
-plus the envelope's frames that belong to no request: ``{"kind": "ready"}`` once litellm
+A ``chunk`` carries the text of one or more of the provider's pieces: the worker joins
+pieces that come within 10 ms of each other.
+
+Plus the envelope's frames that belong to no request: ``{"kind": "ready"}`` once litellm
 is imported, and ``{"kind": "log", ...}`` so the worker's warnings reach the server's own
 log handlers (stderr, the JSONL file).
 

@@ -88,9 +88,13 @@ async def collect(llm: Any) -> list[StreamChunk | StreamRestart | LLMResponse]:
 
 
 def without_call_ids(items: list[Any]) -> list[Any]:
+    """``items`` without the tool calls' ids (random per call) and with text pieces that
+    follow one another joined (the worker sends pieces that come close together as one)."""
     out: list[Any] = []
     for item in items:
-        if isinstance(item, list):
+        if isinstance(item, StreamChunk) and out and isinstance(out[-1], StreamChunk):
+            out[-1] = StreamChunk(data=out[-1].data + item.data)
+        elif isinstance(item, list):
             out.append(without_call_ids(item))
         elif isinstance(item, LLMResponse):
             calls = [c.model_copy(update={"id": ""}) for c in item.tool_calls]
@@ -122,9 +126,9 @@ async def test_stream_and_completion_match_the_adapter_in_process(
     scripted.add("proc", *script)
     local_llm = LiteLLMAdapter(llm.config)
     local = [await collect(local_llm), await local_llm.completion(USER)]
-    assert without_call_ids(remote) == without_call_ids(local)  # ids are random per call
+    assert without_call_ids(remote) == without_call_ids(local)
     chunks = [i for i in remote[0] if isinstance(i, StreamChunk)]
-    assert len(chunks) > 1 and "".join(c.data for c in chunks) == "hello there, streamed in pieces"
+    assert "".join(c.data for c in chunks) == "hello there, streamed in pieces"
     response = remote[1]
     assert isinstance(response, LLMResponse)
     assert [c.name for c in response.tool_calls] == ["read_file", "grep"]
@@ -132,6 +136,21 @@ async def test_stream_and_completion_match_the_adapter_in_process(
     # the request reached the provider through litellm in the worker, with the key
     assert scripted.requests_for("proc")[0].body["messages"] == USER
     assert await llm.count_tokens(USER) == await local_llm.count_tokens(USER) > 0
+
+
+async def test_pieces_close_together_come_as_one_and_a_slow_stream_piece_by_piece(
+    llm: ProcessLLM, scripted: ScriptedModelServer
+) -> None:
+    # A piece every 0.1 ms: the server is woken a few times, not once per piece.
+    words = "".join(f"w{i:03} " for i in range(200))  # litellm stops a repeating stream
+    scripted.add("proc", text(words, chunk_size=5, chunk_delay=0.0001))
+    fast = [i for i in await collect(llm) if isinstance(i, StreamChunk)]
+    assert "".join(c.data for c in fast) == words
+    assert len(fast) < 100
+    # A piece every 60 ms: each is passed on as it comes, nothing waits for the next.
+    scripted.add("proc", text("one two three four", chunk_size=4, chunk_delay=0.06))
+    slow = [i.data for i in await collect(llm) if isinstance(i, StreamChunk)]
+    assert slow == ["one ", "two ", "thre", "e fo", "ur"]
 
 
 @pytest.mark.parametrize(
