@@ -26,6 +26,9 @@
 //       {"type": sel, "text": t}         type t key by key (each key's own events, unlike fill)
 //       {"expectText": sel, "text": t}   a runner check: an element matching sel shows t (10 s)
 //       {"expectCount": sel, "count": n} a runner check: exactly n elements match sel
+//       {"expectInView": sel}            a runner check: the first match is wholly in sight as
+//                                        the panel is (inside every scrolled box around it),
+//                                        without scrolling (a click would scroll it first)
 //       {"screenshot": name}
 //   {"dialog": "Allow", "expectText"?: ["text", ...], "screenshot"?: "name", "timeout"?: ms}
 //       wait (default 60 s) for a modal dialog (e.g. a modal showWarningMessage), check that
@@ -338,6 +341,28 @@ async function panelStep(frame, step) {
   } else if (step.expectCount) {
     const count = await frame.locator(step.expectCount).count();
     check(count === step.count, `panel has ${step.count} × ${step.expectCount} (found ${count})`);
+  } else if (step.expectInView) {
+    const hidden = await frame.locator(step.expectInView).first().evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      if (r.height === 0 || r.width === 0) {
+        return 'it has no size';
+      }
+      for (let box = el.parentElement; box; box = box.parentElement) {
+        const style = getComputedStyle(box);
+        if (!/(auto|scroll|hidden)/.test(style.overflowY + style.overflowX)) {
+          continue;
+        }
+        const b = box.getBoundingClientRect();
+        if (r.top < b.top || r.bottom > b.bottom || r.left < b.left || r.right > b.right) {
+          return `it is cut off by ${box.tagName.toLowerCase()}.${box.className} (${Math.round(r.top)}–${Math.round(r.bottom)} against ${Math.round(b.top)}–${Math.round(b.bottom)})`;
+        }
+      }
+      if (r.bottom > window.innerHeight || r.top < 0) {
+        return `it is outside the panel (${Math.round(r.top)}–${Math.round(r.bottom)} of ${window.innerHeight})`;
+      }
+      return '';
+    }, undefined, { timeout: 10_000 }).catch((e) => `not found: ${e.message.split('\n')[0]}`);
+    check(hidden === '', `panel ${step.expectInView} is in sight${hidden ? ` (${hidden})` : ''}`);
   } else if (step.screenshot) {
     await screenshot(step.screenshot);
   }

@@ -789,17 +789,6 @@ function worktreeCard(card: WorktreeCard): HTMLElement {
       ),
     );
   }
-  const o = card.outcome;
-  if (o) {
-    const box = h('div', { class: `worktree-outcome ${o.status}`, 'data-status': o.status, role: o.status === 'error' || o.status === 'conflict' ? 'alert' : 'status' }, outcomeText(o));
-    if (o.conflicts.length > 0) {
-      box.append(h('ul', { class: 'worktree-conflicts' }, ...o.conflicts.map((c) => h('li', {}, h('code', {}, c.path), ` — ${c.reason}`))));
-    }
-    if (o.merged.length > 0) {
-      box.append(h('div', { class: 'muted' }, `Merged with your changes: ${o.merged.join(', ')}`));
-    }
-    el.append(box);
-  }
   const actions = h('div', { class: 'actions' });
   if (card.runId) {
     const runId = card.runId;
@@ -825,7 +814,20 @@ function worktreeCard(card: WorktreeCard): HTMLElement {
     actions.append(h('span', { class: 'muted' }, 'Working…'));
   }
   if (actions.childElementCount > 0) {
+    // Above the outcome: a list of conflicts can be long, and in a short panel the buttons
+    // under it were out of sight in the scrolled list.
     el.append(actions);
+  }
+  const o = card.outcome;
+  if (o) {
+    const box = h('div', { class: `worktree-outcome ${o.status}`, 'data-status': o.status, role: o.status === 'error' || o.status === 'conflict' ? 'alert' : 'status' }, outcomeText(o));
+    if (o.conflicts.length > 0) {
+      box.append(h('ul', { class: 'worktree-conflicts' }, ...o.conflicts.map((c) => h('li', {}, h('code', {}, c.path), ` — ${c.reason}`))));
+    }
+    if (o.merged.length > 0) {
+      box.append(h('div', { class: 'muted' }, `Merged with your changes: ${o.merged.join(', ')}`));
+    }
+    el.append(box);
   }
   return el;
 }

@@ -79,8 +79,9 @@ describe('worktree sessions in the panel', () => {
 
   it('runs two sessions side by side, applies one for review and discards the other', async function () {
     this.timeout(400_000);
-    const first = 'Make ONE eleven';
-    const second = 'Make TWO twenty-two';
+    // Prompts of three lines in a card, as real tasks are: the cards take the list's height.
+    const first = 'Make ONE eleven, and leave the other lines of the module as they are';
+    const second = 'Make TWO twenty-two, and leave the other lines of the module as they are';
     // One model queue for both runs: each first call is slow, so both work at once.
     await script([
       { delay: 8, tool_calls: [{ name: 'edit_file', arguments: { path: ONE, old_str: 'ONE = 1', new_str: 'ONE = 11' } }] },
@@ -155,6 +156,9 @@ describe('worktree sessions in the panel', () => {
     await uiDone({
       panel: [
         { expectText: `.worktree-card[data-worktree="${two.name}"] .worktree-conflicts`, text: TWO },
+        // What the user can do about it is in sight without scrolling the list.
+        { expectInView: `.worktree-card[data-worktree="${two.name}"] .discard-worktree` },
+        { expectInView: `.worktree-card[data-worktree="${two.name}"] .apply-worktree` },
         { screenshot: 'worktrees-conflict' },
       ],
     });
