@@ -3,22 +3,12 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+from git_repo import git
 
 from agentls.agent.worktrees import commit_run, create, state
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 @pytest.mark.parametrize("ignored", [True, False], ids=["ignored", "not-ignored"])

@@ -10,18 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from git_repo import git
 
 from agentls.agent.worktrees import create, discard, listed, prepare
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 def repository(tmp_path: Path) -> Path:
