@@ -107,6 +107,20 @@ def _record(root: Path, name: str) -> Path:
     return _home(root) / f"{name}.json"
 
 
+def _write_record(root: Path, worktree: Worktree) -> None:
+    """Through a temporary file: a listing (which takes no lock) never reads half of it."""
+    target = _record(root, worktree.name)
+    fd, scratch = tempfile.mkstemp(prefix=".record-", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps(asdict(worktree)))
+        os.replace(scratch, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(scratch)
+        raise
+
+
 @contextlib.contextmanager
 def _changing(root: Path) -> Iterator[None]:
     """Held while worktrees of ``root`` are added or removed. git does not make two
@@ -202,7 +216,7 @@ def _create(root: Path, name: str) -> Worktree:
     worktree = Worktree(name, str(path), branch, base, time.time(), head)
     try:
         _git(root, "worktree", "add", "-q", "-b", branch, str(path), base)
-        _record(root, name).write_text(json.dumps(asdict(worktree)))
+        _write_record(root, worktree)
     except (WorktreeError, OSError) as exc:
         # A half-made worktree (a full disk, a file too large) leaves nothing behind, so
         # the same name can be tried again: its folder, git's record of it, the branch.
@@ -223,7 +237,12 @@ def find(folder: Path, name: str) -> Worktree:
     if not record.is_file():
         known = ", ".join(w.name for w in listed(folder)) or "none"
         raise WorktreeError(f"no worktree {name!r} (known: {known})")
-    return Worktree(**json.loads(record.read_text()))
+    try:
+        return Worktree(**json.loads(record.read_text()))
+    except (OSError, ValueError, TypeError) as exc:
+        raise WorktreeError(
+            f"the record of the worktree {name!r} ({record}) is unreadable: {exc}"
+        ) from None
 
 
 def listed(folder: Path) -> list[Worktree]:
@@ -235,7 +254,7 @@ def listed(folder: Path) -> list[Worktree]:
     for record in sorted(home.glob("*.json")):
         try:
             found.append(Worktree(**json.loads(record.read_text())))
-        except (ValueError, TypeError):
+        except (OSError, ValueError, TypeError):  # removed meanwhile, or not one of ours
             continue
     return sorted(found, key=lambda w: w.created)
 

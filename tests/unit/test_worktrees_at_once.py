@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from git_repo import git
 
-from agentls.agent.worktrees import create, discard, listed, prepare
+from agentls.agent.worktrees import WorktreeError, create, discard, find, listed, prepare
 
 
 def repository(tmp_path: Path) -> Path:
@@ -82,3 +83,39 @@ def test_the_same_new_name_asked_twice_at_once_makes_one_worktree(
         results = list(pool.map(lambda _: prepare(root, "shared"), range(2)))
     assert sorted(new for _, new in results) == [False, True]
     assert results[0][0].path == results[1][0].path
+
+
+def test_listing_while_worktrees_come_and_go_never_fails(tmp_path: Path) -> None:
+    root = repository(tmp_path)
+    old = [create(root, f"old-{i}") for i in range(4)]
+    seen: list[int] = []
+    stop = threading.Event()
+
+    def keep_listing() -> None:
+        while not stop.is_set():
+            seen.append(len(listed(root)))
+
+    with ThreadPoolExecutor(6) as pool:
+        lister = pool.submit(keep_listing)
+        changes = [pool.submit(create, root, f"new-{i}") for i in range(3)]
+        changes += [pool.submit(discard, root, worktree) for worktree in old]
+        for future in changes:
+            future.result()
+        stop.set()
+        lister.result()  # raised nothing
+    assert seen and all(0 <= n <= 7 for n in seen)
+    assert len(listed(root)) == 3
+
+
+def test_an_unreadable_record_is_a_clear_error(tmp_path: Path) -> None:
+    root = repository(tmp_path)
+    worktree = create(root, "broken")
+    record = next(Path(worktree.path).parent.glob("broken.json"))
+    record.write_text('{"name": "broken", "pa')
+    with pytest.raises(WorktreeError, match=r"record of the worktree 'broken'.* unreadable"):
+        find(root, "broken")
+    # A record that cannot be read at all (as one removed between the listing of the
+    # folder and its reading): the others are listed, without a crash.
+    (record.parent / "gone.json").symlink_to(record.parent / "no-such-record")
+    kept = create(root, "kept")
+    assert [w.name for w in listed(root)] == [kept.name]
