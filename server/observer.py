@@ -33,6 +33,7 @@ from agentls.server.protocol import (
     ContextParams,
     InstructionsParams,
     MessageDeliveredParams,
+    NoticeParams,
     PlanParams,
     PlanStep,
     StatusParams,
@@ -64,6 +65,14 @@ def client_mirrors_commands(caps: types.ClientCapabilities | None) -> bool:
     experimental = plain(caps.experimental) if caps is not None else None
     agentls = experimental.get("agentls") if isinstance(experimental, dict) else None
     return isinstance(agentls, dict) and agentls.get("commandOutput") is True
+
+
+def client_shows_notices(caps: types.ClientCapabilities | None) -> bool:
+    """Whether the client declared ``experimental.agentls.notices: true``: it shows a run's
+    notices beside the run, so they are sent to it as ``agent/notice`` too."""
+    experimental = plain(caps.experimental) if caps is not None else None
+    agentls = experimental.get("agentls") if isinstance(experimental, dict) else None
+    return isinstance(agentls, dict) and agentls.get("notices") is True
 
 
 def command_params(
@@ -99,10 +108,13 @@ class LspRunObserver:
         progress: RunProgress | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
         mirror_commands: bool = False,
+        show_notices: bool = False,
     ) -> None:
         self.run_id = run_id
         #: The client mirrors commands (``agent/command``): it declared it wants them.
         self._mirror_commands = mirror_commands
+        #: The client shows notices beside the run (``agent/notice``): it declared so.
+        self._show_notices = show_notices
         self._notify = notify
         self._progress = progress
         self._loop = loop or asyncio.get_running_loop()
@@ -215,6 +227,10 @@ class LspRunObserver:
             self._notify(
                 "window/logMessage", {"type": kind, "message": f"[{run_id}] {event.message}"}
             )
+            if self._show_notices:
+                level = event.level if event.level in ("error", "warning") else "info"
+                notice = NoticeParams(run_id=run_id, level=level, message=event.message)
+                self._notify("agent/notice", notice.to_wire())
 
     def _report(self, step: int, max_steps: int, label: str) -> None:
         if self._progress is None:

@@ -158,6 +158,17 @@ class CommandParams(WireModel):
     timed_out: bool | None = Field(None, description="`ended`: stopped by its time limit.")
 
 
+class NoticeParams(WireModel):
+    """``agent/notice``: what a run tells the user besides its work (settings of an
+    untrusted folder that were ignored, no sandbox, an MCP server that did not start), for
+    a client that shows it beside the run (one that declares
+    ``experimental.agentls.notices``). Every client also gets it as ``window/logMessage``."""
+
+    run_id: str
+    level: Literal["error", "warning", "info"]
+    message: str
+
+
 class AgentInfo(WireModel):
     name: str
     description: str
@@ -726,6 +737,7 @@ METHODS: tuple[Method, ...] = (
         MessageDeliveredParams,
     ),
     Method("agent/command", "command", "notification", "serverToClient", CommandParams),
+    Method("agent/notice", "notice", "notification", "serverToClient", NoticeParams),
     Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
     Method("agent/commands", "commands", "request", "clientToServer", NoParams, CommandsResult),
     Method(

@@ -36,7 +36,11 @@ from agentls.agent.workspace import DiskFileAccess, EditProposal, FileAccess
 from agentls.server.approver import LspApprover
 from agentls.server.hooks_approval import lsp_hooks_approver
 from agentls.server.inline_review import InlineReviews
-from agentls.server.observer import LspRunObserver, client_mirrors_commands
+from agentls.server.observer import (
+    LspRunObserver,
+    client_mirrors_commands,
+    client_shows_notices,
+)
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import RunParams
 from agentls.server.run_handle import RunHandle, task_context
@@ -276,6 +280,7 @@ class RunManager:
             self.notify,
             progress=progress,
             mirror_commands=client_mirrors_commands(self._ls.client_capabilities),
+            show_notices=client_shows_notices(self._ls.client_capabilities),
         )
         outcome: RunOutcome | None = None
         try:

@@ -343,6 +343,7 @@ def make_client() -> AgentClient:
         "agent/messageDelivered",
         "agent/context",
         "agent/command",
+        "agent/notice",
     ):
         record(method)
 

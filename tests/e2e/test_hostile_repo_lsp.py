@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import pytest
 import yaml
 from agentls_e2e import NEOVIM, VSCODE, AgentClient, LspFactory, plain
@@ -82,6 +83,27 @@ async def test_an_untrusted_folder_starts_nothing_and_its_endpoint_gets_nothing(
         assert named in warning.message
     # Each run says it again, in the log.
     assert [m for m in client.log_messages if "[h1]" in m.message and "trusted" in m.message]
+
+
+async def test_a_client_that_shows_notices_gets_the_runs_own(
+    lsp: LspFactory,
+    repo: HostileRepo,
+    user_model: ScriptedModelServer,
+) -> None:
+    user_model.add(MODEL, text("one"), text("two"))
+    shows = attrs.evolve(NEOVIM, experimental={"agentls": {"notices": True}})
+    client = await lsp(caps=shows, init_options={}, root=repo.root)
+    assert (await run(client, "n1"))["status"] == "success"
+    [notice] = [n for n in client.of("agent/notice", "n1") if "trusted" in n["message"]]
+    assert notice["level"] == "warning" and "agentls trust" in notice["message"]
+    # The log has it too, as for every client.
+    assert [m for m in client.log_messages if "[n1]" in m.message and "trusted" in m.message]
+
+    # A client that did not declare it gets only the log line.
+    other = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    assert (await run(other, "n2"))["status"] == "success"
+    assert other.of("agent/notice") == []
+    assert [m for m in other.log_messages if "[n2]" in m.message and "trusted" in m.message]
 
 
 async def test_trusting_the_folder_from_a_terminal_applies_at_the_next_run(

@@ -9,6 +9,7 @@ export const Methods = {
   message: 'agent/message',
   messageDelivered: 'agent/messageDelivered',
   command: 'agent/command',
+  notice: 'agent/notice',
   agents: 'agent/agents',
   commands: 'agent/commands',
   attachCandidates: 'agent/attachCandidates',
@@ -75,6 +76,7 @@ export interface ServerRequests {
 export interface ServerNotifications {
   'agent/messageDelivered': MessageDeliveredParams;
   'agent/command': CommandParams;
+  'agent/notice': NoticeParams;
   'agent/status': StatusParams;
   'agent/stream': StreamParams;
   'agent/step': StepParams;
@@ -554,6 +556,18 @@ export type NoParams = Record<string, never>;
 export interface NoteEntry extends Entry {
   type: 'note';
   content: string;
+}
+
+/**
+ * `agent/notice`: what a run tells the user besides its work (settings of an
+ * untrusted folder that were ignored, no sandbox, an MCP server that did not start), for
+ * a client that shows it beside the run (one that declares
+ * `experimental.agentls.notices`). Every client also gets it as `window/logMessage`.
+ */
+export interface NoticeParams {
+  runId: string;
+  level: 'error' | 'warning' | 'info';
+  message: string;
 }
 
 /** `agent/ping` result. */
