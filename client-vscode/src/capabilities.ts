@@ -8,11 +8,12 @@
  * `commandOutput: true`: it streams the agent's commands as `agent/command`, which
  * `commandTerminals.ts` mirrors in a terminal;
  * `diagnostics: true`: it asks VS Code for the problems of edited files with
- * `agent/diagnostics` instead of starting language servers of its own).
+ * `agent/diagnostics` instead of starting language servers of its own;
+ * `notices: true`: a run's notices also come as `agent/notice`, shown in the panel).
  */
 import type { ClientCapabilities, FeatureState, StaticFeature } from 'vscode-languageclient';
 
-export const AGENTLS_EXPERIMENTAL = { askUser: true, approveMcpServer: true, approveHooks: true, commandOutput: true, diagnostics: true } as const;
+export const AGENTLS_EXPERIMENTAL = { askUser: true, approveMcpServer: true, approveHooks: true, commandOutput: true, diagnostics: true, notices: true } as const;
 
 export function addAgentCapabilities(capabilities: ClientCapabilities, extra: Record<string, unknown> = {}): void {
   const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;

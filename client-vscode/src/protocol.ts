@@ -51,6 +51,7 @@ export type {
   HooksApprovalResult,
   HunkDecision,
   InstructionsParams,
+  NoticeParams,
   McpServerApprovalParams,
   McpServerApprovalResult,
   MessageDeliveredParams,

@@ -19,6 +19,7 @@ import {
   type MessageParams,
   type MessageResult,
   type InstructionsParams,
+  type NoticeParams,
   type PlanParams,
   type RunParams,
   type RunResult,
@@ -55,6 +56,7 @@ export type RunEvent =
   | { type: 'step'; params: StepParams }
   | { type: 'plan'; params: PlanParams }
   | { type: 'instructions'; params: InstructionsParams }
+  | { type: 'notice'; params: NoticeParams }
   | { type: 'context'; params: ContextParams }
   | { type: 'messageDelivered'; params: MessageDeliveredParams }
   | { type: 'command'; params: CommandParams }
@@ -132,6 +134,10 @@ export class Runs implements vscode.Disposable {
       client.onNotification(Methods.instructions, (p: InstructionsParams) => {
         this.transcript.instructions(p);
         this.events.fire({ type: 'instructions', params: p });
+      }),
+      client.onNotification(Methods.notice, (p: NoticeParams) => {
+        this.transcript.notice(p);
+        this.events.fire({ type: 'notice', params: p });
       }),
       client.onNotification(Methods.context, (p: ContextParams) => this.events.fire({ type: 'context', params: p })),
       client.onNotification(Methods.messageDelivered, (p: MessageDeliveredParams) => this.events.fire({ type: 'messageDelivered', params: p })),

@@ -3,7 +3,7 @@
  * text in `seq` order, one line per tool call as it starts and ends, the plan as a
  * checklist. Pure (it writes to a `Sink`), unit-tested.
  */
-import type { InstructionsParams, PlanParams, RunResult, StepParams, StreamParams } from './protocol';
+import type { InstructionsParams, NoticeParams, PlanParams, RunResult, StepParams, StreamParams } from './protocol';
 import type { DeliveryNews } from './review/delivery';
 import { toolTarget, truncate } from './runView';
 
@@ -131,6 +131,11 @@ export class Transcript {
     }
     this.drain(this.track(params.runId), true);
     this.line(`${params.joined ? 'Instructions joined' : 'Instructions'}: ${params.files.join(', ')}`);
+  }
+
+  notice(params: NoticeParams): void {
+    this.drain(this.track(params.runId), true);
+    this.line(`${params.level === 'info' ? 'ℹ' : '⚠'} ${params.message}`);
   }
 
   /** What became of the user's review decisions, in their words. */

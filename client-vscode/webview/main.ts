@@ -893,6 +893,13 @@ function renderItem(item: Item): HTMLElement {
       );
     case 'compaction':
       return h('div', { class: 'run-end compaction', 'data-kind': 'compaction', role: 'note' }, compactionText(item.compacted));
+    case 'notice':
+      return h(
+        'div',
+        { class: `notice ${item.level}`, 'data-kind': 'notice', 'data-level': item.level, role: item.level === 'error' ? 'alert' : 'note' },
+        h('span', { class: 'icon', 'aria-hidden': 'true' }, item.level === 'info' ? 'ℹ' : '⚠'),
+        h('span', { class: 'notice-text' }, item.message),
+      );
     case 'text': {
       const body = h('div', { class: 'markdown' });
       // Safe: the Markdown renderer escapes every tag of the model's text (html: false) and
@@ -1274,6 +1281,8 @@ function describe(action: Action): string | undefined {
       return 'Your message reached the agent.';
     case 'context':
       return action.params.compacted ? compactionText(action.params.compacted) : undefined;
+    case 'notice':
+      return action.params.message;
     default:
       return undefined;
   }

@@ -4,7 +4,7 @@
  * no vscode: the extension keeps one copy (the truth, sent whole to a fresh webview) and the
  * webview applies the same actions to its own copy, so both always agree.
  */
-import type { Compaction, ContextParams, InstructionsParams, MessageDeliveredParams, PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult, UndoPreview } from '../protocol';
+import type { Compaction, ContextParams, InstructionsParams, MessageDeliveredParams, NoticeParams, PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult, UndoPreview } from '../protocol';
 
 /** A run's end: the live result, or what a stored session recorded of it (less). */
 export type RunEnd = Pick<RunResult, 'status'> & Partial<RunResult>;
@@ -72,6 +72,8 @@ export type Item =
       state: 'queued' | 'delivered' | 'undelivered';
     }
   | { kind: 'compaction'; id: string; rev: number; runId: string; step: number; compacted: Compaction }
+  /** What the run told the user besides its work (agent/notice): ignored settings, no sandbox... */
+  | { kind: 'notice'; id: string; rev: number; runId: string; level: NoticeParams['level']; message: string }
   | {
       kind: 'end';
       id: string;
@@ -138,6 +140,7 @@ export type Action =
   | { type: 'step'; params: StepParams }
   | { type: 'plan'; params: PlanParams }
   | { type: 'instructions'; params: InstructionsParams }
+  | { type: 'notice'; params: NoticeParams }
   | { type: 'approval'; id: string; runId: string; message: string; actions: string[] }
   | { type: 'approvalAnswered'; id: string; answer: string }
   | { type: 'ask'; id: string; runId: string; question: string; default?: string }
@@ -423,6 +426,12 @@ export function reduce(c: Conversation, action: Action): Conversation {
     case 'instructions': {
       const items = withInstructions(c.items, action.params.runId, action.params.files);
       return items === c.items ? c : bump(c, { items });
+    }
+    case 'notice': {
+      const p = action.params;
+      const n = c.items.filter((it) => it.kind === 'notice' && it.runId === p.runId).length;
+      const item: Item = { kind: 'notice', id: `n-${p.runId}-${n}`, rev: 0, runId: p.runId, level: p.level, message: p.message };
+      return bump(c, { items: [...closeText(c.items, p.runId), item] });
     }
     case 'approval': {
       const item: Item = { kind: 'approval', id: action.id, rev: 0, runId: action.runId, message: action.message, actions: action.actions };

@@ -113,7 +113,19 @@ describe('Workspace Trust', () => {
     // The run's status bar item says it too (its final status shows for a few seconds).
     assert.ok(api.statusTooltip().includes(RESTRICTED_NOTICE), api.statusTooltip());
     await uiDone({ hover: '[id="agentls.agentls.status"]', screenshot: 'trust-restricted-tooltip' });
-    await uiDone({ panel: [{ expectText: '.trust-bar', text: 'Restricted Mode' }, { screenshot: 'trust-restricted' }] });
+    // The run itself says what it ignored, in the conversation (agent/notice).
+    const notice = api.panel.current.items.find((it) => it.kind === 'notice');
+    assert.ok(notice && notice.kind === 'notice' && notice.level === 'warning', JSON.stringify(api.panel.current.items.map((it) => it.kind)));
+    for (const named of ['is not a trusted folder', 'llm.api_base', '.mcp.json', 'Workspace Trust']) {
+      assert.ok(notice.message.includes(named), `the notice names ${named}: ${notice.message}`);
+    }
+    await uiDone({
+      panel: [
+        { expectText: '.trust-bar', text: 'Restricted Mode' },
+        { expectText: '.notice.warning', text: 'is not a trusted folder' },
+        { screenshot: 'trust-restricted' },
+      ],
+    });
   });
 
   it('granting trust in the UI applies the workspace config without a restart', async () => {

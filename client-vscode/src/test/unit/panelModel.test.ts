@@ -167,6 +167,26 @@ describe('panel model: a run', () => {
   });
 });
 
+describe('panel model: the notices of a run', () => {
+  it('shows each in order, after the text streamed so far, which it closes', () => {
+    const c = run([
+      started,
+      { type: 'notice', params: { runId: 'r1', level: 'warning', message: 'this folder is not trusted' } },
+      { type: 'stream', params: { runId: 'r1', seq: 1, text: 'Looking.' } },
+      { type: 'notice', params: { runId: 'r1', level: 'error', message: 'the MCP server "db" did not start' } },
+    ]);
+    assert.deepEqual(kinds(c), ['user', 'notice', 'text', 'notice']);
+    assert.deepEqual(
+      c.items.filter((it) => it.kind === 'notice').map((it) => [it.id, it.level, it.message]),
+      [
+        ['n-r1-0', 'warning', 'this folder is not trusted'],
+        ['n-r1-1', 'error', 'the MCP server "db" did not start'],
+      ],
+    );
+    assert.equal(item(c, 'text').streaming, false);
+  });
+});
+
 describe('panel model: sessions', () => {
   const entries = [
     { type: 'run_start', run_id: 'r1', prompt: 'Add a test', agent: 'build' },
