@@ -17,15 +17,13 @@ from agentls.agent.cancel import CancelToken
 from agentls.agent.hooks import HooksApprover, HooksToApprove
 from agentls.server.mcp_approval import ALLOW, REFUSE, request_answer
 from agentls.server.protocol import HookEntry, HooksApprovalParams, HooksApprovalResult
-from agentls.server.settings import plain
+from agentls.server.settings import agentls_capability
 
 METHOD = "agent/approveHooks"
 
 
 def client_approves_hooks(caps: types.ClientCapabilities | None) -> bool:
-    experimental = plain(caps.experimental) if caps is not None else None
-    agentls = experimental.get("agentls") if isinstance(experimental, dict) else None
-    return isinstance(agentls, dict) and agentls.get("approveHooks") is True
+    return agentls_capability(caps, "approveHooks") is True
 
 
 def approval_params(item: HooksToApprove) -> HooksApprovalParams:

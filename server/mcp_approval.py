@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.mcp.approval import McpApprover, ServerToApprove
 from agentls.server.protocol import McpServerApprovalParams, McpServerApprovalResult
-from agentls.server.settings import plain
+from agentls.server.settings import agentls_capability
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +30,7 @@ REFUSE = "Don't allow"
 
 
 def client_approves_mcp(caps: types.ClientCapabilities | None) -> bool:
-    experimental = plain(caps.experimental) if caps is not None else None
-    agentls = experimental.get("agentls") if isinstance(experimental, dict) else None
-    return isinstance(agentls, dict) and bool(agentls.get("approveMcpServer"))
+    return bool(agentls_capability(caps, "approveMcpServer"))
 
 
 def approval_params(item: ServerToApprove) -> McpServerApprovalParams:

@@ -40,7 +40,7 @@ from agentls.server.protocol import (
     StepParams,
     StreamParams,
 )
-from agentls.server.settings import plain
+from agentls.server.settings import agentls_capability
 
 log = logging.getLogger(__name__)
 
@@ -62,17 +62,13 @@ def step_label(tool: str, args: dict[str, Any]) -> str:
 def client_mirrors_commands(caps: types.ClientCapabilities | None) -> bool:
     """Whether the client declared ``experimental.agentls.commandOutput: true``: it shows
     the agent's commands as they run, so their output is streamed to it."""
-    experimental = plain(caps.experimental) if caps is not None else None
-    agentls = experimental.get("agentls") if isinstance(experimental, dict) else None
-    return isinstance(agentls, dict) and agentls.get("commandOutput") is True
+    return agentls_capability(caps, "commandOutput") is True
 
 
 def client_shows_notices(caps: types.ClientCapabilities | None) -> bool:
     """Whether the client declared ``experimental.agentls.notices: true``: it shows a run's
     notices beside the run, so they are sent to it as ``agent/notice`` too."""
-    experimental = plain(caps.experimental) if caps is not None else None
-    agentls = experimental.get("agentls") if isinstance(experimental, dict) else None
-    return isinstance(agentls, dict) and agentls.get("notices") is True
+    return agentls_capability(caps, "notices") is True
 
 
 def command_params(

@@ -37,7 +37,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from agentls.agent.config import AppConfig
 from agentls.agent.problems import FileProblems, Problem, Problems, Severity
 from agentls.server.protocol import DiagnosticsParams, DiagnosticsResult, EditorDiagnostic
-from agentls.server.settings import plain
+from agentls.server.settings import agentls_capability
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +49,7 @@ _SEVERITY: dict[int, Severity] = {1: "error", 2: "warning", 3: "information", 4:
 
 def client_answers_diagnostics(caps: lsp.ClientCapabilities | None) -> bool:
     """Whether the client declared ``experimental.agentls.diagnostics: true``."""
-    experimental = plain(caps.experimental) if caps is not None else None
-    if not isinstance(experimental, dict):
-        return False
-    agentls = experimental.get("agentls")
-    return isinstance(agentls, dict) and bool(agentls.get("diagnostics"))
+    return bool(agentls_capability(caps, "diagnostics"))
 
 
 class _Seen:

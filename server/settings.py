@@ -62,6 +62,14 @@ def plain(value: Any) -> Any:
     return value
 
 
+def agentls_capability(caps: Any, name: str) -> Any:
+    """What the client declared as ``experimental.agentls.<name>`` in its capabilities
+    (an lsprotocol ``ClientCapabilities`` or None), or None."""
+    experimental = plain(getattr(caps, "experimental", None))
+    agentls = experimental.get("agentls") if isinstance(experimental, dict) else None
+    return agentls.get(name) if isinstance(agentls, dict) else None
+
+
 class SettingsManager:
     """Holds the effective AppConfig of the server, the layers it came from and the trust
     it was filtered by."""
