@@ -393,18 +393,13 @@ class RunManager:
         # The worktree's symbols are parsed in a process of their own, like the user's
         # tree's: parsing on a thread here held the GIL away from the editor's requests
         # for seconds when several worktree runs started together.
-        origin = handle.worktree_copy_of
-        origin_cache = cache_path(origin, SYMBOLS_CACHE_FILE) if origin is not None else None
+        copied_from = None
+        if handle.worktree_copy_of is not None:
+            origin_cache = cache_path(handle.worktree_copy_of, SYMBOLS_CACHE_FILE)
+            if origin_cache is not None:
+                copied_from = CopiedTree(handle.worktree_copy_of, origin_cache)
         symbols = (
-            SymbolProcess(
-                index,
-                cache_path(root, SYMBOLS_CACHE_FILE),
-                copied_from=(
-                    CopiedTree(origin, origin_cache)
-                    if origin is not None and origin_cache is not None
-                    else None
-                ),
-            )
+            SymbolProcess(index, cache_path(root, SYMBOLS_CACHE_FILE), copied_from=copied_from)
             if index is not None
             else None
         )

@@ -13,7 +13,15 @@ from pathlib import Path
 import pytest
 from git_repo import git
 
-from agentls.agent.worktrees import WorktreeError, create, discard, find, listed, prepare
+from agentls.agent.worktrees import (
+    WorktreeError,
+    _changing,
+    create,
+    discard,
+    find,
+    listed,
+    prepare,
+)
 
 
 def repository(tmp_path: Path) -> Path:
@@ -72,6 +80,21 @@ def test_processes_take_turns_too(tmp_path: Path) -> None:
     errors = [process.communicate()[1].decode() for process in started]
     assert [process.returncode for process in started] == [0] * 4, errors
     assert sorted(w.name for w in listed(root)) == ["p0", "p1", "p2", "p3"]
+
+
+def test_another_process_waits_while_the_worktrees_are_being_changed(tmp_path: Path) -> None:
+    root = repository(tmp_path)
+    program = (
+        "import sys; from pathlib import Path; from agentls.agent.worktrees import create; "
+        "create(Path(sys.argv[1]), 'other')"
+    )
+    with _changing(root):  # as a server making a worktree of the same repository
+        other = subprocess.Popen([sys.executable, "-c", program, str(root)])
+        with pytest.raises(subprocess.TimeoutExpired):
+            other.wait(timeout=3)  # far longer than making one worktree takes
+        assert listed(root) == []
+    assert other.wait(timeout=60) == 0
+    assert [w.name for w in listed(root)] == ["other"]
 
 
 def test_the_same_new_name_asked_twice_at_once_makes_one_worktree(
