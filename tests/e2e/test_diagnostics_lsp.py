@@ -35,6 +35,10 @@ WITH_DIAGNOSTICS = types.ClientCapabilities(
     experimental={"agentls": {"askUser": True, "diagnostics": True}},
 )
 
+#: Less than the longest diagnostics wait (60 s): a test of a case that must not wait for it
+#: times out if it does; far more than such a test takes on a loaded machine.
+WAITED_OUT = 45
+
 
 class FakeEditorDiagnostics:
     """The problems an editor shows: an error at every ``undefined_name`` of a document's
@@ -114,20 +118,7 @@ def edit(old: str, new: str, path: str = "src/app.py") -> Any:
     return tool_call("edit_file", {"path": path, "old_str": old, "new_str": new})
 
 
-def step_seconds(client: AgentClient, run_id: str) -> list[float]:
-    """How long each tool call of the run took, from agent/step's start to its end."""
-    started: dict[str, float] = {}
-    took = []
-    for (method, params), at in zip(client.events, client.event_times, strict=True):
-        if method != "agent/step" or params.get("runId") != run_id:
-            continue
-        if params["phase"] == "tool_start":
-            started[params["callId"]] = at
-        else:
-            took.append(at - started.pop(params["callId"]))
-    return took
-
-
+@pytest.mark.timeout(WAITED_OUT)
 async def test_the_editor_is_asked_and_the_edit_is_told_its_new_problem(
     lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
 ) -> None:
@@ -138,7 +129,9 @@ async def test_the_editor_is_asked_and_the_edit_is_told_its_new_problem(
         tool_call("get_problems", {}),
         text("done"),
     )
-    options = {**llm_options(scripted, "ed"), "diagnostics": {"wait_ms": 5000}}
+    # The longest wait there is, longer than this test may take: an edit that waited for it,
+    # instead of for the editor to catch up, times the test out.
+    options = {**llm_options(scripted, "ed"), "diagnostics": {"wait_ms": 60_000}}
     client = await lsp(caps=WITH_DIAGNOSTICS, init_options=options)
     editor = FakeEditorDiagnostics(client)
     uri = client.open("src/app.py", (workspace / "src" / "app.py").read_text())
@@ -158,9 +151,6 @@ async def test_the_editor_is_asked_and_the_edit_is_told_its_new_problem(
     assert editor.asked[0] == {"uris": []}
     assert editor.asked[1] == {"uris": [from_fs_path(str(workspace / "src" / "app.py"))]}
     assert editor.asked[-1] == {"uris": []}
-    # Each edit waited for the editor to catch up, not for the whole wait.
-    first, second, _ = step_seconds(client, "d1")
-    assert LAG <= first < 2.5 and LAG <= second < 2.5, (first, second)
 
 
 async def test_a_file_the_editor_did_not_have_open_is_reported_as_such(
@@ -181,12 +171,14 @@ async def test_a_file_the_editor_did_not_have_open_is_reported_as_such(
     )
 
 
-async def test_an_editor_that_never_checks_such_files_costs_an_edit_a_second_at_most(
+@pytest.mark.timeout(WAITED_OUT)
+async def test_an_editor_that_never_checks_such_files_is_not_waited_for(
     lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
 ) -> None:
     """VS Code without a Python extension: no problem ever, for any .py file."""
     scripted.add("nothing", edit('return f"hello {name}"', "return undefined_name"), text("done"))
-    options = {**llm_options(scripted, "nothing"), "diagnostics": {"wait_ms": 20000}}
+    # The longest wait there is, longer than this test may take: waiting for it times out.
+    options = {**llm_options(scripted, "nothing"), "diagnostics": {"wait_ms": 60_000}}
     client = await lsp(caps=WITH_DIAGNOSTICS, init_options=options)
     client.feature("agent/diagnostics")(lambda ls, params: {"items": []})
     client.open("src/app.py", (workspace / "src" / "app.py").read_text())
@@ -194,8 +186,6 @@ async def test_an_editor_that_never_checks_such_files_costs_an_edit_a_second_at_
     assert result["status"] == "success", result
     (told,) = tool_results(scripted, "nothing")
     assert told == "Edited src/app.py at line 2 (+1 -1)"
-    (took,) = step_seconds(client, "d4")
-    assert 1.0 <= took < 2.0, took
 
 
 async def test_without_the_capability_the_server_starts_language_servers_itself(

@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ import pytest
 
 from agentls.agent.approval import DenyingApprover
 from agentls.agent.config import AppConfig, DiagnosticsConfig
-from agentls.agent.events import AgentEvent, Notice, ToolFinished, ToolStarted
+from agentls.agent.events import AgentEvent, Notice
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 from agentls.agent.run import FrontEnd, RunOutcome, RunRequest, run_agent
@@ -48,6 +47,10 @@ EXPECTED = (
 )
 #: A clean edit after it (the error goes away, nothing new comes).
 FIXED = ("    return str(total_price)\n", "    return round(total_price, 2)\n")
+
+#: Less than the longest diagnostics wait (60 s): a test of a case that must not wait for it
+#: times out if it does; far more than such a test takes on a loaded machine.
+WAITED_OUT = 45
 
 
 @pytest.fixture(scope="session")
@@ -114,29 +117,6 @@ async def run(
 
 def notices(events: list[AgentEvent]) -> list[str]:
     return [e.message for e in events if isinstance(e, Notice)]
-
-
-class Timed(list[AgentEvent]):
-    """The run's events, each with when it came."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.at: list[float] = []
-
-    def append(self, event: AgentEvent) -> None:
-        super().append(event)
-        self.at.append(time.monotonic())
-
-    def tool_seconds(self, tool: str) -> list[float]:
-        """How long each call of ``tool`` took, from its start to its result."""
-        started: dict[str, float] = {}
-        took = []
-        for event, at in zip(self, self.at, strict=True):
-            if isinstance(event, ToolStarted) and event.tool == tool:
-                started[event.call_id] = at
-            elif isinstance(event, ToolFinished) and event.call_id in started:
-                took.append(at - started.pop(event.call_id))
-        return took
 
 
 def fake_server(mode: str) -> dict[str, Any]:
@@ -229,19 +209,18 @@ async def test_a_server_that_never_publishes_costs_at_most_the_wait(
     config = config_for(ws, scripted, "silent", wait_ms=800, servers=[fake_server("silent")])
     async with LanguageServers(config.diagnostics, ws, trusted=True) as source:
         assert await source.start_for("app.py")
-        events = Timed()
+        events: list[AgentEvent] = []
         outcome = await run(ws, config, source, events)
     assert outcome.state.status == "success"
     (result,) = tool_results(scripted, "silent")
     assert result == "Edited app.py at line 3 (+1 -1)"
-    (took,) = events.tool_seconds("edit_file")
-    assert 0.8 <= took < 0.8 + 1.0, took  # the wait, and never much more
     assert notices(events) == [
         "language server fake-silent did not report the problems of app.py within 0.8 s "
         "(diagnostics.wait_ms): an edit's result lists only the problems that arrive in time"
     ]
 
 
+@pytest.mark.timeout(WAITED_OUT)
 async def test_a_server_that_crashes_is_reported_once_and_the_run_goes_on(
     ws: Path, scripted: ScriptedModelServer
 ) -> None:
@@ -251,9 +230,11 @@ async def test_a_server_that_crashes_is_reported_once_and_the_run_goes_on(
         edit(("# one\n", "# two\n")),
         text("done"),
     )
-    config = config_for(ws, scripted, "crash", wait_ms=5000, servers=[fake_server("crash")])
+    # The longest wait there is, longer than this test may take: were the dead server waited
+    # for, the test times out.
+    config = config_for(ws, scripted, "crash", wait_ms=60_000, servers=[fake_server("crash")])
     async with LanguageServers(config.diagnostics, ws, trusted=True) as source:
-        events = Timed()
+        events: list[AgentEvent] = []
         outcome = await run(ws, config, source, events)
     assert outcome.state.status == "success"
     assert tool_results(scripted, "crash") == [
@@ -265,10 +246,9 @@ async def test_a_server_that_crashes_is_reported_once_and_the_run_goes_on(
         "language server fake-crash exited (code 3): fake-language-server: cannot analyse "
         "this; edits of its files are not checked for problems in the rest of this session"
     )
-    _first, second = events.tool_seconds("edit_file")
-    assert second < 1.0, second  # a dead server is not waited for (a wait would be 5 s)
 
 
+@pytest.mark.timeout(WAITED_OUT)
 async def test_a_missing_server_is_reported_once_and_never_waited_for(
     ws: Path, scripted: ScriptedModelServer
 ) -> None:
@@ -279,12 +259,12 @@ async def test_a_missing_server_is_reported_once_and_never_waited_for(
         "command": ["no-such-langserver", "--stdio"],
         "files": {".py": "python"},
     }
-    config = config_for(ws, scripted, "gone", wait_ms=20000, servers=[missing])
+    # The longest wait there is, longer than this test may take: were it waited for, the test
+    # times out.
+    config = config_for(ws, scripted, "gone", wait_ms=60_000, servers=[missing])
     async with LanguageServers(config.diagnostics, ws, trusted=True) as source:
-        events = Timed()
+        events: list[AgentEvent] = []
         await run(ws, config, source, events)
-    took = events.tool_seconds("edit_file")
-    assert all(t < 1.0 for t in took), took  # never the 20 s wait
     assert notices(events) == [
         "no language server for .py files is on PATH (looked for no-such-langserver): edits of "
         "them are not checked for problems (diagnostics.servers lists the servers)"

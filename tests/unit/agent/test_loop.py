@@ -343,7 +343,12 @@ async def test_usage_is_summed(
     ws: Path, scripted: ScriptedModelServer, adapter_for: AdapterFactory
 ) -> None:
     llm, name = adapter_for()
-    scripted.add(name, tool_call("read_file", {"path": "a.txt"}), text("ok"))
+    first = {"prompt_tokens": 101, "completion_tokens": 7, "total_tokens": 108}
+    second = {"prompt_tokens": 230, "completion_tokens": 12, "total_tokens": 242}
+    scripted.add(
+        name, tool_call("read_file", {"path": "a.txt"}, usage=first), text("ok", usage=second)
+    )
     state = await make_loop(ws, llm).run("x")
-    assert state.usage.total_tokens > 0
+    assert (state.usage.prompt_tokens, state.usage.completion_tokens) == (331, 19)
+    assert state.usage.total_tokens == 350
     assert json.dumps(state.to_output_dict())  # JSON-ready

@@ -1,8 +1,7 @@
-"""Fuzzy matching for pickers: what matches, in which order, and that 50,000 paths stay fast."""
+"""Fuzzy matching for pickers: what matches, and in which order (its speed over 50,000 paths:
+bench/fuzzy_paths.py)."""
 
 from __future__ import annotations
-
-import time
 
 from agentls.indexer.fuzzy import best, file_name_start, score
 
@@ -35,10 +34,8 @@ def test_an_empty_query_lists_the_first_in_order_and_the_limit_holds() -> None:
     assert len(paths("a", [f"a{n}.py" for n in range(100)], 7)) == 7
 
 
-def test_fifty_thousand_paths_take_well_under_a_second() -> None:
+def test_among_fifty_thousand_paths_the_whole_file_name_comes_first() -> None:
     many = [f"pkg{n // 500}/module_{n}/file_{n}.py" for n in range(50_000)]
-    started = time.perf_counter()
     found = paths("file_4999", many, 20)
-    took = time.perf_counter() - started
     assert found[0] == "pkg9/module_4999/file_4999.py"
-    assert took < 1.0, took
+    assert len(found) == 20
