@@ -21,7 +21,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 import uuid
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from agentls.agent.errors import AgentError
+from agentls.indexer.safe_git import GitResult, run_git
 
 if TYPE_CHECKING:
     from agentls.agent.config import AppConfig
@@ -72,28 +72,40 @@ class WorktreeState:
     exists: bool
 
 
-def _git(root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
-    done = subprocess.run(
-        ["git", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
-    if check and done.returncode != 0:
-        message = (done.stderr or done.stdout).strip().splitlines()
-        raise WorktreeError(f"git {args[0]}: {message[-1] if message else 'failed'}")
-    return done.stdout
+def _run(
+    folder: Path | str | None,
+    *args: str,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    config: dict[str, str] | None = None,
+) -> GitResult:
+    """git the safe way (``indexer.safe_git``): after a run, the worktree holds whatever
+    its sandboxed commands wrote, hooks and ``.gitattributes`` included."""
+    try:
+        return run_git(args, cwd=folder, input=input, env=env, config=config)
+    except OSError as exc:
+        raise WorktreeError(f"git could not be started: {exc.strerror or exc}") from None
+
+
+def _git(
+    root: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    config: dict[str, str] | None = None,
+    check: bool = True,
+) -> str:
+    done = _run(root, *args, env=env, config=config)
+    if check and not done.ok:
+        raise WorktreeError(f"git {args[0]}: {done.last_error() or 'failed'}")
+    return done.out
 
 
 def repository_root(folder: Path) -> Path:
     """The top of the git repository holding ``folder``; WorktreeError when there is none."""
-    done = subprocess.run(
-        ["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True, text=True
-    )
-    if done.returncode != 0:
+    done = _run(folder, "rev-parse", "--show-toplevel")
+    if not done.ok:
         raise WorktreeError(f"{folder} is not in a git repository: worktrees need one")
-    return Path(done.stdout.strip())
+    return Path(done.out.strip())
 
 
 def _home(root: Path) -> Path:
@@ -267,14 +279,11 @@ def commit_run(worktree: Worktree, message: str) -> bool:
         return False
     _git(
         folder,
-        "-c",
-        "user.name=agentls",
-        "-c",
-        "user.email=agentls@localhost",
         "commit",
         "-q",
         "-m",
         message,
+        config={"user.name": "agentls", "user.email": "agentls@localhost"},
     )
     return True
 
@@ -313,16 +322,10 @@ def check_apply(folder: Path, worktree: Worktree) -> ApplyCheck:
     files = _git(worktree.folder, "diff", "--name-only", worktree.base, "HEAD").split()
     if not patch.strip():
         return ApplyCheck(patch, [], None)
-    done = subprocess.run(
-        ["git", "apply", "--check", "--whitespace=nowarn", "-"],
-        cwd=root,
-        input=patch,
-        capture_output=True,
-        text=True,
-    )
+    done = _run(root, "apply", "--check", "--whitespace=nowarn", "-", input=patch)
     conflict = None
-    if done.returncode != 0:
-        lines = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    if not done.ok:
+        lines = [line for line in done.err.splitlines() if line.startswith("error:")]
         conflict = (
             "; ".join(line.removeprefix("error: ") for line in lines[:5]) or "it does not apply"
         )
@@ -334,15 +337,9 @@ def apply(folder: Path, checked: ApplyCheck) -> None:
     if checked.conflict is not None:
         raise WorktreeError(f"not applied: {checked.conflict}")
     root = repository_root(folder)
-    done = subprocess.run(
-        ["git", "apply", "--whitespace=nowarn", "-"],
-        cwd=root,
-        input=checked.patch,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise WorktreeError(f"not applied: {done.stderr.strip()}")
+    done = _run(root, "apply", "--whitespace=nowarn", "-", input=checked.patch)
+    if not done.ok:
+        raise WorktreeError(f"not applied: {done.err.strip()}")
 
 
 def discard(
@@ -501,10 +498,11 @@ class ApplyPlan:
 
 
 def _show(folder: Path, commit: str, path: str) -> str | None:
-    done = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=folder, capture_output=True)
-    if done.returncode != 0:
+    # cat-file, not show: the blob as stored, never through a textconv driver.
+    done = _run(folder, "cat-file", "blob", f"{commit}:{path}")
+    if not done.ok:
         return None
-    return done.stdout.decode("utf-8", errors="surrogateescape")
+    return done.out
 
 
 def branch_files(worktree: Worktree) -> list[FileResult]:
@@ -527,10 +525,10 @@ def merge_texts(mine: str, base: str, theirs: str) -> str | None:
             path = Path(scratch) / label
             path.write_text(text, encoding="utf-8", errors="surrogateescape")
             paths.append(str(path))
-        done = subprocess.run(["git", "merge-file", "-p", "--quiet", *paths], capture_output=True)
-    if done.returncode != 0:
+        done = _run(scratch, "merge-file", "-p", "--quiet", *paths)
+    if not done.ok:
         return None
-    return done.stdout.decode("utf-8", errors="surrogateescape")
+    return done.out
 
 
 async def plan_apply(worktree: Worktree, files: FileAccess) -> ApplyPlan:
