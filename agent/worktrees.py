@@ -617,6 +617,11 @@ class ApplyPlan:
     conflicts: dict[str, str] = field(default_factory=dict)
     #: Files whose user text had moved on and were merged with the branch's (no overlap).
     merged: list[str] = field(default_factory=list)
+    #: Changes to protected files: written only after a question of their own.
+    protected: list[FileChange] = field(default_factory=list)
+    #: Symbolic links, executable bits and submodules: text edits cannot make them, and a
+    #: set-up step may have; left on the branch (``agentls apply`` asks about each).
+    held: list[SpecialChange] = field(default_factory=list)
 
 
 def _show(folder: Path, commit: str, path: str) -> str | None:
@@ -665,10 +670,19 @@ async def plan_apply(worktree: Worktree, files: FileAccess) -> ApplyPlan:
     if not worktree.folder.is_dir():
         raise WorktreeError(f"the worktree {worktree.name} is gone ({worktree.path})")
     plan = ApplyPlan()
+    special = {
+        change.path: change
+        for change in await asyncio.to_thread(special_changes, Path(files.root), worktree)
+    }
     for result in await asyncio.to_thread(branch_files, worktree):
+        kind = special[result.path].kind if result.path in special else None
+        if kind is not None and kind != "protected":
+            plan.held.append(special[result.path])
+            continue
+        into = plan.protected if kind == "protected" else plan.changes
         current = await _current_text(files, result.path)
         if current == result.base:
-            plan.changes.append(FileChange(result.path, result.branch, current))
+            into.append(FileChange(result.path, result.branch, current))
             continue
         if current == result.branch:
             continue  # the user's tree holds the branch's text already
@@ -685,7 +699,7 @@ async def plan_apply(worktree: Worktree, files: FileAccess) -> ApplyPlan:
         if merged is None:
             plan.conflicts[result.path] = "you changed the same lines since the worktree was made"
             continue
-        plan.changes.append(FileChange(result.path, merged, current))
+        into.append(FileChange(result.path, merged, current))
         plan.merged.append(result.path)
     return plan
 
