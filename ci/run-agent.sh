@@ -49,11 +49,17 @@ SAFE_GIT_ENV=(PATH HOME USER LOGNAME LANG LANGUAGE LC_ALL LC_CTYPE LC_MESSAGES L
 # git_env_run [NAME=value ...] -- git-arguments: git with the settings above, in an
 # environment of only the variables named above, the fixed ones and the NAME=value given.
 git_env_run() {
-  local -a keep=() added=()
-  local var
+  local -a keep=() added=() dirs=()
+  local var dir path=""
   for var in "${SAFE_GIT_ENV[@]}"; do
-    if [[ -n "${!var+x}" ]]; then keep+=("$var=${!var}"); fi
+    if [[ "$var" != PATH && -n "${!var+x}" ]]; then keep+=("$var=${!var}"); fi
   done
+  # PATH without relative entries: a git planted in the checkout is never the one found.
+  IFS=: read -ra dirs <<<"${PATH:-/usr/bin:/bin}"
+  for dir in ${dirs[@]+"${dirs[@]}"}; do
+    if [[ "$dir" == /* ]]; then path+="${path:+:}$dir"; fi
+  done
+  keep+=("PATH=${path:-/usr/bin:/bin}")
   while [[ "$1" != -- ]]; do added+=("$1"); shift; done
   shift
   env -i ${keep[@]+"${keep[@]}"} GIT_TERMINAL_PROMPT=0 GIT_PAGER=cat PAGER=cat \

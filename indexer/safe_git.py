@@ -32,7 +32,8 @@ programs git runs without being asked. Every call here turns each of them off:
 And the environment is built from a short list of names git needs (``PATH``, ``HOME``,
 the locale, ``TMPDIR``, the user's name, which config files to read): whatever else the
 process holds, the model provider's key under any name included, never reaches git or
-anything it might start.
+anything it might start. git itself is looked up on that PATH without its relative
+entries, so a ``git`` planted in the workspace is never the one that runs.
 
 ``ci/run-agent.sh`` runs git with the same settings (its ``safe_git`` function); a test
 checks the two lists agree and that nothing else in the sources starts git.
@@ -182,10 +183,17 @@ class GitResult:
         return lines[-1] if lines else ""
 
 
+def absolute_path(path: str) -> str:
+    """``path`` (a PATH value) without its relative entries: ``.`` or ``node_modules/.bin``
+    would find a ``git`` that a command planted in the folder git runs in."""
+    return os.pathsep.join(entry for entry in path.split(os.pathsep) if os.path.isabs(entry))
+
+
 def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment every git gets: the kept names of ours, the fixed ones, ``extra``."""
+    """The environment every git gets: the kept names of ours, the fixed ones, ``extra``.
+    Its PATH, which also finds git itself, holds only absolute folders."""
     env = {k: v for k, v in os.environ.items() if k in ENV_KEPT}
-    env.setdefault("PATH", os.defpath)
+    env["PATH"] = absolute_path(env.get("PATH", os.defpath)) or os.defpath
     env.update(ENV_FIXED)
     for name, value in (extra or {}).items():
         if name not in ENV_ALLOWED_EXTRA:

@@ -5,6 +5,7 @@ environment holds no secret."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 from pathlib import Path
 
@@ -171,3 +172,16 @@ def test_the_configured_hooks_path_is_read_without_ours(repo: Path) -> None:
     git(repo, "config", "core.hooksPath", "/elsewhere/hooks")
     assert configured_hooks_path(repo) == "/elsewhere/hooks"
     assert configured_hooks_path(repo.parent / "missing") is None
+
+
+def test_a_git_planted_in_the_folder_is_never_the_one_found(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = repo.parent / "planted-git-ran"
+    for folder in (repo, repo / "node_modules" / ".bin"):
+        folder.mkdir(parents=True, exist_ok=True)
+        hook(folder / "git", marker)
+    monkeypatch.setenv("PATH", f".:node_modules/.bin:{os.environ['PATH']}")
+    assert run_git(["status"], cwd=repo).ok
+    assert asyncio.run(run_git_async(["status"], cwd=repo)).ok
+    assert not marker.exists()
