@@ -102,8 +102,8 @@ def _git(
 
 def repository_root(folder: Path) -> Path:
     """The top of the git repository holding ``folder``; WorktreeError when there is none."""
-    done = _run(folder, "rev-parse", "--show-toplevel")
-    if not done.ok:
+    done = _run(folder, "rev-parse", "--show-toplevel") if folder.is_dir() else None
+    if done is None or not done.ok:
         raise WorktreeError(f"{folder} is not in a git repository: worktrees need one")
     return Path(done.out.strip())
 

@@ -52,3 +52,39 @@ def planted(root: Path) -> list[str]:
     """What of the set-up step's doing reached the user's tree."""
     found = [name for name in ("link-out", "tool.sh", ".husky") if os.path.lexists(root / name)]
     return found + (["app.py +x"] if os.access(root / "app.py", os.X_OK) else [])
+
+
+async def test_a_protected_file_on_the_branch_is_a_second_edit_of_its_own(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "start")
+    scripted.add(
+        "alice",
+        tool_call("write_file", {"path": "notes.md", "content": "# Notes\n"}),
+        text("Done."),
+    )
+    client = await lsp()
+    result = plain(await client.run(prompt="go", confirmMode="yolo", worktree={"name": "p"}))
+    assert result["status"] == "success", result
+    # A protected file on the branch (say an edit you approved during the run).
+    folder = Path(result["worktree"]["path"])
+    commit_hook(folder)
+
+    edits_before = len(client.edits)
+    applied = plain(await client.request("agent/applyWorktree", {"name": "p"}))
+    assert applied["status"] == "applied", applied
+    assert sorted(applied["files"]) == [".githooks/pre-commit", "notes.md"]
+    # Two edits, each confirmed on its own: the text first, then the protected file.
+    assert len(client.edits) == edits_before + 2
+    first, second = (str(e.edit) for e in client.edits[-2:])
+    assert "notes.md" in first and ".githooks" not in first
+    assert ".githooks/pre-commit" in second and "notes.md" not in second
+
+
+def commit_hook(folder: Path) -> None:
+    hook = folder / ".githooks" / "pre-commit"
+    hook.parent.mkdir()
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    git(folder, "add", ".githooks")
+    git(folder, "commit", "-qm", "a hook", "--no-verify")
