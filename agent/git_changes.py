@@ -1,15 +1,14 @@
 """The workspace's uncommitted changes, read with git in a way a repository cannot hijack
-(``indexer.safe_git``; diffs also without external diff or textconv drivers)."""
+(``indexer.safe_git``: no hook, fsmonitor, external diff, textconv or filter driver of the
+repository runs, and git's environment holds no secret)."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from agentls.agent.errors import AgentError
-from agentls.indexer.safe_git import SAFE_GIT
+from agentls.indexer.safe_git import run_git_async
 
 DEFAULT_LIMIT = 60_000
 
@@ -37,25 +36,13 @@ class Changes:
 
 
 async def _git(root: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat"}
-    env.pop("GIT_EXTERNAL_DIFF", None)
     try:
-        process = await asyncio.create_subprocess_exec(
-            *SAFE_GIT,
-            *args,
-            cwd=root,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
-        )
+        done = await run_git_async(args, cwd=root)
     except OSError as exc:
         raise NoChangesError(f"git could not be started: {exc.strerror or exc}") from None
-    out, err = await process.communicate()
-    if process.returncode != 0:
-        message = err.decode("utf-8", "replace").strip().splitlines()
-        raise NoChangesError(f"git {args[0]} failed: {message[-1] if message else 'no output'}")
-    return out.decode("utf-8", "replace")
+    if not done.ok:
+        raise NoChangesError(f"git {args[0]} failed: {done.last_error() or 'no output'}")
+    return done.stdout.decode("utf-8", "replace")
 
 
 async def uncommitted_changes(root: Path, *, limit: int = DEFAULT_LIMIT) -> Changes:
@@ -70,7 +57,7 @@ async def uncommitted_changes(root: Path, *, limit: int = DEFAULT_LIMIT) -> Chan
     except NoChangesError:
         has_head = False  # a repository without commits: everything is new
     base = ["HEAD"] if has_head else []
-    diff = await _git(root, "diff", "--no-ext-diff", "--no-textconv", "--no-color", *base)
+    diff = await _git(root, "diff", "--no-color", *base)
     listed = await _git(root, "ls-files", "--others", "--exclude-standard", "-z")
     untracked = [name for name in listed.split("\0") if name]
     if not diff.strip() and not untracked:

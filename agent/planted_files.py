@@ -45,7 +45,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentls.agent.protected_paths import find_protected, protected_entry
+from agentls.agent.protected_paths import configured_hooks, find_protected, protected_entry
 
 log = logging.getLogger(__name__)
 
@@ -141,8 +141,8 @@ def _depth(rel: str) -> tuple[int, str]:
     return rel.count("/"), rel
 
 
-def _reason(rel: str) -> str:
-    hit = protected_entry(rel)
+def _reason(rel: str, hooks: str | None = None) -> str:
+    hit = protected_entry(rel, hooks)
     return hit[1] if hit is not None else "it is protected"
 
 
@@ -151,9 +151,10 @@ class _Settler:
         self.base = before.root
         self.before = before.entries
         self.sandboxed = sandboxed
+        self.hooks = configured_hooks(self.base)
         self.now = _entries(self.base, find_protected(self.base).paths)
         for rel in changed:
-            hit = protected_entry(rel)
+            hit = protected_entry(rel, self.hooks)
             if hit is not None and hit[0] not in self.now:
                 entry = _entry(self._abs(hit[0]))
                 if entry is not None:
@@ -168,7 +169,11 @@ class _Settler:
         self.result = Settled()
         self.replaced: set[str] = set()
         self.changed_in_place = sorted(
-            {hit[0] for rel in changed if (hit := protected_entry(rel)) and hit[0] in self.before}
+            {
+                hit[0]
+                for rel in changed
+                if (hit := protected_entry(rel, self.hooks)) and hit[0] in self.before
+            }
         )
 
     def _abs(self, rel: str) -> str:
@@ -198,7 +203,7 @@ class _Settler:
         return self.result
 
     def _remove(self, rel: str, what: str) -> None:
-        reason = _reason(rel)
+        reason = _reason(rel, self.hooks)
         rescued, stuck = self._rescue_originals_in(rel)
         head = f"{what}: {reason}."
         if stuck:
@@ -279,7 +284,7 @@ class _Settler:
     def _relink(self, rel: str, link: str) -> None:
         what = (
             f"The command removed or changed the link {rel} (to {link}), which commands "
-            f"may not change: {_reason(rel)}."
+            f"may not change: {_reason(rel, self.hooks)}."
         )
         try:
             os.symlink(link, self._abs(rel))
@@ -294,7 +299,9 @@ class _Settler:
         touched |= {rel for rel, old in self.before.items() if _entry(self._abs(rel)) != old}
         touched -= set(self.result.removed)
         if touched:
-            listed = "; ".join(f"{rel} ({_reason(rel)})" for rel in sorted(touched, key=_depth))
+            listed = "; ".join(
+                f"{rel} ({_reason(rel, self.hooks)})" for rel in sorted(touched, key=_depth)
+            )
             self.result.notes.append(
                 f"The command changed protected files, which commands should not change: "
                 f"{listed}. agentls could not prevent it: check the change."

@@ -17,7 +17,12 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from agentls.agent.protected_paths import ANY_LEVEL_NAMES, ROOT_NAMES, protected_reason
+from agentls.agent.protected_paths import (
+    ANY_LEVEL_NAMES,
+    ROOT_NAMES,
+    configured_hooks,
+    protected_reason,
+)
 
 #: File systems that compare names without case, where ``.VSCODE`` is ``.vscode``.
 CASE_INSENSITIVE = sys.platform in ("darwin", "win32")
@@ -68,9 +73,10 @@ def candidates(path: str, root: Path | None) -> list[str]:
 def protected_targets(paths: Iterable[str], root: Path | None = None) -> list[str]:
     """Why each protected path among ``paths`` is protected (one reason per file)."""
     reasons: list[str] = []
+    hooks = configured_hooks(root) if root is not None else None
     for path in paths:
         for name in candidates(path, root):
-            reason = protected_reason(name)
+            reason = protected_reason(name, hooks)
             if reason is not None:
                 if reason not in reasons:
                     reasons.append(reason)

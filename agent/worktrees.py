@@ -21,7 +21,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 import uuid
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from agentls.agent.errors import AgentError
+from agentls.indexer.safe_git import GitResult, run_git
 
 if TYPE_CHECKING:
     from agentls.agent.config import AppConfig
@@ -72,28 +72,40 @@ class WorktreeState:
     exists: bool
 
 
-def _git(root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
-    done = subprocess.run(
-        ["git", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
-    if check and done.returncode != 0:
-        message = (done.stderr or done.stdout).strip().splitlines()
-        raise WorktreeError(f"git {args[0]}: {message[-1] if message else 'failed'}")
-    return done.stdout
+def _run(
+    folder: Path | str | None,
+    *args: str,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    config: dict[str, str] | None = None,
+) -> GitResult:
+    """git the safe way (``indexer.safe_git``): after a run, the worktree holds whatever
+    its sandboxed commands wrote, hooks and ``.gitattributes`` included."""
+    try:
+        return run_git(args, cwd=folder, input=input, env=env, config=config)
+    except OSError as exc:
+        raise WorktreeError(f"git could not be started: {exc.strerror or exc}") from None
+
+
+def _git(
+    root: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    config: dict[str, str] | None = None,
+    check: bool = True,
+) -> str:
+    done = _run(root, *args, env=env, config=config)
+    if check and not done.ok:
+        raise WorktreeError(f"git {args[0]}: {done.last_error() or 'failed'}")
+    return done.out
 
 
 def repository_root(folder: Path) -> Path:
     """The top of the git repository holding ``folder``; WorktreeError when there is none."""
-    done = subprocess.run(
-        ["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True, text=True
-    )
-    if done.returncode != 0:
+    done = _run(folder, "rev-parse", "--show-toplevel") if folder.is_dir() else None
+    if done is None or not done.ok:
         raise WorktreeError(f"{folder} is not in a git repository: worktrees need one")
-    return Path(done.stdout.strip())
+    return Path(done.out.strip())
 
 
 def _home(root: Path) -> Path:
@@ -267,14 +279,11 @@ def commit_run(worktree: Worktree, message: str) -> bool:
         return False
     _git(
         folder,
-        "-c",
-        "user.name=agentls",
-        "-c",
-        "user.email=agentls@localhost",
         "commit",
         "-q",
         "-m",
         message,
+        config={"user.name": "agentls", "user.email": "agentls@localhost"},
     )
     return True
 
@@ -299,50 +308,137 @@ def changes(worktree: Worktree) -> str:
     return _git(worktree.folder, "diff", "--binary", worktree.base, "HEAD")
 
 
+#: git's modes for a symbolic link and a submodule (a "gitlink").
+LINK_MODE = "120000"
+SUBMODULE_MODE = "160000"
+EXECUTABLE_MODE = "100755"
+NO_MODE = "000000"
+
+SpecialKind = Literal["protected", "symlink", "mode", "submodule"]
+
+
+@dataclass(frozen=True)
+class SpecialChange:
+    """A change of the branch that is more than a file's text: a protected path, a
+    symbolic link, an executable bit, a submodule. Applying one asks on its own (never
+    answered by ``--yes``): a set-up step or a command may have made it, not the user."""
+
+    path: str
+    kind: SpecialKind
+    #: What it is, for the user: "a symbolic link to /etc/passwd (outside the tree)".
+    what: str
+
+
+def _link_target_outside(path: str, target: str) -> bool:
+    if os.path.isabs(target):
+        return True
+    joined = os.path.normpath(os.path.join(os.path.dirname(path), target))
+    return joined == ".." or joined.startswith("../")
+
+
+def _special(
+    folder: Path, commit: str, path: str, old: str, new: str, hooks: str | None
+) -> SpecialChange | None:
+    from agentls.agent.protected_paths import protected_reason
+
+    if SUBMODULE_MODE in (old, new):
+        return SpecialChange(path, "submodule", "a submodule (another repository's commit)")
+    if LINK_MODE in (old, new):
+        if new != LINK_MODE:
+            return SpecialChange(path, "symlink", "a symbolic link removed or made a file")
+        target = _show(folder, commit, path) or ""
+        outside = " (outside the tree)" if _link_target_outside(path, target) else ""
+        return SpecialChange(path, "symlink", f"a symbolic link to {target!r}{outside}")
+    reason = protected_reason(path, hooks)
+    if reason is not None:
+        return SpecialChange(path, "protected", f"a protected file: {reason}")
+    if path == ".gitmodules":
+        return SpecialChange(path, "submodule", "the submodules' configuration")
+    if old == NO_MODE and new == EXECUTABLE_MODE:
+        return SpecialChange(path, "mode", "a new executable file")
+    if NO_MODE not in (old, new) and old != new:
+        what = "made executable" if new == EXECUTABLE_MODE else f"mode {old} to {new}"
+        return SpecialChange(path, "mode", f"{what} (file mode {old[-3:]} to {new[-3:]})")
+    return None
+
+
+def special_changes(root: Path, worktree: Worktree) -> list[SpecialChange]:
+    """The worktree's changes since its base that are more than text (see
+    ``SpecialChange``); ``root`` is the user's tree, whose hooks folder counts."""
+    from agentls.agent.protected_paths import configured_hooks
+
+    raw = _git(worktree.folder, "diff", "--raw", "-z", "--no-renames", worktree.base, "HEAD")
+    hooks = configured_hooks(root)
+    found = []
+    fields = raw.split("\0")
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = meta.lstrip(":").split()
+        if len(parts) < 2 or not path:
+            continue
+        special = _special(worktree.folder, "HEAD", path, parts[0], parts[1], hooks)
+        if special is not None:
+            found.append(special)
+    return found
+
+
 @dataclass
 class ApplyCheck:
     patch: str
     files: list[str]
     #: Why the patch does not apply to the user's tree now (names the files), or None.
     conflict: str | None
+    #: The files among ``files`` that need a question of their own.
+    special: list[SpecialChange] = field(default_factory=list)
+    worktree: Worktree | None = None
+
+    @property
+    def ordinary(self) -> list[str]:
+        held = {change.path for change in self.special}
+        return [path for path in self.files if path not in held]
 
 
 def check_apply(folder: Path, worktree: Worktree) -> ApplyCheck:
     root = repository_root(folder)
     patch = changes(worktree)
-    files = _git(worktree.folder, "diff", "--name-only", worktree.base, "HEAD").split()
+    names = _git(worktree.folder, "diff", "--name-only", "-z", worktree.base, "HEAD")
+    files = [name for name in names.split("\0") if name]
     if not patch.strip():
-        return ApplyCheck(patch, [], None)
-    done = subprocess.run(
-        ["git", "apply", "--check", "--whitespace=nowarn", "-"],
-        cwd=root,
-        input=patch,
-        capture_output=True,
-        text=True,
-    )
+        return ApplyCheck(patch, [], None, [], worktree)
+    done = _run(root, "apply", "--check", "--whitespace=nowarn", "-", input=patch)
     conflict = None
-    if done.returncode != 0:
-        lines = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    if not done.ok:
+        lines = [line for line in done.err.splitlines() if line.startswith("error:")]
         conflict = (
             "; ".join(line.removeprefix("error: ") for line in lines[:5]) or "it does not apply"
         )
-    return ApplyCheck(patch, files, conflict)
+    return ApplyCheck(patch, files, conflict, special_changes(root, worktree), worktree)
 
 
-def apply(folder: Path, checked: ApplyCheck) -> None:
-    """Write the checked changes into the user's tree (all of them, or none)."""
+def apply(folder: Path, checked: ApplyCheck, only: list[str] | None = None) -> None:
+    """Write the checked changes into the user's tree (all of them, or none); ``only``:
+    just these of its files (the rest stay on the branch)."""
     if checked.conflict is not None:
         raise WorktreeError(f"not applied: {checked.conflict}")
     root = repository_root(folder)
-    done = subprocess.run(
-        ["git", "apply", "--whitespace=nowarn", "-"],
-        cwd=root,
-        input=checked.patch,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise WorktreeError(f"not applied: {done.stderr.strip()}")
+    patch = checked.patch
+    if only is not None:
+        if not only:
+            return
+        assert checked.worktree is not None, "a check without its worktree applies whole"
+        worktree = checked.worktree
+        patch = _git(
+            worktree.folder,
+            "diff",
+            "--binary",
+            worktree.base,
+            "HEAD",
+            "--",
+            *only,
+            env={"GIT_LITERAL_PATHSPECS": "1"},
+        )
+    done = _run(root, "apply", "--whitespace=nowarn", "-", input=patch)
+    if not done.ok:
+        raise WorktreeError(f"not applied: {done.err.strip()}")
 
 
 def discard(
@@ -401,6 +497,8 @@ class SetupResult:
     timed_out: bool
     #: The end of its output (stdout and stderr interleaved).
     output: str
+    #: What the clean-up after it did (protected files it created, removed).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -428,20 +526,32 @@ class SetupResult:
 async def run_setup(
     worktree: Worktree, config: AppConfig, on_line: Callable[[str], None]
 ) -> SetupResult:
-    """Run ``config.worktree.setup`` in a new worktree, in the sandbox the build agent's
-    commands get and without our secrets in its environment; each line of its output,
-    masked, to ``on_line`` as it comes."""
+    """Run ``config.worktree.setup`` in a new worktree as the build agent's commands run:
+    in its sandbox (the worktree's protected paths read-only), without our secrets in its
+    environment, and followed by the same clean-up (``planted_files.settle``: a protected
+    file it created is removed, one it changed named). Each line of its output, masked, to
+    ``on_line`` as it comes, then what the clean-up did."""
+    import asyncio
+
     from agentls.agent.agents import AgentRegistry
-    from agentls.agent.child_process import child_env, run_process
-    from agentls.agent.sandbox import sandbox_wrapper
+    from agentls.agent.child_process import FileSnapshotProbe, child_env, run_process
+    from agentls.agent.planted_files import Settled, settle, survey
+    from agentls.agent.sandbox import find_bwrap, make_sandbox
     from agentls.agent.secrets import redact_secrets
 
     command = config.worktree.setup
     assert command, "no worktree.setup to run"
+    root = worktree.folder
+    build = AgentRegistry(config).get("build")
+    sandbox = None
+    if build.sandbox != "off" and find_bwrap() is not None:
+        sandbox = make_sandbox(root, build.sandbox, build.network)
+    watched = await asyncio.to_thread(survey, root)
+    probe = FileSnapshotProbe(root, config.indexer)
+    before = await probe.snapshot()
     argv = ["bash", "-c", command]
-    wrap = sandbox_wrapper(worktree.folder, AgentRegistry(config).get("build"))
-    if wrap is not None:
-        argv = wrap(argv, worktree.folder)
+    if sandbox is not None:
+        argv = sandbox.wrap(argv, root, watched.paths)
     pending = bytearray()
 
     def show(line: bytes) -> None:
@@ -457,16 +567,25 @@ async def run_setup(
     try:
         done = await run_process(
             argv,
-            cwd=worktree.folder,
+            cwd=root,
             env=child_env(),
             time_limit=config.worktree.setup_timeout,
             on_output=output,
         )
     except OSError as exc:
-        return SetupResult(command, None, False, redact_secrets(str(exc)))
+        settled: Settled = await asyncio.to_thread(settle, watched, [], sandboxed=False)
+        for note in settled.notes:
+            on_line(note)
+        return SetupResult(command, None, False, redact_secrets(str(exc)), settled.notes)
     if pending:
         show(bytes(pending))
-    return SetupResult(command, done.exit_code, done.timed_out, redact_secrets(done.output))
+    changed = await probe.changed_since(before)
+    settled = await asyncio.to_thread(settle, watched, changed, sandboxed=sandbox is not None)
+    for note in settled.notes:
+        on_line(note)
+    return SetupResult(
+        command, done.exit_code, done.timed_out, redact_secrets(done.output), settled.notes
+    )
 
 
 def describe(current: WorktreeState) -> Literal["ready", "uncommitted changes", "missing"]:
@@ -498,13 +617,19 @@ class ApplyPlan:
     conflicts: dict[str, str] = field(default_factory=dict)
     #: Files whose user text had moved on and were merged with the branch's (no overlap).
     merged: list[str] = field(default_factory=list)
+    #: Changes to protected files: written only after a question of their own.
+    protected: list[FileChange] = field(default_factory=list)
+    #: Symbolic links, executable bits and submodules: text edits cannot make them, and a
+    #: set-up step may have; left on the branch (``agentls apply`` asks about each).
+    held: list[SpecialChange] = field(default_factory=list)
 
 
 def _show(folder: Path, commit: str, path: str) -> str | None:
-    done = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=folder, capture_output=True)
-    if done.returncode != 0:
+    # cat-file, not show: the blob as stored, never through a textconv driver.
+    done = _run(folder, "cat-file", "blob", f"{commit}:{path}")
+    if not done.ok:
         return None
-    return done.stdout.decode("utf-8", errors="surrogateescape")
+    return done.out
 
 
 def branch_files(worktree: Worktree) -> list[FileResult]:
@@ -527,10 +652,10 @@ def merge_texts(mine: str, base: str, theirs: str) -> str | None:
             path = Path(scratch) / label
             path.write_text(text, encoding="utf-8", errors="surrogateescape")
             paths.append(str(path))
-        done = subprocess.run(["git", "merge-file", "-p", "--quiet", *paths], capture_output=True)
-    if done.returncode != 0:
+        done = _run(scratch, "merge-file", "-p", "--quiet", *paths)
+    if not done.ok:
         return None
-    return done.stdout.decode("utf-8", errors="surrogateescape")
+    return done.out
 
 
 async def plan_apply(worktree: Worktree, files: FileAccess) -> ApplyPlan:
@@ -545,10 +670,19 @@ async def plan_apply(worktree: Worktree, files: FileAccess) -> ApplyPlan:
     if not worktree.folder.is_dir():
         raise WorktreeError(f"the worktree {worktree.name} is gone ({worktree.path})")
     plan = ApplyPlan()
+    special = {
+        change.path: change
+        for change in await asyncio.to_thread(special_changes, Path(files.root), worktree)
+    }
     for result in await asyncio.to_thread(branch_files, worktree):
+        kind = special[result.path].kind if result.path in special else None
+        if kind is not None and kind != "protected":
+            plan.held.append(special[result.path])
+            continue
+        into = plan.protected if kind == "protected" else plan.changes
         current = await _current_text(files, result.path)
         if current == result.base:
-            plan.changes.append(FileChange(result.path, result.branch, current))
+            into.append(FileChange(result.path, result.branch, current))
             continue
         if current == result.branch:
             continue  # the user's tree holds the branch's text already
@@ -565,7 +699,7 @@ async def plan_apply(worktree: Worktree, files: FileAccess) -> ApplyPlan:
         if merged is None:
             plan.conflicts[result.path] = "you changed the same lines since the worktree was made"
             continue
-        plan.changes.append(FileChange(result.path, merged, current))
+        into.append(FileChange(result.path, merged, current))
         plan.merged.append(result.path)
     return plan
 

@@ -151,12 +151,54 @@ def _apply(folder: Path, worktree: Worktree, *, yes: bool, out: IO[str]) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"{len(checked.files)} file(s): " + ", ".join(checked.files), file=out)
-    if not _confirmed(f"Apply the changes of {worktree.name} to your tree?", yes):
-        return 1
-    apply(folder, checked)
-    print(f"Applied {worktree.name}: {len(checked.files)} file(s).", file=out)
+    ordinary = checked.ordinary
+    if ordinary:
+        print(f"{len(ordinary)} file(s): " + ", ".join(ordinary), file=out)
+        if not _confirmed(f"Apply the changes of {worktree.name} to your tree?", yes):
+            return 1
+    chosen = list(ordinary)
+    held: list[str] = []
+    if checked.special:
+        # More than text: a set-up step or a command may have made these, not the user.
+        # Each is named with what it is and asked about on its own; --yes never answers.
+        print(
+            f"{len(checked.special)} change(s) that are more than a file's text, asked "
+            "about separately:",
+            file=out,
+        )
+        for change in checked.special:
+            print(f"  {_shown(change.path)}: {change.what}", file=out)
+        if _asked(f"Apply these {len(checked.special)} change(s) too?"):
+            chosen += [change.path for change in checked.special]
+        else:
+            held = [change.path for change in checked.special]
+    if not chosen:
+        print(f"Nothing applied; the changes stay on {worktree.branch}.", file=out)
+        return 1 if held else 0
+    apply(folder, checked, only=chosen)
+    print(f"Applied {worktree.name}: {len(chosen)} file(s).", file=out)
+    if held:
+        print(
+            f"agentls: not applied: {', '.join(map(_shown, held))} (they need your own "
+            f"answer, which --yes does not give); they stay on {worktree.branch}: run "
+            f"`agentls apply {worktree.name}` in a terminal to be asked",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _shown(path: str) -> str:
+    """A path as printed: one whose name holds control characters (a terminal escape
+    that could hide it) is quoted."""
+    return path if path.isprintable() else repr(path)
+
+
+def _asked(question: str) -> bool:
+    """A question only a person at a terminal answers (``--yes`` does not)."""
+    if not sys.stdin.isatty():
+        return False
+    answer = input(f"{question} [y/N] ").strip().lower()
+    return answer in ("y", "yes")
 
 
 def _confirmed(question: str, yes: bool) -> bool:

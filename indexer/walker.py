@@ -18,7 +18,7 @@ from pathlib import Path
 from agentls.indexer.ignore import IgnoreRules
 from agentls.indexer.index import FileInfo
 from agentls.indexer.languages import language_of, split_ext
-from agentls.indexer.safe_git import SAFE_GIT
+from agentls.indexer.safe_git import run_git
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -126,14 +126,14 @@ def is_file(real_root: str, rel: str) -> bool:
 def _git_list(real_root: str, args: list[str], under: str) -> list[str] | None:
     # The repository's config must not run anything here (its fsmonitor hook would run on
     # this listing, before anybody trusted the folder).
-    cmd = [*SAFE_GIT, "--literal-pathspecs", "-C", real_root, "ls-files", "-z", *args]
+    cmd = ["ls-files", "-z", *args]
     if under:
         cmd += ["--", under]
     try:
-        proc = subprocess.run(cmd, capture_output=True, check=False, timeout=120)
+        proc = run_git(cmd, cwd=real_root, env={"GIT_LITERAL_PATHSPECS": "1"}, timeout=120)
     except (OSError, subprocess.SubprocessError):
         return None
-    if proc.returncode != 0:
+    if not proc.ok:
         return None
     return [os.fsdecode(p) for p in proc.stdout.split(b"\0") if p]
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agentls.agent.worktrees import (
+    SpecialChange,
     Worktree,
     WorktreeError,
     discard,
@@ -65,7 +66,7 @@ async def apply_worktree(ls: AgentLanguageServer, name: str) -> dict[str, Any]:
         plan = await plan_apply(worktree, files)
     except WorktreeError as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
-    paths = [change.path for change in plan.changes]
+    paths = [change.path for change in (*plan.changes, *plan.protected)]
     if plan.conflicts:
         conflicts = [WorktreeConflict(path=p, reason=r) for p, r in sorted(plan.conflicts.items())]
         listed_paths = ", ".join(f"{c.path} ({c.reason})" for c in conflicts)
@@ -76,20 +77,44 @@ async def apply_worktree(ls: AgentLanguageServer, name: str) -> dict[str, Any]:
             files=sorted([*paths, *plan.conflicts]),
             conflicts=conflicts,
         ).to_wire()
-    if not plan.changes:
+    held = _held_note(plan.held, worktree)
+    if not plan.changes and not plan.protected:
         return ApplyWorktreeResult(
             status="nothing",
-            message=f"the worktree {name} holds nothing your tree does not have",
+            message=held or f"the worktree {name} holds nothing your tree does not have",
             files=[],
         ).to_wire()
-    outcome = await files.apply(plan.changes, confirm=True)
+    outcome = await files.apply(plan.changes, confirm=True) if plan.changes else None
+    if plan.protected and (outcome is None or outcome.status == "applied"):
+        # Protected files (hooks, agent and editor configuration) get their own question,
+        # after the ordinary ones: a "yes" to the text changes is not a yes to them.
+        protected = await files.apply(plan.protected, confirm=True)
+        if outcome is None:
+            outcome = protected
+        elif protected.status != "applied":
+            kept = ", ".join(c.path for c in plan.protected)
+            outcome.status = "partial"
+            outcome.message = f"{outcome.message}; the protected files were not: {kept}"
+    assert outcome is not None
     return ApplyWorktreeResult(
         status=outcome.status,
-        message=outcome.message,
+        message="; ".join(filter(None, [outcome.message, held])),
         files=paths,
         merged=plan.merged,
         pending=outcome.pending,
     ).to_wire()
+
+
+def _held_note(held: list[SpecialChange], worktree: Worktree) -> str:
+    """What stayed on the branch because an editor's text edit cannot make it."""
+    if not held:
+        return ""
+    listed = "; ".join(f"{change.path}: {change.what}" for change in held)
+    return (
+        f"not applied (more than a file's text, each needs its own answer): {listed}; they "
+        f"stay on {worktree.branch}: run `agentls apply {worktree.name}` in a terminal to "
+        "be asked about each"
+    )
 
 
 async def discard_worktree(
