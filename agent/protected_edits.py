@@ -6,7 +6,8 @@ for before asking ``agent.protected_paths.protected_reason``: the path normalise
 written (``./a/../.mcp.json`` is ``.mcp.json``), and, given the workspace root, where
 it resolves on disk (a symlink ``v -> .vscode`` makes ``v/tasks.json`` the tasks file).
 On file systems that ignore case (macOS, Windows) ``.VSCode/tasks.json`` is the same
-file too. Any of them being protected is enough: a false alarm costs a question.
+file too. Any of them being protected is enough: a false alarm costs a question. The
+run adds the files its approved MCP servers and hooks run (``extra``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from agentls.agent.protected_paths import ANY_LEVEL_NAMES, ROOT_NAMES, protected_reason
+from agentls.agent.protected_paths import (
+    ANY_LEVEL_NAMES,
+    NO_EXTRA,
+    ROOT_NAMES,
+    Extra,
+    protected_reason,
+)
 
 #: File systems that compare names without case, where ``.VSCODE`` is ``.vscode``.
 CASE_INSENSITIVE = sys.platform in ("darwin", "win32")
@@ -65,12 +72,15 @@ def candidates(path: str, root: Path | None) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def protected_targets(paths: Iterable[str], root: Path | None = None) -> list[str]:
-    """Why each protected path among ``paths`` is protected (one reason per file)."""
+def protected_targets(
+    paths: Iterable[str], root: Path | None = None, extra: Extra = NO_EXTRA
+) -> list[str]:
+    """Why each protected path among ``paths`` is protected (one reason per file);
+    ``extra``: what the run protects beyond the fixed names (approved programs' files)."""
     reasons: list[str] = []
     for path in paths:
         for name in candidates(path, root):
-            reason = protected_reason(name)
+            reason = protected_reason(name, extra)
             if reason is not None:
                 if reason not in reasons:
                     reasons.append(reason)

@@ -38,6 +38,19 @@ def input_variables(value: object) -> list[str]:
     return found
 
 
+def variables_read(value: str) -> list[str]:
+    """The user's environment variables ``value`` reads (``${env:VAR}``), each once, so
+    that a person approving it sees which of their secrets it would receive."""
+    found: list[str] = []
+    for match in _VARIABLE.finditer(value):
+        name = match.group(1)
+        if name.startswith("env:"):
+            variable = name.removeprefix("env:").partition(":-")[0]
+            if variable not in found:
+                found.append(variable)
+    return found
+
+
 def expand(
     value: str,
     *,
