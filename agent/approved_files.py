@@ -5,11 +5,11 @@ definition alone would let the repository (or any command run in the workspace) 
 what runs while the definition stays the same: approve ``python srv.py``, then rewrite
 ``srv.py``. So the digest also holds the contents of the workspace files the definition
 names: every word of a command line (a program, a script argument, ``--config=x.toml``)
-and every file setting (``env_file``) that names an existing regular file inside the
-workspace, written relative to the workspace or to the program's working directory.
-A name that reaches the file through a symlink counts with the link's target; a link
-that leaves the workspace counts too (the repository chose where it points), but only
-its target's name is kept, not the contents of a file outside.
+and every file setting (``env_file``) that names an existing regular file the repository
+can reach: written inside the workspace (relative to it, to the program's working
+directory, or to a workspace directory another word names), or resolving there. A name
+that reaches the file through a symlink counts with the link's target, and the contents
+counted are the target's, wherever it lies: the repository chose where the link points.
 
 What is not covered, and said so in docs/security.md: what a covered script imports
 or reads by itself, and programs found on PATH or outside the workspace (the user's).
@@ -26,7 +26,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,7 +48,7 @@ class WorkspaceFile:
     #: Where it resolves when that differs (a symlink): workspace-relative, or absolute
     #: when it leads outside the workspace.
     target: str | None
-    #: The contents' SHA-256; None when it is no regular file inside the workspace.
+    #: The contents' SHA-256; None when it could not be read.
     sha256: str | None
 
     def digest_part(self) -> list[str | None]:
@@ -58,7 +58,7 @@ class WorkspaceFile:
         """One line for the user: the file, where it leads, a short fingerprint."""
         where = f" -> {self.target}" if self.target else ""
         if self.sha256 is None:
-            return f"{self.path}{where} (outside the workspace: not fingerprinted)"
+            return f"{self.path}{where} (cannot be read)"
         return f"{self.path}{where} (sha256 {self.sha256[:12]})"
 
 
@@ -85,25 +85,28 @@ def _sha256(path: str) -> str | None:
 
 
 def workspace_file(word: str, base: Path, root: Path) -> WorkspaceFile | None:
-    """The workspace file ``word`` names, relative to ``base`` (or absolute), or None when
-    it names no existing file reached through the workspace."""
+    """The file ``word`` names, relative to ``base`` (or absolute), when the repository
+    can reach it: written inside the workspace, or resolving there. None for anything else
+    (a program of the user's, a directory, a missing file, a FIFO)."""
     if not word or "\x00" in word or word.startswith("-"):
         return None
     real_root = os.path.realpath(root)
-    written = os.path.normpath(os.path.join(os.path.realpath(base), os.path.expanduser(word)))
-    if not _inside(written, real_root):
-        return None  # the user's own files (a program on their machine): not the repository's
-    real = os.path.realpath(written)
+    joined = os.path.join(os.path.realpath(base), os.path.expanduser(word))
+    # Resolved as the kernel will (``link/..`` is the parent of the link's target), and
+    # written as a person reads it; either inside the workspace makes it the repository's.
+    real = os.path.realpath(joined)
+    written = os.path.normpath(joined)
+    if not (_inside(written, real_root) or _inside(real, real_root)):
+        return None
     if not os.path.isfile(real):
-        return None  # a directory, a missing file, a FIFO: nothing this digest can pin
-    rel = Path(os.path.relpath(written, real_root)).as_posix()
+        return None
+    shown = written if _inside(written, real_root) else real
+    rel = Path(os.path.relpath(shown, real_root)).as_posix()
     target: str | None = None
-    if real != written:
-        target = (
-            Path(os.path.relpath(real, real_root)).as_posix() if _inside(real, real_root) else real
-        )
-    sha = _sha256(real) if _inside(real, real_root) else None
-    return WorkspaceFile(rel, target, sha)
+    if real != shown:
+        inside = _inside(real, real_root)
+        target = Path(os.path.relpath(real, real_root)).as_posix() if inside else real
+    return WorkspaceFile(rel, target, _sha256(real))
 
 
 def option_values(word: str) -> list[str]:
@@ -114,15 +117,43 @@ def option_values(word: str) -> list[str]:
     return found
 
 
-def files_named(words: Iterable[str], base: Path, root: Path) -> list[WorkspaceFile]:
-    """The workspace files among ``words``, each once, in order."""
-    found: dict[str, WorkspaceFile] = {}
+def _directories(words: Sequence[str], base: Path, root: Path) -> list[Path]:
+    """``base``, then the workspace directories among ``words`` (``cd tools && ./x.sh``,
+    ``--directory server``): a file word may be relative to any of them."""
+    real_root = os.path.realpath(root)
+    found = [base]
     for word in words:
         for value in option_values(word):
-            hit = workspace_file(value, base, root)
-            if hit is not None and hit.path not in found:
-                found[hit.path] = hit
+            if not value or "\x00" in value or value.startswith("-"):
+                continue
+            candidate = os.path.realpath(os.path.join(os.path.realpath(base), value))
+            inside = _inside(candidate, real_root) and os.path.isdir(candidate)
+            if inside and Path(candidate) not in found:
+                found.append(Path(candidate))
+    return found
+
+
+def files_named(words: Sequence[str], base: Path, root: Path) -> list[WorkspaceFile]:
+    """The workspace files among ``words``, each once, in order; relative to ``base`` or to
+    a workspace directory another word names."""
+    found: dict[str, WorkspaceFile] = {}
+    for directory in _directories(words, base, root):
+        for word in words:
+            for value in option_values(word):
+                hit = workspace_file(value, directory, root)
+                if hit is not None and hit.path not in found:
+                    found[hit.path] = hit
     return list(found.values())
+
+
+def which(name: str, search: str, base: Path) -> str | None:
+    """Where ``name`` is found on ``search`` (a PATH), relative entries taken from
+    ``base`` (where the program starts): as the program will be found."""
+    for entry in search.split(os.pathsep):
+        candidate = os.path.join(base, entry or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    return None
 
 
 #: Control characters, and the invisible and bidirectional ones that can make a line read

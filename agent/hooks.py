@@ -41,7 +41,13 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from agentls.agent.approved_files import WorkspaceFile, files_named, visible
+from agentls.agent.approved_files import (
+    WorkspaceFile,
+    files_named,
+    visible,
+    which,
+    workspace_file,
+)
 from agentls.agent.config import AppConfig, HookCommand, HookEvent, HookMatcher
 from agentls.agent.errors import AgentError
 
@@ -122,8 +128,18 @@ def command_words(command: str, root: Path) -> list[str]:
 
 
 def command_files(command: str, root: Path) -> list[WorkspaceFile]:
-    """The workspace files one hook command names (it runs in the workspace root)."""
-    return files_named(command_words(command, root), root, root)
+    """The workspace files one hook command names (it runs in the workspace root), and a
+    bare program name that PATH finds inside the workspace (a relative PATH entry)."""
+    words = command_words(command, root)
+    found = files_named(words, root, root)
+    search = os.environ.get("PATH", os.defpath)
+    for word in words:
+        if word and "/" not in word:
+            located = which(word, search, root)
+            hit = workspace_file(located, root, root) if located else None
+            if hit is not None and hit.path not in {item.path for item in found}:
+                found.append(hit)
+    return found
 
 
 def hook_files(table: HooksTable, root: Path) -> list[WorkspaceFile]:

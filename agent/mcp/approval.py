@@ -22,6 +22,7 @@ skipped with one line naming the command that approves it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -61,6 +62,18 @@ def _module_files(args: Sequence[str]) -> list[str]:
     return names
 
 
+def _search_path(server: MCPServerConfig, root: Path) -> str:
+    """The PATH the server's command is looked up on, as ``MCPConnection`` builds it."""
+    env: dict[str, str] = {}
+    env_file = _env_file(server, root) if server.env_file else None
+    if env_file is not None:
+        with contextlib.suppress(MCPConnectionError):
+            env.update(read_env_file(root / env_file.path, server=server.name))
+    if "PATH" in server.env:
+        env["PATH"] = _expanded(server.env["PATH"], server, root) or ""
+    return env.get("PATH", os.environ.get("PATH", os.defpath))
+
+
 def server_files(server: MCPServerConfig, root: Path) -> list[WorkspaceFile]:
     """The workspace files ``server`` runs or reads (its program, scripts and files among
     its arguments, its env file), as they are now."""
@@ -74,9 +87,9 @@ def server_files(server: MCPServerConfig, root: Path) -> list[WorkspaceFile]:
     if os.sep in command or "/" in command:
         words.append(command)
     elif command:
-        # A bare name is looked up on PATH, the entry's own PATH first, as it starts.
-        path = _expanded(server.env.get("PATH", ""), server, root) or os.environ.get("PATH", "")
-        located = shutil.which(command, path=path or os.defpath)
+        # A bare name is looked up on PATH as it starts: the entry's own (its env, or its
+        # env file's) first, else agentls's; a PATH entry may lead into the workspace.
+        located = shutil.which(command, path=_search_path(server, root))
         hit = workspace_file(located, root, root) if located else None
         if hit is not None:
             found.append(hit)

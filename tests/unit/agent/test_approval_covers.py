@@ -113,6 +113,36 @@ def test_a_program_in_the_workspace_and_a_symlinked_script_are_covered(tmp_path:
     assert "link.py -> other.py" in "\n".join(describe_definition(linked, tmp_path))
 
 
+def test_a_program_found_on_the_path_its_env_file_sets_is_covered(tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()
+    program = tmp_path / "bin" / "srv"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    (tmp_path / ".env").write_text(f"PATH={tmp_path / 'bin'}\n")
+    entry = server(command="srv", env_file=".env")
+    before = definition_digest(entry, tmp_path)
+    program.write_text("#!/bin/sh\necho changed\n")
+    assert definition_digest(entry, tmp_path) != before
+
+
+def test_a_link_that_leads_out_of_the_workspace_is_covered_by_its_target(
+    tmp_path: Path,
+) -> None:
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    (outside / "a").mkdir(parents=True)
+    root.mkdir()
+    (outside / "srv.py").write_text("v1")
+    (root / "lnk").symlink_to(outside / "a")
+    # ``lnk/..`` is the parent of the link's target for the kernel, not the workspace.
+    for args in (["lnk/../srv.py"], ["out.py"]):
+        if args == ["out.py"]:
+            (root / "out.py").symlink_to(outside / "srv.py")
+        entry = server(command="python3", args=args)
+        before = definition_digest(entry, root)
+        (outside / "srv.py").write_text((outside / "srv.py").read_text() + "+")
+        assert definition_digest(entry, root) != before, args
+
+
 def test_a_fifo_among_the_arguments_does_not_hang_the_digest(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
     entry = server(command="python3", args=["pipe"])
@@ -203,6 +233,7 @@ def write_hooks(root: Path, command: str) -> None:
         '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh',
         "bash .claude/hooks/check.sh --strict",
         "cd . && ./.claude/hooks/check.sh",
+        "cd .claude/hooks && ./check.sh",
     ],
 )
 def test_a_hook_whose_script_changed_does_not_run_until_approved_again(
