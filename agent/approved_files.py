@@ -21,8 +21,8 @@ or a command that would change one is asked about or kept read-only, like ``.mcp
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
+import logging
 import os
 import re
 import stat
@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agentls.agent.config import AppConfig
     from agentls.agent.trust import TrustStore
+
+log = logging.getLogger(__name__)
 
 #: Bytes read at a time while hashing (a large binary is hashed without holding it).
 _CHUNK = 1 << 20
@@ -194,18 +196,24 @@ def protected_by_approvals(
                 if rel and not os.path.isabs(rel):
                     reasons.setdefault(rel, why)
 
-    with contextlib.suppress(Exception):  # a broken file is reported where it is read
+    # A broken file or trust list is reported where it is read; here it only costs the
+    # protection of what could not be listed, which the log says.
+    try:
         for server in workspace_servers(config).servers:
             if server.source == "workspace" and store.approved_digest(root, "mcp", server.name):
                 add(
                     server_files(server, root),
                     f"the MCP server {server.name!r} you approved runs or reads it",
                 )
-    with contextlib.suppress(Exception):
+    except Exception:
+        log.warning("could not list the files of the approved MCP servers", exc_info=True)
+    try:
         sources, _ = workspace_sources(root)
         for source in sources:
             if store.approved_digest(root, "hooks", source.label):
                 add(
                     hook_files(source.table, root), f"a hook of {source.label} you approved runs it"
                 )
+    except Exception:
+        log.warning("could not list the files of the approved hooks", exc_info=True)
     return reasons
