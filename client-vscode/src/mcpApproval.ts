@@ -49,6 +49,7 @@ export function approvalPrompt(params: McpServerApprovalParams): ApprovalPrompt 
     }
   } else {
     lines.push('', `URL (${params.transport}):`, `  ${visible(params.url ?? '')}`);
+    // `?? {}` / `?? []`: a server older than these fields sends none of them.
     const headers = Object.entries(params.headers ?? {});
     if (headers.length > 0) {
       lines.push('Headers sent, as written:');

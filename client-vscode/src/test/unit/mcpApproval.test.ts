@@ -44,7 +44,7 @@ describe('approvalPrompt', () => {
     assert.doesNotMatch(detail, /Environment variables/);
   });
 
-  it('shows the URL and the names of the headers of a remote server, never their values', () => {
+  it('shows the URL and, from a server that sends no values, the names of the headers', () => {
     const { detail } = approvalPrompt(
       stdio({ transport: 'http', command: null, env: {}, url: 'https://mcp.example.com/mcp', headerNames: ['Authorization', 'X-Team'] }),
     );
