@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from agentls.agent.command_rules import NO_RULES, CommandRules, RuleMatch, evaluate_command
 from agentls.agent.errors import NoTTYError
 from agentls.agent.protected_edits import protected_targets
+from agentls.agent.protected_paths import NO_EXTRA, Extra
 
 if TYPE_CHECKING:
     from agentls.agent.config import AgentConfig
@@ -86,11 +87,13 @@ def decide(
     rules: CommandRules = NO_RULES,
     sandbox_available: bool = True,
     root: Path | None = None,
+    extra_protected: Extra = NO_EXTRA,
 ) -> Decision:
     """The policy for one call (precedence in the module docstring). ``rules`` are the
     run's command rules (the agent's ``allowed_commands`` are added here);
     ``sandbox_available`` whether bubblewrap can confine commands; ``root`` the
-    workspace, to see where a path the model wrote resolves."""
+    workspace, to see where a path the model wrote resolves; ``extra_protected`` the
+    files the run protects beyond the fixed names (what approved programs run)."""
     if agent.allowed_tools and tool.name not in agent.allowed_tools:
         return Decision("forbidden", f"the agent is not allowed to use {tool.name}")
     command = tool.shell_command(args)
@@ -101,7 +104,7 @@ def decide(
             return Decision("forbidden", evaluation.reason, evaluation.match)
         if evaluation.verdict == "prompt":
             return Decision("needs_approval", evaluation.reason, evaluation.match, insist=True)
-    protected = protected_targets(tool.target_paths(args), root)
+    protected = protected_targets(tool.target_paths(args), root, extra_protected)
     if protected:
         return Decision(
             "needs_approval", "it changes a protected file: " + "; ".join(protected), insist=True

@@ -6,8 +6,12 @@ Where they come from:
 - the user's own config (``hooks`` in ``config.yaml``, or a ``--config`` file): obeyed;
 - the workspace: ``.agentls/hooks.json``, ``.claude/settings.json``'s ``hooks`` and the
   ``hooks`` of ``.agentls.yaml``: only in a trusted folder, and only once the user approved
-  that exact definition (``agentls hooks approve``; a digest of the file's hooks, so a
-  changed hook asks again). A repository's hook is a program with the user's rights.
+  that exact definition (``agentls hooks approve``). The approval holds a digest of the
+  file's hooks as written and of the contents of the workspace files their commands name
+  (``"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh``, ``python3 tools/hook.py``), so a
+  changed hook or a changed script asks again, and those files are protected while the
+  approval stands (``agent.approved_files``). A repository's hook is a program with the
+  user's rights.
 
 What a hook command gets and may answer: the event as JSON on stdin (``hook_event_name``,
 ``session_id``, ``cwd``, and per event ``prompt``, ``tool_name``/``tool_input``,
@@ -37,6 +41,13 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from agentls.agent.approved_files import (
+    WorkspaceFile,
+    files_named,
+    visible,
+    which,
+    workspace_file,
+)
 from agentls.agent.config import AppConfig, HookCommand, HookEvent, HookMatcher
 from agentls.agent.errors import AgentError
 
@@ -91,9 +102,63 @@ def parse_table(data: Any, label: str) -> HooksTable:
         raise HooksError(f"{label}: hooks.{where}: {first['msg']}") from None
 
 
-def table_digest(table: HooksTable) -> str:
+#: The variables a hook command may use for the workspace root (set when it runs).
+_ROOT_VARIABLES = ("CLAUDE_PROJECT_DIR", "AGENTLS_PROJECT_DIR")
+#: What the digest format is: approvals stored by an older agentls (which held the
+#: commands alone) do not match, so they ask again.
+DIGEST_FORMAT = 2
+
+
+def command_words(command: str, root: Path) -> list[str]:
+    """The words of a shell command, the project-dir variables replaced by ``root``, to
+    find the files it runs. A command shlex cannot split is split on blanks: a word
+    missed here is a file not pinned, so be generous."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:
+        words = command.split()
+    found = []
+    for word in words:
+        for name in _ROOT_VARIABLES:
+            word = word.replace("${" + name + "}", str(root)).replace("$" + name, str(root))
+        found.append(word)
+    return found
+
+
+def command_files(command: str, root: Path) -> list[WorkspaceFile]:
+    """The workspace files one hook command names (it runs in the workspace root), and a
+    bare program name that PATH finds inside the workspace (a relative PATH entry)."""
+    words = command_words(command, root)
+    found = files_named(words, root, root)
+    search = os.environ.get("PATH", os.defpath)
+    for word in words:
+        if word and "/" not in word:
+            located = which(word, search, root)
+            hit = workspace_file(located, root, root) if located else None
+            if hit is not None and hit.path not in {item.path for item in found}:
+                found.append(hit)
+    return found
+
+
+def hook_files(table: HooksTable, root: Path) -> list[WorkspaceFile]:
+    """The workspace files the commands of ``table`` name, each once."""
+    found: dict[str, WorkspaceFile] = {}
+    for matchers in table.values():
+        for matcher in matchers:
+            for hook in matcher.hooks:
+                for item in command_files(hook.command, root):
+                    found.setdefault(item.path, item)
+    return list(found.values())
+
+
+def table_digest(table: HooksTable, root: Path) -> str:
+    """A digest of the hooks as written and of the workspace files their commands name."""
     plain = {event: [m.model_dump() for m in matchers] for event, matchers in table.items()}
-    text = json.dumps(plain, sort_keys=True, separators=(",", ":"))
+    files = sorted(item.digest_part() for item in hook_files(table, root))
+    whole = {"format": DIGEST_FORMAT, "hooks": plain, "files": files}
+    text = json.dumps(whole, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -124,7 +189,7 @@ def workspace_sources(root: Path) -> tuple[list[HookSource], list[str]]:
         except HooksError as exc:
             problems.append(str(exc))
             continue
-        sources.append(HookSource(relative, table, table_digest(table)))
+        sources.append(HookSource(relative, table, table_digest(table, root)))
     return sources, problems
 
 
@@ -177,6 +242,8 @@ class HookLine:
     matcher: str
     command: str
     timeout: float
+    #: The workspace files the command names (scripts it runs), with a fingerprint each.
+    files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -186,6 +253,8 @@ class HooksToApprove:
     source: HookSource
     #: The user approved another definition of this file's hooks.
     changed: bool
+    #: The workspace root the hooks run in (where their files are found).
+    root: Path
 
     @property
     def label(self) -> str:
@@ -198,11 +267,33 @@ class HooksToApprove:
 
     def lines(self) -> list[HookLine]:
         return [
-            HookLine(event, matcher.matcher, hook.command, hook.timeout)
+            HookLine(
+                event,
+                matcher.matcher,
+                hook.command,
+                hook.timeout,
+                tuple(visible(item.describe()) for item in command_files(hook.command, self.root)),
+            )
             for event, matchers in self.source.table.items()
             for matcher in matchers
             for hook in matcher.hooks
         ]
+
+    def question(self) -> str:
+        """The question, whole, for front ends that show plain text: each command as
+        written, and each workspace file it runs with a fingerprint of its contents."""
+        head = (
+            f"The hooks of {self.label} changed since you allowed them (a command, or a "
+            "file one runs)."
+            if self.changed
+            else f"The workspace file {self.label} declares hooks: commands that run as you."
+        )
+        body = []
+        for line in self.lines():
+            where = f" [{visible(line.matcher)}]" if line.matcher else ""
+            body.append(f"  {line.event}{where}: {visible(line.command)}")
+            body += [f"    runs or reads workspace file {name}" for name in line.files]
+        return "\n".join([head, *body, "Allow them to run?"])
 
 
 #: Asks the user about one file's hooks: True when they allow them (the approval is then
@@ -221,7 +312,7 @@ def hooks_to_approve(root: Path) -> list[HooksToApprove]:
     for source in found:
         approved = store.approved_digest(root, "hooks", source.label)
         if approved != source.digest:
-            waiting.append(HooksToApprove(source, changed=approved is not None))
+            waiting.append(HooksToApprove(source, approved is not None, root))
     return waiting
 
 
@@ -232,7 +323,11 @@ async def ask_hooks_approval(root: Path, approve: HooksApprover) -> None:
     from agentls.agent.trust import TrustStore
 
     for item in hooks_to_approve(root):
-        if await approve(item):
+        if not await approve(item):
+            continue
+        now, _ = workspace_sources(root)
+        if any(source.label == item.label and source.digest == item.digest for source in now):
+            # Else they changed while the user read the question: not what was allowed.
             TrustStore().approve(root, "hooks", item.label, item.digest)
 
 

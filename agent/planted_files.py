@@ -45,7 +45,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentls.agent.protected_paths import configured_hooks, find_protected, protected_entry
+from agentls.agent.protected_paths import (
+    NO_EXTRA,
+    Extra,
+    configured_hooks,
+    find_protected,
+    protected_entry,
+)
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +87,8 @@ class Survey:
 
     root: str
     entries: dict[str, _Entry]
+    #: What the run protects beyond the fixed names (``protected_paths.Extra``).
+    extra: Extra = field(default_factory=dict)
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -88,7 +96,7 @@ class Survey:
         return tuple(self.entries)
 
 
-def survey(root: Path | str) -> Survey:
+def survey(root: Path | str, extra: Extra = NO_EXTRA) -> Survey:
     """Note the workspace's protected paths before a command (blocking: run it in a thread).
 
     Creates ``.agentls/`` first. agentls's own process may, and then the sandbox binds it
@@ -98,7 +106,7 @@ def survey(root: Path | str) -> Survey:
     base = os.path.realpath(root)
     with contextlib.suppress(OSError):
         os.makedirs(os.path.join(base, AGENT_DIR), exist_ok=True)
-    return Survey(base, _entries(base, find_protected(base).paths))
+    return Survey(base, _entries(base, find_protected(base, extra=extra).paths), extra)
 
 
 def _entries(base: str, rels: Sequence[str]) -> dict[str, _Entry]:
@@ -141,8 +149,8 @@ def _depth(rel: str) -> tuple[int, str]:
     return rel.count("/"), rel
 
 
-def _reason(rel: str, hooks: str | None = None) -> str:
-    hit = protected_entry(rel, hooks)
+def _reason(rel: str, extra: Extra = NO_EXTRA, hooks: str | None = None) -> str:
+    hit = protected_entry(rel, extra, hooks)
     return hit[1] if hit is not None else "it is protected"
 
 
@@ -152,9 +160,10 @@ class _Settler:
         self.before = before.entries
         self.sandboxed = sandboxed
         self.hooks = configured_hooks(self.base)
-        self.now = _entries(self.base, find_protected(self.base).paths)
+        self.extra = before.extra
+        self.now = _entries(self.base, find_protected(self.base, extra=self.extra).paths)
         for rel in changed:
-            hit = protected_entry(rel, self.hooks)
+            hit = protected_entry(rel, self.extra, self.hooks)
             if hit is not None and hit[0] not in self.now:
                 entry = _entry(self._abs(hit[0]))
                 if entry is not None:
@@ -172,7 +181,7 @@ class _Settler:
             {
                 hit[0]
                 for rel in changed
-                if (hit := protected_entry(rel, self.hooks)) and hit[0] in self.before
+                if (hit := protected_entry(rel, self.extra, self.hooks)) and hit[0] in self.before
             }
         )
 
@@ -203,7 +212,7 @@ class _Settler:
         return self.result
 
     def _remove(self, rel: str, what: str) -> None:
-        reason = _reason(rel, self.hooks)
+        reason = _reason(rel, self.extra, self.hooks)
         rescued, stuck = self._rescue_originals_in(rel)
         head = f"{what}: {reason}."
         if stuck:
@@ -284,7 +293,7 @@ class _Settler:
     def _relink(self, rel: str, link: str) -> None:
         what = (
             f"The command removed or changed the link {rel} (to {link}), which commands "
-            f"may not change: {_reason(rel, self.hooks)}."
+            f"may not change: {_reason(rel, self.extra, self.hooks)}."
         )
         try:
             os.symlink(link, self._abs(rel))
@@ -300,7 +309,8 @@ class _Settler:
         touched -= set(self.result.removed)
         if touched:
             listed = "; ".join(
-                f"{rel} ({_reason(rel, self.hooks)})" for rel in sorted(touched, key=_depth)
+                f"{rel} ({_reason(rel, self.extra, self.hooks)})"
+                for rel in sorted(touched, key=_depth)
             )
             self.result.notes.append(
                 f"The command changed protected files, which commands should not change: "

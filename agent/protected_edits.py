@@ -6,7 +6,8 @@ for before asking ``agent.protected_paths.protected_reason``: the path normalise
 written (``./a/../.mcp.json`` is ``.mcp.json``), and, given the workspace root, where
 it resolves on disk (a symlink ``v -> .vscode`` makes ``v/tasks.json`` the tasks file).
 On file systems that ignore case (macOS, Windows) ``.VSCode/tasks.json`` is the same
-file too. Any of them being protected is enough: a false alarm costs a question.
+file too. Any of them being protected is enough: a false alarm costs a question. The
+run adds the files its approved MCP servers and hooks run (``extra``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from pathlib import Path, PurePosixPath
 
 from agentls.agent.protected_paths import (
     ANY_LEVEL_NAMES,
+    NO_EXTRA,
     ROOT_NAMES,
+    Extra,
     configured_hooks,
     protected_reason,
 )
@@ -70,13 +73,16 @@ def candidates(path: str, root: Path | None) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def protected_targets(paths: Iterable[str], root: Path | None = None) -> list[str]:
-    """Why each protected path among ``paths`` is protected (one reason per file)."""
+def protected_targets(
+    paths: Iterable[str], root: Path | None = None, extra: Extra = NO_EXTRA
+) -> list[str]:
+    """Why each protected path among ``paths`` is protected (one reason per file);
+    ``extra``: what the run protects beyond the fixed names (approved programs' files)."""
     reasons: list[str] = []
     hooks = configured_hooks(root) if root is not None else None
     for path in paths:
         for name in candidates(path, root):
-            reason = protected_reason(name, hooks)
+            reason = protected_reason(name, extra, hooks)
             if reason is not None:
                 if reason not in reasons:
                     reasons.append(reason)

@@ -12,12 +12,17 @@ mode, ``yolo`` included. Git hooks kept in the working tree count too (``.githoo
 ``protected_reason`` answers for one workspace-relative path; ``ROOT_NAMES`` and
 ``ANY_LEVEL_NAMES`` are what the sandbox binds read-only or watches for;
 ``find_protected`` lists the ones that exist under a workspace.
+
+Besides these fixed names, a run may protect more (``Extra``): the workspace files that
+an MCP server or a hook the user approved runs or reads (``agent.approved_files``). The
+run passes them wherever protection is decided; they are protected like the rest.
 """
 
 from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -102,11 +107,19 @@ ANY_LEVEL_NAMES: dict[str, str] = {
 }
 
 
-def protected_reason(relative: str, hooks: str | None = None) -> str | None:
+#: Workspace-relative paths a run protects beyond the fixed names, and why each.
+Extra = Mapping[str, str]
+NO_EXTRA: Extra = {}
+
+
+def protected_reason(
+    relative: str, extra: Extra = NO_EXTRA, hooks: str | None = None
+) -> str | None:
     """Why a change to ``relative`` (workspace-relative, ``/``-separated) must be shown to
-    the user, or None when it is an ordinary file. ``hooks``: the workspace's configured
-    hooks folder (``configured_hooks``), which counts too."""
-    found = protected_entry(relative, hooks)
+    the user, or None when it is an ordinary file. ``extra``: what the run protects beyond
+    the fixed names (approved programs' files); ``hooks``: the workspace's configured hooks
+    folder (``configured_hooks``), which counts too."""
+    found = protected_entry(relative, extra, hooks)
     return None if found is None else f"{found[0]}: {found[1]}"
 
 
@@ -134,7 +147,9 @@ def _hooks_entry(relative: str, hooks: str) -> tuple[str, str] | None:
     return None
 
 
-def protected_entry(relative: str, hooks: str | None = None) -> tuple[str, str] | None:
+def protected_entry(
+    relative: str, extra: Extra = NO_EXTRA, hooks: str | None = None
+) -> tuple[str, str] | None:
     """The protected path that holds ``relative`` (itself or a directory above it) and
     why it is protected, or None when it is an ordinary file (``hooks``: see
     ``protected_reason``)."""
@@ -145,6 +160,10 @@ def protected_entry(relative: str, hooks: str | None = None) -> tuple[str, str] 
         found = _hooks_entry(PurePosixPath(relative).as_posix(), hooks)
         if found is not None:
             return found
+    for length in range(len(parts), 0, -1) if extra else ():
+        reason = extra.get("/".join(parts[:length]))
+        if reason is not None:
+            return "/".join(parts[:length]), reason
     for length in range(len(parts), 0, -1):
         reason = ROOT_NAMES.get("/".join(parts[:length]))
         if reason is not None:
@@ -177,17 +196,19 @@ class Found:
     complete: bool
 
 
-def find_protected(root: Path | str, *, max_dirs: int = MAX_DIRS) -> Found:
-    """Every existing protected path under ``root``: each of ``ROOT_NAMES`` (checked
-    directly), and each of ``ANY_LEVEL_NAMES`` a breadth-first ``scandir`` walk finds.
+def find_protected(root: Path | str, *, max_dirs: int = MAX_DIRS, extra: Extra = NO_EXTRA) -> Found:
+    """Every existing protected path under ``root``: each of ``ROOT_NAMES`` and ``extra``
+    (checked directly), and each of ``ANY_LEVEL_NAMES`` a breadth-first ``scandir`` walk
+    finds.
 
     The walk enters neither symlinked directories (they may lead anywhere, and what they
     lead to inside the root is walked on its own) nor ``SKIPPED_DIRS`` nor protected
     directories (protected whole). Symlinks are listed as themselves, not followed.
     """
     base = os.fspath(root)
-    found = [rel for rel in ROOT_NAMES if os.path.lexists(os.path.join(base, rel))]
+    found = [rel for rel in (*ROOT_NAMES, *extra) if os.path.lexists(os.path.join(base, rel))]
     found += [rel for rel in _existing_hooks(base) if rel not in found]
+    found = list(dict.fromkeys(found))
     seen = set(found)
     queue: deque[str] = deque([""])
     visited = 0

@@ -261,6 +261,7 @@ async def _run_to_the_end(
         if front_end.trusted and front_end.approve_hooks is not None:
             await ask_hooks_approval(Path(context.files.root), front_end.approve_hooks)
         run.load_hooks(trusted=front_end.trusted, session_id=session_id)
+        await run.protect_approved_files(trusted=front_end.trusted)
         await recorder.start(request.prompt, run.instruction_labels)
         state = await run.to_the_end()
     except AgentError as exc:  # a refusal with a message: no traceback to log
@@ -516,6 +517,18 @@ class _Run:
 
         runner = HookRunner(loaded.sources, root, session_id, wrap=sandbox_wrapper(root, agent))
         self.context = dataclasses.replace(ctx, hooks=runner)
+
+    async def protect_approved_files(self, *, trusted: bool) -> None:
+        """The workspace files the approved MCP servers and hooks run or read become
+        protected paths for the run: changing one would change what runs as the user."""
+        from agentls.agent.approved_files import protected_by_approvals
+
+        ctx = self.context
+        extra = await asyncio.to_thread(
+            protected_by_approvals, ctx.config, Path(ctx.files.root), trusted=trusted
+        )
+        if extra:
+            self.context = dataclasses.replace(ctx, protected_extra=extra)
 
     async def _prompt_hooks(self, prompt: str) -> str:
         """SessionStart and UserPromptSubmit: the prompt with what they add; HookBlocked

@@ -349,7 +349,7 @@ def _special(
         target = _show(folder, commit, path) or ""
         outside = " (outside the tree)" if _link_target_outside(path, target) else ""
         return SpecialChange(path, "symlink", f"a symbolic link to {target!r}{outside}")
-    reason = protected_reason(path, hooks)
+    reason = protected_reason(path, hooks=hooks)
     if reason is not None:
         return SpecialChange(path, "protected", f"a protected file: {reason}")
     if path == ".gitmodules":

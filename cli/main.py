@@ -438,7 +438,12 @@ def _current_folder(root: Path) -> str | None:
 def hooks_command(folder: Path, args: argparse.Namespace) -> int:
     """``agentls hooks list|approve``: the workspace's hook files and whether they run."""
     from agentls.agent.errors import AgentError
-    from agentls.agent.hooks import approve_workspace_hooks, load_hooks, workspace_sources
+    from agentls.agent.hooks import (
+        approve_workspace_hooks,
+        command_files,
+        load_hooks,
+        workspace_sources,
+    )
     from agentls.agent.trust import TrustStore
 
     try:
@@ -468,6 +473,8 @@ def hooks_command(folder: Path, args: argparse.Namespace) -> int:
                 for hook in matcher.hooks:
                     on = f" [{matcher.matcher}]" if matcher.matcher else ""
                     print(f"  {event}{on}: {hook.command}")
+                    for item in command_files(hook.command, folder):
+                        print(f"    runs or reads workspace file {item.describe()}")
     for line in [*problems, *loaded.notices]:
         print(f"agentls: {line}", file=sys.stderr)
     if not found:

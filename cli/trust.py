@@ -186,7 +186,7 @@ def mcp_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int
                     "name": server.name,
                     "source": server.source_label,
                     "state": server_state(server, folder, trusted, store),
-                    "definition": describe_definition(server),
+                    "definition": describe_definition(server, folder),
                 }
             )
         if args.json:
@@ -224,8 +224,8 @@ def mcp_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int
         return 1
     for name in names:
         server = workspace_own[name]
-        store.approve(folder, "mcp", name, definition_digest(server))
+        store.approve(folder, "mcp", name, definition_digest(server, folder))
         print(f"Approved {name} ({server.source_label}):", file=out)
-        for line in describe_definition(server):
+        for line in describe_definition(server, folder):
             print(f"    {line}", file=out)
     return 0

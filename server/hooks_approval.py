@@ -2,7 +2,8 @@
 
 Clients that declare ``experimental.agentls.approveHooks`` (the VS Code extension) get an
 ``agent/approveHooks`` request per hook file that waits for approval, and show its
-commands in a modal dialog; others get a ``window/showMessageRequest`` naming the commands.
+commands and the workspace files they run (with a fingerprint each) in a modal dialog;
+others get a ``window/showMessageRequest`` naming the same.
 An approval is stored like ``agentls hooks approve``'s. A refusal is remembered while the
 server lives (file and digest), so the user is not asked again at every run; a changed
 definition is asked about again.
@@ -30,7 +31,13 @@ def approval_params(item: HooksToApprove) -> HooksApprovalParams:
     return HooksApprovalParams(
         source=item.label,
         hooks=[
-            HookEntry(event=h.event, matcher=h.matcher, command=h.command, timeout=h.timeout)
+            HookEntry(
+                event=h.event,
+                matcher=h.matcher,
+                command=h.command,
+                timeout=h.timeout,
+                files=list(h.files),
+            )
             for h in item.lines()
         ],
         changed=item.changed,
@@ -39,15 +46,7 @@ def approval_params(item: HooksToApprove) -> HooksApprovalParams:
 
 def question(item: HooksToApprove) -> str:
     """The plain-text question for clients without the dialog."""
-    head = (
-        f"The hooks of {item.label} changed since you allowed them."
-        if item.changed
-        else f"The workspace file {item.label} declares hooks: commands that run as you."
-    )
-    lines = [
-        f"  {h.event}{f' [{h.matcher}]' if h.matcher else ''}: {h.command}" for h in item.lines()
-    ]
-    return "\n".join([f"agentls: {head}", *lines, "Allow them to run?"])
+    return f"agentls: {item.question()}"
 
 
 def lsp_hooks_approver(

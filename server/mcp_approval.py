@@ -1,11 +1,12 @@
 """Asking the editor's user before a workspace's MCP server starts.
 
 Clients that declare ``experimental.agentls.approveMcpServer`` (the VS Code extension)
-get ``agent/approveMcpServer`` with the exact definition and answer with a modal of
-their own; every other client gets ``window/showMessageRequest`` with the definition in
-the message and "Allow" / "Don't allow". A closed message, a failed request or a
-cancelled run starts nothing, and is asked again at the next run; only "Don't allow"
-is remembered as a refusal.
+get ``agent/approveMcpServer`` with the exact definition (every value as written, which
+of the user's variables each reads, the workspace files it runs with a fingerprint) and
+answer with a modal of their own; every other client gets ``window/showMessageRequest``
+with the definition in the message and "Allow" / "Don't allow". A closed message, a
+failed request or a cancelled run starts nothing, and is asked again at the next run;
+only "Don't allow" is remembered as a refusal.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
-from agentls.agent.mcp.approval import McpApprover, ServerToApprove
+from agentls.agent.mcp.approval import McpApprover, ServerToApprove, variables_lines
 from agentls.server.protocol import McpServerApprovalParams, McpServerApprovalResult
 from agentls.server.settings import agentls_capability
 
@@ -48,7 +49,10 @@ def approval_params(item: ServerToApprove) -> McpServerApprovalParams:
         env_file=server.env_file,
         url=server.url,
         header_names=sorted(server.headers),
+        headers=dict(server.headers),
         token_env=server.token_env,
+        reads=variables_lines(server),
+        files=item.files(),
         trusted=server.trusted,
         changed=item.changed,
     )

@@ -538,8 +538,23 @@ class McpServerApprovalParams(WireModel):
     env_file: str | None = Field(description="stdio: a file of variables it gets.")
     url: str | None = Field(description="http/sse: the endpoint, as written.")
     header_names: list[str] = Field(description="http/sse: the headers it sends (names).")
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="http/sse: the headers it sends, values as written (`${env:VAR}` unexpanded).",
+    )
     token_env: str | None = Field(
         description="http/sse: the environment variable whose value it gets as a Bearer token."
+    )
+    reads: list[str] = Field(
+        default_factory=list,
+        description="Which of the user's environment variables each value reads, one line "
+        "per value (`header Authorization reads your $GITHUB_TOKEN`); shown as is.",
+    )
+    files: list[str] = Field(
+        default_factory=list,
+        description="The workspace files it runs or reads (a script among its arguments, its "
+        "env file), each with a fingerprint of its contents, which the approval covers; "
+        "shown as is.",
     )
     trusted: bool = Field(description="Its tools would run without asking (`trusted: true`).")
     changed: bool = Field(description="The user approved another definition of this name.")
@@ -558,6 +573,11 @@ class HookEntry(WireModel):
     matcher: str = Field(description="The tools it applies to; empty: every tool.")
     command: str = Field(description="The shell command, exactly as written.")
     timeout: float = Field(description="Seconds before it is stopped.")
+    files: list[str] = Field(
+        default_factory=list,
+        description="The workspace files the command runs (its scripts), each with a "
+        "fingerprint of its contents, which the approval covers; shown as is.",
+    )
 
 
 class HooksApprovalParams(WireModel):

@@ -5,9 +5,14 @@ names: a repository that declares one in ``.agentls.yaml``, ``.vscode/mcp.json``
 ``.mcp.json`` would otherwise run code or reach the user's secrets on the first agent
 run. So a server the workspace declares starts only after the user approved that
 exact definition, and the approval is stored with a digest of everything that decides
-what runs or where secrets go (command, arguments, environment as written, working
-directory, URL, header names, token variable). Changing any of it under the same name
-asks again. Servers from the user's own config or the editor's settings need no
+what runs or where secrets go: every value as written (command, arguments, environment,
+env file, working directory, URL, headers with their values, token variable, an inline
+token), and the contents of the workspace files the definition runs or reads (a script
+or program named in ``command`` or ``args``, the ``env_file``; ``agent.approved_files``).
+Changing any of it under the same name asks again; so does an approval stored by an
+older agentls, whose digest covered less. The question shows the same: each value as
+written, which of the user's variables it reads, and each workspace file with a short
+fingerprint. Servers from the user's own config or the editor's settings need no
 approval: they are the user's.
 
 Each front end asks in its own way (a terminal question, a VS Code modal, an ACP
@@ -17,20 +22,98 @@ skipped with one line naming the command that approves it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import itertools
 import json
+import os
 import shlex
+import shutil
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentls.agent.approved_files import WorkspaceFile, files_named, visible, workspace_file
 from agentls.agent.config import MCPServerConfig
+from agentls.agent.errors import MCPConnectionError
+from agentls.agent.mcp.expand import expand, read_env_file, variables_read
 from agentls.agent.trust import TrustStore, canonical
 
+#: What the digest format is: stored approvals of another format simply ask again.
+DIGEST_FORMAT = 2
 
-def definition_digest(server: MCPServerConfig) -> str:
-    """A digest of what decides what the server runs and which secrets it gets."""
+
+def _expanded(value: str, server: MCPServerConfig, root: Path) -> str | None:
+    """``value`` with its variables substituted, to find the files it names; None when a
+    variable is not set (the server would not start either)."""
+    try:
+        return expand(value, server=server.name, where="", workspace=root)
+    except MCPConnectionError:
+        return None
+
+
+def _module_files(args: Sequence[str]) -> list[str]:
+    """``python -m pkg.mod``: the files that name runs, as paths to look for."""
+    names = []
+    for flag, value in itertools.pairwise(args):
+        if flag == "-m":
+            base = value.replace(".", "/")
+            names += [f"{base}.py", f"{base}/__main__.py"]
+    return names
+
+
+def _search_path(server: MCPServerConfig, root: Path) -> str:
+    """The PATH the server's command is looked up on, as ``MCPConnection`` builds it."""
+    env: dict[str, str] = {}
+    env_file = _env_file(server, root) if server.env_file else None
+    if env_file is not None:
+        with contextlib.suppress(MCPConnectionError):
+            env.update(read_env_file(root / env_file.path, server=server.name))
+    if "PATH" in server.env:
+        env["PATH"] = _expanded(server.env["PATH"], server, root) or ""
+    return env.get("PATH", os.environ.get("PATH", os.defpath))
+
+
+def server_files(server: MCPServerConfig, root: Path) -> list[WorkspaceFile]:
+    """The workspace files ``server`` runs or reads (its program, scripts and files among
+    its arguments, its env file), as they are now."""
+    if server.transport != "stdio":
+        return []
+    cwd = _expanded(server.cwd, server, root) if server.cwd else None
+    base = root / cwd if cwd else root
+    words: list[str] = []
+    command = _expanded(server.command or "", server, root) or ""
+    found: list[WorkspaceFile] = []
+    if os.sep in command or "/" in command:
+        words.append(command)
+    elif command:
+        # A bare name is looked up on PATH as it starts: the entry's own (its env, or its
+        # env file's) first, else agentls's; a PATH entry may lead into the workspace.
+        located = shutil.which(command, path=_search_path(server, root))
+        hit = workspace_file(located, root, root) if located else None
+        if hit is not None:
+            found.append(hit)
+    args = [arg for arg in (_expanded(a, server, root) for a in server.args) if arg is not None]
+    words += args + _module_files(args)
+    found += files_named(words, base, root)
+    if base != root:
+        found += files_named(words, root, root)
+    if server.env_file:
+        hit = _env_file(server, root)
+        if hit is not None:
+            found.append(hit)
+    unique: dict[str, WorkspaceFile] = {}
+    for item in found:
+        unique.setdefault(item.path, item)
+    return list(unique.values())
+
+
+def definition_digest(server: MCPServerConfig, root: Path) -> str:
+    """A digest of what decides what the server runs and which secrets it gets: every
+    value as written, and the workspace files it runs or reads."""
+    token = server.token.get_secret_value() if server.token is not None else None
     definition = {
+        "format": DIGEST_FORMAT,
         "transport": server.transport,
         "command": server.command,
         "args": server.args,
@@ -38,34 +121,89 @@ def definition_digest(server: MCPServerConfig) -> str:
         "env_file": server.env_file,
         "cwd": server.cwd,
         "url": server.url,
-        "header_names": sorted(server.headers),
+        "headers": server.headers,
         "token_env": server.token_env,
+        "token": hashlib.sha256(token.encode("utf-8")).hexdigest() if token else None,
         "trusted": server.trusted,
+        "files": sorted(item.digest_part() for item in server_files(server, root)),
     }
     text = json.dumps(definition, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def describe_definition(server: MCPServerConfig) -> list[str]:
-    """The definition as the user should see it before approving: exact, unexpanded."""
+def _reads(value: str) -> str:
+    """`` (reads your $A, $B)`` when ``value`` reads the user's variables."""
+    names = variables_read(value)
+    return f"  (reads your {', '.join('$' + name for name in names)})" if names else ""
+
+
+def _env_file(server: MCPServerConfig, root: Path) -> WorkspaceFile | None:
+    expanded = _expanded(server.env_file or "", server, root)
+    return workspace_file(expanded, root, root) if expanded else None
+
+
+def _env_file_line(server: MCPServerConfig, root: Path) -> str:
+    written = server.env_file or ""
+    hit = _env_file(server, root)
+    if hit is None:
+        return f"env file: {written}{_reads(written)} (no file inside the workspace: refused)"
+    try:
+        names = sorted(read_env_file(root / hit.path, server=server.name))
+    except MCPConnectionError as exc:
+        return f"env file: {written} ({exc})"
+    return f"env file: {hit.describe()}; sets {', '.join(names) or 'nothing'}"
+
+
+def describe_definition(server: MCPServerConfig, root: Path) -> list[str]:
+    """The definition as the user should see it before approving: every value exact and
+    unexpanded, which of the user's variables each reads, and the workspace files it
+    runs or reads with a fingerprint of their contents."""
     lines = []
+    files = server_files(server, root)
     if server.transport == "stdio":
-        lines.append("command: " + shlex.join([server.command or "", *server.args]))
+        command = shlex.join([server.command or "", *server.args])
+        lines.append(f"command: {command}{_reads(command)}")
         if server.cwd:
-            lines.append(f"working directory: {server.cwd}")
+            lines.append(f"working directory: {server.cwd}{_reads(server.cwd)}")
         for name, value in server.env.items():
-            lines.append(f"env {name}={value}")
+            lines.append(f"env {name}={value}{_reads(value)}")
         if server.env_file:
-            lines.append(f"env file: {server.env_file}")
+            lines.append(_env_file_line(server, root))
+            env_file = _env_file(server, root)
+            files = [item for item in files if env_file is None or item.path != env_file.path]
     else:
-        lines.append(f"{server.transport} url: {server.url}")
-        if server.headers:
-            lines.append("headers: " + ", ".join(sorted(server.headers)))
+        url = server.url or ""
+        lines.append(f"{server.transport} url: {url}{_reads(url)}")
+        for name, value in server.headers.items():
+            lines.append(f"header {name}: {value}{_reads(value)}")
         if server.token_env:
-            lines.append(f"bearer token from ${server.token_env}")
+            lines.append(f"bearer token: your ${server.token_env}")
+        if server.token is not None:
+            lines.append("bearer token: written in the file (not shown)")
+    for item in files:
+        lines.append(f"runs or reads workspace file {item.describe()}")
     if server.trusted:
         lines.append("trusted: its tools run without asking")
-    return lines
+    return [visible(line) for line in lines]
+
+
+def variables_lines(server: MCPServerConfig) -> list[str]:
+    """Which of the user's environment variables each value reads, one line per value
+    (``header Authorization reads your $GITHUB_TOKEN``)."""
+    values: list[tuple[str, str]] = [("command", server.command or "")]
+    values += [(f"argument {index + 1}", arg) for index, arg in enumerate(server.args)]
+    values += [(f"env {name}", value) for name, value in server.env.items()]
+    values += [("env file", server.env_file or ""), ("working directory", server.cwd or "")]
+    values += [("url", server.url or "")]
+    values += [(f"header {name}", value) for name, value in server.headers.items()]
+    lines = [
+        f"{what} reads your {', '.join('$' + name for name in variables_read(value))}"
+        for what, value in values
+        if variables_read(value)
+    ]
+    if server.token_env:
+        lines.append(f"the bearer token is your ${server.token_env}")
+    return [visible(line) for line in lines]
 
 
 @dataclass(frozen=True)
@@ -76,6 +214,8 @@ class ServerToApprove:
     digest: str
     #: The user approved another definition of this name before.
     changed: bool
+    #: The workspace root the definition's files are found in.
+    root: Path
 
     @property
     def name(self) -> str:
@@ -85,6 +225,14 @@ class ServerToApprove:
     def source(self) -> str:
         return self.server.source_label
 
+    def definition(self) -> list[str]:
+        """What the user approves, line by line (``describe_definition``)."""
+        return describe_definition(self.server, self.root)
+
+    def files(self) -> list[str]:
+        """The workspace files it runs or reads, each with a fingerprint of its contents."""
+        return [visible(item.describe()) for item in server_files(self.server, self.root)]
+
     def question(self) -> str:
         """The question, whole, for front ends that show plain text."""
         head = (
@@ -92,7 +240,7 @@ class ServerToApprove:
             if self.changed
             else f"{self.source} declares the MCP server {self.name!r}."
         )
-        body = "\n".join(f"  {line}" for line in describe_definition(self.server))
+        body = "\n".join(f"  {line}" for line in self.definition())
         return f"{head}\n{body}\nStart it?"
 
 
@@ -121,10 +269,10 @@ def pending(
     for server in servers:
         if server.source != "workspace":
             continue
-        digest = definition_digest(server)
+        digest = definition_digest(server, root)
         approved = store.approved_digest(root, "mcp", server.name)
         if approved != digest:
-            waiting.append(ServerToApprove(server, digest, changed=approved is not None))
+            waiting.append(ServerToApprove(server, digest, approved is not None, root))
     return waiting
 
 
@@ -159,7 +307,13 @@ async def gate(
             )
             continue
         answer = await approve(item)
-        if answer:
+        if answer and definition_digest(server, root) != item.digest:
+            # Changed while the user read the question: what they allowed is not what runs.
+            result.skipped.append(
+                f"MCP server {item.name!r} ({item.source}) was not started: its definition "
+                "or a file it runs changed while you were asked; you will be asked again"
+            )
+        elif answer:
             store.approve(root, "mcp", item.name, item.digest)
             result.allowed.append(server)
         elif answer is None:
@@ -205,7 +359,7 @@ def server_state(server: MCPServerConfig, folder: Path, trusted: bool, store: Tr
     approved = store.approved_digest(folder, "mcp", server.name)
     if approved is None:
         return "not approved: asks before starting"
-    if approved != definition_digest(server):
+    if approved != definition_digest(server, folder):
         return "changed since you approved it: asks before starting"
     return "approved"
 
@@ -218,6 +372,6 @@ def approve_workspace_servers(folder: Path, store: TrustStore | None = None) -> 
     names = []
     for server in servers:
         if server.source == "workspace":
-            store.approve(folder, "mcp", server.name, definition_digest(server))
+            store.approve(folder, "mcp", server.name, definition_digest(server, folder))
             names.append(server.name)
     return names

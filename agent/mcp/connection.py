@@ -35,6 +35,7 @@ from mcp.shared.message import SessionMessage
 
 from agentls.agent.config import MCPServerConfig
 from agentls.agent.errors import MCPConnectionError, MCPToolCallError, PathTraversalError
+from agentls.agent.mcp.approval import definition_digest
 from agentls.agent.mcp.closing import ClosedOnExit
 from agentls.agent.mcp.expand import expand, read_env_file
 from agentls.agent.mcp.stdio import MARKER_VARIABLE, ProcessGroup, StderrLog
@@ -98,6 +99,11 @@ class MCPConnection:
         self.call_timeout = call_timeout
         #: Where ``${workspaceFolder}`` points and a stdio server runs by default.
         self.workspace = Path(workspace) if workspace is not None else Path.cwd()
+        #: What the user approved (a workspace's server is gated just before this is
+        #: built): a restart after its script changed must not run the new one unasked.
+        self._approved = (
+            definition_digest(server, self.workspace) if server.source == "workspace" else None
+        )
         self.tools: list[types.Tool] = []
         #: The pid of the running stdio server (None for HTTP, or when not running).
         self.pid: int | None = None
@@ -256,6 +262,14 @@ class MCPConnection:
     def _opener(self) -> Callable[[contextlib.AsyncExitStack], Awaitable[TransportStreams]]:
         """The transport to open in the owning task, checked now so that a bad entry
         (unknown command, unset variable) fails with a message naming it."""
+        if (
+            self._approved is not None
+            and definition_digest(self.server, self.workspace) != self._approved
+        ):
+            raise MCPConnectionError(
+                f"MCP server {self.name!r}: its definition or a workspace file it runs changed "
+                "since you approved it; it is not started again until you approve it anew"
+            )
         if self.server.transport == "stdio":
             params = self._stdio_parameters()
             return lambda stack: self._open_stdio(stack, params)

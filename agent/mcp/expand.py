@@ -10,8 +10,10 @@ entries are refused with a message saying what to write instead.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -35,6 +37,19 @@ def input_variables(value: object) -> list[str]:
     elif isinstance(value, list):
         for item in value:
             found.extend(input_variables(item))
+    return found
+
+
+def variables_read(value: str) -> list[str]:
+    """The user's environment variables ``value`` reads (``${env:VAR}``), each once, so
+    that a person approving it sees which of their secrets it would receive."""
+    found: list[str] = []
+    for match in _VARIABLE.finditer(value):
+        name = match.group(1)
+        if name.startswith("env:"):
+            variable = name.removeprefix("env:").partition(":-")[0]
+            if variable not in found:
+                found.append(variable)
     return found
 
 
@@ -87,13 +102,24 @@ def expand(
     return _VARIABLE.sub(replace, value)
 
 
+def _read_regular(path: Path) -> bytes:
+    """The bytes of a regular file; OSError for anything else (a FIFO a command left in
+    the workspace must not block the start)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return handle.read()
+
+
 def read_env_file(path: Path, *, server: str) -> dict[str, str]:
     """``KEY=VALUE`` lines (a dotenv file); ``#`` comments, ``export`` and quotes allowed."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
+        text = _read_regular(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise MCPConnectionError(
-            f"MCP server {server!r}: cannot read env_file {path}: {exc.strerror or exc}"
+            f"MCP server {server!r}: cannot read env_file {path}: {why}"
         ) from None
     values: dict[str, str] = {}
     for number, raw in enumerate(text.splitlines(), start=1):

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable
 
 from agentls.agent.config import AppConfig
-from agentls.agent.mcp.approval import McpApprover, gate
+from agentls.agent.mcp.approval import McpApprover, definition_digest, gate
 from agentls.agent.mcp.manager import MCPManager
 from agentls.agent.mcp.sources import workspace_servers
 from agentls.agent.tools.registry import ToolRegistry
@@ -69,6 +69,9 @@ class MCPPool:
                 [server.model_dump(mode="json") for server in found.servers],
                 # Reading SecretStr dumps "**********": a changed inline token must count.
                 [s.token.get_secret_value() if s.token else None for s in found.servers],
+                # A script the user approved again after it changed: the running server
+                # still runs the old one, so the pool starts afresh.
+                [definition_digest(s, config.workspace.root) for s in found.servers],
             ]
         )
         async with self._lock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args
 
@@ -90,6 +90,9 @@ class RunContext:
     problems: ProblemSource | None = None
     #: The run's hooks (PreToolUse, PostToolUse...), None when there are none.
     hooks: HookRunner | None = None
+    #: Workspace files protected beyond the fixed names, with why: what the MCP servers
+    #: and hooks the user approved run or read (``agent.approved_files``).
+    protected_extra: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

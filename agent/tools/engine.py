@@ -97,6 +97,7 @@ class ExecutionEngine:
             rules=self.rules,
             sandbox_available=find_bwrap() is not None,
             root=self.run.files.root,
+            extra_protected=self.run.protected_extra,
         )
 
     async def execute_tool_call(self, call: ToolCall, agent: AgentConfig) -> ToolCallResult:

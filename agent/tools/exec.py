@@ -22,6 +22,7 @@ import shutil
 import signal
 import sys
 from abc import abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -211,7 +212,7 @@ class _Runner(Tool[RunnerArgsT]):
         # A read-only sandbox lets the command write nothing: no protected path to watch.
         watched = None
         if not (sandboxed and sandbox.mode == "read-only"):
-            watched = await _safe_survey(root)
+            watched = await _safe_survey(root, ctx.run.protected_extra)
         probe: ChangesProbe = ctx.run.changes_probe or FileSnapshotProbe(
             root, ctx.run.config.indexer
         )
@@ -276,9 +277,9 @@ class _Runner(Tool[RunnerArgsT]):
         return target
 
 
-async def _safe_survey(root: Path) -> Survey | None:
+async def _safe_survey(root: Path, extra: Mapping[str, str]) -> Survey | None:
     try:
-        return await asyncio.to_thread(survey, root)
+        return await asyncio.to_thread(survey, root, extra)
     except Exception:  # the sandbox then looks for the protected paths itself
         log.warning("could not list the protected paths before a command", exc_info=True)
         return None

@@ -3,7 +3,8 @@
  * obeys hooks that the workspace declares (`.agentls/hooks.json`, `.claude/settings.json`,
  * `.agentls.yaml`) and the user has not approved in their present form. The answer is a
  * MODAL warning, as for MCP servers: each hook is a shell command that runs as the user at
- * an event of the agent's runs, so the user must see every command exactly as written. Only
+ * an event of the agent's runs, so the user must see every command exactly as written, and
+ * the workspace scripts it runs with a fingerprint each (the approval covers their contents). Only
  * "Allow" approves (the server stores it like `agentls hooks approve`); Cancel and Escape
  * decline.
  *
@@ -23,6 +24,9 @@ export function hooksPrompt(params: HooksApprovalParams): ApprovalPrompt {
   for (const hook of params.hooks) {
     const on = hook.matcher ? ` for ${visible(hook.matcher)}` : '';
     lines.push('', `${visible(hook.event)}${on} (stopped after ${hook.timeout} s):`, `  ${visible(hook.command)}`);
+    for (const file of hook.files ?? []) {
+      lines.push(`    runs or reads workspace file ${visible(file)}`);
+    }
   }
   lines.push(
     '',

@@ -2,9 +2,11 @@
  * `agent/approveMcpServer`: the server asks before it starts an MCP server that the
  * workspace declares (`.mcp.json`, `.vscode/mcp.json`, `.agentls.yaml`). The answer is a
  * MODAL warning, because what is asked is whether a file shipped with the repository may run
- * a program as the user: the user must see the exact command line (or URL and header names)
- * and which variables it gets, as written, so that `${env:GITHUB_TOKEN}` shows which secret
- * it would read. Only "Allow" approves; Cancel and Escape decline.
+ * a program as the user: the user must see the exact command line (or URL and headers) and
+ * which variables it gets, as written, with the server's own list of which of the user's
+ * variables each value reads (`header Authorization reads your $GITHUB_TOKEN`), and the
+ * workspace files it runs or reads with a fingerprint of each (the approval covers their
+ * contents). Only "Allow" approves; Cancel and Escape decline.
  *
  * No runtime dependency on VS Code: the UI and the log are handed in, so the prompt and the
  * answers are unit-tested.
@@ -47,7 +49,14 @@ export function approvalPrompt(params: McpServerApprovalParams): ApprovalPrompt 
     }
   } else {
     lines.push('', `URL (${params.transport}):`, `  ${visible(params.url ?? '')}`);
-    if (params.headerNames.length > 0) {
+    // `?? {}` / `?? []`: a server older than these fields sends none of them.
+    const headers = Object.entries(params.headers ?? {});
+    if (headers.length > 0) {
+      lines.push('Headers sent, as written:');
+      for (const [key, value] of headers) {
+        lines.push(`  ${visible(key)}: ${visible(value)}`);
+      }
+    } else if (params.headerNames.length > 0) {
       lines.push(`Headers sent: ${params.headerNames.map(visible).join(', ')}`);
     }
     if (params.tokenEnv) {
@@ -63,6 +72,16 @@ export function approvalPrompt(params: McpServerApprovalParams): ApprovalPrompt 
   }
   if (params.envFile) {
     lines.push(`${env.length > 0 ? 'And the' : 'Environment:'} variables of ${visible(params.envFile)}`);
+  }
+  const files = params.files ?? [];
+  if (files.length > 0) {
+    lines.push('', 'Workspace files it runs or reads (a change to any asks again):');
+    lines.push(...files.map((file) => `  ${visible(file)}`));
+  }
+  const reads = params.reads ?? [];
+  if (reads.length > 0) {
+    lines.push('', 'Your environment variables it would receive:');
+    lines.push(...reads.map((line) => `  ${visible(line)}`));
   }
   if (params.trusted) {
     lines.push('', 'Its tools would run without asking you first (trusted: true).');

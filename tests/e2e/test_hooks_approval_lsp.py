@@ -59,7 +59,13 @@ async def test_hooks_allowed_in_the_editor_run_and_are_not_asked_about_again(
     assert asked == {
         "source": ".agentls/hooks.json",
         "hooks": [
-            {"event": "PreToolUse", "matcher": "execute_command", "command": HOOK, "timeout": 60}
+            {
+                "event": "PreToolUse",
+                "matcher": "execute_command",
+                "command": HOOK,
+                "timeout": 60,
+                "files": [],
+            }
         ],
         "changed": False,
     }

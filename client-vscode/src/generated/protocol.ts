@@ -442,6 +442,8 @@ export interface HookEntry {
   command: string;
   /** Seconds before it is stopped. */
   timeout: number;
+  /** The workspace files the command runs (its scripts), each with a fingerprint of its contents, which the approval covers; shown as is. */
+  files: string[];
 }
 
 /**
@@ -510,8 +512,14 @@ export interface McpServerApprovalParams {
   url: string | null;
   /** http/sse: the headers it sends (names). */
   headerNames: string[];
+  /** http/sse: the headers it sends, values as written (`${env:VAR}` unexpanded). */
+  headers: Record<string, string>;
   /** http/sse: the environment variable whose value it gets as a Bearer token. */
   tokenEnv: string | null;
+  /** Which of the user's environment variables each value reads, one line per value (`header Authorization reads your $GITHUB_TOKEN`); shown as is. */
+  reads: string[];
+  /** The workspace files it runs or reads (a script among its arguments, its env file), each with a fingerprint of its contents, which the approval covers; shown as is. */
+  files: string[];
   /** Its tools would run without asking (`trusted: true`). */
   trusted: boolean;
   /** The user approved another definition of this name. */

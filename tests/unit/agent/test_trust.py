@@ -220,8 +220,8 @@ def workspace_server(**fields: object) -> MCPServerConfig:
 
 
 def test_the_digest_binds_what_runs_and_which_secrets_go(tmp_path: Path) -> None:
-    base = definition_digest(workspace_server(args=["a"]))
-    assert definition_digest(workspace_server(args=["a"])) == base
+    base = definition_digest(workspace_server(args=["a"]), tmp_path)
+    assert definition_digest(workspace_server(args=["a"]), tmp_path) == base
     for changed in (
         {"args": ["b"]},
         {"command": "uvx", "args": ["a"]},
@@ -230,7 +230,7 @@ def test_the_digest_binds_what_runs_and_which_secrets_go(tmp_path: Path) -> None
         {"args": ["a"], "env_file": ".env"},
         {"args": ["a"], "trusted": True},
     ):
-        assert definition_digest(workspace_server(**changed)) != base, changed
+        assert definition_digest(workspace_server(**changed), tmp_path) != base, changed
 
 
 async def test_a_workspace_server_starts_only_once_approved(tmp_path: Path) -> None:

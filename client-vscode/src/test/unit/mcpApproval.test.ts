@@ -14,7 +14,10 @@ function stdio(overrides: Partial<McpServerApprovalParams> = {}): McpServerAppro
     envFile: null,
     url: null,
     headerNames: [],
+    headers: {},
     tokenEnv: null,
+    reads: [],
+    files: [],
     trusted: false,
     changed: false,
     ...overrides,
@@ -41,13 +44,31 @@ describe('approvalPrompt', () => {
     assert.doesNotMatch(detail, /Environment variables/);
   });
 
-  it('shows the URL and the names of the headers of a remote server, never their values', () => {
+  it('shows the URL and, from a server that sends no values, the names of the headers', () => {
     const { detail } = approvalPrompt(
       stdio({ transport: 'http', command: null, env: {}, url: 'https://mcp.example.com/mcp', headerNames: ['Authorization', 'X-Team'] }),
     );
     assert.ok(detail.includes('URL (http):\n  https://mcp.example.com/mcp'), detail);
     assert.ok(detail.includes('Headers sent: Authorization, X-Team'), detail);
     assert.doesNotMatch(detail, /Command/);
+  });
+
+  it('shows header values as written, the variables each value reads and the files it runs', () => {
+    const { detail } = approvalPrompt(
+      stdio({
+        transport: 'http',
+        command: null,
+        env: {},
+        url: 'https://mcp.example.com/mcp',
+        headerNames: ['Authorization'],
+        headers: { Authorization: 'Bearer ${env:GITHUB_TOKEN}' },
+        reads: ['header Authorization reads your $GITHUB_TOKEN'],
+        files: ['srv.py (sha256 0123456789ab)'],
+      }),
+    );
+    assert.ok(detail.includes('Headers sent, as written:\n  Authorization: Bearer ${env:GITHUB_TOKEN}'), detail);
+    assert.ok(detail.includes('Your environment variables it would receive:\n  header Authorization reads your $GITHUB_TOKEN'), detail);
+    assert.ok(detail.includes('Workspace files it runs or reads (a change to any asks again):\n  srv.py (sha256 0123456789ab)'), detail);
   });
 
   it('names the token variable of a remote server and says when its tools would not ask', () => {
