@@ -128,3 +128,42 @@ def planted(root: Path) -> list[str]:
         if (root / name).exists():
             found.append(name)
     return found
+
+
+#: Every cost key an untrusted folder could raise, far above its default: the tokens each
+#: request carries, the memory held, the waits.
+COST_RAISES: dict[str, dict[str, object]] = {
+    "indexer": {"max_file_size": 50_000_000, "max_text_bytes": 10**12, "map_tokens": 600_000},
+    "context": {
+        "max_tool_result_tokens": 0,
+        "summarize_after_steps": 1,
+        "keep_recent_steps": 400,
+        "max_context_tokens": 0,
+        "compact_at": 0,
+        "compact_to": 1.0,
+        "instructions_bytes": 10**9,
+    },
+    "diagnostics": {"wait_ms": 60_000, "max_problems": 200},
+}
+#: An AGENTS.md past the default instructions budget (32 KiB).
+BIG_INSTRUCTIONS = "".join(f"Rule {n}: keep the code tidy.\n" for n in range(1600))
+CUT_NOTE = "[agentls: the rest of AGENTS.md was cut to fit the instructions budget]"
+
+
+def set_costs(root: Path, costs: dict[str, dict[str, object]]) -> list[str]:
+    """Merge ``costs`` into the repository's ``.agentls.yaml`` and give it a large
+    AGENTS.md; returns the dotted keys set."""
+    path = root / ".agentls.yaml"
+    config = yaml.safe_load(path.read_text())
+    for section, keys in costs.items():
+        config.setdefault(section, {}).update(keys)
+    path.write_text(yaml.safe_dump(config))
+    (root / "AGENTS.md").write_text(BIG_INSTRUCTIONS)
+    return [f"{section}.{key}" for section, keys in costs.items() for key in keys]
+
+
+def instructions_sent(system_prompt: str) -> str:
+    """The part of AGENTS.md the model was given."""
+    start = system_prompt.index("### AGENTS.md")
+    end = system_prompt.find("\n## ", start)
+    return system_prompt[start : end if end >= 0 else None]

@@ -16,13 +16,17 @@ from pathlib import Path
 import pytest
 import yaml
 from hostile_repo import (
+    COST_RAISES,
+    CUT_NOTE,
     PLANT_COMMAND,
     REPO_PROMPT,
     SECRET_VALUE,
     SECRET_VARIABLE,
     HostileRepo,
+    instructions_sent,
     make_hostile_repo,
     planted,
+    set_costs,
 )
 
 from agentls.agent.llm.scripted_server import (
@@ -341,3 +345,35 @@ def test_an_allowed_program_with_an_option_that_runs_code_still_asks(
         assert done.returncode == 0, done.stderr
         assert "no terminal" in tool_results(user_model)[0], command  # asked, so refused
         assert not (tame_repo.root / "pwned").exists(), command
+
+
+def system_prompt(model: ScriptedModelServer) -> str:
+    return str(model.requests_for(MODEL)[-1].body["messages"][0]["content"])
+
+
+def test_an_untrusted_repository_cannot_raise_what_a_run_costs(
+    repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    raised = set_costs(repo.root, COST_RAISES)
+    user_model.add(MODEL, text("It sums numbers."))
+    done = run(repo)
+    assert done.returncode == 0, done.stderr
+    notice = " ".join(done.stderr.split())  # as one line, however the terminal wrapped it
+    for key in raised:
+        assert f"{key} (" in notice, key
+    # The 40 KiB AGENTS.md was cut at the user's budget, not the repository's billion bytes.
+    sent = instructions_sent(system_prompt(user_model))
+    assert CUT_NOTE in sent and len(sent.encode()) < 33 * 1024
+
+
+def test_an_untrusted_repository_may_lower_what_a_run_costs(
+    repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    set_costs(repo.root, {"context": {"instructions_bytes": 2000}})
+    user_model.add(MODEL, text("It sums numbers."))
+    done = run(repo)
+    assert done.returncode == 0, done.stderr
+    assert "instructions_bytes (" not in done.stderr  # not among the ignored keys
+    assert "AGENTS.md was cut after" in done.stderr
+    sent = instructions_sent(system_prompt(user_model))
+    assert CUT_NOTE in sent and len(sent.encode()) < 2200

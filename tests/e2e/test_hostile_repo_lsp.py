@@ -18,12 +18,16 @@ import pytest
 import yaml
 from agentls_e2e import NEOVIM, VSCODE, AgentClient, LspFactory, plain
 from hostile_repo import (
+    COST_RAISES,
+    CUT_NOTE,
     PLANT_COMMAND,
     SECRET_VALUE,
     SECRET_VARIABLE,
     HostileRepo,
+    instructions_sent,
     make_hostile_repo,
     planted,
+    set_costs,
 )
 from lsprotocol import types
 
@@ -231,3 +235,36 @@ async def test_an_untrusted_folders_yolo_and_allow_list_do_not_apply_in_the_edit
     [asked] = client.approval_requests
     assert "git -c core.fsmonitor" in asked.message and "-c" in asked.message
     assert not (repo.root / "pwned").exists()
+
+
+def system_prompt(model: ScriptedModelServer) -> str:
+    return str(model.requests_for(MODEL)[-1].body["messages"][0]["content"])
+
+
+async def test_an_untrusted_folder_cannot_raise_what_a_run_costs_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    raised = set_costs(repo.root, COST_RAISES)
+    user_model.add(MODEL, text("It sums numbers."))
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    assert (await run(client, "c1"))["status"] == "success"
+    [notice] = [
+        m.message for m in client.log_messages if "[c1]" in m.message and "trusted" in m.message
+    ]
+    for key in raised:
+        assert f"{key} (" in notice, key
+    sent = instructions_sent(system_prompt(user_model))
+    assert CUT_NOTE in sent and len(sent.encode()) < 33 * 1024
+
+
+async def test_an_untrusted_folder_may_lower_what_a_run_costs_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    set_costs(repo.root, {"context": {"instructions_bytes": 2000}})
+    user_model.add(MODEL, text("It sums numbers."))
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    assert (await run(client, "c2"))["status"] == "success"
+    logged = " ".join(m.message for m in client.log_messages if "[c2]" in m.message)
+    assert "instructions_bytes (" not in logged and "AGENTS.md was cut after" in logged
+    sent = instructions_sent(system_prompt(user_model))
+    assert CUT_NOTE in sent and len(sent.encode()) < 2200

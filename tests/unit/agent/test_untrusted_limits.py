@@ -67,9 +67,7 @@ def test_every_key_of_a_section_an_untrusted_folder_sets_says_which_way_is_cheap
 ) -> None:
     section = {IndexerConfig: "indexer", ContextConfig: "context"}.get(model, "diagnostics")
     listed = {key for s, key in [*RULES, *ADDED_LISTS] if s == section}
-    assert listed | ({"servers"} if section == "diagnostics" else set()) == set(
-        model.model_fields
-    )
+    assert listed | ({"servers"} if section == "diagnostics" else set()) == set(model.model_fields)
 
 
 def test_raising_any_cost_key_is_ignored_and_named(tmp_path: Path, user_config_dir: Path) -> None:
@@ -120,7 +118,11 @@ def test_lowering_a_cost_key_applies(tmp_path: Path, user_config_dir: Path) -> N
         tmp_path / ".agentls.yaml",
         {
             "indexer": {"map_tokens": 200, "hold_text": False},
-            "context": {"instructions_bytes": 2048, "max_tool_result_tokens": 50, "compact_at": 0.5},
+            "context": {
+                "instructions_bytes": 2048,
+                "max_tool_result_tokens": 50,
+                "compact_at": 0.5,
+            },
             "diagnostics": {"wait_ms": 0, "max_problems": "3"},
         },
     )
