@@ -19,12 +19,14 @@ from hostile_repo import (
     COST_RAISES,
     CUT_NOTE,
     PLANT_COMMAND,
+    PLANTED_INSTRUCTIONS,
     REPO_PROMPT,
     SECRET_VALUE,
     SECRET_VARIABLE,
     HostileRepo,
     instructions_sent,
     make_hostile_repo,
+    plant_instructions_in_installed_package,
     planted,
     set_costs,
 )
@@ -377,3 +379,18 @@ def test_an_untrusted_repository_may_lower_what_a_run_costs(
     assert "AGENTS.md was cut after" in done.stderr
     sent = instructions_sent(system_prompt(user_model))
     assert CUT_NOTE in sent and len(sent.encode()) < 2200
+
+
+def test_instructions_an_install_left_in_node_modules_are_never_read(
+    tame_repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    installed = plant_instructions_in_installed_package(tame_repo.root)
+    user_model.add(MODEL, tool_call("read_file", {"path": installed}), text("It pads."))
+    # Run from inside the package: the folder a terminal run starts in counts as reached.
+    package = tame_repo.root / "node_modules" / "left-pad"
+    done = agentls(package, "run", "what does it do?", "--workspace", str(tame_repo.root))
+    assert done.returncode == 0, done.stderr
+    [result] = tool_results(user_model)
+    assert "module.exports" in result  # the file itself was read
+    sent = " ".join(str(m.get("content")) for m in user_model.requests_for(MODEL)[-1].messages)
+    assert PLANTED_INSTRUCTIONS not in sent

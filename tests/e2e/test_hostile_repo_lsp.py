@@ -21,11 +21,13 @@ from hostile_repo import (
     COST_RAISES,
     CUT_NOTE,
     PLANT_COMMAND,
+    PLANTED_INSTRUCTIONS,
     SECRET_VALUE,
     SECRET_VARIABLE,
     HostileRepo,
     instructions_sent,
     make_hostile_repo,
+    plant_instructions_in_installed_package,
     planted,
     set_costs,
 )
@@ -268,3 +270,21 @@ async def test_an_untrusted_folder_may_lower_what_a_run_costs_in_the_editor(
     assert "instructions_bytes (" not in logged and "AGENTS.md was cut after" in logged
     sent = instructions_sent(system_prompt(user_model))
     assert CUT_NOTE in sent and len(sent.encode()) < 2200
+
+
+async def test_instructions_an_install_left_in_node_modules_are_never_read_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    installed = plant_instructions_in_installed_package(repo.root)
+    user_model.add(MODEL, tool_call("read_file", {"path": installed}), text("It pads."))
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    result = plain(
+        await client.run(
+            prompt="what does it do?", runId="i1", activeFile=str(repo.root / installed)
+        )
+    )
+    assert result["status"] == "success", result
+    messages = user_model.requests_for(MODEL)[-1].messages
+    sent = " ".join(str(m.get("content")) for m in messages)
+    assert "module.exports" in sent  # the file itself was read
+    assert PLANTED_INSTRUCTIONS not in sent
