@@ -173,7 +173,7 @@ def test_no_instruction_file_is_read_inside_a_folder_the_index_leaves_out(
     assert tracker.take_message() is None and tracker.given == []
     # Beside them, the workspace's own folders still give theirs.
     tracker.touch("legacy/old.py")
-    assert [f.label for f in tracker.given][0] == "legacy/CLAUDE.md"
+    assert tracker.given[0].label == "legacy/CLAUDE.md"
 
 
 def test_a_broken_front_matter_names_the_file_and_the_line(tmp_path: Path) -> None:
