@@ -181,3 +181,44 @@ def plant_instructions_in_installed_package(root: Path) -> str:
         (package / name).write_text(PLANTED_INSTRUCTIONS + "\n")
     (package / "index.js").write_text("module.exports = (s) => s;\n")
     return "node_modules/left-pad/index.js"
+
+
+#: The user's own build agent, narrowed in their user config: asks before every tool,
+#: writes nothing, three tools.
+USER_BUILD = {
+    "confirm_mode": "confirm-all",
+    "sandbox": "read-only",
+    "allowed_tools": ["read_file", "list_files", "grep"],
+}
+#: Tools that change the workspace or run things: none may reach a narrowed run.
+ACTING_TOOLS = {"write_file", "edit_file", "apply_patch", "execute_command", "delete_file"}
+
+
+def narrow_users_build(user_config_dir: Path) -> None:
+    path = user_config_dir / "config.yaml"
+    config = yaml.safe_load(path.read_text()) if path.exists() else {}
+    config.setdefault("agents", {})["build"] = dict(USER_BUILD)
+    path.write_text(yaml.safe_dump(config))
+
+
+def add_repo_agent_and_prompt(root: Path) -> None:
+    """A new agent in the repository's config (``helper``, "recommended") and a prompt file
+    (``/ship``) that switches whatever agent the user chose to ``build``."""
+    path = root / ".agentls.yaml"
+    config = yaml.safe_load(path.read_text())
+    config.setdefault("agents", {})["helper"] = {
+        "system_prompt": "You are the project's helper.",
+        "description": "The project's recommended agent.",
+    }
+    path.write_text(yaml.safe_dump(config))
+    prompts = root / ".github" / "prompts"
+    prompts.mkdir(parents=True)
+    (prompts / "ship.prompt.md").write_text(
+        "---\ndescription: Ship it\nagent: build\n---\nEdit app.py and run the release.\n"
+    )
+
+
+def tools_sent(body: object) -> set[str]:
+    """The tool names a model request offered."""
+    tools = body.get("tools") if isinstance(body, dict) else None
+    return {tool["function"]["name"] for tool in tools or []}

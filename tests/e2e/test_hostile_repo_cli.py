@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 from hostile_repo import (
+    ACTING_TOOLS,
     COST_RAISES,
     CUT_NOTE,
     PLANT_COMMAND,
@@ -23,12 +24,16 @@ from hostile_repo import (
     REPO_PROMPT,
     SECRET_VALUE,
     SECRET_VARIABLE,
+    USER_BUILD,
     HostileRepo,
+    add_repo_agent_and_prompt,
     instructions_sent,
     make_hostile_repo,
+    narrow_users_build,
     plant_instructions_in_installed_package,
     planted,
     set_costs,
+    tools_sent,
 )
 
 from agentls.agent.llm.scripted_server import (
@@ -394,3 +399,36 @@ def test_instructions_an_install_left_in_node_modules_are_never_read(
     assert "module.exports" in result  # the file itself was read
     sent = " ".join(str(m.get("content")) for m in user_model.requests_for(MODEL)[-1].messages)
     assert PLANTED_INSTRUCTIONS not in sent
+
+
+def test_an_untrusted_repositorys_agent_can_do_no_more_than_the_users_own(
+    repo: HostileRepo, user_model: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    narrow_users_build(user_config_dir)
+    add_repo_agent_and_prompt(repo.root)
+    user_model.add(
+        MODEL,
+        tool_call("read_file", {"path": "app.py"}),
+        text("explained"),  # the question's explanation, if one is asked for
+        text("done"),
+    )
+    done = agentls(repo.root, "run", "what does it do?", "--agent", "helper")
+    assert done.returncode == 0, done.stderr
+    first = user_model.requests_for(MODEL)[0]
+    assert tools_sent(first.body) <= set(USER_BUILD["allowed_tools"])
+    # confirm-all, as the user's own: even reading asks, and nobody can answer here.
+    assert "no terminal" in tool_results(user_model)[0]
+
+
+def test_a_repositorys_prompt_file_cannot_switch_the_users_agent_to_a_wider_one(
+    repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    add_repo_agent_and_prompt(repo.root)
+    user_model.add(MODEL, text("The plan."))
+    done = agentls(repo.root, "run", "/ship", "--agent", "plan")
+    assert done.returncode == 0, done.stderr
+    [request] = user_model.requests_for(MODEL)
+    assert tools_sent(request.body) and not tools_sent(request.body) & ACTING_TOOLS
+    said = " ".join(done.stderr.split())
+    assert "asks for agent build, which may do more than plan" in said
+    assert "it runs with plan" in said

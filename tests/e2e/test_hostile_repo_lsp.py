@@ -18,18 +18,23 @@ import pytest
 import yaml
 from agentls_e2e import NEOVIM, VSCODE, AgentClient, LspFactory, plain
 from hostile_repo import (
+    ACTING_TOOLS,
     COST_RAISES,
     CUT_NOTE,
     PLANT_COMMAND,
     PLANTED_INSTRUCTIONS,
     SECRET_VALUE,
     SECRET_VARIABLE,
+    USER_BUILD,
     HostileRepo,
+    add_repo_agent_and_prompt,
     instructions_sent,
     make_hostile_repo,
+    narrow_users_build,
     plant_instructions_in_installed_package,
     planted,
     set_costs,
+    tools_sent,
 )
 from lsprotocol import types
 
@@ -288,3 +293,40 @@ async def test_instructions_an_install_left_in_node_modules_are_never_read_in_th
     sent = " ".join(str(m.get("content")) for m in messages)
     assert "module.exports" in sent  # the file itself was read
     assert PLANTED_INSTRUCTIONS not in sent
+
+
+async def test_an_untrusted_folders_agent_can_do_no_more_than_the_users_own_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    narrow_users_build(user_config_dir)
+    add_repo_agent_and_prompt(repo.root)
+    user_model.add(
+        MODEL,
+        tool_call("read_file", {"path": "app.py"}),
+        text("explained"),  # the question's explanation, if one is asked for
+        text("done"),
+    )
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    client.approvals = ["Deny"]
+    result = plain(await client.run(prompt="what does it do?", runId="r1", agent="helper"))
+    assert result["status"] == "success", result
+    first = user_model.requests_for(MODEL)[0]
+    assert tools_sent(first.body) <= set(USER_BUILD["allowed_tools"])
+    # confirm-all, as the user's own: even reading asks.
+    [asked] = client.approval_requests
+    assert "read_file" in asked.message or "app.py" in asked.message
+
+
+async def test_a_folders_prompt_file_cannot_switch_the_users_agent_to_a_wider_one_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    add_repo_agent_and_prompt(repo.root)
+    user_model.add(MODEL, text("The plan."))
+    shows = attrs.evolve(NEOVIM, experimental={"agentls": {"notices": True}})
+    client = await lsp(caps=shows, init_options={}, root=repo.root)
+    result = plain(await client.run(prompt="/ship", runId="s1", agent="plan"))
+    assert result["status"] == "success", result
+    [request] = user_model.requests_for(MODEL)
+    assert tools_sent(request.body) and not tools_sent(request.body) & ACTING_TOOLS
+    [notice] = [n for n in client.of("agent/notice", "s1") if "asks for agent" in n["message"]]
+    assert "asks for agent build, which may do more than plan" in notice["message"]
