@@ -8,8 +8,10 @@ import pytest
 import yaml
 
 from agentls.agent.agent_bounds import REACH_KEYS, widening
+from agentls.agent.command_runs import prepare
 from agentls.agent.config import AgentConfig, ContextConfig, DiagnosticsConfig, IndexerConfig
 from agentls.agent.config_loader import load
+from agentls.agent.contract import RunRequest
 from agentls.agent.cost_keys import ADDED_LISTS, RULES
 
 #: Each cost key set far above its default, as a repository wanting the user's tokens would.
@@ -188,3 +190,42 @@ def test_widening_names_each_setting_that_lets_an_agent_do_more() -> None:
     wide = AgentConfig(system_prompt="", allowed_commands=["curl*"], network=True)
     assert [item.split(" ")[0] for item in widening(wide, base)] == list(REACH_KEYS)
     assert widening(base, base) == []
+
+
+def _prompt_file(folder: Path, name: str, agent: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(f"---\nagent: {agent}\n---\nDo it.\n")
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+async def test_a_workspace_prompt_file_switches_only_to_an_agent_no_wider_than_the_users(
+    tmp_path: Path, user_config_dir: Path, trusted: bool
+) -> None:
+    _prompt_file(tmp_path / ".github" / "prompts", "ship.prompt.md", "build")
+    _prompt_file(tmp_path / ".github" / "prompts", "look.prompt.md", "review")
+    config = load(tmp_path, trusted=trusted).config
+    tools = ["read_file", "write_file"]
+
+    async def prepared(prompt: str, agent: str) -> tuple[str, list[str]]:
+        request = RunRequest(prompt=prompt, agent=agent)
+        done = await prepare(request, config, root=tmp_path, trusted=trusted, known_tools=tools)
+        return done.request.agent, done.notes
+
+    agent, notes = await prepared("/ship", "plan")
+    assert agent == "plan"
+    assert "asks for agent build, which may do more than plan" in notes[0]
+    assert "allowed_tools (would allow every tool)" in notes[0]
+    assert await prepared("/ship", "mixed") == ("build", [])  # mixed builds anyway
+    assert await prepared("/look", "build") == ("review", [])  # narrower: switched
+    agent, notes = await prepared("/ship", "review")
+    assert agent == "review" and notes
+
+
+async def test_the_users_own_prompt_file_switches_agents_freely(
+    tmp_path: Path, user_config_dir: Path
+) -> None:
+    _prompt_file(user_config_dir / "prompts", "ship.prompt.md", "build")
+    config = load(tmp_path, trusted=False).config
+    request = RunRequest(prompt="/ship", agent="plan")
+    done = await prepare(request, config, root=tmp_path, trusted=False, known_tools=[])
+    assert done.request.agent == "build" and done.notes == []
