@@ -95,7 +95,9 @@ def bound_section(
     typed = type(current).model_validate({**current.model_dump(), **value})
     for key in value:
         where = f"{section}.{key}"
-        wanted, have = getattr(typed, str(key), None), getattr(current, str(key), None)
+        # The workspace file was validated: every key is a field of the section.
+        wanted: Any = getattr(typed, str(key))
+        have: Any = getattr(current, str(key))
         if (section, key) in ADDED_LISTS:
             kept[key] = [*have, *(item for item in wanted if item not in have)]
             continue
