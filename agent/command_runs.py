@@ -1,7 +1,12 @@
 """Turning a ``/name args`` prompt into the run it stands for, in every front end alike.
 
 A prompt file's command becomes its expanded prompt, with its agent, its narrowed tools
-and (from the user's own files or a trusted folder) its model. The built-in commands:
+and (from the user's own files or a trusted folder) its model. A workspace's prompt file,
+trusted or not, may switch the run only to an agent that may do no more than the one the
+user chose (``agent.agent_bounds``): a repository's ``agent: build`` must not turn the
+user's read-only ``plan`` into an agent that edits and runs commands. Such a switch is
+refused, the command runs with the user's agent and the run's notice says why; the user's
+own prompt files switch freely. The built-in commands:
 
 - ``/init`` asks the build agent to write a first ``AGENTS.md`` from what the repository
   shows; the file is protected, so the user confirms it before it is written;
@@ -20,9 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from agentls.agent.agents import AgentRegistry
-from agentls.agent.commands import CommandError, expand, load_commands, parse_invocation
-from agentls.agent.config import AppConfig
+from agentls.agent.agent_bounds import widening
+from agentls.agent.agents import MIXED, AgentRegistry
+from agentls.agent.commands import (
+    Command,
+    CommandError,
+    expand,
+    load_commands,
+    parse_invocation,
+)
+from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.contract import RunRequest
 
 Action = Literal["run", "clear", "compact"]
@@ -103,13 +115,18 @@ async def prepare(
     notes += expanded.notes
     updates: dict[str, object] = {"prompt": expanded.prompt}
     if expanded.agent:
-        if not AgentRegistry(config).exists(expanded.agent):
-            known = ", ".join(AgentRegistry(config).names())
+        registry = AgentRegistry(config)
+        if not registry.exists(expanded.agent):
+            known = ", ".join(registry.names())
             raise CommandError(
                 f"/{name} ({command.path}) asks for agent {expanded.agent!r}, which does not "
                 f"exist; known agents: {known}"
             )
-        updates["agent"] = expanded.agent
+        refusal = _refused_switch(command, expanded.agent, request.agent, registry)
+        if refusal is None:
+            updates["agent"] = expanded.agent
+        else:
+            notes.append(refusal)
     if expanded.tools is not None:
         narrowed = set(expanded.tools)
         if request.tools is not None:
@@ -119,3 +136,26 @@ async def prepare(
         llm = config.llm.model_copy(update={"model": expanded.model})
         config = config.model_copy(update={"llm": llm})
     return PreparedRun(request.model_copy(update=updates), config, command=name, notes=notes)
+
+
+def _refused_switch(
+    command: Command, wanted: str, chosen: str, registry: AgentRegistry
+) -> str | None:
+    """Why the command may not move the run from the user's ``chosen`` agent to
+    ``wanted``, or None when it may: the user's own prompt files may, a workspace's only
+    to an agent no wider than ``chosen``."""
+    if command.source == "user" or wanted == chosen:
+        return None
+    wider = widening(_acting(registry, wanted), _acting(registry, chosen))
+    if not wider:
+        return None
+    return (
+        f"/{command.name} ({command.path}) asks for agent {wanted}, which may do more than "
+        f"{chosen}, the agent you chose ({'; '.join(wider)}): it runs with {chosen}; choose "
+        f"{wanted} yourself to run it with that agent"
+    )
+
+
+def _acting(registry: AgentRegistry, name: str) -> AgentConfig:
+    """The agent that acts in a run of ``name``: ``mixed`` builds after it plans."""
+    return registry.get("build" if name == MIXED else name)

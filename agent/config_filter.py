@@ -4,9 +4,12 @@ A folder the user has not trusted may still describe itself (how to index it, ho
 context to keep, custom agents with their prompts and descriptions) and may make the
 agent more careful (a stricter confirm mode, sandbox or network setting, fewer tools,
 fewer steps, ``deny`` and ``ask`` command rules) and say how problems after edits are
-reported (``diagnostics`` without ``servers``). Everything else is ignored and named in
-the run's notice: the model endpoint and key (``llm``), MCP servers, the language servers
-to start, logging, where state is written, the workspace root, what the editor declares,
+reported (``diagnostics`` without ``servers``). What sets a run's cost (the sizes, budgets
+and waits of ``indexer``, ``context`` and ``diagnostics``) it may only lower
+(``agent.cost_keys``). An agent it adds starts from the user's own ``build`` agent, not
+from the defaults, and may only narrow it. Everything else is ignored and named in the
+run's notice: the model endpoint and key (``llm``), MCP servers, the language servers to
+start, logging, where state is written, the workspace root, what the editor declares,
 allow-lists, a built-in agent's system prompt, and evaluation (it spends the user's model
 budget).
 """
@@ -17,13 +20,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentls.agent.config import AgentConfig
+from pydantic import BaseModel
 
-#: Sections an untrusted workspace sets freely: they describe the workspace.
-FREE_SECTIONS = frozenset({"indexer", "context"})
+from agentls.agent.agent_bounds import REACH_KEYS, loosening, reach_of
+from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.cost_keys import SECTIONS, bound_section
 
-_CONFIRM_RANK = {"yolo": 0, "confirm-sensitive": 1, "confirm-all": 2}
-_SANDBOX_RANK = {"off": 0, "workspace-write": 1, "read-only": 2}
+#: The agent a new agent of an untrusted folder starts from: the one that does the user's
+#: tasks, as the user set it.
+BASE_AGENT = "build"
 
 
 @dataclass
@@ -35,26 +40,30 @@ class Filtered:
 
 
 def filter_untrusted(
-    data: Mapping[str, Any], below: Mapping[str, AgentConfig], builtin: frozenset[str]
+    data: Mapping[str, Any],
+    below: AppConfig,
+    agents: Mapping[str, AgentConfig],
+    builtin: frozenset[str],
 ) -> Filtered:
     """Keep from ``data`` (a validated workspace file) what an untrusted folder may set.
 
-    ``below`` holds each agent as the layers under the workspace define it (the user
-    config over the built-in defaults): a setting may only be at least as strict as that.
-    ``builtin`` names the built-in agents, whose system prompts the workspace may not
-    replace.
+    ``below`` is the config the layers under the workspace make (the user config over the
+    defaults): a cost may only be lowered from there. ``agents`` holds each agent as those
+    layers define it (built-ins included): a setting may only be at least as strict as
+    that. ``builtin`` names the built-in agents, whose system prompts the workspace may
+    not replace.
     """
     result = Filtered()
     for key, value in data.items():
-        if key in FREE_SECTIONS:
-            result.kept[key] = value
-        elif key == "diagnostics" and isinstance(value, Mapping):
+        if key == "diagnostics" and isinstance(value, Mapping) and "servers" in value:
             # How problems are reported describes the workspace; which programs start does not.
-            kept = {k: v for k, v in value.items() if k != "servers"}
+            result.ignored.append("diagnostics.servers")
+            value = {k: v for k, v in value.items() if k != "servers"}
+        if key in SECTIONS and isinstance(value, Mapping):
+            current: BaseModel = getattr(below, key)
+            kept = bound_section(key, value, current, result.ignored)
             if kept:
-                result.kept["diagnostics"] = kept
-            if "servers" in value:
-                result.ignored.append("diagnostics.servers")
+                result.kept[key] = kept
         elif key == "commands" and isinstance(value, Mapping):
             tightening = {tier: value[tier] for tier in ("ask", "deny") if value.get(tier)}
             if tightening:
@@ -62,17 +71,15 @@ def filter_untrusted(
             if value.get("allow"):
                 result.ignored.append("commands.allow")
         elif key == "agents" and isinstance(value, Mapping):
-            agents: dict[str, Any] = {}
+            added: dict[str, Any] = {}
             for name, entry in value.items():
                 if not isinstance(entry, Mapping):
                     continue
-                kept = _filter_agent(
-                    str(name), entry, below.get(name), str(name) in builtin, result.ignored
-                )
+                kept = _filter_agent(str(name), entry, agents, str(name) in builtin, result)
                 if kept:
-                    agents[str(name)] = kept
-            if agents:
-                result.kept["agents"] = agents
+                    added[str(name)] = kept
+            if added:
+                result.kept["agents"] = added
         else:
             result.ignored.extend(_keys_of(key, value))
     return result
@@ -81,20 +88,23 @@ def filter_untrusted(
 def _filter_agent(
     name: str,
     entry: Mapping[str, Any],
-    below: AgentConfig | None,
+    agents: Mapping[str, AgentConfig],
     builtin: bool,
-    ignored: list[str],
+    result: Filtered,
 ) -> dict[str, Any]:
-    base = below if below is not None else AgentConfig(system_prompt="")
-    kept: dict[str, Any] = {}
+    own = agents.get(name)
+    # A new agent would otherwise get the model's defaults (every tool, a writable
+    # sandbox, confirm-sensitive), wider than what the user allowed their own agent.
+    base = own if own is not None else agents[BASE_AGENT]
+    kept: dict[str, Any] = {} if own is not None else reach_of(base)
     where = f"agents.{name}"
     for key, value in entry.items():
         why = _loosens(key, value, base, builtin)
         if why is None:
             kept[key] = value
         else:
-            ignored.append(f"{where}.{key} ({why})")
-    return kept
+            result.ignored.append(f"{where}.{key} ({why})")
+    return kept if entry else {}
 
 
 def _loosens(key: str, value: Any, base: AgentConfig, builtin: bool) -> str | None:
@@ -105,31 +115,12 @@ def _loosens(key: str, value: Any, base: AgentConfig, builtin: bool) -> str | No
         if not builtin or value == base.system_prompt:
             return None
         return "a built-in agent's prompt"
-    if key == "allowed_tools":
-        if not value:
-            return None if not base.allowed_tools else "would allow every tool"
-        if base.allowed_tools and not set(value) <= set(base.allowed_tools):
-            extra = sorted(set(value) - set(base.allowed_tools))
-            return "would add " + ", ".join(extra)
-        return None
     if key == "allowed_commands":
+        # Not even the user's own patterns: an untrusted folder adds no allow rule.
         return "an allow-list" if value else None
-    if key == "confirm_mode":
-        return _stricter(_CONFIRM_RANK, value, base.confirm_mode)
-    if key == "sandbox":
-        return _stricter(_SANDBOX_RANK, value, base.sandbox)
-    if key == "network":
-        return None if value is False or base.network else "would turn the network on"
-    if key in ("max_steps", "command_timeout"):
-        limit = getattr(base, key)
-        return None if isinstance(value, int) and value <= limit else f"more than {limit}"
+    if key in REACH_KEYS:
+        return loosening(key, value, base)
     return "not settable by an untrusted folder"
-
-
-def _stricter(rank: dict[str, int], value: Any, current: str) -> str | None:
-    if rank.get(str(value), -1) >= rank[current]:
-        return None
-    return f"{value} is looser than {current}"
 
 
 def _keys_of(key: str, value: Any) -> list[str]:

@@ -378,20 +378,31 @@ def _workspace_layer(base_dir: Path, below: Sequence[Layer], report: LoadedConfi
             data["worktree"] = rest
         log.warning("%s: worktree.setup ignored (only your own config may set it)", path)
     if not report.trusted:
-        filtered = filter_untrusted(data, _agents_below(below), _builtin_names())
+        under = _merged(below)
+        filtered = filter_untrusted(
+            data,
+            validate_config(under, "the user config"),
+            _agents_below(under),
+            _builtin_names(),
+        )
         report.ignored.extend(filtered.ignored)
         data = filtered.kept
     return Layer("workspace", CONFIG_FILE_NAME, data, base_dir)
 
 
-def _agents_below(layers: Sequence[Layer]) -> dict[str, AgentConfig]:
+def _merged(layers: Sequence[Layer]) -> dict[str, Any]:
+    """The data of ``layers`` merged, as the loader merges them."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        merged = merge_layer(merged, layer.data)
+    return merged
+
+
+def _agents_below(merged: Mapping[str, Any]) -> dict[str, AgentConfig]:
     """Each agent as the layers under the workspace define it (built-ins included)."""
     from agentls.agent.agents import DEFAULT_AGENTS
 
     agents = {name: agent for name, (_, agent) in DEFAULT_AGENTS.items()}
-    merged: dict[str, Any] = {}
-    for layer in layers:
-        merged = merge_layer(merged, layer.data)
     if merged.get("agents"):
         agents.update(validate_config({"agents": merged["agents"]}, "the user config").agents)
     return agents

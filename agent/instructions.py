@@ -22,6 +22,13 @@ instruction file not yet given (or a file an ``applyTo`` matches), that file joi
 conversation as a new message, appended, so the prompt already sent stays byte-for-byte
 the same and the provider's prompt cache keeps working.
 
+No instruction file is read inside a folder the index leaves out (``node_modules``,
+``.venv``, ``build``, ``dist`` and the other fixed excludes, and ``indexer.exclude_dirs``),
+however the run reaches it: those folders hold what installs and builds write, and a
+package install must not be able to leave instructions there that outlive the run. (A
+sandboxed command that creates an instruction file anywhere else has it removed: they are
+protected paths, searched for everywhere but in those same folders.)
+
 Instruction files are text for the model, in any folder, trusted or not: nothing in them
 changes approvals, tools, the model endpoint or the sandbox.
 """
@@ -32,17 +39,23 @@ import contextlib
 import fnmatch
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentls.agent.errors import AgentError
 from agentls.agent.front_matter import FrontMatterError, split_front_matter
 from agentls.agent.userdirs import user_config_dir
 from agentls.agent.workspace import EditOutcome, FileAccess, FileChange, TextFile, WrappedFiles
 
+if TYPE_CHECKING:
+    from agentls.agent.config import IndexerConfig
+
 log = logging.getLogger(__name__)
+
+#: Whether a directory (its name, its workspace-relative path) is one the index leaves out.
+ExcludedDir = Callable[[str, str], bool]
 
 #: Per directory, the first of these that exists is that directory's file.
 DIRECTORY_FILES = ("AGENTS.override.md", "AGENTS.md", "CLAUDE.md")
@@ -167,12 +180,27 @@ def run_directory(root: Path, hint: Path | None) -> Path:
     return root
 
 
-def _chain(root: Path, folder: Path) -> list[Path]:
-    """The directories from ``root`` down to ``folder``, both included."""
+def _chain(root: Path, folder: Path, excluded: ExcludedDir) -> list[Path]:
+    """The directories from ``root`` down to ``folder``, both included, that are not in
+    (or under) a folder the index leaves out."""
     chain = [folder]
     while chain[-1] != root:
         chain.append(chain[-1].parent)
-    return list(reversed(chain))
+    reached = []
+    for directory in reversed(chain):
+        if directory != root and excluded(directory.name, _label(root, directory)):
+            break
+        reached.append(directory)
+    return reached
+
+
+def excluded_dirs(root: Path, indexer: IndexerConfig | None = None) -> ExcludedDir:
+    """The index's rule for leaving a directory of ``root`` out (its fixed excludes and
+    ``indexer.exclude_dirs``): one list decides for both."""
+    from agentls.agent.config import IndexerConfig
+    from agentls.agent.indexing import workspace_rules
+
+    return workspace_rules(root, indexer if indexer is not None else IndexerConfig()).excluded_dir
 
 
 def _label(root: Path, path: Path) -> str:
@@ -259,9 +287,12 @@ def discover(
     touched: Sequence[str] = (),
     budget: int = DEFAULT_BUDGET,
     user_dir: Path | None = None,
+    indexer: IndexerConfig | None = None,
 ) -> tuple[Instructions, InstructionTracker]:
-    """The run's instruction files, and the tracker that adds the others as the run goes."""
+    """The run's instruction files, and the tracker that adds the others as the run goes.
+    ``indexer`` (the run's config) says which folders are left out; the defaults when None."""
     root = root.resolve()
+    excluded = excluded_dirs(root, indexer)
     result = Instructions()
     spend = _Budget(budget, result.problems)
     user_file = (user_dir if user_dir is not None else user_config_dir()) / USER_FILE
@@ -272,7 +303,7 @@ def discover(
             result.files.append(InstructionFile("your AGENTS.md", taken[0], "user", cut=taken[1]))
     folder = run_directory(root, run_dir)
     given_dirs: set[Path] = set()
-    for directory in _chain(root, folder):
+    for directory in _chain(root, folder, excluded):
         path = directory_file(directory)
         given_dirs.add(directory)
         if path is None:
@@ -283,7 +314,7 @@ def discover(
         if copilot.is_file():
             _add(result, spend, root, copilot, "fallback")
     scoped = scoped_files(root, result.problems)
-    tracker = InstructionTracker(root, given_dirs, scoped, spend)
+    tracker = InstructionTracker(root, given_dirs, scoped, spend, excluded)
     for item in tracker.scoped_for(touched):
         result.files.append(item)
     return result, tracker
@@ -302,9 +333,15 @@ class InstructionTracker:
     tools reach files they apply to."""
 
     def __init__(
-        self, root: Path, given_dirs: set[Path], scoped: list[ScopedFile], budget: _Budget
+        self,
+        root: Path,
+        given_dirs: set[Path],
+        scoped: list[ScopedFile],
+        budget: _Budget,
+        excluded: ExcludedDir,
     ) -> None:
         self.root = root
+        self._excluded = excluded
         self._given_dirs = set(given_dirs)
         self._scoped = list(scoped)
         self._budget = budget
@@ -339,7 +376,7 @@ class InstructionTracker:
         folder = target.parent
         if folder != self.root and self.root not in folder.parents:
             return
-        for directory in _chain(self.root, folder):
+        for directory in _chain(self.root, folder, self._excluded):
             if directory in self._given_dirs:
                 continue
             self._given_dirs.add(directory)

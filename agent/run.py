@@ -439,6 +439,7 @@ class _Run:
             run_dir=hint,
             touched=touched,
             budget=ctx.config.context.instructions_bytes,
+            indexer=ctx.config.indexer,
         )
         for label in earlier:
             if label not in found.labels:

@@ -217,8 +217,10 @@ export function runOptions(settings: AgentSettings, agent?: string): RunOptions 
 /**
  * Settings a workspace's `.vscode/settings.json` could turn against the user: the program
  * that runs (serverPath, python), where the user's key and code go (apiBase, apiKeyEnv,
- * model), and how much the agent may do or spend (confirmMode, maxSteps, selfEval). In
- * Restricted Mode VS Code reads them from the user's settings only (package.json
+ * model), how much the agent may do or spend (confirmMode, maxSteps, selfEval, and
+ * diagnostics and diagnosticsWaitMs: how long every edit waits for problems) and which
+ * agent runs (agent: a repository's own agent could otherwise be made the one every run
+ * uses). In Restricted Mode VS Code reads them from the user's settings only (package.json
  * `capabilities.untrustedWorkspaces.restrictedConfigurations`, checked against this list).
  */
 export const RESTRICTED_KEYS: readonly (keyof AgentSettings)[] = [
@@ -230,6 +232,9 @@ export const RESTRICTED_KEYS: readonly (keyof AgentSettings)[] = [
   'confirmMode',
   'maxSteps',
   'selfEval',
+  'diagnostics',
+  'diagnosticsWaitMs',
+  'agent',
 ];
 
 /** Keys whose change needs a new server process (launch line, environment). */

@@ -16,13 +16,24 @@ from pathlib import Path
 import pytest
 import yaml
 from hostile_repo import (
+    ACTING_TOOLS,
+    COST_RAISES,
+    CUT_NOTE,
     PLANT_COMMAND,
+    PLANTED_INSTRUCTIONS,
     REPO_PROMPT,
     SECRET_VALUE,
     SECRET_VARIABLE,
+    USER_BUILD,
     HostileRepo,
+    add_repo_agent_and_prompt,
+    instructions_sent,
     make_hostile_repo,
+    narrow_users_build,
+    plant_instructions_in_installed_package,
     planted,
+    set_costs,
+    tools_sent,
 )
 
 from agentls.agent.llm.scripted_server import (
@@ -341,3 +352,83 @@ def test_an_allowed_program_with_an_option_that_runs_code_still_asks(
         assert done.returncode == 0, done.stderr
         assert "no terminal" in tool_results(user_model)[0], command  # asked, so refused
         assert not (tame_repo.root / "pwned").exists(), command
+
+
+def system_prompt(model: ScriptedModelServer) -> str:
+    return str(model.requests_for(MODEL)[-1].body["messages"][0]["content"])
+
+
+def test_an_untrusted_repository_cannot_raise_what_a_run_costs(
+    repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    raised = set_costs(repo.root, COST_RAISES)
+    user_model.add(MODEL, text("It sums numbers."))
+    done = run(repo)
+    assert done.returncode == 0, done.stderr
+    notice = " ".join(done.stderr.split())  # as one line, however the terminal wrapped it
+    for key in raised:
+        assert f"{key} (" in notice, key
+    # The 40 KiB AGENTS.md was cut at the user's budget, not the repository's billion bytes.
+    sent = instructions_sent(system_prompt(user_model))
+    assert CUT_NOTE in sent and len(sent.encode()) < 33 * 1024
+
+
+def test_an_untrusted_repository_may_lower_what_a_run_costs(
+    repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    set_costs(repo.root, {"context": {"instructions_bytes": 2000}})
+    user_model.add(MODEL, text("It sums numbers."))
+    done = run(repo)
+    assert done.returncode == 0, done.stderr
+    assert "instructions_bytes (" not in done.stderr  # not among the ignored keys
+    assert "AGENTS.md was cut after" in done.stderr
+    sent = instructions_sent(system_prompt(user_model))
+    assert CUT_NOTE in sent and len(sent.encode()) < 2200
+
+
+def test_instructions_an_install_left_in_node_modules_are_never_read(
+    tame_repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    installed = plant_instructions_in_installed_package(tame_repo.root)
+    user_model.add(MODEL, tool_call("read_file", {"path": installed}), text("It pads."))
+    # Run from inside the package: the folder a terminal run starts in counts as reached.
+    package = tame_repo.root / "node_modules" / "left-pad"
+    done = agentls(package, "run", "what does it do?", "--workspace", str(tame_repo.root))
+    assert done.returncode == 0, done.stderr
+    [result] = tool_results(user_model)
+    assert "module.exports" in result  # the file itself was read
+    sent = " ".join(str(m.get("content")) for m in user_model.requests_for(MODEL)[-1].messages)
+    assert PLANTED_INSTRUCTIONS not in sent
+
+
+def test_an_untrusted_repositorys_agent_can_do_no_more_than_the_users_own(
+    repo: HostileRepo, user_model: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    narrow_users_build(user_config_dir)
+    add_repo_agent_and_prompt(repo.root)
+    user_model.add(
+        MODEL,
+        tool_call("read_file", {"path": "app.py"}),
+        text("explained"),  # the question's explanation, if one is asked for
+        text("done"),
+    )
+    done = agentls(repo.root, "run", "what does it do?", "--agent", "helper")
+    assert done.returncode == 0, done.stderr
+    first = user_model.requests_for(MODEL)[0]
+    assert tools_sent(first.body) <= set(USER_BUILD["allowed_tools"])
+    # confirm-all, as the user's own: even reading asks, and nobody can answer here.
+    assert "no terminal" in tool_results(user_model)[0]
+
+
+def test_a_repositorys_prompt_file_cannot_switch_the_users_agent_to_a_wider_one(
+    repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    add_repo_agent_and_prompt(repo.root)
+    user_model.add(MODEL, text("The plan."))
+    done = agentls(repo.root, "run", "/ship", "--agent", "plan")
+    assert done.returncode == 0, done.stderr
+    [request] = user_model.requests_for(MODEL)
+    assert tools_sent(request.body) and not tools_sent(request.body) & ACTING_TOOLS
+    said = " ".join(done.stderr.split())
+    assert "asks for agent build, which may do more than plan" in said
+    assert "it runs with plan" in said

@@ -18,12 +18,23 @@ import pytest
 import yaml
 from agentls_e2e import NEOVIM, VSCODE, AgentClient, LspFactory, plain
 from hostile_repo import (
+    ACTING_TOOLS,
+    COST_RAISES,
+    CUT_NOTE,
     PLANT_COMMAND,
+    PLANTED_INSTRUCTIONS,
     SECRET_VALUE,
     SECRET_VARIABLE,
+    USER_BUILD,
     HostileRepo,
+    add_repo_agent_and_prompt,
+    instructions_sent,
     make_hostile_repo,
+    narrow_users_build,
+    plant_instructions_in_installed_package,
     planted,
+    set_costs,
+    tools_sent,
 )
 from lsprotocol import types
 
@@ -231,3 +242,91 @@ async def test_an_untrusted_folders_yolo_and_allow_list_do_not_apply_in_the_edit
     [asked] = client.approval_requests
     assert "git -c core.fsmonitor" in asked.message and "-c" in asked.message
     assert not (repo.root / "pwned").exists()
+
+
+def system_prompt(model: ScriptedModelServer) -> str:
+    return str(model.requests_for(MODEL)[-1].body["messages"][0]["content"])
+
+
+async def test_an_untrusted_folder_cannot_raise_what_a_run_costs_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    raised = set_costs(repo.root, COST_RAISES)
+    user_model.add(MODEL, text("It sums numbers."))
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    assert (await run(client, "c1"))["status"] == "success"
+    [notice] = [
+        m.message for m in client.log_messages if "[c1]" in m.message and "trusted" in m.message
+    ]
+    for key in raised:
+        assert f"{key} (" in notice, key
+    sent = instructions_sent(system_prompt(user_model))
+    assert CUT_NOTE in sent and len(sent.encode()) < 33 * 1024
+
+
+async def test_an_untrusted_folder_may_lower_what_a_run_costs_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    set_costs(repo.root, {"context": {"instructions_bytes": 2000}})
+    user_model.add(MODEL, text("It sums numbers."))
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    assert (await run(client, "c2"))["status"] == "success"
+    logged = " ".join(m.message for m in client.log_messages if "[c2]" in m.message)
+    assert "instructions_bytes (" not in logged and "AGENTS.md was cut after" in logged
+    sent = instructions_sent(system_prompt(user_model))
+    assert CUT_NOTE in sent and len(sent.encode()) < 2200
+
+
+async def test_instructions_an_install_left_in_node_modules_are_never_read_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    installed = plant_instructions_in_installed_package(repo.root)
+    user_model.add(MODEL, tool_call("read_file", {"path": installed}), text("It pads."))
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    result = plain(
+        await client.run(
+            prompt="what does it do?", runId="i1", activeFile=str(repo.root / installed)
+        )
+    )
+    assert result["status"] == "success", result
+    messages = user_model.requests_for(MODEL)[-1].messages
+    sent = " ".join(str(m.get("content")) for m in messages)
+    assert "module.exports" in sent  # the file itself was read
+    assert PLANTED_INSTRUCTIONS not in sent
+
+
+async def test_an_untrusted_folders_agent_can_do_no_more_than_the_users_own_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    narrow_users_build(user_config_dir)
+    add_repo_agent_and_prompt(repo.root)
+    user_model.add(
+        MODEL,
+        tool_call("read_file", {"path": "app.py"}),
+        text("explained"),  # the question's explanation, if one is asked for
+        text("done"),
+    )
+    client = await lsp(caps=NEOVIM, init_options={}, root=repo.root)
+    client.approvals = ["Deny"]
+    result = plain(await client.run(prompt="what does it do?", runId="r1", agent="helper"))
+    assert result["status"] == "success", result
+    first = user_model.requests_for(MODEL)[0]
+    assert tools_sent(first.body) <= set(USER_BUILD["allowed_tools"])
+    # confirm-all, as the user's own: even reading asks.
+    [asked] = client.approval_requests
+    assert "read_file" in asked.message or "app.py" in asked.message
+
+
+async def test_a_folders_prompt_file_cannot_switch_the_users_agent_to_a_wider_one_in_the_editor(
+    lsp: LspFactory, repo: HostileRepo, user_model: ScriptedModelServer
+) -> None:
+    add_repo_agent_and_prompt(repo.root)
+    user_model.add(MODEL, text("The plan."))
+    shows = attrs.evolve(NEOVIM, experimental={"agentls": {"notices": True}})
+    client = await lsp(caps=shows, init_options={}, root=repo.root)
+    result = plain(await client.run(prompt="/ship", runId="s1", agent="plan"))
+    assert result["status"] == "success", result
+    [request] = user_model.requests_for(MODEL)
+    assert tools_sent(request.body) and not tools_sent(request.body) & ACTING_TOOLS
+    [notice] = [n for n in client.of("agent/notice", "s1") if "asks for agent" in n["message"]]
+    assert "asks for agent build, which may do more than plan" in notice["message"]

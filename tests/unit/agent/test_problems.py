@@ -309,6 +309,7 @@ async def test_get_problems_without_a_source_says_so(ws: Path) -> None:
 
 
 def test_an_untrusted_folder_may_tune_the_report_but_not_start_programs() -> None:
+    from agentls.agent.config import AppConfig
     from agentls.agent.config_filter import filter_untrusted
 
     data = {
@@ -317,6 +318,6 @@ def test_an_untrusted_folder_may_tune_the_report_but_not_start_programs() -> Non
             "servers": [{"name": "x", "command": ["x"], "files": {".x": "x"}}],
         }
     }
-    filtered = filter_untrusted(data, {}, frozenset())
+    filtered = filter_untrusted(data, AppConfig(), {}, frozenset())
     assert filtered.kept == {"diagnostics": {"wait_ms": 500}}
     assert filtered.ignored == ["diagnostics.servers"]
