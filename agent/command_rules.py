@@ -38,7 +38,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from agentls.agent.code_execution import FIND_EXEC, code_execution, program_name
-from agentls.agent.command_wrappers import RUNNERS, unwrap
+from agentls.agent.command_wrappers import (
+    GIT_COMMANDS,
+    GIT_SAME_AS,
+    RUNNERS,
+    runs_another,
+    unwrap,
+)
 from agentls.agent.shell_policy import (
     SHELL_EVALUATORS,
     ShellAnalysis,
@@ -142,7 +148,7 @@ def evaluate_command(command: str, rules: CommandRules) -> CommandEvaluation:
             tiers = " and ".join(t for t, p in (("deny", rules.deny), ("ask", rules.ask)) if p)
             why = "; ".join(expansion.opaque[:2])
             return CommandEvaluation(
-                "prompt", f"it cannot be checked against the {tiers} rules: {why}"
+                "prompt", f"it cannot be checked against your rules ({tiers}): {why}"
             )
     return _allow_verdict(analysis, rules.allow)
 
@@ -201,7 +207,7 @@ def _git_without_globals(words: Sequence[str]) -> tuple[str, ...]:
 def spellings(cmd: SimpleCommand) -> list[SimpleCommand]:
     """``cmd`` and the other ways of writing the same command a deny or ask rule must
     catch: without its assignments, by base name, in lower case, git without its
-    global options."""
+    global options and by the other name of its subcommand (``send-pack`` is ``push``)."""
     if not cmd.words:
         return [cmd]
     rest = cmd.words[1:]
@@ -214,6 +220,10 @@ def spellings(cmd: SimpleCommand) -> list[SimpleCommand]:
             if program_name(name) == "git":
                 stripped = _git_without_globals(words)
                 found.setdefault((stripped, assignments), SimpleCommand(stripped, assignments))
+                same = GIT_SAME_AS.get(stripped[1]) if len(stripped) > 1 else None
+                if same is not None:
+                    renamed = (stripped[0], same, *stripped[2:])
+                    found.setdefault((renamed, assignments), SimpleCommand(renamed, assignments))
             found.setdefault((words, assignments), SimpleCommand(words, assignments))
     return list(found.values())
 
@@ -263,8 +273,9 @@ def _expand_command(cmd: SimpleCommand, out: Expansion, depth: int, where: str) 
         out.hide(f"commands nested too deeply (`{_short(cmd)}`)")
         return
     name = os.path.basename(cmd.name)
-    if name in RUNNERS:
-        for inner in unwrap(cmd.words):
+    inners = unwrap(cmd.words)
+    if inners or name in RUNNERS:
+        for inner in inners:
             if inner.words:
                 _expand_command(SimpleCommand(inner.words), out, depth + 1, f"run by {name}")
             elif inner.shell is not None:
@@ -279,12 +290,24 @@ def _expand_command(cmd: SimpleCommand, out: Expansion, depth: int, where: str) 
         handler = next((w for w in cmd.words[1:] if not w.startswith("-")), None)
         if handler is not None:
             _expand_string(handler, out, depth, "run by trap")
+    if program_name(cmd.name) == "git":
+        _expand_git(cmd, out)
     if program_name(cmd.name) == "find":
         for words in find_exec_commands(cmd.words):
             _expand_command(SimpleCommand(words), out, depth + 1, "run by find -exec")
     finding = code_execution(cmd.words)
     if finding is not None and finding.hides:
         out.hide(finding.describe())
+
+
+def _expand_git(cmd: SimpleCommand, out: Expansion) -> None:
+    """A git subcommand git does not have is an alias or a ``git-NAME`` program."""
+    words = _git_without_globals(cmd.words)
+    if len(words) > 1 and words[1] not in GIT_COMMANDS:
+        out.hide(
+            f"`git {one_line(words[1], 30)}` is not one of git's own commands: it is an alias "
+            f"or a git-{one_line(words[1], 30)} program, which can run anything"
+        )
 
 
 #: Builtins that can make a name run something else, later in the same line.
@@ -426,7 +449,7 @@ def suggest_rule(command: str) -> str | None:
         return None
     for cmd in commands:
         base = os.path.basename(cmd.name)
-        if not cmd.words or cmd.assignments or base in SHELL_EVALUATORS or base in RUNNERS:
+        if not cmd.words or cmd.assignments or base in SHELL_EVALUATORS or runs_another(cmd.words):
             return None
         if code_execution_in(cmd) is not None:
             return None
