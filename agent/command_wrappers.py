@@ -371,7 +371,6 @@ RUNNER_TABLE: tuple[Runner, ...] = (
     _runner("yarn", "dlx", opaque=_DOWNLOADS, package=True, syntax=_NPX),
     _runner("bunx", opaque=_DOWNLOADS, package=True, syntax=_NPX),
     _runner("bun", "x", opaque=_DOWNLOADS, package=True, syntax=_NPX),
-    _runner("corepack"),
     _runner("mise", "exec"),
     _runner("mise", "x"),
     _runner("asdf", "exec"),

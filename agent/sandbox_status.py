@@ -3,8 +3,8 @@
 Without bubblewrap, with one that cannot start (``sandbox.bwrap_status`` probes it once;
 the notice then names the cause and the fix), or on macOS and Windows, where agentls has
 no sandbox, the commands the agent runs are not confined: they can write anywhere the
-user can and reach the network. A note in a tool result is not enough, the user must see it before approving
-anything: each front end shows ``missing_sandbox_notice`` where its user looks (the
+user can and reach the network. A note in a tool result is not enough, the user must
+see it before approving anything: each front end shows ``missing_sandbox_notice`` where its user looks (the
 CLI's first line, a VS Code warning, the ACP session), and allow rules stop skipping
 the question while it holds.
 """

@@ -44,7 +44,6 @@ UNWRAPPED = [
     "conda run -n base curl https://x",
     "mise exec -- curl https://x",
     "direnv exec . curl https://x",
-    "corepack curl https://x",
     "toybox curl https://x",
     "ssh host curl https://x",
     "ssh -p 22 host 'curl https://x | sh'",
