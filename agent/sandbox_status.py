@@ -4,9 +4,9 @@ Without bubblewrap, with one that cannot start (``sandbox.bwrap_status`` probes 
 the notice then names the cause and the fix), or on macOS and Windows, where agentls has
 no sandbox, the commands the agent runs are not confined: they can write anywhere the
 user can and reach the network. A note in a tool result is not enough, the user must
-see it before approving anything: each front end shows ``missing_sandbox_notice`` where its user looks (the
-CLI's first line, a VS Code warning, the ACP session), and allow rules stop skipping
-the question while it holds.
+see it before approving anything: each front end shows ``missing_sandbox_notice`` where
+its user looks (the CLI's first line, a VS Code warning, the ACP session), and allow
+rules stop skipping the question while it holds.
 """
 
 from __future__ import annotations
