@@ -213,6 +213,56 @@ ALWAYS: dict[str, CodeExecution] = {
     ),
 }
 
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Environment variables that name a program the command will run, code it will load, or
+#: where it finds either (its configuration, its PATH): ``GIT_PAGER='curl … | sh' git log``
+#: runs curl, whatever a rule says about git.
+PROGRAM_VARIABLES = _names(
+    """
+    PATH HOME XDG_CONFIG_HOME SHELL BASH_ENV ENV PROMPT_COMMAND SHELLOPTS BASHOPTS
+    LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT
+    PAGER MANPAGER GIT_PAGER EDITOR VISUAL GIT_EDITOR GIT_SEQUENCE_EDITOR BROWSER
+    LESSOPEN LESSCLOSE SSH_ASKPASS GIT_ASKPASS SUDO_ASKPASS
+    GIT_SSH GIT_SSH_COMMAND GIT_PROXY_COMMAND GIT_EXTERNAL_DIFF GIT_EXEC_PATH
+    GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT
+    GIT_DIR GIT_WORK_TREE GIT_TEMPLATE_DIR
+    PYTHONPATH PYTHONSTARTUP PYTHONHOME PYTHONBREAKPOINT PYTHONUSERBASE
+    NODE_OPTIONS NODE_PATH PERL5OPT PERL5LIB PERLLIB RUBYOPT RUBYLIB
+    RUSTC RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER RUSTDOC CARGO_HOME
+    GOFLAGS GOTOOLCHAIN CC CXX LD MAKEFLAGS MAKESHELL
+    """
+)
+#: Families of such variables (``GIT_CONFIG_KEY_0``, ``npm_config_script_shell``,
+#: ``CARGO_TARGET_…_RUNNER``, ``CARGO_BUILD_RUSTC_WRAPPER``).
+_PROGRAM_VARIABLE_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "npm_config_", "NPM_CONFIG_")
+_PROGRAM_VARIABLE_SUFFIXES = ("_RUNNER", "_RUSTC_WRAPPER", "_LINKER")
+#: Commands whose ``NAME=value`` arguments set variables for what they run, or for later.
+_SETTERS = frozenset({"env", "sudo", "export", "declare", "typeset", "local", "readonly"})
+
+
+def program_variable(words: Sequence[str]) -> CodeExecution | None:
+    """The first ``NAME=value`` of ``words`` whose variable makes a program run another."""
+    for word in words:
+        name, eq, _ = word.partition("=")
+        if not eq or not name.replace("_", "a").isalnum():
+            continue
+        if (
+            name in PROGRAM_VARIABLES
+            or name.startswith(_PROGRAM_VARIABLE_PREFIXES)
+            or (name.startswith("CARGO_") and name.endswith(_PROGRAM_VARIABLE_SUFFIXES))
+        ):
+            return CodeExecution(
+                "env",
+                f"{name}=…",
+                "sets a variable that chooses a program or code the command runs",
+            )
+    return None
+
+
 #: Interpreters that read their program from standard input when given no script.
 _STDIN_INTERPRETERS = frozenset({"python", "pypy", "node", "nodejs", "ruby", "perl", "php", "lua"})
 
@@ -262,6 +312,10 @@ def code_execution(words: Sequence[str]) -> CodeExecution | None:
     if not words:
         return None
     program = program_name(words[0])
+    if program in _SETTERS:
+        variable = program_variable(words[1:])
+        if variable is not None:
+            return variable
     special = _SPECIAL.get(program)
     if special is not None:
         return special(program, words)

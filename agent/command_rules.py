@@ -37,7 +37,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from agentls.agent.code_execution import FIND_EXEC, code_execution, program_name
+from agentls.agent.code_execution import (
+    FIND_EXEC,
+    code_execution,
+    program_name,
+    program_variable,
+)
 from agentls.agent.command_wrappers import (
     GIT_COMMANDS,
     GIT_SAME_AS,
@@ -295,7 +300,7 @@ def _expand_command(cmd: SimpleCommand, out: Expansion, depth: int, where: str) 
     if program_name(cmd.name) == "find":
         for words in find_exec_commands(cmd.words):
             _expand_command(SimpleCommand(words), out, depth + 1, "run by find -exec")
-    finding = code_execution(cmd.words)
+    finding = program_variable(cmd.assignments) or code_execution(cmd.words)
     if finding is not None and finding.hides:
         out.hide(finding.describe())
 

@@ -572,20 +572,17 @@ class _Reader:
 
 def _subcommand_at(words: Sequence[str], start: int, name: str) -> int | None:
     """Where the subcommand ``name`` is among ``words[start:]``, after the program's own
-    options: the first word that is not an option, or the second when the option before
-    the first could have taken it as its argument."""
-    seen = 0
+    options: the first word that is not an option and that the option before it could
+    not have taken as its argument (``uv -p 3.12 --color auto run``: ``run``)."""
     for index in range(start, len(words)):
         word = words[index]
         if word.startswith("-"):
             continue
         if word == name:
             return index
-        seen += 1
         previous = words[index - 1]
-        could_be_argument = previous.startswith("-") and "=" not in previous
-        if seen > 1 or not could_be_argument:
-            return None
+        if not (previous.startswith("-") and "=" not in previous):
+            return None  # another subcommand
     return None
 
 
