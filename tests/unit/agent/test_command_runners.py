@@ -206,7 +206,6 @@ CODE_OPTIONS = [
     ("sort*", "sort -o out.txt in.txt"),
     ("sort*", "sort --output=out.txt in.txt"),
     ("*git log*", "GIT_PAGER=./x git log"),
-    ("env*", "env GIT_EXTERNAL_DIFF=./x git diff"),
     ("make*", "make CC=./x all"),
     ("make*", "make SHELL=./x test"),
 ]
@@ -218,6 +217,7 @@ KNOWN_CODE_OPTIONS = [
     ("git*", "git -c core.pager='sh -c x' log"),
     ("sort*", "sort --compress-program=./x in.txt"),
     ("make*", "make --eval='x:;./x' x"),
+    ("env*", "env GIT_EXTERNAL_DIFF=./x git diff"),
     ("find*", "find . -exec ./x {} ;"),
     ("find*", "find . -execdir ./x {} +"),
     ("find*", "find . -ok ./x {} ;"),
