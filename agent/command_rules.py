@@ -13,14 +13,18 @@ strictest that matches wins, as in codex's execution policy:
 
 Deny and ask rules look further than allow rules, because being dodged is what they
 must resist: every simple command counts, substitutions included; the command inside
-a wrapper (``timeout 5 rm``, ``sudo rm``, ``env X=1 rm``, ``xargs rm``), inside
-``find -exec … ;`` and inside a shell's string (``bash -c '…'``, ``eval '…'``,
-``su -c '…'``) is read as a command of its own; and a command is matched as written,
-without its ``NAME=value`` prefixes, by its base name (``/bin/rm``), its lower-case
-name and, for git, without git's global options (``git -C x push``). A command line
-part of which cannot be seen (a parse error, a computed command name, a script file
-given to a shell, inline code of another language) cannot be checked against these
-rules: while there are any, such a command is asked about in every mode.
+a wrapper (``timeout 5 rm``, ``sudo rm``, ``env X=1 rm``, ``xargs rm``) or a tool runner
+(``uv run rm``, ``npx rm``, ``docker exec box rm``, ``ssh host rm``;
+``command_wrappers.RUNNER_TABLE``), inside ``find -exec … ;`` and inside a shell's
+string (``bash -c '…'``, ``eval '…'``, ``su -c '…'``) is read as a command of its
+own; and a command is matched as written, without its ``NAME=value`` prefixes, by its
+base name (``/bin/rm``), its lower-case name and, for git, without git's global options
+(``git -C x push``) and by the other name of its subcommand (``git send-pack`` is ``git
+push``). A command line part of which cannot be seen (a parse error, a computed
+command name, a script file given to a shell, inline code of another language, a
+package a runner downloads, a container's image, a git alias, a variable that picks the
+program) cannot be checked against these rules: while there are any, such a command is
+asked about in every mode.
 
 No rule can stop a program the agent wrote itself from doing what a denied command
 does; deny rules keep the named commands from running, the sandbox confines the rest.
