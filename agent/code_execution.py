@@ -9,8 +9,10 @@ told why in plain words.
 
 ``code_execution(words)`` looks at one simple command (its words after unquoting) and
 returns the first such finding, or None. Most programs are described by a row of
-``OPTION_TABLE``; git, find, sed and awk need a little parsing of their own (their
-subcommands, predicates and scripts), done by the functions at the end of the module.
+``OPTION_TABLE``; git, find, sed, awk, make, go and pytest need a little parsing of their
+own (their subcommands, predicates, scripts and variables), done by the functions at the
+end of the module. ``program_variable`` finds a ``NAME=value`` that chooses what a
+command runs (``GIT_PAGER``, ``PATH``, ``LD_PRELOAD``...; ``PROGRAM_VARIABLES``).
 
 A finding says whether what it runs is out of sight (``hides``): the inner command of
 ``find -exec`` and ``xargs`` is read and checked against the deny rules like any
