@@ -247,8 +247,6 @@ class Runner:
     syntax: Syntax = Syntax()
     opaque: str = ""
     package: bool = False
-    #: The words after the options are run by a (remote) shell as one command line.
-    joins_shell: bool = False
     #: With no command it starts an interactive shell (``ssh host``).
     shell_without_command: bool = False
 
@@ -260,7 +258,6 @@ def _runner(
     syntax: Syntax = Syntax(),
     opaque: str = "",
     package: bool = False,
-    joins_shell: bool = False,
     shell_without_command: bool = False,
 ) -> Runner:
     return Runner(
@@ -269,7 +266,6 @@ def _runner(
         syntax,
         opaque,
         package,
-        joins_shell,
         shell_without_command,
     )
 
@@ -408,7 +404,8 @@ RUNNER_TABLE: tuple[Runner, ...] = (
     _runner("kubectl", "run", opaque=_CONTAINER, syntax=_KUBECTL),
     _runner("kubectl", "debug", opaque=_CONTAINER, syntax=_KUBECTL),
     _runner("oc", "exec", opaque=_REMOTE, syntax=_KUBECTL),
-    _runner("ssh", syntax=_SSH, joins_shell=True, shell_without_command=True),
+    # The words after the host are one command line for the remote shell (``joins_shell``).
+    _runner("ssh", syntax=_SSH, shell_without_command=True),
     # Schedulers: the job is read later, from standard input or a file.
     _runner("at", opaque=_LATER),
     _runner("batch", opaque=_LATER),
@@ -430,7 +427,6 @@ def _rows_by_program() -> dict[str, tuple[Runner, ...]]:
             row.syntax,
             row.opaque,
             row.package,
-            row.joins_shell,
             row.shell_without_command,
         )
         rows.setdefault(first, []).append(full)
