@@ -73,8 +73,8 @@ class Decision:
 
 #: Why allow rules do not skip questions when commands cannot be confined.
 NO_SANDBOX = (
-    "no sandbox is available (bubblewrap is not installed), so the command would run "
-    "unconfined and allow rules do not skip the question"
+    "no sandbox is available (bubblewrap is not installed, or cannot start here), so the "
+    "command would run unconfined and allow rules do not skip the question"
 )
 
 

@@ -9,8 +9,10 @@ told why in plain words.
 
 ``code_execution(words)`` looks at one simple command (its words after unquoting) and
 returns the first such finding, or None. Most programs are described by a row of
-``OPTION_TABLE``; git, find, sed and awk need a little parsing of their own (their
-subcommands, predicates and scripts), done by the functions at the end of the module.
+``OPTION_TABLE``; git, find, sed, awk, make, go and pytest need a little parsing of their
+own (their subcommands, predicates, scripts and variables), done by the functions at the
+end of the module. ``program_variable`` finds a ``NAME=value`` that chooses what a
+command runs (``GIT_PAGER``, ``PATH``, ``LD_PRELOAD``...; ``PROGRAM_VARIABLES``).
 
 A finding says whether what it runs is out of sight (``hides``): the inner command of
 ``find -exec`` and ``xargs`` is read and checked against the deny rules like any
@@ -113,13 +115,24 @@ OPTION_TABLE: tuple[OptionRow, ...] = (
         exact=("-l", "-f", "-eval", "-load", "-funcall"),
         long=("--eval", "--load", "--funcall"),
     ),
-    _row(
-        "make gmake",
-        "evaluates makefile code given on the command line",
-        exact=("-E",),
-        long=("--eval",),
-    ),
     _row("npx", "runs the shell command given with it", exact=("-c",), long=("--call",)),
+    _row(
+        "npm pnpm",
+        "runs package scripts with the shell, Node.js options or configuration it is given",
+        long=("--script-shell", "--node-options", "--userconfig", "--globalconfig"),
+    ),
+    _row(
+        "cargo",
+        "sets Cargo configuration, which can name programs it runs (a runner, a linker, "
+        "a rustc wrapper)",
+        long=("--config",),
+    ),
+    _row(
+        "rg",
+        "runs the program it is given on every file it searches (`--pre`) or to find the "
+        "host name (`--hostname-bin`)",
+        long=("--pre", "--hostname-bin"),
+    ),
     # -- options whose argument is a program ------------------------------------------------
     _row(
         "tar gtar bsdtar",
@@ -173,6 +186,14 @@ OPTION_TABLE: tuple[OptionRow, ...] = (
     ),
     _row("sort", "runs the compression program it is given", long=("--compress-program",)),
     _row(
+        "sort",
+        "writes its output to the file it is given",
+        short="o",
+        stop="ktST",
+        long=("--output",),
+        hides=False,
+    ),
+    _row(
         "man",
         "runs the pager or browser it is given",
         short="PH",
@@ -193,6 +214,56 @@ ALWAYS: dict[str, CodeExecution] = {
         hides=False,
     ),
 }
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Environment variables that name a program the command will run, code it will load, or
+#: where it finds either (its configuration, its PATH): ``GIT_PAGER='curl … | sh' git log``
+#: runs curl, whatever a rule says about git.
+PROGRAM_VARIABLES = _names(
+    """
+    PATH HOME XDG_CONFIG_HOME SHELL BASH_ENV ENV PROMPT_COMMAND SHELLOPTS BASHOPTS
+    LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT
+    PAGER MANPAGER GIT_PAGER EDITOR VISUAL GIT_EDITOR GIT_SEQUENCE_EDITOR BROWSER
+    LESSOPEN LESSCLOSE SSH_ASKPASS GIT_ASKPASS SUDO_ASKPASS
+    GIT_SSH GIT_SSH_COMMAND GIT_PROXY_COMMAND GIT_EXTERNAL_DIFF GIT_EXEC_PATH
+    GIT_CONFIG GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT
+    GIT_DIR GIT_WORK_TREE GIT_TEMPLATE_DIR
+    PYTHONPATH PYTHONSTARTUP PYTHONHOME PYTHONBREAKPOINT PYTHONUSERBASE
+    NODE_OPTIONS NODE_PATH PERL5OPT PERL5LIB PERLLIB RUBYOPT RUBYLIB
+    RUSTC RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER RUSTDOC CARGO_HOME
+    GOFLAGS GOTOOLCHAIN CC CXX LD MAKEFLAGS MAKESHELL
+    """
+)
+#: Families of such variables (``GIT_CONFIG_KEY_0``, ``npm_config_script_shell``,
+#: ``CARGO_TARGET_…_RUNNER``, ``CARGO_BUILD_RUSTC_WRAPPER``).
+_PROGRAM_VARIABLE_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "npm_config_", "NPM_CONFIG_")
+_PROGRAM_VARIABLE_SUFFIXES = ("_RUNNER", "_RUSTC_WRAPPER", "_LINKER")
+#: Commands whose ``NAME=value`` arguments set variables for what they run, or for later.
+_SETTERS = frozenset({"env", "sudo", "export", "declare", "typeset", "local", "readonly"})
+
+
+def program_variable(words: Sequence[str]) -> CodeExecution | None:
+    """The first ``NAME=value`` of ``words`` whose variable makes a program run another."""
+    for word in words:
+        name, eq, _ = word.partition("=")
+        if not eq or not name.replace("_", "a").isalnum():
+            continue
+        if (
+            name in PROGRAM_VARIABLES
+            or name.startswith(_PROGRAM_VARIABLE_PREFIXES)
+            or (name.startswith("CARGO_") and name.endswith(_PROGRAM_VARIABLE_SUFFIXES))
+        ):
+            return CodeExecution(
+                "env",
+                f"{name}=…",
+                "sets a variable that chooses a program or code the command runs",
+            )
+    return None
+
 
 #: Interpreters that read their program from standard input when given no script.
 _STDIN_INTERPRETERS = frozenset({"python", "pypy", "node", "nodejs", "ruby", "perl", "php", "lua"})
@@ -243,6 +314,10 @@ def code_execution(words: Sequence[str]) -> CodeExecution | None:
     if not words:
         return None
     program = program_name(words[0])
+    if program in _SETTERS:
+        variable = program_variable(words[1:])
+        if variable is not None:
+            return variable
     special = _SPECIAL.get(program)
     if special is not None:
         return special(program, words)
@@ -266,6 +341,10 @@ def code_execution(words: Sequence[str]) -> CodeExecution | None:
                 "+…",
                 "runs the editor command given after `+`, which can run shell commands",
             )
+    if program in ("python", "pypy"):
+        module = _python(program, words)
+        if module is not None:
+            return module
     if program in _STDIN_INTERPRETERS and _reads_stdin(program, words):
         return CodeExecution(
             program,
@@ -334,6 +413,7 @@ _GIT_GLOBAL: dict[str, str] = {
 }
 _GIT_GLOBAL_WITH_ARG = frozenset({"--namespace", "--super-prefix", "--list-cmds", "--attr-source"})
 
+_STRATEGY = "runs the merge strategy it names, a git-merge-NAME program found on the PATH"
 _REMOTE_PROGRAM = (
     "names the program git runs for the remote side (on this machine for local and ssh remotes)"
 )
@@ -352,6 +432,13 @@ _GIT_SUBCOMMAND: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
     ("rebase", "x", (), "runs the shell command it is given after each commit"),
     ("difftool", "x", ("--extcmd",), "runs the diff program it is given"),
     ("grep", "O", ("--open-files-in-pager",), "opens the matches with the program it is given"),
+    ("daemon", "", ("--access-hook",), "runs the program it is given for every request"),
+    ("help", "w", ("--web",), "starts the web browser its configuration names"),
+    ("merge", "s", ("--strategy",), _STRATEGY),
+    ("pull", "s", ("--strategy",), _STRATEGY),
+    ("rebase", "s", ("--strategy",), _STRATEGY),
+    ("cherry-pick", "", ("--strategy",), _STRATEGY),
+    ("revert", "", ("--strategy",), _STRATEGY),
     (
         "send-email",
         "",
@@ -363,6 +450,11 @@ _GIT_SUBCOMMAND: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
 _GIT_ANYWAY: dict[str, str] = {
     "filter-branch": "runs the shell commands given as its filters",
     "instaweb": "starts a web server and a browser",
+    "web--browse": "starts the web browser it is given or its configuration names",
+    "credential": "runs the credential helpers git's configuration names, which are programs",
+    "hook": "runs the repository's hook scripts",
+    "shell": "runs the command it is given",
+    "remote-ext": "runs the command given in its address",
 }
 
 _GIT_CONFIG_READS = frozenset(
@@ -589,7 +681,94 @@ def _awk(program: str, words: Sequence[str]) -> CodeExecution | None:
     return None
 
 
+_MAKE_STDIN = re.compile(r"^(?:-|/dev/stdin|/dev/fd/.*|/proc/.*)$")
+
+
+def _make(program: str, words: Sequence[str]) -> CodeExecution | None:
+    """Make evaluates what its command line gives it: ``--eval``, a variable
+    (``X:=$(shell …)`` runs at once, ``SHELL=…`` runs every recipe), or a makefile read
+    from standard input."""
+    expect_file = False
+    for word in words[1:]:
+        if expect_file:
+            expect_file = False
+            if _MAKE_STDIN.match(word):
+                return CodeExecution(program, "-f", "reads a makefile given on standard input")
+            continue
+        if word in ("-E", "--eval") or word.startswith("--eval="):
+            return CodeExecution(program, "--eval", "evaluates makefile code it is given")
+        if word in ("-f", "--file", "--makefile"):
+            expect_file = True
+            continue
+        if word.startswith("-f") and _MAKE_STDIN.match(word[2:]):
+            return CodeExecution(program, "-f", "reads a makefile given on standard input")
+        if not word.startswith("-") and ("=" in word or ";" in word):
+            return CodeExecution(
+                program,
+                word.split("=", 1)[0] + ("=" if "=" in word else ""),
+                "sets a make variable or rule on the command line, which can run shell "
+                "commands (`$(shell …)`, `SHELL=`)",
+            )
+    return None
+
+
+#: Options of the go command that name a program it runs.
+_GO_RUNS = ("-exec", "-toolexec", "-vettool")
+
+
+def _go(program: str, words: Sequence[str]) -> CodeExecution | None:
+    sub = next((w for w in words[1:] if not w.startswith("-")), "")
+    if sub == "generate":
+        return CodeExecution(
+            program, "generate", "runs the commands written in the source files' comments"
+        )
+    if sub == "run" and any("@" in w for w in words[2:] if not w.startswith("-")):
+        return CodeExecution(program, "run …@…", "downloads and runs the program it names")
+    if sub == "env" and any(w == "-w" or w.startswith("-w=") for w in words[2:]):
+        return CodeExecution(
+            program,
+            "env -w",
+            "changes Go's settings, which can make later go commands run programs",
+            hides=False,
+        )
+    for word in words[1:]:
+        name = "-" + word.lstrip("-").split("=", 1)[0] if word.startswith("-") else ""
+        if name in _GO_RUNS:
+            return CodeExecution(program, name, "runs the program it is given for every build step")
+    return None
+
+
+def _python(program: str, words: Sequence[str]) -> CodeExecution | None:
+    """``python -m MODULE …`` is the module's command (``python -m pytest -p x``)."""
+    for index, word in enumerate(words[1:-1], start=1):
+        if word == "-m":
+            return code_execution((words[index + 1], *words[index + 2 :]))
+        if not word.startswith("-"):
+            break
+    return None
+
+
+def _pytest(program: str, words: Sequence[str]) -> CodeExecution | None:
+    """``-p NAME`` imports a plugin (``-p no:NAME`` only turns one off); ``-c FILE`` reads
+    a configuration whose ``addopts`` can load one."""
+    for index, word in enumerate(words[1:], start=1):
+        if word == "-p" or (word.startswith("-p") and not word.startswith("--")):
+            name = word[2:] or (words[index + 1] if index + 1 < len(words) else "")
+            if not name.startswith("no:"):
+                return CodeExecution(program, "-p", "imports the plugin it names, which runs code")
+        if word in ("-c", "--config-file") or word.startswith(("--config-file=", "-c")):
+            return CodeExecution(
+                program, "-c", "reads the configuration it is given, which can load plugins"
+            )
+    return None
+
+
 _SPECIAL: dict[str, Callable[[str, Sequence[str]], CodeExecution | None]] = {
+    "pytest": _pytest,
+    "py.test": _pytest,
+    "make": _make,
+    "gmake": _make,
+    "go": _go,
     "git": _git,
     "find": _find,
     "sed": _sed,

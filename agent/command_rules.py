@@ -13,14 +13,18 @@ strictest that matches wins, as in codex's execution policy:
 
 Deny and ask rules look further than allow rules, because being dodged is what they
 must resist: every simple command counts, substitutions included; the command inside
-a wrapper (``timeout 5 rm``, ``sudo rm``, ``env X=1 rm``, ``xargs rm``), inside
-``find -exec … ;`` and inside a shell's string (``bash -c '…'``, ``eval '…'``,
-``su -c '…'``) is read as a command of its own; and a command is matched as written,
-without its ``NAME=value`` prefixes, by its base name (``/bin/rm``), its lower-case
-name and, for git, without git's global options (``git -C x push``). A command line
-part of which cannot be seen (a parse error, a computed command name, a script file
-given to a shell, inline code of another language) cannot be checked against these
-rules: while there are any, such a command is asked about in every mode.
+a wrapper (``timeout 5 rm``, ``sudo rm``, ``env X=1 rm``, ``xargs rm``) or a tool runner
+(``uv run rm``, ``npx rm``, ``docker exec box rm``, ``ssh host rm``;
+``command_wrappers.RUNNER_TABLE``), inside ``find -exec … ;`` and inside a shell's
+string (``bash -c '…'``, ``eval '…'``, ``su -c '…'``) is read as a command of its
+own; and a command is matched as written, without its ``NAME=value`` prefixes, by its
+base name (``/bin/rm``), its lower-case name and, for git, without git's global options
+(``git -C x push``) and by the other name of its subcommand (``git send-pack`` is ``git
+push``). A command line part of which cannot be seen (a parse error, a computed
+command name, a script file given to a shell, inline code of another language, a
+package a runner downloads, a container's image, a git alias, a variable that picks the
+program) cannot be checked against these rules: while there are any, such a command is
+asked about in every mode.
 
 No rule can stop a program the agent wrote itself from doing what a denied command
 does; deny rules keep the named commands from running, the sandbox confines the rest.
@@ -37,8 +41,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from agentls.agent.code_execution import FIND_EXEC, code_execution, program_name
-from agentls.agent.command_wrappers import RUNNERS, unwrap
+from agentls.agent.code_execution import (
+    FIND_EXEC,
+    code_execution,
+    program_name,
+    program_variable,
+)
+from agentls.agent.command_wrappers import (
+    GIT_COMMANDS,
+    GIT_SAME_AS,
+    RUNNERS,
+    runs_another,
+    unwrap,
+)
 from agentls.agent.shell_policy import (
     SHELL_EVALUATORS,
     ShellAnalysis,
@@ -142,7 +157,7 @@ def evaluate_command(command: str, rules: CommandRules) -> CommandEvaluation:
             tiers = " and ".join(t for t, p in (("deny", rules.deny), ("ask", rules.ask)) if p)
             why = "; ".join(expansion.opaque[:2])
             return CommandEvaluation(
-                "prompt", f"it cannot be checked against the {tiers} rules: {why}"
+                "prompt", f"it cannot be checked against your rules ({tiers}): {why}"
             )
     return _allow_verdict(analysis, rules.allow)
 
@@ -201,7 +216,7 @@ def _git_without_globals(words: Sequence[str]) -> tuple[str, ...]:
 def spellings(cmd: SimpleCommand) -> list[SimpleCommand]:
     """``cmd`` and the other ways of writing the same command a deny or ask rule must
     catch: without its assignments, by base name, in lower case, git without its
-    global options."""
+    global options and by the other name of its subcommand (``send-pack`` is ``push``)."""
     if not cmd.words:
         return [cmd]
     rest = cmd.words[1:]
@@ -214,6 +229,10 @@ def spellings(cmd: SimpleCommand) -> list[SimpleCommand]:
             if program_name(name) == "git":
                 stripped = _git_without_globals(words)
                 found.setdefault((stripped, assignments), SimpleCommand(stripped, assignments))
+                same = GIT_SAME_AS.get(stripped[1]) if len(stripped) > 1 else None
+                if same is not None:
+                    renamed = (stripped[0], same, *stripped[2:])
+                    found.setdefault((renamed, assignments), SimpleCommand(renamed, assignments))
             found.setdefault((words, assignments), SimpleCommand(words, assignments))
     return list(found.values())
 
@@ -263,8 +282,9 @@ def _expand_command(cmd: SimpleCommand, out: Expansion, depth: int, where: str) 
         out.hide(f"commands nested too deeply (`{_short(cmd)}`)")
         return
     name = os.path.basename(cmd.name)
-    if name in RUNNERS:
-        for inner in unwrap(cmd.words):
+    inners = unwrap(cmd.words)
+    if inners or name in RUNNERS:
+        for inner in inners:
             if inner.words:
                 _expand_command(SimpleCommand(inner.words), out, depth + 1, f"run by {name}")
             elif inner.shell is not None:
@@ -279,12 +299,24 @@ def _expand_command(cmd: SimpleCommand, out: Expansion, depth: int, where: str) 
         handler = next((w for w in cmd.words[1:] if not w.startswith("-")), None)
         if handler is not None:
             _expand_string(handler, out, depth, "run by trap")
+    if program_name(cmd.name) == "git":
+        _expand_git(cmd, out)
     if program_name(cmd.name) == "find":
         for words in find_exec_commands(cmd.words):
             _expand_command(SimpleCommand(words), out, depth + 1, "run by find -exec")
-    finding = code_execution(cmd.words)
+    finding = program_variable(cmd.assignments) or code_execution(cmd.words)
     if finding is not None and finding.hides:
         out.hide(finding.describe())
+
+
+def _expand_git(cmd: SimpleCommand, out: Expansion) -> None:
+    """A git subcommand git does not have is an alias or a ``git-NAME`` program."""
+    words = _git_without_globals(cmd.words)
+    if len(words) > 1 and words[1] not in GIT_COMMANDS:
+        out.hide(
+            f"`git {one_line(words[1], 30)}` is not one of git's own commands: it is an alias "
+            f"or a git-{one_line(words[1], 30)} program, which can run anything"
+        )
 
 
 #: Builtins that can make a name run something else, later in the same line.
@@ -426,7 +458,7 @@ def suggest_rule(command: str) -> str | None:
         return None
     for cmd in commands:
         base = os.path.basename(cmd.name)
-        if not cmd.words or cmd.assignments or base in SHELL_EVALUATORS or base in RUNNERS:
+        if not cmd.words or cmd.assignments or base in SHELL_EVALUATORS or runs_another(cmd.words):
             return None
         if code_execution_in(cmd) is not None:
             return None

@@ -13,6 +13,15 @@ Some wrappers hand a string to a shell (``su -c``, ``flock -c``, ``script -c``,
 ``watch``, ``env -S``); ``Inner.shell`` carries it, and the caller reads it as a
 command line of its own. A wrapper that starts an interactive shell (``su`` alone,
 ``sudo -i``) runs something nobody can see: ``Inner.opaque`` says so.
+
+Tool runners are wrappers too, found by a subcommand: ``uv run CMD``, ``poetry run CMD``,
+``bundle exec CMD``, ``npm exec``, ``pnpm dlx``, ``docker run IMAGE CMD``, ``kubectl exec
+POD -- CMD``, ``ssh HOST CMD``... ``RUNNER_TABLE`` lists them, one row each: where the
+command starts, and, when what finally runs cannot be known from the command line (a
+package downloaded from a registry, a container's image, a job read later from standard
+input), why (``Runner.opaque``). The inner command of such a runner is still read and
+checked against deny rules (``npx curl`` is refused by ``curl*``), and the runner is then
+also opaque: with deny or ask rules in force it is asked about.
 """
 
 from __future__ import annotations
@@ -176,7 +185,8 @@ WRAPPER_SYNTAX: dict[str, Syntax] = {
             "--eof --replace --max-lines"
         ),
     ),
-    "busybox": Syntax(),
+    "busybox": Syntax(),  # multi-call binaries: the applet is the command
+    "toybox": Syntax(),
     "strace": Syntax(short_args="oeEpsuaIbOPSX", short_flags="cCdDfFhiqrtTvVwxyzZk"),
     "ltrace": Syntax(short_args="oeEpsuaAnlLxXwDS", short_flags="bcCfhiLrStTV"),
     "parallel": Syntax(joins_shell=True),
@@ -208,8 +218,231 @@ OTHER_RUNNERS = frozenset(
     }
 )
 
-#: Every program this module looks inside.
-RUNNERS = frozenset(WRAPPER_SYNTAX) | OTHER_RUNNERS
+
+# -- tool runners: programs that run a command through one of their subcommands ------------
+
+_DOWNLOADS = "downloads and runs a package whose code the rules cannot see"
+_CONTAINER = "runs it in a container whose image and entrypoint the rules cannot see"
+_REMOTE = "runs it on another machine, whose programs the rules cannot see"
+_LATER = (
+    "schedules commands read from its input or a file, which run later outside the sandbox "
+    "and which the rules cannot see"
+)
+
+
+@dataclass(frozen=True)
+class Runner:
+    """A program whose subcommand runs a command of the caller's choosing.
+
+    ``subcommand`` is the word after the program's own options (``run`` of ``uv run``;
+    several words for ``docker compose run``); empty when the program itself runs the
+    command (``npx``, ``ssh``). ``syntax`` reads the words after it like a wrapper's.
+    ``opaque`` says why what finally runs cannot be checked against the rules (empty
+    when the inner command is all that runs). ``package``: the command word is a package
+    spec (``cowsay@1.2``, ``@scope/tool``), whose command is its bare name.
+    """
+
+    program: str
+    subcommand: tuple[str, ...] = ()
+    syntax: Syntax = Syntax()
+    opaque: str = ""
+    package: bool = False
+    #: With no command it starts an interactive shell (``ssh host``).
+    shell_without_command: bool = False
+
+
+def _runner(
+    program: str,
+    subcommand: str = "",
+    *,
+    syntax: Syntax = Syntax(),
+    opaque: str = "",
+    package: bool = False,
+    shell_without_command: bool = False,
+) -> Runner:
+    return Runner(
+        program,
+        tuple(subcommand.split()),
+        syntax,
+        opaque,
+        package,
+        shell_without_command,
+    )
+
+
+_NPX = Syntax(
+    short_args="pc",
+    short_flags="yq",
+    long_args=_set("--package --call --workspace --prefix --registry --cache --userconfig"),
+    long_flags=_set("--yes --no --quiet --no-install --ignore-existing --workspaces"),
+    shell_options=_set("-c --call"),
+)
+_DOCKER_RUN = Syntax(
+    short_args="aceuvpwlhm",
+    short_flags="dit",
+    long_args=_set(
+        "--name --env --env-file --volume --publish --workdir --user --entrypoint --network "
+        "--label --mount --platform --hostname --memory --cpus --add-host --device --cap-add "
+        "--cap-drop --security-opt --pull --restart --tmpfs --ulimit --dns --log-driver"
+    ),
+    long_flags=_set("--rm --detach --interactive --tty --privileged --init --read-only"),
+    operands=1,
+)
+_DOCKER_EXEC = Syntax(
+    short_args="euw",
+    short_flags="dit",
+    long_args=_set("--env --env-file --user --workdir --detach-keys"),
+    long_flags=_set("--detach --interactive --tty --privileged"),
+    operands=1,
+)
+_KUBECTL = Syntax(
+    short_args="ncf",
+    short_flags="it",
+    long_args=_set("--namespace --container --filename --image --context --kubeconfig"),
+    long_flags=_set("--stdin --tty --quiet --rm"),
+    operands=1,
+)
+_SSH = Syntax(
+    short_args="BbcDEeFIiJLlmOoPpQRSWw",
+    short_flags="46AaCfGgKkMNnqsTtVvXxYy",
+    operands=1,
+    joins_shell=True,
+)
+
+#: Programs that run a command through a subcommand (or by themselves, with options of
+#: their own), and why what they run cannot be known when it cannot. The commands
+#: found are read like any wrapper's: an option the row does not know may take an
+#: argument, so every later word may then start the command.
+RUNNER_TABLE: tuple[Runner, ...] = (
+    # Python, Ruby and JavaScript project runners: the command runs in the project's
+    # environment, as written.
+    _runner(
+        "uv",
+        "run",
+        syntax=Syntax(
+            short_args="pPC",
+            long_args=_set(
+                "--with --with-editable --with-requirements --python --package --extra --group "
+                "--only-group --no-group --env-file --directory --project --index --default-index "
+                "--index-url --extra-index-url --find-links --config-file --cache-dir --color"
+            ),
+        ),
+    ),
+    _runner(
+        "uv",
+        "tool run",
+        opaque=_DOWNLOADS,
+        package=True,
+        syntax=Syntax(long_args=_set("--from --with --python --index")),
+    ),
+    _runner(
+        "uvx",
+        opaque=_DOWNLOADS,
+        package=True,
+        syntax=Syntax(long_args=_set("--from --with --python --index")),
+    ),
+    _runner("poetry", "run"),
+    _runner("pipenv", "run"),
+    _runner("pdm", "run"),
+    _runner("hatch", "run"),
+    _runner("rye", "run"),
+    _runner("conda", "run", syntax=Syntax(short_args="np", long_args=_set("--name --prefix"))),
+    _runner("mamba", "run", syntax=Syntax(short_args="np", long_args=_set("--name --prefix"))),
+    _runner("micromamba", "run", syntax=Syntax(short_args="np", long_args=_set("--name --prefix"))),
+    _runner(
+        "pipx",
+        "run",
+        opaque=_DOWNLOADS,
+        package=True,
+        syntax=Syntax(long_args=_set("--spec --python --pip-args --index-url")),
+    ),
+    _runner("bundle", "exec"),
+    _runner("pnpm", "exec", syntax=Syntax(short_args="C", long_args=_set("--dir --filter"))),
+    _runner("yarn", "exec"),
+    _runner("npm", "exec", opaque=_DOWNLOADS, package=True, syntax=_NPX),
+    _runner("npm", "x", opaque=_DOWNLOADS, package=True, syntax=_NPX),
+    _runner("npx", opaque=_DOWNLOADS, package=True, syntax=_NPX),
+    _runner("pnpx", opaque=_DOWNLOADS, package=True, syntax=_NPX),
+    _runner("pnpm", "dlx", opaque=_DOWNLOADS, package=True, syntax=_NPX),
+    _runner("yarn", "dlx", opaque=_DOWNLOADS, package=True, syntax=_NPX),
+    _runner("bunx", opaque=_DOWNLOADS, package=True, syntax=_NPX),
+    _runner("bun", "x", opaque=_DOWNLOADS, package=True, syntax=_NPX),
+    _runner("mise", "exec"),
+    _runner("mise", "x"),
+    _runner("asdf", "exec"),
+    _runner("direnv", "exec", syntax=Syntax(operands=1)),
+    _runner("nix", "run", opaque=_DOWNLOADS),
+    _runner(
+        "nix",
+        "shell",
+        opaque=_DOWNLOADS,
+        syntax=Syntax(short_args="c", long_args=_set("--command")),
+    ),
+    _runner(
+        "nix-shell",
+        opaque=_DOWNLOADS,
+        syntax=Syntax(long_args=_set("--run --command -p"), shell_options=_set("--run --command")),
+    ),
+    # Containers and other machines: the command runs elsewhere, in something the rules
+    # cannot see (an image's entrypoint, a pod, a host's shell).
+    *(
+        _runner(
+            engine,
+            sub,
+            opaque=_CONTAINER,
+            syntax=_DOCKER_EXEC if sub.endswith("exec") else _DOCKER_RUN,
+        )
+        for engine in ("docker", "podman", "nerdctl")
+        for sub in ("run", "exec", "create", "container run", "container exec")
+    ),
+    *(
+        _runner(compose, sub, opaque=_CONTAINER, syntax=Syntax(operands=1))
+        for compose in ("docker compose", "docker-compose", "podman-compose", "podman compose")
+        for sub in ("run", "exec")
+    ),
+    _runner("kubectl", "exec", opaque=_REMOTE, syntax=_KUBECTL),
+    _runner("kubectl", "run", opaque=_CONTAINER, syntax=_KUBECTL),
+    _runner("kubectl", "debug", opaque=_CONTAINER, syntax=_KUBECTL),
+    _runner("oc", "exec", opaque=_REMOTE, syntax=_KUBECTL),
+    # The words after the host are one command line for the remote shell (``joins_shell``).
+    _runner("ssh", syntax=_SSH, shell_without_command=True),
+    # Schedulers: the job is read later, from standard input or a file.
+    _runner("at", opaque=_LATER),
+    _runner("batch", opaque=_LATER),
+    _runner("crontab", opaque=_LATER),
+)
+
+#: Options that only ask a scheduler about jobs, running nothing.
+_SCHEDULER_QUERIES = frozenset({"-l", "-r", "-d", "-c", "-V", "-q", "-L", "-T"})
+
+
+def _rows_by_program() -> dict[str, tuple[Runner, ...]]:
+    rows: dict[str, list[Runner]] = {}
+    for row in RUNNER_TABLE:
+        first, *rest = row.program.split()
+        # ``docker compose run``: the program is docker, the subcommand "compose run".
+        full = Runner(
+            first,
+            (*rest, *row.subcommand),
+            row.syntax,
+            row.opaque,
+            row.package,
+            row.shell_without_command,
+        )
+        rows.setdefault(first, []).append(full)
+    return {name: tuple(found) for name, found in rows.items()}
+
+
+_RUNNER_ROWS = _rows_by_program()
+
+#: Programs that run another program by name, with no subcommand needed.
+_DIRECT_RUNNERS = frozenset(
+    name for name, rows in _RUNNER_ROWS.items() if not rows[0].subcommand and len(rows) == 1
+)
+
+#: Every program this module looks inside by its name alone (tool runners found by a
+#: subcommand, such as ``uv run``, are not in it: ``uv sync`` runs nothing else).
+RUNNERS = frozenset(WRAPPER_SYNTAX) | OTHER_RUNNERS | _DIRECT_RUNNERS
 
 
 def _every_start(words: Sequence[str], start: int) -> list[Inner]:
@@ -225,7 +458,13 @@ def unwrap(words: Sequence[str]) -> list[Inner]:
     name = os.path.basename(words[0])
     syntax = WRAPPER_SYNTAX.get(name)
     if syntax is None:
-        return _every_start(words, 1) if name in OTHER_RUNNERS else []
+        if name in OTHER_RUNNERS:
+            return _every_start(words, 1)
+        runner = _find_runner(words)
+        if runner is None:
+            return []
+        row, at = runner
+        return _read_runner(row, words, at)
     if name == "command" and any(w in ("-v", "-V") for w in words[1:2]):
         return []  # ``command -v x`` only says where x is
     return _Reader(name, syntax, words).read()
@@ -325,3 +564,114 @@ class _Reader:
             seen = set(self.found)
             self.found += [i for i in _every_start(words, self.unknown_from) if i not in seen]
         return self.found
+
+
+def _subcommand_at(words: Sequence[str], start: int, name: str) -> int | None:
+    """Where the subcommand ``name`` is among ``words[start:]``, after the program's own
+    options: the first word that is not an option and that the option before it could
+    not have taken as its argument (``uv -p 3.12 --color auto run``: ``run``)."""
+    for index in range(start, len(words)):
+        word = words[index]
+        if word.startswith("-"):
+            continue
+        if word == name:
+            return index
+        previous = words[index - 1]
+        if not (previous.startswith("-") and "=" not in previous):
+            return None  # another subcommand
+    return None
+
+
+def _find_runner(words: Sequence[str]) -> tuple[Runner, int] | None:
+    """The row of ``RUNNER_TABLE`` ``words`` use, and where its subcommand ends."""
+    for row in _RUNNER_ROWS.get(os.path.basename(words[0]), ()):
+        at: int | None = 0
+        for part in row.subcommand:
+            at = _subcommand_at(words, at + 1, part) if at is not None else None
+        if at is not None:
+            return row, at
+    return None
+
+
+def _package_command(word: str) -> str:
+    """The command a package spec runs: ``cowsay@1.2`` → ``cowsay``, ``@scope/tool@2``
+    → ``tool``, ``black==24.1`` → ``black``."""
+    name = re.split(r"==|>=|<=|~=|!=|\[", word, maxsplit=1)[0]
+    scoped = name.startswith("@")
+    name = name[1:] if scoped else name
+    name = name.split("@", 1)[0]
+    return name.rsplit("/", 1)[-1] if scoped else name
+
+
+def _read_runner(row: Runner, words: Sequence[str], at: int) -> list[Inner]:
+    if row.opaque and row.program in ("at", "batch", "crontab"):
+        if any(w in _SCHEDULER_QUERIES for w in words[1:]):
+            return []  # it lists or removes jobs
+        return [Inner(opaque=row.opaque)]
+    found: list[Inner] = []
+    for inner in _Reader(row.program, row.syntax, words[at:]).read():
+        if inner.words and inner.words[0] == "--":
+            inner = Inner(inner.words[1:])
+        if not inner.words and inner.shell is None and inner.opaque is None:
+            continue
+        if row.package and inner.words:
+            inner = Inner((_package_command(inner.words[0]), *inner.words[1:]))
+        if inner not in found:
+            found.append(inner)
+    if not any(i.words or i.shell is not None for i in found) and row.shell_without_command:
+        found.append(Inner(opaque=f"{row.program} starts a remote shell"))
+    if row.opaque:
+        found.append(Inner(opaque=row.opaque))
+    return found
+
+
+def runs_another(words: Sequence[str]) -> bool:
+    """Whether ``words`` is a wrapper or tool runner running another command."""
+    return bool(words) and (
+        os.path.basename(words[0]) in RUNNERS or _find_runner(words) is not None
+    )
+
+
+# -- git: its aliases and its other names for a subcommand -----------------------------------
+
+#: git's own commands (``git --list-cmds=main,nohelpers``, and git-lfs). Any other word
+#: after ``git`` is an alias from a configuration file or a ``git-NAME`` program on the
+#: PATH, which can run anything (``alias.p = !curl …``): the rules cannot see it.
+GIT_COMMANDS = _set(
+    """
+    add am annotate apply archive bisect blame branch bugreport bundle cat-file
+    check-attr check-ignore check-mailmap check-ref-format checkout checkout-index
+    cherry cherry-pick clean clone column commit commit-graph commit-tree config
+    count-objects credential credential-cache credential-store daemon describe diagnose
+    diff diff-files diff-index diff-tree difftool fast-export fast-import fetch
+    fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck
+    fsck-objects gc get-tar-commit-id grep hash-object help hook http-backend http-fetch
+    http-push imap-send index-pack init init-db instaweb interpret-trailers lfs log
+    ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base
+    merge-file merge-index merge-octopus merge-one-file merge-ours merge-recursive
+    merge-recursive-ours merge-recursive-theirs merge-resolve merge-subtree merge-tree
+    mergetool mktag mktree multi-pack-index mv name-rev notes pack-objects
+    pack-redundant pack-refs patch-id pickaxe prune prune-packed pull push quiltimport
+    range-diff read-tree rebase receive-pack reflog remote remote-ext remote-fd
+    remote-ftp remote-ftps remote-http remote-https repack replace request-pull rerere
+    reset restore rev-list rev-parse revert rm send-pack shell shortlog show show-branch
+    show-index show-ref sparse-checkout stage stash status stripspace submodule subtree
+    switch symbolic-ref tag unpack-file unpack-objects update-index update-ref
+    update-server-info upload-archive upload-pack var verify-commit verify-pack
+    verify-tag version whatchanged worktree write-tree
+    """
+)
+
+#: Subcommands that do what another does, by another name: a rule naming the one (``git
+#: push*``) catches the other (``git send-pack``) too.
+GIT_SAME_AS: dict[str, str] = {
+    "send-pack": "push",
+    "http-push": "push",
+    "fetch-pack": "fetch",
+    "http-fetch": "fetch",
+    "switch": "checkout",
+    "restore": "checkout",
+    "stage": "add",
+    "init-db": "init",
+    "fsck-objects": "fsck",
+}

@@ -49,6 +49,12 @@ command runs as::
 
 Without bwrap, commands run unsandboxed and the tool result says so once; the protected
 paths a command creates are still removed after it (``agent.planted_files``).
+
+A ``bwrap`` on the PATH is not taken on trust: it is started once per process, with the
+namespaces a command gets, before agentls counts on it (``bwrap_status``). One that
+cannot start (Ubuntu 24.04's AppArmor restriction on unprivileged user namespaces, the
+GitHub runner default, makes it fail with "setting up uid map: Permission denied") counts
+as no sandbox, and the notice names the cause and the ``sysctl`` that lifts it.
 """
 
 from __future__ import annotations
@@ -58,7 +64,9 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +81,7 @@ if TYPE_CHECKING:
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 
 NO_BWRAP_NOTE = "(no sandbox: bubblewrap not installed)"
+BROKEN_BWRAP_NOTE = "(no sandbox: bubblewrap cannot start here)"
 _EROFS = re.compile(r"read-only file system|EROFS", re.IGNORECASE)
 _NETWORK = re.compile(
     r"network is unreachable|could not resolve host|temporary failure in name resolution|"
@@ -82,8 +91,124 @@ _NETWORK = re.compile(
 )
 
 
+#: How long the probe may take before bwrap counts as unable to start.
+PROBE_TIMEOUT = 15.0
+#: What bwrap says when the kernel refuses it a user namespace.
+_USERNS_REFUSED = re.compile(
+    r"uid map|gid map|new namespace|user namespace|unshare|clone|Operation not permitted|"
+    r"Permission denied",
+    re.IGNORECASE,
+)
+_SYSCTL = Path("/proc/sys")
+
+
+@dataclass(frozen=True)
+class BwrapStatus:
+    """Whether bubblewrap is on the PATH, and whether it can start here."""
+
+    path: str | None
+    #: Why the bwrap found cannot start (its own words), None when it can.
+    problem: str | None = None
+    #: The command that lets it start, when the cause is known.
+    fix: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.path is not None and self.problem is None
+
+    def describe(self) -> str:
+        """Why commands cannot be sandboxed, in plain words ('' when they can)."""
+        if self.path is None:
+            return "bubblewrap is not installed"
+        if self.problem is None:
+            return ""
+        text = f"bubblewrap ({self.path}) is installed but cannot start here ({self.problem})"
+        if self.fix is not None:
+            text += (
+                ": the kernel refuses it the user namespaces it needs, as Ubuntu 24.04's "
+                "AppArmor restriction does (the GitHub runner default). Lift it with "
+                f"`{self.fix}`"
+            )
+        return text
+
+
+_probe_lock = threading.Lock()
+_probed: dict[str, BwrapStatus] = {}
+
+
+def bwrap_status() -> BwrapStatus:
+    """bwrap on the PATH, started once per process (per path) to see that it works.
+
+    Blocking (a process start, at most ``PROBE_TIMEOUT``): a server calls it first from a
+    worker thread, and every later call reads the answer kept."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return BwrapStatus(None)
+    with _probe_lock:
+        found = _probed.get(path)
+        if found is None:
+            found = _probed[path] = _probe(path)
+        return found
+
+
+def _probe(path: str) -> BwrapStatus:
+    """Start ``path`` with the namespaces a sandboxed command gets, running ``true``."""
+    argv = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += ["--unshare-pid", "--unshare-net", "--die-with-parent", "--", "true"]
+    try:
+        done = subprocess.run(
+            argv,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=PROBE_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return BwrapStatus(path, f"it did not finish within {PROBE_TIMEOUT:g} s")
+    except OSError as exc:
+        return BwrapStatus(path, exc.strerror or str(exc))
+    if done.returncode == 0:
+        return BwrapStatus(path)
+    said = " ".join(line.strip() for line in done.stderr.splitlines() if line.strip())
+    problem = said[:300] or f"it exited with status {done.returncode}"
+    fix = _namespace_fix() if _USERNS_REFUSED.search(said) else None
+    return BwrapStatus(path, problem, fix)
+
+
+def _sysctl(name: str) -> str | None:
+    try:
+        return (_SYSCTL / name).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _namespace_fix() -> str:
+    """The sysctl that gives unprivileged users their namespaces back on this kernel."""
+    if _sysctl("kernel/unprivileged_userns_clone") == "0":  # Debian's older kernels
+        return "sudo sysctl -w kernel.unprivileged_userns_clone=1"
+    if _sysctl("user/max_user_namespaces") == "0":
+        return "sudo sysctl -w user.max_user_namespaces=15000"
+    return "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+
+
+def forget_bwrap_probe() -> None:
+    """Probe again next time (tests; a user who just ran the fix)."""
+    with _probe_lock:
+        _probed.clear()
+
+
 def find_bwrap() -> str | None:
-    return shutil.which("bwrap")
+    """The bwrap that commands are sandboxed with: on the PATH and able to start."""
+    status = bwrap_status()
+    return status.path if status.usable else None
+
+
+def no_sandbox_note() -> str:
+    """The note a command's result carries when it ran without the sandbox it asked for."""
+    status = bwrap_status()
+    return BROKEN_BWRAP_NOTE if status.problem is not None else NO_BWRAP_NOTE
 
 
 @dataclass(frozen=True)

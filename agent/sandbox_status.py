@@ -1,11 +1,12 @@
 """Telling the user, where they look, that commands cannot be sandboxed here.
 
-Without bubblewrap (or on macOS and Windows, where agentls has no sandbox) the commands
-the agent runs are not confined: they can write anywhere the user can and reach the
-network. A note in a tool result is not enough, the user must see it before approving
-anything: each front end shows ``missing_sandbox_notice`` where its user looks (the
-CLI's first line, a VS Code warning, the ACP session), and allow rules stop skipping
-the question while it holds.
+Without bubblewrap, with one that cannot start (``sandbox.bwrap_status`` probes it once;
+the notice then names the cause and the fix), or on macOS and Windows, where agentls has
+no sandbox, the commands the agent runs are not confined: they can write anywhere the
+user can and reach the network. A note in a tool result is not enough, the user must
+see it before approving anything: each front end shows ``missing_sandbox_notice`` where
+its user looks (the CLI's first line, a VS Code warning, the ACP session), and allow
+rules stop skipping the question while it holds.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 from agentls.agent.config import AppConfig
-from agentls.agent.sandbox import find_bwrap
+from agentls.agent.sandbox import bwrap_status
 
 _INSTALL = {
     "debian": "sudo apt install bubblewrap",
@@ -51,12 +52,18 @@ def missing_sandbox_notice(config: AppConfig, platform: str = sys.platform) -> s
     if AgentRegistry(config).get("build").sandbox == "off":
         return None
     if platform.startswith("linux"):
-        if find_bwrap() is not None:
+        status = bwrap_status()
+        if status.usable:
             return None
+        until = (
+            "Until then commands run with your full permissions, and allow rules no longer "
+            "spare you the question."
+        )
+        if status.path is not None:
+            return f"commands cannot be sandboxed: {status.describe()}. {until}"
         return (
             "commands cannot be sandboxed: bubblewrap is not installed. Install it with "
-            f"`{install_command()}`. Until then commands run with your full permissions, and "
-            "allow rules no longer spare you the question."
+            f"`{install_command()}`. {until}"
         )
     system = (
         "macOS" if platform == "darwin" else "Windows" if platform.startswith("win") else platform

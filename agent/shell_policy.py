@@ -61,7 +61,7 @@ from typing import Any
 
 import bashlex
 
-from agentls.agent.code_execution import CodeExecution, code_execution
+from agentls.agent.code_execution import CodeExecution, code_execution, program_variable
 from agentls.agent.command_wrappers import RUNNERS, unwrap
 from agentls.agent.text import one_line
 
@@ -367,8 +367,9 @@ def approval_reason(command: str, patterns: Sequence[str]) -> str:
 
 
 def code_execution_in(cmd: SimpleCommand, depth: int = 0) -> CodeExecution | None:
-    """The first way ``cmd``, or a command a wrapper in it runs, runs code it was given."""
-    finding = code_execution(cmd.words)
+    """The first way ``cmd``, or a command a wrapper in it runs, runs code it was given
+    (a ``NAME=value`` prefix that picks a program included)."""
+    finding = program_variable(cmd.assignments) or code_execution(cmd.words)
     if finding is not None or depth > 8:
         return finding
     for inner in unwrap(cmd.words):

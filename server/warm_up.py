@@ -44,9 +44,13 @@ RUN_MODULES = (
 
 def import_run_modules() -> None:
     """In a worker thread: what the first run would otherwise import on the event loop
-    (bashlex builds its parser tables on import)."""
+    (bashlex builds its parser tables on import), and the one start of bwrap that tells
+    whether commands can be sandboxed here (kept for the process)."""
     for name in RUN_MODULES:
         importlib.import_module(name)
+    from agentls.agent.sandbox import bwrap_status
+
+    bwrap_status()
 
 
 async def warm_up(ls: AgentLanguageServer) -> None:

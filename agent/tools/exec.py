@@ -42,7 +42,7 @@ from agentls.agent.command_rules import suggest_rule
 from agentls.agent.config import AgentConfig
 from agentls.agent.errors import AgentError
 from agentls.agent.planted_files import Settled, Survey, settle, survey
-from agentls.agent.sandbox import NO_BWRAP_NOTE, SandboxMode, make_sandbox
+from agentls.agent.sandbox import SandboxMode, make_sandbox, no_sandbox_note
 from agentls.agent.shell_policy import analyze, describe
 from agentls.agent.tools.base import RunContext, Tool, ToolContext, ToolResult
 
@@ -258,7 +258,7 @@ class _Runner(Tool[RunnerArgsT]):
             lines += sandbox.explain_failure(output, result.exit_code)
         if elsewhere is None and sandbox.missing and ctx.run.run_id not in self._warned_runs:
             self._warned_runs.add(ctx.run.run_id)
-            lines.append(NO_BWRAP_NOTE)
+            lines.append(no_sandbox_note())
         lines += settled.notes
         if changed:
             lines.append(format_changed(changed))

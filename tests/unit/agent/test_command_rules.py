@@ -102,7 +102,7 @@ def test_deny_does_not_catch_a_word_that_is_only_an_argument() -> None:
 def test_what_the_deny_rules_cannot_check_is_asked_about_even_in_yolo(command: str) -> None:
     decision = _decide(command, "yolo")
     assert decision.kind == "needs_approval" and decision.insist
-    assert "cannot be checked against the deny and ask rules" in decision.reason
+    assert "cannot be checked against your rules (deny and ask)" in decision.reason
 
 
 def test_without_deny_or_ask_rules_yolo_runs_what_it_cannot_check() -> None:
