@@ -26,6 +26,7 @@ from typing import Any
 from lsprotocol import types
 
 from agentls.agent import events
+from agentls.agent.secrets import mask_outward, mask_tree
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import (
     CommandParams,
@@ -93,6 +94,16 @@ def command_params(
     )
 
 
+def _masking(notify: Notify) -> Notify:
+    """``notify`` with every string of the params through the outward pass: whatever a
+    run reports (a step's arguments, a notice, a command's output) leaves masked."""
+
+    def masked(method: str, params: dict[str, Any]) -> None:
+        notify(method, mask_tree(params))
+
+    return masked
+
+
 class LspRunObserver:
     """The Observer of one run; ``close()`` flushes what is left."""
 
@@ -111,7 +122,7 @@ class LspRunObserver:
         self._mirror_commands = mirror_commands
         #: The client shows notices beside the run (``agent/notice``): it declared so.
         self._show_notices = show_notices
-        self._notify = notify
+        self._notify = _masking(notify)
         self._progress = progress
         self._loop = loop or asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
@@ -278,7 +289,8 @@ class LspRunObserver:
             self._timer = None
         if not self._pending:
             return
-        text = "".join(self._pending)
+        # Masked before it is counted: `discard` counts what the client really received.
+        text = mask_outward("".join(self._pending))
         self._pending.clear()
         self._pending_chars = 0
         self._seq += 1
