@@ -43,6 +43,8 @@ _MIN_SECRET_CHARS = 6
 #: Characters of a key, a token or base64; a value that looks like one has a digit too.
 _KEYISH = r"[A-Za-z0-9+/=_\-.~]"
 _HAS_DIGIT = rf"(?={_KEYISH}*\d)"
+#: An optional quote, also as escaped inside JSON text (``\"``).
+_QUOTE = r"(?:\\?[\"'])?"
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ TOKEN_SHAPES: tuple[TokenShape, ...] = (
     _shape("AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
     _shape(
         "AWS secret access key",
-        r"(?i)(aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{30,})",
+        rf"(?i)(aws_?secret_?access_?key{_QUOTE}\s*[:=]\s*{_QUOTE})([A-Za-z0-9/+=]{{30,}})",
         group=2,
     ),
     _shape("Slack token", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"),
@@ -113,7 +115,7 @@ TOKEN_SHAPES: tuple[TokenShape, ...] = (
     # Authorization: basic <base64> (actions/checkout's extraheader), Bearer, token...
     _shape(
         "Authorization header",
-        r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?(?:basic|bearer|token|digest|negotiate)?\s*)"
+        rf"(?i)(authorization{_QUOTE}\s*[:=]\s*{_QUOTE}(?:basic|bearer|token|digest|negotiate)?\s*)"
         r"([A-Za-z0-9+/=._~\-]{8,})",
         group=2,
     ),
@@ -122,7 +124,7 @@ TOKEN_SHAPES: tuple[TokenShape, ...] = (
     _shape(
         "secret assignment",
         r"(?i)((?:api[_-]?key|apikey|token|secret|passw(?:or)?d|access[_-]?key|private[_-]?key)"
-        rf"[\"']?\s*[:=]\s*[\"']?){_HAS_DIGIT}({_KEYISH}{{8,}})(?=[\"'\s,;}}\])]|$)",
+        rf"{_QUOTE}\s*[:=]\s*{_QUOTE}){_HAS_DIGIT}({_KEYISH}{{8,}})(?=[\\\"'\s,;}}\])]|$)",
         group=2,
     ),
 )
