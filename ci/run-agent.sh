@@ -48,6 +48,26 @@ if git show-ref --verify --quiet "refs/heads/$branch"; then
 fi
 git checkout -q -b "$branch"
 
+# actions/checkout without `persist-credentials: false` leaves the job's token in
+# .git/config (http.<url>.extraheader = AUTHORIZATION: basic <base64>), where every command
+# the agent runs could read it and write it into the change. It is taken out for the run
+# and put back when the script ends; the push below authenticates through `gh` instead.
+headers="$(git config --local --get-regexp '^http\..*\.extraheader$' || true)"
+restore_headers() {
+  local key value
+  while IFS=' ' read -r key value; do
+    [[ -n "$key" ]] && git config --local --add "$key" "$value"
+  done <<<"$headers"
+}
+if [[ -n "$headers" ]]; then
+  echo "agentls-ci: warning: .git/config holds a token (actions/checkout's" \
+       "persist-credentials); it is kept out of the run: set persist-credentials: false" >&2
+  trap restore_headers EXIT
+  while IFS=' ' read -r key _; do
+    git config --local --unset-all "$key" || true
+  done <<<"$headers"
+fi
+
 if [[ "${AGENTLS_TRUST_WORKSPACE:-false}" == "true" ]]; then
   "$agentls" trust "$workspace" >/dev/null
 fi
@@ -70,8 +90,11 @@ case "$code" in
   *) status=failed ;;
 esac
 
+# The artifacts go through agentls's outward pass, like its own output (result.json).
 session_file="$workspace/.agentls/sessions/$run_name.jsonl"
-[[ -f "$session_file" ]] && cp "$session_file" "$out/session.jsonl"
+if [[ -f "$session_file" ]]; then
+  "$agentls" mask --workspace "$workspace" <"$session_file" >"$out/session.jsonl"
+fi
 
 # The agent's own state (.agentls/) is not part of the change.
 git add -A -- . ':(exclude).agentls'
@@ -81,7 +104,7 @@ if ! git diff --cached --quiet; then
   git -c user.name="${GIT_AUTHOR_NAME:-agentls}" \
       -c user.email="${GIT_AUTHOR_EMAIL:-agentls@users.noreply.github.com}" \
       commit -q -m "$title" -m "Run $run_name ($status) by agentls with $AGENTLS_MODEL."
-  git diff HEAD~1 HEAD >"$out/changes.diff"
+  git diff HEAD~1 HEAD | "$agentls" mask --workspace "$workspace" >"$out/changes.diff"
   changed=true
 fi
 echo "agentls-ci: $status; branch $branch; changes: $changed; artifacts in $out" >&2
@@ -92,7 +115,9 @@ fi
 
 if [[ "${AGENTLS_OPEN_PR:-false}" == "true" && "$changed" == "true" ]]; then
   command -v gh >/dev/null 2>&1 || fail "AGENTLS_OPEN_PR needs the GitHub CLI (gh)"
-  git push -q origin "$branch"
+  # With the job's token from gh (GH_TOKEN), for this push only: none is kept in .git/config.
+  git -c credential.helper= -c 'credential.helper=!gh auth git-credential' \
+      push -q origin "$branch"
   gh pr create --head "$branch" --title "$title" \
     --body "Opened by agentls ($status). Prompt:
 
