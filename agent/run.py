@@ -51,7 +51,7 @@ from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
 from agentls.agent.run_messages import RunMessages
-from agentls.agent.secrets import mask_tree, remember_secret_variable
+from agentls.agent.secrets import mask_outward, mask_tree, remember_secret_variable
 from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions import SessionStore, store_for
 from agentls.agent.state_machine import RunStateMachine
@@ -539,7 +539,8 @@ class _Run:
                 observer(Notice("warning", problem))
             if outcome.blocked:
                 raise HookBlocked(f"a {event} hook refused the prompt: {outcome.reason}")
-            added += outcome.context
+            # A hook's output is a program's output, like a tool result: masked for the model.
+            added += [mask_outward(text) for text in outcome.context]
         if not added:
             return prompt
         return prompt + "\n\n[Context from the project's hooks]\n" + "\n\n".join(added)
