@@ -39,6 +39,13 @@ _SECRET_NAME = re.compile(
 )
 #: Values shorter than this are not masked: "1" or "true" would mask half a text.
 _MIN_SECRET_CHARS = 6
+#: Names that look secret but hold a path or a desktop's session name, not a secret:
+#: masking their values (``ubuntu``, ``/run/user/1000/keyring/ssh``) would mask ordinary
+#: text in every file the model reads. They are still kept from commands.
+_NOT_A_SECRET_VALUE = re.compile(
+    r"(_SOCK|_SOCKET|_PATH|_DIR|_FILE|_HOME)$|^XDG_SESSION_|^DESKTOP_SESSION$|^SESSION_MANAGER$",
+    re.IGNORECASE,
+)
 
 #: Characters of a key, a token or base64; a value that looks like one has a digit too.
 _KEYISH = r"[A-Za-z0-9+/=_\-.~]"
@@ -156,7 +163,12 @@ def is_secret_variable(name: str) -> bool:
 def env_secrets(env: Mapping[str, str] | None = None) -> list[str]:
     """The values of the secret variables of ``env`` (default: ours)."""
     source = os.environ if env is None else env
-    return [v for k, v in source.items() if is_secret_variable(k) and len(v) >= _MIN_SECRET_CHARS]
+    return [
+        v
+        for k, v in source.items()
+        if len(v) >= _MIN_SECRET_CHARS
+        and (k in _remembered or (looks_secret(k) and not _NOT_A_SECRET_VALUE.search(k)))
+    ]
 
 
 def mask_values(text: str, secrets: Iterable[str]) -> str:

@@ -43,6 +43,18 @@ def test_ordinary_code_and_prose_are_left_alone(line: str) -> None:
     assert mask_outward(line) == line
 
 
+def test_variables_that_hold_a_path_or_a_desktop_name_are_not_masked_by_value() -> None:
+    from agentls.agent.secrets import env_secrets
+
+    env = {
+        "DESKTOP_SESSION": "ubuntu",
+        "SSH_AUTH_SOCK": "/run/user/1000/keyring/ssh",
+        "GOOGLE_APPLICATION_CREDENTIALS_FILE": "/home/me/creds.json",
+        "DEPLOY_TOKEN": "deploy-0123456789",
+    }
+    assert env_secrets(env) == ["deploy-0123456789"]
+
+
 def test_the_mask_is_stable_when_applied_twice() -> None:
     once = mask_outward("\n".join(s.text for s in SAMPLES))
     assert mask_outward(once) == once
