@@ -49,7 +49,7 @@ _NOT_A_SECRET_VALUE = re.compile(
 
 #: Characters of a key, a token or base64; a value that looks like one has a digit too.
 _KEYISH = r"[A-Za-z0-9+/=_\-.~]"
-_HAS_DIGIT = rf"(?={_KEYISH}*\d)"
+_HAS_DIGIT = rf"(?={_KEYISH}{{0,255}}\d)"
 #: An optional quote, also as escaped inside JSON text (``\"``).
 _QUOTE = r"(?:\\?[\"'])?"
 
@@ -92,11 +92,13 @@ TOKEN_SHAPES: tuple[TokenShape, ...] = (
     # scheme://user:password@host: the password (a database URL, a git remote with a token).
     _shape(
         "URL password",
-        r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\"'<>]*:)([^\s/@\"'<>]+)(?=@)",
+        r"\b([a-zA-Z][a-zA-Z0-9+.\-]{0,31}://[^\s:/@\"'<>]{0,256}:)([^\s/@\"'<>]{1,256})(?=@)",
         group=2,
     ),
     # scheme://key@host: a key alone as the user (a Sentry DSN); ``git@`` is too short.
-    _shape("URL key", r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://)([A-Za-z0-9_\-]{16,})(?=@)", group=2),
+    _shape(
+        "URL key", r"\b([a-zA-Z][a-zA-Z0-9+.\-]{0,31}://)([A-Za-z0-9_\-]{16,256})(?=@)", group=2
+    ),
     _shape("GitHub token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}\b"),
     _shape("GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9_]{22,}"),
     _shape("AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
@@ -131,7 +133,7 @@ TOKEN_SHAPES: tuple[TokenShape, ...] = (
     _shape(
         "secret assignment",
         r"(?i)((?:api[_-]?key|apikey|token|secret|passw(?:or)?d|access[_-]?key|private[_-]?key)"
-        rf"{_QUOTE}\s*[:=]\s*{_QUOTE}){_HAS_DIGIT}({_KEYISH}{{8,}})(?=[\\\"'\s,;}}\])]|$)",
+        rf"{_QUOTE}\s*[:=]\s*{_QUOTE}){_HAS_DIGIT}({_KEYISH}{{8,256}})(?=[\\\"'\s,;}}\])]|$)",
         group=2,
     ),
 )
