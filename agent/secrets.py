@@ -129,10 +129,16 @@ TOKEN_SHAPES: tuple[TokenShape, ...] = (
         group=2,
     ),
     _shape("bearer token", rf"(?i)\b(bearer\s+){_HAS_DIGIT}({_KEYISH}{{8,}})", group=2),
-    # api_key=..., "password": "...", client_secret: ...: a value that looks like a key.
+    # ~/.netrc: `machine host login me password <value>`.
+    _shape(
+        "netrc password",
+        rf"(?i)(\bpassword\s+){_HAS_DIGIT}({_KEYISH}{{6,256}})(?=[\s\\\"']|$)",
+        group=2,
+    ),
+    # api_key=..., "password": "...", "auth": "..." (Docker's config.json): a key-like value.
     _shape(
         "secret assignment",
-        r"(?i)((?:api[_-]?key|apikey|token|secret|passw(?:or)?d|access[_-]?key|private[_-]?key)"
+        r"(?i)((?:api[_-]?key|apikey|token|secret|passw(?:or)?d|auth|access[_-]?key|private[_-]?key)"
         rf"{_QUOTE}\s*[:=]\s*{_QUOTE}){_HAS_DIGIT}({_KEYISH}{{8,256}})(?=[\\\"'\s,;}}\])]|$)",
         group=2,
     ),

@@ -91,6 +91,16 @@ SAMPLES: tuple[Sample, ...] = (
         "abc.DEF-123_456.ghiJKL789",
     ),
     Sample("secret assignment", 'client_secret = "' + "Zx9Qw8Er7Ty6" + '"', "Zx9Qw8Er7Ty6"),
+    Sample(
+        "Docker registry auth",
+        '{"auths": {"ghcr.io": {"auth": "' + "dXNlcjpnaHBfc2VjcmV0MTIz" + '"}}}',
+        "dXNlcjpnaHBfc2VjcmV0MTIz",
+    ),
+    Sample(
+        "netrc password",
+        "machine api.example.com login me password " + "n3trc-Secret",
+        "n3trc-Secret",
+    ),
 )
 
 
