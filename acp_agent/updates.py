@@ -8,6 +8,7 @@ and ``flush`` lets a prompt answer only after its last update went out.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -40,6 +41,7 @@ from agentls.agent.events import (
     ToolFinished,
     ToolStarted,
 )
+from agentls.agent.secrets import mask_outward, mask_tree
 from agentls.agent.workspace import FileChange
 
 log = logging.getLogger(__name__)
@@ -158,9 +160,11 @@ class UpdateSender:
 
     # -- the run's Observer ------------------------------------------------------------
     def observer(self, event: AgentEvent) -> None:
+        """Every text of ``event`` leaves through the outward pass (the diffs of applied
+        edits are the editor's own files, and stay as they are)."""
         if isinstance(event, StreamText):
             self.streamed_text = True
-            self.send(helpers.update_agent_message_text(event.text))
+            self.send(helpers.update_agent_message_text(mask_outward(event.text)))
         elif isinstance(event, StreamRestarted):
             self.send(
                 helpers.update_agent_message_text(
@@ -185,9 +189,11 @@ class UpdateSender:
             what = "Instructions joined" if event.joined else "Instructions"
             self.send(helpers.update_agent_thought_text(f"{what}: {', '.join(event.files)}"))
         elif isinstance(event, Notice) and event.level in {"warning", "error"}:
-            self.send(helpers.update_agent_thought_text(f"{event.level}: {event.message}"))
+            message = mask_outward(event.message)
+            self.send(helpers.update_agent_thought_text(f"{event.level}: {message}"))
 
     def _started(self, event: ToolStarted) -> ToolCallStart:
+        event = dataclasses.replace(event, args=mask_tree(event.args))
         path = event.args.get("path")
         locations = [ToolCallLocation(path=self.absolute(path))] if isinstance(path, str) else None
         return helpers.start_tool_call(
@@ -202,7 +208,7 @@ class UpdateSender:
     def _finished(self, event: ToolFinished) -> ToolCallProgress:
         content: list[ContentToolCallContent | FileEditToolCallContent] = [
             *self._diffs_of(event),
-            helpers.tool_content(helpers.text_block(event.summary)),
+            helpers.tool_content(helpers.text_block(mask_outward(event.summary))),
         ]
         return helpers.update_tool_call(
             event.call_id,

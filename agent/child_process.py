@@ -25,7 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from agentls.agent.config import IndexerConfig
 from agentls.agent.indexing import workspace_rules
-from agentls.agent.secrets import env_secrets, looks_secret, mask_values
+from agentls.agent.secrets import is_secret_variable, mask_outward
 from agentls.indexer.walker import list_candidates
 
 DEFAULT_MAX_OUTPUT = 32_000
@@ -252,19 +252,21 @@ def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment a command gets: ours, minus secrets and shell start-up hooks.
 
     Secrets are dropped because whatever a command prints goes to the model (and its
-    provider): ``env`` must not leak the API key.
+    provider): ``env`` must not leak the API key. A secret is a variable whose name looks
+    secret or one the config names as holding the key (``llm.api_key_env``, whatever its
+    name: ``agent.secrets.is_secret_variable``).
     """
     source = os.environ if base is None else base
-    env = {k: v for k, v in source.items() if not looks_secret(k) and k not in _STARTUP_VARS}
+    env = {k: v for k, v in source.items() if not is_secret_variable(k) and k not in _STARTUP_VARS}
     env.setdefault("PATH", os.defpath)
     # Nobody can answer a pager or a prompt: a command must never wait for a human.
     env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "TERM": "dumb"})
     return env
 
 
-def redact(text: str, base: Mapping[str, str] | None = None) -> str:
-    """Mask the values of secret-looking variables (of ``base``, default ours) in ``text``."""
-    return mask_values(text, env_secrets(base))
+def redact(text: str) -> str:
+    """``text`` through the outward pass (``agent.secrets.mask_outward``)."""
+    return mask_outward(text)
 
 
 # -- which files a command changed ---------------------------------------------------------

@@ -1,10 +1,11 @@
 """A running command's output as events, for a front end that mirrors it (an editor's
 terminal): ``CommandStarted``, then ``CommandOutput`` pieces in order, then ``CommandEnded``.
 
-The output is masked like everything else shown: anything shaped like a key and the
-values of our secret-looking variables. A piece is released up to its last whitespace and
-the rest held until more comes, because a secret never contains whitespace: one split
-across two reads of the pipe is still seen whole before it is masked. What a command
+The output is masked like everything else shown (``agent.secrets``, the outward pass). A
+piece is released up to its last whitespace and the rest held until more comes, because a
+secret never contains whitespace: one split across two reads of the pipe is still seen
+whole before it is masked (a header word and its value, and a private key block, are held
+until whole: ``release_point``). What a command
 prints beyond ``MAX_MIRRORED`` characters is not mirrored (the model's result keeps the
 ends, as ever), and the mirror says so.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 import codecs
 
 from agentls.agent.events import CommandEnded, CommandOutput, CommandStarted, Observer
-from agentls.agent.secrets import redact_secrets
+from agentls.agent.secrets import mask_outward, release_point
 
 #: Held without whitespace beyond this, text is released anyway (masked as it stands).
 MAX_HELD = 4096
@@ -33,13 +34,13 @@ class CommandMirror:
         self._held = ""
         self._sent = 0
         self._cut = False
-        observer(CommandStarted(call_id, tool, redact_secrets(command)))
+        observer(CommandStarted(call_id, tool, mask_outward(command)))
 
     def feed(self, data: bytes) -> None:
         if self._cut:
             return
         self._held += self._decoder.decode(data)
-        cut = max(self._held.rfind(c) for c in " \t\n\r") + 1
+        cut = release_point(self._held.replace("\r", "\n"))
         if len(self._held) > MAX_HELD:
             cut = len(self._held)
         if cut:
@@ -61,4 +62,4 @@ class CommandMirror:
             text = text[: max(MAX_MIRRORED - self._sent, 0)]
             text += "\n[... the rest of the output is not shown here ...]\n"
         self._sent += len(text)
-        self._observer(CommandOutput(self._call_id, redact_secrets(text)))
+        self._observer(CommandOutput(self._call_id, mask_outward(text)))

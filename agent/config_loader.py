@@ -46,6 +46,7 @@ from agentls.agent.config import (
 )
 from agentls.agent.config_filter import filter_untrusted
 from agentls.agent.errors import ConfigError
+from agentls.agent.secrets import remember_secret_variable
 from agentls.agent.userdirs import is_within, user_config_file, user_directories
 
 LayerKind = Literal["user", "workspace", "explicit", "overrides"]
@@ -341,6 +342,8 @@ def load(
     _check_state_paths(config, layers)
     if not trusted:
         _ignore_workspace_mcp_files(config, report)
+    # The key's variable may have any name (MY_LLM): it is a secret all the same.
+    remember_secret_variable(config.llm.api_key_env)
     report.config = config
     return report
 

@@ -51,6 +51,7 @@ from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
 from agentls.agent.run_messages import RunMessages
+from agentls.agent.secrets import mask_outward, mask_tree, remember_secret_variable
 from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions import SessionStore, store_for
 from agentls.agent.state_machine import RunStateMachine
@@ -148,7 +149,9 @@ class RunOutcome:
             usage=self.state.usage,
             instructions=self.instructions,
         )
-        return result.to_wire()
+        # What a front end shows or prints (`--json`, the LSP result): masked like the rest.
+        masked: dict[str, Any] = mask_tree(result.to_wire())
+        return masked
 
 
 def resolve_agent(config: AppConfig, request: RunRequest) -> AgentConfig:
@@ -196,6 +199,7 @@ async def _run_to_the_end(
     run_id = request.run_id or uuid.uuid4().hex[:12]
     session_id = request.session_id or uuid.uuid4().hex[:12]
     files, observer = front_end.files, front_end.observer
+    remember_secret_variable(config.llm.api_key_env)
     for notice in front_end.notices:
         observer(Notice("warning", notice))
     try:
@@ -217,6 +221,7 @@ async def _run_to_the_end(
     if prepared.config is not config:
         if front_end.llm_for is not None:
             config = prepared.config
+            remember_secret_variable(config.llm.api_key_env)
             llm = front_end.llm_for(config)
         else:
             model = prepared.config.llm.model
@@ -548,7 +553,8 @@ class _Run:
                 observer(Notice("warning", problem))
             if outcome.blocked:
                 raise HookBlocked(f"a {event} hook refused the prompt: {outcome.reason}")
-            added += outcome.context
+            # A hook's output is a program's output, like a tool result: masked for the model.
+            added += [mask_outward(text) for text in outcome.context]
         if not added:
             return prompt
         return prompt + "\n\n[Context from the project's hooks]\n" + "\n\n".join(added)

@@ -45,6 +45,7 @@ from pydantic import ValidationError
 
 from agentls.agent.context import assistant_tool_calls_message
 from agentls.agent.errors import AgentError
+from agentls.agent.secrets import mask_tree
 from agentls.agent.session_entries import (
     AssistantMessage,
     CompactionEntry,
@@ -167,6 +168,7 @@ class Session:
         with self._lock:
             if self.has(entry):
                 return False
+            entry = _masked(entry)
             line = entry.model_dump_json().encode() + b"\n"
             if self._needs_newline:
                 line = b"\n" + line  # never continue a torn line
@@ -230,6 +232,17 @@ class Session:
 
 #: How a compacted conversation starts, for the model of a later run.
 COMPACTED_PREFIX = "[Summary of the conversation so far, compacted at the user's request]"
+
+
+def _masked(entry: Entry) -> Entry:
+    """``entry`` through the outward pass: a session file lands on disk (and in a CI
+    run's artifacts), so no secret is written into it, whatever the entry holds. The
+    masked entry is also the one kept in memory, so a resumed run and the file agree."""
+    data = entry.model_dump(mode="json")
+    masked = mask_tree(data)
+    if masked == data:
+        return entry
+    return type(entry).model_validate(masked)
 
 
 def rebuild_history(entries: Iterable[Entry]) -> list[dict[str, Any]]:

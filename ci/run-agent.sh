@@ -111,11 +111,13 @@ safe_git() {
 }
 
 # The push (AGENTLS_OPEN_PR) needs the runner's network and credentials, so it keeps the
-# environment and the credential helper; it still runs no hook (pre-push) of the checkout
-# and no fsmonitor.
+# environment; it authenticates with the job's token from gh (GH_TOKEN) for this push only
+# (none is kept in .git/config), and still runs no hook (pre-push) of the checkout and no
+# fsmonitor.
 push_branch() {
   git --no-optional-locks -c core.fsmonitor=false -c core.hooksPath=/dev/null \
-    -c core.pager=cat push --no-verify -q origin "$1" </dev/null
+    -c core.pager=cat -c credential.helper= -c 'credential.helper=!gh auth git-credential' \
+    push --no-verify -q origin "$1" </dev/null
 }
 
 workspace="$(cd "${AGENTLS_WORKSPACE:-$PWD}" && pwd)"
@@ -141,6 +143,26 @@ if safe_git show-ref --verify --quiet "refs/heads/$branch"; then
 fi
 safe_git checkout -q -b "$branch"
 
+# actions/checkout without `persist-credentials: false` leaves the job's token in
+# .git/config (http.<url>.extraheader = AUTHORIZATION: basic <base64>), where every command
+# the agent runs could read it and write it into the change. It is taken out for the run
+# and put back when the script ends; the push below authenticates through `gh` instead.
+headers="$(safe_git config --local --get-regexp '^http\..*\.extraheader$' || true)"
+restore_headers() {
+  local key value
+  while IFS=' ' read -r key value; do
+    [[ -n "$key" ]] && safe_git config --local --add "$key" "$value"
+  done <<<"$headers"
+}
+if [[ -n "$headers" ]]; then
+  echo "agentls-ci: warning: .git/config holds a token (actions/checkout's" \
+       "persist-credentials); it is kept out of the run: set persist-credentials: false" >&2
+  trap restore_headers EXIT
+  while IFS=' ' read -r key _; do
+    safe_git config --local --unset-all "$key" || true
+  done <<<"$headers"
+fi
+
 if [[ "${AGENTLS_TRUST_WORKSPACE:-false}" == "true" ]]; then
   "$agentls" trust "$workspace" >/dev/null
 fi
@@ -163,8 +185,11 @@ case "$code" in
   *) status=failed ;;
 esac
 
+# The artifacts go through agentls's outward pass, like its own output (result.json).
 session_file="$workspace/.agentls/sessions/$run_name.jsonl"
-[[ -f "$session_file" ]] && cp "$session_file" "$out/session.jsonl"
+if [[ -f "$session_file" ]]; then
+  "$agentls" mask --workspace "$workspace" <"$session_file" >"$out/session.jsonl"
+fi
 
 # The agent's own state (.agentls/) is not part of the change.
 safe_git add -A -- . ':(exclude).agentls'
@@ -172,7 +197,7 @@ changed=false
 if ! safe_git diff --cached --quiet; then
   title="agentls: $(printf '%s' "$prompt" | head -n 1 | cut -c1-60)"
   safe_git commit -q -m "$title" -m "Run $run_name ($status) by agentls with $AGENTLS_MODEL."
-  safe_git diff HEAD~1 HEAD >"$out/changes.diff"
+  safe_git diff HEAD~1 HEAD | "$agentls" mask --workspace "$workspace" >"$out/changes.diff"
   changed=true
 fi
 echo "agentls-ci: $status; branch $branch; changes: $changed; artifacts in $out" >&2

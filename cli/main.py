@@ -118,11 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
         command.add_argument("--json", action="store_true", help="print the result as JSON")
 
+    from agentls.cli.mask import add_mask_command
     from agentls.cli.trust import add_trust_commands
     from agentls.cli.worktrees import add_worktree_commands
 
     add_trust_commands(sub)
     add_worktree_commands(sub)
+    add_mask_command(sub)
     commands = sub.add_parser("commands", help="list the /commands of the workspace")
     commands.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
     commands.add_argument("--json", action="store_true", help="print the list as JSON")
@@ -141,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The language server is a front end of its own: `agentls` (agentls.__main__) starts it.
         print("agentls: the language server is started by `agentls --stdio`", file=sys.stderr)
         return 1
+    if args.command == "mask":  # bytes in, bytes out: masked whole, not line by line
+        from agentls.cli.mask import mask_command
+
+        return mask_command(args)
     with redacted_output():
         return _command(args)
 

@@ -72,15 +72,17 @@ def colorize_diff(diff: str, color: bool) -> str:
 
 
 class RedactingStream:
-    """A text stream that masks secrets (``agent.secrets.redact_secrets``) in everything
-    written through it, like the server's log.
+    """A text stream that masks secrets (``agent.secrets.mask_outward``, the outward pass)
+    in everything written through it, like the server's log.
 
     Text is held until a line ends; a ``flush`` (streamed model text flushes each chunk)
     writes up to the last whitespace and holds the rest, because a key never contains
     whitespace: a secret split across two chunks is still seen whole before it is shown.
+    A header word and its value (``Bearer`` | ``abc...``) and a private key block are
+    held until whole (``agent.secrets.release_point``).
     """
 
-    #: Beyond this many held characters without whitespace, they are written anyway.
+    #: Beyond this many held characters, they are written anyway.
     MAX_HELD = 4096
 
     def __init__(self, inner: IO[str]) -> None:
@@ -89,21 +91,23 @@ class RedactingStream:
 
     def write(self, text: str) -> int:
         self._held += text
-        cut = self._held.rfind("\n") + 1
-        if cut:
-            self._emit(self._held[:cut])
-            self._held = self._held[cut:]
+        self._release(whole_lines=True)
         return len(text)
 
     def flush(self) -> None:
+        self._release(whole_lines=False)
+        self.inner.flush()
+
+    def _release(self, *, whole_lines: bool) -> None:
+        from agentls.agent.secrets import release_point
+
         held = self._held
-        cut = max(held.rfind(" "), held.rfind("\t")) + 1
+        cut = release_point(held, whole_lines=whole_lines)
         if len(held) > self.MAX_HELD:
             cut = len(held)
         if cut:
             self._emit(held[:cut])
             self._held = held[cut:]
-        self.inner.flush()
 
     def close_held(self) -> None:
         """Write what is still held (at exit)."""
@@ -113,9 +117,9 @@ class RedactingStream:
         self.inner.flush()
 
     def _emit(self, text: str) -> None:
-        from agentls.agent.secrets import redact_secrets
+        from agentls.agent.secrets import mask_outward
 
-        self.inner.write(redact_secrets(text))
+        self.inner.write(mask_outward(text))
 
     def isatty(self) -> bool:
         return self.inner.isatty()

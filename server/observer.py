@@ -26,6 +26,7 @@ from typing import Any
 from lsprotocol import types
 
 from agentls.agent import events
+from agentls.agent.secrets import mask_outward, mask_tree, release_point
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import (
     CommandParams,
@@ -46,6 +47,8 @@ log = logging.getLogger(__name__)
 
 FLUSH_INTERVAL = 0.02
 FLUSH_CHARS = 512
+#: Streamed text held back without whitespace beyond this is sent anyway (masked as it is).
+MAX_HELD = 4096
 
 Notify = Callable[[str, dict[str, Any]], None]
 
@@ -93,6 +96,16 @@ def command_params(
     )
 
 
+def _masking(notify: Notify) -> Notify:
+    """``notify`` with every string of the params through the outward pass: whatever a
+    run reports (a step's arguments, a notice, a command's output) leaves masked."""
+
+    def masked(method: str, params: dict[str, Any]) -> None:
+        notify(method, mask_tree(params))
+
+    return masked
+
+
 class LspRunObserver:
     """The Observer of one run; ``close()`` flushes what is left."""
 
@@ -111,7 +124,7 @@ class LspRunObserver:
         self._mirror_commands = mirror_commands
         #: The client shows notices beside the run (``agent/notice``): it declared so.
         self._show_notices = show_notices
-        self._notify = notify
+        self._notify = _masking(notify)
         self._progress = progress
         self._loop = loop or asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
@@ -241,7 +254,7 @@ class LspRunObserver:
         self._pending.append(text)
         self._pending_chars += len(text)
         if self._pending_chars >= FLUSH_CHARS:
-            self.flush()
+            self.flush(whole=False)
         elif self._timer is None:
             self._timer = self._loop.call_later(FLUSH_INTERVAL, self._timed_flush)
 
@@ -267,20 +280,32 @@ class LspRunObserver:
     def _timed_flush(self) -> None:
         self._timer = None
         try:
-            self.flush()
+            self.flush(whole=False)
         except Exception:
             log.exception("run %s: cannot flush streamed text", self.run_id)
 
-    def flush(self) -> None:
-        """Send the text waiting, as one ``agent/stream`` notification."""
+    def flush(self, *, whole: bool = True) -> None:
+        """Send the text waiting, as one ``agent/stream`` notification. Between two pieces
+        of streamed text (``whole=False``) a secret that may go on in the next piece is
+        held back (``release_point``), so it is masked whole; any other event sends all."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         if not self._pending:
             return
-        text = "".join(self._pending)
+        waiting = "".join(self._pending)
+        cut = len(waiting)
+        if not whole and len(waiting) <= MAX_HELD:
+            cut = release_point(waiting)
         self._pending.clear()
         self._pending_chars = 0
+        if cut < len(waiting):
+            self._pending.append(waiting[cut:])
+            self._pending_chars = len(waiting) - cut
+        if not cut:
+            return
+        # Masked before it is counted: `discard` counts what the client really received.
+        text = mask_outward(waiting[:cut])
         self._seq += 1
         self._step_chars += len(text)
         stream = StreamParams(run_id=self.run_id, seq=self._seq, text=text)

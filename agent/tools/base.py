@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from agentls.agent.approval import EditRequest
 from agentls.agent.events import null_observer
+from agentls.agent.masked_edits import check_no_mask_written
 from agentls.indexer.symbol_source import no_symbols
 
 if TYPE_CHECKING:
@@ -113,7 +114,10 @@ class ToolContext:
     confirm_insists: bool = False
 
     async def apply(self, changes: Sequence[FileChange]) -> EditOutcome:
-        """Apply ``changes``; when this call needs confirmation, the run's Approver asks."""
+        """Apply ``changes``; when this call needs confirmation, the run's Approver asks.
+        Raises ``MaskedSecretEdit`` (the model is told) for a change that would write the
+        mask over a secret it was shown masked, before anybody is asked."""
+        check_no_mask_written(changes)
         run = self.run
         if not self.confirm_edits:
             return await run.files.apply(changes, confirm=False)

@@ -6,6 +6,7 @@ import re
 from typing import Any, Literal
 
 from agentls.agent.errors import PatchError, PathTraversalError, ValidationError
+from agentls.agent.masked_edits import masked_hint
 from agentls.agent.tools.base import FileEditingTool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import ApplyPatchArgs, EditFileArgs
@@ -83,7 +84,7 @@ class EditFileTool(FileEditingTool[EditFileArgs], name="edit_file"):
                 "copy the exact indentation and line breaks."
             )
         else:
-            hint = " Read the file again and copy the text exactly."
+            hint = masked_hint(old_str, text) or " Read the file again and copy the text exactly."
         return f"old_str was not found in {path}.{hint}"
 
 
@@ -186,11 +187,11 @@ class ApplyPatchTool(FileEditingTool[ApplyPatchArgs], name="apply_patch"):
                 "The patch names no file: give `path`, or write ---/+++ headers (or a "
                 "V4A patch with *** Update File: lines). Nothing was changed."
             )
+        current: dict[str, str | None] = {}
         try:
             paths = patch_paths(patch)
             if not paths:
                 return ToolResult.fail("the patch contains no hunks")
-            current: dict[str, str | None] = {}
             for path in paths:
                 rel = ctx.run.files.rel(path)
                 ctx.run.files.resolve(path, for_write=True)
@@ -202,7 +203,10 @@ class ApplyPatchTool(FileEditingTool[ApplyPatchArgs], name="apply_patch"):
                     )
             results = apply_patch(patch, lambda p: current.get(ctx.run.files.rel(p)))
         except (PatchError, ValidationError, PathTraversalError) as exc:
-            return ToolResult.fail(f"The patch was not applied (nothing changed): {exc}")
+            # V4A's own `*** Update File:` lines are not quoted text.
+            quoted = "\n".join(x for x in patch.splitlines() if not x.startswith("*** "))
+            hint = masked_hint(quoted, "".join(t for t in current.values() if t))
+            return ToolResult.fail(f"The patch was not applied (nothing changed): {exc}{hint}")
         changes = []
         for path, new in results.items():
             rel = ctx.run.files.rel(path)

@@ -23,6 +23,7 @@ from agentls.agent.errors import AgentError, ConfigError, ToolNotFoundError
 from agentls.agent.events import Notice, RunState
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.sandbox import find_bwrap
+from agentls.agent.secrets import Masker
 from agentls.agent.text import shorten_args
 from agentls.agent.tools.base import AnyTool, RunContext, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
@@ -169,7 +170,17 @@ class ExecutionEngine:
     def _done(
         call: ToolCall, result: ToolResult, args: dict[str, Any], **kw: Any
     ) -> ToolCallResult:
-        return ToolCallResult(tool_name=call.name, args=args, result=result, call_id=call.id, **kw)
+        """The call's result as everyone sees it: every tool's (MCP tools', a command's
+        output, a file's text) through the outward pass before the model, the session or
+        a front end gets it."""
+        masker = Masker.current()
+        masked = result.model_copy(
+            update={
+                "output": masker.mask(result.output),
+                "error": masker.mask(result.error) if result.error is not None else None,
+            }
+        )
+        return ToolCallResult(tool_name=call.name, args=args, result=masked, call_id=call.id, **kw)
 
     def _validated(self, call: ToolCall) -> tuple[AnyTool, Any]:
         try:

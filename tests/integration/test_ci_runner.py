@@ -179,3 +179,52 @@ def test_the_example_workflow_and_the_actions_steps_pass_actionlint(
     broken = tmp_path / "broken.yml"
     broken.write_text(example.read_text().replace("github.event.issue.number", "github.evnt"))
     assert subprocess.run([*actionlint, str(broken)], capture_output=True).returncode == 1
+
+
+def test_the_token_checkout_leaves_and_every_secret_stay_out_of_the_run_and_its_artifacts(
+    tmp_path: Path, repo: Path, scripted: ScriptedModelServer
+) -> None:
+    from secret_samples import all_samples_text, leaked
+
+    # What actions/checkout leaves in .git/config without `persist-credentials: false`.
+    header = "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX2NoZWNrb3V0dG9rZW4wMTIzNDU2Nzg5"
+    git(repo, "config", "--local", "http.https://github.com/.extraheader", header)
+    (repo / "leak.txt").write_text(all_samples_text())
+    git(repo, "add", "leak.txt")
+    git(repo, "commit", "-qm", "a file full of secrets")
+    scripted.add(
+        "ci",
+        tool_call("execute_command", {"command": "cat .git/config leak.txt"}),
+        tool_call("write_file", {"path": "found.txt", "content": all_samples_text()}),
+        text("Found:\n" + all_samples_text()),
+    )
+    out = tmp_path / "out"
+    done = run_script(
+        tmp_path,
+        repo,
+        AGENTLS_PROMPT="Look for secrets",
+        AGENTLS_MODEL="openai/ci",
+        AGENTLS_API_BASE=scripted.api_base,
+        AGENTLS_OUTPUT_DIR=str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "persist-credentials: false" in done.stderr
+    [told] = [
+        str(m["content"]) for m in scripted.requests_for("ci")[-1].messages if m["role"] == "tool"
+    ][:1]
+    assert "Z2hzX2NoZWNrb3V0" not in told and leaked(told) == []
+    for artifact in ("result.json", "session.jsonl", "changes.diff"):
+        content = (out / artifact).read_text()
+        assert leaked(content) == [] and "Z2hzX2NoZWNrb3V0" not in content, artifact
+    assert "+++ b/found.txt" in (out / "changes.diff").read_text()
+    # The header is back for the steps after the run.
+    assert git(repo, "config", "--local", "--get-all", "http.https://github.com/.extraheader") == (
+        header + "\n"
+    )
+
+
+def test_the_example_workflow_keeps_no_token_in_the_checkout() -> None:
+    example = yaml.safe_load((ROOT / "examples" / "workflows" / "agentls-on-label.yml").read_text())
+    steps = example["jobs"]["agent"]["steps"]
+    [checkout] = [s for s in steps if str(s.get("uses", "")).startswith("actions/checkout")]
+    assert checkout["with"]["persist-credentials"] is False

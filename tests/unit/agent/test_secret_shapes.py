@@ -1,0 +1,70 @@
+"""The outward pass masks every well-known secret shape, and leaves ordinary code alone
+(files the model reads go through it too)."""
+
+from __future__ import annotations
+
+import pytest
+from secret_samples import SAMPLES, Sample, secret_of
+
+from agentls.agent.secrets import MASK, mask_outward, release_point
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[s.shape for s in SAMPLES])
+def test_each_shape_is_masked(sample: Sample) -> None:
+    masked = mask_outward(f"before {sample.text} after")
+    assert secret_of(sample) not in masked
+    assert MASK in masked
+    assert masked.startswith("before ") and masked.endswith(" after")
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[s.shape for s in SAMPLES])
+def test_each_shape_is_masked_inside_json_text(sample: Sample) -> None:
+    import json
+
+    assert secret_of(sample) not in mask_outward(json.dumps({"output": sample.text}))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'password = request.form["password"]',
+        "def login(user, password=password):",
+        "token = get_token()",
+        "api_key = os.environ['API_KEY']",
+        "git clone ssh://git@github.com/owner/repo.git",
+        "A basic introduction to the bearer of the news.",
+        "pip install scikit-learn sk-learn",
+        "url = 'https://example.com:8080/path?x=1'",
+        "secret: ${{ secrets.OPENAI_API_KEY }}",
+        "-----BEGIN PUBLIC KEY-----",
+    ],
+)
+def test_ordinary_code_and_prose_are_left_alone(line: str) -> None:
+    assert mask_outward(line) == line
+
+
+def test_variables_that_hold_a_path_or_a_desktop_name_are_not_masked_by_value() -> None:
+    from agentls.agent.secrets import env_secrets
+
+    env = {
+        "DESKTOP_SESSION": "ubuntu",
+        "SSH_AUTH_SOCK": "/run/user/1000/keyring/ssh",
+        "GOOGLE_APPLICATION_CREDENTIALS_FILE": "/home/me/creds.json",
+        "DEPLOY_TOKEN": "deploy-0123456789",
+    }
+    assert env_secrets(env) == ["deploy-0123456789"]
+
+
+def test_the_mask_is_stable_when_applied_twice() -> None:
+    once = mask_outward("\n".join(s.text for s in SAMPLES))
+    assert mask_outward(once) == once
+
+
+def test_a_stream_holds_a_header_word_and_a_key_block_until_whole() -> None:
+    assert release_point("x Authorization: Bearer ") == 0
+    assert release_point("line one\nAuthorization: basic ") == len("line one\n")
+    assert release_point("plain words here") == len("plain words ")
+    held = "out\n-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n"
+    assert release_point(held, whole_lines=True) == len("out\n")
+    done = held + "-----END RSA PRIVATE KEY-----\n"
+    assert release_point(done, whole_lines=True) == len(done)
