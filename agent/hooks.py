@@ -48,6 +48,7 @@ from agentls.agent.approved_files import (
     which,
     workspace_file,
 )
+from agentls.agent.child_process import child_env
 from agentls.agent.config import AppConfig, HookCommand, HookEvent, HookMatcher
 from agentls.agent.errors import AgentError
 
@@ -405,8 +406,10 @@ class HookRunner:
         argv = ["bash", "-c", command]
         if self._wrap is not None:
             argv = self._wrap(argv, self.root)
+        # What a hook prints can reach the model, like a command's output: it gets a
+        # command's environment (no API key, no secret-looking variable).
         env = {
-            **os.environ,
+            **child_env(),
             "AGENTLS_PROJECT_DIR": str(self.root),
             "CLAUDE_PROJECT_DIR": str(self.root),
         }

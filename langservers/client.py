@@ -35,6 +35,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from agentls import __version__
+from agentls.agent.child_process import child_env
 from agentls.agent.config import LanguageServerConfig
 
 log = logging.getLogger(__name__)
@@ -214,6 +215,9 @@ class Connection:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=str(self.root),
+                # A language server may run the project's code (plugins, build files a
+                # command wrote): it gets a command's environment, without the API key.
+                env=child_env(),
                 process_group=0 if _OWN_GROUP else None,
             )
         except OSError as exc:

@@ -26,6 +26,7 @@ from agentls.agent.events import AgentEvent, Notice
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 from agentls.agent.run import FrontEnd, RunOutcome, RunRequest, run_agent
+from agentls.agent.secrets import remember_secret_variable
 from agentls.agent.workspace import DiskFileAccess
 from agentls.langservers import LanguageServers
 
@@ -197,6 +198,29 @@ def test_the_cli_tells_the_model_the_problem_its_edit_introduced(
     )
     for pid in left.stdout.split():
         assert str(ws) not in Path(f"/proc/{pid}/cwd").resolve().as_posix()
+
+
+async def test_a_language_server_gets_no_api_key_whatever_its_variable_is_called(
+    ws: Path, scripted: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The variable llm.api_key_env names (remembered when a config is loaded) and one whose
+    # name says it is secret; a language server may run the project's code, so neither.
+    remember_secret_variable("LS_TEST_MODEL_CRED_NAME_0")
+    monkeypatch.setenv("LS_TEST_MODEL_CRED_NAME_0", "model-key-3c9d1f7a2e")
+    monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-8a1f5c3e")
+    monkeypatch.setenv("PLAIN_SETTING", "kept-as-is")
+    seen = ws / "server-env.txt"
+    spy = {
+        "name": "env-spy",
+        "command": ["bash", "-c", f'env > {seen}; exec "$0" "$@"', sys.executable, str(FAKE)],
+        "files": {".py": "python"},
+    }
+    config = config_for(ws, scripted, "unused", servers=[spy])
+    async with LanguageServers(config.diagnostics, ws, trusted=True) as source:
+        assert await source.start_for("app.py")
+    env = seen.read_text()
+    assert "PLAIN_SETTING=kept-as-is" in env
+    assert "model-key-3c9d1f7a2e" not in env and "deploy-token-8a1f5c3e" not in env
 
 
 # -- what goes wrong -------------------------------------------------------------------------

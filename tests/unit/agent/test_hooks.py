@@ -204,3 +204,21 @@ async def test_workspace_hooks_run_only_when_trusted_and_approved(
     _, events = await run(tmp_path, config, trusted=False)
     assert not (tmp_path / "hook-ran.txt").exists() and (tmp_path / "c.txt").exists()
     assert any("do not run" in w for w in warnings(events))
+
+
+async def test_a_hook_gets_no_api_key_whatever_its_variable_is_called(
+    tmp_path: Path, scripted: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_LLM", "model-key-7f3a9c1e5b")
+    monkeypatch.setenv("DEPLOY_TOKEN", "deploy-token-4b8e2d6a")
+    monkeypatch.setenv("PLAIN_SETTING", "kept-as-is")
+    scripted.add("h9", tool_call("execute_command", {"command": "true"}), text("ok"))
+    config = config_for(
+        tmp_path, scripted, "h9", {"PreToolUse": hook('env > "$AGENTLS_PROJECT_DIR/env.txt"')}
+    )
+    config.llm.api_key_env = "MY_LLM"
+    await run(tmp_path, config)
+    seen = (tmp_path / "env.txt").read_text()
+    assert "PLAIN_SETTING=kept-as-is" in seen
+    assert "model-key-7f3a9c1e5b" not in seen and "MY_LLM=" not in seen
+    assert "deploy-token-4b8e2d6a" not in seen
