@@ -84,11 +84,13 @@ class FileProblems:
 
 @dataclass
 class Problems:
-    """What ``ProblemSource.problems`` found: the problems, and the files no source
-    checks (no language server for them)."""
+    """What ``ProblemSource.problems`` found: the problems, the files no source checks (no
+    language server for them), and the files whose problems did not arrive within the wait
+    (so they are not known, which is not the same as none)."""
 
     problems: list[Problem] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
+    late: list[str] = field(default_factory=list)
 
 
 class EditWatch(Protocol):

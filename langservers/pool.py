@@ -242,13 +242,17 @@ class LanguageServers:
                 found.unchecked.append(path)
                 continue
             waits.append(self._current(entry, path, text, wait))
-        for problems in await asyncio.gather(*waits):
-            found.problems += problems
+        for path, problems in await asyncio.gather(*waits):
+            if problems is None:
+                found.late.append(path)
+            else:
+                found.problems += problems
         return found
 
     async def _current(
         self, entry: LanguageServerConfig, path: str, text: str, wait: float
-    ) -> list[Problem]:
+    ) -> tuple[str, list[Problem] | None]:
+        """``path``'s problems now, or None when they did not arrive within ``wait``."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait
         try:
@@ -257,13 +261,13 @@ class LanguageServers:
             connection = None
         if connection is None:
             self._timed_out(entry, path, wait, started=False)
-            return []
+            return path, None
         sent = connection.sync(self._absolute(path), text)
         got = await connection.settled(sent, max(deadline - loop.time(), 0.0))
         if got is None:
             self._late(connection, path, wait)
-            return []
-        return self._problems(entry, sent.path, got)
+            return path, None
+        return path, self._problems(entry, sent.path, got)
 
     def _late(self, connection: Connection, path: str, timeout: float) -> None:
         if connection.failure is not None:

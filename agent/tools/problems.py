@@ -65,6 +65,11 @@ class GetProblemsTool(Tool[GetProblemsArgs], name="get_problems"):
         notes += [
             f"{path}: no language server checks this kind of file" for path in found.unchecked
         ]
+        notes += [
+            f"{path}: its problems are not known: the language server did not report them "
+            f"within {wait:g} s (diagnostics.wait_ms)"
+            for path in found.late
+        ]
         lowest = SEVERITIES.index(args.severity)
         listed = sorted(
             (p for p in found.problems if p.rank <= lowest),
@@ -73,8 +78,9 @@ class GetProblemsTool(Tool[GetProblemsArgs], name="get_problems"):
         lines = [p.render() for p in listed[: args.max_results]]
         if len(listed) > args.max_results:
             lines.append(f"[{len(listed) - args.max_results} more not shown; narrow the paths]")
-        if not listed:
-            where = ", ".join(texts) if texts else "the files whose problems are known"
+        known = [path for path in texts or () if path not in found.late]
+        if not listed and (known or texts is None):
+            where = ", ".join(known) if known else "the files whose problems are known"
             kinds = "errors" if args.severity == "error" else f"problems down to {args.severity}"
             lines.append(f"No {kinds} in {where}.")
         return ToolResult.ok("\n".join([*lines, *notes]))

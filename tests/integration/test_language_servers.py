@@ -322,7 +322,9 @@ async def test_get_problems_asks_the_server_for_the_files_named(
         tool_call("get_problems", {}),
         text("done"),
     )
-    config = config_for(ws, scripted, "echo", servers=[fake_server("echo")])
+    # The server publishes at once; the long wait only gives its start room on a loaded
+    # machine (a first call starts it).
+    config = config_for(ws, scripted, "echo", wait_ms=30_000, servers=[fake_server("echo")])
     async with LanguageServers(config.diagnostics, ws, trusted=True) as source:
         await run(ws, config, source)
     named, edited, every = tool_results(scripted, "echo")
@@ -333,6 +335,23 @@ async def test_get_problems_asks_the_server_for_the_files_named(
     assert every.splitlines() == [
         "app.py:3:12 error: undefined_name is not defined (echo)",
         "other.py:1:5 error: undefined_name is not defined (echo)",
+    ]
+
+
+async def test_get_problems_says_which_files_problems_did_not_arrive_in_time(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    (ws / "other.md").write_text("notes\n")
+    scripted.add("late", tool_call("get_problems", {"paths": ["app.py", "other.md"]}), text("done"))
+    config = config_for(ws, scripted, "late", wait_ms=300, servers=[fake_server("silent")])
+    async with LanguageServers(config.diagnostics, ws, trusted=True) as source:
+        await run(ws, config, source)
+    (told,) = tool_results(scripted, "late")
+    # Not "no problems in app.py": nothing is known of them.
+    assert told.splitlines() == [
+        "other.md: no language server checks this kind of file",
+        "app.py: its problems are not known: the language server did not report them within "
+        "0.3 s (diagnostics.wait_ms)",
     ]
 
 
