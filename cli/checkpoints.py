@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> int:
     from agentls.cli.terminal import TerminalAsker
 
-    sessions = store_for(config.workspace.root, config.sessions.dir)
     try:
+        # Inside the try: a symlinked state folder is refused with a message, never read.
+        sessions = store_for(config.workspace.root, config.sessions.dir)
         if args.command == "checkpoints":
             runs = list_checkpoints(sessions, args.session)
             if args.json:

@@ -153,3 +153,22 @@ def test_checkpoints_go_with_their_session(ws: Path, scripted: ScriptedModelServ
     (sessions / "gone.jsonl").unlink()
     assert json.loads(cli(ws, "checkpoints", "--json").stdout) == []
     assert not (sessions / "gone.checkpoints").exists()
+
+
+@pytest.mark.parametrize("command", [["checkpoints"], ["restore", "r1", "--yes"]])
+def test_a_symlinked_state_folder_is_a_message_and_nothing_is_read_through_it(
+    ws: Path, tmp_path: Path, command: list[str]
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "sessions" / "s.checkpoints").mkdir(parents=True)
+    (elsewhere / "sessions" / "s.jsonl").write_text("")
+    record = elsewhere / "sessions" / "s.checkpoints" / "record.jsonl"
+    record.write_text('{"run": "r1", "path": "tool.sh", "before": {"sha": null}}\n')
+    (ws / ".agentls").symlink_to(elsewhere, target_is_directory=True)
+    listing = sorted(p.relative_to(elsewhere) for p in elsewhere.rglob("*"))
+    done = cli(ws, *command)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert ".agentls is a symlink" in done.stderr
+    assert sorted(p.relative_to(elsewhere) for p in elsewhere.rglob("*")) == listing
+    assert (ws / "tool.sh").exists()
