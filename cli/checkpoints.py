@@ -1,7 +1,8 @@
 """``agentls checkpoints`` and ``agentls restore RUN_ID``: undo a run from the terminal.
 
 The CLI writes to disk directly; the diff of a restore is shown and confirmed on the
-terminal like any other edit (``--yes`` skips the question).
+terminal like any other edit (``--yes`` skips the question). A mode change is asked
+about apart, ``--yes`` or not: without a terminal to ask on, modes are not set back.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from agentls.agent.checkpoints import list_checkpoints, restore, store_of_run
+from agentls.agent.checkpoints import foreign_runs, list_checkpoints, restore, store_of_run
 from agentls.agent.config import AppConfig
 from agentls.agent.errors import AgentError
 from agentls.agent.sessions import store_for
@@ -29,6 +30,12 @@ async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> in
         sessions = store_for(config.workspace.root, config.sessions.dir)
         if args.command == "checkpoints":
             runs = list_checkpoints(sessions, args.session)
+            for record, ids in foreign_runs(sessions):
+                print(
+                    f"agentls: {record} holds run(s) agentls did not record for you "
+                    f"({', '.join(ids)}): not listed, and never restored",
+                    file=sys.stderr,
+                )
             if args.json:
                 print(json.dumps(runs, indent=2))
             elif not runs:
@@ -50,6 +57,7 @@ async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> in
             force=args.force,
             confirm=not args.yes,
             confirm_bytes=(lambda paths: _ask_bytes(asker, paths)) if asker.interactive else None,
+            confirm_modes=(lambda lines: _ask_modes(asker, lines)) if asker.interactive else None,
         )
     except AgentError as exc:
         print(f"agentls: {exc}", file=sys.stderr)
@@ -71,4 +79,12 @@ async def _ask_bytes(asker: TerminalAsker, paths: list[str]) -> bool:
     answer = await asker.ask(
         f"Also write back {len(paths)} file(s) that are not text ({', '.join(paths)})?"
     )
+    return answer in ("y", "yes")
+
+
+async def _ask_modes(asker: TerminalAsker, lines: list[str]) -> bool:
+    """Asked whatever ``--yes`` said: a mode is not part of the diff it confirms."""
+    asker.stderr.write("The restore would also set these files' modes back:\n")
+    asker.stderr.write("".join(f"  {line}\n" for line in lines))
+    answer = await asker.ask("Change the modes?")
     return answer in ("y", "yes")
