@@ -1,0 +1,74 @@
+"""A FIFO in the workspace (any sandboxed command can ``mkfifo``) is refused with a
+message wherever agentls reads a file's content, never waited on: read_file through the
+CLI and the LSP server, ``--attach``, an editor's attachment (an @ mention), and an
+instruction file. A regression blocks in ``open()``: the timeouts make it a failure."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from agentls_e2e import LspFactory, plain
+
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+
+pytestmark = pytest.mark.timeout(150)
+
+
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentls", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        timeout=90,
+    )
+
+
+def tool_results(scripted: ScriptedModelServer, model: str) -> list[str]:
+    last = scripted.requests_for(model)[-1].messages
+    return [str(m.get("content")) for m in last if m.get("role") == "tool"]
+
+
+def test_the_cli_refuses_a_fifo_to_read_file_and_to_attach(
+    tmp_path: Path, scripted: ScriptedModelServer
+) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    os.mkfifo(tmp_path / "pipe.txt")
+    os.mkfifo(tmp_path / "AGENTS.md")  # an instruction file every run reads
+    scripted.add("fifo-cli", tool_call("read_file", {"path": "pipe.txt"}), text("done"))
+    model = ["--model", "openai/fifo-cli", "--api-base", scripted.api_base]
+    done = cli(tmp_path, "run", "read the pipe", "--mode", "yolo", *model)
+    assert done.returncode == 0, done.stderr
+    [result] = tool_results(scripted, "fifo-cli")
+    assert "pipe.txt is a FIFO (named pipe), not a regular file" in result
+
+    attached = cli(tmp_path, "run", "explain", "--attach", "pipe.txt", *model)
+    assert attached.returncode != 0
+    assert "attached file pipe.txt: pipe.txt is a FIFO" in attached.stdout + attached.stderr
+    assert "Traceback" not in attached.stderr
+
+
+async def test_the_server_refuses_a_fifo_to_read_file_and_as_an_attachment(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    os.mkfifo(workspace / "pipe.txt")
+    scripted.add("alice", tool_call("read_file", {"path": "pipe.txt"}), text("done"))
+    client = await lsp()
+    result = plain(await client.run(prompt="read the pipe", runId="f1", confirmMode="yolo"))
+    assert result["status"] == "success", result
+    [read] = tool_results(scripted, "alice")
+    assert "pipe.txt is a FIFO (named pipe), not a regular file" in read
+
+    mentioned = plain(
+        await client.run(
+            prompt="explain", runId="f2", attachments=[{"kind": "file", "path": "pipe.txt"}]
+        )
+    )
+    assert mentioned["status"] == "failed"
+    assert "attached file pipe.txt: pipe.txt is a FIFO" in mentioned["output"]
