@@ -31,9 +31,12 @@ async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> in
         if args.command == "checkpoints":
             runs = list_checkpoints(sessions, args.session)
             for record, ids in foreign_runs(sessions):
+                # repr: the ids are the record's, whatever characters it chose.
+                named = ", ".join(repr(run_id) for run_id in ids[:5])
+                more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
                 print(
                     f"agentls: {record} holds run(s) agentls did not record for you "
-                    f"({', '.join(ids)}): not listed, and never restored",
+                    f"({named}{more}): not listed, and never restored",
                     file=sys.stderr,
                 )
             if args.json:
