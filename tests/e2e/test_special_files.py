@@ -5,9 +5,11 @@ instruction file. A regression blocks in ``open()``: the timeouts make it a fail
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,22 @@ from agentls_e2e import LspFactory, plain
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 pytestmark = pytest.mark.timeout(150)
+
+
+@pytest.fixture
+def fifo() -> Iterator[Callable[[Path], None]]:
+    """Makes FIFOs; afterwards opens each for writing once, which releases a reader stuck
+    in ``open()`` (a regression), so the server can still be shut down after the timeout."""
+    made: list[Path] = []
+
+    def make(path: Path) -> None:
+        os.mkfifo(path)
+        made.append(path)
+
+    yield make
+    for path in made:
+        with contextlib.suppress(OSError):  # ENXIO: nobody is reading, as it should be
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
 
 
 def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -36,11 +54,11 @@ def tool_results(scripted: ScriptedModelServer, model: str) -> list[str]:
 
 
 def test_the_cli_refuses_a_fifo_to_read_file_and_to_attach(
-    tmp_path: Path, scripted: ScriptedModelServer
+    tmp_path: Path, scripted: ScriptedModelServer, fifo: Callable[[Path], None]
 ) -> None:
     (tmp_path / "app.py").write_text("x = 1\n")
-    os.mkfifo(tmp_path / "pipe.txt")
-    os.mkfifo(tmp_path / "AGENTS.md")  # an instruction file every run reads
+    fifo(tmp_path / "pipe.txt")
+    fifo(tmp_path / "AGENTS.md")  # an instruction file every run reads
     scripted.add("fifo-cli", tool_call("read_file", {"path": "pipe.txt"}), text("done"))
     model = ["--model", "openai/fifo-cli", "--api-base", scripted.api_base]
     done = cli(tmp_path, "run", "read the pipe", "--mode", "yolo", *model)
@@ -55,9 +73,9 @@ def test_the_cli_refuses_a_fifo_to_read_file_and_to_attach(
 
 
 async def test_the_server_refuses_a_fifo_to_read_file_and_as_an_attachment(
-    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path, fifo: Callable[[Path], None]
 ) -> None:
-    os.mkfifo(workspace / "pipe.txt")
+    fifo(workspace / "pipe.txt")
     scripted.add("alice", tool_call("read_file", {"path": "pipe.txt"}), text("done"))
     client = await lsp()
     result = plain(await client.run(prompt="read the pipe", runId="f1", confirmMode="yolo"))
