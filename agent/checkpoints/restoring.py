@@ -154,7 +154,7 @@ def refusal(files: FileAccess, path: str) -> str | None:
         resolved = files.resolve(path)
     except AgentError as exc:
         return str(exc)
-    lexical = Path(os.path.realpath(files.root)) / path
+    lexical = Path(os.path.normpath(Path(os.path.realpath(files.root)) / path))
     if resolved != lexical:
         return "it is reached through a symlink, which a restore does not follow"
     try:
