@@ -5,15 +5,18 @@ instruction file. A regression blocks in ``open()``: the timeouts make it a fail
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agentls_e2e import LspFactory, plain
+from test_acp import EditorClient, acp_agent, prompt, start
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
@@ -90,3 +93,32 @@ async def test_the_server_refuses_a_fifo_to_read_file_and_as_an_attachment(
     )
     assert mentioned["status"] == "failed"
     assert "attached file pipe.txt: pipe.txt is a FIFO" in mentioned["output"]
+
+
+class WaryEditor(EditorClient):
+    """Records what it is asked to read, and refuses (never opens) what is no regular
+    file, so the test ends either way."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[str] = []
+
+    async def read_text_file(self, path: str, session_id: str, **kwargs: Any) -> Any:
+        self.asked.append(path)
+        if not await asyncio.to_thread(Path(path).is_file):
+            raise OSError(f"{path} is not a regular file")
+        return await super().read_text_file(path, session_id, **kwargs)
+
+
+async def test_an_acp_editor_is_not_asked_to_read_a_fifo(
+    tmp_path: Path, scripted: ScriptedModelServer, fifo: Callable[[Path], None]
+) -> None:
+    fifo(tmp_path / "pipe.txt")
+    scripted.add("fifo-acp", tool_call("read_file", {"path": "pipe.txt"}), text("done"))
+    client = WaryEditor()
+    async with acp_agent(tmp_path, scripted, "fifo-acp", client) as conn:
+        session_id = await start(conn, tmp_path, fs=True)
+        assert await prompt(conn, session_id, "read the pipe") == "end_turn"
+    assert client.asked == []
+    [read] = tool_results(scripted, "fifo-acp")
+    assert "pipe.txt is a FIFO (named pipe), not a regular file" in read
