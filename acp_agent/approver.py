@@ -1,12 +1,15 @@
 """Every question of a run, asked with ``session/request_permission``.
 
-The four ACP options map onto the approval policy: allow once, allow always (this tool
-is allowed for the rest of the session, without asking), reject once, reject always
-(this tool is refused for the rest of the session). A question the policy insists on
-(an ask rule, a command the rules cannot check, a protected file) is asked even after
-"allow always". A cancelled request (the user cancelled the turn) stops the run. An edit
-that needs confirmation is asked about with its diff, then written only when allowed:
-the model is told when it was not.
+The ACP options map onto the approval policy as the CLI's and the editor's answers do:
+allow once; "Always allow `pytest*`", offered only when a rule fits the command, saves
+that allow rule (the same rule the CLI and the editor would save, ``suggest_rule``) and
+allows nothing else; reject once; reject always (this tool is refused for the rest of
+the session). A question the policy insists on (an ask rule, a command the rules cannot
+check, a protected file) is asked whatever was answered before. A cancelled request
+(the user cancelled the turn) stops the run. An edit that needs confirmation is asked
+about with its diff, then written only when allowed: "Always allow edits by <tool>"
+writes that tool's later edits of the session without asking (protected files still
+ask); the model is told when an edit was not written.
 """
 
 from __future__ import annotations
@@ -29,18 +32,40 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-OPTIONS = [
-    PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
-    PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
-    PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
-    PermissionOption(option_id="reject_always", name="Always reject", kind="reject_always"),
-]
+ALLOW_ONCE = PermissionOption(option_id="allow_once", name="Allow", kind="allow_once")
+REJECT_ONCE = PermissionOption(option_id="reject_once", name="Reject", kind="reject_once")
+REJECT_ALWAYS = PermissionOption(
+    option_id="reject_always", name="Always reject", kind="reject_always"
+)
 MAX_PREVIEW_CHARS = 4000
+
+
+def always_allow_option(name: str) -> PermissionOption:
+    """The "always" option, named for exactly what it allows."""
+    return PermissionOption(option_id="allow_always", name=name, kind="allow_always")
+
+
+def call_options(rule: str | None) -> list[PermissionOption]:
+    """The options of a tool call: "always" only as the allow rule that fits it, the
+    rule the CLI and the editor offer to save (``suggested_rule``); a call no rule fits
+    (``curl … | sh``, a tool that is not a command) has no "always" to give."""
+    always = [always_allow_option(f"Always allow `{rule}`")] if rule else []
+    return [ALLOW_ONCE, *always, REJECT_ONCE, REJECT_ALWAYS]
+
+
+def edit_options(tool: str) -> list[PermissionOption]:
+    return [
+        ALLOW_ONCE,
+        always_allow_option(f"Always allow edits by {tool} in this session"),
+        REJECT_ONCE,
+        REJECT_ALWAYS,
+    ]
 
 
 @dataclass
 class SessionRules:
-    """What the user answered "always" to in this session, by tool."""
+    """What the user answered "always" to in this session, by tool: ``allowed`` holds
+    the tools whose edits are written without asking, ``rejected`` the refused tools."""
 
     allowed: set[str] = field(default_factory=set)
     rejected: set[str] = field(default_factory=set)
@@ -55,22 +80,31 @@ class AcpApprover(BaseApprover):
         self.rules = rules
         self.updates = updates
 
-    async def _choose(self, tool: str, call: ToolCallUpdate, *, insist: bool = False) -> str:
-        """The option the user picked: allow_once ... reject_always, or "cancelled".
-        ``insist``: the policy wants the human asked, whatever "allow always" said."""
-        if tool in self.rules.allowed and not insist:
+    async def _choose(
+        self,
+        tool: str,
+        call: ToolCallUpdate,
+        options: list[PermissionOption],
+        *,
+        remembered_allow: bool = False,
+    ) -> str:
+        """The option the user picked among ``options``, or "cancelled".
+        ``remembered_allow``: an earlier "always" of the session answers it."""
+        if remembered_allow:
             return "allow_always"
         if tool in self.rules.rejected:
             return "reject_always"
         await self.updates.flush()  # the tool call is shown before the question about it
         answer = await self.client.request_permission(
-            session_id=self.session_id, tool_call=call, options=OPTIONS
+            session_id=self.session_id, tool_call=call, options=options
         )
         outcome = answer.outcome
         choice = outcome.option_id if isinstance(outcome, AllowedOutcome) else "cancelled"
-        if choice == "allow_always":
-            self.rules.allowed.add(tool)
-        elif choice == "reject_always":
+        if choice not in {option.option_id for option in options}:
+            # An option that was not offered (an "always" for a call no rule fits) is no
+            # answer to this question.
+            return "reject_once" if choice != "cancelled" else choice
+        if choice == "reject_always":
             self.rules.rejected.add(tool)
         return choice
 
@@ -82,12 +116,16 @@ class AcpApprover(BaseApprover):
             else None
         )
         call = _call_update(request.call_id, request.tool, request.args, content)
+        rule = request.suggested_rule
         try:
-            choice = await self._choose(request.tool, call, insist=request.insist)
+            choice = await self._choose(request.tool, call, call_options(rule))
         except Exception as exc:
             log.warning("session/request_permission failed", exc_info=True)
             return ApprovalAnswer("deny", message=f"the editor could not ask the user ({exc})")
-        return _ANSWERS[choice]
+        if choice == "allow_always" and rule:
+            # The engine saves the rule (only the one it proposed) and applies it at once.
+            return ApprovalAnswer("approve_always", rule=rule)
+        return _ANSWERS.get(choice, _ANSWERS["reject_once"])
 
     async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
         paths = [change.path for change in request.changes]
@@ -104,13 +142,18 @@ class AcpApprover(BaseApprover):
                 *diffs,
             ]
         call = _call_update(request.call_id, request.tool, {"paths": paths}, content)
+        remembered = request.tool in self.rules.allowed and not request.insist
         try:
-            choice = await self._choose(request.tool, call, insist=request.insist)
+            choice = await self._choose(
+                request.tool, call, edit_options(request.tool), remembered_allow=remembered
+            )
         except Exception as exc:
             log.warning("session/request_permission failed", exc_info=True)
             return EditOutcome(
                 "rejected", f"the editor could not ask the user ({exc}); nothing changed", paths
             )
+        if choice == "allow_always":
+            self.rules.allowed.add(request.tool)
         if choice in {"allow_once", "allow_always"}:
             return await files.apply(request.changes, confirm=False)
         why = "the run was cancelled" if choice == "cancelled" else "the user rejected this change"
@@ -132,7 +175,6 @@ def _call_update(
 
 _ANSWERS = {
     "allow_once": ApprovalAnswer("approve"),
-    "allow_always": ApprovalAnswer("approve_run", message="always allowed in this session"),
     "reject_once": ApprovalAnswer("deny", message="the user rejected this call"),
     "reject_always": ApprovalAnswer(
         "deny", message="the user rejected this tool for the rest of the session"

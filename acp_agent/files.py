@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -19,8 +21,19 @@ from acp.interfaces import Client
 
 from agentls.agent.errors import ValidationError
 from agentls.agent.workspace import DiskFileAccess, EditOutcome, FileChange, TextFile, relpath
+from agentls.regular_files import kind_of
 
 log = logging.getLogger(__name__)
+
+
+def _special_file(target: Path) -> str | None:
+    """What ``target`` is when it exists and is not a regular file (a FIFO, a socket, a
+    device), else None: the editor is not asked to read such a thing."""
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else kind_of(mode)
 
 
 class AcpFileAccess(DiskFileAccess):
@@ -46,6 +59,12 @@ class AcpFileAccess(DiskFileAccess):
         target = self.resolve(path)
         if not self.reads:
             return await super().read_text(path)
+        special = await asyncio.to_thread(_special_file, target)
+        if special:
+            # The editor would open it as agentls would have: a FIFO blocks its read forever.
+            raise ValidationError(
+                f"{path} is {special}, not a regular file: only regular files are read"
+            )
         try:
             answer = await self.client.read_text_file(session_id=self.session_id, path=str(target))
         except Exception as exc:

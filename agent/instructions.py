@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import logging
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ from agentls.agent.errors import AgentError
 from agentls.agent.front_matter import FrontMatterError, split_front_matter
 from agentls.agent.userdirs import user_config_dir
 from agentls.agent.workspace import EditOutcome, FileAccess, FileChange, TextFile, WrappedFiles
+from agentls.regular_files import NotRegularFileError, read_regular
 
 if TYPE_CHECKING:
     from agentls.agent.config import IndexerConfig
@@ -142,7 +144,12 @@ class _Budget:
 def read_instruction_file(path: Path, label: str, problems: list[str]) -> str | None:
     """A file's text, or None with a problem naming it (binary, not UTF-8, unreadable)."""
     try:
-        data = path.read_bytes()
+        # Links are followed here as before (AGENTS.md -> CLAUDE.md), but a FIFO or
+        # device at the end is refused instead of blocking the run forever.
+        data = read_regular(os.path.realpath(path))
+    except NotRegularFileError as exc:
+        problems.append(f"{label} is not used: {exc}")
+        return None
     except OSError as exc:
         problems.append(f"{label} could not be read: {exc.strerror or exc}")
         return None

@@ -12,7 +12,6 @@ import asyncio
 import difflib
 import hashlib
 import os
-import stat
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
@@ -22,6 +21,7 @@ from typing import Any, Literal
 
 from agentls.agent.errors import PathTraversalError, ValidationError
 from agentls.agent.protected_edits import protected_targets
+from agentls.regular_files import NotRegularFileError, kind_of, open_regular, read_fd
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -63,6 +63,41 @@ def relpath(root: Path, path: Path) -> str:
 def is_binary(data: bytes) -> bool:
     """A NUL byte in the first few KiB marks a file as binary (as git does)."""
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def read_workspace_file(path: str, target: Path, max_size: int) -> bytes:
+    """The bytes of ``target`` (shown to the user and the model as ``path``), at most
+    ``max_size``: a regular file only, opened without blocking or following a link (a
+    command can leave a FIFO that would hang the read forever), else a ValidationError
+    that says what it is."""
+    try:
+        fd, info = open_regular(target)
+    except FileNotFoundError:
+        raise ValidationError(f"file not found: {path}") from None
+    except NotRegularFileError:
+        try:
+            what = kind_of(os.lstat(target).st_mode)
+        except OSError:
+            what = "not a regular file"
+        if what == "a directory":
+            raise ValidationError(f"{path} is a directory, not a file") from None
+        raise ValidationError(
+            f"{path} is {what}, not a regular file: only regular files are read"
+        ) from None
+    except OSError as exc:
+        raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        if info.st_size > max_size:
+            raise ValidationError(
+                f"{path} is {info.st_size} bytes, over the {max_size}-byte limit "
+                "(indexer.max_file_size); search it with grep or search_code instead"
+            )
+        try:
+            return read_fd(fd, max_size + 1)
+        except OSError as exc:
+            raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -283,23 +318,7 @@ class DiskFileAccess(FileAccess):
         return await asyncio.to_thread(self._read_sync, path, target)
 
     def _read_sync(self, path: str, target: Path) -> TextFile:
-        try:
-            info = target.stat()
-        except FileNotFoundError:
-            raise ValidationError(f"file not found: {path}") from None
-        except OSError as exc:
-            raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
-        if stat.S_ISDIR(info.st_mode):
-            raise ValidationError(f"{path} is a directory, not a file")
-        if info.st_size > self.max_file_size:
-            raise ValidationError(
-                f"{path} is {info.st_size} bytes, over the {self.max_file_size}-byte limit "
-                "(indexer.max_file_size); search it with grep or search_code instead"
-            )
-        try:
-            data = target.read_bytes()
-        except OSError as exc:
-            raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
+        data = read_workspace_file(path, target, self.max_file_size)
         if is_binary(data):
             raise ValidationError(f"{path} is a binary file; only text files can be read")
         try:

@@ -1,7 +1,8 @@
 """``agentls checkpoints`` and ``agentls restore RUN_ID``: undo a run from the terminal.
 
 The CLI writes to disk directly; the diff of a restore is shown and confirmed on the
-terminal like any other edit (``--yes`` skips the question).
+terminal like any other edit (``--yes`` skips the question). A mode change is asked
+about apart, ``--yes`` or not: without a terminal to ask on, modes are not set back.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from agentls.agent.checkpoints import list_checkpoints, restore, store_of_run
+from agentls.agent.checkpoints import foreign_runs, list_checkpoints, restore, store_of_run
 from agentls.agent.config import AppConfig
 from agentls.agent.errors import AgentError
 from agentls.agent.sessions import store_for
@@ -24,10 +25,20 @@ if TYPE_CHECKING:
 async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> int:
     from agentls.cli.terminal import TerminalAsker
 
-    sessions = store_for(config.workspace.root, config.sessions.dir)
     try:
+        # Inside the try: a symlinked state folder is refused with a message, never read.
+        sessions = store_for(config.workspace.root, config.sessions.dir)
         if args.command == "checkpoints":
             runs = list_checkpoints(sessions, args.session)
+            for record, ids in foreign_runs(sessions):
+                # repr: the ids are the record's, whatever characters it chose.
+                named = ", ".join(repr(run_id) for run_id in ids[:5])
+                more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+                print(
+                    f"agentls: {record} holds run(s) agentls did not record for you "
+                    f"({named}{more}): not listed, and never restored",
+                    file=sys.stderr,
+                )
             if args.json:
                 print(json.dumps(runs, indent=2))
             elif not runs:
@@ -49,6 +60,7 @@ async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> in
             force=args.force,
             confirm=not args.yes,
             confirm_bytes=(lambda paths: _ask_bytes(asker, paths)) if asker.interactive else None,
+            confirm_modes=(lambda lines: _ask_modes(asker, lines)) if asker.interactive else None,
         )
     except AgentError as exc:
         print(f"agentls: {exc}", file=sys.stderr)
@@ -70,4 +82,12 @@ async def _ask_bytes(asker: TerminalAsker, paths: list[str]) -> bool:
     answer = await asker.ask(
         f"Also write back {len(paths)} file(s) that are not text ({', '.join(paths)})?"
     )
+    return answer in ("y", "yes")
+
+
+async def _ask_modes(asker: TerminalAsker, lines: list[str]) -> bool:
+    """Asked whatever ``--yes`` said: a mode is not part of the diff it confirms."""
+    asker.stderr.write("The restore would also set these files' modes back:\n")
+    asker.stderr.write("".join(f"  {line}\n" for line in lines))
+    answer = await asker.ask("Change the modes?")
     return answer in ("y", "yes")

@@ -27,6 +27,7 @@ from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode, SelfEvalMode, choices
 from agentls.agent.config_loader import config_overrides, load_config
 from agentls.agent.errors import AgentError
+from agentls.regular_files import read_regular
 
 if TYPE_CHECKING:
     from agentls.agent.config_loader import LoadedConfig
@@ -417,7 +418,9 @@ def cli_attachments(attach: list[str], images: list[str]) -> list[Any]:
     for image in images:
         mime = mimetypes.guess_type(image)[0] or ""
         try:
-            data = Path(image).read_bytes()
+            # The user names it, but it may sit in the workspace, where a command can have
+            # left a FIFO: never block on one.
+            data = read_regular(os.path.realpath(image))
         except OSError as exc:
             raise AttachmentError(f"--image {image}: {exc.strerror or exc}") from None
         out.append(

@@ -17,6 +17,7 @@ from pathlib import Path
 import pathspec
 
 from agentls.indexer.settings import IndexSettings
+from agentls.regular_files import read_regular
 
 GITIGNORE = ".gitignore"
 
@@ -93,8 +94,8 @@ class IgnoreRules:
             sources.insert(0, os.path.join(self.root, ".git", "info", "exclude"))
         for source in sources:
             try:
-                with open(source, "rb") as fh:
-                    raw = fh.read()
+                # A .gitignore a command replaced by a FIFO must not hang the walk.
+                raw = read_regular(os.path.realpath(source))
             except OSError:
                 continue
             lines.extend(raw.decode("utf-8", "surrogateescape").splitlines())

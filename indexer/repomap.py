@@ -29,6 +29,7 @@ from pathlib import Path
 from agentls.indexer.cache import write_json_atomically
 from agentls.indexer.index import RepoIndex
 from agentls.indexer.symbols import Definition, FileSymbols, extract, grammar_name
+from agentls.regular_files import read_regular
 
 #: 3: each file's symbols as the two strings of ``FileSymbols.to_packed``.
 CACHE_FORMAT = 3
@@ -198,8 +199,8 @@ class SymbolIndex:
 
     def _parse(self, path: str, grammar: str, stamp: tuple[int, int]) -> None:
         try:
-            with open(self.index.root / path, "rb") as fh:
-                source = fh.read(MAX_PARSE_BYTES + 1)
+            # Never blocks on a FIFO left where an indexed file was.
+            source = read_regular(os.path.realpath(self.index.root / path), MAX_PARSE_BYTES + 1)
         except OSError:
             return
         try:

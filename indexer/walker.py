@@ -19,6 +19,7 @@ from agentls.indexer.ignore import IgnoreRules
 from agentls.indexer.index import FileInfo
 from agentls.indexer.languages import language_of, split_ext
 from agentls.indexer.safe_git import run_git
+from agentls.regular_files import NotRegularFileError, open_regular
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -45,8 +46,10 @@ class Scanned:
 
 def _read(full: str, size: int, max_file_size: int) -> bytes | None:
     """The file's bytes, or None when binary: the sniffed head is read first, so a large
-    binary costs one small read. Raw ``os.read`` skips the buffered-file machinery."""
-    fd = os.open(full, os.O_RDONLY | os.O_CLOEXEC)
+    binary costs one small read. Raw ``os.read`` skips the buffered-file machinery.
+    Opened without blocking or following a link: a FIFO a command swapped in after the
+    stat is refused (``NotRegularFileError``) instead of hanging the index."""
+    fd, _ = open_regular(full)
     try:
         head = os.read(fd, BINARY_SNIFF_BYTES)
         if b"\x00" in head:
@@ -75,17 +78,21 @@ def scan_file(real_root: str, rel: str, max_file_size: int) -> Scanned:
     full = f"{real_root}/{rel}"  # not os.path.join: this runs once per file of the tree
     try:
         st = os.lstat(full)
+        target = full
         if stat.S_ISLNK(st.st_mode):
             # A link is indexed under its own path when it stays inside the root;
             # links that leave the root are never followed.
-            if not inside(real_root, os.path.realpath(full)):
+            target = os.path.realpath(full)
+            if not inside(real_root, target):
                 return Scanned(rel, skipped=OUTSIDE)
-            st = os.stat(full)
+            st = os.stat(target)
         if not stat.S_ISREG(st.st_mode):
             return Scanned(rel, skipped=NOT_FILE)
         if st.st_size > max_file_size:
             return Scanned(rel, skipped=TOO_LARGE)
-        data = _read(full, st.st_size, max_file_size)
+        data = _read(target, st.st_size, max_file_size)
+    except NotRegularFileError:
+        return Scanned(rel, skipped=NOT_FILE)
     except FileNotFoundError:
         # Gone mid-walk, a broken symlink, or a tracked file deleted from the work tree.
         return Scanned(rel, skipped=MISSING)

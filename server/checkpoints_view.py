@@ -63,6 +63,7 @@ async def restore_run(ls: AgentLanguageServer, run_id: str, *, force: bool) -> d
         force=force,
         confirm=True,
         confirm_bytes=(lambda paths: _ask_bytes(ls, paths)) if support.show_message else None,
+        confirm_modes=(lambda lines: _ask_modes(ls, lines)) if support.show_message else None,
     )
     return RestoreResult.model_validate(result.model_dump()).to_wire()
 
@@ -73,6 +74,19 @@ async def _ask_bytes(ls: AgentLanguageServer, paths: list[str]) -> bool:
         f"Undoing the run also writes back {len(paths)} file(s) that are not text, as they "
         f"were before it: {', '.join(paths)}. Write them back?"
     )
+    return await _ask(ls, question)
+
+
+async def _ask_modes(ls: AgentLanguageServer, lines: list[str]) -> bool:
+    """A mode change is no part of a workspace edit either: asked about apart."""
+    question = (
+        f"Undoing the run also sets the mode of {len(lines)} file(s) back: "
+        f"{'; '.join(lines)}. Change the modes?"
+    )
+    return await _ask(ls, question)
+
+
+async def _ask(ls: AgentLanguageServer, question: str) -> bool:
     params = lsp.ShowMessageRequestParams(
         type=lsp.MessageType.Warning,
         message=question,

@@ -54,6 +54,7 @@ from agentls.agent.workspace import (
     is_binary,
     relpath,
 )
+from agentls.regular_files import NotRegularFileError, read_regular
 from agentls.server.edit_confirmation import (
     ClientEditSupport,
     PreparedEdit,
@@ -87,8 +88,9 @@ class _Sent:
 
 def _digest_file(target: Path) -> str | None:
     try:
-        return hashlib.sha256(target.read_bytes()).hexdigest()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        # Never blocks on a FIFO: anything but a regular file counts as no file.
+        return hashlib.sha256(read_regular(target)).hexdigest()
+    except (FileNotFoundError, NotADirectoryError, NotRegularFileError):
         return None
     except OSError:
         return "?"

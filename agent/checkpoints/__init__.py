@@ -3,6 +3,7 @@
 The package, by concern:
 
 * ``store``: the session's content-addressed blob store and its ``record.jsonl``;
+* ``ledger``: which lines of a record agentls wrote (kept outside the workspace);
 * ``files``: ``CheckpointingFiles``, the FileAccess every tool write passes through;
 * ``probe``: ``CheckpointingProbe``, the files a command changed behind it;
 * ``restoring``: the plan that puts the workspace back before a run, and applying it;
@@ -17,12 +18,14 @@ from agentls.agent.checkpoints.files import CheckpointingFiles, read_state
 from agentls.agent.checkpoints.probe import SNAPSHOT_BUDGET, CheckpointingProbe
 from agentls.agent.checkpoints.queries import (
     edited_recently,
+    foreign_runs,
     list_checkpoints,
     session_stores,
     store_of_run,
 )
 from agentls.agent.checkpoints.restoring import (
     BytesConfirmer,
+    ModesConfirmer,
     RestorePlan,
     RestoreResult,
     partly_undone,
@@ -47,11 +50,13 @@ __all__ = [
     "CheckpointingFiles",
     "CheckpointingProbe",
     "FileState",
+    "ModesConfirmer",
     "RecordLine",
     "RestorePlan",
     "RestoreResult",
     "RunCheckpoint",
     "edited_recently",
+    "foreign_runs",
     "list_checkpoints",
     "partly_undone",
     "plan_restore",

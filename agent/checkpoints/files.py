@@ -9,24 +9,27 @@ there. Files a command changed behind it are reported through ``observed``.
 from __future__ import annotations
 
 import asyncio
-import stat
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from agentls.agent.checkpoints.store import CheckpointStore, FileState, RecordLine, sha256
 from agentls.agent.workspace import EditOutcome, FileAccess, FileChange, WrappedFiles
+from agentls.regular_files import NotRegularFileError, open_regular, read_fd
 
 
 def read_state(path: Path) -> tuple[bytes | None, int | None]:
-    """Bytes and permission bits of ``path``; (None, None) when it does not exist."""
+    """Bytes and permission bits of ``path``; (None, None) when it does not exist or is
+    no regular file (a FIFO a command made is never opened for reading: it would block)."""
     try:
-        info = path.stat()
-    except FileNotFoundError:
+        fd, info = open_regular(path)
+    except (FileNotFoundError, NotRegularFileError):
         return None, None
-    if stat.S_ISDIR(info.st_mode):
-        return None, None
-    return path.read_bytes(), info.st_mode & 0o7777
+    try:
+        return read_fd(fd), info.st_mode & 0o7777
+    finally:
+        os.close(fd)
 
 
 class CheckpointingFiles(WrappedFiles):

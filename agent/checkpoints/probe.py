@@ -15,6 +15,7 @@ from typing import Any
 
 from agentls.agent.checkpoints.files import CheckpointingFiles, read_state
 from agentls.agent.config import IndexerConfig
+from agentls.regular_files import read_regular
 
 #: How many bytes of file content a pre-command snapshot reads when no index holds them.
 SNAPSHOT_BUDGET = 32 * 1024 * 1024
@@ -95,10 +96,14 @@ class CheckpointingProbe:
                 info = target.stat()
                 if not stat.S_ISREG(info.st_mode) or info.st_size > budget:
                     continue
-                held[rel] = target.read_bytes()
+                # Read without blocking: a FIFO swapped in since the stat is refused.
+                data = read_regular(os.path.realpath(target), budget + 1)
             except OSError:
                 continue
-            budget -= info.st_size
+            if len(data) > budget:
+                continue
+            held[rel] = data
+            budget -= len(data)
         return held
 
     async def changed_since(self, snapshot: Any) -> list[str]:

@@ -29,7 +29,8 @@ def edited_recently(store: CheckpointStore, limit: int = 8) -> list[str]:
 def session_stores(sessions: SessionStore) -> list[tuple[str, CheckpointStore]]:
     """The checkpoint stores of every session, most recently used first."""
     try:
-        dirs = [d for d in sessions.root.glob("*.checkpoints") if d.is_dir()]
+        # A link in place of a checkpoint directory is a repository's, never read.
+        dirs = [d for d in sessions.root.glob("*.checkpoints") if d.is_dir() and not d.is_symlink()]
     except OSError:
         return []
 
@@ -42,6 +43,7 @@ def session_stores(sessions: SessionStore) -> list[tuple[str, CheckpointStore]]:
     # Pruned with the session: a session file removed takes its checkpoints along.
     for directory in [d for d in dirs if not d.with_suffix(".jsonl").exists()]:
         shutil.rmtree(directory, ignore_errors=True)
+        CheckpointStore(directory).ledger.forget()
         dirs.remove(directory)
     dirs.sort(key=used, reverse=True)
     return [(d.name.removesuffix(".checkpoints"), CheckpointStore(d)) for d in dirs]
@@ -60,11 +62,29 @@ def list_checkpoints(sessions: SessionStore, session_id: str | None = None) -> l
     return sorted(runs, key=lambda r: float(r["at"]), reverse=True)
 
 
+def foreign_runs(sessions: SessionStore) -> list[tuple[str, list[str]]]:
+    """Per record, the run ids of lines agentls did not write (it neither lists nor
+    restores them): a repository shipped them, or another program wrote them."""
+    found = []
+    for _, store in session_stores(sessions):
+        foreign = store.read().foreign
+        if foreign:
+            found.append((str(store.record), foreign))
+    return found
+
+
 def store_of_run(sessions: SessionStore, run_id: str) -> CheckpointStore:
     """The checkpoint store that recorded ``run_id``."""
     for _, store in session_stores(sessions):
-        if any(r.run_id == run_id for r in store.runs()):
+        read = store.read()
+        if any(r.run_id == run_id for r in read.runs):
             return store
+        if run_id in read.foreign:
+            raise ValidationError(
+                f"run {run_id!r} in {store.record} was not recorded by agentls for you "
+                "(a repository can ship such a record, another program can write one): "
+                "it is neither listed nor restored"
+            )
     raise ValidationError(
         f"no checkpoint for run {run_id!r}; `agentls checkpoints` lists the runs that have one"
     )

@@ -4,13 +4,18 @@
 run (later runs of the session are undone too); ``restore`` applies them through a
 FileAccess, so the user confirms them like any other agent edit, and records the restore
 as a run of its own and as an entry of the session.
+
+What a restore may do is bounded whatever the record says: it never touches a protected
+path (``agent.protected_paths``), a directory, a special file or a path reached through a
+symlink; it never sets setuid, setgid, sticky or world-write bits; and it changes no
+file's mode without asking the user first (``confirm_modes``), ``--yes`` or not.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
+import stat
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -22,13 +27,22 @@ from pydantic import BaseModel
 
 from agentls.agent.checkpoints.files import CheckpointingFiles, read_state
 from agentls.agent.checkpoints.store import CheckpointStore, FileState, RecordLine, sha256
-from agentls.agent.errors import ValidationError
+from agentls.agent.errors import AgentError, ValidationError
+from agentls.agent.protected_paths import protected_reason
 from agentls.agent.session_entries import RestoreEntry
 from agentls.agent.sessions import SessionWriteError
 from agentls.agent.workspace import FileAccess, FileChange, is_binary
+from agentls.regular_files import kind_of, open_regular
 
+#: Asks the user about the listed items (paths, or "path: 0644 -> 0755"): True goes ahead.
+Confirmer = Callable[[list[str]], Awaitable[bool]]
 #: Asked before a restore writes back files that are not text (their paths): True writes.
-BytesConfirmer = Callable[[list[str]], Awaitable[bool]]
+BytesConfirmer = Confirmer
+#: Asked before a restore changes any file's mode (one "path: now -> then" per file).
+ModesConfirmer = Confirmer
+
+#: The only permission bits a restore sets: never setuid, setgid, sticky or world-write.
+SAFE_MODE_BITS = 0o775
 
 
 class RestoreResult(BaseModel):
@@ -93,6 +107,11 @@ async def plan_restore(
             expected[path] = run.after.get(path, expected.get(path))
     plan = RestorePlan([], {}, [], [], {})
     for path, before in sorted(target.items()):
+        refused = await asyncio.to_thread(refusal, files, path)
+        if refused:
+            plan.unrestorable.append({"path": path, "reason": refused})
+            continue
+        mode = None if before.mode is None else before.mode & SAFE_MODE_BITS
         current = await _current(files, path)
         left = expected.get(path)
         current_sha = None if current is None else sha256(current)
@@ -102,8 +121,8 @@ async def plan_restore(
                 continue
             plan.partly.append(path)
         if before.sha == current_sha:
-            if before.mode is not None and before.mode != await _current_mode(files, path):
-                plan.modes[path] = before.mode
+            if mode is not None and mode != await _current_mode(files, path):
+                plan.modes[path] = mode
             continue
         if before.sha is None:
             if current is not None:
@@ -119,9 +138,34 @@ async def plan_restore(
         else:
             base = None if current is None else _text(current)
             plan.changes.append(FileChange(path, _text(data), base))
-        if before.mode is not None:
-            plan.modes[path] = before.mode
+        if mode is not None:
+            plan.modes[path] = mode
     return plan
+
+
+def refusal(files: FileAccess, path: str) -> str | None:
+    """Why a restore leaves ``path`` alone whatever the record says, or None: a
+    protected path, a path outside the workspace or reached through a symlink, or one
+    that is now a directory or special file."""
+    reason = protected_reason(path)
+    if reason is not None:
+        return f"a protected path ({reason}): a restore never touches one; put it back by hand"
+    try:
+        resolved = files.resolve(path)
+    except AgentError as exc:
+        return str(exc)
+    lexical = Path(os.path.normpath(Path(os.path.realpath(files.root)) / path))
+    if resolved != lexical:
+        return "it is reached through a symlink, which a restore does not follow"
+    try:
+        info = os.lstat(lexical)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it cannot be examined ({exc.strerror or exc})"
+    if not stat.S_ISREG(info.st_mode):
+        return f"it is {kind_of(info.st_mode)} now: a restore replaces only regular files"
+    return None
 
 
 async def _undone_in_part(
@@ -188,13 +232,16 @@ async def restore(
     force: bool = False,
     confirm: bool = True,
     confirm_bytes: BytesConfirmer | None = None,
+    confirm_modes: ModesConfirmer | None = None,
 ) -> RestoreResult:
     """Put the workspace back before ``run_id``; the restore is itself a recorded run, and
     an entry of the session, so a later run's model is told the files went back.
 
     Files that are not text cannot ride in the confirmed edit: with ``confirm`` their bytes
     are written back only when ``confirm_bytes`` (given their paths) says yes; without one,
-    or on a no, they are listed as not restored."""
+    or on a no, they are listed as not restored. A mode is set back only when
+    ``confirm_modes`` says yes, with or without ``confirm``: without one, or on a no, the
+    file is listed with the mode it was not given."""
     plan = await plan_restore(store, run_id, files, force=force)
     if plan.raw and confirm:
         if confirm_bytes is None:
@@ -233,12 +280,11 @@ async def restore(
         await asyncio.to_thread(_write_bytes, files.resolve(path, for_write=True), data)
         after = FileState(sha=sha256(data))
         store.append(RecordLine(run=restore_id, at=time.time(), path=path, after=after))
-    for path, mode in plan.modes.items():
-        target = files.resolve(path)
-        await asyncio.to_thread(_chmod, target, mode)
+    moded = await _restore_modes(plan, files, confirm_modes)
+    result.unrestorable = list(plan.unrestorable)  # with the modes not set back
     result.restore_run_id = restore_id
     result.status = "applied"
-    result.restored = sorted({c.path for c in plan.changes} | set(plan.raw) | set(plan.modes))
+    result.restored = sorted({c.path for c in plan.changes} | set(plan.raw) | set(moded))
     await _record_in_session(store, result)
     return result
 
@@ -260,11 +306,77 @@ async def _record_in_session(store: CheckpointStore, result: RestoreResult) -> N
 
 def _write_bytes(target: Path, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
+    # The bytes go back, the mode the file has stays (setting one is asked about apart).
+    try:
+        info = os.lstat(target)
+        keep = info.st_mode & SAFE_MODE_BITS if stat.S_ISREG(info.st_mode) else None
+    except FileNotFoundError:
+        keep = None
     tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     tmp.write_bytes(data)
+    if keep is not None:
+        os.chmod(tmp, keep)
     os.replace(tmp, target)
 
 
-def _chmod(target: Path, mode: int) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.chmod(target, mode)
+def _mode_now(files: FileAccess, path: str) -> int | str:
+    """The permission bits of ``path`` now, or why its mode cannot be set."""
+    lexical = Path(os.path.realpath(files.root)) / path
+    try:
+        info = os.lstat(lexical)
+    except FileNotFoundError:
+        return "it is not on disk (an edit the editor has not saved yet)"
+    except OSError as exc:
+        return f"it cannot be examined ({exc.strerror or exc})"
+    if not stat.S_ISREG(info.st_mode):
+        return f"it is {kind_of(info.st_mode)} now"
+    return info.st_mode & 0o7777
+
+
+async def _restore_modes(
+    plan: RestorePlan, files: FileAccess, confirm_modes: ModesConfirmer | None
+) -> list[str]:
+    """Set the planned modes back, once the user said yes to the list: the paths whose
+    mode was set. The others are listed in ``plan.unrestorable`` with why."""
+    pending: dict[str, tuple[int, int]] = {}
+    for path, mode in sorted(plan.modes.items()):
+        now = await asyncio.to_thread(_mode_now, files, path)
+        if isinstance(now, str):
+            plan.unrestorable.append({"path": path, "reason": f"mode {mode:04o} not set: {now}"})
+        elif now != mode:
+            pending[path] = (now, mode)
+    if not pending:
+        return []
+    lines = [f"{path}: {now:04o} -> {mode:04o}" for path, (now, mode) in pending.items()]
+    if confirm_modes is None:
+        why = "nothing here can ask you before a mode change (chmod it by hand)"
+    elif await confirm_modes(lines):
+        why = ""
+    else:
+        why = "you declined the mode change"
+    done: list[str] = []
+    for path, (now, mode) in pending.items():
+        failed = why or await asyncio.to_thread(_chmod_regular, files, path, mode)
+        if failed:
+            reason = f"mode not set back to {mode:04o} (it is {now:04o}): {failed}"
+            plan.unrestorable.append({"path": path, "reason": reason})
+        else:
+            done.append(path)
+    return done
+
+
+def _chmod_regular(files: FileAccess, path: str, mode: int) -> str:
+    """``chmod`` of a regular file, on the descriptor opened without following a link
+    (so nothing swapped in since it was checked is changed); why not, or ""."""
+    lexical = Path(os.path.realpath(files.root)) / path
+    try:
+        fd, _ = open_regular(lexical)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    try:
+        os.fchmod(fd, mode & SAFE_MODE_BITS)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    finally:
+        os.close(fd)
+    return ""

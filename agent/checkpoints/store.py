@@ -5,6 +5,10 @@ into a content-addressed blob store next to the session file
 (``<sessions>/<session>.checkpoints/``), and one line in ``record.jsonl`` says which
 run touched which path, what it held before and what the run left there. Everything
 needed to restore lives on disk, so a restore works after the server was killed.
+
+The record sits in the workspace, where a repository can commit one: only the lines
+agentls appended itself (``ledger``) are believed, and nothing is read or written
+through a symlink in place of the directory, its record or its blobs.
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agentls.agent.checkpoints.ledger import Ledger, line_digest
+from agentls.agent.errors import AgentError
 from agentls.agent.sessions import Session, SessionStore
+from agentls.regular_files import NotRegularFileError, read_regular
 
 #: Blobs beyond this total are not kept; the file is listed as not restorable.
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -83,6 +90,19 @@ def _change_kind(before: FileState, after: FileState | None) -> str:
 _locks: dict[Path, threading.Lock] = {}
 
 
+class CheckpointLinkError(AgentError):
+    """A checkpoint directory, record or blob folder is a symlink: not followed."""
+
+
+@dataclass
+class RecordRead:
+    """What a record holds: the runs agentls recorded, and the run ids of lines it did
+    not write (a repository shipped them, or another program wrote them)."""
+
+    runs: list[RunCheckpoint]
+    foreign: list[str]
+
+
 class CheckpointStore:
     """Blobs and the record of one session."""
 
@@ -92,6 +112,7 @@ class CheckpointStore:
         self.record = directory / "record.jsonl"
         self.max_bytes = max_bytes
         self._lock = _locks.setdefault(directory, threading.Lock())
+        self.ledger = Ledger(directory)
 
     @classmethod
     def for_session(cls, sessions: SessionStore, session_id: str) -> CheckpointStore:
@@ -109,12 +130,22 @@ class CheckpointStore:
         except OSError:
             return 0
 
+    def _refuse_links(self) -> None:
+        """Writes go nowhere a link in the workspace points (a repository can commit
+        ``<session>.checkpoints`` as a link to a file of the user's)."""
+        for path in (self.dir, self.blobs, self.record):
+            if path.is_symlink():
+                raise CheckpointLinkError(
+                    f"{path} is a symlink: agentls keeps no checkpoint through it; remove it"
+                )
+
     def put(self, data: bytes) -> str | None:
         """Keep ``data``; None when the store is full."""
+        self._refuse_links()
         digest = sha256(data)
         target = self.blobs / digest
-        if target.exists():
-            return digest
+        if self.get(digest) is not None:
+            return digest  # kept already (a blob a repository shipped under it is not)
         if self.used_bytes() + len(data) > self.max_bytes:
             return None
         self.blobs.mkdir(parents=True, exist_ok=True)
@@ -125,31 +156,48 @@ class CheckpointStore:
 
     def get(self, digest: str) -> bytes | None:
         try:
-            data = (self.blobs / digest).read_bytes()
+            data = read_regular(self.blobs / digest)
         except OSError:
             return None
         return data if sha256(data) == digest else None
 
     # -- record ------------------------------------------------------------------
     def append(self, line: RecordLine) -> None:
+        text = line.model_dump_json(exclude_none=True)
         with self._lock:
+            self._refuse_links()
             self.dir.mkdir(parents=True, exist_ok=True)
-            with self.record.open("a", encoding="utf-8") as handle:
-                handle.write(line.model_dump_json(exclude_none=True) + "\n")
+            self.ledger.add(text)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(self.record, flags, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8") as handle:
+                handle.write(text + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
 
     def runs(self) -> list[RunCheckpoint]:
-        """Every recorded run, oldest first (a torn last line is skipped)."""
+        """Every run agentls recorded, oldest first (a torn last line is skipped)."""
+        return self.read().runs
+
+    def read(self) -> RecordRead:
+        """The runs of the lines agentls wrote (its ledger vouches for them), oldest
+        first, and the run ids of the lines it did not write."""
         runs: dict[str, RunCheckpoint] = {}
+        foreign: dict[str, None] = {}
         try:
-            text = self.record.read_text(encoding="utf-8")
+            if self.dir.is_symlink():
+                raise NotRegularFileError(f"{self.dir} is a symbolic link: not followed")
+            text = read_regular(self.record).decode("utf-8", errors="replace")
         except OSError:
-            return []
+            return RecordRead([], [])
+        ours = self.ledger.digests()
         for raw in text.splitlines():
             try:
                 line = RecordLine.model_validate(json.loads(raw))
             except (ValueError, TypeError):
+                continue
+            if line_digest(raw) not in ours:
+                foreign.setdefault(line.run, None)
                 continue
             run = runs.get(line.run)
             if run is None:
@@ -160,4 +208,5 @@ class CheckpointStore:
                 run.before[line.path] = line.before
             if line.after is not None:
                 run.after[line.path] = line.after
-        return [r for r in runs.values() if r.before or r.kind == "restore"]
+        kept = [r for r in runs.values() if r.before or r.kind == "restore"]
+        return RecordRead(kept, [run for run in foreign if run not in runs])

@@ -11,11 +11,13 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentls.agent.errors import AgentError
 from agentls.agent.tools.base import AnyTool, Tool, ToolContext, ToolResult
 from agentls.agent.tools.search import live_index
 from agentls.indexer.repomap import SymbolHit
 from agentls.indexer.symbol_source import SymbolSource, SymbolsUnavailable, no_symbols
 from agentls.indexer.symbols import supported_languages
+from agentls.regular_files import read_regular
 
 #: How long a first call waits for the background fill before answering with what it has.
 FIRST_FILL_WAIT_S = 10.0
@@ -112,8 +114,8 @@ def _line_texts(ctx: ToolContext, hits: list[SymbolHit]) -> dict[tuple[str, int]
         data = index.text.get(path) if index is not None and index.text is not None else None
         if data is None:
             try:
-                data = (ctx.run.files.root / path).read_bytes()
-            except OSError:
+                data = read_regular(ctx.run.files.resolve(path))
+            except (OSError, AgentError):
                 continue
         rows = data.split(b"\n")
         for line in lines:

@@ -56,6 +56,7 @@ class EditorClient:
         self.answers = list(answers or [])
         self.updates: list[Any] = []
         self.permissions: list[Any] = []
+        self.offered: list[list[str]] = []  # the options' labels, per question
         self.buffers: dict[str, str] = {}
         self.writes: list[tuple[str, str]] = []
         self.terminals: list[list[str]] = []
@@ -67,6 +68,7 @@ class EditorClient:
         self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any
     ) -> RequestPermissionResponse:
         self.permissions.append(tool_call)
+        self.offered.append([option.name for option in options])
         choice = self.answers.pop(0) if self.answers else "reject_once"
         if choice == "cancelled":
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
@@ -256,6 +258,38 @@ async def test_allow_always_is_not_asked_again_in_the_session(
         await prompt(conn, session_id, "b")
     assert len(client.permissions) == 1
     assert (ws / "a.txt").read_text() == "a\n" and (ws / "b.txt").read_text() == "b\n"
+
+
+async def test_always_allow_on_a_command_allows_the_rule_it_names_and_no_other_command(
+    ws: Path, scripted: ScriptedModelServer, bwrap: str
+) -> None:
+    # Each question first asks the model to explain the command: those answers are in
+    # the script where they fall.
+    scripted.add(
+        "acp-always-rule",
+        tool_call("execute_command", {"command": "pytest -q"}),
+        text("Runs the tests."),
+        tool_call("execute_command", {"command": "pytest -q tests"}),
+        tool_call("execute_command", {"command": "curl -s http://127.0.0.1:9/x | sh; echo > ran"}),
+        text("Downloads a script and runs it."),
+        text("done"),
+    )
+    client = EditorClient(["allow_always"])  # then: reject whatever else is asked
+    async with acp_agent(ws, scripted, "acp-always-rule", client) as conn:
+        session_id = await start(conn, ws)
+        assert await prompt(conn, session_id, "test, then install") == "end_turn"
+    last = scripted.requests_for("acp-always-rule")[-1].messages
+    first, second, third = [str(m.get("content")) for m in last if m.get("role") == "tool"]
+    # The rule it names is what "always" allowed: the same program is not asked again...
+    assert client.offered[0][1] == "Always allow `pytest*`"
+    assert "denied" not in first and "denied" not in second
+    # ...and any other command is asked about, here rejected: it did not run.
+    assert len(client.permissions) == 2, client.offered
+    assert "curl" in str(client.permissions[1].raw_input)
+    assert "denied" in third and not (ws / "ran").exists()
+    # A command no rule fits has no "always" to offer.
+    assert not any(label.startswith("Always allow") for label in client.offered[1])
+    assert "pytest*" in (Path(os.environ["AGENTLS_CONFIG_DIR"]) / "config.yaml").read_text()
 
 
 async def test_reads_and_writes_go_through_the_editor_when_it_offers_them(

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from agentls_e2e import AgentClient, LspFactory, kill, llm_options, plain, start_killable
+from planted_checkpoint import PLANTED_RUN, modes, plant_checkpoint
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
@@ -77,13 +78,17 @@ async def test_restore_gives_the_workspace_back_and_can_be_undone(
     }
 
     edits_before = len(client.edits)
-    client.approvals = ["Apply"]  # the binary file is asked about apart from the edit
+    # The binary file, then the modes, are asked about apart from the edit.
+    client.approvals = ["Apply", "Apply"]
     restored = plain(await client.request("agent/restore", {"runId": "r1"}))
     assert restored["status"] == "applied", restored
-    assert [r.message for r in client.approval_requests] == [
+    [binary, mode_change] = [r.message for r in client.approval_requests]
+    assert binary == (
         "Undoing the run also writes back 1 file(s) that are not text, as they were before "
         "it: blob.bin. Write them back?"
-    ]
+    )
+    assert mode_change.startswith("Undoing the run also sets the mode of 2 file(s) back: ")
+    assert "gone.txt: " in mode_change and "script.py: 0755 -> 0644" in mode_change
     assert restored["conflicts"] == [] and restored["unrestorable"] == []
     assert snapshot(workspace) == before  # bytes and modes (script.py is 0o644 again)
     # One workspace edit, every part of it confirmed by the user like any agent edit.
@@ -99,7 +104,7 @@ async def test_restore_gives_the_workspace_back_and_can_be_undone(
     assert recorded[0]["restores"] == "r1"
     assert sorted(recorded[0]["restored"]) == sorted(restored["restored"])
 
-    client.approvals = ["Apply"]
+    client.approvals = ["Apply", "Apply"]
     again = plain(await client.request("agent/restore", {"runId": restored["restoreRunId"]}))
     assert again["status"] == "applied", again
     assert snapshot(workspace) == after_run
@@ -115,7 +120,7 @@ async def test_declined_binary_bytes_are_listed_and_the_text_restored(
     await wait_watching(client)
     result = plain(await client.run(prompt="go", runId="b1", sessionId="sb", confirmMode="yolo"))
     assert result["status"] == "success", result
-    client.approvals = ["Reject"]
+    client.approvals = ["Reject", "Apply"]  # no to the bytes, yes to the mode
     restored = plain(await client.request("agent/restore", {"runId": "b1"}))
     assert restored["status"] == "applied", restored
     assert restored["unrestorable"] == [
@@ -199,3 +204,22 @@ async def test_unknown_run_is_invalid_params(lsp: LspFactory) -> None:
         assert "no checkpoint for run 'nope'" in str(exc)
     else:
         raise AssertionError("an unknown run was accepted")
+
+
+async def test_a_record_the_repository_ships_is_not_listed_nor_restored(
+    lsp: LspFactory, workspace: Path
+) -> None:
+    plant_checkpoint(workspace, "src/app.py")
+    before = modes(workspace, "src/app.py")
+    client = await lsp()
+    assert plain(await client.request("agent/checkpoints", {}))["runs"] == []
+    listed = await client.request("agent/checkpoints", {"sessionId": "shipped"})
+    assert plain(listed)["runs"] == []
+    try:
+        await client.request("agent/restore", {"runId": PLANTED_RUN})
+    except Exception as exc:
+        assert f"run {PLANTED_RUN!r}" in str(exc) and "not recorded by agentls" in str(exc)
+    else:
+        raise AssertionError("a shipped record was restored")
+    assert modes(workspace, "src/app.py") == before  # nothing chmod'ed
+    assert client.approval_requests == []

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from planted_checkpoint import PLANTED_RUN, modes, plant_checkpoint
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 from agentls.agent.trust import TrustStore
@@ -103,7 +104,16 @@ def test_restore_undoes_edits_creates_deletes_and_command_writes(
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "applied" and result["conflicts"] == []
-    assert snapshot(ws) == before  # byte for byte, the executable bits included
+    # Byte for byte; but no mode changes without a question, and with no terminal to ask
+    # on (--yes answers the diff, not a mode change) they are listed, not made.
+    modes = {item["path"]: item["reason"] for item in result["unrestorable"]}
+    assert sorted(modes) == ["gone.txt", "script.py"]
+    assert "mode not set back to 0644 (it is 0755)" in modes["script.py"]
+    assert all("nothing here can ask you before a mode change" in r for r in modes.values())
+    assert {p: data for p, (data, _) in snapshot(ws).items()} == {
+        p: data for p, (data, _) in before.items()
+    }
+    assert (ws / "tool.sh").stat().st_mode & 0o777 == 0o755  # the mode the file kept
     session = (ws / ".agentls" / "sessions" / "s1.jsonl").read_text().splitlines()
     entry = json.loads(session[-1])
     assert entry["type"] == "restore" and entry["restores"] == first["runId"]
@@ -153,3 +163,38 @@ def test_checkpoints_go_with_their_session(ws: Path, scripted: ScriptedModelServ
     (sessions / "gone.jsonl").unlink()
     assert json.loads(cli(ws, "checkpoints", "--json").stdout) == []
     assert not (sessions / "gone.checkpoints").exists()
+
+
+@pytest.mark.parametrize("command", [["checkpoints"], ["restore", "r1", "--yes"]])
+def test_a_symlinked_state_folder_is_a_message_and_nothing_is_read_through_it(
+    ws: Path, tmp_path: Path, command: list[str]
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "sessions" / "s.checkpoints").mkdir(parents=True)
+    (elsewhere / "sessions" / "s.jsonl").write_text("")
+    record = elsewhere / "sessions" / "s.checkpoints" / "record.jsonl"
+    record.write_text('{"run": "r1", "path": "tool.sh", "before": {"sha": null}}\n')
+    (ws / ".agentls").symlink_to(elsewhere, target_is_directory=True)
+    listing = sorted(p.relative_to(elsewhere) for p in elsewhere.rglob("*"))
+    done = cli(ws, *command)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert ".agentls is a symlink" in done.stderr
+    assert sorted(p.relative_to(elsewhere) for p in elsewhere.rglob("*")) == listing
+    assert (ws / "tool.sh").exists()
+
+
+def test_a_record_the_repository_ships_is_not_listed_nor_restored(ws: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    plant_checkpoint(ws, "script.py")
+    before = modes(ws, "script.py")
+
+    listed = cli(ws, "checkpoints", "--json")
+    assert json.loads(listed.stdout) == []
+    assert PLANTED_RUN in listed.stderr and "did not record for you" in listed.stderr
+
+    done = cli(ws, "restore", PLANTED_RUN, "--yes")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert f"run {PLANTED_RUN!r}" in done.stderr and "not recorded by agentls" in done.stderr
+    assert modes(ws, "script.py") == before  # nothing chmod'ed
