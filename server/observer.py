@@ -285,27 +285,37 @@ class LspRunObserver:
             log.exception("run %s: cannot flush streamed text", self.run_id)
 
     def flush(self, *, whole: bool = True) -> None:
-        """Send the text waiting, as one ``agent/stream`` notification. Between two pieces
-        of streamed text (``whole=False``) a secret that may go on in the next piece is
-        held back (``release_point``), so it is masked whole; any other event sends all."""
+        """Send the text waiting as ``agent/stream`` notifications. Between two pieces of
+        streamed text (``whole=False``) a secret that may go on in the next piece is held
+        back (``release_point``), so it is masked whole, and the text goes out in pieces of
+        at most ``FLUSH_CHARS`` (the model worker may hand over thousands of characters at
+        once), each cut where no secret is; any other event sends all."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         if not self._pending:
             return
         waiting = "".join(self._pending)
-        cut = len(waiting)
-        if not whole and len(waiting) <= MAX_HELD:
-            cut = release_point(waiting)
         self._pending.clear()
         self._pending_chars = 0
-        if cut < len(waiting):
-            self._pending.append(waiting[cut:])
-            self._pending_chars = len(waiting) - cut
-        if not cut:
-            return
+        start, end = 0, len(waiting)
+        if not whole and len(waiting) <= MAX_HELD:
+            while end - start > FLUSH_CHARS:
+                cut = release_point(waiting[start : start + FLUSH_CHARS])
+                if not cut:
+                    break
+                self._send(waiting[start : start + cut])
+                start += cut
+            end = start + release_point(waiting[start:])
+        if end < len(waiting):
+            self._pending.append(waiting[end:])
+            self._pending_chars = len(waiting) - end
+        if end > start:
+            self._send(waiting[start:end])
+
+    def _send(self, raw: str) -> None:
         # Masked before it is counted: `discard` counts what the client really received.
-        text = mask_outward(waiting[:cut])
+        text = mask_outward(raw)
         self._seq += 1
         self._step_chars += len(text)
         stream = StreamParams(run_id=self.run_id, seq=self._seq, text=text)
