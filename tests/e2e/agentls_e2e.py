@@ -314,6 +314,20 @@ def _result_records(obj: dict[str, Any], cls: type) -> Any:
     return cls(**obj)
 
 
+def run_cli(cwd: Path, *args: str, timeout: float = 150) -> subprocess.CompletedProcess[str]:
+    """``agentls ARGS`` as a user runs it in ``cwd``: its own process, no terminal on stdin,
+    this process's environment (the test's user config and trust list)."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentls", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        timeout=timeout,
+    )
+
+
 def client_converter() -> Converter:
     """The test client's converter: agentls's messages as pygls's namedtuples (attribute
     access: ``result.status``), their classes made once."""

@@ -5,14 +5,12 @@ tests/integration, a real LSP server over stdio), and where nothing can tell the
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls_e2e import VSCODE, LspFactory, llm_options, plain
+from agentls_e2e import VSCODE, LspFactory, llm_options, plain, run_cli
 from test_diagnostics_lsp import FAKE_SERVER, LAG, WITH_DIAGNOSTICS, FakeEditorDiagnostics
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
@@ -108,18 +106,6 @@ async def test_with_diagnostics_off_the_problems_are_refused_before_the_run(
     assert scripted.requests_for("off") == []
 
 
-def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentls", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-        timeout=150,
-    )
-
-
 def test_the_cli_attaches_a_files_problems_and_says_when_none_are_known(
     tmp_path: Path, scripted: ScriptedModelServer, trust_folder: Any
 ) -> None:
@@ -133,7 +119,7 @@ def test_the_cli_attaches_a_files_problems_and_says_when_none_are_known(
     scripted.add("cp", text("one"), text("two"))
     model = ["--model", "openai/cp", "--api-base", scripted.api_base]
 
-    one = cli(tmp_path, "run", "fix", "--attach", "problems:app.py", *model)
+    one = run_cli(tmp_path, "run", "fix", "--attach", "problems:app.py", *model)
     assert one.returncode == 0, one.stderr
     sent = str(scripted.requests_for("cp")[0].messages[-1]["content"])
     assert "## The problems of app.py (2 errors, 0 warnings)" in sent
@@ -141,18 +127,18 @@ def test_the_cli_attaches_a_files_problems_and_says_when_none_are_known(
     assert "app.py:2:5 error: undefined_name is not defined (echo)" in sent
 
     # A fresh run: its language servers were given no file yet, and that is said.
-    two = cli(tmp_path, "run", "fix", "--attach", "problems", *model)
+    two = run_cli(tmp_path, "run", "fix", "--attach", "problems", *model)
     assert two.returncode == 0, two.stderr
     sent = str(scripted.requests_for("cp")[1].messages[-1]["content"])
     assert "No errors or warnings in any file whose problems are known." in sent
     assert "attach a file's problems by its path to have it checked" in sent
 
-    text_file = cli(tmp_path, "run", "fix", "--attach", "problems:notes.txt", *model)
+    text_file = run_cli(tmp_path, "run", "fix", "--attach", "problems:notes.txt", *model)
     assert text_file.returncode != 0
     assert "the problems of notes.txt: no language server checks this kind of file" in (
         text_file.stdout
     )
-    missing = cli(tmp_path, "run", "fix", "--attach", "problems:gone.py", *model)
+    missing = run_cli(tmp_path, "run", "fix", "--attach", "problems:gone.py", *model)
     assert missing.returncode != 0 and "the problems of gone.py:" in missing.stdout
     assert len(scripted.requests_for("cp")) == 2
 
@@ -163,7 +149,7 @@ def test_the_cli_in_an_untrusted_folder_says_why_nothing_checks_the_file(
     (tmp_path / "app.py").write_text("a = undefined_name\n")
     scripted.add("ut", text("never"))
     model = ["--model", "openai/ut", "--api-base", scripted.api_base]
-    done = cli(tmp_path, "run", "fix", "--attach", "problems:app.py", *model)
+    done = run_cli(tmp_path, "run", "fix", "--attach", "problems:app.py", *model)
     assert done.returncode != 0
     assert "the problems of app.py: no language server checks this kind of file" in done.stdout
     # Either no Python language server is installed here, or the folder is not trusted:

@@ -4,14 +4,11 @@
 from __future__ import annotations
 
 import base64
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from acp import image_block, resource_link_block, text_block
-from agentls_e2e import LspFactory, plain
+from agentls_e2e import LspFactory, plain, run_cli
 from test_acp import EditorClient, acp_agent
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
@@ -21,31 +18,19 @@ pytestmark = pytest.mark.timeout(180)
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64).decode()
 
 
-def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentls", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-        timeout=150,
-    )
-
-
 def test_the_cli_attaches_lines_and_refuses_a_missing_image(
     tmp_path: Path, scripted: ScriptedModelServer
 ) -> None:
     (tmp_path / "app.py").write_text("first = 1\nsecond = 2\nthird = 3\n")
     scripted.add("at1", text("seen"))
     model = ["--model", "openai/at1", "--api-base", scripted.api_base]
-    done = cli(tmp_path, "run", "explain", "--attach", "app.py:2", *model)
+    done = run_cli(tmp_path, "run", "explain", "--attach", "app.py:2", *model)
     assert done.returncode == 0, done.stderr
     sent = str(scripted.requests_for("at1")[0].messages[-1]["content"])
     assert "Attached: app.py:2-2" in sent and "second = 2" in sent and "third" not in sent
-    missing = cli(tmp_path, "run", "explain", "--image", "nope.png", *model)
+    missing = run_cli(tmp_path, "run", "explain", "--image", "nope.png", *model)
     assert missing.returncode == 1 and "--image nope.png" in missing.stderr
-    outside = cli(tmp_path, "run", "explain", "--attach", "/etc/passwd", *model)
+    outside = run_cli(tmp_path, "run", "explain", "--attach", "/etc/passwd", *model)
     assert outside.returncode != 0 and "attached file /etc/passwd" in outside.stdout
     assert len(scripted.requests_for("at1")) == 1
 

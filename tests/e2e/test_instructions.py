@@ -3,16 +3,13 @@ run from a subfolder, the language server with the editor's active file, an ACP 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp import text_block
 from acp.schema import AgentThoughtChunk, AvailableCommandsUpdate, TextContentBlock
-from agentls_e2e import LspFactory, plain
+from agentls_e2e import LspFactory, plain, run_cli
 from test_acp import EditorClient, acp_agent
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
@@ -41,19 +38,6 @@ def system_prompt(scripted: ScriptedModelServer, model: str, call: int = 0) -> s
     return str(scripted.requests_for(model)[call].messages[0]["content"])
 
 
-def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    return subprocess.run(
-        [sys.executable, "-m", "agentls", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        timeout=150,
-    )
-
-
 # -- the CLI ------------------------------------------------------------------------------
 
 
@@ -65,7 +49,7 @@ def test_the_cli_reads_the_files_down_to_the_current_folder_and_names_them(
         "ci1", tool_call("read_file", {"path": "api/main.py"}), text("The web app exports x.")
     )
     model = ["--model", "openai/ci1", "--api-base", scripted.api_base]
-    done = cli(ws / "web", "run", "what is here?", "--workspace", str(ws), *model)
+    done = run_cli(ws / "web", "run", "what is here?", "--workspace", str(ws), *model)
     assert done.returncode == 0, done.stderr
     assert "Instructions: AGENTS.md, web/AGENTS.md" in done.stderr
     assert "Instructions joined: api/AGENTS.md" in done.stderr
@@ -79,16 +63,16 @@ def test_the_cli_runs_a_prompt_file_and_refuses_an_unknown_command(
     ws = monorepo(tmp_path / "repo")
     scripted.add("ci2", text("It exports x."))
     model = ["--model", "openai/ci2", "--api-base", scripted.api_base]
-    done = cli(ws, "run", "/explain web/app.ts", *model, "--json")
+    done = run_cli(ws, "run", "/explain web/app.ts", *model, "--json")
     assert done.returncode == 0, done.stderr
     assert scripted.requests_for("ci2")[0].messages[-1]["content"] == (
         "Explain web/app.ts to a newcomer."
     )
-    unknown = cli(ws, "run", "/nope", *model)
+    unknown = run_cli(ws, "run", "/nope", *model)
     assert unknown.returncode != 0
     assert "/nope" in unknown.stdout + unknown.stderr
     assert len(scripted.requests_for("ci2")) == 1
-    listed = cli(ws, "commands")
+    listed = run_cli(ws, "commands")
     assert listed.returncode == 0 and "/explain" in listed.stdout and "/init" in listed.stdout
 
 

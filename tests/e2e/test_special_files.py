@@ -8,14 +8,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls_e2e import LspFactory, plain
+from agentls_e2e import LspFactory, plain, run_cli
 from test_acp import EditorClient, acp_agent, prompt, start
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
@@ -39,18 +37,6 @@ def fifo() -> Iterator[Callable[[Path], None]]:
             os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
 
 
-def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentls", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-        timeout=90,
-    )
-
-
 def tool_results(scripted: ScriptedModelServer, model: str) -> list[str]:
     last = scripted.requests_for(model)[-1].messages
     return [str(m.get("content")) for m in last if m.get("role") == "tool"]
@@ -64,12 +50,12 @@ def test_the_cli_refuses_a_fifo_to_read_file_and_to_attach(
     fifo(tmp_path / "AGENTS.md")  # an instruction file every run reads
     scripted.add("fifo-cli", tool_call("read_file", {"path": "pipe.txt"}), text("done"))
     model = ["--model", "openai/fifo-cli", "--api-base", scripted.api_base]
-    done = cli(tmp_path, "run", "read the pipe", "--mode", "yolo", *model)
+    done = run_cli(tmp_path, "run", "read the pipe", "--mode", "yolo", *model, timeout=90)
     assert done.returncode == 0, done.stderr
     [result] = tool_results(scripted, "fifo-cli")
     assert "pipe.txt is a FIFO (named pipe), not a regular file" in result
 
-    attached = cli(tmp_path, "run", "explain", "--attach", "pipe.txt", *model)
+    attached = run_cli(tmp_path, "run", "explain", "--attach", "pipe.txt", *model, timeout=90)
     assert attached.returncode != 0
     assert "attached file pipe.txt: pipe.txt is a FIFO" in attached.stdout + attached.stderr
     assert "Traceback" not in attached.stderr
