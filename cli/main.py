@@ -16,28 +16,17 @@ import asyncio
 import contextlib
 import json
 import os
-import re
-import signal
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode, SelfEvalMode, choices
-from agentls.agent.config_loader import config_overrides, load_config
+from agentls.agent.config_loader import load_config
 from agentls.agent.errors import AgentError
-from agentls.regular_files import read_regular
 
 if TYPE_CHECKING:
-    from agentls.agent.config_loader import LoadedConfig
-    from agentls.agent.events import AgentEvent, Observer
-    from agentls.cli.terminal import TerminalAsker, TerminalObserver
-    from agentls.cli.terminal_input import TerminalMessages
-    from agentls.langservers import LanguageServers
-
-EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}
-EXIT_INTERRUPTED = 130
+    pass
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -217,231 +206,11 @@ def _command(args: argparse.Namespace) -> int:
             return 1
         return asyncio.run(checkpoints_command(args, config))
     if args.command == "run":
-        from agentls.agent.config_loader import load
-        from agentls.agent.sandbox_status import missing_sandbox_notice
-        from agentls.cli.trust import trusted_config
+        from agentls.cli.run import run_command
 
-        def load_with(trusted: bool) -> LoadedConfig:
-            return load(
-                args.workspace,
-                args.config,
-                config_overrides(args),
-                overrides_source="command-line flags",
-                trusted=trusted,
-            )
-
-        worktree, created = None, False
-        if args.worktree is not None:
-            from agentls.cli.worktrees import prepare_worktree
-
-            try:
-                worktree, created = prepare_worktree(
-                    Path(args.workspace or Path.cwd()), args.worktree
-                )
-            except AgentError as exc:
-                print(f"agentls: {exc}", file=sys.stderr)
-                return 1
-            print(f"agentls: working in {worktree.path} ({worktree.branch})", file=sys.stderr)
-            args.workspace = worktree.folder
-        folder = Path(os.path.abspath(args.workspace or Path.cwd()))
-        try:
-            # The first line: whether commands can be sandboxed at all, before any question.
-            # (Untrusted, a workspace can only make the sandbox stricter, never turn it off.)
-            sandbox = missing_sandbox_notice(load_with(False).config)
-            if sandbox:
-                print(f"agentls: warning: {sandbox}", file=sys.stderr)
-            loaded = trusted_config(folder, load_with)
-        except AgentError as exc:
-            print(f"agentls: {exc}", file=sys.stderr)
-            return 1
-        if worktree is not None and created and loaded.config.worktree.setup:
-            from agentls.cli.worktrees import set_up_worktree
-
-            if not asyncio.run(set_up_worktree(worktree, loaded.config)):
-                return 1
-        code = asyncio.run(run_headless(args, loaded.config, trusted=loaded.trusted))
-        if worktree is not None:
-            from agentls.cli.worktrees import finish_worktree_run
-
-            finish_worktree_run(worktree, args.prompt)
-        return code
+        return run_command(args)
     build_parser().print_help()
     return 1
-
-
-async def run_headless(
-    args: argparse.Namespace, config: AppConfig, *, trusted: bool = False
-) -> int:
-    from pydantic import ValidationError
-
-    from agentls.agent.attachments import AttachmentError
-    from agentls.agent.contract import problems
-    from agentls.agent.run import FrontEnd, RunRequest, run_with_own_tools
-    from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
-    from agentls.cli.trust import terminal_mcp_approver
-
-    try:
-        request = RunRequest(
-            prompt=args.prompt,
-            agent=args.agent,
-            confirm_mode=args.mode,
-            max_steps=args.max_steps,
-            self_eval=args.self_eval,
-            dry_run=args.dry_run,
-            stream=False if (args.no_stream or args.json or args.quiet) else None,
-            step_timeout=args.timeout,
-            session_id=args.session or None,
-            attachments=cli_attachments(args.attach, args.image),
-            token_budget=args.token_budget,
-            # The instruction files from the root down to where the user stands apply.
-            active_file=_current_folder(config.workspace.root),
-        )
-    except ValidationError as exc:  # e.g. an empty prompt, --max-steps 0
-        print(f"agentls: {problems(exc)}", file=sys.stderr)
-        return 1
-    except AttachmentError as exc:
-        print(f"agentls: {exc}", file=sys.stderr)
-        return 1
-    asker = TerminalAsker()
-    files = asker.disk_files(config)
-    cancel = CancelToken()
-    interrupted = _install_sigint(cancel)
-
-    def warn(message: str) -> None:
-        print(f"agentls: warning: {message}", file=sys.stderr)
-
-    terminal = TerminalObserver(quiet=args.quiet)
-    typed = _typed_messages(asker, terminal)
-    servers = language_servers(config, trusted=trusted)
-    front_end = FrontEnd(
-        files,
-        TerminalApprover(asker),
-        observer=terminal if typed is None else _both(terminal, typed.observe),
-        cancel=cancel,
-        trusted=trusted,
-        messages=None if typed is None else typed.mailbox,
-        problems=servers,
-    )
-    try:
-        outcome = await run_with_own_tools(
-            request,
-            front_end,
-            config=config,
-            warn=warn,
-            approve_mcp=terminal_mcp_approver(readline=asker.readline),
-        )
-    finally:
-        if asker.lines is not None:
-            asker.lines.stop()
-        if servers is not None:
-            await servers.aclose()
-    if args.json:
-        print(json.dumps(outcome.to_result(), indent=2))
-    else:
-        sys.stderr.write("\n")
-        print(outcome.state.final_output or "")
-        usage = outcome.state.usage
-        if usage.total_tokens and not args.quiet:
-            sys.stderr.write(
-                f"tokens: {usage.prompt_tokens} prompt ({usage.cached_tokens} cached), "
-                f"{usage.completion_tokens} completion\n"
-            )
-    if interrupted():
-        return EXIT_INTERRUPTED
-    return EXIT_CODES.get(outcome.state.status, 1)
-
-
-def _typed_messages(asker: TerminalAsker, terminal: TerminalObserver) -> TerminalMessages | None:
-    """With a terminal on stdin, a line typed while the run works is a message to it
-    (questions still get their answers); without one, stdin is never read."""
-    from agentls.agent.run_messages import RunMessages
-    from agentls.cli.terminal_input import TerminalLines, TerminalMessages
-
-    if not asker.interactive:
-        return None
-    typed = TerminalMessages(RunMessages(), terminal.say)
-    lines = TerminalLines(asker.stdin, typed.typed)
-    if not lines.start():
-        return None
-    asker.lines = typed.lines = lines
-    return typed
-
-
-def _both(first: Observer, second: Observer) -> Observer:
-    def observe(event: AgentEvent) -> None:
-        first(event)
-        second(event)
-
-    return observe
-
-
-def language_servers(config: AppConfig, *, trusted: bool) -> LanguageServers | None:
-    """The language servers this run may start to learn the problems of what it edits
-    (none start until a file of theirs is read or edited); None when diagnostics are off."""
-    if not config.diagnostics.enabled:
-        return None
-    # A front end's part, imported here: the engine itself never imports it.
-    from agentls.agent.config_loader import trust_command
-    from agentls.langservers import LanguageServers
-
-    root = config.workspace.root
-    how = f"run `{trust_command(root)}`"
-    return LanguageServers(config.diagnostics, root, trusted=trusted, how_to_trust=how)
-
-
-def cli_attachments(attach: list[str], images: list[str]) -> list[Any]:
-    """``--attach`` and ``--image`` as attachments; AttachmentError for an image that
-    cannot be read (files are read with the run, confined to the workspace)."""
-    import base64
-    import mimetypes
-
-    from agentls.agent.attachments import AttachmentError
-    from agentls.agent.contract import Attachment
-
-    out: list[Attachment] = []
-    for item in attach:
-        if item == "changes":
-            out.append(Attachment(kind="changes"))
-            continue
-        if item == "problems" or item.startswith("problems:"):
-            out.append(Attachment(kind="problems", path=item.partition(":")[2] or None))
-            continue
-        if item.startswith("@"):
-            out.append(Attachment(kind="symbol", name=item[1:]))
-            continue
-        path, start, end = item, None, None
-        match = re.fullmatch(r"(.+):(\d+)(?:-(\d+))?", item)
-        if match:
-            path, start = match[1], int(match[2])
-            end = int(match[3]) if match[3] else start
-        out.append(Attachment(kind="file", path=path, start_line=start, end_line=end))
-    for image in images:
-        mime = mimetypes.guess_type(image)[0] or ""
-        try:
-            # The user names it, but it may sit in the workspace, where a command can have
-            # left a FIFO: never block on one.
-            data = read_regular(os.path.realpath(image))
-        except OSError as exc:
-            raise AttachmentError(f"--image {image}: {exc.strerror or exc}") from None
-        out.append(
-            Attachment(
-                kind="image",
-                path=image,
-                data=base64.b64encode(data).decode("ascii"),
-                mime_type=mime or "application/octet-stream",
-            )
-        )
-    return out
-
-
-def _current_folder(root: Path) -> str | None:
-    """The current directory, when it lies inside the workspace (else the run's folder is
-    the root)."""
-    here = Path.cwd().resolve()
-    try:
-        return here.relative_to(Path(root).resolve()).as_posix()
-    except ValueError:
-        return None
 
 
 def hooks_command(folder: Path, args: argparse.Namespace) -> int:
@@ -539,31 +308,6 @@ def list_commands(workspace: Path, *, as_json: bool = False) -> int:
     for problem in found.problems:
         print(f"agentls: warning: {problem}", file=sys.stderr)
     return 0
-
-
-def _install_sigint(cancel: CancelToken) -> Any:
-    hits = 0
-
-    def on_sigint() -> None:
-        nonlocal hits
-        hits += 1
-        if hits == 1:
-            sys.stderr.write(
-                "\nInterrupted: stopping after the current step (Ctrl-C again to quit)\n"
-            )
-            cancel.cancel("interrupted by Ctrl-C")
-        else:
-            sys.stderr.write("\nAborted.\n")
-            sys.stderr.flush()
-            # os._exit skips the MCP manager's close: end the local servers it started.
-            stdio = sys.modules.get("agentls.agent.mcp.stdio")
-            if stdio is not None:
-                stdio.end_all_groups()
-            os._exit(EXIT_INTERRUPTED)
-
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_sigint)
-    return lambda: hits > 0
 
 
 if __name__ == "__main__":
