@@ -354,12 +354,15 @@ class MCPConnection:
                 f"MCP server {self.name!r}: cannot start {params.command}: {exc.strerror or exc}"
             ) from None
         stderr.child_started()
-        self.pid = await group.find(marker)
-        stack.callback(self._forget_pid)
+        pid = self.pid = await group.find(marker)
+        stack.callback(self._forget_pid, pid)
         return streams
 
-    def _forget_pid(self) -> None:
-        self.pid = None
+    def _forget_pid(self, pid: int | None) -> None:
+        # Only the pid this session set: a session closing late (its task cancelled on a
+        # loaded machine) must not erase the pid of the server that replaced it.
+        if self.pid == pid:
+            self.pid = None
 
     async def _open_http(
         self, stack: contextlib.AsyncExitStack, url: str, headers: dict[str, str]
