@@ -21,9 +21,10 @@ function typedAttach(): { query: string; start: number } | undefined {
   return attachQuery(ui.prompt.value, caret());
 }
 
-const picker = new ListboxPicker<AttachOption>({
+/** The picker: the prompt box's keydown gives it the keys first. */
+export const attachPicker = new ListboxPicker<AttachOption>({
   input: ui.prompt,
-  box: ui.attachPicker,
+  box: ui.attachBox,
   list: ui.attachList,
   idPrefix: 'attach-option',
   optionClass: 'command-option attach-option',
@@ -36,19 +37,10 @@ const picker = new ListboxPicker<AttachOption>({
   choose: chooseAttachment,
 });
 
-export function closeAttachPicker(): void {
-  picker.close();
-}
-
-/** The picker's keys; true when the key was the picker's. */
-export function attachPickerKey(event: KeyboardEvent): boolean {
-  return picker.handleKey(event);
-}
-
 /** Open, requery or close the `@` picker for the word under the caret. */
 export function updateAttachPicker(): void {
   const typed = typedAttach();
-  if (picker.follow() === 'closed' || !typed) {
+  if (attachPicker.follow() === 'closed' || !typed) {
     return;
   }
   // Only the latest question's answer is shown.
@@ -59,7 +51,7 @@ export function updateAttachPicker(): void {
 
 /** The server's answer to an `attachCandidates` question. */
 export function showAttachCandidates(message: Extract<ToWebview, { type: 'attachCandidates' }>): void {
-  if (message.seq < state.attach.asked || !picker.open) {
+  if (message.seq < state.attach.asked || !attachPicker.open) {
     return;
   }
   state.attach = { asked: state.attach.asked, answered: message.seq, candidates: message.items, notes: message.notes, failure: message.error };
@@ -72,11 +64,11 @@ export function showAttachCandidates(message: Extract<ToWebview, { type: 'attach
 function renderAttachPicker(query: string): void {
   const asked = state.attach;
   const searching = asked.answered !== asked.asked;
-  picker.show(attachOptions(query, searching ? [] : asked.candidates));
+  attachPicker.show(attachOptions(query, searching ? [] : asked.candidates));
   const note = ui.attachNote;
   note.textContent = asked.failure
     ? `Could not search the workspace: ${asked.failure}`
-    : [searching ? 'Searching…' : picker.rows.length === 0 ? `Nothing matches @${query}` : '', ...asked.notes].filter(Boolean).join(' · ');
+    : [searching ? 'Searching…' : attachPicker.rows.length === 0 ? `Nothing matches @${query}` : '', ...asked.notes].filter(Boolean).join(' · ');
   note.hidden = note.textContent === '';
 }
 
@@ -90,7 +82,7 @@ function chooseAttachment(row: AttachOption): void {
   prompt.value = next.text;
   prompt.setSelectionRange(next.caret, next.caret);
   prompt.focus();
-  picker.close();
+  attachPicker.close();
   addChip(row.attachment);
   saveState();
 }

@@ -1,6 +1,6 @@
 /**
  * The command picker (`/` at the start of the prompt) and the hint under the prompt of the
- * command it starts with: src/panel/commandPicker.ts drawn in the listbox picker.
+ * command it starts with: src/panel/commandPicker.ts drawn in the listbox commandPicker.
  */
 import { commandQuery, filterCommands, insertCommand, sourceLabel, typedCommand } from '../src/panel/commandPicker';
 import type { ToWebview } from '../src/panel/messages';
@@ -11,7 +11,7 @@ import { announce, ui } from './layout';
 import { ListboxPicker } from './listboxPicker';
 import { saveState, state } from './state';
 
-/** What is typed of a command's name up to the caret; undefined: no picker. */
+/** What is typed of a command's name up to the caret; undefined: no commandPicker. */
 function typedQuery(): string | undefined {
   return commandQuery(ui.prompt.value, ui.prompt.selectionStart ?? ui.prompt.value.length);
 }
@@ -20,9 +20,10 @@ function withHint(command: CommandInfo): string {
   return `/${command.name}${command.hint ? ` ${command.hint}` : ''}`;
 }
 
-const picker = new ListboxPicker<CommandInfo>({
+/** The picker: the prompt box's keydown gives it the keys first. */
+export const commandPicker = new ListboxPicker<CommandInfo>({
   input: ui.prompt,
-  box: ui.commandPicker,
+  box: ui.commandBox,
   list: ui.commandList,
   idPrefix: 'command-option',
   optionClass: 'command-option',
@@ -46,20 +47,11 @@ const picker = new ListboxPicker<CommandInfo>({
   shown: (command, index, count) => announce(`${withHint(command)}: ${command.description} (${index + 1} of ${count})`),
 });
 
-export function closeCommandPicker(): void {
-  picker.close();
-}
-
-/** The picker's keys; true when the key was the picker's. */
-export function commandPickerKey(event: KeyboardEvent): boolean {
-  return picker.handleKey(event);
-}
-
 /** Open, filter or close the picker for what the prompt holds before the caret. */
 export function updateCommandPicker(): void {
   const query = typedQuery();
   updateHint();
-  const followed = picker.follow();
+  const followed = commandPicker.follow();
   if (followed === 'closed' || query === undefined) {
     return;
   }
@@ -73,12 +65,12 @@ export function updateCommandPicker(): void {
 /** The rows for `query`, and what the picker says under them. */
 function refilter(query: string): void {
   const commands = state.commands;
-  picker.show(filterCommands(commands.list, query));
+  commandPicker.show(filterCommands(commands.list, query));
   if (commands.error) {
     ui.commandNote.textContent = `Could not list the commands: ${commands.error}`;
   } else if (!commands.loaded) {
     ui.commandNote.textContent = 'Loading commands…';
-  } else if (picker.rows.length === 0) {
+  } else if (commandPicker.rows.length === 0) {
     ui.commandNote.textContent = `No command matches /${query}`;
   } else {
     ui.commandNote.textContent = '';
@@ -94,7 +86,7 @@ function chooseCommand(command: CommandInfo): void {
   prompt.value = next.text;
   prompt.setSelectionRange(next.caret, next.caret);
   prompt.focus();
-  picker.close();
+  commandPicker.close();
   updateHint();
   saveState();
   announce(`/${command.name} inserted${command.hint ? `; type ${command.hint}` : ''}.`);
@@ -103,7 +95,7 @@ function chooseCommand(command: CommandInfo): void {
 /** Under the prompt: what the command it starts with takes, and what it does. */
 export function updateHint(): void {
   const hintLine = ui.hintLine;
-  const command = picker.open ? undefined : typedCommand(ui.prompt.value, state.commands.list);
+  const command = commandPicker.open ? undefined : typedCommand(ui.prompt.value, state.commands.list);
   if (!command) {
     hintLine.hidden = true;
     hintLine.replaceChildren();
@@ -121,7 +113,7 @@ export function updateHint(): void {
 export function showCommands(message: Extract<ToWebview, { type: 'commands' }>): void {
   state.commands = { list: message.commands, problems: message.problems, error: message.error, loaded: true };
   const query = typedQuery();
-  if (picker.open && query !== undefined) {
+  if (commandPicker.open && query !== undefined) {
     refilter(query);
   }
   updateHint();

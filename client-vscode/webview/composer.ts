@@ -3,8 +3,8 @@
  * during a run and between runs, and the run options under the box.
  */
 import type { PanelOptions, ToWebview } from '../src/panel/messages';
-import { attachPickerKey, closeAttachPicker, setUpImageDrop, takeAttachments, updateAttachPicker } from './attachments';
-import { closeCommandPicker, commandPickerKey, updateCommandPicker, updateHint } from './commandPicker';
+import { attachPicker, setUpImageDrop, takeAttachments, updateAttachPicker } from './attachments';
+import { commandPicker, updateCommandPicker, updateHint } from './commandPicker';
 import { render } from './conversation';
 import { h } from './dom';
 import { post } from './host';
@@ -18,8 +18,8 @@ function updatePickers(): void {
 }
 
 function closePickers(): void {
-  closeCommandPicker();
-  closeAttachPicker();
+  commandPicker.close();
+  attachPicker.close();
 }
 
 function send(mode: 'queue' | 'steer' = 'queue'): void {
@@ -101,7 +101,7 @@ export function setUpComposer(): void {
   prompt.value = savedDraft;
   state.promptWasEmpty = prompt.value === '';
   prompt.addEventListener('keydown', (event) => {
-    if (commandPickerKey(event) || attachPickerKey(event)) {
+    if (commandPicker.handleKey(event) || attachPicker.handleKey(event)) {
       state.keyTakenByPicker = event.key;
       return;
     }

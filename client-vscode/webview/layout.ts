@@ -75,11 +75,11 @@ function buildLayout() {
   const commandList = h('ul', { id: 'command-list', class: 'command-list', role: 'listbox', 'aria-label': 'Commands' });
   const commandNote = h('div', { class: 'command-note', role: 'status' });
   const commandProblems = h('div', { class: 'command-problems' });
-  const commandPicker = h('div', { id: 'command-picker', class: 'command-picker', hidden: '' }, commandList, commandNote, commandProblems);
+  const commandBox = h('div', { id: 'command-picker', class: 'command-picker', hidden: '' }, commandList, commandNote, commandProblems);
   const hintLine = h('div', { id: 'command-hint', class: 'command-hint', hidden: '' });
   const attachList = h('ul', { id: 'attach-list', class: 'command-list', role: 'listbox', 'aria-label': 'Attachments to choose from' });
   const attachNote = h('div', { class: 'command-note attach-note', role: 'status' });
-  const attachPicker = h('div', { id: 'attach-picker', class: 'command-picker', hidden: '' }, attachList, attachNote);
+  const attachBox = h('div', { id: 'attach-picker', class: 'command-picker', hidden: '' }, attachList, attachNote);
   const chips = h('div', { id: 'attachments', class: 'attachments', hidden: '', role: 'list', 'aria-label': 'Attached' });
   const attachError = h('div', { class: 'attach-error', role: 'alert', hidden: '' });
   const sendButton = bare('Send', { class: 'primary send', title: 'Send (Enter)' });
@@ -90,7 +90,7 @@ function buildLayout() {
     'form',
     { class: 'composer', 'aria-label': 'New message' },
     chips,
-    h('div', { class: 'prompt-wrap' }, commandPicker, attachPicker, prompt),
+    h('div', { class: 'prompt-wrap' }, commandBox, attachBox, prompt),
     attachError,
     hintLine,
     rejectedNote,
@@ -137,11 +137,11 @@ function buildLayout() {
     commandList,
     commandNote,
     commandProblems,
-    commandPicker,
+    commandBox,
     hintLine,
     attachList,
     attachNote,
-    attachPicker,
+    attachBox,
     chips,
     attachError,
     sendButton,
