@@ -1,6 +1,6 @@
 /**
  * The command picker (`/` at the start of the prompt) and the hint under the prompt of the
- * command it starts with: src/panel/commandPicker.ts drawn in the listbox commandPicker.
+ * command it starts with: src/panel/commandPicker.ts drawn in the listbox picker.
  */
 import { commandQuery, filterCommands, insertCommand, sourceLabel, typedCommand } from '../src/panel/commandPicker';
 import type { ToWebview } from '../src/panel/messages';
@@ -11,7 +11,7 @@ import { announce, ui } from './layout';
 import { ListboxPicker } from './listboxPicker';
 import { saveState, state } from './state';
 
-/** What is typed of a command's name up to the caret; undefined: no commandPicker. */
+/** What is typed of a command's name up to the caret; undefined: no picker. */
 function typedQuery(): string | undefined {
   return commandQuery(ui.prompt.value, ui.prompt.selectionStart ?? ui.prompt.value.length);
 }
