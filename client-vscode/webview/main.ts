@@ -79,8 +79,13 @@ function receive(message: ToWebview): void {
     case 'restricted':
       ui.trustBar.hidden = !message.restricted;
       break;
+    default:
+      unknownMessage(message);
   }
 }
+
+/** A message this webview does not know is left alone; the compiler checks every one of ToWebview has its case. */
+function unknownMessage(_message: never): void {}
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => receive(event.data));
 
