@@ -1,7 +1,8 @@
 /**
  * The `/` command picker of the panel's prompt box, without the DOM: when it opens, what it
- * lists for what was typed, which row is active, what choosing a row leaves in the box, and
- * the hint of the command the prompt starts with. Pure, unit-tested; the webview draws it.
+ * lists for what was typed, what choosing a row leaves in the box, and the hint of the
+ * command the prompt starts with (its keys are the listbox's, ./listbox.ts). Pure,
+ * unit-tested; the webview draws it.
  */
 import type { CommandInfo } from '../protocol';
 
@@ -43,14 +44,6 @@ export function filterCommands(commands: readonly CommandInfo[], query: string):
     }
   }
   return groups.flat();
-}
-
-/** The active row after a move of `delta` in a list of `count` rows (it wraps around). */
-export function moveActive(active: number, delta: number, count: number): number {
-  if (count <= 0) {
-    return 0;
-  }
-  return (((active + delta) % count) + count) % count;
 }
 
 /**

@@ -2,7 +2,7 @@
  * The messages between the agent panel's webview and the extension (types only: both sides
  * import them; the webview bundle gets no code from here).
  */
-import type { AgentInfo, AttachCandidate, Attachment, CommandInfo } from '../protocol';
+import type { AgentInfo, AttachCandidate, Attachment, CommandInfo, SessionInfo } from '../protocol';
 import type { Action, Conversation } from './model';
 import type { WorktreeSessions } from './worktrees';
 
@@ -16,15 +16,6 @@ export interface PanelOptions {
   worktree: boolean;
 }
 
-export interface SessionSummary {
-  sessionId: string;
-  title?: string;
-  updated?: string | number;
-  status?: string;
-  runs?: number;
-  entries?: number;
-}
-
 /** Extension → webview. */
 export type ToWebview =
   | { type: 'snapshot'; conversation: Conversation; options: PanelOptions; agents: AgentInfo[]; restricted: boolean; worktrees: WorktreeSessions }
@@ -32,7 +23,8 @@ export type ToWebview =
   | { type: 'worktrees'; worktrees: WorktreeSessions }
   | { type: 'action'; action: Action }
   | { type: 'agents'; agents: AgentInfo[] }
-  | { type: 'sessions'; sessions: SessionSummary[]; error?: string }
+  /** The answer to `listSessions` (agent/sessions), newest first. */
+  | { type: 'sessions'; sessions: SessionInfo[]; error?: string }
   /** The answer to `listCommands` (agent/commands); `error` when it could not be asked. */
   | { type: 'commands'; commands: CommandInfo[]; problems: string[]; error?: string }
   /** The answer to `attachCandidates` (agent/attachCandidates) for the query typed after `@`. */

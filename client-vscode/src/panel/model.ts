@@ -4,7 +4,23 @@
  * no vscode: the extension keeps one copy (the truth, sent whole to a fresh webview) and the
  * webview applies the same actions to its own copy, so both always agree.
  */
-import type { Compaction, ContextParams, InstructionsParams, MessageDeliveredParams, NoticeParams, PlanStep, RunResult, StatusParams, StepParams, StreamParams, PlanParams, RestoreResult, UndoPreview } from '../protocol';
+import type {
+  Compaction,
+  ContextParams,
+  InstructionsParams,
+  MessageDeliveredParams,
+  NoticeParams,
+  PlanParams,
+  PlanStep,
+  PlanStepStatus,
+  RestoreResult,
+  RunResult,
+  SessionEntry,
+  StatusParams,
+  StepParams,
+  StreamParams,
+  UndoPreview,
+} from '../protocol';
 
 /** A run's end: the live result, or what a stored session recorded of it (less). */
 export type RunEnd = Pick<RunResult, 'status'> & Partial<RunResult>;
@@ -151,7 +167,7 @@ export type Action =
   /** A tool call started a command, mirrored in the run's terminal (agent/command). */
   | { type: 'commandStarted'; runId: string; callId: string }
   | { type: 'runEnded'; runId: string; result?: RunEnd; error?: string; cancelled: boolean }
-  | { type: 'sessionLoaded'; sessionId: string; entries: unknown[] }
+  | { type: 'sessionLoaded'; sessionId: string; entries: SessionEntry[] }
   | { type: 'continueSession' }
   | { type: 'newSession' }
   | { type: 'checkpoints'; runIds: string[]; previews?: Record<string, UndoPreview> }
@@ -601,95 +617,11 @@ function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>):
 }
 
 /** The conversation of a stored session (agent/session entries), read-only. */
-export function fromEntries(sessionId: string, entries: unknown[]): Conversation {
+export function fromEntries(sessionId: string, entries: readonly SessionEntry[]): Conversation {
   let c: Conversation = { ...emptyConversation(), sessionId, readOnly: true };
   const toolNames = new Map<string, string>();
-  for (const raw of entries) {
-    if (typeof raw !== 'object' || raw === null) {
-      continue;
-    }
-    const e = raw as Record<string, unknown>;
-    const runId = typeof e.run_id === 'string' ? e.run_id : '';
-    switch (e.type) {
-      case 'run_start':
-        c = reduce(c, { type: 'runStarted', runId, prompt: String(e.prompt ?? ''), agent: typeof e.agent === 'string' ? e.agent : undefined });
-        c = reduce(c, { type: 'instructions', params: { runId, files: stringList(e.instructions) } });
-        break;
-      case 'note':
-      case 'user_message':
-        // The user's own prompt is the run's start; what else the model was told as a
-        // user message is the review of its edits (or a note of the front end).
-        if (typeof e.content === 'string' && (e.type === 'note' || e.content.startsWith(REVIEW_NOTE_HEADER))) {
-          c = reduce(c, { type: 'reviewTold', runId, summary: 'What the agent was told', note: e.content, beforePrompt: e.type === 'note' });
-        }
-        break;
-      case 'assistant_message':
-        if (typeof e.content === 'string' && e.content.trim() !== '') {
-          c = reduce(c, { type: 'stream', params: { runId, seq: c.items.length + 1, text: e.content } });
-          c = { ...c, items: closeText(c.items, runId) };
-        }
-        break;
-      case 'tool_call': {
-        const callId = String(e.call_id ?? '');
-        const name = String(e.name ?? 'tool');
-        toolNames.set(callId, name);
-        const args = (typeof e.arguments === 'object' && e.arguments !== null ? e.arguments : {}) as Record<string, unknown>;
-        c = reduce(c, { type: 'step', params: { runId, step: 0, maxSteps: 0, phase: 'tool_start', tool: name, callId, args } });
-        break;
-      }
-      case 'tool_result': {
-        const callId = String(e.call_id ?? '');
-        const content = typeof e.content === 'string' ? e.content : '';
-        c = reduce(c, {
-          type: 'step',
-          params: {
-            runId,
-            step: 0,
-            maxSteps: 0,
-            phase: 'tool_end',
-            tool: toolNames.get(callId) ?? String(e.name ?? 'tool'),
-            callId,
-            args: {},
-            success: e.success !== false,
-            summary: content.length > 200 ? `${content.slice(0, 199)}…` : content,
-          },
-        });
-        break;
-      }
-      case 'plan':
-        c = reduce(c, {
-          type: 'plan',
-          params: { runId, goal: String(e.goal ?? ''), steps: Array.isArray(e.steps) ? (e.steps as PlanStep[]) : [] },
-        });
-        break;
-      case 'restore':
-        c = reduce(c, {
-          type: 'restored',
-          result: {
-            runId: String(e.restores ?? ''),
-            restoreRunId: runId,
-            status: (String(e.status ?? 'applied') as RestoreResult['status']),
-            restored: Array.isArray(e.restored) ? e.restored.map(String) : [],
-            conflicts: Array.isArray(e.conflicts) ? e.conflicts.map(String) : [],
-            unrestorable: Array.isArray(e.unrestorable) ? (e.unrestorable as { path: string; reason: string }[]) : [],
-          },
-        });
-        break;
-      case 'run_finish':
-        c = reduce(c, {
-          type: 'runEnded',
-          runId,
-          result: {
-            status: String(e.status ?? 'failed') as RunResult['status'],
-            output: typeof e.output === 'string' ? e.output : undefined,
-            instructions: stringList(e.instructions),
-          },
-          cancelled: false,
-        });
-        break;
-      default:
-        break;
-    }
+  for (const entry of entries) {
+    c = replayEntry(c, entry, toolNames);
   }
   // A run the record never saw finish (the server died): its open calls stay unknown.
   const items = c.items.map((it): Item => (it.kind === 'tool' && it.state === 'running' ? { ...it, state: 'interrupted' } : it));
@@ -697,8 +629,82 @@ export function fromEntries(sessionId: string, entries: unknown[]): Conversation
   return { ...c, items, readOnly: true, runId: undefined, state: undefined, stepText: undefined, sessionId };
 }
 
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+/** One stored entry applied to the conversation as its live notifications were. */
+function replayEntry(c: Conversation, e: SessionEntry, toolNames: Map<string, string>): Conversation {
+  const runId = e.run_id;
+  switch (e.type) {
+    case 'run_start':
+      c = reduce(c, { type: 'runStarted', runId, prompt: e.prompt, agent: e.agent || undefined });
+      return reduce(c, { type: 'instructions', params: { runId, files: e.instructions } });
+    case 'note':
+      // What the front end told the model just before the run's prompt.
+      return reduce(c, { type: 'reviewTold', runId, summary: 'What the agent was told', note: e.content, beforePrompt: true });
+    case 'user_message':
+      // The user's own prompt is the run's start; what else the model was told as a user
+      // message is the review of its edits.
+      return e.content.startsWith(REVIEW_NOTE_HEADER) ? reduce(c, { type: 'reviewTold', runId, summary: 'What the agent was told', note: e.content, beforePrompt: false }) : c;
+    case 'assistant_message':
+      if (!e.content || e.content.trim() === '') {
+        return c;
+      }
+      c = reduce(c, { type: 'stream', params: { runId, seq: c.items.length + 1, text: e.content } });
+      return { ...c, items: closeText(c.items, runId) };
+    case 'tool_call':
+      toolNames.set(e.call_id, e.name);
+      return reduce(c, { type: 'step', params: { runId, step: 0, maxSteps: 0, phase: 'tool_start', tool: e.name, callId: e.call_id, args: e.arguments } });
+    case 'tool_result':
+      return reduce(c, {
+        type: 'step',
+        params: {
+          runId,
+          step: 0,
+          maxSteps: 0,
+          phase: 'tool_end',
+          tool: toolNames.get(e.call_id) ?? e.name,
+          callId: e.call_id,
+          args: {},
+          success: e.success,
+          summary: e.content.length > 200 ? `${e.content.slice(0, 199)}…` : e.content,
+        },
+      });
+    case 'plan':
+      return reduce(c, { type: 'plan', params: { runId, goal: e.goal, steps: e.steps.map((step) => ({ text: step.text ?? '', status: step.status as PlanStepStatus })) } });
+    case 'restore':
+      return reduce(c, {
+        type: 'restored',
+        result: {
+          runId: e.restores,
+          restoreRunId: runId,
+          status: e.status as RestoreResult['status'],
+          restored: e.restored,
+          conflicts: e.conflicts,
+          unrestorable: e.unrestorable.map((u) => ({ path: u.path ?? '', reason: u.reason ?? '' })),
+        },
+      });
+    case 'run_finish':
+      return reduce(c, {
+        type: 'runEnded',
+        runId,
+        result: { status: e.status as RunResult['status'], output: e.output, instructions: e.instructions },
+        cancelled: false,
+      });
+    // Not items of their own: an approval shows on its tool card; a compaction or a context
+    // update changed what the model saw, not what the conversation was.
+    case 'approval_decision':
+    case 'context_update':
+    case 'compaction':
+      return c;
+    default:
+      return unknownEntry(c, e);
+  }
+}
+
+/**
+ * An entry of a type this extension does not know (a newer server wrote it) is left out;
+ * `never` makes the compiler check that every type of the protocol has its case above.
+ */
+function unknownEntry(c: Conversation, _entry: never): Conversation {
+  return c;
 }
 
 /** Whether the run in flight waits for an answer in the panel. */

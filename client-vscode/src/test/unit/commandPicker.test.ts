@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { commandQuery, filterCommands, insertCommand, moveActive, sourceLabel, typedCommand } from '../../panel/commandPicker';
+import { commandQuery, filterCommands, insertCommand, sourceLabel, typedCommand } from '../../panel/commandPicker';
 import type { CommandInfo } from '../../protocol';
 
 function command(name: string, description = '', extra: Partial<CommandInfo> = {}): CommandInfo {
@@ -56,15 +56,6 @@ describe('filterCommands', () => {
     assert.deepEqual(names(filterCommands(COMMANDS, 'FIX')), ['fix-tests']);
     assert.deepEqual(filterCommands(COMMANDS, 'zzz'), []);
     assert.deepEqual(filterCommands([], ''), []);
-  });
-});
-
-describe('moveActive', () => {
-  it('moves and wraps around both ends', () => {
-    assert.equal(moveActive(0, 1, 3), 1);
-    assert.equal(moveActive(2, 1, 3), 0);
-    assert.equal(moveActive(0, -1, 3), 2);
-    assert.equal(moveActive(0, 1, 0), 0);
   });
 });
 

@@ -16,7 +16,8 @@ import {
   type Conversation,
   type Item,
 } from '../../panel/model';
-import { runResult } from './results';
+import type { SessionEntry } from '../../protocol';
+import { runResult, stored } from './results';
 
 function run(actions: Action[], start: Conversation = emptyConversation()): Conversation {
   return actions.reduce(reduce, start);
@@ -188,16 +189,15 @@ describe('panel model: the notices of a run', () => {
 });
 
 describe('panel model: sessions', () => {
-  const entries = [
-    { type: 'run_start', run_id: 'r1', prompt: 'Add a test', agent: 'build' },
-    { type: 'assistant_message', run_id: 'r1', content: 'Reading.', tool_calls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a.py' } }] },
-    { type: 'tool_call', run_id: 'r1', call_id: 'c1', name: 'read_file', arguments: { path: 'a.py' } },
-    { type: 'tool_result', run_id: 'r1', call_id: 'c1', name: 'read_file', success: true, content: 'def f(): pass' },
-    { type: 'tool_call', run_id: 'r1', call_id: 'c2', name: 'execute_command', arguments: { command: 'pytest' } },
-    { type: 'assistant_message', run_id: 'r1', content: 'All good.' },
-    { type: 'run_finish', run_id: 'r1', status: 'success', output: 'All good.' },
-    { type: 'context_update', run_id: 'r1', kind: 'x', messages_before: 1, messages_after: 1 },
-    'not an entry',
+  const entries: SessionEntry[] = [
+    stored.runStart('r1', 'Add a test', { agent: 'build' }),
+    stored.assistant('r1', 'Reading.', { tool_calls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a.py' } }] }),
+    stored.toolCall('r1', 'c1', 'read_file', { path: 'a.py' }),
+    stored.toolResult('r1', 'c1', 'read_file', 'def f(): pass'),
+    stored.toolCall('r1', 'c2', 'execute_command', { command: 'pytest' }),
+    stored.assistant('r1', 'All good.'),
+    stored.runFinish('r1', 'success', 'All good.'),
+    stored.contextUpdate('r1'),
   ];
 
   it('rebuilds a stored session read-only', () => {
@@ -210,6 +210,12 @@ describe('panel model: sessions', () => {
     assert.equal(item(c, 'tool', 0).result, 'def f(): pass');
     assert.equal(item(c, 'tool', 1).state, 'interrupted', 'a call without a result is not shown as running');
     assert.equal(item(c, 'text', 1).streaming, false);
+  });
+
+  it('leaves out an entry of a type it does not know (a newer server wrote it), and what is not an entry', () => {
+    const newer = { ...stored.note('r1', 'x'), type: 'from_a_newer_server' } as unknown as SessionEntry;
+    const c = fromEntries('s1', [...entries.slice(0, 2), newer, 'not an entry' as unknown as SessionEntry, ...entries.slice(2)]);
+    assert.deepEqual(kinds(c), kinds(fromEntries('s1', entries)));
   });
 
   it('continues a session, and starts a new one', () => {
@@ -259,8 +265,8 @@ describe('panel model: the instruction files of a run', () => {
 
   it('shows them for a stored session from its run_start and run_finish entries', () => {
     const c = fromEntries('s1', [
-      { type: 'run_start', run_id: 'r1', prompt: 'Fix it', agent: 'build', instructions: ['AGENTS.md'] },
-      { type: 'run_finish', run_id: 'r1', status: 'success', output: 'Done.', instructions: ['AGENTS.md', 'api/AGENTS.md'] },
+      stored.runStart('r1', 'Fix it', { agent: 'build', instructions: ['AGENTS.md'] }),
+      stored.runFinish('r1', 'success', 'Done.', { instructions: ['AGENTS.md', 'api/AGENTS.md'] }),
     ]);
     assert.deepEqual(item(c, 'user').instructions, ['AGENTS.md', 'api/AGENTS.md']);
   });
@@ -397,10 +403,10 @@ describe('routedRun: which questions the panel answers', () => {
 });
 
 describe('panel model: undo', () => {
-  const entries = [
-    { type: 'run_start', run_id: 'r1', prompt: 'Edit a file' },
-    { type: 'run_finish', run_id: 'r1', status: 'success', output: 'Edited.' },
-    { type: 'restore', run_id: 'restore-1', restores: 'r1', status: 'applied', restored: ['a.py'], conflicts: ['b.py'], unrestorable: [] },
+  const entries: SessionEntry[] = [
+    stored.runStart('r1', 'Edit a file'),
+    stored.runFinish('r1', 'success', 'Edited.'),
+    stored.restore('restore-1', { restores: 'r1', status: 'applied', restored: ['a.py'], conflicts: ['b.py'], unrestorable: [] }),
   ];
 
   it('shows a stored restore, and offers undo only for runs that changed files', () => {
@@ -440,10 +446,10 @@ describe('panel model: the review told to the agent', () => {
 
   it('shows the notes of a stored session, never the user\'s own prompt as one', () => {
     const c = fromEntries('s1', [
-      { type: 'run_start', run_id: 'r2', prompt: 'go on' },
-      { type: 'note', run_id: 'r2', content: 'The user reviewed your edits in the editor:\n- calc.py, hunk 1 (+1 −1 at line 2): kept.' },
-      { type: 'user_message', run_id: 'r2', content: 'go on' },
-      { type: 'user_message', run_id: 'r2', content: 'The user reviewed your edits in the editor:\n- calc.py, hunk 2: undone' },
+      stored.runStart('r2', 'go on'),
+      stored.note('r2', 'The user reviewed your edits in the editor:\n- calc.py, hunk 1 (+1 −1 at line 2): kept.'),
+      stored.userMessage('r2', 'go on'),
+      stored.userMessage('r2', 'The user reviewed your edits in the editor:\n- calc.py, hunk 2: undone'),
     ]);
     assert.deepEqual(c.items.map((it) => it.kind), ['review', 'user', 'review']);
   });

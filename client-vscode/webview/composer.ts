@@ -1,0 +1,147 @@
+/**
+ * The composer: the prompt box and its keys (the pickers' first), what Send and Steer do
+ * during a run and between runs, and the run options under the box.
+ */
+import type { PanelOptions, ToWebview } from '../src/panel/messages';
+import { attachPicker, setUpImageDrop, takeAttachments, updateAttachPicker } from './attachments';
+import { commandPicker, updateCommandPicker, updateHint } from './commandPicker';
+import { render } from './conversation';
+import { h } from './dom';
+import { post } from './host';
+import { ui } from './layout';
+import { savedDraft, saveState, state } from './state';
+
+/** The pickers follow the caret: the `/` word and an `@` word never overlap, so one at most opens. */
+function updatePickers(): void {
+  updateCommandPicker();
+  updateAttachPicker();
+}
+
+function closePickers(): void {
+  commandPicker.close();
+  attachPicker.close();
+}
+
+function send(mode: 'queue' | 'steer' = 'queue'): void {
+  const { prompt } = ui;
+  const text = prompt.value;
+  if (text.trim() === '') {
+    return;
+  }
+  ui.rejectedNote.hidden = true;
+  // A refused paste or drop is about the prompt being written: sent, it is old news.
+  ui.attachError.hidden = true;
+  const { conversation, options } = state;
+  if (options.worktree) {
+    // A session of its own, beside whatever runs in the user's tree.
+    if (mode !== 'queue') {
+      return;
+    }
+    post({ type: 'run', prompt: text, options, attachments: takeAttachments() });
+    state.worktreesOpen = true;
+  } else if (conversation.readOnly) {
+    return;
+  } else if (conversation.runId) {
+    // The box is cleared now; a refusal (messageRejected) puts the text back.
+    post({ type: 'message', text, mode });
+  } else if (mode === 'queue') {
+    // Sent with this run; a message to a run in flight cannot carry them, so they wait.
+    post({ type: 'run', prompt: text, options, attachments: takeAttachments() });
+  } else {
+    return;
+  }
+  prompt.value = '';
+  state.promptWasEmpty = true;
+  closePickers();
+  updateHint();
+  saveState();
+}
+
+/** agent/message was refused: nothing lost, the text comes back ahead of anything typed since. */
+export function messageRejected(message: Extract<ToWebview, { type: 'messageRejected' }>): void {
+  const { prompt } = ui;
+  prompt.value = prompt.value.trim() === '' ? message.text : `${message.text}\n${prompt.value}`;
+  state.promptWasEmpty = prompt.value === '';
+  saveState();
+  ui.rejectedNote.textContent = `Not sent: ${message.reason}`;
+  ui.rejectedNote.hidden = false;
+}
+
+/** The run options as the extension last said them (its snapshot, a new list of agents). */
+export function applyOptions(): void {
+  const { agents, options } = state;
+  const { agentSelect } = ui;
+  agentSelect.replaceChildren();
+  const names = agents.length ? agents : [{ name: options.agent }];
+  for (const agent of names) {
+    const label = 'readOnly' in agent && agent.readOnly ? `${agent.name} (read-only)` : agent.name;
+    const option = h('option', { value: agent.name }, label);
+    if ('description' in agent && agent.description) {
+      option.title = agent.description;
+    }
+    agentSelect.append(option);
+  }
+  if (!names.some((a) => a.name === options.agent)) {
+    agentSelect.append(h('option', { value: options.agent }, options.agent));
+  }
+  agentSelect.value = options.agent;
+  ui.confirmSelect.value = options.confirmMode;
+  ui.selectionBox.checked = options.includeSelection;
+  ui.worktreeBox.checked = options.worktree;
+}
+
+export function setUpComposer(): void {
+  const { prompt, composer } = ui;
+  ui.sendButton.addEventListener('click', () => send());
+  ui.steerButton.addEventListener('click', () => send('steer'));
+  composer.addEventListener('submit', (event) => {
+    event.preventDefault();
+    send();
+  });
+  prompt.value = savedDraft;
+  state.promptWasEmpty = prompt.value === '';
+  prompt.addEventListener('keydown', (event) => {
+    if (commandPicker.handleKey(event) || attachPicker.handleKey(event)) {
+      state.keyTakenByPicker = event.key;
+      return;
+    }
+    state.keyTakenByPicker = undefined;
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send(event.ctrlKey || event.metaKey ? 'steer' : 'queue');
+    }
+  });
+  // A prompt being typed is a sign of a run: the extension tells the server to get ready.
+  prompt.addEventListener('input', () => {
+    saveState();
+    if (state.promptWasEmpty && prompt.value !== '') {
+      post({ type: 'typing' });
+    }
+    state.promptWasEmpty = prompt.value === '';
+    updatePickers();
+  });
+  // The caret moved without typing (a click, Home, arrows outside the picker).
+  prompt.addEventListener('click', () => updatePickers());
+  prompt.addEventListener('keyup', (event) => {
+    // Home and End taken by a picker moved its active row, not the caret.
+    const taken = state.keyTakenByPicker === event.key;
+    state.keyTakenByPicker = undefined;
+    if (['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(event.key) && !taken) {
+      updatePickers();
+    }
+  });
+  prompt.addEventListener('blur', () => closePickers());
+  setUpImageDrop();
+  for (const el of [ui.agentSelect, ui.confirmSelect, ui.selectionBox, ui.worktreeBox]) {
+    el.addEventListener('change', () => {
+      state.options = {
+        agent: ui.agentSelect.value,
+        confirmMode: ui.confirmSelect.value as PanelOptions['confirmMode'],
+        includeSelection: ui.selectionBox.checked,
+        worktree: ui.worktreeBox.checked,
+      };
+      post({ type: 'options', options: state.options });
+      render();
+    });
+  }
+}
