@@ -8,21 +8,50 @@ about apart, ``--yes`` or not: without a terminal to ask on, modes are not set b
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentls.agent.checkpoints import foreign_runs, list_checkpoints, restore, store_of_run
-from agentls.agent.config import AppConfig
 from agentls.agent.errors import AgentError
-from agentls.agent.sessions import store_for
 
 if TYPE_CHECKING:
+    from agentls.agent.config import AppConfig
     from agentls.cli.terminal import TerminalAsker
 
 
-async def checkpoints_command(args: argparse.Namespace, config: AppConfig) -> int:
+def add_checkpoint_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    checkpoints = sub.add_parser("checkpoints", help="list runs and the files each changed")
+    checkpoints.add_argument("--session", help="only this session's runs")
+    restore = sub.add_parser("restore", help="put the workspace back as it was before a run")
+    restore.add_argument("run_id", metavar="RUN_ID")
+    restore.add_argument("--force", action="store_true", help="overwrite files changed since")
+    restore.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    for command in (checkpoints, restore):
+        command.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
+        command.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
+        command.add_argument("--json", action="store_true", help="print the result as JSON")
+        command.set_defaults(func=checkpoints_command)
+
+
+def checkpoints_command(args: argparse.Namespace) -> int:
+    """``agentls checkpoints`` or ``agentls restore``, in the workspace's settings."""
+    from agentls.agent.config_loader import load_config
+
+    try:
+        config = load_config(args.workspace, args.config)
+    except AgentError as exc:
+        print(f"agentls: {exc}", file=sys.stderr)
+        return 1
+    return asyncio.run(_checkpoints_or_restore(args, config))
+
+
+async def _checkpoints_or_restore(args: argparse.Namespace, config: AppConfig) -> int:
+    # Imported here, not to build the parser: the checkpoint store loads much of the engine.
+    from agentls.agent.checkpoints import foreign_runs, list_checkpoints, restore, store_of_run
+    from agentls.agent.sessions import store_for
     from agentls.cli.terminal import TerminalAsker
 
     try:

@@ -19,6 +19,8 @@ from agentls.agent.secrets import mask_outward
 def add_mask_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mask = sub.add_parser("mask", help="copy stdin to stdout with every secret masked")
     mask.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
+    # Bytes in, bytes out, masked whole here: not through the line-by-line masked output.
+    mask.set_defaults(func=mask_command, redacted_output=False)
 
 
 def mask_command(args: argparse.Namespace) -> int:

@@ -1,5 +1,5 @@
-"""The terminal's side of trust: ``agentls trust``/``untrust``, ``agentls mcp list``/
-``approve``, the first-run question in a folder, and the MCP question before a run.
+"""The terminal's side of trust: ``agentls trust``/``untrust``, the first-run question in
+a folder, and the MCP question before a run (``agentls mcp`` is ``mcp.py``).
 
 A folder's own configuration applies only once the user trusts it. In a terminal the
 first run in a folder that ships configuration trust would change asks once and
@@ -11,7 +11,6 @@ there is nothing to decide.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -22,30 +21,23 @@ from agentls.agent.config_loader import LoadedConfig, trust_command
 from agentls.agent.trust import Loader, TrustStore, canonical, first_run
 
 
-def add_trust_commands(sub: Any) -> None:
-    """``trust``, ``untrust`` and ``mcp`` on the CLI's subparsers."""
+def add_trust_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``trust`` and ``untrust`` on the CLI's subparsers."""
     trust = sub.add_parser("trust", help="trust a folder: its own agentls config then applies")
     trust.add_argument("dir", nargs="?", type=Path, help="the folder (default: current dir)")
     trust.add_argument("--list", action="store_true", help="list the folders you decided on")
     untrust = sub.add_parser("untrust", help="stop trusting a folder")
     untrust.add_argument("dir", nargs="?", type=Path, help="the folder (default: current dir)")
-
-    mcp = sub.add_parser("mcp", help="the MCP servers of a workspace and their approval")
-    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
-    listing = mcp_sub.add_parser("list", help="each server, where it is declared, its state")
-    approve = mcp_sub.add_parser("approve", help="allow a workspace's MCP server to start")
-    approve.add_argument("names", nargs="*", metavar="NAME", help="servers to approve")
-    approve.add_argument("--all", action="store_true", help="every server of the workspace")
-    for command in (listing, approve):
-        command.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
-    listing.add_argument("--json", action="store_true", help="print the list as JSON")
+    for command in (trust, untrust):
+        command.set_defaults(func=trust_command_main)
 
 
 def _folder(path: Path | None) -> str:
     return canonical(path if path is not None else Path.cwd())
 
 
-def trust_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int:
+def trust_command_main(args: argparse.Namespace, out: IO[str] | None = None) -> int:
+    out = sys.stdout if out is None else out  # now: the masked stdout while a command runs
     store = TrustStore()
     if args.command == "trust" and args.list:
         decisions = store.folders()
@@ -159,73 +151,3 @@ def terminal_mcp_approver(
         return (await read()).strip().lower() in ("y", "yes")
 
     return approve
-
-
-def mcp_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int:
-    from agentls.agent.errors import AgentError
-    from agentls.agent.mcp.approval import (
-        declared_servers,
-        definition_digest,
-        describe_definition,
-        server_state,
-    )
-
-    folder = Path(_folder(args.workspace))
-    store = TrustStore()
-    try:
-        servers, warnings = declared_servers(folder)
-    except AgentError as exc:
-        print(f"agentls: {exc}", file=sys.stderr)
-        return 1
-    trusted = store.is_trusted(folder)
-    if args.mcp_command == "list":
-        rows = []
-        for server in servers:
-            rows.append(
-                {
-                    "name": server.name,
-                    "source": server.source_label,
-                    "state": server_state(server, folder, trusted, store),
-                    "definition": describe_definition(server, folder),
-                }
-            )
-        if args.json:
-            print(json.dumps(rows, indent=2), file=out)
-            return 0
-        if not rows:
-            print("No MCP servers declared.", file=out)
-        for row in rows:
-            print(f"{row['name']}  ({row['source']})  {row['state']}", file=out)
-            for line in row["definition"]:
-                print(f"    {line}", file=out)
-        for warning in warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        return 0
-    workspace_own = {s.name: s for s in servers if s.source == "workspace"}
-    names = sorted(workspace_own) if args.all else args.names
-    if not names:
-        print("agentls: name the servers to approve, or pass --all", file=sys.stderr)
-        return 1
-    if not trusted:
-        print(
-            f"agentls: {folder} is not trusted, so its MCP servers are not used at all; "
-            f"trust it first with `{trust_command(folder)}`",
-            file=sys.stderr,
-        )
-        return 1
-    unknown = [name for name in names if name not in workspace_own]
-    if unknown:
-        known = ", ".join(sorted(workspace_own)) or "none"
-        print(
-            f"agentls: no workspace MCP server named {', '.join(unknown)} "
-            f"(the workspace declares: {known})",
-            file=sys.stderr,
-        )
-        return 1
-    for name in names:
-        server = workspace_own[name]
-        store.approve(folder, "mcp", name, definition_digest(server, folder))
-        print(f"Approved {name} ({server.source_label}):", file=out)
-        for line in describe_definition(server, folder):
-            print(f"    {line}", file=out)
-    return 0

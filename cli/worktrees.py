@@ -44,6 +44,7 @@ def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
         command.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     for command in (worktrees, apply_, discard_):
         command.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
+        command.set_defaults(func=worktree_command_main)
 
 
 def prepare_worktree(folder: Path, name: str | None) -> tuple[Worktree, bool]:
@@ -83,7 +84,8 @@ def finish_worktree_run(worktree: Worktree, prompt: str, out: IO[str] = sys.stde
     )
 
 
-def worktree_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int:
+def worktree_command_main(args: argparse.Namespace, out: IO[str] | None = None) -> int:
+    out = sys.stdout if out is None else out  # now: the masked stdout while a command runs
     folder = Path(args.workspace or Path.cwd()).resolve()
     try:
         if args.command == "worktrees":

@@ -9,8 +9,10 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentls.agent.llm.scripted_server import Turn, text, tool_call, tool_calls
+if TYPE_CHECKING:
+    from agentls.agent.llm.scripted_server import Turn
 
 DEMO_PROMPT = "The mean() in stats.py gives wrong results. Fix it and note the fix in README.md."
 DEMO_MODEL = "demo"
@@ -18,6 +20,9 @@ WORKSPACE = Path(__file__).parent / "workspace"
 
 
 def demo_turns() -> list[Turn]:
+    # Imported here: ``agentls`` builds its parser from ``runner``, below this package.
+    from agentls.agent.llm.scripted_server import text, tool_call, tool_calls
+
     return [
         tool_calls(
             tool_call("read_file", {"path": "stats.py"}),

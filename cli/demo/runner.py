@@ -6,6 +6,7 @@ the local scripted model server and says plainly that the replies are scripted.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import sys
@@ -14,6 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from agentls.cli.demo import DEMO_MODEL, DEMO_PROMPT, demo_turns, fresh_workspace
+
+
+def add_demo_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    demo = sub.add_parser("demo", help="show the product on a sample workspace")
+    demo.add_argument("--model", help="a real litellm model (default: scripted replies)")
+    demo.add_argument("--api-base", help="API base URL for --model")
+    demo.add_argument("--headless", action="store_true", help="run the loop without the server")
+    demo.set_defaults(func=demo_command)
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    return run_demo(model=args.model, api_base=args.api_base, headless=args.headless)
 
 
 def _say(text: str) -> None:

@@ -1,0 +1,56 @@
+"""``agentls sessions``: the sessions of a workspace, newest first."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentls.agent.config import AppConfig
+
+
+def add_sessions_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sessions = sub.add_parser("sessions", help="list the sessions of the workspace")
+    sessions.add_argument("--workspace", type=Path, help="workspace root (default: current dir)")
+    sessions.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
+    sessions.add_argument("--json", action="store_true", help="print the list as JSON")
+    sessions.set_defaults(func=sessions_command)
+
+
+def sessions_command(args: argparse.Namespace) -> int:
+    from agentls.agent.config_loader import load_config
+    from agentls.agent.errors import AgentError
+
+    try:
+        config = load_config(args.workspace, args.config)
+    except AgentError as exc:
+        print(f"agentls: {exc}", file=sys.stderr)
+        return 1
+    return list_sessions(config, as_json=args.json)
+
+
+def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:
+    """Id, last update, last status and title of each session, newest first."""
+    import time
+
+    from agentls.agent.sessions import store_for
+
+    summaries = store_for(config.workspace.root, config.sessions.dir).list()
+    if as_json:
+        print(json.dumps([s.to_json() for s in summaries], indent=2))
+        return 0
+    if not summaries:
+        print("No sessions yet.")
+        return 0
+    rows = [
+        (s.id, time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated)), s.status, s.title)
+        for s in summaries
+    ]
+    header = ("SESSION", "UPDATED", "STATUS", "TITLE")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+    return 0

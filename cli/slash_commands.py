@@ -1,0 +1,48 @@
+"""``agentls commands``: the /commands a prompt can start with in this workspace (the
+built-in ones, the user's and the workspace's prompt files), not the shell command rules
+of the ``commands:`` config key."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def add_commands_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    commands = sub.add_parser("commands", help="list the /commands of the workspace")
+    commands.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
+    commands.add_argument("--json", action="store_true", help="print the list as JSON")
+    commands.set_defaults(func=commands_command)
+
+
+def commands_command(args: argparse.Namespace) -> int:
+    return list_commands(args.workspace or Path.cwd(), as_json=args.json)
+
+
+def list_commands(workspace: Path, *, as_json: bool = False) -> int:
+    """Each command with its description, hint and source."""
+    from agentls.agent.commands import load_commands
+
+    found = load_commands(Path(os.path.abspath(workspace)))
+    rows = [
+        {
+            "name": c.name,
+            "description": c.description,
+            "hint": c.hint,
+            "source": c.path or c.source,
+        }
+        for c in found.listed()
+    ]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    else:
+        width = max(len(row["name"]) for row in rows) + 1
+        for row in rows:
+            usage = f"/{row['name']} {row['hint']}".rstrip()
+            print(f"{usage.ljust(width + 12)}  {row['description']}  ({row['source']})")
+    for problem in found.problems:
+        print(f"agentls: warning: {problem}", file=sys.stderr)
+    return 0
