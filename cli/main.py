@@ -115,7 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_trust_commands(sub)
     add_worktree_commands(sub)
     add_mask_command(sub)
-    commands = sub.add_parser("commands", help="list the /commands of the workspace")
+    # "commands" alone means shell commands (the `commands:` rules); the old name stays
+    # accepted for the scripts that use it.
+    commands = sub.add_parser(
+        "slash-commands", aliases=["commands"], help="list the /name commands of the workspace"
+    )
     commands.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
     commands.add_argument("--json", action="store_true", help="print the list as JSON")
     hooks = sub.add_parser("hooks", help="list or approve the workspace's hooks")
@@ -167,7 +171,7 @@ def _command(args: argparse.Namespace) -> int:
         from agentls.cli.trust import mcp_command_main
 
         return mcp_command_main(args)
-    if args.command == "commands":
+    if args.command in ("slash-commands", "commands"):
         return list_commands(args.workspace or Path.cwd(), as_json=args.json)
     if args.command in ("worktrees", "apply", "discard"):
         from agentls.cli.worktrees import worktree_command_main
@@ -285,7 +289,7 @@ def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:
 
 
 def list_commands(workspace: Path, *, as_json: bool = False) -> int:
-    """``agentls commands``: each command with its description, hint and source."""
+    """``agentls slash-commands``: each command with its description, hint and source."""
     from agentls.agent.commands import load_commands
 
     found = load_commands(Path(os.path.abspath(workspace)))
