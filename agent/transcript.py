@@ -1,4 +1,4 @@
-"""The transcript of one run: its messages, its steps and their tool results, its status,
+"""The record of one run: its messages, its steps and their tool results, its status,
 output and usage (``AgentState``), which the front ends turn into the run's result."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""``agentls commands``: the /commands a prompt can start with in this workspace (the
-built-in ones, the user's and the workspace's prompt files), not the shell command rules
-of the ``commands:`` config key."""
+"""``agentls slash-commands`` (or ``agentls commands``): the /commands a prompt can start
+with in this workspace (the built-in ones, the user's and the workspace's prompt files), not
+the shell command rules of the ``commands:`` config key."""
 
 from __future__ import annotations
 
@@ -12,7 +12,11 @@ from pathlib import Path
 
 
 def add_commands_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    commands = sub.add_parser("commands", help="list the /commands of the workspace")
+    # "commands" alone means shell commands (the `commands:` rules); the old name stays
+    # accepted for the scripts that use it.
+    commands = sub.add_parser(
+        "slash-commands", aliases=["commands"], help="list the /name commands of the workspace"
+    )
     commands.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
     commands.add_argument("--json", action="store_true", help="print the list as JSON")
     commands.set_defaults(func=commands_command)

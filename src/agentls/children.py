@@ -1,4 +1,4 @@
-"""Child processes that run a module of this very copy of agentls over pipes (the model
+"""Workers: processes that run a module of this very copy of agentls over pipes (the model
 worker, the symbol process): how they are launched. ``agentls.child_rpc`` talks to them."""
 
 from __future__ import annotations

@@ -72,8 +72,9 @@ def test_the_cli_runs_a_prompt_file_and_refuses_an_unknown_command(
     assert unknown.returncode != 0
     assert "/nope" in unknown.stdout + unknown.stderr
     assert len(scripted.requests_for("ci2")) == 1
-    listed = run_cli(ws, "commands")
+    listed = run_cli(ws, "slash-commands")
     assert listed.returncode == 0 and "/explain" in listed.stdout and "/init" in listed.stdout
+    assert run_cli(ws, "commands").stdout == listed.stdout, "the old name still works"
 
 
 # -- the language server ------------------------------------------------------------------

@@ -30,7 +30,8 @@ SUBCOMMANDS = {
     "apply",
     "discard",
     "mask",
-    "commands",
+    "slash-commands",
+    "commands",  # the old name of slash-commands, still accepted
     "hooks",
     "serve",
     "config-schema",
@@ -69,6 +70,8 @@ def test_only_mask_prints_around_the_masked_output() -> None:
 def help_argvs() -> list[list[str]]:
     argvs = []
     for name, parser in sorted(subparsers(build_parser()).items()):
+        if parser.prog.split()[-1] != name:  # an alias (`commands`): its help is its command's
+            continue
         argvs.append([name, "--help"])
         argvs += [[name, inner, "--help"] for inner in sorted(subparsers(parser))]
     return argvs
