@@ -51,10 +51,26 @@ from agentls.agent.protected_paths import NO_EXTRA, Extra
 
 if TYPE_CHECKING:
     from agentls.agent.config import AgentConfig
-    from agentls.agent.tools.base import AnyTool
     from agentls.agent.workspace import EditOutcome, FileAccess, FileChange
 
 DecisionKind = Literal["skip", "needs_approval", "forbidden"]
+
+
+class JudgedTool(Protocol):
+    """What ``decide`` reads of a tool (a ``tools.base.Tool`` is one): the policy sits
+    below the tools, so it names the shape it needs rather than their base class."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def sensitive(self) -> bool: ...
+
+    def shell_command(self, args: dict[str, Any]) -> str | None: ...
+
+    def target_paths(self, args: dict[str, Any]) -> list[str]: ...
+
+    def auto_approval(self, args: dict[str, Any], agent: AgentConfig) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -79,7 +95,7 @@ NO_SANDBOX = (
 
 
 def decide(
-    tool: AnyTool,
+    tool: JudgedTool,
     args: dict[str, Any],
     agent: AgentConfig,
     *,

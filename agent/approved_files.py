@@ -14,28 +14,21 @@ counted are the target's, wherever it lies: the repository chose where the link 
 What is not covered, and said so in docs/security.md: what a covered script imports
 or reads by itself, and programs found on PATH or outside the workspace (the user's).
 
-While an approval is stored, ``protected_by_approvals`` names these files, with why:
-the run passes them where protection is decided (``agent.protected_paths``), so an edit
-or a command that would change one is asked about or kept read-only, like ``.mcp.json``.
+While an approval is stored, these files are protected (``agent.program_files`` names
+them, with why): the run passes them where protection is decided
+(``agent.protected_paths``), so an edit or a command that would change one is asked
+about or kept read-only, like ``.mcp.json``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agentls.agent.config import AppConfig
-    from agentls.agent.trust import TrustStore
-
-log = logging.getLogger(__name__)
 
 #: Bytes read at a time while hashing (a large binary is hashed without holding it).
 _CHUNK = 1 << 20
@@ -170,50 +163,3 @@ _HIDDEN = re.compile(
 def visible(text: str) -> str:
     """``text`` as written, with every character that could hide part of it as ``\\uXXXX``."""
     return _HIDDEN.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-
-
-def protected_by_approvals(
-    config: AppConfig, root: Path, *, trusted: bool, store: TrustStore | None = None
-) -> dict[str, str]:
-    """The workspace files of the MCP servers and hooks the user approved in ``root``
-    (workspace-relative, with why each is protected). Empty for an untrusted folder,
-    whose servers and hooks never run. A stored approval counts whether or not the
-    definition still matches it: a changed file asks again before anything runs, and
-    until then stays protected."""
-    if not trusted:
-        return {}
-    from agentls.agent.hooks import hook_files, workspace_sources
-    from agentls.agent.mcp.approval import server_files
-    from agentls.agent.mcp.sources import workspace_servers
-    from agentls.agent.trust import TrustStore
-
-    store = store if store is not None else TrustStore()
-    reasons: dict[str, str] = {}
-
-    def add(files: Iterable[WorkspaceFile], why: str) -> None:
-        for item in files:
-            for rel in (item.path, item.target):
-                if rel and not os.path.isabs(rel):
-                    reasons.setdefault(rel, why)
-
-    # A broken file or trust list is reported where it is read; here it only costs the
-    # protection of what could not be listed, which the log says.
-    try:
-        for server in workspace_servers(config).servers:
-            if server.source == "workspace" and store.approved_digest(root, "mcp", server.name):
-                add(
-                    server_files(server, root),
-                    f"the MCP server {server.name!r} you approved runs or reads it",
-                )
-    except Exception:
-        log.warning("could not list the files of the approved MCP servers", exc_info=True)
-    try:
-        sources, _ = workspace_sources(root)
-        for source in sources:
-            if store.approved_digest(root, "hooks", source.label):
-                add(
-                    hook_files(source.table, root), f"a hook of {source.label} you approved runs it"
-                )
-    except Exception:
-        log.warning("could not list the files of the approved hooks", exc_info=True)
-    return reasons

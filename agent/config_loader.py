@@ -20,6 +20,9 @@ Whatever the trust, the workspace cannot move agentls out of its folder:
 ``workspace.root`` stays inside the folder holding ``.agentls.yaml``, and
 ``sessions.dir`` and ``logging.file`` set by the workspace stay inside the workspace or
 the user's own directories.
+
+``first_run`` is the config of a run in a folder as far as the user has decided about
+trusting it (``agent.trust`` keeps the decisions; this module reads them).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import argparse
 import copy
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -47,6 +50,7 @@ from agentls.agent.config import (
 from agentls.agent.config_filter import filter_untrusted
 from agentls.agent.errors import ConfigError
 from agentls.agent.secrets import remember_secret_variable
+from agentls.agent.trust import TrustStore
 from agentls.agent.userdirs import is_within, user_config_file, user_directories
 
 LayerKind = Literal["user", "workspace", "explicit", "overrides"]
@@ -302,8 +306,6 @@ def load(
     """
     base_dir = Path(os.path.abspath(workspace if workspace is not None else Path.cwd()))
     if trusted is None:
-        from agentls.agent.trust import TrustStore
-
         trusted = TrustStore().is_trusted(base_dir)
     report = LoadedConfig(config=AppConfig(), trusted=trusted)
 
@@ -518,3 +520,33 @@ def may_declare_mcp_servers(config: AppConfig) -> bool:
         or (mcp.vscode_config and (root / VSCODE_MCP_FILE).is_file())
         or (mcp.mcp_json and (root / MCP_JSON_FILE).is_file())
     )
+
+
+# -- the first run in a folder ------------------------------------------------------------
+
+#: Loads the config of a folder, trusted or not (``load`` with the front end's own
+#: arguments).
+Loader = Callable[[bool], LoadedConfig]
+
+
+@dataclass(frozen=True)
+class FirstRun:
+    """The config a run in a folder gets as far as the user has decided about it."""
+
+    loaded: LoadedConfig
+    #: Undecided, and trust would change something here: a front end that can ask the
+    #: user asks once and records the answer either way (``TrustStore.set_trusted``); one
+    #: that cannot runs with ``loaded`` and says why (``loaded.notice``).
+    undecided: bool
+
+
+def first_run(folder: Path, load: Loader, store: TrustStore | None = None) -> FirstRun:
+    """The config for a run in ``folder``: trusted when the user trusts it, else untrusted.
+    Folders that ship nothing trust would change are never undecided: there is nothing
+    to ask about."""
+    store = store if store is not None else TrustStore()
+    state = store.state(folder)
+    if state == "trusted":
+        return FirstRun(load(True), undecided=False)
+    loaded = load(False)
+    return FirstRun(loaded, undecided=state == "unknown" and loaded.restricted)

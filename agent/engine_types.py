@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from agentls.agent.llm.models import LLMResponse
-from agentls.agent.transcript import ToolCallResult
+from agentls.agent.tools.base import ToolCallResult
 
 Messages = list[dict[str, Any]]
 

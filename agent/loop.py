@@ -51,9 +51,9 @@ from agentls.agent.session_recorder import SessionRecorder
 from agentls.agent.sessions import SessionWriteError
 from agentls.agent.state_machine import RunStateMachine
 from agentls.agent.text import shorten
-from agentls.agent.tools.base import ToolResult
+from agentls.agent.tools.base import ToolCallResult, ToolResult
 from agentls.agent.tools.engine import AbortedByUser, ExecutionEngine
-from agentls.agent.transcript import AgentState, StepResult, ToolCallResult
+from agentls.agent.transcript import AgentState, StepResult
 
 log = logging.getLogger(__name__)
 

@@ -527,7 +527,7 @@ class _Run:
     async def protect_approved_files(self, *, trusted: bool) -> None:
         """The workspace files the approved MCP servers and hooks run or read become
         protected paths for the run: changing one would change what runs as the user."""
-        from agentls.agent.approved_files import protected_by_approvals
+        from agentls.agent.program_files import protected_by_approvals
 
         ctx = self.context
         extra = await asyncio.to_thread(

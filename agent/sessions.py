@@ -43,8 +43,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentls.agent.context import assistant_tool_calls_message
 from agentls.agent.errors import AgentError
+from agentls.agent.llm.models import assistant_tool_calls_message
 from agentls.agent.secrets import mask_tree
 from agentls.agent.session_entries import (
     AssistantMessage,

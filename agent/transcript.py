@@ -9,20 +9,7 @@ from typing import Any
 
 from agentls.agent.llm.models import LLMResponse, Usage
 from agentls.agent.text import shorten_args
-from agentls.agent.tools.base import ToolResult
-
-
-@dataclass(frozen=True)
-class ToolCallResult:
-    """The immutable outcome of one tool call."""
-
-    tool_name: str
-    args: dict[str, Any]
-    result: ToolResult
-    was_confirmed: bool = True
-    was_dry_run: bool = False
-    timestamp: float = field(default_factory=time.time)
-    call_id: str = ""
+from agentls.agent.tools.base import ToolCallResult
 
 
 @dataclass(frozen=True)

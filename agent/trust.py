@@ -21,16 +21,13 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from agentls.agent.errors import ConfigError
 from agentls.agent.userdirs import user_config_dir
-
-if TYPE_CHECKING:
-    from agentls.agent.config_loader import LoadedConfig
 
 try:
     import fcntl
@@ -159,33 +156,3 @@ class TrustStore:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise
-
-
-# -- the first run in a folder ------------------------------------------------------------
-
-#: Loads the config of a folder, trusted or not (``config_loader.load`` with the front
-#: end's own arguments).
-Loader = Callable[[bool], "LoadedConfig"]
-
-
-@dataclass(frozen=True)
-class FirstRun:
-    """The config a run in a folder gets as far as the user has decided about it."""
-
-    loaded: LoadedConfig
-    #: Undecided, and trust would change something here: a front end that can ask the
-    #: user asks once and records the answer either way (``TrustStore.set_trusted``); one
-    #: that cannot runs with ``loaded`` and says why (``loaded.notice``).
-    undecided: bool
-
-
-def first_run(folder: Path, load: Loader, store: TrustStore | None = None) -> FirstRun:
-    """The config for a run in ``folder``: trusted when the user trusts it, else untrusted.
-    Folders that ship nothing trust would change are never undecided: there is nothing
-    to ask about."""
-    store = store if store is not None else TrustStore()
-    state = store.state(folder)
-    if state == "trusted":
-        return FirstRun(load(True), undecided=False)
-    loaded = load(False)
-    return FirstRun(loaded, undecided=state == "unknown" and loaded.restricted)

@@ -38,10 +38,8 @@ from __future__ import annotations
 from agentls.agent.context.compaction import ContextManager, TokenCounter
 from agentls.agent.context.messages import (
     PROJECT_STRUCTURE_HEADING,
-    CallLike,
     ContextBuilder,
     Message,
-    assistant_tool_calls_message,
     format_tool_result,
 )
 from agentls.agent.context.summary import SUMMARY_REQUEST, SUMMARY_SYSTEM_PROMPT
@@ -55,12 +53,10 @@ __all__ = [
     "SUMMARY_REQUEST",
     "SUMMARY_SYSTEM_PROMPT",
     "TAIL_LINES",
-    "CallLike",
     "ContextBuilder",
     "ContextManager",
     "Message",
     "TokenCounter",
-    "assistant_tool_calls_message",
     "count_tool_exchanges",
     "format_tool_result",
     "truncate_text",

@@ -7,15 +7,14 @@ by one ``tool`` message per call, and plain assistant/user turns.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from agentls.agent.config import ContextConfig
 from agentls.agent.context.truncation import truncate_text
-from agentls.agent.llm.models import LLMResponse
-from agentls.agent.transcript import ToolCallResult
+from agentls.agent.llm.models import LLMResponse, assistant_tool_calls_message
+from agentls.agent.tools.base import ToolCallResult
 
 log = logging.getLogger(__name__)
 
@@ -31,41 +30,6 @@ def format_tool_result(result: ToolCallResult) -> str:
     if error and error.strip() != output.strip():
         return f"{output}\n\nError: {error}" if output else f"Error: {error}"
     return output
-
-
-class CallLike(Protocol):
-    """A requested tool call: the model's ToolCall or one read back from a session."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def arguments(self) -> dict[str, Any]: ...
-
-
-def assistant_tool_calls_message(content: str | None, calls: Sequence[CallLike]) -> Message:
-    """The OpenAI-format assistant message that asks for ``calls``."""
-    return {
-        "role": "assistant",
-        "content": content or None,
-        "tool_calls": [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    # The parsed arguments, never the raw string: some providers'
-                    # adapters re-parse the history and fail on invalid JSON. A
-                    # parse error reaches the model through the tool result instead.
-                    "arguments": json.dumps(call.arguments, ensure_ascii=False),
-                },
-            }
-            for call in calls
-        ],
-    }
 
 
 class ContextBuilder:

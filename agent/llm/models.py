@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import json
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +22,41 @@ class ToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     raw_arguments: str | None = None
     parse_error: str | None = None
+
+
+class CallLike(Protocol):
+    """A requested tool call: the model's ToolCall or one read back from a session."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def arguments(self) -> dict[str, Any]: ...
+
+
+def assistant_tool_calls_message(content: str | None, calls: Sequence[CallLike]) -> dict[str, Any]:
+    """The OpenAI-format assistant message that asks for ``calls``."""
+    return {
+        "role": "assistant",
+        "content": content or None,
+        "tool_calls": [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    # The parsed arguments, never the raw string: some providers'
+                    # adapters re-parse the history and fail on invalid JSON. A
+                    # parse error reaches the model through the tool result instead.
+                    "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                },
+            }
+            for call in calls
+        ],
+    }
 
 
 class Usage(BaseModel):

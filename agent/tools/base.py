@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import time
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -55,6 +56,19 @@ class ToolResult(BaseModel):
     @classmethod
     def fail(cls, message: str, error: str | None = None) -> ToolResult:
         return cls(success=False, output=message, error=error or message)
+
+
+@dataclass(frozen=True)
+class ToolCallResult:
+    """The immutable outcome of one tool call."""
+
+    tool_name: str
+    args: dict[str, Any]
+    result: ToolResult
+    was_confirmed: bool = True
+    was_dry_run: bool = False
+    timestamp: float = field(default_factory=time.time)
+    call_id: str = ""
 
 
 @dataclass(frozen=True)

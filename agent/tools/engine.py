@@ -25,9 +25,8 @@ from agentls.agent.llm.models import ToolCall
 from agentls.agent.sandbox import find_bwrap
 from agentls.agent.secrets import Masker
 from agentls.agent.text import shorten_args
-from agentls.agent.tools.base import AnyTool, RunContext, ToolContext, ToolResult
+from agentls.agent.tools.base import AnyTool, RunContext, ToolCallResult, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
-from agentls.agent.transcript import ToolCallResult
 from agentls.agent.user_rules import add_allow_rule, saved_allow_rules
 
 log = logging.getLogger(__name__)

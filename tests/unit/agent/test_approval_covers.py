@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from agentls.agent.approval import decide
-from agentls.agent.approved_files import protected_by_approvals
 from agentls.agent.config import AgentConfig, AppConfig, MCPServerConfig
 from agentls.agent.hooks import hooks_to_approve, load_hooks, workspace_sources
 from agentls.agent.mcp.approval import (
@@ -21,6 +20,7 @@ from agentls.agent.mcp.approval import (
     gate,
     variables_lines,
 )
+from agentls.agent.program_files import protected_by_approvals
 from agentls.agent.protected_paths import find_protected
 from agentls.agent.tools.edit import EditFileTool
 from agentls.agent.trust import TrustStore

@@ -29,8 +29,7 @@ from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.models import LLMResponse, ToolCall
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text
 from agentls.agent.llm.tokens import estimate_tokens
-from agentls.agent.tools.base import ToolResult
-from agentls.agent.transcript import ToolCallResult
+from agentls.agent.tools.base import ToolCallResult, ToolResult
 
 Message = dict[str, Any]
 

@@ -11,9 +11,8 @@ from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
 from agentls.agent.config import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.tools import build_registry
-from agentls.agent.tools.base import RunContext
+from agentls.agent.tools.base import RunContext, ToolCallResult
 from agentls.agent.tools.engine import AbortedByUser, ExecutionEngine
-from agentls.agent.transcript import ToolCallResult
 from agentls.agent.workspace import DiskFileAccess
 
 YOLO = AgentConfig(system_prompt="t", confirm_mode="yolo")

@@ -19,9 +19,8 @@ from agentls.agent.llm.models import ToolCall
 from agentls.agent.session_entries import ToolResultEntry, UserMessage
 from agentls.agent.sessions import SessionStore
 from agentls.agent.tools import build_registry
-from agentls.agent.tools.base import RunContext, Tool, ToolContext, ToolResult
+from agentls.agent.tools.base import RunContext, Tool, ToolCallResult, ToolContext, ToolResult
 from agentls.agent.tools.engine import ExecutionEngine
-from agentls.agent.transcript import ToolCallResult
 from agentls.agent.workspace import DiskFileAccess
 
 YOLO = AgentConfig(system_prompt="t", confirm_mode="yolo", sandbox="off")
