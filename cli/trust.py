@@ -1,5 +1,6 @@
 """The terminal's side of trust: ``agentls trust``/``untrust``, ``agentls mcp list``/
-``approve``, the first-run question in a folder, and the MCP question before a run.
+``approve``, and the first-run question in a folder. (The question about a workspace's
+program before a run is the run's approver's: ``cli.terminal.TerminalApprover``.)
 
 A folder's own configuration applies only once the user trusts it. In a terminal the
 first run in a folder that ships configuration trust would change asks once and
@@ -14,7 +15,6 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -131,34 +131,6 @@ def _question(loaded: LoadedConfig) -> str:
 
 
 # -- MCP ----------------------------------------------------------------------------------
-
-
-def terminal_mcp_approver(
-    stdin: IO[str] | None = None,
-    stderr: IO[str] | None = None,
-    readline: Callable[[], Awaitable[str]] | None = None,
-) -> Callable[..., Any] | None:
-    """An McpApprover asking on the terminal; None without one (servers are skipped).
-    ``readline``: how the run reads the terminal, when one reader owns it for the run
-    (then the answer must come through it, or that reader would take it as a message)."""
-    stdin = stdin or sys.stdin
-    stderr = stderr or sys.stderr
-    if not _interactive(stdin):
-        return None
-    import asyncio
-
-    async def read() -> str:
-        if readline is not None:
-            return await readline()
-        line: str = await asyncio.to_thread(stdin.readline)
-        return line
-
-    async def approve(item: Any) -> bool:
-        stderr.write(f"\n{item.question()} [y/N] ")
-        stderr.flush()
-        return (await read()).strip().lower() in ("y", "yes")
-
-    return approve
 
 
 def mcp_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int:
