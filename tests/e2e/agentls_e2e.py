@@ -193,10 +193,12 @@ class AgentClient(LanguageClient):
         self.edit_answers: list[bool] = []
         self.root: Path | None = None
         self.docs: dict[str, tuple[int, str]] = {}
-        #: ``agent/approveMcpServer``: the answer per server name (default: not allowed).
+        #: ``agent/approveProgram`` of an MCP server: the answer per server name (default:
+        #: not allowed).
         self.mcp_answers: dict[str, bool] = {}
         self.mcp_requests: list[dict[str, Any]] = []
-        #: ``agent/approveHooks``: the answers in turn (default: not allowed).
+        #: ``agent/approveProgram`` of a file's hooks: the answers in turn (default: not
+        #: allowed).
         self.hooks_answers: list[bool] = []
         self.hooks_requests: list[dict[str, Any]] = []
 
@@ -376,16 +378,14 @@ def make_client() -> AgentClient:
             title = None
         return None if title is None else types.MessageActionItem(title=title)
 
-    @client.feature("agent/approveMcpServer")
-    def approve_mcp_server(ls: AgentClient, params: Any) -> dict[str, Any]:
+    @client.feature("agent/approveProgram")
+    def approve_program(ls: AgentClient, params: Any) -> dict[str, Any]:
         request = plain(params)
+        if request["kind"] == "hooks":
+            ls.hooks_requests.append(request)
+            return {"approved": ls.hooks_answers.pop(0) if ls.hooks_answers else False}
         ls.mcp_requests.append(request)
         return {"approved": ls.mcp_answers.get(request["name"], False)}
-
-    @client.feature("agent/approveHooks")
-    def approve_hooks(ls: AgentClient, params: Any) -> dict[str, Any]:
-        ls.hooks_requests.append(plain(params))
-        return {"approved": ls.hooks_answers.pop(0) if ls.hooks_answers else False}
 
     @client.feature("agent/askUser")
     def ask_user(ls: AgentClient, params: Any) -> dict[str, Any]:

@@ -16,11 +16,9 @@ from lsprotocol import types
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
-#: VS Code as the extension declares it: it answers both approval requests with a modal.
+#: VS Code as the extension declares it: it answers the approval requests with a modal.
 APPROVING = copy.deepcopy(VSCODE)
-APPROVING.experimental = {
-    "agentls": {"askUser": True, "approveMcpServer": True, "approveHooks": True}
-}
+APPROVING.experimental = {"agentls": {"askUser": True, "approveProgram": True}}
 
 
 def write_marker_server(root: Path, marker: Path) -> None:
@@ -111,8 +109,8 @@ async def test_a_hook_whose_script_changed_is_asked_about_again(
     assert plain(await client.run(prompt="go", runId="h1"))["status"] == "success"
     assert "HOOK-V1" in prompt_sent(scripted)
     [first] = client.hooks_requests
-    [files] = [hook["files"] for hook in first["hooks"]]
-    assert files and files[0].startswith(".agentls/hook.sh (sha256 "), first
+    assert first["files"][0].startswith(".agentls/hook.sh (sha256 "), first
+    assert first["lines"][1].startswith("  runs or reads workspace file .agentls/hook.sh"), first
 
     (workspace / ".agentls" / "hook.sh").write_text("echo HOOK-V2\n")
     client.hooks_answers = [False]
