@@ -185,12 +185,12 @@ describe('Workspace Trust', () => {
     await script([{ text: 'Without the MCP server.' }], REPO_MODEL, repoModelUrl());
     const modal = uiStarted({
       dialog: 'Cancel',
-      expectText: ['changed since you allowed it', `${mcpCommand} --extra-tools 1`],
+      expectText: ['changed since you approved it', `${mcpCommand} --extra-tools 1`],
       screenshot: 'trust-mcp-changed',
     });
     const outcome = await run('Use the MCP server again');
     const text = await modal.done();
-    assert.ok(text.includes('changed since you allowed it'), text);
+    assert.ok(text.includes('changed since you approved it'), text);
     assert.strictEqual(outcome.result?.status, 'success', JSON.stringify(outcome));
     const repo = await modelRequests(repoModelUrl());
     assert.ok(!toolNames(repo[0]).some((name) => name.startsWith('mcp_e2e')), toolNames(repo[0]).join(', '));
