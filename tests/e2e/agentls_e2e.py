@@ -26,6 +26,8 @@ import contextlib
 import functools
 import json
 import os
+import pty
+import select
 import signal
 import subprocess
 import sys
@@ -328,6 +330,65 @@ def run_cli(cwd: Path, *args: str, timeout: float = 150) -> subprocess.Completed
         env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
         timeout=timeout,
     )
+
+
+def run_in_terminal(
+    cwd: Path, *args: str, answers: list[tuple[str, str]], env: dict[str, str] | None = None
+) -> tuple[str, int]:
+    """``agentls ARGS`` with a terminal on stdin, as a user types: for each (marker,
+    answer), waits until stderr shows the marker, then types the answer. What stderr
+    showed up to the last marker, and the exit status. ``env`` is added to this
+    process's environment."""
+    controller, terminal = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "agentls.cli", *args],
+        cwd=cwd,
+        stdin=terminal,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", **(env or {})},
+    )
+    os.close(terminal)
+    seen = ""
+    try:
+        assert child.stderr is not None
+        for marker, answer in answers:
+            seen += read_until(child.stderr.fileno(), marker)
+            os.write(controller, answer.encode() + b"\n")
+        child.wait(timeout=180)
+    finally:
+        os.close(controller)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        if child.stderr is not None:
+            child.stderr.close()
+    return seen, child.returncode
+
+
+def read_until(fd: int, marker: str, timeout: float = 120) -> str:
+    """What a child writes to ``fd`` (a pipe), read until ``marker`` appears."""
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while marker.encode() not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise AssertionError(f"{marker!r} never came: {seen[-2000:]!r}")
+        chunk = os.read(fd, 65_536)
+        if not chunk:
+            raise AssertionError(f"closed before {marker!r}: {seen[-2000:]!r}")
+        seen += chunk
+    return seen.decode("utf-8", "replace")
+
+
+def write_prompt_hook(root: Path, word: str) -> None:
+    """A workspace hook (``.agentls/hooks.json``) whose script ``.agentls/hook.sh`` adds
+    ``word`` to each prompt (what a UserPromptSubmit hook prints is context)."""
+    (root / ".agentls").mkdir(exist_ok=True)
+    (root / ".agentls" / "hook.sh").write_text(f"echo {word}\n")
+    command = 'bash "$CLAUDE_PROJECT_DIR"/.agentls/hook.sh'
+    table = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
+    (root / ".agentls" / "hooks.json").write_text(json.dumps({"hooks": table}))
 
 
 def client_converter() -> Converter:

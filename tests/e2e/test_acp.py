@@ -8,7 +8,6 @@ through litellm; the MCP server handed over in session/new is the SDK-based test
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -37,6 +36,7 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
+from agentls_e2e import write_prompt_hook
 from hostile_repo import SECRET_VALUE, SECRET_VARIABLE, make_hostile_repo
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
@@ -463,15 +463,6 @@ async def test_a_workspace_mcp_server_starts_only_after_the_editor_allowed_it(
     assert str(repo.markers / "jsonsrv") in shown and f"${{env:{SECRET_VARIABLE}}}" in shown
     assert repo.started() == ["jsonsrv"]
     assert TrustStore().approved_digest(repo.root, "mcp", "jsonsrv") is not None
-
-
-def write_prompt_hook(root: Path, word: str) -> None:
-    """A workspace hook that adds ``word`` to each prompt (what it prints is context)."""
-    (root / ".agentls").mkdir(exist_ok=True)
-    (root / ".agentls" / "hook.sh").write_text(f"echo {word}\n")
-    command = 'bash "$CLAUDE_PROJECT_DIR"/.agentls/hook.sh'
-    table = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
-    (root / ".agentls" / "hooks.json").write_text(json.dumps({"hooks": table}))
 
 
 def prompts_sent(scripted: ScriptedModelServer, model: str) -> list[str]:
