@@ -44,6 +44,7 @@ from agentls.agent.config import AppConfig, ConfirmMode
 from agentls.agent.config_loader import LoadedConfig, load, trust_command
 from agentls.agent.contract import Attachment
 from agentls.agent.errors import AgentError
+from agentls.agent.program_approval import ProgramApprovals
 from agentls.agent.run_messages import RunMessageError, RunMessages
 from agentls.agent.sessions import SessionStore, store_for
 
@@ -80,6 +81,9 @@ class AcpSession:
     worktree: Worktree | None = None
     #: The worktree is new and ``worktree.setup`` has yet to run (at the first prompt).
     needs_setup: bool = False
+    #: The session's approvals of the workspace's programs (hooks, MCP servers): what
+    #: the user refused is not asked again while the session lives.
+    approvals: ProgramApprovals = field(default_factory=ProgramApprovals)
 
 
 class AgentlsAcpAgent:

@@ -9,7 +9,9 @@ check, a protected file) is asked whatever was answered before. A cancelled requ
 (the user cancelled the turn) stops the run. An edit that needs confirmation is asked
 about with its diff, then written only when allowed: "Always allow edits by <tool>"
 writes that tool's later edits of the session without asking (protected files still
-ask); the model is told when an edit was not written.
+ask); the model is told when an edit was not written. A program the workspace declares
+(an MCP server, a file's hooks) is asked about with its exact definition: "Allow" or
+"Don't allow".
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from agentls.agent.text import shorten
 from agentls.agent.workspace import EditOutcome, FileAccess
 
 if TYPE_CHECKING:
-    from agentls.agent.mcp.approval import McpApprover, ServerToApprove
+    from agentls.agent.program_approval import ProgramToApprove
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +161,31 @@ class AcpApprover(BaseApprover):
         why = "the run was cancelled" if choice == "cancelled" else "the user rejected this change"
         return EditOutcome("rejected", f"{why}; nothing was changed", paths)
 
+    async def approve_program(self, program: ProgramToApprove) -> bool | None:
+        """Asks before a program the workspace declares runs (an MCP server, a file's
+        hooks), its exact definition in the question: Allow (stored, so "always"), or
+        Don't allow. A cancelled or failed request is no answer."""
+        call = ToolCallUpdate(
+            tool_call_id=f"program-approval-{program.kind}-{program.name}",
+            title=program.headline,
+            kind="execute",
+            status="pending",
+            content=[helpers.tool_content(helpers.text_block(program.question()))],
+            raw_input={"kind": program.kind, "name": program.name, "source": program.source},
+        )
+        await self.updates.flush()
+        try:
+            answer = await self.client.request_permission(
+                session_id=self.session_id, tool_call=call, options=PROGRAM_OPTIONS
+            )
+        except Exception:
+            log.warning("session/request_permission failed", exc_info=True)
+            return None
+        outcome = answer.outcome
+        if not isinstance(outcome, AllowedOutcome):
+            return None  # the turn was cancelled: no decision
+        return outcome.option_id == "allow"
+
 
 def _call_update(
     call_id: str, tool: str, args: dict[str, Any], content: list[Any] | None
@@ -183,34 +210,7 @@ _ANSWERS = {
 }
 
 
-MCP_OPTIONS = [
+PROGRAM_OPTIONS = [
     PermissionOption(option_id="allow", name="Allow", kind="allow_always"),
     PermissionOption(option_id="reject", name="Don't allow", kind="reject_once"),
 ]
-
-
-def acp_mcp_approver(client: Client, session_id: str, updates: UpdateSender) -> McpApprover:
-    """Asks, through ``session/request_permission``, before a workspace's MCP server
-    starts; the question shows its exact definition. Anything but Allow is a refusal."""
-
-    async def approve(item: ServerToApprove) -> bool:
-        call = ToolCallUpdate(
-            tool_call_id=f"mcp-approval-{item.name}",
-            title=f"Start the MCP server {item.name!r} from {item.source}",
-            kind="execute",
-            status="pending",
-            content=[helpers.tool_content(helpers.text_block(item.question()))],
-            raw_input={"server": item.name, "source": item.source},
-        )
-        await updates.flush()
-        try:
-            answer = await client.request_permission(
-                session_id=session_id, tool_call=call, options=MCP_OPTIONS
-            )
-        except Exception:
-            log.warning("session/request_permission failed", exc_info=True)
-            return False
-        outcome = answer.outcome
-        return isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow"
-
-    return approve

@@ -12,7 +12,7 @@ from acp.interfaces import Client
 from acp.schema import ClientCapabilities, StopReason
 
 from agentls.acp_agent.agent import AcpSession
-from agentls.acp_agent.approver import AcpApprover, acp_mcp_approver
+from agentls.acp_agent.approver import AcpApprover
 from agentls.acp_agent.commands import CLEAR_ANSWER
 from agentls.acp_agent.files import AcpFileAccess
 from agentls.acp_agent.terminals import EditorTerminals
@@ -100,14 +100,9 @@ async def run_turn(
             trusted=session.trusted,
             problems=session.problems,
             messages=session.messages,
+            approvals=session.approvals,
         )
-        outcome = await run_with_own_tools(
-            request,
-            front_end,
-            config=config,
-            warn=warn,
-            approve_mcp=acp_mcp_approver(client, session.id, updates),
-        )
+        outcome = await run_with_own_tools(request, front_end, config=config, warn=warn)
         _tell_the_end(updates, outcome)
         if session.worktree is not None:
             await _commit_worktree(session.worktree, prompt, updates)

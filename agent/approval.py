@@ -31,7 +31,10 @@ An ``Approver`` is every question a run puts to the human, whatever the UI:
 - ``ask_user``: a free question from the model (``NoTTYError`` when nobody can answer);
 - ``edit_reviewed``: the late answer to an edit that was applied as pending (an editor
   that reviews edits while the run goes on reports the user's keep/undo per hunk later,
-  possibly after the run ended).
+  possibly after the run ended);
+- ``approve_program``: may a program the workspace declares run (an MCP server, a file's
+  hooks; ``agent.program_approval``): True allows it (stored), False refuses it, None is no
+  answer (it stays off, and is asked about again next time).
 
 The run wraps its Approver in ``session_recorder.RecordingApprover``, so every decision,
 edits included, becomes an ``approval_decision`` entry of the session.
@@ -51,6 +54,7 @@ from agentls.agent.protected_paths import NO_EXTRA, Extra
 
 if TYPE_CHECKING:
     from agentls.agent.config import AgentConfig
+    from agentls.agent.program_approval import ProgramToApprove
     from agentls.agent.workspace import EditOutcome, FileAccess, FileChange
 
 DecisionKind = Literal["skip", "needs_approval", "forbidden"]
@@ -226,6 +230,8 @@ class Approver(Protocol):
 
     async def edit_reviewed(self, review: EditReview) -> None: ...
 
+    async def approve_program(self, program: ProgramToApprove) -> bool | None: ...
+
 
 class BaseApprover:
     """Defaults every front end starts from: edits confirmed by the FileAccess, and
@@ -242,6 +248,11 @@ class BaseApprover:
 
     async def edit_reviewed(self, review: EditReview) -> None:
         """Nothing to do by default: the recording wrapper writes it to the session."""
+
+    async def approve_program(self, program: ProgramToApprove) -> bool | None:
+        """Nobody to ask: the program stays off until approved elsewhere (``agentls mcp
+        approve``, ``agentls hooks approve``), and the run's notice names the command."""
+        return None
 
 
 class DenyingApprover(BaseApprover):

@@ -6,7 +6,8 @@ Where they come from:
 - the user's own config (``hooks`` in ``config.yaml``, or a ``--config`` file): obeyed;
 - the workspace: ``.agentls/hooks.json``, ``.claude/settings.json``'s ``hooks`` and the
   ``hooks`` of ``.agentls.yaml``: only in a trusted folder, and only once the user approved
-  that exact definition (``agentls hooks approve``). The approval holds a digest of the
+  that exact definition (``agentls hooks approve``, or the run's question: this module
+  says what the hooks are, ``agent.program_approval`` asks). The approval holds a digest of the
   file's hooks as written and of the contents of the workspace files their commands name
   (``"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh``, ``python3 tools/hook.py``), so a
   changed hook or a changed script asks again, and those files are protected while the
@@ -34,8 +35,9 @@ import logging
 import os
 import re
 import shlex
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,7 @@ from agentls.agent.approved_files import (
 from agentls.agent.child_process import child_env
 from agentls.agent.config import AppConfig, HookCommand, HookEvent, HookMatcher
 from agentls.agent.errors import AgentError
+from agentls.agent.program_approval import ProgramToApprove, WaitingProgram
 
 log = logging.getLogger(__name__)
 
@@ -235,76 +238,50 @@ def load_hooks(config: AppConfig, root: Path, *, trusted: bool) -> LoadedHooks:
     return loaded
 
 
-@dataclass(frozen=True)
-class HookLine:
-    """One command of a hooks definition, as a person reviews it."""
-
-    event: HookEvent
-    matcher: str
-    command: str
-    timeout: float
-    #: The workspace files the command names (scripts it runs), with a fingerprint each.
-    files: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class HooksToApprove:
-    """A workspace file's hooks that wait for the user's approval."""
-
-    source: HookSource
-    #: The user approved another definition of this file's hooks.
-    changed: bool
-    #: The workspace root the hooks run in (where their files are found).
-    root: Path
-
-    @property
-    def label(self) -> str:
-        return self.source.label
-
-    @property
-    def digest(self) -> str:
-        assert self.source.digest is not None
-        return self.source.digest
-
-    def lines(self) -> list[HookLine]:
-        return [
-            HookLine(
-                event,
-                matcher.matcher,
-                hook.command,
-                hook.timeout,
-                tuple(visible(item.describe()) for item in command_files(hook.command, self.root)),
-            )
-            for event, matchers in self.source.table.items()
-            for matcher in matchers
-            for hook in matcher.hooks
-        ]
-
-    def question(self) -> str:
-        """The question, whole, for front ends that show plain text: each command as
-        written, and each workspace file it runs with a fingerprint of its contents."""
-        head = (
-            f"The hooks of {self.label} changed since you allowed them (a command, or a "
-            "file one runs)."
-            if self.changed
-            else f"The workspace file {self.label} declares hooks: commands that run as you."
-        )
-        body = []
-        for line in self.lines():
-            where = f" [{visible(line.matcher)}]" if line.matcher else ""
-            body.append(f"  {line.event}{where}: {visible(line.command)}")
-            body += [f"    runs or reads workspace file {name}" for name in line.files]
-        return "\n".join([head, *body, "Allow them to run?"])
+def hook_lines(table: HooksTable, root: Path) -> list[str]:
+    """Each command of ``table`` as a person reviews it (``PreToolUse [execute_command]:
+    ./guard.sh``), each followed by the workspace files it runs, with a fingerprint each."""
+    lines = []
+    for event, matchers in table.items():
+        for matcher in matchers:
+            where = f" [{visible(matcher.matcher)}]" if matcher.matcher else ""
+            for hook in matcher.hooks:
+                lines.append(f"{event}{where}: {visible(hook.command)}")
+                lines += [
+                    f"  runs or reads workspace file {visible(item.describe())}"
+                    for item in command_files(hook.command, root)
+                ]
+    return lines
 
 
-#: Asks the user about one file's hooks: True when they allow them (the approval is then
-#: stored like ``agentls hooks approve``'s), False when they refuse, None when nobody
-#: answered (closed, cancelled).
-HooksApprover = Callable[[HooksToApprove], Awaitable[bool | None]]
+def hooks_program(source: HookSource, root: Path, *, changed: bool) -> ProgramToApprove:
+    """A workspace file's hooks as the user is asked about them."""
+    assert source.digest is not None
+    label = visible(source.label)
+    headline = (
+        f"The hooks of {label} changed since you approved them (a command, or a file one "
+        "runs). Allow the new hooks to run?"
+        if changed
+        else f"Allow the hooks of {label} to run?"
+    )
+    return ProgramToApprove(
+        kind="hooks",
+        name=source.label,
+        source=source.label,
+        root=root,
+        headline=headline,
+        lines=tuple(hook_lines(source.table, root)),
+        files=tuple(visible(item.describe()) for item in hook_files(source.table, root)),
+        warning="Each runs as a program with your permissions, and a hook can block or "
+        "change what the agent does. Allow them only if you trust this repository.",
+        digest=source.digest,
+        changed=changed,
+    )
 
 
-def hooks_to_approve(root: Path) -> list[HooksToApprove]:
-    """The workspace's hook files whose hooks, as they are now, are not approved."""
+def hooks_waiting(root: Path) -> list[WaitingProgram]:
+    """The workspace's hook files whose hooks, as they are now, are not approved (only
+    ask about them in a trusted folder: an untrusted one's hooks never run)."""
     from agentls.agent.trust import TrustStore
 
     store = TrustStore()
@@ -313,23 +290,20 @@ def hooks_to_approve(root: Path) -> list[HooksToApprove]:
     for source in found:
         approved = store.approved_digest(root, "hooks", source.label)
         if approved != source.digest:
-            waiting.append(HooksToApprove(source, approved is not None, root))
+            program = hooks_program(source, root, changed=approved is not None)
+            waiting.append(WaitingProgram(program, partial(_digest_now, root, source.label)))
     return waiting
 
 
-async def ask_hooks_approval(root: Path, approve: HooksApprover) -> None:
-    """Asks the user about each workspace hook file that waits for approval (only call it
-    for a trusted folder); an approval is stored, so the run then obeys those hooks. A
-    refusal or no answer leaves them off, and the run's notice says so."""
-    from agentls.agent.trust import TrustStore
+def hooks_to_approve(root: Path) -> list[ProgramToApprove]:
+    """The workspace's hook files that wait for the user's approval."""
+    return [item.program for item in hooks_waiting(root)]
 
-    for item in hooks_to_approve(root):
-        if not await approve(item):
-            continue
-        now, _ = workspace_sources(root)
-        if any(source.label == item.label and source.digest == item.digest for source in now):
-            # Else they changed while the user read the question: not what was allowed.
-            TrustStore().approve(root, "hooks", item.label, item.digest)
+
+def _digest_now(root: Path, label: str) -> str | None:
+    """The digest of ``label``'s hooks as they are now (None: it has none any more)."""
+    now, _ = workspace_sources(root)
+    return next((source.digest for source in now if source.label == label), None)
 
 
 def approve_workspace_hooks(root: Path) -> list[str]:

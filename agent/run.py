@@ -45,11 +45,11 @@ from agentls.agent.events import (
     StatusChanged,
     null_observer,
 )
-from agentls.agent.hooks import HooksApprover, ask_hooks_approval
 from agentls.agent.indexing import local_symbols, task_map
 from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
+from agentls.agent.program_approval import ProgramApprovals
 from agentls.agent.run_messages import RunMessages
 from agentls.agent.secrets import mask_outward, mask_tree, remember_secret_variable
 from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
@@ -66,7 +66,6 @@ from agentls.indexer.symbol_source import SymbolSource
 
 if TYPE_CHECKING:
     from agentls.agent.context import ContextManager
-    from agentls.agent.mcp.approval import McpApprover
     from agentls.agent.problems import ProblemSource
 
 log = logging.getLogger(__name__)
@@ -111,9 +110,10 @@ class FrontEnd:
     #: What the user must hear at the start of the run (an untrusted folder's ignored
     #: settings, a missing sandbox), as warnings through the observer.
     notices: tuple[str, ...] = ()
-    #: Asks the user about the workspace's hooks that wait for approval, in a trusted
-    #: folder (None: they stay off until approved elsewhere, e.g. ``agentls hooks approve``).
-    approve_hooks: HooksApprover | None = None
+    #: The folder's approvals of the programs its workspace declares (hooks, MCP servers):
+    #: what the user refused is not asked again while it lives. None: one for this run.
+    #: The questions go to ``approver`` (``Approver.approve_program``).
+    approvals: ProgramApprovals | None = None
     #: What the user sends the run while it works (None: the front end cannot).
     messages: RunMessages | None = None
     #: The folder is trusted: a workspace prompt file may then choose the model.
@@ -263,8 +263,8 @@ async def _run_to_the_end(
         run.record_in(recorder, recorder.history() if history is None else history)
         await run.read_instructions(recorder.earlier_instructions())
         await run.attach()
-        if front_end.trusted and front_end.approve_hooks is not None:
-            await ask_hooks_approval(Path(context.files.root), front_end.approve_hooks)
+        if front_end.trusted:
+            await _ask_about_hooks(front_end, Path(context.files.root))
         run.load_hooks(trusted=front_end.trusted, session_id=session_id)
         await run.protect_approved_files(trusted=front_end.trusted)
         await recorder.start(request.prompt, run.instruction_labels)
@@ -278,6 +278,18 @@ async def _run_to_the_end(
     if recorder is not None and not run.ended_after_planning:
         await _record_finish(recorder, state, run, observer)
     return RunOutcome(state, run_id, session_id, request.agent, run.instruction_labels)
+
+
+async def _ask_about_hooks(front_end: FrontEnd, root: Path) -> None:
+    """The workspace's hook files that wait for approval, asked about (only in a trusted
+    folder: an untrusted one's hooks never run); an approval is stored, so the run then
+    obeys them. Refused or unanswered, they stay off, and the run's notice says so."""
+    from agentls.agent.hooks import hooks_waiting
+
+    waiting = await asyncio.to_thread(hooks_waiting, root)
+    if waiting:
+        approvals = front_end.approvals or ProgramApprovals()
+        await approvals.ask_each(waiting, front_end.approver)
 
 
 def _checking(
@@ -359,18 +371,19 @@ async def run_with_own_tools(
     *,
     config: AppConfig,
     warn: Callable[[str], None],
-    approve_mcp: McpApprover | None = None,
 ) -> RunOutcome:
     """A run for a front end that keeps no index or MCP servers of its own between runs
     (the CLI, ACP): the workspace is indexed and the MCP servers started for this run, and
     stopped when it ends. ``warn`` gets one message per MCP server that cannot be used;
-    ``approve_mcp`` asks the user about each server the workspace declares (None: such
-    servers are skipped unless approved before)."""
+    the front end's approver is asked about each server the workspace declares."""
     from agentls.agent.config_loader import may_declare_mcp_servers
     from agentls.agent.indexing import build_index
     from agentls.agent.llm import LiteLLMAdapter
 
     index = await build_index(config)
+    # The hooks and the MCP servers are asked about through one record of refusals.
+    approvals = front_end.approvals or ProgramApprovals()
+    front_end = dataclasses.replace(front_end, approvals=approvals)
 
     async def run_with(registry: ToolRegistry | None) -> RunOutcome:
         own_tools = dataclasses.replace(
@@ -386,7 +399,9 @@ async def run_with_own_tools(
         return await run_with(None)
     from agentls.agent.mcp import mcp_tools
 
-    async with mcp_tools(config, warn=warn, approve=approve_mcp) as registry:
+    async with mcp_tools(
+        config, warn=warn, approver=front_end.approver, approvals=approvals
+    ) as registry:
         return await run_with(registry)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentls.agent.approval import (
     ApprovalAnswer,
@@ -32,6 +32,9 @@ from agentls.agent.session_entries import (
 )
 from agentls.agent.sessions import Session
 from agentls.agent.workspace import EditOutcome, FileAccess
+
+if TYPE_CHECKING:
+    from agentls.agent.program_approval import ProgramToApprove
 
 # -- what the loop writes through -------------------------------------------------------
 
@@ -199,6 +202,10 @@ class RecordingApprover:
         args = {"question": question, "answer": answer}
         await self.recorder.decision(call_id, "ask_user", kind, message or "", args)
         return answer
+
+    async def approve_program(self, program: ProgramToApprove) -> bool | None:
+        # Stored in the user's trust.json (or remembered as refused) by the asker.
+        return await self.inner.approve_program(program)
 
     async def edit_reviewed(self, review: EditReview) -> None:
         await self.inner.edit_reviewed(review)

@@ -21,7 +21,7 @@ def hooks_command(args: argparse.Namespace) -> int:
     from agentls.agent.errors import AgentError
     from agentls.agent.hooks import (
         approve_workspace_hooks,
-        command_files,
+        hook_lines,
         load_hooks,
         workspace_sources,
     )
@@ -50,13 +50,8 @@ def hooks_command(args: argparse.Namespace) -> int:
     for source in found:
         state = "runs" if source.label in running else "does not run"
         print(f"{source.label}: {state}")
-        for event, matchers in source.table.items():
-            for matcher in matchers:
-                for hook in matcher.hooks:
-                    on = f" [{matcher.matcher}]" if matcher.matcher else ""
-                    print(f"  {event}{on}: {hook.command}")
-                    for item in command_files(hook.command, folder):
-                        print(f"    runs or reads workspace file {item.describe()}")
+        for line in hook_lines(source.table, folder):  # as the run's question shows them
+            print(f"  {line}")
     for line in [*problems, *loaded.notices]:
         print(f"agentls: {line}", file=sys.stderr)
     if not found:

@@ -95,7 +95,6 @@ async def run_headless(
     from agentls.agent.contract import problems
     from agentls.agent.run import FrontEnd, RunRequest, run_with_own_tools
     from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
-    from agentls.cli.trust import terminal_mcp_approver
 
     try:
         request = RunRequest(
@@ -140,13 +139,7 @@ async def run_headless(
         problems=servers,
     )
     try:
-        outcome = await run_with_own_tools(
-            request,
-            front_end,
-            config=config,
-            warn=warn,
-            approve_mcp=terminal_mcp_approver(readline=asker.readline),
-        )
+        outcome = await run_with_own_tools(request, front_end, config=config, warn=warn)
     finally:
         if asker.lines is not None:
             asker.lines.stop()

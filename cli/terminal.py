@@ -34,6 +34,7 @@ from agentls.agent.workspace import DiskFileAccess, EditProposal
 
 if TYPE_CHECKING:
     from agentls.agent.config import AppConfig
+    from agentls.agent.program_approval import ProgramToApprove
     from agentls.cli.terminal_input import TerminalLines
 
 NO_TTY_MESSAGE = (
@@ -313,6 +314,14 @@ class TerminalApprover(BaseApprover):
         if not request.insist:
             kinds["a"] = "approve_run"
         return ApprovalAnswer(kinds.get(answer, "deny"))
+
+    async def approve_program(self, program: ProgramToApprove) -> bool | None:
+        """The program as the user should see it, then y/N; no answer without a terminal
+        (the run's notice then names the command that approves it)."""
+        if not self.asker.interactive:
+            return None
+        answer = await self.asker.ask(f"\n{program.question()}")
+        return answer in ("y", "yes")
 
     async def ask_user(self, question: str) -> str | None:
         """The question on stderr, the answer from the TTY; ``NoTTYError`` without one."""

@@ -1,5 +1,6 @@
-"""The terminal's side of trust: ``agentls trust``/``untrust``, the first-run question in
-a folder, and the MCP question before a run (``agentls mcp`` is ``mcp.py``).
+"""The terminal's side of trust: ``agentls trust``/``untrust`` and the first-run question
+in a folder (``agentls mcp`` is ``mcp.py``; the question about a workspace's program before a
+run is the run's approver's: ``cli.terminal.TerminalApprover``).
 
 A folder's own configuration applies only once the user trusts it. In a terminal the
 first run in a folder that ships configuration trust would change asks once and
@@ -13,9 +14,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from agentls.agent.config_loader import LoadedConfig, Loader, first_run, trust_command
 from agentls.agent.trust import TrustStore, canonical
@@ -123,31 +123,3 @@ def _question(loaded: LoadedConfig) -> str:
 
 
 # -- MCP ----------------------------------------------------------------------------------
-
-
-def terminal_mcp_approver(
-    stdin: IO[str] | None = None,
-    stderr: IO[str] | None = None,
-    readline: Callable[[], Awaitable[str]] | None = None,
-) -> Callable[..., Any] | None:
-    """An McpApprover asking on the terminal; None without one (servers are skipped).
-    ``readline``: how the run reads the terminal, when one reader owns it for the run
-    (then the answer must come through it, or that reader would take it as a message)."""
-    stdin = stdin or sys.stdin
-    stderr = stderr or sys.stderr
-    if not _interactive(stdin):
-        return None
-    import asyncio
-
-    async def read() -> str:
-        if readline is not None:
-            return await readline()
-        line: str = await asyncio.to_thread(stdin.readline)
-        return line
-
-    async def approve(item: Any) -> bool:
-        stderr.write(f"\n{item.question()} [y/N] ")
-        stderr.flush()
-        return (await read()).strip().lower() in ("y", "yes")
-
-    return approve

@@ -13,6 +13,8 @@
 - ``LspApprover.ask_user`` sends ``agent/askUser {runId, question}`` → ``{answer}`` to
   clients that declare ``experimental.agentls.askUser``; for others it raises
   ``AskUserUnsupported``, which the tool reports to the model as a clear error.
+- ``LspApprover.approve_program`` asks whether a program the workspace declares may run
+  (``server.program_approval``: ``agent/approveProgram``, else ``window/showMessageRequest``).
 
 When the run is cancelled while a question is open, the pending request is withdrawn
 with ``$/cancelRequest`` and the approval answers ``abort`` so nothing runs.
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -34,6 +36,9 @@ from agentls.agent.errors import AgentError, NoTTYError
 from agentls.agent.text import shorten
 from agentls.server.protocol import AskUserParams, AskUserResult
 from agentls.server.settings import plain
+
+if TYPE_CHECKING:
+    from agentls.agent.program_approval import ProgramToApprove
 
 log = logging.getLogger(__name__)
 
@@ -156,6 +161,11 @@ class LspApprover(BaseApprover):
         if new_value is None or not new_value.strip():
             return ApprovalAnswer("deny", message="the user cancelled the edit")
         return ApprovalAnswer("modify", args={**request.args, editable: new_value})
+
+    async def approve_program(self, program: ProgramToApprove) -> bool | None:
+        from agentls.server.program_approval import ask_editor
+
+        return await ask_editor(self._ls, self._cancel, program)
 
     @property
     def can_ask_user(self) -> bool:

@@ -519,81 +519,40 @@ class ReviewDeliveryParams(WireModel):
     )
 
 
-class McpServerApprovalParams(WireModel):
-    """``agent/approveMcpServer`` (a request to the client): may this MCP server, declared
-    by the workspace, start? Sent only to clients that declare
-    ``experimental.agentls.approveMcpServer``; the answer is remembered for this exact
-    definition, and a changed definition is asked about again."""
+class ProgramApprovalParams(WireModel):
+    """``agent/approveProgram`` (a request to the client): may this program, which the
+    workspace declares, run? An MCP server before it starts, a workspace file's hooks at
+    the start of a run in a trusted folder: each that the user has not approved in this
+    exact form. Sent only to clients that declare ``experimental.agentls.approveProgram``
+    (others are asked with ``window/showMessageRequest``). An approval is stored for this
+    exact definition, as ``agentls mcp approve`` / ``agentls hooks approve`` store it; a
+    refusal holds while the server runs; a changed definition asks again. Every text is
+    shown as is: the server has already made hidden characters visible (``\\u202e``)."""
 
-    omit_none = False
-
-    name: str
+    kind: Literal["mcp_server", "hooks"] = Field(
+        description="`mcp_server`: an MCP server; `hooks`: the hooks of one file."
+    )
+    name: str = Field(description="The server's name; for hooks, the file that declares them.")
     source: str = Field(description="The file that declares it: `.mcp.json`, ...")
-    transport: Literal["stdio", "http", "sse"]
-    command: str | None = Field(
-        description="stdio: the exact command line that would run (variables unexpanded)."
+    headline: str = Field(
+        description='The question in one line: `Allow the MCP server "github" to start?`.'
     )
-    cwd: str | None = Field(description="stdio: its working directory, as written.")
-    env: dict[str, str] = Field(description="stdio: variables it gets, values as written.")
-    env_file: str | None = Field(description="stdio: a file of variables it gets.")
-    url: str | None = Field(description="http/sse: the endpoint, as written.")
-    header_names: list[str] = Field(description="http/sse: the headers it sends (names).")
-    headers: dict[str, str] = Field(
-        default_factory=dict,
-        description="http/sse: the headers it sends, values as written (`${env:VAR}` unexpanded).",
-    )
-    token_env: str | None = Field(
-        description="http/sse: the environment variable whose value it gets as a Bearer token."
-    )
-    reads: list[str] = Field(
-        default_factory=list,
-        description="Which of the user's environment variables each value reads, one line "
-        "per value (`header Authorization reads your $GITHUB_TOKEN`); shown as is.",
+    lines: list[str] = Field(
+        description="What it runs, line by line: each value or command as written, which of "
+        "the user's environment variables a value reads (`(reads your $GITHUB_TOKEN)`), and "
+        "each workspace file it runs or reads with a fingerprint."
     )
     files: list[str] = Field(
         default_factory=list,
-        description="The workspace files it runs or reads (a script among its arguments, its "
-        "env file), each with a fingerprint of its contents, which the approval covers; "
-        "shown as is.",
+        description="The workspace files it runs or reads, each with a fingerprint of its "
+        "contents (`srv.py (sha256 9f2c41d07be3)`), which the approval covers.",
     )
-    trusted: bool = Field(description="Its tools would run without asking (`trusted: true`).")
-    changed: bool = Field(description="The user approved another definition of this name.")
+    warning: str = Field(description="What allowing it means, to show with the question.")
+    changed: bool = Field(description="The user approved another definition of it before.")
 
 
-class McpServerApprovalResult(WireModel):
-    """``agent/approveMcpServer`` result."""
-
-    approved: bool
-
-
-class HookEntry(WireModel):
-    """One command of a workspace's hooks."""
-
-    event: str = Field(description="`PreToolUse`, `PostToolUse`, `SessionStart`, ...")
-    matcher: str = Field(description="The tools it applies to; empty: every tool.")
-    command: str = Field(description="The shell command, exactly as written.")
-    timeout: float = Field(description="Seconds before it is stopped.")
-    files: list[str] = Field(
-        default_factory=list,
-        description="The workspace files the command runs (its scripts), each with a "
-        "fingerprint of its contents, which the approval covers; shown as is.",
-    )
-
-
-class HooksApprovalParams(WireModel):
-    """``agent/approveHooks`` (a request to the client): may the hooks of this workspace
-    file run? Sent at the start of a run in a trusted folder, for each file whose hooks
-    (as they are now) the user has not approved, only to clients that declare
-    ``experimental.agentls.approveHooks``. An approval is stored for this exact
-    definition, as ``agentls hooks approve`` stores it; a changed definition asks again."""
-
-    source: str = Field(description="The file: `.agentls/hooks.json`, `.claude/settings.json`...")
-    hooks: list[HookEntry]
-    changed: bool = Field(description="The user approved another definition of this file.")
-
-
-class HooksApprovalResult(WireModel):
-    """``agent/approveHooks`` result."""
+class ProgramApprovalResult(WireModel):
+    """``agent/approveProgram`` result."""
 
     approved: bool
 
@@ -830,12 +789,12 @@ METHODS: tuple[Method, ...] = (
         ReviewDecisionParams,
     ),
     Method(
-        "agent/approveHooks",
-        "approveHooks",
+        "agent/approveProgram",
+        "approveProgram",
         "request",
         "serverToClient",
-        HooksApprovalParams,
-        HooksApprovalResult,
+        ProgramApprovalParams,
+        ProgramApprovalResult,
     ),
     Method(
         "agent/reviewAutoSave",
@@ -850,13 +809,5 @@ METHODS: tuple[Method, ...] = (
         "notification",
         "serverToClient",
         ReviewDeliveryParams,
-    ),
-    Method(
-        "agent/approveMcpServer",
-        "approveMcpServer",
-        "request",
-        "serverToClient",
-        McpServerApprovalParams,
-        McpServerApprovalResult,
     ),
 )

@@ -30,11 +30,11 @@ from agentls.agent.config import AppConfig
 from agentls.agent.config_loader import may_declare_mcp_servers
 from agentls.agent.contract import RunRequest, RunResult, WorktreeInfo
 from agentls.agent.events import RunState, StatusChanged
+from agentls.agent.program_approval import ProgramApprovals
 from agentls.agent.protected_edits import protected_targets
 from agentls.agent.run_messages import MessageMode, PendingMessage, RunMessageError
 from agentls.agent.workspace import DiskFileAccess, EditProposal, FileAccess
 from agentls.server.approver import LspApprover
-from agentls.server.hooks_approval import lsp_hooks_approver
 from agentls.server.inline_review import InlineReviews
 from agentls.server.observer import (
     LspRunObserver,
@@ -121,8 +121,9 @@ class RunManager:
         self._reviews = reviews
         self.runs: dict[str, RunHandle] = {}
         self._mcp: MCPPool | None = None
-        #: Workspace hook files (and digests) the user refused while this server lives.
-        self._refused_hooks: set[tuple[str, str]] = set()
+        #: The approvals of the workspace's programs (hooks, MCP servers): what the user
+        #: refused is not asked again while this server lives.
+        self._approvals = ProgramApprovals()
         #: Symbol processes of ended worktree runs being stopped.
         self._closing: set[asyncio.Task[None]] = set()
 
@@ -148,7 +149,7 @@ class RunManager:
         if self._mcp is None:
             from agentls.agent.mcp import MCPPool
 
-            self._mcp = MCPPool()
+            self._mcp = MCPPool(self._approvals)
         return self._mcp
 
     async def aclose(self) -> None:
@@ -321,19 +322,17 @@ class RunManager:
 
         request = params.to_request(run_id=handle.run_id, session_id=handle.session_id)
         registry = None
+        approver = LspApprover(self._ls, handle.run_id, cancel=handle.token)
         # Without MCP servers the SDK (~30 MB) is never imported.
         if may_declare_mcp_servers(config):
-            from agentls.server.mcp_approval import lsp_mcp_approver
-
-            approve = lsp_mcp_approver(self._ls, handle.token)
-            registry = await self.mcp.registry_for(config, warn=self._warn, approve=approve)
+            registry = await self.mcp.registry_for(config, warn=self._warn, approver=approver)
         if handle.worktree is not None:
             return await self._start_in_worktree(
                 handle, request, config, observer, notices, registry
             )
         front_end = FrontEnd(
             self._sources.files(config),
-            LspApprover(self._ls, handle.run_id, cancel=handle.token),
+            approver,
             observer=observer,
             cancel=handle.token,
             index=self._sources.index(),
@@ -347,7 +346,7 @@ class RunManager:
             open_documents=self._open_documents(),
             notices=notices,
             trusted=self._sources.trusted(),
-            approve_hooks=lsp_hooks_approver(self._ls, handle.token, self._refused_hooks),
+            approvals=self._approvals,
             messages=handle.messages,
             llm_for=self._sources.llm,
             problems=self._sources.problems(config),
@@ -415,6 +414,7 @@ class RunManager:
             registry=registry,
             notices=notices,
             trusted=self._sources.trusted(),
+            approvals=self._approvals,
             messages=handle.messages,
             llm_for=self._sources.llm,
         )

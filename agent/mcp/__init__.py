@@ -12,15 +12,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from agentls.agent.config import AppConfig, MCPConfig
-from agentls.agent.mcp.approval import (
-    McpApprover,
-    ServerToApprove,
-    definition_digest,
-    describe_definition,
-    gate,
-)
+from agentls.agent.mcp.approval import definition_digest, describe_definition, gate
 from agentls.agent.mcp.connection import MCPConnection, resolve_token
 from agentls.agent.mcp.manager import MCPManager
 from agentls.agent.mcp.names import VALID_NAME, dedupe, prefixed_name, sanitize
@@ -29,7 +24,11 @@ from agentls.agent.mcp.render import render_block, render_result
 from agentls.agent.mcp.sources import WorkspaceServers, workspace_servers
 from agentls.agent.mcp.stdio import end_all_groups
 from agentls.agent.mcp.tools import MCPTool, RemoteTool, discovery_tools, make_tool
+from agentls.agent.program_approval import ProgramApprovals
 from agentls.agent.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from agentls.agent.approval import Approver
 
 
 async def load_mcp_tools(config: MCPConfig, registry: ToolRegistry) -> MCPManager:
@@ -50,20 +49,27 @@ async def mcp_tools(
     *,
     warn: Callable[[str], None],
     registry: ToolRegistry | None = None,
-    approve: McpApprover | None = None,
+    approver: Approver | None = None,
+    approvals: ProgramApprovals | None = None,
 ) -> AsyncIterator[ToolRegistry | None]:
     """For one run: the registry with the MCP tools added, closed when the block ends.
 
     Yields ``registry`` unchanged (None: let ``run_agent`` build the default) when no
     server is configured. Each server that cannot be used is passed to ``warn`` once.
-    A server the workspace declares starts only once the user approved it: ``approve``
-    asks (None: nobody can be asked, and such servers are skipped with a message).
+    A server the workspace declares starts only once the user approved it: ``approver``
+    is asked (None: nobody can be asked, and such servers are skipped with a message);
+    ``approvals`` remembers the user's refusals (by default, for this block only).
     Local (stdio) servers are stopped, with whatever they started, when the block ends.
     """
     found = await asyncio.to_thread(workspace_servers, config)
     for message in found.warnings:
         warn(message)
-    gated = await gate(found.servers, config.workspace.root, approve=approve)
+    gated = await gate(
+        found.servers,
+        config.workspace.root,
+        approvals=approvals if approvals is not None else ProgramApprovals(),
+        approver=approver,
+    )
     for message in gated.skipped:
         warn(message)
     if not gated.allowed:
@@ -86,9 +92,7 @@ __all__ = [
     "MCPManager",
     "MCPPool",
     "MCPTool",
-    "McpApprover",
     "RemoteTool",
-    "ServerToApprove",
     "WorkspaceServers",
     "dedupe",
     "definition_digest",

@@ -15,9 +15,10 @@ written, which of the user's variables it reads, and each workspace file with a 
 fingerprint. Servers from the user's own config or the editor's settings need no
 approval: they are the user's.
 
-Each front end asks in its own way (a terminal question, a VS Code modal, an ACP
-permission request) through an ``McpApprover``; without anybody to ask, the server is
-skipped with one line naming the command that approves it.
+The question is ``agent.program_approval``'s, put to the run's ``Approver`` like every
+program a workspace declares (a terminal question, an editor's modal or message, an ACP
+permission request); without anybody to ask, the server is skipped with one line naming
+the command that approves it.
 """
 
 from __future__ import annotations
@@ -29,15 +30,21 @@ import json
 import os
 import shlex
 import shutil
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentls.agent.approved_files import WorkspaceFile, files_named, visible, workspace_file
 from agentls.agent.config import MCPServerConfig
 from agentls.agent.errors import MCPConnectionError
 from agentls.agent.mcp.expand import expand, read_env_file, variables_read
+from agentls.agent.program_approval import ProgramApprovals, ProgramToApprove, WaitingProgram
 from agentls.agent.trust import TrustStore, canonical
+
+if TYPE_CHECKING:
+    from agentls.agent.approval import Approver
 
 #: What the digest format is: stored approvals of another format simply ask again.
 DIGEST_FORMAT = 2
@@ -187,66 +194,34 @@ def describe_definition(server: MCPServerConfig, root: Path) -> list[str]:
     return [visible(line) for line in lines]
 
 
-def variables_lines(server: MCPServerConfig) -> list[str]:
-    """Which of the user's environment variables each value reads, one line per value
-    (``header Authorization reads your $GITHUB_TOKEN``)."""
-    values: list[tuple[str, str]] = [("command", server.command or "")]
-    values += [(f"argument {index + 1}", arg) for index, arg in enumerate(server.args)]
-    values += [(f"env {name}", value) for name, value in server.env.items()]
-    values += [("env file", server.env_file or ""), ("working directory", server.cwd or "")]
-    values += [("url", server.url or "")]
-    values += [(f"header {name}", value) for name, value in server.headers.items()]
-    lines = [
-        f"{what} reads your {', '.join('$' + name for name in variables_read(value))}"
-        for what, value in values
-        if variables_read(value)
-    ]
-    if server.token_env:
-        lines.append(f"the bearer token is your ${server.token_env}")
-    return [visible(line) for line in lines]
-
-
-@dataclass(frozen=True)
-class ServerToApprove:
-    """A workspace's server the user has not approved in this exact form."""
-
-    server: MCPServerConfig
-    digest: str
-    #: The user approved another definition of this name before.
-    changed: bool
-    #: The workspace root the definition's files are found in.
-    root: Path
-
-    @property
-    def name(self) -> str:
-        return self.server.name
-
-    @property
-    def source(self) -> str:
-        return self.server.source_label
-
-    def definition(self) -> list[str]:
-        """What the user approves, line by line (``describe_definition``)."""
-        return describe_definition(self.server, self.root)
-
-    def files(self) -> list[str]:
-        """The workspace files it runs or reads, each with a fingerprint of its contents."""
-        return [visible(item.describe()) for item in server_files(self.server, self.root)]
-
-    def question(self) -> str:
-        """The question, whole, for front ends that show plain text."""
-        head = (
-            f"The MCP server {self.name!r} declared in {self.source} changed since you approved it."
-            if self.changed
-            else f"{self.source} declares the MCP server {self.name!r}."
-        )
-        body = "\n".join(f"  {line}" for line in self.definition())
-        return f"{head}\n{body}\nStart it?"
-
-
-#: Asks the user about one server: True when they allow it (the approval is then
-#: stored), False when they refuse, None when nobody answered (closed, cancelled).
-McpApprover = Callable[[ServerToApprove], Awaitable[bool | None]]
+def server_program(
+    server: MCPServerConfig, root: Path, digest: str, *, changed: bool
+) -> ProgramToApprove:
+    """A workspace's server as the user is asked about it."""
+    # Quoted as JSON, so that a name cannot end the quotes and say more.
+    name = visible(json.dumps(server.name))
+    headline = (
+        f"The MCP server {name} changed since you approved it. Allow the new definition to start?"
+        if changed
+        else f"Allow the MCP server {name} to start?"
+    )
+    warning = (
+        "It runs as a program with your permissions. Allow it only if you trust this repository."
+        if server.transport == "stdio"
+        else "agentls will send it your tool calls. Allow it only if you trust this repository."
+    )
+    return ProgramToApprove(
+        kind="mcp_server",
+        name=server.name,
+        source=visible(server.source_label),
+        root=root,
+        headline=headline,
+        lines=tuple(describe_definition(server, root)),
+        files=tuple(visible(item.describe()) for item in server_files(server, root)),
+        warning=warning,
+        digest=digest,
+        changed=changed,
+    )
 
 
 @dataclass
@@ -261,71 +236,47 @@ def approve_command(name: str, root: Path) -> str:
     return f"agentls mcp approve {shlex.quote(name)} --workspace {shlex.quote(str(root))}"
 
 
-def pending(
-    servers: Sequence[MCPServerConfig], root: Path, store: TrustStore
-) -> list[ServerToApprove]:
-    """The workspace's servers that would need the user's approval now."""
-    waiting = []
-    for server in servers:
-        if server.source != "workspace":
-            continue
-        digest = definition_digest(server, root)
-        approved = store.approved_digest(root, "mcp", server.name)
-        if approved != digest:
-            waiting.append(ServerToApprove(server, digest, approved is not None, root))
-    return waiting
-
-
 async def gate(
     servers: Sequence[MCPServerConfig],
     root: Path,
     *,
-    approve: McpApprover | None,
-    store: TrustStore | None = None,
-    refused: set[tuple[str, str]] | None = None,
+    approvals: ProgramApprovals,
+    approver: Approver | None,
 ) -> Gated:
     """Which of ``servers`` may start: the user's own, the approved ones, and those the
-    user approves now through ``approve`` (stored). ``refused`` remembers (name, digest)
-    pairs declined earlier, so a long-lived front end does not ask again each run."""
-    store = store if store is not None else TrustStore()
-    asking = {item.name: item for item in pending(servers, root, store)}
+    user approves now through ``approver`` (stored; None: nobody can be asked).
+    ``approvals`` remembers what the user refused, so a long-lived front end does not
+    ask again each run."""
+    store = approvals.store
     result = Gated()
     for server in servers:
-        item = asking.get(server.name)
-        if item is None:
+        if server.source != "workspace":
             result.allowed.append(server)
             continue
-        key = (item.name, item.digest)
-        if refused is not None and key in refused:
-            result.skipped.append(f"MCP server {item.name!r} ({item.source}): not allowed")
+        digest = definition_digest(server, root)
+        approved = store.approved_digest(root, "mcp", server.name)
+        if approved == digest:
+            result.allowed.append(server)
             continue
-        if approve is None:
-            result.skipped.append(
-                f"MCP server {item.name!r} from {item.source} was not started: it is not "
-                f"approved{' in this form' if item.changed else ''}. To allow it, run "
-                f"`{approve_command(item.name, root)}`"
-            )
-            continue
-        answer = await approve(item)
-        if answer and definition_digest(server, root) != item.digest:
+        program = server_program(server, root, digest, changed=approved is not None)
+        now = partial(definition_digest, server, root)
+        verdict = await approvals.ask(WaitingProgram(program, now), approver)
+        label = f"MCP server {server.name!r} ({server.source_label})"
+        if verdict == "approved":
+            result.allowed.append(server)
+        elif verdict == "changed":
             # Changed while the user read the question: what they allowed is not what runs.
             result.skipped.append(
-                f"MCP server {item.name!r} ({item.source}) was not started: its definition "
-                "or a file it runs changed while you were asked; you will be asked again"
+                f"{label} was not started: its definition or a file it runs changed while "
+                "you were asked; you will be asked again"
             )
-        elif answer:
-            store.approve(root, "mcp", item.name, item.digest)
-            result.allowed.append(server)
-        elif answer is None:
-            result.skipped.append(
-                f"MCP server {item.name!r} ({item.source}) was not started: nobody answered "
-                "the question; you will be asked again"
-            )
+        elif verdict == "refused":
+            result.skipped.append(f"{label} was not started: you did not allow it")
         else:
-            if refused is not None:
-                refused.add(key)
             result.skipped.append(
-                f"MCP server {item.name!r} ({item.source}) was not started: you did not allow it"
+                f"{label} was not started: it is not approved"
+                f"{' in this form' if program.changed else ''}. To allow it, run "
+                f"`{approve_command(server.name, root)}`"
             )
     return result
 

@@ -13,42 +13,50 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from agentls.agent.config import AppConfig
-from agentls.agent.mcp.approval import McpApprover, definition_digest, gate
+from agentls.agent.mcp.approval import definition_digest, gate
 from agentls.agent.mcp.manager import MCPManager
 from agentls.agent.mcp.sources import workspace_servers
+from agentls.agent.program_approval import ProgramApprovals
 from agentls.agent.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from agentls.agent.approval import Approver
 
 
 class MCPPool:
-    def __init__(self) -> None:
+    def __init__(self, approvals: ProgramApprovals | None = None) -> None:
         self._manager: MCPManager | None = None
         self._key: str = ""
         self._quiet_key: str = ""
         self._lock = asyncio.Lock()
-        #: (name, digest) of workspace servers the user declined while this pool lives.
-        self._refused: set[tuple[str, str]] = set()
+        #: The folder's approvals: what the user refused is remembered there.
+        self.approvals = approvals if approvals is not None else ProgramApprovals()
 
     async def registry_for(
         self,
         config: AppConfig,
         *,
         warn: Callable[[str], None],
-        approve: McpApprover | None = None,
+        approver: Approver | None = None,
     ) -> ToolRegistry | None:
         """A fresh registry with the MCP tools of ``config``, or None when it has no servers.
 
         The workspace's ``.vscode/mcp.json`` and ``.mcp.json`` are read again for each
         run (they are small), so an edit to them applies to the next run without a watcher.
-        A server the workspace declares starts once the user approved it (``approve``
-        asks; a refusal holds until its definition changes). ``warn`` receives the
+        A server the workspace declares starts once the user approved it (``approver``
+        is asked; a refusal holds until its definition changes). ``warn`` receives the
         start-up warnings, once per (re)start of the pool.
         """
         found = await asyncio.to_thread(workspace_servers, config)
         async with self._lock:
             gated = await gate(
-                found.servers, config.workspace.root, approve=approve, refused=self._refused
+                found.servers,
+                config.workspace.root,
+                approvals=self.approvals,
+                approver=approver,
             )
         found.servers = gated.allowed
         found.warnings.extend(gated.skipped)

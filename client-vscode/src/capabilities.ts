@@ -1,10 +1,9 @@
 /**
  * Declares the client capabilities that are agentls's own, in
  * `capabilities.experimental.agentls` (e.g. `askUser: true`: the server may send
- * `agent/askUser` requests; `approveMcpServer: true`: it asks with `agent/approveMcpServer`
- * before starting an MCP server the workspace declares, instead of refusing to start it;
- * `approveHooks: true`: it asks with `agent/approveHooks` before obeying a trusted
- * workspace's hooks that the user has not approved;
+ * `agent/askUser` requests; `approveProgram: true`: it asks with `agent/approveProgram`
+ * (a modal) before it runs a program the workspace declares that the user has not approved
+ * (an MCP server, a file's hooks), instead of with a plain `window/showMessageRequest`;
  * `commandOutput: true`: it streams the agent's commands as `agent/command`, which
  * `commandTerminals.ts` mirrors in a terminal;
  * `diagnostics: true`: it asks VS Code for the problems of edited files with
@@ -13,7 +12,7 @@
  */
 import type { ClientCapabilities, FeatureState, StaticFeature } from 'vscode-languageclient';
 
-export const AGENTLS_EXPERIMENTAL = { askUser: true, approveMcpServer: true, approveHooks: true, commandOutput: true, diagnostics: true, notices: true } as const;
+export const AGENTLS_EXPERIMENTAL = { askUser: true, approveProgram: true, commandOutput: true, diagnostics: true, notices: true } as const;
 
 export function addAgentCapabilities(capabilities: ClientCapabilities, extra: Record<string, unknown> = {}): void {
   const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;

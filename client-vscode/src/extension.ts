@@ -17,8 +17,7 @@ import { Preparer } from './prepare';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
-import { HooksApprovals } from './hooksApproval';
-import { McpApprovals } from './mcpApproval';
+import { ProgramApprovals } from './programApproval';
 import { DiagnosticsAnswers } from './diagnostics';
 import { readSettings, SECTION, type AgentSettings } from './settings';
 import { RunStatusBar } from './statusBar';
@@ -99,8 +98,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     const file = step.args?.['path'];
     return EDIT_TOOLS.has(step.tool) && typeof file === 'string' ? review.describeEdit(step.runId, file) : undefined;
   };
-  const mcpApprovals = new McpApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
-  const hooksApprovals = new HooksApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
+  const programApprovals = new ProgramApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
   const diagnostics = new DiagnosticsAnswers();
   const server = new ServerManager(
     log,
@@ -111,8 +109,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
       onClient: (client: LanguageClient) => {
         runs.attach(client);
         review.attach(client);
-        mcpApprovals.attach(client);
-        hooksApprovals.attach(client);
+        programApprovals.attach(client);
         diagnostics.attach(client);
       },
       onClientGone: () => {
@@ -158,8 +155,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     panel,
     ...registerCommands({ server, runs, keys, ui: uiProxy, output, settings: settingsNow, prepare: () => preparer.prepare(), state: context.workspaceState }),
     review,
-    mcpApprovals,
-    hooksApprovals,
+    programApprovals,
     diagnostics,
     ...registerReviewUi(review),
     review.onDidChange(() => {

@@ -26,6 +26,8 @@ import contextlib
 import functools
 import json
 import os
+import pty
+import select
 import signal
 import subprocess
 import sys
@@ -193,10 +195,12 @@ class AgentClient(LanguageClient):
         self.edit_answers: list[bool] = []
         self.root: Path | None = None
         self.docs: dict[str, tuple[int, str]] = {}
-        #: ``agent/approveMcpServer``: the answer per server name (default: not allowed).
+        #: ``agent/approveProgram`` of an MCP server: the answer per server name (default:
+        #: not allowed).
         self.mcp_answers: dict[str, bool] = {}
         self.mcp_requests: list[dict[str, Any]] = []
-        #: ``agent/approveHooks``: the answers in turn (default: not allowed).
+        #: ``agent/approveProgram`` of a file's hooks: the answers in turn (default: not
+        #: allowed).
         self.hooks_answers: list[bool] = []
         self.hooks_requests: list[dict[str, Any]] = []
 
@@ -328,6 +332,65 @@ def run_cli(cwd: Path, *args: str, timeout: float = 150) -> subprocess.Completed
     )
 
 
+def run_in_terminal(
+    cwd: Path, *args: str, answers: list[tuple[str, str]], env: dict[str, str] | None = None
+) -> tuple[str, int]:
+    """``agentls ARGS`` with a terminal on stdin, as a user types: for each (marker,
+    answer), waits until stderr shows the marker, then types the answer. What stderr
+    showed up to the last marker, and the exit status. ``env`` is added to this
+    process's environment."""
+    controller, terminal = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "agentls.cli", *args],
+        cwd=cwd,
+        stdin=terminal,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", **(env or {})},
+    )
+    os.close(terminal)
+    seen = ""
+    try:
+        assert child.stderr is not None
+        for marker, answer in answers:
+            seen += read_until(child.stderr.fileno(), marker)
+            os.write(controller, answer.encode() + b"\n")
+        child.wait(timeout=180)
+    finally:
+        os.close(controller)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        if child.stderr is not None:
+            child.stderr.close()
+    return seen, child.returncode
+
+
+def read_until(fd: int, marker: str, timeout: float = 120) -> str:
+    """What a child writes to ``fd`` (a pipe), read until ``marker`` appears."""
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while marker.encode() not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise AssertionError(f"{marker!r} never came: {seen[-2000:]!r}")
+        chunk = os.read(fd, 65_536)
+        if not chunk:
+            raise AssertionError(f"closed before {marker!r}: {seen[-2000:]!r}")
+        seen += chunk
+    return seen.decode("utf-8", "replace")
+
+
+def write_prompt_hook(root: Path, word: str) -> None:
+    """A workspace hook (``.agentls/hooks.json``) whose script ``.agentls/hook.sh`` adds
+    ``word`` to each prompt (what a UserPromptSubmit hook prints is context)."""
+    (root / ".agentls").mkdir(exist_ok=True)
+    (root / ".agentls" / "hook.sh").write_text(f"echo {word}\n")
+    command = 'bash "$CLAUDE_PROJECT_DIR"/.agentls/hook.sh'
+    table = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
+    (root / ".agentls" / "hooks.json").write_text(json.dumps({"hooks": table}))
+
+
 def client_converter() -> Converter:
     """The test client's converter: agentls's messages as pygls's namedtuples (attribute
     access: ``result.status``), their classes made once."""
@@ -376,16 +439,14 @@ def make_client() -> AgentClient:
             title = None
         return None if title is None else types.MessageActionItem(title=title)
 
-    @client.feature("agent/approveMcpServer")
-    def approve_mcp_server(ls: AgentClient, params: Any) -> dict[str, Any]:
+    @client.feature("agent/approveProgram")
+    def approve_program(ls: AgentClient, params: Any) -> dict[str, Any]:
         request = plain(params)
+        if request["kind"] == "hooks":
+            ls.hooks_requests.append(request)
+            return {"approved": ls.hooks_answers.pop(0) if ls.hooks_answers else False}
         ls.mcp_requests.append(request)
         return {"approved": ls.mcp_answers.get(request["name"], False)}
-
-    @client.feature("agent/approveHooks")
-    def approve_hooks(ls: AgentClient, params: Any) -> dict[str, Any]:
-        ls.hooks_requests.append(plain(params))
-        return {"approved": ls.hooks_answers.pop(0) if ls.hooks_answers else False}
 
     @client.feature("agent/askUser")
     def ask_user(ls: AgentClient, params: Any) -> dict[str, Any]:

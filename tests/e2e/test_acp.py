@@ -36,6 +36,7 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
+from agentls_e2e import write_prompt_hook
 from hostile_repo import SECRET_VALUE, SECRET_VARIABLE, make_hostile_repo
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
@@ -449,14 +450,62 @@ async def test_a_workspace_mcp_server_starts_only_after_the_editor_allowed_it(
         assert await prompt(conn, session, "what is this?") == "end_turn"
     titles = [call.title for call in client.permissions]
     assert titles == [
-        "Start the MCP server 'yamlsrv' from .agentls.yaml",
-        "Start the MCP server 'vscodesrv' from .vscode/mcp.json",
-        "Start the MCP server 'jsonsrv' from .mcp.json",
+        'Allow the MCP server "yamlsrv" to start?',
+        'Allow the MCP server "vscodesrv" to start?',
+        'Allow the MCP server "jsonsrv" to start?',
+    ]
+    assert [call.raw_input["source"] for call in client.permissions] == [
+        ".agentls.yaml",
+        ".vscode/mcp.json",
+        ".mcp.json",
     ]
     shown = client.permissions[2].content[0].content.text
     assert str(repo.markers / "jsonsrv") in shown and f"${{env:{SECRET_VARIABLE}}}" in shown
     assert repo.started() == ["jsonsrv"]
     assert TrustStore().approved_digest(repo.root, "mcp", "jsonsrv") is not None
+
+
+def prompts_sent(scripted: ScriptedModelServer, model: str) -> list[str]:
+    """What the user's message said in each model request."""
+    return [
+        "\n".join(str(m["content"]) for m in request.messages if m["role"] == "user")
+        for request in scripted.requests_for(model)
+    ]
+
+
+async def test_a_workspace_hook_is_asked_about_and_runs_only_once_allowed(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    write_prompt_hook(ws, "HOOK-RAN")
+    TrustStore().set_trusted(ws, True)
+    for _ in range(3):
+        scripted.add("acp-hooks", text("ok"))
+    client = EditorClient(answers=["reject", "allow"])
+    async with acp_agent(ws, scripted, "acp-hooks", client) as conn:
+        session = await start(conn, ws)
+        assert await prompt(conn, session, "first") == "end_turn"
+        [asked] = client.permissions
+        assert asked.title == "Allow the hooks of .agentls/hooks.json to run?"
+        assert asked.raw_input == {
+            "kind": "hooks",
+            "name": ".agentls/hooks.json",
+            "source": ".agentls/hooks.json",
+        }
+        shown = asked.content[0].content.text
+        assert 'UserPromptSubmit: bash "$CLAUDE_PROJECT_DIR"/.agentls/hook.sh' in shown
+        assert "runs or reads workspace file .agentls/hook.sh (sha256 " in shown
+        assert client.offered[0] == ["Allow", "Don't allow"]
+        # Refused: the hook stays off, and the session does not ask again.
+        assert await prompt(conn, session, "second") == "end_turn"
+        assert len(client.permissions) == 1
+        # A new session is asked again; allowed, the hook runs.
+        other = await start(conn, ws)
+        assert await prompt(conn, other, "third") == "end_turn"
+    assert len(client.permissions) == 2
+    first, second, third = prompts_sent(scripted, "acp-hooks")
+    assert "HOOK-RAN" not in first and "HOOK-RAN" not in second
+    assert "HOOK-RAN" in third
+    assert TrustStore().approved_digest(ws, "hooks", ".agentls/hooks.json") is not None
 
 
 async def test_without_a_sandbox_the_session_says_so(

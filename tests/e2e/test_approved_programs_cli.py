@@ -2,7 +2,8 @@
 server's header values, the script it runs and its env file, and a hook's script. The
 repository (or a command run in it) changes one after the approval: nothing starts until
 the user approves again, and the question shows what changed. An approved script is a
-protected path: editing it asks."""
+protected path: editing it asks. A workspace's hooks are asked about in the terminal as
+its MCP servers are, and a refusal lasts as long as the run that heard it."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from agentls_e2e import run_cli, run_in_terminal, write_prompt_hook
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.trust import TrustStore
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -180,14 +183,6 @@ def test_a_changed_header_value_is_asked_about_and_the_endpoint_gets_nothing(
     assert f"(reads your ${SECRET_VARIABLE})" in listing
 
 
-def write_hook(root: Path, word: str) -> None:
-    (root / ".agentls").mkdir(exist_ok=True)
-    (root / ".agentls" / "hook.sh").write_text(f"echo {word}\n")
-    command = 'bash "$CLAUDE_PROJECT_DIR"/.agentls/hook.sh'
-    table = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
-    (root / ".agentls" / "hooks.json").write_text(json.dumps({"hooks": table}))
-
-
 def prompt_sent(model: ScriptedModelServer) -> str:
     messages = model.requests_for(MODEL)[-1].messages
     return "\n".join(str(m["content"]) for m in messages if m["role"] == "user")
@@ -196,7 +191,7 @@ def prompt_sent(model: ScriptedModelServer) -> str:
 def test_a_hook_whose_script_changed_does_not_run_until_approved_again(
     repo: Path, user_model: ScriptedModelServer
 ) -> None:
-    write_hook(repo, "HOOK-V1")
+    write_prompt_hook(repo, "HOOK-V1")
     assert agentls(repo, "trust").returncode == 0
     assert agentls(repo, "hooks", "approve").returncode == 0
     run(repo, user_model)
@@ -223,3 +218,47 @@ def test_editing_an_approved_script_asks_even_in_yolo(
     messages = user_model.requests_for(MODEL)[-1].messages
     [result] = [str(m["content"]) for m in messages if m["role"] == "tool"]
     assert "no terminal" in result, result  # asked, and nobody could answer: refused
+
+
+HOOKS_QUESTION = "Allow the hooks of .agentls/hooks.json to run? [y/N]"
+
+
+def test_a_hook_is_asked_about_in_the_terminal_and_runs_only_once_allowed(
+    repo: Path, user_model: ScriptedModelServer
+) -> None:
+    write_prompt_hook(repo, "HOOK-RAN")
+    TrustStore().set_trusted(repo, True)
+    user_model.add(MODEL, text("one"))
+    asked, code = run_in_terminal(repo, "run", "hi", answers=[(HOOKS_QUESTION, "n")])
+    assert code == 0
+    assert "Declared in .agentls/hooks.json:" in asked
+    assert 'UserPromptSubmit: bash "$CLAUDE_PROJECT_DIR"/.agentls/hook.sh' in asked
+    assert "runs or reads workspace file .agentls/hook.sh (sha256 " in asked
+    assert "HOOK-RAN" not in prompt_sent(user_model)
+    assert TrustStore().approved_digest(repo, "hooks", ".agentls/hooks.json") is None
+
+    # The refusal lived with that run (the CLI's folder engine): the next run asks again,
+    # and allowed, the hook runs.
+    user_model.add(MODEL, text("two"))
+    _, code = run_in_terminal(repo, "run", "hi", answers=[(HOOKS_QUESTION, "y")])
+    assert code == 0
+    assert "HOOK-RAN" in prompt_sent(user_model)
+
+    # Stored like `agentls hooks approve`: a run without a terminal obeys it unasked.
+    user_model.add(MODEL, text("three"))
+    done = run_cli(repo, "run", "again")
+    assert done.returncode == 0, done.stderr
+    assert "HOOK-RAN" in prompt_sent(user_model)
+    assert "Allow the hooks" not in done.stderr
+
+
+def test_without_a_terminal_a_hook_is_not_asked_about_and_the_run_names_the_command(
+    repo: Path, user_model: ScriptedModelServer
+) -> None:
+    write_prompt_hook(repo, "HOOK-RAN")
+    TrustStore().set_trusted(repo, True)
+    done = run(repo, user_model)
+    assert "Allow the hooks" not in done.stderr
+    assert "the hooks of .agentls/hooks.json do not run: not approved" in done.stderr
+    assert f"agentls hooks approve --workspace {repo}" in done.stderr
+    assert "HOOK-RAN" not in prompt_sent(user_model)

@@ -11,16 +11,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agentls_e2e import VSCODE, LspFactory, plain
+from agentls_e2e import VSCODE, LspFactory, plain, write_prompt_hook
 from lsprotocol import types
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
-#: VS Code as the extension declares it: it answers both approval requests with a modal.
+#: VS Code as the extension declares it: it answers the approval requests with a modal.
 APPROVING = copy.deepcopy(VSCODE)
-APPROVING.experimental = {
-    "agentls": {"askUser": True, "approveMcpServer": True, "approveHooks": True}
-}
+APPROVING.experimental = {"agentls": {"askUser": True, "approveProgram": True}}
 
 
 def write_marker_server(root: Path, marker: Path) -> None:
@@ -84,14 +82,6 @@ async def test_a_client_without_the_dialog_is_asked_with_the_file_and_its_finger
     assert not marker.exists()
 
 
-def write_hook(root: Path, word: str) -> None:
-    (root / ".agentls").mkdir(exist_ok=True)
-    (root / ".agentls" / "hook.sh").write_text(f"echo {word}\n")
-    command = 'bash "$CLAUDE_PROJECT_DIR"/.agentls/hook.sh'
-    table = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
-    (root / ".agentls" / "hooks.json").write_text(json.dumps({"hooks": table}))
-
-
 def prompt_sent(model: ScriptedModelServer) -> str:
     messages = model.requests_for("alice")[-1].messages
     return "\n".join(str(m["content"]) for m in messages if m["role"] == "user")
@@ -103,7 +93,7 @@ async def test_a_hook_whose_script_changed_is_asked_about_again(
     workspace: Path,
     trust_folder: Callable[..., None],
 ) -> None:
-    write_hook(workspace, "HOOK-V1")
+    write_prompt_hook(workspace, "HOOK-V1")
     trust_folder(workspace)
     client = await lsp(caps=APPROVING)
     client.hooks_answers = [True]
@@ -111,8 +101,8 @@ async def test_a_hook_whose_script_changed_is_asked_about_again(
     assert plain(await client.run(prompt="go", runId="h1"))["status"] == "success"
     assert "HOOK-V1" in prompt_sent(scripted)
     [first] = client.hooks_requests
-    [files] = [hook["files"] for hook in first["hooks"]]
-    assert files and files[0].startswith(".agentls/hook.sh (sha256 "), first
+    assert first["files"][0].startswith(".agentls/hook.sh (sha256 "), first
+    assert first["lines"][1].startswith("  runs or reads workspace file .agentls/hook.sh"), first
 
     (workspace / ".agentls" / "hook.sh").write_text("echo HOOK-V2\n")
     client.hooks_answers = [False]

@@ -1,5 +1,5 @@
 """A trusted workspace's hooks approved from the editor: the server asks with
-``agent/approveHooks`` (a client that declares ``approveHooks``) or with
+``agent/approveProgram`` (a client that declares ``approveProgram``) or with
 ``window/showMessageRequest`` (any other), names the commands, and stores the answer like
 ``agentls hooks approve``; a refusal keeps the hooks off and is not asked again."""
 
@@ -18,7 +18,7 @@ from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_ca
 HOOK = "echo 'no commands in this repository' >&2; exit 2"
 
 APPROVING = copy.deepcopy(VSCODE)
-APPROVING.experimental = {"agentls": {"askUser": True, "approveHooks": True}}
+APPROVING.experimental = {"agentls": {"askUser": True, "approveProgram": True}}
 
 
 def write_hooks(workspace: Path) -> None:
@@ -57,16 +57,14 @@ async def test_hooks_allowed_in_the_editor_run_and_are_not_asked_about_again(
     assert result["status"] == "success", result
     [asked] = client.hooks_requests
     assert asked == {
+        "kind": "hooks",
+        "name": ".agentls/hooks.json",
         "source": ".agentls/hooks.json",
-        "hooks": [
-            {
-                "event": "PreToolUse",
-                "matcher": "execute_command",
-                "command": HOOK,
-                "timeout": 60,
-                "files": [],
-            }
-        ],
+        "headline": "Allow the hooks of .agentls/hooks.json to run?",
+        "lines": [f"PreToolUse [execute_command]: {HOOK}"],
+        "files": [],
+        "warning": "Each runs as a program with your permissions, and a hook can block or "
+        "change what the agent does. Allow them only if you trust this repository.",
         "changed": False,
     }
     assert not (workspace / "ran.txt").exists()
@@ -93,7 +91,7 @@ async def test_hooks_refused_in_the_editor_stay_off_and_are_not_asked_about_agai
     assert result["status"] == "success", result
     assert len(client.hooks_requests) == 1
     assert (workspace / "ran.txt").exists()
-    assert [item.label for item in hooks_to_approve(workspace)] == [".agentls/hooks.json"]
+    assert [item.name for item in hooks_to_approve(workspace)] == [".agentls/hooks.json"]
     plain(await client.run(prompt="again", runId="h4", confirmMode="yolo"))
     assert len(client.hooks_requests) == 1
 

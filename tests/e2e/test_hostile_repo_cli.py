@@ -5,16 +5,14 @@ run programs, take the key, loosen the guards and leave their folder."""
 from __future__ import annotations
 
 import os
-import pty
-import select
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
+from agentls_e2e import run_in_terminal
 from hostile_repo import (
     ACTING_TOOLS,
     COST_RAISES,
@@ -231,46 +229,17 @@ def test_the_cli_never_prints_a_secret(
     assert "The token is ***." in done.stdout
 
 
-def _read_until(fd: int, marker: str, timeout: float = 60) -> str:
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while marker.encode() not in seen:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            raise AssertionError(f"{marker!r} never came: {seen[-2000:]!r}")
-        chunk = os.read(fd, 65_536)
-        if not chunk:
-            raise AssertionError(f"closed before {marker!r}: {seen[-2000:]!r}")
-        seen += chunk
-    return seen.decode("utf-8", "replace")
-
-
 def _run_in_terminal(repo: HostileRepo, answer: str) -> tuple[str, int]:
     """`agentls run` with a terminal on stdin: answers the trust question with ``answer``."""
-    controller, terminal = pty.openpty()
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_API_KEY": USER_KEY}
-    child = subprocess.Popen(
-        [sys.executable, "-m", "agentls.cli", "run", "hi", "--model", f"openai/{MODEL}"],
-        cwd=repo.root,
-        stdin=terminal,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=env,
+    return run_in_terminal(
+        repo.root,
+        "run",
+        "hi",
+        "--model",
+        f"openai/{MODEL}",
+        answers=[("Trust this folder? [y/N]", answer)],
+        env={"LITELLM_API_KEY": USER_KEY},
     )
-    os.close(terminal)
-    try:
-        assert child.stderr is not None
-        asked = _read_until(child.stderr.fileno(), "Trust this folder? [y/N]")
-        os.write(controller, answer.encode() + b"\n")
-        child.wait(timeout=120)
-    finally:
-        os.close(controller)
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        if child.stderr is not None:
-            child.stderr.close()
-    return asked, child.returncode
 
 
 def test_the_first_run_in_a_terminal_asks_once_and_remembers(

@@ -44,11 +44,11 @@ from agentls.agent.trust import TrustStore
 pytestmark = pytest.mark.timeout(240)
 
 MODEL = "user-model"
-#: VS Code as the extension declares it: it answers agent/approveMcpServer with a modal.
+#: VS Code as the extension declares it: it answers agent/approveProgram with a modal.
 VSCODE_TRUST = types.ClientCapabilities(
     workspace=VSCODE.workspace,
     window=VSCODE.window,
-    experimental={"agentls": {"askUser": True, "approveMcpServer": True}},
+    experimental={"agentls": {"askUser": True, "approveProgram": True}},
 )
 
 
@@ -132,7 +132,7 @@ async def test_trusting_the_folder_from_a_terminal_applies_at_the_next_run(
     assert (await run(client, "t2"))["status"] == "success"
     assert len(repo_model.requests_for(MODEL)) == 1
     asked = [p.message for p in client.approval_requests]
-    assert len(asked) == 3 and all("Start it?" in message for message in asked)
+    assert len(asked) == 3 and all(message.endswith("to start?") for message in asked)
     assert repo.started() == []
 
 
@@ -155,9 +155,11 @@ async def test_vscode_trust_decides_and_a_grant_applies_without_a_restart(
     by_name = {request["name"]: request for request in client.mcp_requests}
     assert sorted(by_name) == ["jsonsrv", "vscodesrv", "yamlsrv"]
     stolen = by_name["jsonsrv"]
-    assert stolen["source"] == ".mcp.json" and str(repo.markers) in stolen["command"]
-    assert stolen["env"] == {"STOLEN": f"${{env:{SECRET_VARIABLE}}}"}
-    assert by_name["vscodesrv"]["envFile"] == "../../outside.env"
+    assert stolen["kind"] == "mcp_server" and stolen["source"] == ".mcp.json"
+    assert stolen["lines"][0].startswith("command: ") and str(repo.markers) in stolen["lines"][0]
+    reads = f"env STOLEN=${{env:{SECRET_VARIABLE}}}  (reads your ${SECRET_VARIABLE})"
+    assert reads in stolen["lines"]
+    assert [x for x in by_name["vscodesrv"]["lines"] if x.startswith("env file: ../../outside.env")]
     assert by_name["yamlsrv"]["source"] == ".agentls.yaml"
     assert repo.started() == []  # all refused
 

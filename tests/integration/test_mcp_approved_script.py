@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from program_answers import ProgramAnswers
 
 from agentls.agent.config import AppConfig, MCPConfig
-from agentls.agent.mcp import MCPPool, ServerToApprove
+from agentls.agent.mcp import MCPPool
 from tests.integration.test_mcp_stdio import until
 
 pytestmark = pytest.mark.timeout(300)
@@ -43,26 +44,21 @@ async def test_a_changed_script_is_asked_about_again_and_refused_stops_the_serve
     tmp_path: Path, user_config_dir: Path
 ) -> None:
     config = workspace_with_server(tmp_path)
-    asked: list[ServerToApprove] = []
-    answers = [True, False]
-
-    async def approve(item: ServerToApprove) -> bool:
-        asked.append(item)
-        return answers.pop(0)
-
+    approve = ProgramAnswers(True, False)
+    asked = approve.asked
     pool = MCPPool()
     warnings: list[str] = []
     try:
-        registry = await pool.registry_for(config, warn=warnings.append, approve=approve)
+        registry = await pool.registry_for(config, warn=warnings.append, approver=approve)
         assert registry is not None and registry.has_tool("mcp_srv_add"), warnings
         assert [item.changed for item in asked] == [False]
-        lines = asked[0].definition()
+        lines = asked[0].lines
         assert any(line.startswith("runs or reads workspace file srv.py") for line in lines)
-        registry = await pool.registry_for(config, warn=warnings.append, approve=approve)
+        registry = await pool.registry_for(config, warn=warnings.append, approver=approve)
         assert registry is not None and len(asked) == 1  # approved: not asked again
 
         change_the_script(tmp_path)
-        registry = await pool.registry_for(config, warn=warnings.append, approve=approve)
+        registry = await pool.registry_for(config, warn=warnings.append, approver=approve)
         assert [item.changed for item in asked] == [False, True]
         assert registry is None  # refused: no tools, and the old server is stopped
         assert any("you did not allow it" in w for w in warnings), warnings
@@ -74,13 +70,10 @@ async def test_a_restart_after_the_script_changed_does_not_run_it(
     tmp_path: Path, user_config_dir: Path
 ) -> None:
     config = workspace_with_server(tmp_path)
-
-    async def allow(item: ServerToApprove) -> bool:
-        return True
-
+    allow = ProgramAnswers(then=True)
     pool = MCPPool()
     try:
-        registry = await pool.registry_for(config, warn=lambda _: None, approve=allow)
+        registry = await pool.registry_for(config, warn=lambda _: None, approver=allow)
         assert registry is not None
         add = registry.get("mcp_srv_add")
         assert (await add.run(add.args_model.model_validate({"a": 1, "b": 2}), None)).output == "3"  # type: ignore[arg-type]

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from program_answers import ProgramAnswers
 
 from agentls.agent.approval import DenyingApprover
 from agentls.agent.config import AppConfig, MCPConfig, MCPServerConfig
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.mcp import MCPManager, MCPPool, ServerToApprove
+from agentls.agent.mcp import MCPManager, MCPPool
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.tools import build_registry
 from agentls.agent.workspace import DiskFileAccess
@@ -362,15 +363,13 @@ async def test_agentls_yaml_wins_and_each_source_turns_off(tmp_path: Path) -> No
     write_workspace_files(tmp_path, Path("/nonexistent"), pids_file)
     pool = MCPPool()
     warnings: list[str] = []
-
-    async def allow(item: ServerToApprove) -> bool:  # the user allows each one
-        return True
+    allow = ProgramAnswers(then=True)  # the user allows each one
 
     try:
         # .agentls.yaml's "time" shadows the VS Code one (whose command does not exist).
         config = AppConfig(mcp=mcp_config(local_server("time")))
         config.workspace.root = tmp_path
-        registry = await pool.registry_for(config, warn=warnings.append, approve=allow)
+        registry = await pool.registry_for(config, warn=warnings.append, approver=allow)
         assert registry is not None
         assert registry.has_tool("mcp_time_add") and registry.has_tool("mcp_local_add")
         assert [w for w in warnings if "'github'" in w and "skipped" in w]
@@ -378,10 +377,10 @@ async def test_agentls_yaml_wins_and_each_source_turns_off(tmp_path: Path) -> No
 
         off = AppConfig(mcp=mcp_config(vscode_config=False, mcp_json=False))
         off.workspace.root = tmp_path
-        assert await pool.registry_for(off, warn=warnings.append, approve=allow) is None
+        assert await pool.registry_for(off, warn=warnings.append, approver=allow) is None
         only_mcp_json = AppConfig(mcp=mcp_config(vscode_config=False))
         only_mcp_json.workspace.root = tmp_path
-        registry = await pool.registry_for(only_mcp_json, warn=warnings.append, approve=allow)
+        registry = await pool.registry_for(only_mcp_json, warn=warnings.append, approver=allow)
         assert registry is not None
         assert registry.has_tool("mcp_local_add") and not registry.has_tool("mcp_time_add")
     finally:

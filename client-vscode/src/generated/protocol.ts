@@ -32,10 +32,9 @@ export const Methods = {
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
   reviewDecision: 'agent/reviewDecision',
-  approveHooks: 'agent/approveHooks',
+  approveProgram: 'agent/approveProgram',
   reviewAutoSave: 'agent/reviewAutoSave',
   reviewDelivery: 'agent/reviewDelivery',
-  approveMcpServer: 'agent/approveMcpServer',
 } as const;
 
 /** The requests the client sends: method → params and result. */
@@ -68,8 +67,7 @@ export interface ClientNotifications {
 export interface ServerRequests {
   'agent/askUser': { params: AskUserParams; result: AskUserResult };
   'agent/diagnostics': { params: DiagnosticsParams; result: DiagnosticsResult };
-  'agent/approveHooks': { params: HooksApprovalParams; result: HooksApprovalResult };
-  'agent/approveMcpServer': { params: McpServerApprovalParams; result: McpServerApprovalResult };
+  'agent/approveProgram': { params: ProgramApprovalParams; result: ProgramApprovalResult };
 }
 
 /** The notifications the server sends: method → params. */
@@ -432,40 +430,6 @@ export interface EditorDiagnostic {
   [key: string]: unknown;
 }
 
-/** One command of a workspace's hooks. */
-export interface HookEntry {
-  /** `PreToolUse`, `PostToolUse`, `SessionStart`, ... */
-  event: string;
-  /** The tools it applies to; empty: every tool. */
-  matcher: string;
-  /** The shell command, exactly as written. */
-  command: string;
-  /** Seconds before it is stopped. */
-  timeout: number;
-  /** The workspace files the command runs (its scripts), each with a fingerprint of its contents, which the approval covers; shown as is. */
-  files: string[];
-}
-
-/**
- * `agent/approveHooks` (a request to the client): may the hooks of this workspace
- * file run? Sent at the start of a run in a trusted folder, for each file whose hooks
- * (as they are now) the user has not approved, only to clients that declare
- * `experimental.agentls.approveHooks`. An approval is stored for this exact
- * definition, as `agentls hooks approve` stores it; a changed definition asks again.
- */
-export interface HooksApprovalParams {
-  /** The file: `.agentls/hooks.json`, `.claude/settings.json`... */
-  source: string;
-  hooks: HookEntry[];
-  /** The user approved another definition of this file. */
-  changed: boolean;
-}
-
-/** `agent/approveHooks` result. */
-export interface HooksApprovalResult {
-  approved: boolean;
-}
-
 /**
  * What the user decided about one hunk under inline review (`pending`: a decision
  * taken back, e.g. an undo undone with Ctrl+Z: the hunk waits for the user again).
@@ -487,48 +451,6 @@ export interface InstructionsParams {
   files: string[];
   /** True: these joined during the run, as it reached their folders (the others were given at its start). */
   joined?: boolean;
-}
-
-/**
- * `agent/approveMcpServer` (a request to the client): may this MCP server, declared
- * by the workspace, start? Sent only to clients that declare
- * `experimental.agentls.approveMcpServer`; the answer is remembered for this exact
- * definition, and a changed definition is asked about again.
- */
-export interface McpServerApprovalParams {
-  name: string;
-  /** The file that declares it: `.mcp.json`, ... */
-  source: string;
-  transport: 'stdio' | 'http' | 'sse';
-  /** stdio: the exact command line that would run (variables unexpanded). */
-  command: string | null;
-  /** stdio: its working directory, as written. */
-  cwd: string | null;
-  /** stdio: variables it gets, values as written. */
-  env: Record<string, string>;
-  /** stdio: a file of variables it gets. */
-  envFile: string | null;
-  /** http/sse: the endpoint, as written. */
-  url: string | null;
-  /** http/sse: the headers it sends (names). */
-  headerNames: string[];
-  /** http/sse: the headers it sends, values as written (`${env:VAR}` unexpanded). */
-  headers: Record<string, string>;
-  /** http/sse: the environment variable whose value it gets as a Bearer token. */
-  tokenEnv: string | null;
-  /** Which of the user's environment variables each value reads, one line per value (`header Authorization reads your $GITHUB_TOKEN`); shown as is. */
-  reads: string[];
-  /** The workspace files it runs or reads (a script among its arguments, its env file), each with a fingerprint of its contents, which the approval covers; shown as is. */
-  files: string[];
-  /** Its tools would run without asking (`trusted: true`). */
-  trusted: boolean;
-  /** The user approved another definition of this name. */
-  changed: boolean;
-}
-
-/** `agent/approveMcpServer` result. */
-export interface McpServerApprovalResult {
-  approved: boolean;
 }
 
 /** `agent/messageDelivered`: messages sent with `agent/message` reached the model. */
@@ -623,6 +545,40 @@ export interface PlanStep {
  * opened, a prompt is being typed): the server starts its model worker now.
  */
 export type PrepareParams = Record<string, never>;
+
+/**
+ * `agent/approveProgram` (a request to the client): may this program, which the
+ * workspace declares, run? An MCP server before it starts, a workspace file's hooks at
+ * the start of a run in a trusted folder: each that the user has not approved in this
+ * exact form. Sent only to clients that declare `experimental.agentls.approveProgram`
+ * (others are asked with `window/showMessageRequest`). An approval is stored for this
+ * exact definition, as `agentls mcp approve` / `agentls hooks approve` store it; a
+ * refusal holds while the server runs; a changed definition asks again. Every text is
+ * shown as is: the server has already made hidden characters visible (`\u202e`).
+ */
+export interface ProgramApprovalParams {
+  /** `mcp_server`: an MCP server; `hooks`: the hooks of one file. */
+  kind: 'mcp_server' | 'hooks';
+  /** The server's name; for hooks, the file that declares them. */
+  name: string;
+  /** The file that declares it: `.mcp.json`, ... */
+  source: string;
+  /** The question in one line: `Allow the MCP server "github" to start?`. */
+  headline: string;
+  /** What it runs, line by line: each value or command as written, which of the user's environment variables a value reads (`(reads your $GITHUB_TOKEN)`), and each workspace file it runs or reads with a fingerprint. */
+  lines: string[];
+  /** The workspace files it runs or reads, each with a fingerprint of its contents (`srv.py (sha256 9f2c41d07be3)`), which the approval covers. */
+  files: string[];
+  /** What allowing it means, to show with the question. */
+  warning: string;
+  /** The user approved another definition of it before. */
+  changed: boolean;
+}
+
+/** `agent/approveProgram` result. */
+export interface ProgramApprovalResult {
+  approved: boolean;
+}
 
 /**
  * The user put the workspace back before `restores` (undoing it and the session's

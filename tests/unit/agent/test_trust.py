@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from program_answers import ProgramAnswers
 
 from agentls.agent.config import MCPServerConfig
 from agentls.agent.config_loader import load
 from agentls.agent.errors import ConfigError
 from agentls.agent.mcp.approval import definition_digest, gate
+from agentls.agent.program_approval import ProgramApprovals
 from agentls.agent.state_paths import StatePathError, state_path
 from agentls.agent.trust import TrustStore
 
@@ -237,51 +239,46 @@ async def test_a_workspace_server_starts_only_once_approved(tmp_path: Path) -> N
     own = MCPServerConfig(name="mine", command="x")
     own.set_source("user", "config.yaml")
     theirs = workspace_server()
-    asked: list[str] = []
+    refuse = ProgramAnswers(then=False)
 
-    async def refuse(item: object) -> bool:
-        asked.append(item.question())  # type: ignore[attr-defined]
-        return False
-
-    gated = await gate([own, theirs], tmp_path, approve=refuse)
+    gated = await gate([own, theirs], tmp_path, approvals=ProgramApprovals(), approver=refuse)
     assert [s.name for s in gated.allowed] == ["mine"]
-    assert "command: npx" in asked[0] and ".mcp.json" in asked[0]
+    [asked] = refuse.asked
+    assert "command: npx" in asked.question() and ".mcp.json" in asked.question()
     assert "you did not allow it" in gated.skipped[0]
 
-    nobody = await gate([theirs], tmp_path, approve=None)
+    nobody = await gate([theirs], tmp_path, approvals=ProgramApprovals(), approver=None)
     assert "agentls mcp approve gh --workspace" in nobody.skipped[0]
 
-    async def allow(item: object) -> bool:
-        return True
-
-    assert [s.name for s in (await gate([theirs], tmp_path, approve=allow)).allowed] == ["gh"]
+    allow = ProgramAnswers(then=True)
+    gated = await gate([theirs], tmp_path, approvals=ProgramApprovals(), approver=allow)
+    assert [s.name for s in gated.allowed] == ["gh"]
     # Remembered: no question the next time.
-    assert [s.name for s in (await gate([theirs], tmp_path, approve=refuse)).allowed] == ["gh"]
+    gated = await gate([theirs], tmp_path, approvals=ProgramApprovals(), approver=refuse)
+    assert [s.name for s in gated.allowed] == ["gh"] and len(refuse.asked) == 1
     changed = workspace_server(args=["--evil"])
-    gated = await gate([changed], tmp_path, approve=refuse)
-    assert gated.allowed == [] and "changed since you approved it" in asked[-1]
+    gated = await gate([changed], tmp_path, approvals=ProgramApprovals(), approver=refuse)
+    assert gated.allowed == [] and "changed since you approved it" in refuse.asked[-1].question()
 
 
 async def test_an_unanswered_question_is_asked_again_a_refusal_is_not(tmp_path: Path) -> None:
     theirs = workspace_server()
-    refused: set[tuple[str, str]] = set()
-    calls: list[str] = []
+    approvals = ProgramApprovals()
+    unanswered = ProgramAnswers(then=None)
 
-    async def unanswered(item: object) -> bool | None:
-        calls.append("asked")
-        return None
+    gated = await gate([theirs], tmp_path, approvals=approvals, approver=unanswered)
+    assert gated.allowed == [] and "agentls mcp approve gh --workspace" in gated.skipped[0]
+    await gate([theirs], tmp_path, approvals=approvals, approver=unanswered)
+    assert len(unanswered.asked) == 2  # no answer is no refusal: asked again
 
-    gated = await gate([theirs], tmp_path, approve=unanswered, refused=refused)
-    assert gated.allowed == [] and "you will be asked again" in gated.skipped[0]
-    assert refused == set()
-
-    async def no(item: object) -> bool | None:
-        calls.append("asked")
-        return False
-
-    await gate([theirs], tmp_path, approve=no, refused=refused)
-    await gate([theirs], tmp_path, approve=no, refused=refused)
-    assert calls == ["asked", "asked"]  # the refusal holds; no third question
+    no = ProgramAnswers(then=False)
+    await gate([theirs], tmp_path, approvals=approvals, approver=no)
+    gated = await gate([theirs], tmp_path, approvals=approvals, approver=no)
+    assert len(no.asked) == 1  # the refusal holds; no second question
+    assert "you did not allow it" in gated.skipped[0]
+    # Another folder engine (another session) has not heard the refusal: it asks.
+    await gate([theirs], tmp_path, approvals=ProgramApprovals(), approver=no)
+    assert len(no.asked) == 2
 
 
 def test_no_workspace_can_set_a_worktree_setup_command(

@@ -25,7 +25,7 @@ from agentls.server.protocol import (
     METHODS,
     AskUserResult,
     CancelParams,
-    McpServerApprovalResult,
+    ProgramApprovalResult,
     RunParams,
     WorkspaceTrustParams,
 )
@@ -86,11 +86,12 @@ def test_the_answers_to_our_questions_arrive_as_their_models() -> None:
     assert answer.result == AskUserResult(answer="blue")
     declined = converter.structure({"jsonrpc": "2.0", "id": "a", "result": None}, ask)
     assert declined.result == AskUserResult(answer=None)
-    mcp = TYPES.responses["agent/approveMcpServer"]
-    approved = converter.structure({"jsonrpc": "2.0", "id": "m", "result": {"approved": True}}, mcp)
-    assert approved.result == McpServerApprovalResult(approved=True)
+    program = TYPES.responses["agent/approveProgram"]
+    answer = {"jsonrpc": "2.0", "id": "m", "result": {"approved": True}}
+    approved = converter.structure(answer, program)
+    assert approved.result == ProgramApprovalResult(approved=True)
     with pytest.raises(JsonRpcInvalidParams, match=r"^invalid result: approved: Field required"):
-        converter.structure({"jsonrpc": "2.0", "id": "m", "result": {}}, mcp)
+        converter.structure({"jsonrpc": "2.0", "id": "m", "result": {}}, program)
 
 
 def test_the_methods_read_without_models_are_those_whose_params_have_no_field() -> None:
@@ -181,7 +182,7 @@ async def test_bad_params_are_answered_with_invalid_params_and_never_handled() -
 async def test_an_answer_that_does_not_fit_fails_the_request_that_waits_for_it() -> None:
     server = Recorder()
     await server.protocol.load_types()
-    waiting = server.protocol.send_request_async("agent/approveMcpServer", {}, msg_id="q1")
+    waiting = server.protocol.send_request_async("agent/approveProgram", {}, msg_id="q1")
     server.receive({"jsonrpc": "2.0", "id": "q1", "result": {"approved": "perhaps"}})
     with pytest.raises(JsonRpcInvalidParams, match="approved: Input should be a valid boolean"):
         await waiting

@@ -185,15 +185,39 @@ describe('Workspace Trust', () => {
     await script([{ text: 'Without the MCP server.' }], REPO_MODEL, repoModelUrl());
     const modal = uiStarted({
       dialog: 'Cancel',
-      expectText: ['changed since you allowed it', `${mcpCommand} --extra-tools 1`],
+      expectText: ['changed since you approved it', `${mcpCommand} --extra-tools 1`],
       screenshot: 'trust-mcp-changed',
     });
     const outcome = await run('Use the MCP server again');
     const text = await modal.done();
-    assert.ok(text.includes('changed since you allowed it'), text);
+    assert.ok(text.includes('changed since you approved it'), text);
     assert.strictEqual(outcome.result?.status, 'success', JSON.stringify(outcome));
     const repo = await modelRequests(repoModelUrl());
     assert.ok(!toolNames(repo[0]).some((name) => name.startsWith('mcp_e2e')), toolNames(repo[0]).join(', '));
     assert.match(api.logText(), /MCP server "e2e" of \.mcp\.json \(.*--extra-tools 1\): not allowed/);
+  });
+
+  it("a workspace's hooks ask first in the same modal, with each command and its script; Allow lets them run", async () => {
+    // (The MCP server refused above is not asked about again while the server runs.)
+    const hooks = path.join(workspaceRoot(), '.agentls');
+    fs.mkdirSync(hooks, { recursive: true });
+    fs.writeFileSync(path.join(hooks, 'hook.sh'), 'echo HOOK-SAYS-HELLO\n');
+    const command = 'bash "$CLAUDE_PROJECT_DIR"/.agentls/hook.sh';
+    const table = { UserPromptSubmit: [{ hooks: [{ type: 'command', command }] }] };
+    fs.writeFileSync(path.join(hooks, 'hooks.json'), JSON.stringify({ hooks: table }));
+    await script([{ text: 'The hook spoke.' }], REPO_MODEL, repoModelUrl());
+    const modal = uiStarted({
+      dialog: 'Allow',
+      expectText: ['Allow the hooks of .agentls/hooks.json to run?', `UserPromptSubmit: ${command}`, '.agentls/hook.sh (sha256 '],
+      screenshot: 'trust-hooks-modal',
+    });
+    const outcome = await run('Say what the hook said');
+    const text = await modal.done();
+    assert.ok(text.includes('runs or reads workspace file .agentls/hook.sh (sha256 '), `the modal shows the script: ${text}`);
+    assert.strictEqual(outcome.result?.status, 'success', JSON.stringify(outcome));
+    const repo = await modelRequests(repoModelUrl());
+    const said = JSON.stringify((repo[0].body.messages ?? []).filter((m) => m.role === 'user'));
+    assert.ok(said.includes('HOOK-SAYS-HELLO'), `the hook's words reached the model: ${said}`);
+    assert.match(api.logText(), /Hooks of \.agentls\/hooks\.json \(UserPromptSubmit: .*hook\.sh\): allowed/);
   });
 });
