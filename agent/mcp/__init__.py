@@ -10,25 +10,50 @@ the language server's, and ``workspace_servers`` adds the servers of the workspa
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentls.agent.config import AppConfig, MCPConfig
 from agentls.agent.mcp.approval import definition_digest, describe_definition, gate
-from agentls.agent.mcp.connection import MCPConnection, resolve_token
-from agentls.agent.mcp.manager import MCPManager
 from agentls.agent.mcp.names import VALID_NAME, dedupe, prefixed_name, sanitize
-from agentls.agent.mcp.pool import MCPPool
-from agentls.agent.mcp.render import render_block, render_result
 from agentls.agent.mcp.sources import WorkspaceServers, workspace_servers
-from agentls.agent.mcp.stdio import end_all_groups
-from agentls.agent.mcp.tools import MCPTool, RemoteTool, discovery_tools, make_tool
 from agentls.agent.program_approval import ProgramApprovals
 from agentls.agent.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from agentls.agent.approval import Approver
+    from agentls.agent.mcp.connection import MCPConnection, resolve_token
+    from agentls.agent.mcp.manager import MCPManager
+    from agentls.agent.mcp.pool import MCPPool
+    from agentls.agent.mcp.render import render_block, render_result
+    from agentls.agent.mcp.stdio import end_all_groups
+    from agentls.agent.mcp.tools import MCPTool, RemoteTool, discovery_tools, make_tool
+
+# What needs the MCP SDK (a second or more of imports) is loaded on first use: a run whose
+# folder declares no server, or that only reads approvals (the protected files of a run,
+# `agentls mcp list`), never imports it.
+_ON_FIRST_USE = {
+    "MCPConnection": "connection",
+    "resolve_token": "connection",
+    "MCPManager": "manager",
+    "MCPPool": "pool",
+    "render_block": "render",
+    "render_result": "render",
+    "end_all_groups": "stdio",
+    "MCPTool": "tools",
+    "RemoteTool": "tools",
+    "discovery_tools": "tools",
+    "make_tool": "tools",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _ON_FIRST_USE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 
 async def load_mcp_tools(config: MCPConfig, registry: ToolRegistry) -> MCPManager:
@@ -37,6 +62,8 @@ async def load_mcp_tools(config: MCPConfig, registry: ToolRegistry) -> MCPManage
     The caller owns the returned manager and must ``await manager.aclose()``;
     ``manager.warnings`` holds one message per server that could not be used.
     """
+    from agentls.agent.mcp.manager import MCPManager
+
     manager = MCPManager(config)
     await manager.start()
     manager.register(registry)
@@ -75,6 +102,7 @@ async def mcp_tools(
     if not gated.allowed:
         yield registry
         return
+    from agentls.agent.mcp.manager import MCPManager
     from agentls.agent.tools import build_registry
 
     target = registry if registry is not None else build_registry(config)
