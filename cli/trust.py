@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agentls.agent.config_loader import LoadedConfig, trust_command
+from agentls.agent.folder.media import TERMINAL
 from agentls.agent.trust import Loader, TrustStore, canonical, first_run
 
 
@@ -104,7 +105,7 @@ def trusted_config(
             "changes your mind).\n"
         )
         return loaded
-    notice = loaded.notice(f"run `{trust_command(loaded.root)}`")
+    notice = loaded.notice(TERMINAL.how_to_trust(loaded.root))
     if notice:
         stderr.write(f"agentls: {notice}\n")
     return loaded

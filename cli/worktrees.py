@@ -1,5 +1,5 @@
-"""``agentls run --worktree``, ``agentls worktrees``, ``agentls apply`` and ``agentls
-discard``: worktree sessions in a terminal."""
+"""``agentls worktrees``, ``agentls apply`` and ``agentls discard``: worktree sessions in
+a terminal (``agentls run --worktree`` runs in one through the folder engine)."""
 
 from __future__ import annotations
 
@@ -7,25 +7,19 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from agentls.agent.worktrees import (
     Worktree,
     WorktreeError,
     apply,
     check_apply,
-    commit_run,
     describe,
     discard,
     find,
     listed,
-    prepare,
-    run_setup,
     state,
 )
-
-if TYPE_CHECKING:
-    from agentls.agent.config import AppConfig
 
 
 def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,43 +38,6 @@ def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
         command.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     for command in (worktrees, apply_, discard_):
         command.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
-
-
-def prepare_worktree(folder: Path, name: str | None) -> tuple[Worktree, bool]:
-    """The worktree a ``run --worktree [NAME]`` works in, and whether it is new (see
-    ``worktrees.prepare``)."""
-    return prepare(folder, name)
-
-
-async def set_up_worktree(worktree: Worktree, config: AppConfig, out: IO[str] = sys.stderr) -> bool:
-    """Run ``worktree.setup`` in a new worktree, its output shown as it comes; whether the
-    run may go on (else the failure is said)."""
-    from agentls.agent.secrets import redact_secrets
-
-    command = config.worktree.setup
-    assert command
-    print(f"agentls: setting up worktree {worktree.name}: $ {redact_secrets(command)}", file=out)
-
-    def show(line: str) -> None:
-        print(f"  {line}", file=out, flush=True)
-
-    done = await run_setup(worktree, config, show)
-    if not done.ok:
-        print(f"agentls: {redact_secrets(done.failure(worktree))}", file=out)
-    return done.ok
-
-
-def finish_worktree_run(worktree: Worktree, prompt: str, out: IO[str] = sys.stderr) -> None:
-    """Commit what the run changed on the worktree's branch and say what to do next."""
-    title = prompt.strip().splitlines()[0][:60] if prompt.strip() else "run"
-    commit_run(worktree, f"agentls: {title}")
-    now = state(worktree)
-    print(
-        f"Worktree {worktree.name} (branch {worktree.branch}): {now.files} file(s) changed, "
-        f"+{now.added} -{now.removed}. Apply it with `agentls apply {worktree.name}`, or "
-        f"`agentls discard {worktree.name}`.",
-        file=out,
-    )
 
 
 def worktree_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int:
