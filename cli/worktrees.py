@@ -4,22 +4,14 @@ a terminal (``agentls run --worktree`` runs in one through the folder engine).""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from pathlib import Path
 from typing import IO
 
-from agentls.agent.worktrees import (
-    Worktree,
-    WorktreeError,
-    apply,
-    check_apply,
-    describe,
-    discard,
-    find,
-    listed,
-    state,
-)
+from agentls.agent.errors import AgentError
+from agentls.agent.folder.worktree_book import Worktree, WorktreeBook, worktree_info
 
 
 def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,41 +33,36 @@ def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def worktree_command_main(args: argparse.Namespace, out: IO[str] = sys.stdout) -> int:
+    from agentls.agent.folder.media import TERMINAL
+    from agentls.compose import folder_engine
+
     folder = Path(args.workspace or Path.cwd()).resolve()
+    book = folder_engine(TERMINAL).worktrees
     try:
         if args.command == "worktrees":
-            return _list(folder, as_json=args.json, out=out)
-        worktree = find(folder, args.name)
+            return _list(book, folder, as_json=args.json, out=out)
+        worktree = asyncio.run(book.find(folder, args.name))
         if args.command == "apply":
-            return _apply(folder, worktree, yes=args.yes, out=out)
+            return _apply(book, folder, worktree, yes=args.yes, out=out)
         losing = " and the changes nobody committed there" if args.force else ""
         if not _confirmed(f"Remove the worktree {worktree.name}{losing}?", args.yes):
             return 1
-        discard(folder, worktree, keep_branch=args.keep_branch, force=args.force)
+        discarding = book.discard(folder, args.name, keep_branch=args.keep_branch, force=args.force)
+        asyncio.run(discarding)
         kept = f"; its branch {worktree.branch} is kept" if args.keep_branch else ""
         print(f"Discarded the worktree {worktree.name}{kept}.", file=out)
         return 0
-    except WorktreeError as exc:
+    except AgentError as exc:
         print(f"agentls: {exc}", file=sys.stderr)
         return 1
 
 
-def _list(folder: Path, *, as_json: bool, out: IO[str]) -> int:
-    rows = []
-    for worktree in listed(folder):
-        now = state(worktree)
-        what = describe(now)
-        rows.append(
-            {
-                "name": worktree.name,
-                "branch": worktree.branch,
-                "path": worktree.path,
-                "state": what,
-                "files": now.files,
-                "added": now.added,
-                "removed": now.removed,
-            }
-        )
+def _list(book: WorktreeBook, folder: Path, *, as_json: bool, out: IO[str]) -> int:
+    infos = asyncio.run(book.infos(folder, outside_git=False))
+    rows = [info.to_wire() for info in infos]
+    for row in rows:  # what `--json` has always listed of each
+        row.pop("base", None)
+        row.pop("created", None)
     if as_json:
         print(json.dumps(rows, indent=2), file=out)
         return 0
@@ -90,14 +77,14 @@ def _list(folder: Path, *, as_json: bool, out: IO[str]) -> int:
     return 0
 
 
-def _apply(folder: Path, worktree: Worktree, *, yes: bool, out: IO[str]) -> int:
-    if state(worktree).uncommitted:
+def _apply(book: WorktreeBook, folder: Path, worktree: Worktree, *, yes: bool, out: IO[str]) -> int:
+    if worktree_info(worktree, running=False).state == "uncommitted changes":
         print(
             f"agentls: the worktree {worktree.name} holds changes not committed on its "
             "branch (a run in progress?); they are not part of what is applied",
             file=sys.stderr,
         )
-    checked = check_apply(folder, worktree)
+    checked = book.check_apply(folder, worktree)
     if not checked.files:
         print(f"The worktree {worktree.name} changed nothing.", file=out)
         return 0
@@ -132,7 +119,7 @@ def _apply(folder: Path, worktree: Worktree, *, yes: bool, out: IO[str]) -> int:
     if not chosen:
         print(f"Nothing applied; the changes stay on {worktree.branch}.", file=out)
         return 1 if held else 0
-    apply(folder, checked, only=chosen)
+    book.apply(folder, checked, only=chosen)
     print(f"Applied {worktree.name}: {len(chosen)} file(s).", file=out)
     if held:
         print(

@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     # cost more than pygls itself, and `initialize` must not wait for them. They are
     # loaded in a worker thread right after `initialize` (see features/lifecycle).
     from agentls.agent.config import AppConfig
+    from agentls.agent.folder.folder import FolderEngine
     from agentls.agent.llm.worker_client import ModelWorker
     from agentls.agent.problems import ProblemSource
     from agentls.agent.workspace import FileAccess
-    from agentls.agent.folder.folder import FolderEngine
     from agentls.server.inline_review import InlineReviews
     from agentls.server.jsonrpc import AgentProtocol
     from agentls.server.problems import EditorProblems

@@ -20,9 +20,9 @@ from agentls.agent.cancel import CancelToken
 from agentls.agent.run_messages import RunMessages
 
 if TYPE_CHECKING:
+    from agentls.agent.folder.worktree_book import Worktree
     from agentls.agent.folder.worktree_runs import WorktreeRun
     from agentls.agent.run import RunOutcome
-    from agentls.agent.worktrees import Worktree
     from agentls.server.observer import LspRunObserver
     from agentls.server.progress import RunProgress
 

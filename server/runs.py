@@ -26,7 +26,7 @@ from pygls.uris import to_fs_path
 
 from agentls.agent.agents import AgentRegistry
 from agentls.agent.config import AppConfig
-from agentls.agent.contract import RunResult, WorktreeInfo
+from agentls.agent.contract import RunResult
 from agentls.agent.errors import AgentError
 from agentls.agent.events import AgentEvent, RunState, StatusChanged, WorktreeSetup
 from agentls.agent.run_messages import MessageMode, PendingMessage, RunMessageError
@@ -43,25 +43,6 @@ from agentls.server.progress import RunProgress
 from agentls.server.protocol import RunParams
 from agentls.server.run_handle import RunHandle, task_context
 
-
-def worktree_info(worktree: Worktree, *, running: bool) -> WorktreeInfo:
-    """What a client is told of a worktree (blocking: git)."""
-    from agentls.agent.worktrees import describe, state
-
-    current = state(worktree)
-    return WorktreeInfo(
-        name=worktree.name,
-        branch=worktree.branch,
-        path=worktree.path,
-        base=worktree.base,
-        created=worktree.created,
-        state="running" if running else describe(current),
-        files=current.files,
-        added=current.added,
-        removed=current.removed,
-    )
-
-
 if TYPE_CHECKING:
     # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
     # the MCP SDK (~2 s together), which `initialize` must not wait for.
@@ -71,7 +52,6 @@ if TYPE_CHECKING:
     from agentls.agent.mcp.approval import McpApprover
     from agentls.agent.problems import ProblemSource
     from agentls.agent.run import RunOutcome
-    from agentls.agent.worktrees import Worktree
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.symbol_source import SymbolSource
 
@@ -183,6 +163,7 @@ class RunManager:
     ) -> dict[str, Any]:
         """The run in its worktree (made or found, set up when new, held while the run
         works); its result with the worktree as it is after the run's commit."""
+        from agentls.agent.folder.worktree_book import worktree_info
         from agentls.agent.folder.worktree_runs import WorktreeError
 
         assert params.worktree is not None

@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentls.agent.config import AppConfig, DiagnosticsConfig
-from agentls.agent.errors import AgentError
 from agentls.agent.folder.media import Medium
+from agentls.agent.folder.worktree_book import WorktreeBook, WorktreeBusy
 from agentls.agent.folder.worktree_runs import WorktreeRun, open_worktree_run
 from agentls.agent.problems import ProblemSource
 
 if TYPE_CHECKING:
     from agentls.agent.config_loader import LoadedConfig
-    from agentls.agent.mcp import MCPPool
     from agentls.agent.contract import RunRequest
+    from agentls.agent.mcp import MCPPool
     from agentls.agent.mcp.approval import McpApprover
     from agentls.agent.run import FrontEnd, RunOutcome
     from agentls.agent.tools.registry import ToolRegistry
@@ -44,10 +44,6 @@ class LanguageServersFactory(Protocol):
     ) -> LanguageServerPool: ...
 
 
-class WorktreeBusy(AgentError):
-    """The worktree asked for already has a run in flight."""
-
-
 class FolderEngine:
     """One workspace folder's lasting parts (see the module's doc)."""
 
@@ -60,6 +56,8 @@ class FolderEngine:
         self._mcp: MCPPool | None = None
         #: Names of the worktrees a run works in now.
         self._worktrees_in_use: set[str] = set()
+        #: List, apply and discard (refused while a run works in the worktree).
+        self.worktrees = WorktreeBook(self.worktree_in_use)
         #: What is being closed in the background (replaced language servers, symbols).
         self._closing: set[asyncio.Task[None]] = set()
 

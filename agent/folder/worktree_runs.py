@@ -189,16 +189,11 @@ class WorktreeRun:
 
 def summary(worktree: Worktree) -> WorktreeSummary:
     """What ``worktree``'s branch changed since its base (blocking: git)."""
-    from agentls.agent.worktrees import state
+    from agentls.agent.folder.worktree_book import worktree_info
 
-    now = state(worktree)
-    return WorktreeSummary(
-        name=worktree.name,
-        branch=worktree.branch,
-        path=worktree.path,
-        files=now.files,
-        added=now.added,
-        removed=now.removed,
+    info = worktree_info(worktree, running=False)
+    return WorktreeSummary.model_validate(
+        info.model_dump(include=set(WorktreeSummary.model_fields))
     )
 
 

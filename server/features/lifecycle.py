@@ -54,10 +54,8 @@ def warn_once_at_start(ls: AgentLanguageServer) -> None:
     report = ls.settings.report if ls.settings.editor_trust is None else None
     for message in ls.folder_engine().notices(report, ls.config):
         ls.window_show_message(
-                types.ShowMessageParams(
-                    type=types.MessageType.Warning, message=f"agentls: {message}"
-                )
-            )
+            types.ShowMessageParams(type=types.MessageType.Warning, message=f"agentls: {message}")
+        )
 
 
 def register(ls: AgentLanguageServer) -> None:
