@@ -88,7 +88,7 @@ async def test_language_servers_are_kept_replaced_and_closed(tmp_path: Path) -> 
     assert isinstance(second, FakeServers)
     assert second is not first and second.trusted
     await engine.aclose()
-    assert first.closed
+    assert isinstance(first, FakeServers) and first.closed
     assert isinstance(second, FakeServers) and second.closed
     off = config.model_copy(
         update={"diagnostics": config.diagnostics.model_copy(update={"enabled": False})}
