@@ -206,9 +206,6 @@ class RunManager:
             },
         )
 
-    def worktree_running(self, name: str) -> bool:
-        return self.engine.worktree_in_use(name)
-
     async def _run(
         self,
         handle: RunHandle,
