@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,16 +41,15 @@ from agentls.acp_agent.replay import replay
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.cancel import CancelToken
 from agentls.agent.config import AppConfig, ConfirmMode
-from agentls.agent.config_loader import LoadedConfig, load, trust_command
+from agentls.agent.config_loader import LoadedConfig, load
 from agentls.agent.contract import Attachment
 from agentls.agent.errors import AgentError
-from agentls.agent.program_approval import ProgramApprovals
 from agentls.agent.run_messages import RunMessageError, RunMessages
 from agentls.agent.sessions import SessionStore, store_for
 
 if TYPE_CHECKING:
-    from agentls.agent.worktrees import Worktree
-    from agentls.langservers import LanguageServers
+    from agentls.agent.folder.folder import FolderEngine
+    from agentls.agent.folder.worktree_runs import WorktreeRun
 
 log = logging.getLogger(__name__)
 
@@ -72,18 +71,15 @@ class AcpSession:
     notices: tuple[str, ...] = ()
     #: The folder is trusted: a workspace prompt file may choose the model.
     trusted: bool = False
-    #: The language servers that tell the problems of what the session's runs edit.
-    problems: LanguageServers | None = None
+    #: The engine's object for the session's folder: its MCP connections, language
+    #: servers (that tell the problems of what the session's runs edit), worktree.
+    engine: FolderEngine | None = None
     #: While a turn runs: what a prompt sent meanwhile joins, and the turn's stop reason.
     messages: RunMessages | None = None
     turn: asyncio.Future[StopReason] | None = None
-    #: The worktree the session works in (asked for in ``_meta``), not the user's tree.
-    worktree: Worktree | None = None
-    #: The worktree is new and ``worktree.setup`` has yet to run (at the first prompt).
-    needs_setup: bool = False
-    #: The session's approvals of the workspace's programs (hooks, MCP servers): what
-    #: the user refused is not asked again while the session lives.
-    approvals: ProgramApprovals = field(default_factory=ProgramApprovals)
+    #: The worktree the session works in (asked for in ``_meta``), not the user's tree;
+    #: a new one is set up (``worktree.setup``) at the first prompt.
+    worktree: WorktreeRun | None = None
 
 
 class AgentlsAcpAgent:
@@ -109,9 +105,6 @@ class AgentlsAcpAgent:
         self.sessions: dict[str, AcpSession] = {}
         #: Updates sent after an answer (the commands offer); kept so they are not lost.
         self._background: set[asyncio.Task[None]] = set()
-        #: The language servers of each workspace (and trust, and settings), shared by its
-        #: sessions and ended with the connection (``aclose``).
-        self._language_servers: dict[str, LanguageServers] = {}
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -134,9 +127,18 @@ class AgentlsAcpAgent:
         )
 
     # -- sessions ------------------------------------------------------------------
-    def _open(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
-        from agentls.agent.sandbox_status import missing_sandbox_notice
+    def _open(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None,
+        worktree: WorktreeRun | None,
+    ) -> AcpSession:
+        from agentls.agent.folder.media import ACP
+        from agentls.compose import folder_engine
 
+        if worktree is not None:
+            cwd = str(worktree.worktree.folder)
         try:
             # The folder's trust comes from the user's trust list (``agentls trust``).
             loaded = self._load(
@@ -146,10 +148,7 @@ class AgentlsAcpAgent:
             raise _request_error(str(exc)) from exc
         config = loaded.config
         store = store_for(config.workspace.root, config.sessions.dir)
-        notices = (
-            loaded.notice(f"run `{trust_command(loaded.root)}` in a terminal"),
-            missing_sandbox_notice(config),
-        )
+        engine = folder_engine(ACP)
         session = AcpSession(
             session_id,
             config,
@@ -157,41 +156,27 @@ class AgentlsAcpAgent:
             mcp_servers=mcp_entries(mcp_servers),
             confirm_mode=self.confirm_mode,
             client_terminals=self.client_terminals,
-            notices=tuple(notice for notice in notices if notice),
+            notices=engine.notices(loaded, config),
             trusted=loaded.trusted,
-            problems=self._problems_for(config, loaded.trusted),
+            engine=engine,
+            worktree=worktree,
         )
+        old = self.sessions.get(session_id)
+        if old is not None and old.engine is not None:
+            self._in_background(old.engine.aclose())
         self.sessions[session_id] = session
         return session
 
-    def _problems_for(self, config: AppConfig, trusted: bool) -> LanguageServers | None:
-        if not config.diagnostics.enabled:
-            return None
-        root = config.workspace.root
-        key = f"{root}\0{trusted}\0{config.diagnostics.model_dump_json()}"
-        if key not in self._language_servers:
-            from agentls.langservers import LanguageServers
-
-            how = f"run `{trust_command(root)}` in a terminal"
-            self._language_servers[key] = LanguageServers(
-                config.diagnostics, root, trusted=trusted, how_to_trust=how
-            )
-        return self._language_servers[key]
-
     async def aclose(self) -> None:
-        """The connection ended: stop the language servers the sessions started."""
-        servers = list(self._language_servers.values())
-        self._language_servers.clear()
-        await asyncio.gather(*(s.aclose() for s in servers), return_exceptions=True)
+        """The connection ended: stop what the sessions started (language servers, MCP)."""
+        engines = [s.engine for s in self.sessions.values() if s.engine is not None]
+        await asyncio.gather(*(e.aclose() for e in engines), return_exceptions=True)
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
-        worktree, created = await self._worktree(cwd, kwargs)
-        if worktree is not None:
-            cwd = worktree.path
-        session = self._open(cwd, uuid.uuid4().hex[:12], mcp_servers)
-        session.worktree, session.needs_setup = worktree, created
+        worktree = await self._worktree(cwd, kwargs)
+        session = self._open(cwd, uuid.uuid4().hex[:12], mcp_servers, worktree)
         log.info("ACP session %s in %s", session.id, session.config.workspace.root)
         self._offer_commands(session)
         return NewSessionResponse(session_id=session.id)
@@ -199,11 +184,8 @@ class AgentlsAcpAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
-        worktree, created = await self._worktree(cwd, kwargs)
-        if worktree is not None:
-            cwd = worktree.path
-        session = self._open(cwd, session_id, mcp_servers)
-        session.worktree, session.needs_setup = worktree, created
+        worktree = await self._worktree(cwd, kwargs)
+        session = self._open(cwd, session_id, mcp_servers, worktree)
         try:
             exists = session.store.exists(session_id)
         except AgentError as exc:
@@ -219,20 +201,20 @@ class AgentlsAcpAgent:
         return LoadSessionResponse()
 
     @staticmethod
-    async def _worktree(cwd: str, meta: dict[str, Any]) -> tuple[Worktree | None, bool]:
+    async def _worktree(cwd: str, meta: dict[str, Any]) -> WorktreeRun | None:
         """The worktree ``_meta: {"agentls": {"worktree": {"name"?}}}`` asks the session to
-        work in (made from the user's current state when new), and whether it is new."""
-        from agentls.agent.worktrees import WorktreeError, prepare
+        work in (made from the user's current state when new)."""
+        from agentls.agent.folder.worktree_runs import WorktreeError, open_worktree_run
 
         ours = meta.get("agentls")
         if not isinstance(ours, dict) or "worktree" not in ours:
-            return None, False
+            return None
         option = ours["worktree"] or {}
         name = option.get("name") if isinstance(option, dict) else None
         if name is not None and not isinstance(name, str):
             raise _request_error("_meta.agentls.worktree.name must be a string")
         try:
-            return await asyncio.to_thread(prepare, Path(cwd), name or None)
+            return await open_worktree_run(Path(cwd), name or None)
         except WorktreeError as exc:
             raise _request_error(str(exc)) from exc
 
@@ -287,7 +269,10 @@ class AgentlsAcpAgent:
         from agentls.acp_agent.commands import send_available_commands
 
         root = Path(session.config.workspace.root)
-        task = asyncio.create_task(send_available_commands(self._client(), session.id, root))
+        self._in_background(send_available_commands(self._client(), session.id, root))
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 

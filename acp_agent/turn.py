@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -20,10 +19,11 @@ from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.commands import parse_invocation
 from agentls.agent.config import AppConfig, MCPServerConfig
 from agentls.agent.contract import Attachment
-from agentls.agent.run import FrontEnd, RunOutcome, RunRequest, resolve_agent, run_with_own_tools
+from agentls.agent.run import FrontEnd, RunOutcome, RunRequest, resolve_agent
 
 if TYPE_CHECKING:
-    from agentls.agent.worktrees import Worktree
+    from agentls.agent.approval import Approver
+    from agentls.agent.folder.worktree_runs import WorktreeRun
 
 log = logging.getLogger(__name__)
 
@@ -85,74 +85,49 @@ async def run_turn(
     # Shown as the agent's words, not its thoughts: the user must read them.
     for notice in session.notices:
         updates.send(helpers.update_agent_message_text(f"agentls: {notice}\n\n"))
-    if session.needs_setup and not await set_up_worktree(session, config, updates):
-        await updates.close()
-        return "end_turn"
+    engine, worktree = session.engine, session.worktree
+    assert engine is not None, "a session has its folder engine from session/new"
+    approver: Approver = AcpApprover(client, session.id, session.rules, updates)
+    if worktree is not None:
+        failed = await worktree.set_up(config, updates.observer)
+        if failed:
+            updates.send(helpers.update_agent_message_text(f"agentls: {failed}"))
+            await updates.close()
+            return "end_turn"
+        approver = worktree.reviewed_at_apply(approver, files)
 
     try:
         front_end = FrontEnd(
             files,
-            AcpApprover(client, session.id, session.rules, updates),
+            approver,
             observer=updates.observer,
             cancel=session.cancel,
             sessions=session.store,
             process_runner=terminals_for(client, capabilities, session),
             trusted=session.trusted,
-            problems=session.problems,
+            problems=engine.language_servers(config, trusted=session.trusted),
             messages=session.messages,
-            approvals=session.approvals,
         )
-        outcome = await run_with_own_tools(request, front_end, config=config, warn=warn)
+        outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)
         _tell_the_end(updates, outcome)
-        if session.worktree is not None:
-            await _commit_worktree(session.worktree, prompt, updates)
+        if worktree is not None:
+            await _commit_worktree(worktree, prompt, updates)
     finally:
         await updates.close()  # every update is out before the answer
     return stop_reason(config, request, outcome, session)
 
 
-async def set_up_worktree(session: AcpSession, config: AppConfig, updates: UpdateSender) -> bool:
-    """Run ``worktree.setup`` in the session's new worktree (once), its output as the
-    agent's thoughts; whether the turn may go on (else the failure is the answer)."""
-    from agentls.agent.secrets import redact_secrets
-    from agentls.agent.worktrees import run_setup
-
-    worktree, command = session.worktree, config.worktree.setup
-    session.needs_setup = False
-    if worktree is None or not command:
-        return True
-
-    def show(line: str) -> None:
-        updates.send(helpers.update_agent_thought_text(line + "\n"))
-
-    show(f"setting up worktree {worktree.name}: $ {redact_secrets(command)}")
-    done = await run_setup(worktree, config, show)
-    if not done.ok:
-        failure = redact_secrets(done.failure(worktree))
-        updates.send(helpers.update_agent_message_text(f"agentls: {failure}"))
-    return done.ok
-
-
-async def _commit_worktree(worktree: Worktree, prompt: str, updates: UpdateSender) -> None:
+async def _commit_worktree(worktree: WorktreeRun, prompt: str, updates: UpdateSender) -> None:
     """The turn's changes committed on the worktree's branch, and the user told how to
     bring them into their tree."""
-    from agentls.agent.worktrees import WorktreeError, commit_run, state
+    from agentls.agent.folder.worktree_runs import WorktreeError
 
-    title = prompt.strip().splitlines()[0][:60] if prompt.strip() else "run"
     try:
-        await asyncio.to_thread(commit_run, worktree, f"agentls: {title}")
-        now = await asyncio.to_thread(state, worktree)
+        summary = await worktree.finish(prompt)
     except WorktreeError as exc:
         updates.send(helpers.update_agent_message_text(f"\n\nagentls: {exc}"))
         return
-    updates.send(
-        helpers.update_agent_message_text(
-            f"\n\nagentls: worktree {worktree.name} (branch {worktree.branch}): "
-            f"{now.files} file(s) changed, +{now.added} -{now.removed}. Apply it to your "
-            f"tree with `agentls apply {worktree.name}`, or `agentls discard "
-            f"{worktree.name}`."
-        )
-    )
+    updates.send(helpers.update_agent_message_text(f"\n\nagentls: {summary.text()}"))
 
 
 def terminals_for(

@@ -40,6 +40,7 @@ from agentls.agent.events import (
     StreamText,
     ToolFinished,
     ToolStarted,
+    WorktreeSetup,
 )
 from agentls.agent.secrets import mask_outward, mask_tree
 from agentls.agent.workspace import FileChange
@@ -191,6 +192,11 @@ class UpdateSender:
         elif isinstance(event, Notice) and event.level in {"warning", "error"}:
             message = mask_outward(event.message)
             self.send(helpers.update_agent_thought_text(f"{event.level}: {message}"))
+        elif isinstance(event, WorktreeSetup):
+            text = event.text
+            if event.kind == "started":
+                text = f"setting up worktree {event.worktree}: $ {text}"
+            self.send(helpers.update_agent_thought_text(text + "\n"))
 
     def _started(self, event: ToolStarted) -> ToolCallStart:
         event = dataclasses.replace(event, args=mask_tree(event.args))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 
 class RunState(StrEnum):
@@ -160,6 +160,17 @@ class CommandEnded:
 
 
 @dataclass(frozen=True)
+class WorktreeSetup:
+    """A new worktree's set-up step (``worktree.setup``) as it runs, before the run: its
+    command (``started``), each line of its output (``output``), secrets already masked,
+    and how it ended (``ended``: "exit code N", "timed out", "could not start")."""
+
+    worktree: str
+    kind: Literal["started", "output", "ended"]
+    text: str
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something the user should know that is not part of the conversation."""
 
@@ -183,6 +194,7 @@ AgentEvent = (
     | CommandStarted
     | CommandOutput
     | CommandEnded
+    | WorktreeSetup
     | Notice
 )
 

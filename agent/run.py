@@ -3,7 +3,9 @@
 The CLI, ACP and the language server differ only in the ``FrontEnd`` they pass in: the
 FileAccess (disk or the editor's buffers), the Approver (terminal or showMessageRequest),
 the Observer (printing or notifications) and what they keep between runs (the language
-server's live index and MCP tools). Everything else is composed here.
+server's live index). What lasts across runs of a folder (MCP connections, language
+servers, worktrees, notices) is its ``agent.folder.FolderEngine``'s; the rest of a run
+is composed here.
 
 Every run belongs to a session (``agent.sessions``): the session's earlier turns
 are the loop's ``history``, the loop writes the run's entries through a
@@ -363,46 +365,6 @@ def _failed(config: AppConfig, exc: Exception, observer: Observer) -> AgentState
     observer(Notice("error", str(exc)))
     observer(StatusChanged(RunState.FAILED, str(exc)))
     return state
-
-
-async def run_with_own_tools(
-    request: RunRequest,
-    front_end: FrontEnd,
-    *,
-    config: AppConfig,
-    warn: Callable[[str], None],
-) -> RunOutcome:
-    """A run for a front end that keeps no index or MCP servers of its own between runs
-    (the CLI, ACP): the workspace is indexed and the MCP servers started for this run, and
-    stopped when it ends. ``warn`` gets one message per MCP server that cannot be used;
-    the front end's approver is asked about each server the workspace declares."""
-    from agentls.agent.config_loader import may_declare_mcp_servers
-    from agentls.agent.indexing import build_index
-    from agentls.agent.llm import LiteLLMAdapter
-
-    index = await build_index(config)
-    # The hooks and the MCP servers are asked about through one record of refusals.
-    approvals = front_end.approvals or ProgramApprovals()
-    front_end = dataclasses.replace(front_end, approvals=approvals)
-
-    async def run_with(registry: ToolRegistry | None) -> RunOutcome:
-        own_tools = dataclasses.replace(
-            front_end,
-            index=index,
-            registry=registry,
-            llm_for=front_end.llm_for or (lambda other: LiteLLMAdapter(other.llm)),
-        )
-        return await run_agent(request, own_tools, config=config, llm=LiteLLMAdapter(config.llm))
-
-    # Without a server to start, the MCP SDK (a second of imports) is never loaded.
-    if not may_declare_mcp_servers(config):
-        return await run_with(None)
-    from agentls.agent.mcp import mcp_tools
-
-    async with mcp_tools(
-        config, warn=warn, approver=front_end.approver, approvals=approvals
-    ) as registry:
-        return await run_with(registry)
 
 
 @dataclass

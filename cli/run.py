@@ -25,11 +25,13 @@ from agentls.agent.errors import AgentError
 from agentls.regular_files import read_regular
 
 if TYPE_CHECKING:
+    from agentls.agent.approval import Approver
     from agentls.agent.config_loader import LoadedConfig
     from agentls.agent.events import AgentEvent, Observer
+    from agentls.agent.folder.folder import FolderEngine
+    from agentls.agent.folder.worktree_runs import WorktreeRun
     from agentls.cli.terminal import TerminalAsker, TerminalObserver
     from agentls.cli.terminal_input import TerminalMessages
-    from agentls.langservers import LanguageServers
 
 EXIT_CODES = {"success": 0, "partial": 2, "failed": 1}
 EXIT_INTERRUPTED = 130
@@ -38,8 +40,68 @@ EXIT_INTERRUPTED = 130
 def run_command(args: argparse.Namespace) -> int:
     """``agentls run``: load the folder's settings (asking about trust), prepare a worktree
     when asked, run headless, and commit the worktree's changes."""
+    return asyncio.run(_run_command(args))
+
+
+async def _run_command(args: argparse.Namespace) -> int:
+    """The run on the folder engine of this command, ended with it."""
+    from agentls.agent.folder.media import TERMINAL
+    from agentls.compose import folder_engine
+
+    engine = folder_engine(TERMINAL)
+    try:
+        return await _run_in(engine, args)
+    finally:
+        await engine.aclose()
+
+
+async def _run_in(engine: FolderEngine, args: argparse.Namespace) -> int:
+    worktree = None
+    if args.worktree is not None:
+        try:
+            worktree = await engine.hold_worktree(
+                Path(args.workspace or Path.cwd()), args.worktree or None
+            )
+        except AgentError as exc:
+            print(f"agentls: {exc}", file=sys.stderr)
+            return 1
+        print(
+            f"agentls: working in {worktree.worktree.path} ({worktree.worktree.branch})",
+            file=sys.stderr,
+        )
+        args.workspace = worktree.worktree.folder
+    try:
+        loaded = _load_asking_trust(args)
+    except AgentError as exc:
+        print(f"agentls: {exc}", file=sys.stderr)
+        return 1
+    if worktree is None:
+        return await run_headless(args, loaded.config, engine=engine, trusted=loaded.trusted)
+    from agentls.cli.terminal import TerminalObserver
+
+    config = worktree.config_for(loaded.config)
+    failed = await worktree.set_up(config, TerminalObserver(quiet=args.quiet))
+    if failed:
+        print(f"agentls: {failed}", file=sys.stderr)
+        return 1
+    code = await run_headless(
+        args, config, engine=engine, trusted=loaded.trusted, worktree=worktree
+    )
+    try:
+        summary = await worktree.finish(args.prompt)
+    except AgentError as exc:
+        print(f"agentls: the changes were not committed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        engine.release_worktree(worktree)
+    print(f"agentls: {summary.text()}", file=sys.stderr)
+    return code
+
+
+def _load_asking_trust(args: argparse.Namespace) -> LoadedConfig:
+    """The folder's settings; the trust question asked in a terminal the first time."""
     from agentls.agent.config_loader import load
-    from agentls.agent.sandbox_status import missing_sandbox_notice
+    from agentls.agent.folder.folder import sandbox_notice
     from agentls.cli.trust import trusted_config
 
     def load_with(trusted: bool) -> LoadedConfig:
@@ -51,49 +113,28 @@ def run_command(args: argparse.Namespace) -> int:
             trusted=trusted,
         )
 
-    worktree, created = None, False
-    if args.worktree is not None:
-        from agentls.cli.worktrees import prepare_worktree
-
-        try:
-            worktree, created = prepare_worktree(Path(args.workspace or Path.cwd()), args.worktree)
-        except AgentError as exc:
-            print(f"agentls: {exc}", file=sys.stderr)
-            return 1
-        print(f"agentls: working in {worktree.path} ({worktree.branch})", file=sys.stderr)
-        args.workspace = worktree.folder
     folder = Path(os.path.abspath(args.workspace or Path.cwd()))
-    try:
-        # The first line: whether commands can be sandboxed at all, before any question.
-        # (Untrusted, a workspace can only make the sandbox stricter, never turn it off.)
-        sandbox = missing_sandbox_notice(load_with(False).config)
-        if sandbox:
-            print(f"agentls: warning: {sandbox}", file=sys.stderr)
-        loaded = trusted_config(folder, load_with)
-    except AgentError as exc:
-        print(f"agentls: {exc}", file=sys.stderr)
-        return 1
-    if worktree is not None and created and loaded.config.worktree.setup:
-        from agentls.cli.worktrees import set_up_worktree
-
-        if not asyncio.run(set_up_worktree(worktree, loaded.config)):
-            return 1
-    code = asyncio.run(run_headless(args, loaded.config, trusted=loaded.trusted))
-    if worktree is not None:
-        from agentls.cli.worktrees import finish_worktree_run
-
-        finish_worktree_run(worktree, args.prompt)
-    return code
+    # The first line: whether commands can be sandboxed at all, before any question.
+    # (Untrusted, a workspace can only make the sandbox stricter, never turn it off.)
+    sandbox = sandbox_notice(load_with(False).config)
+    if sandbox:
+        print(f"agentls: warning: {sandbox}", file=sys.stderr)
+    return trusted_config(folder, load_with)
 
 
 async def run_headless(
-    args: argparse.Namespace, config: AppConfig, *, trusted: bool = False
+    args: argparse.Namespace,
+    config: AppConfig,
+    *,
+    engine: FolderEngine,
+    trusted: bool = False,
+    worktree: WorktreeRun | None = None,
 ) -> int:
     from pydantic import ValidationError
 
     from agentls.agent.attachments import AttachmentError
     from agentls.agent.contract import problems
-    from agentls.agent.run import FrontEnd, RunRequest, run_with_own_tools
+    from agentls.agent.run import FrontEnd, RunRequest
     from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
 
     try:
@@ -128,23 +169,23 @@ async def run_headless(
 
     terminal = TerminalObserver(quiet=args.quiet)
     typed = _typed_messages(asker, terminal)
-    servers = language_servers(config, trusted=trusted)
+    approver: Approver = TerminalApprover(asker)
+    if worktree is not None:
+        approver = worktree.reviewed_at_apply(approver, files)
     front_end = FrontEnd(
         files,
-        TerminalApprover(asker),
+        approver,
         observer=terminal if typed is None else _both(terminal, typed.observe),
         cancel=cancel,
         trusted=trusted,
         messages=None if typed is None else typed.mailbox,
-        problems=servers,
+        problems=engine.language_servers(config, trusted=trusted),
     )
     try:
-        outcome = await run_with_own_tools(request, front_end, config=config, warn=warn)
+        outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)
     finally:
         if asker.lines is not None:
             asker.lines.stop()
-        if servers is not None:
-            await servers.aclose()
     if args.json:
         print(json.dumps(outcome.to_result(), indent=2))
     else:
@@ -183,20 +224,6 @@ def _both(first: Observer, second: Observer) -> Observer:
         second(event)
 
     return observe
-
-
-def language_servers(config: AppConfig, *, trusted: bool) -> LanguageServers | None:
-    """The language servers this run may start to learn the problems of what it edits
-    (none start until a file of theirs is read or edited); None when diagnostics are off."""
-    if not config.diagnostics.enabled:
-        return None
-    # A front end's part, imported here: the engine itself never imports it.
-    from agentls.agent.config_loader import trust_command
-    from agentls.langservers import LanguageServers
-
-    root = config.workspace.root
-    how = f"run `{trust_command(root)}`"
-    return LanguageServers(config.diagnostics, root, trusted=trusted, how_to_trust=how)
 
 
 def cli_attachments(attach: list[str], images: list[str]) -> list[Any]:

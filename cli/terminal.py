@@ -27,6 +27,7 @@ from agentls.agent.events import (
     StreamText,
     ToolFinished,
     ToolStarted,
+    WorktreeSetup,
 )
 from agentls.agent.protected_edits import protected_targets
 from agentls.agent.userdirs import user_config_file
@@ -170,6 +171,9 @@ class TerminalObserver:
         if isinstance(event, Notice):
             self._line(f"[{event.level}] {event.message}")
             return
+        if isinstance(event, WorktreeSetup):  # before the run, shown even when quiet
+            self._line(_setup_line(event))
+            return
         if self.quiet:
             return
         if isinstance(event, InstructionsRead):
@@ -202,6 +206,12 @@ class TerminalObserver:
             self._line("\n".join(lines))
         elif isinstance(event, StatusChanged) and event.detail and event.state in ("failed",):
             self._line(f"[{event.state}] {event.detail}")
+
+
+def _setup_line(event: WorktreeSetup) -> str:
+    if event.kind == "started":
+        return f"agentls: setting up worktree {event.worktree}: $ {event.text}"
+    return f"  {event.text}"
 
 
 class TerminalAsker:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO
 
 from agentls.agent.config_loader import LoadedConfig, Loader, first_run, trust_command
+from agentls.agent.folder.media import TERMINAL
 from agentls.agent.trust import TrustStore, canonical
 
 
@@ -96,7 +97,7 @@ def trusted_config(
             "changes your mind).\n"
         )
         return loaded
-    notice = loaded.notice(f"run `{trust_command(loaded.root)}`")
+    notice = loaded.notice(TERMINAL.how_to_trust(loaded.root))
     if notice:
         stderr.write(f"agentls: {notice}\n")
     return loaded

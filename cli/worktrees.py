@@ -1,31 +1,17 @@
-"""``agentls run --worktree``, ``agentls worktrees``, ``agentls apply`` and ``agentls
-discard``: worktree sessions in a terminal."""
+"""``agentls worktrees``, ``agentls apply`` and ``agentls discard``: worktree sessions in
+a terminal (``agentls run --worktree`` runs in one through the folder engine)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
-from agentls.agent.worktrees import (
-    Worktree,
-    WorktreeError,
-    apply,
-    check_apply,
-    commit_run,
-    describe,
-    discard,
-    find,
-    listed,
-    prepare,
-    run_setup,
-    state,
-)
-
-if TYPE_CHECKING:
-    from agentls.agent.config import AppConfig
+from agentls.agent.errors import AgentError
+from agentls.agent.folder.worktree_book import Worktree, WorktreeBook, worktree_info
 
 
 def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,80 +33,38 @@ def add_worktree_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
         command.set_defaults(func=worktree_command_main)
 
 
-def prepare_worktree(folder: Path, name: str | None) -> tuple[Worktree, bool]:
-    """The worktree a ``run --worktree [NAME]`` works in, and whether it is new (see
-    ``worktrees.prepare``)."""
-    return prepare(folder, name)
-
-
-async def set_up_worktree(worktree: Worktree, config: AppConfig, out: IO[str] = sys.stderr) -> bool:
-    """Run ``worktree.setup`` in a new worktree, its output shown as it comes; whether the
-    run may go on (else the failure is said)."""
-    from agentls.agent.secrets import redact_secrets
-
-    command = config.worktree.setup
-    assert command
-    print(f"agentls: setting up worktree {worktree.name}: $ {redact_secrets(command)}", file=out)
-
-    def show(line: str) -> None:
-        print(f"  {line}", file=out, flush=True)
-
-    done = await run_setup(worktree, config, show)
-    if not done.ok:
-        print(f"agentls: {redact_secrets(done.failure(worktree))}", file=out)
-    return done.ok
-
-
-def finish_worktree_run(worktree: Worktree, prompt: str, out: IO[str] = sys.stderr) -> None:
-    """Commit what the run changed on the worktree's branch and say what to do next."""
-    title = prompt.strip().splitlines()[0][:60] if prompt.strip() else "run"
-    commit_run(worktree, f"agentls: {title}")
-    now = state(worktree)
-    print(
-        f"Worktree {worktree.name} (branch {worktree.branch}): {now.files} file(s) changed, "
-        f"+{now.added} -{now.removed}. Apply it with `agentls apply {worktree.name}`, or "
-        f"`agentls discard {worktree.name}`.",
-        file=out,
-    )
-
-
 def worktree_command_main(args: argparse.Namespace, out: IO[str] | None = None) -> int:
+    from agentls.agent.folder.media import TERMINAL
+    from agentls.compose import folder_engine
+
     out = sys.stdout if out is None else out  # now: the masked stdout while a command runs
     folder = Path(args.workspace or Path.cwd()).resolve()
+    book = folder_engine(TERMINAL).worktrees
     try:
         if args.command == "worktrees":
-            return _list(folder, as_json=args.json, out=out)
-        worktree = find(folder, args.name)
+            return _list(book, folder, as_json=args.json, out=out)
+        worktree = asyncio.run(book.find(folder, args.name))
         if args.command == "apply":
-            return _apply(folder, worktree, yes=args.yes, out=out)
+            return _apply(book, folder, worktree, yes=args.yes, out=out)
         losing = " and the changes nobody committed there" if args.force else ""
         if not _confirmed(f"Remove the worktree {worktree.name}{losing}?", args.yes):
             return 1
-        discard(folder, worktree, keep_branch=args.keep_branch, force=args.force)
+        discarding = book.discard(folder, args.name, keep_branch=args.keep_branch, force=args.force)
+        asyncio.run(discarding)
         kept = f"; its branch {worktree.branch} is kept" if args.keep_branch else ""
         print(f"Discarded the worktree {worktree.name}{kept}.", file=out)
         return 0
-    except WorktreeError as exc:
+    except AgentError as exc:
         print(f"agentls: {exc}", file=sys.stderr)
         return 1
 
 
-def _list(folder: Path, *, as_json: bool, out: IO[str]) -> int:
-    rows = []
-    for worktree in listed(folder):
-        now = state(worktree)
-        what = describe(now)
-        rows.append(
-            {
-                "name": worktree.name,
-                "branch": worktree.branch,
-                "path": worktree.path,
-                "state": what,
-                "files": now.files,
-                "added": now.added,
-                "removed": now.removed,
-            }
-        )
+def _list(book: WorktreeBook, folder: Path, *, as_json: bool, out: IO[str]) -> int:
+    infos = asyncio.run(book.infos(folder, outside_git=False))
+    rows = [info.to_wire() for info in infos]
+    for row in rows:  # what `--json` has always listed of each
+        row.pop("base", None)
+        row.pop("created", None)
     if as_json:
         print(json.dumps(rows, indent=2), file=out)
         return 0
@@ -135,14 +79,14 @@ def _list(folder: Path, *, as_json: bool, out: IO[str]) -> int:
     return 0
 
 
-def _apply(folder: Path, worktree: Worktree, *, yes: bool, out: IO[str]) -> int:
-    if state(worktree).uncommitted:
+def _apply(book: WorktreeBook, folder: Path, worktree: Worktree, *, yes: bool, out: IO[str]) -> int:
+    if worktree_info(worktree, running=False).state == "uncommitted changes":
         print(
             f"agentls: the worktree {worktree.name} holds changes not committed on its "
             "branch (a run in progress?); they are not part of what is applied",
             file=sys.stderr,
         )
-    checked = check_apply(folder, worktree)
+    checked = book.check_apply(folder, worktree)
     if not checked.files:
         print(f"The worktree {worktree.name} changed nothing.", file=out)
         return 0
@@ -177,7 +121,7 @@ def _apply(folder: Path, worktree: Worktree, *, yes: bool, out: IO[str]) -> int:
     if not chosen:
         print(f"Nothing applied; the changes stay on {worktree.branch}.", file=out)
         return 1 if held else 0
-    apply(folder, checked, only=chosen)
+    book.apply(folder, checked, only=chosen)
     print(f"Applied {worktree.name}: {len(chosen)} file(s).", file=out)
     if held:
         print(

@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     # cost more than pygls itself, and `initialize` must not wait for them. They are
     # loaded in a worker thread right after `initialize` (see features/lifecycle).
     from agentls.agent.config import AppConfig
+    from agentls.agent.folder.folder import FolderEngine
     from agentls.agent.llm.worker_client import ModelWorker
     from agentls.agent.problems import ProblemSource
     from agentls.agent.workspace import FileAccess
-    from agentls.langservers import LanguageServers
     from agentls.server.inline_review import InlineReviews
     from agentls.server.jsonrpc import AgentProtocol
     from agentls.server.problems import EditorProblems
@@ -124,7 +124,8 @@ class AgentLanguageServer(LanguageServer):
         #: Where runs learn the problems of files (server/problems.py), each kept with
         #: what it was made for: a changed config or trust makes a new one.
         self._editor_problems: tuple[Any, EditorProblems] | None = None
-        self._language_servers: tuple[Any, LanguageServers] | None = None
+        #: The engine's per-folder object (language servers, MCP, worktree runs).
+        self._folder: FolderEngine | None = None
 
     def load_services(self) -> None:
         """Import and create the settings, the review book and the run manager (blocking:
@@ -149,29 +150,26 @@ class AgentLanguageServer(LanguageServer):
                 trusted=lambda: self.settings.trusted,
                 problems=self.problem_source,
             )
-            self._runs = RunManager(self, sources, self._reviews)
+            self._runs = RunManager(self, sources, self._reviews, self.folder_engine())
+
+    def folder_engine(self) -> FolderEngine:
+        """The engine's object for the folder this server serves, kept for its lifetime."""
+        if self._folder is None:
+            from agentls.agent.folder.media import EDITOR
+            from agentls.compose import folder_engine
+
+            self._folder = folder_engine(EDITOR)
+        return self._folder
 
     def run_notices(self) -> tuple[str, ...]:
         """Before a run: pick up a change of the folder's trust (``agentls trust`` in a
         terminal), and what the run must tell the user (ignored settings, no sandbox)."""
-        from agentls.agent.sandbox_status import missing_sandbox_notice
-
         self.apply_settings(self.settings.refresh_trust())
-        notices = [self.trust_notice(), missing_sandbox_notice(self.config)]
-        return tuple(notice for notice in notices if notice)
-
-    def trust_notice(self) -> str | None:
-        """What the untrusted folder's config lost, and how to trust it, or None."""
-        report = self.settings.report
-        if report is None:
-            return None
-        if self.settings.editor_trust is not None:
-            how = "grant it Workspace Trust in your editor (agentls follows at once)"
-        else:
-            from agentls.agent.config_loader import trust_command
-
-            how = f"run `{trust_command(report.root)}` in a terminal (the next run follows)"
-        return report.notice(how)
+        return self.folder_engine().notices(
+            self.settings.report,
+            self.config,
+            editor_grants_trust=self.settings.editor_trust is not None,
+        )
 
     def apply_settings(self, update: SettingsUpdate) -> None:
         """A new config is in force: logging and the index follow it; errors are shown."""
@@ -200,31 +198,11 @@ class AgentLanguageServer(LanguageServer):
             if self._editor_problems is None or self._editor_problems[0] != key:
                 self._editor_problems = (key, EditorProblems.for_config(self, config))
             return self._editor_problems[1]
-        trusted = self.settings.trusted
-        key = (config.workspace.root, trusted, config.diagnostics)
-        if self._language_servers is not None and self._language_servers[0] == key:
-            return self._language_servers[1]
-        from agentls.langservers import LanguageServers
-
-        if self._language_servers is not None:
-            old = self._language_servers[1]
-            self.spawn(old.aclose(), name="close-language-servers")
-        how = (
-            "grant it Workspace Trust in your editor"
-            if self.settings.editor_trust is not None
-            else "run `agentls trust` in it from a terminal"
+        return self.folder_engine().language_servers(
+            config,
+            trusted=self.settings.trusted,
+            editor_grants_trust=self.settings.editor_trust is not None,
         )
-        servers = LanguageServers(
-            config.diagnostics, config.workspace.root, trusted=trusted, how_to_trust=how
-        )
-        self._language_servers = (key, servers)
-        return servers
-
-    async def close_language_servers(self) -> None:
-        """End the language servers this server started (at shutdown, or replaced)."""
-        held, self._language_servers = self._language_servers, None
-        if held is not None:
-            await held[1].aclose()
 
     def files_for(self, config: AppConfig) -> FileAccess:
         """The FileAccess a run gets (a restore writes through the same one)."""

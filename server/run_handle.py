@@ -14,15 +14,15 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentls.agent.cancel import CancelToken
 from agentls.agent.run_messages import RunMessages
 
 if TYPE_CHECKING:
+    from agentls.agent.folder.worktree_book import Worktree
+    from agentls.agent.folder.worktree_runs import WorktreeRun
     from agentls.agent.run import RunOutcome
-    from agentls.agent.worktrees import Worktree
     from agentls.server.observer import LspRunObserver
     from agentls.server.progress import RunProgress
 
@@ -40,11 +40,11 @@ class RunHandle:
     progress: RunProgress | None = None
     observer: LspRunObserver | None = None
     #: The worktree the run works in, when it was asked for one (not the user's tree).
-    worktree: Worktree | None = None
-    #: The user's folder a new worktree is an exact copy of, when it is (the folder is
-    #: the repository's top, and no setup step has run there): its symbols stand for
-    #: the worktree's unchanged files, which are then not parsed again.
-    worktree_copy_of: Path | None = None
+    worktree_run: WorktreeRun | None = None
+
+    @property
+    def worktree(self) -> Worktree | None:
+        return self.worktree_run.worktree if self.worktree_run is not None else None
 
 
 #: The run whose task is running (set before the run's task is created, so the task

@@ -17,7 +17,6 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -27,13 +26,11 @@ from pygls.uris import to_fs_path
 
 from agentls.agent.agents import AgentRegistry
 from agentls.agent.config import AppConfig
-from agentls.agent.config_loader import may_declare_mcp_servers
-from agentls.agent.contract import RunRequest, RunResult, WorktreeInfo
-from agentls.agent.events import RunState, StatusChanged
-from agentls.agent.program_approval import ProgramApprovals
-from agentls.agent.protected_edits import protected_targets
+from agentls.agent.contract import RunResult
+from agentls.agent.errors import AgentError
+from agentls.agent.events import AgentEvent, RunState, StatusChanged, WorktreeSetup
 from agentls.agent.run_messages import MessageMode, PendingMessage, RunMessageError
-from agentls.agent.workspace import DiskFileAccess, EditProposal, FileAccess
+from agentls.agent.workspace import DiskFileAccess, FileAccess
 from agentls.server.approver import LspApprover
 from agentls.server.inline_review import InlineReviews
 from agentls.server.observer import (
@@ -45,37 +42,16 @@ from agentls.server.progress import RunProgress
 from agentls.server.protocol import RunParams
 from agentls.server.run_handle import RunHandle, task_context
 
-
-def worktree_info(worktree: Worktree, *, running: bool) -> WorktreeInfo:
-    """What a client is told of a worktree (blocking: git)."""
-    from agentls.agent.worktrees import describe, state
-
-    current = state(worktree)
-    return WorktreeInfo(
-        name=worktree.name,
-        branch=worktree.branch,
-        path=worktree.path,
-        base=worktree.base,
-        created=worktree.created,
-        state="running" if running else describe(current),
-        files=current.files,
-        added=current.added,
-        removed=current.removed,
-    )
-
-
 if TYPE_CHECKING:
     # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
     # the MCP SDK (~2 s together), which `initialize` must not wait for.
+    from agentls.agent.approval import Approver
     from agentls.agent.child_process import ChangesProbe
-    from agentls.agent.mcp import MCPPool
+    from agentls.agent.folder.folder import FolderEngine
     from agentls.agent.problems import ProblemSource
     from agentls.agent.run import RunOutcome
-    from agentls.agent.tools.registry import ToolRegistry
-    from agentls.agent.worktrees import Worktree
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.symbol_source import SymbolSource
-    from agentls.indexer.symbols_client import SymbolProcess
 
 log = logging.getLogger(__name__)
 
@@ -115,17 +91,18 @@ class RunManager:
     """The server's runs in flight; ``reviews`` is the server's inline review book, whose
     notes each run reads while it lives."""
 
-    def __init__(self, ls: LanguageServer, sources: RunSources, reviews: InlineReviews) -> None:
+    def __init__(
+        self,
+        ls: LanguageServer,
+        sources: RunSources,
+        reviews: InlineReviews,
+        engine: FolderEngine,
+    ) -> None:
         self._ls = ls
+        self.engine = engine
         self._sources = sources
         self._reviews = reviews
         self.runs: dict[str, RunHandle] = {}
-        self._mcp: MCPPool | None = None
-        #: The approvals of the workspace's programs (hooks, MCP servers): what the user
-        #: refused is not asked again while this server lives.
-        self._approvals = ProgramApprovals()
-        #: Symbol processes of ended worktree runs being stopped.
-        self._closing: set[asyncio.Task[None]] = set()
 
     def _open_documents(self) -> tuple[str, ...]:
         """File-system paths of the documents open in the editor."""
@@ -143,21 +120,9 @@ class RunManager:
             return
         self._ls.protocol.notify(method, params)
 
-    @property
-    def mcp(self) -> MCPPool:
-        """MCP connections shared by the runs (created, and the SDK imported, on first use)."""
-        if self._mcp is None:
-            from agentls.agent.mcp import MCPPool
-
-            self._mcp = MCPPool(self._approvals)
-        return self._mcp
-
     async def aclose(self) -> None:
-        """Close what the runs share (MCP connections); at shutdown."""
-        if self._mcp is not None:
-            await self._mcp.aclose()
-        if self._closing:
-            await asyncio.wait(list(self._closing), timeout=5)
+        """End what the runs share (MCP connections, language servers); at shutdown."""
+        await self.engine.aclose()
 
     def _warn(self, message: str) -> None:
         self._ls.window_show_message(
@@ -180,86 +145,62 @@ class RunManager:
                 f"session {session_id!r} already has a run in flight; wait for it or cancel it"
             )
         handle = RunHandle(run_id, session_id, params.agent)
-        created = False
         if params.worktree is not None:
-            config, created = await self._enter_worktree(handle, params.worktree.name, config)
+            return await self._in_worktree(handle, params, config, notices)
         self.runs[run_id] = handle
         try:
-            failed = await self._set_up_worktree(handle, config) if created else ""
+            return await self._run(handle, params, config, notices)
+        finally:
+            self.runs.pop(run_id, None)
+
+    # -- runs in worktrees of their own ----------------------------------------------------
+    async def _in_worktree(
+        self, handle: RunHandle, params: RunParams, config: AppConfig, notices: tuple[str, ...]
+    ) -> dict[str, Any]:
+        """The run in its worktree (made or found, set up when new, held while the run
+        works); its result with the worktree as it is after the run's commit."""
+        from agentls.agent.folder.worktree_book import worktree_info
+        from agentls.agent.folder.worktree_runs import WorktreeError
+
+        assert params.worktree is not None
+        try:
+            worktree = await self.engine.hold_worktree(config.workspace.root, params.worktree.name)
+        except AgentError as exc:  # cannot be made, or has a run in flight
+            raise JsonRpcInvalidParams(str(exc)) from None
+        handle.worktree_run = worktree
+        config = worktree.config_for(config)
+        self.runs[handle.run_id] = handle
+        try:
+            failed = await worktree.set_up(config, self._log_setup)
             if failed:
                 self._warn(failed)
                 result = self._failed_result(handle, failed)
             else:
                 result = await self._run(handle, params, config, notices)
         finally:
-            self.runs.pop(run_id, None)
-        if handle.worktree is not None:
-            result["worktree"] = await self._leave_worktree(handle, params.prompt)
+            self.runs.pop(handle.run_id, None)
+            try:
+                await worktree.finish(params.prompt)
+            except WorktreeError as exc:
+                self._warn(f"the changes of worktree {worktree.name} were not committed: {exc}")
+            finally:
+                self.engine.release_worktree(worktree)
+        info = await asyncio.to_thread(worktree_info, worktree.worktree, running=False)
+        result["worktree"] = info.to_wire()
         return result
 
-    # -- runs in worktrees of their own ----------------------------------------------------
-    async def _enter_worktree(
-        self, handle: RunHandle, name: str | None, config: AppConfig
-    ) -> tuple[AppConfig, bool]:
-        """Make (or find) the run's worktree; the run's config with the worktree as its
-        workspace, and whether the worktree is new. A worktree has one run at a time, like
-        a session."""
-        from agentls.agent.worktrees import WorktreeError, prepare
-
-        if name and any(h.worktree and h.worktree.name == name for h in self.runs.values()):
-            raise JsonRpcInvalidParams(f"the worktree {name!r} already has a run in flight")
-        source = config.workspace.root
-        try:
-            worktree, created = await asyncio.to_thread(prepare, source, name)
-            copy_of = (
-                await asyncio.to_thread(_copied_folder, source)
-                if created and not config.worktree.setup
-                else None
-            )
-        except WorktreeError as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
-        handle.worktree = worktree
-        handle.worktree_copy_of = copy_of
-        workspace = config.workspace.model_copy(update={"root": worktree.folder})
-        return config.model_copy(update={"workspace": workspace}), created
-
-    async def _set_up_worktree(self, handle: RunHandle, config: AppConfig) -> str:
-        """Run ``worktree.setup`` in a new worktree, its output to the editor's log as it
-        comes; why the run cannot go on, or "" when it can."""
-        from agentls.agent.secrets import redact_secrets
-        from agentls.agent.worktrees import run_setup
-
-        worktree, command = handle.worktree, config.worktree.setup
-        if worktree is None or not command:
-            return ""
-        prefix = f"worktree {worktree.name} setup"
-
-        def log_line(line: str) -> None:
-            self.notify(
-                types.WINDOW_LOG_MESSAGE,
-                {"type": types.MessageType.Info, "message": f"[{prefix}] {line}"},
-            )
-
-        log_line(f"$ {redact_secrets(command)}")
-        done = await run_setup(worktree, config, log_line)
-        log_line(f"exit code {done.exit_code}" if not done.timed_out else "timed out")
-        return redact_secrets(done.failure(worktree))
-
-    async def _leave_worktree(self, handle: RunHandle, prompt: str) -> dict[str, Any]:
-        """Commit what the run changed on the worktree's branch; the worktree as it is now."""
-        from agentls.agent.worktrees import WorktreeError, commit_run
-
-        worktree = handle.worktree
-        assert worktree is not None
-        title = prompt.strip().splitlines()[0][:60] if prompt.strip() else "run"
-        try:
-            await asyncio.to_thread(commit_run, worktree, f"agentls: {title}")
-        except WorktreeError as exc:
-            self._warn(f"the changes of worktree {worktree.name} were not committed: {exc}")
-        return (await asyncio.to_thread(worktree_info, worktree, running=False)).to_wire()
-
-    def worktree_running(self, name: str) -> bool:
-        return any(h.worktree and h.worktree.name == name for h in self.runs.values())
+    def _log_setup(self, event: AgentEvent) -> None:
+        """A new worktree's set-up step, to the editor's log as it comes."""
+        if not isinstance(event, WorktreeSetup):
+            return
+        text = {"started": f"$ {event.text}"}.get(event.kind, event.text)
+        self.notify(
+            types.WINDOW_LOG_MESSAGE,
+            {
+                "type": types.MessageType.Info,
+                "message": f"[worktree {event.worktree} setup] {text}",
+            },
+        )
 
     async def _run(
         self,
@@ -321,117 +262,67 @@ class RunManager:
         from agentls.agent.run import FrontEnd, run_agent
 
         request = params.to_request(run_id=handle.run_id, session_id=handle.session_id)
-        registry = None
-        approver = LspApprover(self._ls, handle.run_id, cancel=handle.token)
-        # Without MCP servers the SDK (~30 MB) is never imported.
-        if may_declare_mcp_servers(config):
-            registry = await self.mcp.registry_for(config, warn=self._warn, approver=approver)
-        if handle.worktree is not None:
-            return await self._start_in_worktree(
-                handle, request, config, observer, notices, registry
+        approver: Approver = LspApprover(self._ls, handle.run_id, cancel=handle.token)
+        # The workspace's programs (MCP servers here, hooks in the run) are asked about
+        # through the run's approver; the folder engine remembers the answers.
+        registry = await self.engine.mcp_registry(config, warn=self._warn, approver=approver)
+        worktree = handle.worktree_run
+        if worktree is None:
+            front_end = FrontEnd(
+                self._sources.files(config),
+                approver,
+                observer=observer,
+                cancel=handle.token,
+                index=self._sources.index(),
+                symbols=self._sources.symbols(),
+                registry=registry,
+                # the live index reports what a command changed
+                changes_probe=self._sources.changes_probe(),
+                # what the user decided about edits under inline review reaches the model
+                inbox=self._reviews.run_started(handle),
+                # the repo map ranks the files open in the editor higher
+                open_documents=self._open_documents(),
+                notices=notices,
+                trusted=self._sources.trusted(),
+                approvals=self.engine.approvals,
+                messages=handle.messages,
+                llm_for=self._sources.llm,
+                problems=self._sources.problems(config),
             )
-        front_end = FrontEnd(
-            self._sources.files(config),
-            approver,
-            observer=observer,
-            cancel=handle.token,
-            index=self._sources.index(),
-            symbols=self._sources.symbols(),
-            registry=registry,
-            # the live index reports what a command changed
-            changes_probe=self._sources.changes_probe(),
-            # what the user decided about edits under inline review reaches the model
-            inbox=self._reviews.run_started(handle),
-            # the repo map ranks the files open in the editor higher
-            open_documents=self._open_documents(),
-            notices=notices,
-            trusted=self._sources.trusted(),
-            approvals=self._approvals,
-            messages=handle.messages,
-            llm_for=self._sources.llm,
-            problems=self._sources.problems(config),
-        )
-        return asyncio.create_task(
-            run_agent(request, front_end, config=config, llm=self._sources.llm(config)),
-            name=f"agentls-run-{handle.run_id}",
-            context=task_context(handle),
-        )
-
-    async def _start_in_worktree(
-        self,
-        handle: RunHandle,
-        request: RunRequest,
-        config: AppConfig,
-        observer: LspRunObserver,
-        notices: tuple[str, ...],
-        registry: ToolRegistry | None,
-    ) -> asyncio.Task[RunOutcome]:
-        """A run in its worktree: files on that folder's disk, written without a review
-        (the user reviews the result when it is applied to their tree); its own index,
-        symbols and checkpoints; commands still confirmed by the user. The editor's
-        buffers, problems and open documents are of the user's tree, so none are used."""
-        from agentls.agent.indexing import SYMBOLS_CACHE_FILE, build_index
-        from agentls.agent.run import FrontEnd, run_agent
-        from agentls.agent.state_paths import cache_path
-        from agentls.indexer.repomap import CopiedTree
-        from agentls.indexer.symbols_client import SymbolProcess
-
-        root = config.workspace.root
-
-        async def confirm_in_worktree(proposal: EditProposal) -> bool:
-            # The worktree is the run's own copy: its edits are reviewed when the user
-            # applies the result. Files that change what runs or what is trusted
-            # (.agentls.yaml, .vscode/, git hooks...) are refused here: nobody would
-            # review them before they take effect in the worktree's own commands.
-            return not protected_targets([c.path for c in proposal.changes], root)
-
-        files = DiskFileAccess(
-            root, max_file_size=config.indexer.max_file_size, confirmer=confirm_in_worktree
-        )
-        index = await build_index(config)
-        # The worktree's symbols are parsed in a process of their own, like the user's
-        # tree's: parsing on a thread here held the GIL away from the editor's requests
-        # for seconds when several worktree runs started together.
-        copied_from = None
-        if handle.worktree_copy_of is not None:
-            origin_cache = cache_path(handle.worktree_copy_of, SYMBOLS_CACHE_FILE)
-            if origin_cache is not None:
-                copied_from = CopiedTree(handle.worktree_copy_of, origin_cache)
-        symbols = (
-            SymbolProcess(index, cache_path(root, SYMBOLS_CACHE_FILE), copied_from=copied_from)
-            if index is not None
-            else None
-        )
-        if symbols is not None:
-            symbols.changed()
-        front_end = FrontEnd(
-            files,
-            LspApprover(self._ls, handle.run_id, cancel=handle.token),
-            observer=observer,
-            cancel=handle.token,
-            index=index,
-            symbols=symbols,
-            registry=registry,
-            notices=notices,
-            trusted=self._sources.trusted(),
-            approvals=self._approvals,
-            messages=handle.messages,
-            llm_for=self._sources.llm,
-        )
+            symbols = None
+        else:
+            # In its worktree: files on that folder's disk, edits reviewed when the branch
+            # is applied (engine policy), its own index and symbols (parsed in a process of
+            # their own: on a thread here they held the GIL away from the editor's
+            # requests). The editor's buffers, problems and open documents are of the
+            # user's tree, so none are used.
+            files = DiskFileAccess(
+                config.workspace.root, max_file_size=config.indexer.max_file_size
+            )
+            index, symbols = await worktree.own_index(config)
+            front_end = FrontEnd(
+                files,
+                worktree.reviewed_at_apply(approver, files),
+                observer=observer,
+                cancel=handle.token,
+                index=index,
+                symbols=symbols,
+                registry=registry,
+                notices=notices,
+                trusted=self._sources.trusted(),
+                approvals=self.engine.approvals,
+                messages=handle.messages,
+                llm_for=self._sources.llm,
+            )
         task = asyncio.create_task(
             run_agent(request, front_end, config=config, llm=self._sources.llm(config)),
             name=f"agentls-run-{handle.run_id}",
             context=task_context(handle),
         )
         if symbols is not None:
-            task.add_done_callback(lambda _: self._close_soon(symbols))
+            closing = symbols.close
+            task.add_done_callback(lambda _: self.engine.close_soon(closing))
         return task
-
-    def _close_soon(self, symbols: SymbolProcess) -> None:
-        """Stop a finished worktree run's symbol process (a task kept until it is done)."""
-        closing = asyncio.get_running_loop().create_task(symbols.close())
-        self._closing.add(closing)
-        closing.add_done_callback(self._closing.discard)
 
     @staticmethod
     async def _outcome(handle: RunHandle, task: asyncio.Task[RunOutcome]) -> RunOutcome:
@@ -480,12 +371,3 @@ class RunManager:
         tasks = [h.task for h in self.runs.values() if h.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=grace)
-
-
-def _copied_folder(source: Path) -> Path | None:
-    """``source`` (resolved) when a new worktree of its repository is a copy of it: when
-    it is the repository's top, not a folder inside (blocking: a git process)."""
-    from agentls.agent.worktrees import repository_root
-
-    resolved = source.resolve()
-    return resolved if repository_root(source) == resolved else None

@@ -6,65 +6,35 @@ edit, and a file changed in the editor since is merged or reported, never overwr
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from agentls.agent.worktrees import (
-    SpecialChange,
-    Worktree,
-    WorktreeError,
-    discard,
-    find,
-    listed,
-    plan_apply,
-)
+from agentls.agent.errors import AgentError
+from agentls.agent.folder.worktree_book import SpecialChange, Worktree
 from agentls.server.protocol import (
     ApplyWorktreeResult,
     DiscardWorktreeResult,
     WorktreeConflict,
     WorktreesResult,
 )
-from agentls.server.runs import worktree_info
 
 if TYPE_CHECKING:
     from agentls.server.app import AgentLanguageServer
 
 
 async def list_worktrees(ls: AgentLanguageServer) -> dict[str, Any]:
-    root = ls.config.workspace.root
-
-    def read() -> list[Worktree]:
-        try:
-            return listed(root)
-        except WorktreeError:
-            return []  # not a git repository: no worktree sessions, not an error to list
-
-    infos = []
-    for worktree in await asyncio.to_thread(read):
-        running = ls.runs.worktree_running(worktree.name)
-        infos.append(await asyncio.to_thread(worktree_info, worktree, running=running))
+    infos = await ls.runs.engine.worktrees.infos(ls.config.workspace.root)
     return WorktreesResult(worktrees=infos).to_wire()
 
 
-async def _found(ls: AgentLanguageServer, name: str) -> Worktree:
-    try:
-        return await asyncio.to_thread(find, ls.config.workspace.root, name)
-    except WorktreeError as exc:
-        raise JsonRpcInvalidParams(str(exc)) from None
-
-
 async def apply_worktree(ls: AgentLanguageServer, name: str) -> dict[str, Any]:
-    worktree = await _found(ls, name)
-    if ls.runs.worktree_running(name):
-        raise JsonRpcInvalidParams(
-            f"a run still works in the worktree {name}: apply it when the run has ended"
-        )
     files = ls.files_for(ls.config)
+    book = ls.runs.engine.worktrees
     try:
-        plan = await plan_apply(worktree, files)
-    except WorktreeError as exc:
+        worktree = await book.find(ls.config.workspace.root, name)
+        plan = await book.plan_apply(worktree, files)
+    except AgentError as exc:  # none of that name, a run works in it, it is gone
         raise JsonRpcInvalidParams(str(exc)) from None
     paths = [change.path for change in (*plan.changes, *plan.protected)]
     if plan.conflicts:
@@ -120,14 +90,18 @@ def _held_note(held: list[SpecialChange], worktree: Worktree) -> str:
 async def discard_worktree(
     ls: AgentLanguageServer, name: str, *, keep_branch: bool, force: bool = False
 ) -> dict[str, Any]:
-    worktree = await _found(ls, name)
-    if ls.runs.worktree_running(name):
-        raise JsonRpcInvalidParams(f"a run still works in the worktree {name}: cancel it first")
+    from agentls.agent.folder.worktree_book import WorktreeBusy
+
+    book, root = ls.runs.engine.worktrees, ls.config.workspace.root
     try:
-        await asyncio.to_thread(
-            discard, ls.config.workspace.root, worktree, keep_branch=keep_branch, force=force
-        )
-    except WorktreeError as exc:
+        await book.find(root, name)
+    except AgentError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+    try:
+        await book.discard(root, name, keep_branch=keep_branch, force=force)
+    except WorktreeBusy as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+    except AgentError as exc:  # it holds changes nobody committed
         hint = "" if force else " (or discard it with force: true, which loses them)"
         raise JsonRpcInvalidParams(f"{exc}{hint}") from None
     return DiscardWorktreeResult(discarded=True).to_wire()

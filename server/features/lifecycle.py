@@ -51,18 +51,11 @@ def warn_once_at_start(ls: AgentLanguageServer) -> None:
     """What the user must know before the first run: commands cannot be sandboxed here,
     and (for editors without a trust model of their own) what the untrusted folder's
     config lost. VS Code shows its own Restricted Mode instead of the second."""
-    from agentls.agent.sandbox_status import missing_sandbox_notice
-
-    warnings = [missing_sandbox_notice(ls.config)]
-    if ls.settings.editor_trust is None:
-        warnings.append(ls.trust_notice())
-    for message in warnings:
-        if message:
-            ls.window_show_message(
-                types.ShowMessageParams(
-                    type=types.MessageType.Warning, message=f"agentls: {message}"
-                )
-            )
+    report = ls.settings.report if ls.settings.editor_trust is None else None
+    for message in ls.folder_engine().notices(report, ls.config):
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=f"agentls: {message}")
+        )
 
 
 def register(ls: AgentLanguageServer) -> None:
@@ -120,7 +113,6 @@ def register(ls: AgentLanguageServer) -> None:
         if ls.ready_task is not None and ls.ready_task.done():
             await ls.runs.aclose()
         ls.index_service.stop()
-        await ls.close_language_servers()
         if ls.warm_up_task is not None:
             # Closing the worker while it starts is not a failure of the warm-up.
             ls.warm_up_task.cancel()

@@ -14,9 +14,11 @@ from pydantic import ValidationError
 from agentls.agent.approval import DenyingApprover
 from agentls.agent.config import AppConfig
 from agentls.agent.contract import Attachment
+from agentls.agent.folder.folder import FolderEngine
+from agentls.agent.folder.media import TERMINAL
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
-from agentls.agent.run import FrontEnd, RunRequest, run_agent, run_with_own_tools
+from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.workspace import DiskFileAccess
 
 PNG = base64.b64encode(
@@ -88,12 +90,14 @@ async def test_a_symbol_is_attached_with_its_definition(
     )
     scripted.add("a5", text("seen"))
     config = config_for(tmp_path, scripted, "a5")
-    await run_with_own_tools(
+    engine = FolderEngine(TERMINAL)
+    await engine.run_with_own_tools(
         RunRequest(prompt="explain", attachments=[Attachment(kind="symbol", name="total_price")]),
         FrontEnd(DiskFileAccess(tmp_path), DenyingApprover("t")),
         config=config,
         warn=lambda message: None,
     )
+    await engine.aclose()
     sent = str(first_user(scripted, "a5"))
     assert "the definition of total_price" in sent and "shop.py:1" in sent
     assert "return sum(i.price for i in items)" in sent

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from agentls.server.runs import _copied_folder
+from agentls.agent.folder.worktree_runs import copied_folder
 
 
 def test_the_repository_top_is_copied_a_folder_inside_is_not(tmp_path: Path) -> None:
@@ -16,6 +16,6 @@ def test_the_repository_top_is_copied_a_folder_inside_is_not(tmp_path: Path) -> 
     link = tmp_path / "link"
     link.symlink_to(top)
 
-    assert _copied_folder(top) == top.resolve()
-    assert _copied_folder(link) == top.resolve()  # the cache names the real folder
-    assert _copied_folder(top / "sub") is None
+    assert copied_folder(top) == top.resolve()
+    assert copied_folder(link) == top.resolve()  # the cache names the real folder
+    assert copied_folder(top / "sub") is None

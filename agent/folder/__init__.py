@@ -1,0 +1,6 @@
+"""What the engine keeps per workspace folder, for every front end alike.
+
+``media``: the one table of what differs by medium (editor, terminal, ACP).
+``worktree_runs``: a run in a worktree of its own, from prepare to the summary.
+``folder``: ``FolderEngine``, the per-folder object a front end composes its runs on.
+"""

@@ -1,0 +1,225 @@
+"""``FolderEngine``: what the engine keeps for one workspace folder across runs.
+
+A front end makes one (the language server per folder for its lifetime, the CLI and
+ACP per session) through ``agentls.compose``, and hands each run only its own parts:
+files, approver, observer, what the user sends during a run. The engine composes the
+rest here, once for every front end: the notices a run starts with and the one "how to
+trust this folder" hint (from the ``Medium``), the language servers (through the
+factory handed in: the engine does not import them), the MCP connections, and the
+worktrees its runs work in (one run per worktree at a time). ``aclose`` ends what it
+started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agentls.agent.config import AppConfig, DiagnosticsConfig
+from agentls.agent.folder.media import Medium
+from agentls.agent.folder.worktree_book import WorktreeBook, WorktreeBusy
+from agentls.agent.folder.worktree_runs import WorktreeRun, open_worktree_run
+from agentls.agent.problems import ProblemSource
+from agentls.agent.program_approval import ProgramApprovals
+
+if TYPE_CHECKING:
+    from agentls.agent.approval import Approver
+    from agentls.agent.config_loader import LoadedConfig
+    from agentls.agent.contract import RunRequest
+    from agentls.agent.mcp import MCPPool
+    from agentls.agent.run import FrontEnd, RunOutcome
+    from agentls.agent.tools.registry import ToolRegistry
+
+
+class LanguageServerPool(ProblemSource, Protocol):
+    """The language servers of a folder (``agentls.langservers.LanguageServers``)."""
+
+    async def aclose(self) -> None: ...
+
+
+class LanguageServersFactory(Protocol):
+    def __call__(
+        self, settings: DiagnosticsConfig, root: Path, *, trusted: bool, how_to_trust: str
+    ) -> LanguageServerPool: ...
+
+
+class FolderEngine:
+    """One workspace folder's lasting parts (see the module's doc)."""
+
+    def __init__(
+        self, medium: Medium, *, language_servers: LanguageServersFactory | None = None
+    ) -> None:
+        self.medium = medium
+        self._language_servers_factory = language_servers
+        self._language_servers: tuple[Any, LanguageServerPool] | None = None
+        self._mcp: MCPPool | None = None
+        #: The folder's approvals of the programs its workspace declares (hooks, MCP
+        #: servers): one record, so what the user refused is not asked again while the
+        #: engine lives, whichever kind or run asked.
+        self.approvals = ProgramApprovals()
+        #: Names of the worktrees a run works in now.
+        self._worktrees_in_use: set[str] = set()
+        #: List, apply and discard (refused while a run works in the worktree).
+        self.worktrees = WorktreeBook(self.worktree_in_use)
+        #: What is being closed in the background (replaced language servers, symbols).
+        self._closing: set[asyncio.Task[None]] = set()
+
+    # -- trust and notices ---------------------------------------------------------------
+    def how_to_trust(self, root: Path, *, editor_grants_trust: bool = False) -> str:
+        return self.medium.how_to_trust(root, editor_grants_trust=editor_grants_trust)
+
+    def notices(
+        self,
+        loaded: LoadedConfig | None,
+        config: AppConfig,
+        *,
+        editor_grants_trust: bool = False,
+        sandbox: bool = True,
+    ) -> tuple[str, ...]:
+        """What a run must tell the user as it starts: what the untrusted folder's
+        settings lost (and how to trust it), and that commands cannot be sandboxed
+        (``sandbox=False``: said already, the terminal's first line)."""
+        found = [self.trust_notice(loaded, editor_grants_trust=editor_grants_trust)]
+        if sandbox:
+            found.append(sandbox_notice(config))
+        return tuple(notice for notice in found if notice)
+
+    def trust_notice(
+        self, loaded: LoadedConfig | None, *, editor_grants_trust: bool = False
+    ) -> str | None:
+        if loaded is None:
+            return None
+        how = self.how_to_trust(loaded.root, editor_grants_trust=editor_grants_trust)
+        return loaded.notice(how)
+
+    # -- language servers ---------------------------------------------------------------
+    def language_servers(
+        self, config: AppConfig, *, trusted: bool, editor_grants_trust: bool = False
+    ) -> LanguageServerPool | None:
+        """The language servers that tell a run the problems of what it edits: kept
+        while the config and the folder's trust stay, replaced (the old ones closed)
+        when they change; None when diagnostics are off or no factory was handed in."""
+        factory = self._language_servers_factory
+        if factory is None or not config.diagnostics.enabled:
+            return None
+        root = config.workspace.root
+        key = (root, trusted, editor_grants_trust, config.diagnostics)
+        held = self._language_servers
+        if held is not None and held[0] == key:
+            return held[1]
+        if held is not None:
+            self._close_soon(held[1].aclose())
+        how = self.how_to_trust(root, editor_grants_trust=editor_grants_trust)
+        servers = factory(config.diagnostics, root, trusted=trusted, how_to_trust=how)
+        self._language_servers = (key, servers)
+        return servers
+
+    # -- MCP ------------------------------------------------------------------------------
+    @property
+    def mcp(self) -> MCPPool:
+        """The folder's MCP connections, shared by its runs (the SDK imported on first use)."""
+        if self._mcp is None:
+            from agentls.agent.mcp import MCPPool
+
+            self._mcp = MCPPool(self.approvals)
+        return self._mcp
+
+    async def mcp_registry(
+        self,
+        config: AppConfig,
+        *,
+        warn: Callable[[str], None],
+        approver: Approver | None,
+    ) -> ToolRegistry | None:
+        """The run's tools with the MCP servers' (None: no server may be declared, and
+        the MCP SDK, a second of imports, is never loaded). ``approver`` is asked about a
+        server the workspace declares (None: nobody can be asked; such servers are skipped
+        unless approved before); ``warn`` gets each server that cannot be used."""
+        from agentls.agent.config_loader import may_declare_mcp_servers
+
+        if not may_declare_mcp_servers(config):
+            return None
+        return await self.mcp.registry_for(config, warn=warn, approver=approver)
+
+    async def run_with_own_tools(
+        self,
+        request: RunRequest,
+        front_end: FrontEnd,
+        *,
+        config: AppConfig,
+        warn: Callable[[str], None],
+    ) -> RunOutcome:
+        """A run for a front end that keeps no index of its own between runs (the CLI,
+        ACP): the workspace is indexed for this run, its tools are the folder's (MCP
+        servers included, kept by this engine), model calls made in this process.
+        ``warn`` gets one message per MCP server that cannot be used; the front end's
+        approver is asked about each program the workspace declares."""
+        import dataclasses
+
+        from agentls.agent.indexing import build_index
+        from agentls.agent.llm import LiteLLMAdapter
+        from agentls.agent.run import run_agent
+
+        index = await build_index(config)
+        front_end = dataclasses.replace(front_end, approvals=self.approvals)
+        registry = await self.mcp_registry(config, warn=warn, approver=front_end.approver)
+        own_tools = dataclasses.replace(
+            front_end,
+            index=index,
+            registry=registry,
+            llm_for=front_end.llm_for or (lambda other: LiteLLMAdapter(other.llm)),
+        )
+        return await run_agent(request, own_tools, config=config, llm=LiteLLMAdapter(config.llm))
+
+    # -- worktrees -------------------------------------------------------------------------
+    def worktree_in_use(self, name: str) -> bool:
+        return name in self._worktrees_in_use
+
+    async def hold_worktree(self, folder: Path, name: str | None) -> WorktreeRun:
+        """The worktree ``name`` of ``folder``'s repository (new when it does not exist),
+        held for one run until ``release_worktree``: WorktreeBusy while another run works
+        in it; WorktreeError when it cannot be made."""
+        if name and self.worktree_in_use(name):
+            raise WorktreeBusy(f"the worktree {name!r} already has a run in flight")
+        run = await open_worktree_run(folder, name)
+        if self.worktree_in_use(run.name):
+            raise WorktreeBusy(f"the worktree {run.name!r} already has a run in flight")
+        self._worktrees_in_use.add(run.name)
+        return run
+
+    def release_worktree(self, run: WorktreeRun) -> None:
+        self._worktrees_in_use.discard(run.name)
+
+    async def open_worktree(self, folder: Path, name: str | None) -> WorktreeRun:
+        """A worktree a session keeps for all its runs (ACP): not held run by run."""
+        return await open_worktree_run(folder, name)
+
+    # -- the end ---------------------------------------------------------------------------
+    def close_soon(self, closing: Callable[[], Any]) -> None:
+        """Close something a run leaves (a worktree's symbol process) in the background,
+        waited for by ``aclose``."""
+        self._close_soon(closing())
+
+    def _close_soon(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def aclose(self) -> None:
+        """End the MCP connections and language servers this folder started."""
+        held, self._language_servers = self._language_servers, None
+        if held is not None:
+            await held[1].aclose()
+        if self._mcp is not None:
+            await self._mcp.aclose()
+        if self._closing:
+            await asyncio.wait(list(self._closing), timeout=5)
+
+
+def sandbox_notice(config: AppConfig) -> str | None:
+    """That the commands of a run cannot be sandboxed here, or None."""
+    from agentls.agent.sandbox_status import missing_sandbox_notice
+
+    return missing_sandbox_notice(config)

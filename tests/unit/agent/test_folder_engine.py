@@ -1,0 +1,108 @@
+"""The folder engine's own parts: one how-to-trust hint per medium, the language servers
+kept while their config and trust stay (closed when replaced or at ``aclose``), and the
+one commit title of a worktree run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentls.agent.config import AppConfig, DiagnosticsConfig
+from agentls.agent.config_loader import LoadedConfig
+from agentls.agent.folder.folder import FolderEngine
+from agentls.agent.folder.media import ACP, EDITOR, TERMINAL
+from agentls.agent.folder.worktree_runs import WorktreeSummary, commit_title
+
+
+class FakeServers:
+    """Stands for ``LanguageServers``: records how it was made and whether it was closed."""
+
+    def __init__(self, settings: DiagnosticsConfig, root: Path, *, trusted: bool, how: str):
+        self.root, self.trusted, self.how = root, trusted, how
+        self.closed = False
+
+    def covers(self, path: str) -> bool:
+        return False
+
+    def saw(self, path: str, text: str) -> None:
+        pass
+
+    async def begin_edit(self, texts: Mapping[str, str | None]) -> Any:
+        raise NotImplementedError
+
+    async def problems(self, texts: Mapping[str, str] | None, wait: float) -> Any:
+        raise NotImplementedError
+
+    def take_notices(self) -> list[str]:
+        return []
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def fake_factory(
+    settings: DiagnosticsConfig, root: Path, *, trusted: bool, how_to_trust: str
+) -> FakeServers:
+    return FakeServers(settings, root, trusted=trusted, how=how_to_trust)
+
+
+def config_in(root: Path) -> AppConfig:
+    config = AppConfig()
+    workspace = config.workspace.model_copy(update={"root": root})
+    return config.model_copy(update={"workspace": workspace})
+
+
+def test_one_how_to_trust_hint_per_medium(tmp_path: Path) -> None:
+    command = f"agentls trust {tmp_path}"
+    assert TERMINAL.how_to_trust(tmp_path) == f"run `{command}` (the next run follows)"
+    for medium in (EDITOR, ACP):
+        assert medium.how_to_trust(tmp_path) == (
+            f"run `{command}` in a terminal (the next run follows)"
+        )
+    granted = EDITOR.how_to_trust(tmp_path, editor_grants_trust=True)
+    assert "Workspace Trust" in granted
+    # And no medium confirms a worktree's edits one by one (docs/worktrees.md).
+    assert not any(m.worktree_edits_confirmed for m in (EDITOR, TERMINAL, ACP))
+
+
+def test_the_trust_notice_carries_the_mediums_hint(tmp_path: Path) -> None:
+    loaded = LoadedConfig(config_in(tmp_path), trusted=False, ignored=["llm.api_base"])
+    notices = FolderEngine(ACP).notices(loaded, loaded.config, sandbox=False)
+    assert len(notices) == 1
+    assert "is not a trusted folder" in notices[0]
+    assert ACP.how_to_trust(tmp_path) in notices[0]
+    trusted = LoadedConfig(config_in(tmp_path), trusted=True)
+    assert FolderEngine(ACP).notices(trusted, trusted.config, sandbox=False) == ()
+
+
+async def test_language_servers_are_kept_replaced_and_closed(tmp_path: Path) -> None:
+    engine = FolderEngine(EDITOR, language_servers=fake_factory)
+    config = config_in(tmp_path)
+    first = engine.language_servers(config, trusted=False)
+    assert isinstance(first, FakeServers)
+    assert first.how == EDITOR.how_to_trust(tmp_path)
+    assert engine.language_servers(config, trusted=False) is first
+    # Trust changed: new servers, the old ones closed.
+    second = engine.language_servers(config, trusted=True)
+    assert isinstance(second, FakeServers)
+    assert second is not first and second.trusted
+    await engine.aclose()
+    assert isinstance(first, FakeServers) and first.closed
+    assert isinstance(second, FakeServers) and second.closed
+    off = config.model_copy(
+        update={"diagnostics": config.diagnostics.model_copy(update={"enabled": False})}
+    )
+    assert engine.language_servers(off, trusted=True) is None
+    assert FolderEngine(EDITOR).language_servers(config, trusted=True) is None
+
+
+def test_one_commit_title_and_summary() -> None:
+    assert commit_title("  fix the parser\nand its tests") == "agentls: fix the parser"
+    assert commit_title("x" * 100) == "agentls: " + "x" * 60
+    assert commit_title("   ") == "agentls: run"
+    summary = WorktreeSummary(name="w", branch="agentls/w", path="/p", files=2, added=3, removed=1)
+    assert summary.text() == (
+        "worktree w (branch agentls/w): 2 file(s) changed, +3 -1. Apply it to your tree "
+        "with `agentls apply w`, or `agentls discard w`."
+    )
