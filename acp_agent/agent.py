@@ -40,12 +40,12 @@ from agentls.acp_agent.approver import SessionRules
 from agentls.acp_agent.replay import replay
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AppConfig, ConfirmMode
-from agentls.agent.config_loader import LoadedConfig, load
+from agentls.agent.config.loader import LoadedConfig, load
+from agentls.agent.config.models import AppConfig, ConfirmMode
 from agentls.agent.contract import Attachment
 from agentls.agent.errors import AgentError
 from agentls.agent.run_messages import RunMessageError, RunMessages
-from agentls.agent.sessions import SessionStore, store_for
+from agentls.agent.sessions.store import SessionStore, store_for
 
 if TYPE_CHECKING:
     from agentls.agent.folder.folder import FolderEngine

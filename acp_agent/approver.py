@@ -25,12 +25,12 @@ from acp.interfaces import Client
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from agentls.acp_agent.updates import UpdateSender, tool_kind, tool_title
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover, EditRequest
+from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest, BaseApprover, EditRequest
 from agentls.agent.text import shorten
 from agentls.agent.workspace import EditOutcome, FileAccess
 
 if TYPE_CHECKING:
-    from agentls.agent.program_approval import ProgramToApprove
+    from agentls.agent.policy.program_approval import ProgramToApprove
 
 log = logging.getLogger(__name__)
 

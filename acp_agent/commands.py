@@ -11,7 +11,7 @@ from acp import helpers
 from acp.interfaces import Client
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-from agentls.agent.commands import Command, load_commands
+from agentls.agent.prompts.slash_commands import Command, load_commands
 
 log = logging.getLogger(__name__)
 

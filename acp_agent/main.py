@@ -48,7 +48,7 @@ async def serve(args: argparse.Namespace, protocol_out: BinaryIO) -> None:
     from acp.stdio import stdio_streams
 
     from agentls.acp_agent.agent import AgentlsAcpAgent
-    from agentls.agent.config_loader import config_overrides
+    from agentls.agent.config.loader import config_overrides
 
     agent = AgentlsAcpAgent(
         config_overrides(args),

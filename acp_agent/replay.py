@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from acp import helpers
 
 from agentls.acp_agent.updates import PlanStatus, Update, plan_status, tool_kind, tool_title
-from agentls.agent.session_entries import (
+from agentls.agent.sessions.entries import (
     AssistantMessage,
     Entry,
     PlanEntry,

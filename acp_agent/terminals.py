@@ -16,7 +16,7 @@ from pathlib import Path
 
 from acp.interfaces import Client
 
-from agentls.agent.child_process import DEFAULT_MAX_OUTPUT, ProcessResult
+from agentls.agent.exec.process import DEFAULT_MAX_OUTPUT, ProcessResult
 
 
 class EditorTerminals:

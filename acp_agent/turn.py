@@ -16,14 +16,14 @@ from agentls.acp_agent.commands import CLEAR_ANSWER
 from agentls.acp_agent.files import AcpFileAccess
 from agentls.acp_agent.terminals import EditorTerminals
 from agentls.acp_agent.updates import UpdateSender
-from agentls.agent.commands import parse_invocation
-from agentls.agent.config import AppConfig, MCPServerConfig
+from agentls.agent.config.models import AppConfig, MCPServerConfig
 from agentls.agent.contract import Attachment
+from agentls.agent.prompts.slash_commands import parse_invocation
 from agentls.agent.run import FrontEnd, RunOutcome, RunRequest, resolve_agent
 
 if TYPE_CHECKING:
-    from agentls.agent.approval import Approver
     from agentls.agent.folder.worktree_runs import WorktreeRun
+    from agentls.agent.policy.approval import Approver
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from agentls.agent.context_meter import compaction_text
+from agentls.agent.context.meter import compaction_text
 from agentls.agent.events import (
     AgentEvent,
     ContextCompacted,

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypeAliasType
 
-from agentls.agent.config import ConfirmMode, SelfEvalMode
+from agentls.agent.config.models import ConfirmMode, SelfEvalMode
 from agentls.agent.events import RunState
 from agentls.agent.llm.models import Usage
 

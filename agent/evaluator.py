@@ -20,10 +20,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentls.agent.config import SelfEvalMode
+from agentls.agent.config.models import SelfEvalMode
 from agentls.agent.llm.protocol import LLM
+from agentls.agent.run_record import AgentState
 from agentls.agent.text import shorten
-from agentls.agent.transcript import AgentState
 
 log = logging.getLogger(__name__)
 

@@ -7,12 +7,12 @@ Where they come from:
 - the workspace: ``.agentls/hooks.json``, ``.claude/settings.json``'s ``hooks`` and the
   ``hooks`` of ``.agentls.yaml``: only in a trusted folder, and only once the user approved
   that exact definition (``agentls hooks approve``, or the run's question: this module
-  says what the hooks are, ``agent.program_approval`` asks). The approval holds a digest of the
-  file's hooks as written and of the contents of the workspace files their commands name
-  (``"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh``, ``python3 tools/hook.py``), so a
-  changed hook or a changed script asks again, and those files are protected while the
-  approval stands (``agent.approved_files``). A repository's hook is a program with the
-  user's rights.
+  says what the hooks are, ``agent.policy.program_approval`` asks). The approval holds a
+  digest of the file's hooks as written and of the contents of the workspace files their
+  commands name (``"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh``, ``python3
+  tools/hook.py``), so a changed hook or a changed script asks again, and those files are
+  protected while the approval stands (``agent.protected.approved_files``). A repository's
+  hook is a program with the user's rights.
 
 What a hook command gets and may answer: the event as JSON on stdin (``hook_event_name``,
 ``session_id``, ``cwd``, and per event ``prompt``, ``tool_name``/``tool_input``,
@@ -43,17 +43,17 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from agentls.agent.approved_files import (
+from agentls.agent.config.models import AppConfig, HookCommand, HookEvent, HookMatcher
+from agentls.agent.errors import AgentError
+from agentls.agent.exec.process import child_env
+from agentls.agent.policy.program_approval import ProgramToApprove, WaitingProgram
+from agentls.agent.protected.approved_files import (
     WorkspaceFile,
     files_named,
     visible,
     which,
     workspace_file,
 )
-from agentls.agent.child_process import child_env
-from agentls.agent.config import AppConfig, HookCommand, HookEvent, HookMatcher
-from agentls.agent.errors import AgentError
-from agentls.agent.program_approval import ProgramToApprove, WaitingProgram
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ class LoadedHooks:
 def load_hooks(config: AppConfig, root: Path, *, trusted: bool) -> LoadedHooks:
     """The user's hooks, and the workspace's when the folder is trusted and the user
     approved each file's hooks as they are now."""
-    from agentls.agent.trust import TrustStore
+    from agentls.agent.config.trust import TrustStore
 
     loaded = LoadedHooks([HookSource("your config", config.hooks)] if config.hooks else [])
     found, problems = workspace_sources(root)
@@ -282,7 +282,7 @@ def hooks_program(source: HookSource, root: Path, *, changed: bool) -> ProgramTo
 def hooks_waiting(root: Path) -> list[WaitingProgram]:
     """The workspace's hook files whose hooks, as they are now, are not approved (only
     ask about them in a trusted folder: an untrusted one's hooks never run)."""
-    from agentls.agent.trust import TrustStore
+    from agentls.agent.config.trust import TrustStore
 
     store = TrustStore()
     found, _ = workspace_sources(root)
@@ -308,7 +308,7 @@ def _digest_now(root: Path, label: str) -> str | None:
 
 def approve_workspace_hooks(root: Path) -> list[str]:
     """Approve every hook file of the workspace as it is now; the labels approved."""
-    from agentls.agent.trust import TrustStore
+    from agentls.agent.config.trust import TrustStore
 
     found, problems = workspace_sources(root)
     if problems:

@@ -14,8 +14,8 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentls.agent.config import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
-from agentls.agent.state_paths import cache_path
+from agentls.agent.config.models import DEFAULT_EXCLUDE_DIRS, AppConfig, IndexerConfig
+from agentls.agent.config.state_paths import cache_path
 from agentls.indexer import IndexCache, RepoIndex, RepoIndexer
 from agentls.indexer.ignore import IgnoreRules
 from agentls.indexer.repomap import MapFocus, paths_in

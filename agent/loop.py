@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
-from agentls.agent.config import AgentConfig
+from agentls.agent.config.models import AgentConfig
 from agentls.agent.context import format_tool_result
 from agentls.agent.engine_types import ContextBuilderLike, ContextManagerLike
 from agentls.agent.errors import StepTimeoutError
@@ -47,13 +47,13 @@ from agentls.agent.events import (
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, ToolCall, Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.run_messages import RunMessages, as_model_message
-from agentls.agent.session_recorder import SessionRecorder
-from agentls.agent.sessions import SessionWriteError
+from agentls.agent.run_record import AgentState, StepResult
+from agentls.agent.sessions.recorder import SessionRecorder
+from agentls.agent.sessions.store import SessionWriteError
 from agentls.agent.state_machine import RunStateMachine
 from agentls.agent.text import shorten
 from agentls.agent.tools.base import ToolCallResult, ToolResult
 from agentls.agent.tools.engine import AbortedByUser, ExecutionEngine
-from agentls.agent.transcript import AgentState, StepResult
 
 log = logging.getLogger(__name__)
 

@@ -10,12 +10,12 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from agentls.agent.approved_files import WorkspaceFile
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
+from agentls.agent.config.trust import TrustStore
 from agentls.agent.hooks import hook_files, workspace_sources
 from agentls.agent.mcp.approval import server_files
 from agentls.agent.mcp.sources import workspace_servers
-from agentls.agent.trust import TrustStore
+from agentls.agent.protected.approved_files import WorkspaceFile
 
 log = logging.getLogger(__name__)
 

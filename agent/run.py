@@ -7,7 +7,7 @@ server's live index). What lasts across runs of a folder (MCP connections, langu
 servers, worktrees, notices) is its ``agent.folder.FolderEngine``'s; the rest of a run
 is composed here.
 
-Every run belongs to a session (``agent.sessions``): the session's earlier turns
+Every run belongs to a session (``agent.sessions.store``): the session's earlier turns
 are the loop's ``history``, the loop writes the run's entries through a
 ``SessionRecorder``, and human decisions are recorded by a ``RecordingApprover``.
 What tools may use (the observer, the recorder, the run's state machine, the
@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentls.agent.agents import MIXED, AgentRegistry
-from agentls.agent.approval import Approver
 from agentls.agent.cancel import CancelToken
 from agentls.agent.checkpoints import (
     CheckpointingFiles,
@@ -34,9 +32,8 @@ from agentls.agent.checkpoints import (
     CheckpointStore,
     edited_recently,
 )
-from agentls.agent.child_process import ChangesProbe, FileSnapshotProbe, ProcessRunner
-from agentls.agent.command_runs import prepare as prepare_command
-from agentls.agent.config import AgentConfig, AppConfig, HookEvent
+from agentls.agent.config.agents import MIXED, AgentRegistry
+from agentls.agent.config.models import AgentConfig, AppConfig, HookEvent
 from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.errors import AgentError
 from agentls.agent.events import (
@@ -47,21 +44,24 @@ from agentls.agent.events import (
     StatusChanged,
     null_observer,
 )
+from agentls.agent.exec.process import ChangesProbe, FileSnapshotProbe, ProcessRunner
 from agentls.agent.indexing import local_symbols, task_map
 from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
-from agentls.agent.program_approval import ProgramApprovals
+from agentls.agent.policy.approval import Approver
+from agentls.agent.policy.program_approval import ProgramApprovals
+from agentls.agent.prompts.slash_command_runs import prepare as prepare_command
 from agentls.agent.run_messages import RunMessages
+from agentls.agent.run_record import AgentState
 from agentls.agent.secrets import mask_outward, mask_tree, remember_secret_variable
-from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
-from agentls.agent.sessions import SessionStore, store_for
+from agentls.agent.sessions.recorder import RecordingApprover, SessionRecorder
+from agentls.agent.sessions.store import SessionStore, store_for
 from agentls.agent.state_machine import RunStateMachine
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
 from agentls.agent.tools.registry import ToolRegistry
-from agentls.agent.transcript import AgentState
 from agentls.agent.workspace import FileAccess
 from agentls.indexer.index import RepoIndex
 from agentls.indexer.symbol_source import SymbolSource
@@ -345,7 +345,7 @@ async def _compacted(
     observer: Observer,
 ) -> RunOutcome:
     """``/compact``: the session's conversation summarised now, no agent loop."""
-    from agentls.agent.session_compaction import compact_session
+    from agentls.agent.context.session_compaction import compact_session
 
     state = AgentState(messages=[], model=config.llm.model)
     try:
@@ -409,7 +409,7 @@ class _Run:
         """The project's instruction files for this run (and the ``earlier`` runs of the
         session read again), and a watch on the files the run reaches, whose own
         instruction files join the conversation as it goes."""
-        from agentls.agent.instructions import ReachedFiles, discover
+        from agentls.agent.prompts.instructions import ReachedFiles, discover
 
         ctx, request = self.context, self.request
         root = Path(ctx.files.root)
@@ -459,7 +459,7 @@ class _Run:
     async def attach(self) -> None:
         """The request's attachments, read now: a bad one fails the run before any model
         call (AttachmentError names it); text joins the prompt, images go with it."""
-        from agentls.agent.attachments import attach, sees_images
+        from agentls.agent.prompts.attachments import attach, sees_images
 
         request, ctx = self.request, self.context
         if not request.attachments:
@@ -496,7 +496,7 @@ class _Run:
         if not loaded.sources:
             return
         agent = resolve_agent(ctx.config, self.request)
-        from agentls.agent.sandbox import sandbox_wrapper
+        from agentls.agent.exec.sandbox import sandbox_wrapper
 
         runner = HookRunner(loaded.sources, root, session_id, wrap=sandbox_wrapper(root, agent))
         self.context = dataclasses.replace(ctx, hooks=runner)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentls.agent.errors import PathTraversalError, ValidationError
-from agentls.agent.protected_edits import protected_targets
+from agentls.agent.protected.edits import protected_targets
 from agentls.regular_files import NotRegularFileError, kind_of, open_regular, read_fd
 
 BINARY_SNIFF_BYTES = 8192

@@ -33,7 +33,7 @@ from agentls.agent.errors import AgentError
 from agentls.indexer.safe_git import GitResult, run_git
 
 if TYPE_CHECKING:
-    from agentls.agent.config import AppConfig
+    from agentls.agent.config.models import AppConfig
     from agentls.agent.workspace import FileAccess, FileChange
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -339,7 +339,7 @@ def _link_target_outside(path: str, target: str) -> bool:
 def _special(
     folder: Path, commit: str, path: str, old: str, new: str, hooks: str | None
 ) -> SpecialChange | None:
-    from agentls.agent.protected_paths import protected_reason
+    from agentls.agent.protected.paths import protected_reason
 
     if SUBMODULE_MODE in (old, new):
         return SpecialChange(path, "submodule", "a submodule (another repository's commit)")
@@ -365,7 +365,7 @@ def _special(
 def special_changes(root: Path, worktree: Worktree) -> list[SpecialChange]:
     """The worktree's changes since its base that are more than text (see
     ``SpecialChange``); ``root`` is the user's tree, whose hooks folder counts."""
-    from agentls.agent.protected_paths import configured_hooks
+    from agentls.agent.protected.paths import configured_hooks
 
     raw = _git(worktree.folder, "diff", "--raw", "-z", "--no-renames", worktree.base, "HEAD")
     hooks = configured_hooks(root)
@@ -474,7 +474,7 @@ def prepare(folder: Path, name: str | None) -> tuple[Worktree, bool]:
     if it exists, else a new one (named after a fresh id when ``name`` is empty). A folder
     the user trusts lends its trust to its worktrees, so their runs read the same
     workspace config."""
-    from agentls.agent.trust import TrustStore
+    from agentls.agent.config.trust import TrustStore
 
     root = repository_root(folder)
     with _changing(root):
@@ -533,10 +533,10 @@ async def run_setup(
     ``on_line`` as it comes, then what the clean-up did."""
     import asyncio
 
-    from agentls.agent.agents import AgentRegistry
-    from agentls.agent.child_process import FileSnapshotProbe, child_env, run_process
-    from agentls.agent.planted_files import Settled, settle, survey
-    from agentls.agent.sandbox import find_bwrap, make_sandbox
+    from agentls.agent.config.agents import AgentRegistry
+    from agentls.agent.exec.process import FileSnapshotProbe, child_env, run_process
+    from agentls.agent.exec.sandbox import find_bwrap, make_sandbox
+    from agentls.agent.protected.planted_files import Settled, settle, survey
     from agentls.agent.secrets import redact_secrets
 
     command = config.worktree.setup

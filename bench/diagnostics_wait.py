@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO / "src"))
 from lsprotocol import types as lsp  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 
-from agentls.agent.config import DiagnosticsConfig  # noqa: E402
+from agentls.agent.config.models import DiagnosticsConfig  # noqa: E402
 from agentls.agent.problems import ProblemCheckingFiles  # noqa: E402
 from agentls.agent.workspace import DiskFileAccess, FileChange  # noqa: E402
 from agentls.langservers import LanguageServers  # noqa: E402

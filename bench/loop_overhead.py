@@ -24,7 +24,7 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agentls.agent.config import AgentConfig, AppConfig, LLMConfig
+from agentls.agent.config.models import AgentConfig, AppConfig, LLMConfig
 from agentls.agent.context import ContextBuilder, ContextManager
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call

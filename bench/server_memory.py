@@ -48,7 +48,7 @@ from pygls.uris import from_fs_path  # noqa: E402
 from pytest_lsp import ClientServerConfig  # noqa: E402
 from server_responsiveness import make_sources  # noqa: E402
 
-from agentls.agent.config import IndexerConfig  # noqa: E402
+from agentls.agent.config.models import IndexerConfig  # noqa: E402
 from agentls.agent.indexing import REPO_MAP_HEADING, SYMBOLS_CACHE_FILE  # noqa: E402
 from agentls.agent.llm.scripted_server import ScriptedModelServer, Turn, call  # noqa: E402
 from agentls.agent.tools.search import index_settings  # noqa: E402

@@ -38,13 +38,13 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AgentConfig, AppConfig, LLMConfig
+from agentls.agent.config.models import AgentConfig, AppConfig, LLMConfig
 from agentls.agent.context import SUMMARY_REQUEST, ContextBuilder, ContextManager
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm._litellm import import_litellm_sync
 from agentls.agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call
 from agentls.agent.loop import AgentLoop
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext

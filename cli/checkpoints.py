@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from agentls.agent.errors import AgentError
 
 if TYPE_CHECKING:
-    from agentls.agent.config import AppConfig
+    from agentls.agent.config.models import AppConfig
     from agentls.cli.terminal import TerminalAsker
 
 
@@ -38,7 +38,7 @@ def add_checkpoint_commands(sub: argparse._SubParsersAction[argparse.ArgumentPar
 
 def checkpoints_command(args: argparse.Namespace) -> int:
     """``agentls checkpoints`` or ``agentls restore``, in the workspace's settings."""
-    from agentls.agent.config_loader import load_config
+    from agentls.agent.config.loader import load_config
 
     try:
         config = load_config(args.workspace, args.config)
@@ -51,7 +51,7 @@ def checkpoints_command(args: argparse.Namespace) -> int:
 async def _checkpoints_or_restore(args: argparse.Namespace, config: AppConfig) -> int:
     # Imported here, not to build the parser: the checkpoint store loads much of the engine.
     from agentls.agent.checkpoints import foreign_runs, list_checkpoints, restore, store_of_run
-    from agentls.agent.sessions import store_for
+    from agentls.agent.sessions.store import store_for
     from agentls.cli.terminal import TerminalAsker
 
     try:

@@ -1,6 +1,6 @@
 """``agentls config-schema`` and ``agentls config-docs``: the JSON Schema of
 ``.agentls.yaml`` and its Markdown table, both generated from the settings' models
-(``agent.config_docs``)."""
+(``agent.config.docs``)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ def add_config_doc_commands(sub: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 def config_schema_command(args: argparse.Namespace) -> int:
-    from agentls.agent.config_docs import config_schema
+    from agentls.agent.config.docs import config_schema
 
     print(json.dumps(config_schema(), indent=2))
     return 0
 
 
 def config_docs_command(args: argparse.Namespace) -> int:
-    from agentls.agent.config_docs import config_table
+    from agentls.agent.config.docs import config_table
 
     print(config_table())
     return 0

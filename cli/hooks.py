@@ -17,7 +17,8 @@ def add_hooks_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def hooks_command(args: argparse.Namespace) -> int:
-    from agentls.agent.config import AppConfig
+    from agentls.agent.config.models import AppConfig
+    from agentls.agent.config.trust import TrustStore
     from agentls.agent.errors import AgentError
     from agentls.agent.hooks import (
         approve_workspace_hooks,
@@ -25,7 +26,6 @@ def hooks_command(args: argparse.Namespace) -> int:
         load_hooks,
         workspace_sources,
     )
-    from agentls.agent.trust import TrustStore
 
     folder = Path(os.path.abspath(args.workspace or Path.cwd()))
     try:

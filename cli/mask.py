@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agentls.agent.config_loader import load_config
+from agentls.agent.config.loader import load_config
 from agentls.agent.errors import AgentError
 from agentls.agent.secrets import mask_outward
 

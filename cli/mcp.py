@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from agentls.agent.config_loader import trust_command
-from agentls.agent.trust import TrustStore, canonical
+from agentls.agent.config.loader import trust_command
+from agentls.agent.config.trust import TrustStore, canonical
 
 if TYPE_CHECKING:
-    from agentls.agent.config import MCPServerConfig
+    from agentls.agent.config.models import MCPServerConfig
 
 
 def add_mcp_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -19,17 +19,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AppConfig
-from agentls.agent.config_loader import config_overrides
+from agentls.agent.config.loader import config_overrides
+from agentls.agent.config.models import AppConfig
 from agentls.agent.errors import AgentError
 from agentls.regular_files import read_regular
 
 if TYPE_CHECKING:
-    from agentls.agent.approval import Approver
-    from agentls.agent.config_loader import LoadedConfig
+    from agentls.agent.config.loader import LoadedConfig
     from agentls.agent.events import AgentEvent, Observer
     from agentls.agent.folder.folder import FolderEngine
     from agentls.agent.folder.worktree_runs import WorktreeRun
+    from agentls.agent.policy.approval import Approver
     from agentls.cli.terminal import TerminalAsker, TerminalObserver
     from agentls.cli.terminal_input import TerminalMessages
 
@@ -100,7 +100,7 @@ async def _run_in(engine: FolderEngine, args: argparse.Namespace) -> int:
 
 def _load_asking_trust(args: argparse.Namespace) -> LoadedConfig:
     """The folder's settings; the trust question asked in a terminal the first time."""
-    from agentls.agent.config_loader import load
+    from agentls.agent.config.loader import load
     from agentls.agent.folder.folder import sandbox_notice
     from agentls.cli.trust import trusted_config
 
@@ -132,8 +132,8 @@ async def run_headless(
 ) -> int:
     from pydantic import ValidationError
 
-    from agentls.agent.attachments import AttachmentError
     from agentls.agent.contract import problems
+    from agentls.agent.prompts.attachments import AttachmentError
     from agentls.agent.run import FrontEnd, RunRequest
     from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
 
@@ -232,8 +232,8 @@ def cli_attachments(attach: list[str], images: list[str]) -> list[Any]:
     import base64
     import mimetypes
 
-    from agentls.agent.attachments import AttachmentError
     from agentls.agent.contract import Attachment
+    from agentls.agent.prompts.attachments import AttachmentError
 
     out: list[Attachment] = []
     for item in attach:

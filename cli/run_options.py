@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agentls.agent.config import ConfirmMode, SelfEvalMode, choices
+from agentls.agent.config.models import ConfirmMode, SelfEvalMode, choices
 
 
 def add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentls.agent.config import AppConfig
+    from agentls.agent.config.models import AppConfig
 
 
 def add_sessions_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,7 +21,7 @@ def add_sessions_command(sub: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def sessions_command(args: argparse.Namespace) -> int:
-    from agentls.agent.config_loader import load_config
+    from agentls.agent.config.loader import load_config
     from agentls.agent.errors import AgentError
 
     try:
@@ -36,7 +36,7 @@ def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:
     """Id, last update, last status and title of each session, newest first."""
     import time
 
-    from agentls.agent.sessions import store_for
+    from agentls.agent.sessions.store import store_for
 
     summaries = store_for(config.workspace.root, config.sessions.dir).list()
     if as_json:

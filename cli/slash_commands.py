@@ -28,7 +28,7 @@ def commands_command(args: argparse.Namespace) -> int:
 
 def list_commands(workspace: Path, *, as_json: bool = False) -> int:
     """Each command with its description, hint and source."""
-    from agentls.agent.commands import load_commands
+    from agentls.agent.prompts.slash_commands import load_commands
 
     found = load_commands(Path(os.path.abspath(workspace)))
     rows = [

@@ -12,8 +12,8 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
-from agentls.agent.context_meter import compaction_text, meter_text
+from agentls.agent.config.userdirs import user_config_file
+from agentls.agent.context.meter import compaction_text, meter_text
 from agentls.agent.errors import NoTTYError
 from agentls.agent.events import (
     AgentEvent,
@@ -29,13 +29,13 @@ from agentls.agent.events import (
     ToolStarted,
     WorktreeSetup,
 )
-from agentls.agent.protected_edits import protected_targets
-from agentls.agent.userdirs import user_config_file
+from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
+from agentls.agent.protected.edits import protected_targets
 from agentls.agent.workspace import DiskFileAccess, EditProposal
 
 if TYPE_CHECKING:
-    from agentls.agent.config import AppConfig
-    from agentls.agent.program_approval import ProgramToApprove
+    from agentls.agent.config.models import AppConfig
+    from agentls.agent.policy.program_approval import ProgramToApprove
     from agentls.cli.terminal_input import TerminalLines
 
 NO_TTY_MESSAGE = (

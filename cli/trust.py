@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from agentls.agent.config_loader import LoadedConfig, Loader, first_run, trust_command
+from agentls.agent.config.loader import LoadedConfig, Loader, first_run, trust_command
+from agentls.agent.config.trust import TrustStore, canonical
 from agentls.agent.folder.media import TERMINAL
-from agentls.agent.trust import TrustStore, canonical
 
 
 def add_trust_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,7 +75,7 @@ def trust_command_main(args: argparse.Namespace, out: IO[str] | None = None) -> 
 def trusted_config(
     folder: Path, load: Loader, *, stdin: IO[str] | None = None, stderr: IO[str] | None = None
 ) -> LoadedConfig:
-    """The config to run with (``agent.config_loader.first_run``), the question asked once in a
+    """The config to run with (``agent.config.loader.first_run``), the question asked once in a
     terminal when the folder is undecided, else what an untrusted run ignores said in one
     line."""
     stdin = stdin or sys.stdin

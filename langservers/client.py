@@ -35,8 +35,8 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from agentls import __version__
-from agentls.agent.child_process import child_env
-from agentls.agent.config import LanguageServerConfig
+from agentls.agent.config.models import LanguageServerConfig
+from agentls.agent.exec.process import child_env
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from agentls.agent.config import DiagnosticsConfig, LanguageServerConfig
+from agentls.agent.config.models import DiagnosticsConfig, LanguageServerConfig
 from agentls.agent.problems import FileProblems, Problem, Problems, Severity
 
 if TYPE_CHECKING:

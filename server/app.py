@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     # Not imported at start-up: pydantic, the config models and the run machinery
     # cost more than pygls itself, and `initialize` must not wait for them. They are
     # loaded in a worker thread right after `initialize` (see features/lifecycle).
-    from agentls.agent.config import AppConfig
+    from agentls.agent.config.models import AppConfig
     from agentls.agent.folder.folder import FolderEngine
     from agentls.agent.llm.worker_client import ModelWorker
     from agentls.agent.problems import ProblemSource

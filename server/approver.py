@@ -1,6 +1,6 @@
 """Approvals and questions for the human, over LSP.
 
-- ``LspApprover.ask`` implements ``agent.approval.Approver`` with
+- ``LspApprover.ask`` implements ``agent.policy.approval.Approver`` with
   ``window/showMessageRequest``: "Allow once" / "Allow for this run" / "Always allow
   `pytest*`" / "Edit…" / "Deny" / "Stop the run"; a null answer (the user closed the
   message) is a denial. "Always allow" is offered when the tool proposes an allow rule
@@ -30,15 +30,15 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.errors import AgentError, NoTTYError
+from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
 from agentls.agent.text import shorten
 from agentls.server.protocol import AskUserParams, AskUserResult
 from agentls.server.settings import plain
 
 if TYPE_CHECKING:
-    from agentls.agent.program_approval import ProgramToApprove
+    from agentls.agent.policy.program_approval import ProgramToApprove
 
 log = logging.getLogger(__name__)
 

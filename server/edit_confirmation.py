@@ -17,7 +17,7 @@ asks it, per edit, whether to send the edit and whether to annotate it:
   annotation ids until the decisions come back (server/inline_review.py);
 * ``CannotConfirm``: nobody can be asked, so the edit is refused.
 
-An edit to a protected file (``agent.protected_paths``: ``.mcp.json``, ``.vscode/``,
+An edit to a protected file (``agent.protected.paths``: ``.mcp.json``, ``.vscode/``,
 ``AGENTS.md``…) must be seen before it takes effect, and every question names why the
 file is protected. Inline review applies first and asks later, so for such an edit
 ``for_protected`` asks first instead (or refuses when the client cannot be asked).
@@ -34,7 +34,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from agentls.agent.protected_edits import protected_targets
+from agentls.agent.protected.edits import protected_targets
 from agentls.agent.workspace import EditOutcome
 from agentls.server.edits import FilePlan, annotation_id
 from agentls.server.inline_review import InlineReviews, client_reviews_inline

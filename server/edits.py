@@ -24,7 +24,7 @@ from typing import Any, Literal
 from lsprotocol import types as lsp
 from pygls.workspace import PositionCodec
 
-from agentls.agent.protected_edits import protected_targets
+from agentls.agent.protected.edits import protected_targets
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 

@@ -21,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 from agentls.server.progress import client_supports_progress
 
 if TYPE_CHECKING:  # imported when indexing starts, after `initialized`
-    from agentls.agent.config import AppConfig
+    from agentls.agent.config.models import AppConfig
     from agentls.indexer.builder import RepoIndexer
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.settings import IndexSettings
@@ -123,8 +123,8 @@ class IndexService:
             self._spawn(symbols.close(), name="symbols-stop")
 
     async def _build_and_watch(self, root: Path, settings: IndexSettings) -> None:
+        from agentls.agent.config.state_paths import cache_path
         from agentls.agent.indexing import SYMBOLS_CACHE_FILE
-        from agentls.agent.state_paths import cache_path
         from agentls.indexer.builder import RepoIndexer
         from agentls.indexer.symbols_client import SymbolProcess
         from agentls.indexer.watcher import IndexWatcher

@@ -37,9 +37,9 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.uris import to_fs_path
 
-from agentls.agent.approval import BaseApprover, EditReview
-from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
-from agentls.agent.sessions import SessionStore
+from agentls.agent.policy.approval import BaseApprover, EditReview
+from agentls.agent.sessions.recorder import RecordingApprover, SessionRecorder
+from agentls.agent.sessions.store import SessionStore
 from agentls.server.protocol import (
     HunkDecision,
     ReviewAutoSaveParams,

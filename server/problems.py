@@ -34,7 +34,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.problems import FileProblems, Problem, Problems, Severity
 from agentls.server.protocol import DiagnosticsParams, DiagnosticsResult, EditorDiagnostic
 from agentls.server.settings import agentls_capability

@@ -1,5 +1,5 @@
 """Asking the editor's user whether a program the workspace declares may run (an MCP
-server, a workspace file's hooks: ``agent.program_approval``).
+server, a workspace file's hooks: ``agent.policy.program_approval``).
 
 Clients that declare ``experimental.agentls.approveProgram`` (the VS Code extension) get
 ``agent/approveProgram`` with what the program runs (every value or command as written,
@@ -20,7 +20,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
-from agentls.agent.program_approval import ProgramToApprove
+from agentls.agent.policy.program_approval import ProgramToApprove
 from agentls.server.protocol import ProgramApprovalParams, ProgramApprovalResult
 from agentls.server.settings import agentls_capability
 

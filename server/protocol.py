@@ -30,7 +30,7 @@ from agentls.agent.contract import (
     WorktreeInfo,
     problems,
 )
-from agentls.agent.session_entries import Entry
+from agentls.agent.sessions.entries import Entry
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
 CommandSource = TypeAliasType("CommandSource", Literal["built-in", "user", "workspace"])

@@ -31,7 +31,7 @@ from pydantic.json_schema import (
 from pydantic_core import core_schema
 from typing_extensions import TypeAliasType
 
-from agentls.agent.config_docs import SCHEMA_PATH as CONFIG_SCHEMA_PATH
+from agentls.agent.config.docs import SCHEMA_PATH as CONFIG_SCHEMA_PATH
 from agentls.agent.contract import WireModel
 from agentls.server.protocol import METHODS, Method
 from agentls.server.schema_ts import Parent, declaration, doc_comment, is_enum, type_name

@@ -24,8 +24,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from agentls.agent.agents import AgentRegistry
-from agentls.agent.config import AppConfig
+from agentls.agent.config.agents import AgentRegistry
+from agentls.agent.config.models import AppConfig
 from agentls.agent.contract import RunResult
 from agentls.agent.errors import AgentError
 from agentls.agent.events import AgentEvent, RunState, StatusChanged, WorktreeSetup
@@ -45,9 +45,9 @@ from agentls.server.run_handle import RunHandle, task_context
 if TYPE_CHECKING:
     # Imported on first use: agent.run pulls in the loop and every tool, agent.mcp
     # the MCP SDK (~2 s together), which `initialize` must not wait for.
-    from agentls.agent.approval import Approver
-    from agentls.agent.child_process import ChangesProbe
+    from agentls.agent.exec.process import ChangesProbe
     from agentls.agent.folder.folder import FolderEngine
+    from agentls.agent.policy.approval import Approver
     from agentls.agent.problems import ProblemSource
     from agentls.agent.run import RunOutcome
     from agentls.indexer.index import RepoIndex

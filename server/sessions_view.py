@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agentls.agent.contract import SessionInfo
-from agentls.agent.sessions import SessionIdError, SessionStore, store_for
+from agentls.agent.sessions.store import SessionIdError, SessionStore, store_for
 from agentls.server.protocol import SessionResult, SessionsResult
 
 if TYPE_CHECKING:

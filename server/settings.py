@@ -3,7 +3,7 @@
 Layers, lowest first: defaults < the user config < ``.agentls.yaml`` in the workspace
 root (whole when the folder is trusted, else only what cannot widen anything) <
 ``initializationOptions`` < ``workspace/didChangeConfiguration`` (``settings.agentls``),
-every layer with the shape of the YAML file (``agent.config_loader``).
+every layer with the shape of the YAML file (``agent.config.loader``).
 
 Whether the folder is trusted: the editor says so when it has a trust model of its own
 (VS Code's Workspace Trust: ``initializationOptions.workspaceTrusted`` and the
@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 from agentls.agent.errors import ConfigError
 
 if TYPE_CHECKING:
-    from agentls.agent.config import AppConfig
-    from agentls.agent.config_loader import LoadedConfig
+    from agentls.agent.config.loader import LoadedConfig
+    from agentls.agent.config.models import AppConfig
 
-# agent.config (pydantic and the models) is imported by the methods that need it, so
+# agent.config.models (pydantic and the models) is imported by the methods that need it, so
 # that ``plain`` is cheap to import at start-up.
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class SettingsManager:
         self.config = self._defaults()
 
     def _defaults(self) -> AppConfig:
-        from agentls.agent.config import AppConfig
+        from agentls.agent.config.models import AppConfig
 
         config = AppConfig()
         config.workspace.root = self.root.resolve()
@@ -102,7 +102,7 @@ class SettingsManager:
     def _current_trust(self) -> bool:
         if self.editor_trust is not None:
             return self.editor_trust
-        from agentls.agent.trust import TrustStore
+        from agentls.agent.config.trust import TrustStore
 
         try:
             return TrustStore().is_trusted(self.root)
@@ -188,7 +188,7 @@ class SettingsManager:
         return None
 
     def _load(self, source: str) -> LoadedConfig:
-        from agentls.agent.config_loader import deep_merge, load
+        from agentls.agent.config.loader import deep_merge, load
 
         overrides = deep_merge(self._init_options, self._client_settings)
         report = load(

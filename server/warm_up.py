@@ -25,16 +25,16 @@ log = logging.getLogger(__name__)
 #: Modules a run imports on first use; loaded in the background at start-up.
 RUN_MODULES = (
     "agentls.agent.llm.worker_client",
-    "agentls.agent.child_process",
-    "agentls.agent.sandbox",
-    "agentls.agent.shell_policy",
+    "agentls.agent.exec.process",
+    "agentls.agent.exec.sandbox",
+    "agentls.agent.policy.shell_policy",
     "agentls.agent.tools.edit",
     "agentls.agent.tools.exec",
     "agentls.agent.tools.files",
     "agentls.agent.tools.interaction",
     "agentls.agent.tools.outcome",
     "agentls.agent.tools.schemas",
-    "agentls.agent.session_recorder",
+    "agentls.agent.sessions.recorder",
     "agentls.server.edits",
     "agentls.server.edit_confirmation",
     "agentls.server.edit_outcome",
@@ -48,7 +48,7 @@ def import_run_modules() -> None:
     whether commands can be sandboxed here (kept for the process)."""
     for name in RUN_MODULES:
         importlib.import_module(name)
-    from agentls.agent.sandbox import bwrap_status
+    from agentls.agent.exec.sandbox import bwrap_status
 
     bwrap_status()
 

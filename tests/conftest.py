@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.config import LLMConfig
+from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm import LiteLLMAdapter, RetryPolicy
 from agentls.agent.llm.scripted_server import ScriptedModelServer
 
@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 def bwrap() -> str:
     """Real bubblewrap, installed through scripts/ensure_bwrap.sh when it is missing;
     AGENTLS_SKIP_SANDBOX_TESTS=1 skips the tests that need it."""
-    from agentls.agent.sandbox import find_bwrap
+    from agentls.agent.exec.sandbox import find_bwrap
 
     if os.environ.get("AGENTLS_SKIP_SANDBOX_TESTS") == "1":
         pytest.skip("AGENTLS_SKIP_SANDBOX_TESTS=1")
@@ -89,8 +89,8 @@ def user_config_dir(
 def trust_folder(user_config_dir: Path) -> Callable[..., None]:
     """``trust_folder(path)``: what a user does to let a folder's own config and MCP
     servers apply (``agentls trust`` then ``agentls mcp approve --all``)."""
+    from agentls.agent.config.trust import TrustStore
     from agentls.agent.mcp.approval import approve_workspace_servers
-    from agentls.agent.trust import TrustStore
 
     def trust(folder: Path, *, approve_mcp: bool = True) -> None:
         TrustStore().set_trusted(folder, True)

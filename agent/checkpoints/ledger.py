@@ -20,7 +20,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from agentls.agent.userdirs import user_config_dir
+from agentls.agent.config.userdirs import user_config_dir
 
 #: Under the user config directory: one ledger per checkpoint directory.
 LEDGER_DIR = "checkpoint-ledgers"

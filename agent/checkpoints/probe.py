@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentls.agent.checkpoints.files import CheckpointingFiles, read_state
-from agentls.agent.config import IndexerConfig
+from agentls.agent.config.models import IndexerConfig
 from agentls.regular_files import read_regular
 
 #: How many bytes of file content a pre-command snapshot reads when no index holds them.
@@ -71,7 +71,7 @@ class CheckpointingProbe:
             rest = sorted(existing - held.keys())
             held.update(await asyncio.to_thread(self._read_all, rest))
             return held, existing
-        from agentls.agent.child_process import FileSnapshotProbe
+        from agentls.agent.exec.process import FileSnapshotProbe
 
         stamps: dict[str, Any] = await FileSnapshotProbe(self.files.root, self.indexer).snapshot()
         return await asyncio.to_thread(self._read_all, stamps), set(stamps)

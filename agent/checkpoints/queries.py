@@ -10,7 +10,7 @@ from typing import Any
 
 from agentls.agent.checkpoints.store import CheckpointStore
 from agentls.agent.errors import ValidationError
-from agentls.agent.sessions import SessionStore
+from agentls.agent.sessions.store import SessionStore
 
 
 def edited_recently(store: CheckpointStore, limit: int = 8) -> list[str]:

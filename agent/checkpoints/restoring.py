@@ -6,7 +6,7 @@ FileAccess, so the user confirms them like any other agent edit, and records the
 as a run of its own and as an entry of the session.
 
 What a restore may do is bounded whatever the record says: it never touches a protected
-path (``agent.protected_paths``), a directory, a special file or a path reached through a
+path (``agent.protected.paths``), a directory, a special file or a path reached through a
 symlink; it never sets setuid, setgid, sticky or world-write bits; and it changes no
 file's mode without asking the user first (``confirm_modes``), ``--yes`` or not.
 """
@@ -28,9 +28,9 @@ from pydantic import BaseModel
 from agentls.agent.checkpoints.files import CheckpointingFiles, read_state
 from agentls.agent.checkpoints.store import CheckpointStore, FileState, RecordLine, sha256
 from agentls.agent.errors import AgentError, ValidationError
-from agentls.agent.protected_paths import protected_reason
-from agentls.agent.session_entries import RestoreEntry
-from agentls.agent.sessions import SessionWriteError
+from agentls.agent.protected.paths import protected_reason
+from agentls.agent.sessions.entries import RestoreEntry
+from agentls.agent.sessions.store import SessionWriteError
 from agentls.agent.workspace import FileAccess, FileChange, is_binary
 from agentls.regular_files import kind_of, open_regular
 

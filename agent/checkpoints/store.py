@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from agentls.agent.checkpoints.ledger import Ledger, line_digest
 from agentls.agent.errors import AgentError
-from agentls.agent.sessions import Session, SessionStore
+from agentls.agent.sessions.store import Session, SessionStore
 from agentls.regular_files import NotRegularFileError, read_regular
 
 #: Blobs beyond this total are not kept; the file is listed as not restorable.

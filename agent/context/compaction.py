@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from agentls.agent.config import ContextConfig
+from agentls.agent.config.models import ContextConfig
 from agentls.agent.context.messages import Message
 from agentls.agent.context.summary import SUMMARY_REQUEST, SUMMARY_SYSTEM_PROMPT, bounded_transcript
 from agentls.agent.context.truncation import truncate_text

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agentls.agent.config import ContextConfig
+from agentls.agent.config.models import ContextConfig
 from agentls.agent.context.truncation import truncate_text
 from agentls.agent.llm.models import LLMResponse, assistant_tool_calls_message
 from agentls.agent.tools.base import ToolCallResult

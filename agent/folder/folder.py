@@ -17,18 +17,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agentls.agent.config import AppConfig, DiagnosticsConfig
+from agentls.agent.config.models import AppConfig, DiagnosticsConfig
 from agentls.agent.folder.media import Medium
 from agentls.agent.folder.worktree_book import WorktreeBook, WorktreeBusy
 from agentls.agent.folder.worktree_runs import WorktreeRun, open_worktree_run
+from agentls.agent.policy.program_approval import ProgramApprovals
 from agentls.agent.problems import ProblemSource
-from agentls.agent.program_approval import ProgramApprovals
 
 if TYPE_CHECKING:
-    from agentls.agent.approval import Approver
-    from agentls.agent.config_loader import LoadedConfig
+    from agentls.agent.config.loader import LoadedConfig
     from agentls.agent.contract import RunRequest
     from agentls.agent.mcp import MCPPool
+    from agentls.agent.policy.approval import Approver
     from agentls.agent.run import FrontEnd, RunOutcome
     from agentls.agent.tools.registry import ToolRegistry
 
@@ -137,7 +137,7 @@ class FolderEngine:
         the MCP SDK, a second of imports, is never loaded). ``approver`` is asked about a
         server the workspace declares (None: nobody can be asked; such servers are skipped
         unless approved before); ``warn`` gets each server that cannot be used."""
-        from agentls.agent.config_loader import may_declare_mcp_servers
+        from agentls.agent.config.loader import may_declare_mcp_servers
 
         if not may_declare_mcp_servers(config):
             return None
@@ -220,6 +220,6 @@ class FolderEngine:
 
 def sandbox_notice(config: AppConfig) -> str | None:
     """That the commands of a run cannot be sandboxed here, or None."""
-    from agentls.agent.sandbox_status import missing_sandbox_notice
+    from agentls.agent.exec.sandbox_status import missing_sandbox_notice
 
     return missing_sandbox_notice(config)

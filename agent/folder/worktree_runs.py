@@ -17,19 +17,19 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.events import Observer, WorktreeSetup
 from agentls.agent.worktrees import Worktree, WorktreeError, prepare, repository_root
 
 if TYPE_CHECKING:
-    from agentls.agent.approval import (
+    from agentls.agent.policy.approval import (
         ApprovalAnswer,
         ApprovalRequest,
         Approver,
         EditRequest,
         EditReview,
     )
-    from agentls.agent.program_approval import ProgramToApprove
+    from agentls.agent.policy.program_approval import ProgramToApprove
     from agentls.agent.workspace import EditConfirmer, EditOutcome, EditProposal, FileAccess
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.symbols_client import SymbolProcess
@@ -153,8 +153,8 @@ class WorktreeRun:
         (for a front end that keeps its index live in another process: the server). A
         worktree copied from the repository's top without a set-up step reuses the user's
         symbol cache. The caller closes the process."""
+        from agentls.agent.config.state_paths import cache_path
         from agentls.agent.indexing import SYMBOLS_CACHE_FILE, build_index
-        from agentls.agent.state_paths import cache_path
         from agentls.indexer.repomap import CopiedTree
         from agentls.indexer.symbols_client import SymbolProcess
 
@@ -216,7 +216,7 @@ def refuse_protected(root: Path) -> EditConfirmer:
     """The confirmer of a worktree's files: no question, but files that change what runs
     or what is trusted (.agentls.yaml, .vscode/, git hooks...) are refused: nobody would
     review them before they take effect in the worktree's own commands."""
-    from agentls.agent.protected_edits import protected_targets
+    from agentls.agent.protected.edits import protected_targets
 
     async def confirm(proposal: EditProposal) -> bool:
         return not protected_targets([c.path for c in proposal.changes], root)

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from types import ModuleType
 from typing import Any
 
-from agentls.agent.config import LLMConfig
+from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm import _litellm
 from agentls.agent.llm.cache_breakpoints import with_breakpoints
 from agentls.agent.llm.failures import (

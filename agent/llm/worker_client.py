@@ -24,7 +24,7 @@ import shlex
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any
 
-from agentls.agent.config import LLMConfig
+from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransientError
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.tokens import CountMemo, MessageCounts

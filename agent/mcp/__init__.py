@@ -15,21 +15,21 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from agentls.agent.config import AppConfig, MCPConfig
+from agentls.agent.config.models import AppConfig, MCPConfig
 from agentls.agent.mcp.approval import definition_digest, describe_definition, gate
 from agentls.agent.mcp.names import VALID_NAME, dedupe, prefixed_name, sanitize
 from agentls.agent.mcp.sources import WorkspaceServers, workspace_servers
-from agentls.agent.program_approval import ProgramApprovals
+from agentls.agent.policy.program_approval import ProgramApprovals
 from agentls.agent.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from agentls.agent.approval import Approver
     from agentls.agent.mcp.connection import MCPConnection, resolve_token
     from agentls.agent.mcp.manager import MCPManager
     from agentls.agent.mcp.pool import MCPPool
     from agentls.agent.mcp.render import render_block, render_result
     from agentls.agent.mcp.stdio import end_all_groups
     from agentls.agent.mcp.tools import MCPTool, RemoteTool, discovery_tools, make_tool
+    from agentls.agent.policy.approval import Approver
 
 # What needs the MCP SDK (a second or more of imports) is loaded on first use: a run whose
 # folder declares no server, or that only reads approvals (the protected files of a run,

@@ -8,14 +8,14 @@ exact definition, and the approval is stored with a digest of everything that de
 what runs or where secrets go: every value as written (command, arguments, environment,
 env file, working directory, URL, headers with their values, token variable, an inline
 token), and the contents of the workspace files the definition runs or reads (a script
-or program named in ``command`` or ``args``, the ``env_file``; ``agent.approved_files``).
+or program named in ``command`` or ``args``, the ``env_file``; ``agent.protected.approved_files``).
 Changing any of it under the same name asks again; so does an approval stored by an
 older agentls, whose digest covered less. The question shows the same: each value as
 written, which of the user's variables it reads, and each workspace file with a short
 fingerprint. Servers from the user's own config or the editor's settings need no
 approval: they are the user's.
 
-The question is ``agent.program_approval``'s, put to the run's ``Approver`` like every
+The question is ``agent.policy.program_approval``'s, put to the run's ``Approver`` like every
 program a workspace declares (a terminal question, an editor's modal or message, an ACP
 permission request); without anybody to ask, the server is skipped with one line naming
 the command that approves it.
@@ -36,15 +36,20 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentls.agent.approved_files import WorkspaceFile, files_named, visible, workspace_file
-from agentls.agent.config import MCPServerConfig
+from agentls.agent.config.models import MCPServerConfig
+from agentls.agent.config.trust import TrustStore, canonical
 from agentls.agent.errors import MCPConnectionError
 from agentls.agent.mcp.expand import expand, read_env_file, variables_read
-from agentls.agent.program_approval import ProgramApprovals, ProgramToApprove, WaitingProgram
-from agentls.agent.trust import TrustStore, canonical
+from agentls.agent.policy.program_approval import ProgramApprovals, ProgramToApprove, WaitingProgram
+from agentls.agent.protected.approved_files import (
+    WorkspaceFile,
+    files_named,
+    visible,
+    workspace_file,
+)
 
 if TYPE_CHECKING:
-    from agentls.agent.approval import Approver
+    from agentls.agent.policy.approval import Approver
 
 #: What the digest format is: stored approvals of another format simply ask again.
 DIGEST_FORMAT = 2
@@ -287,7 +292,7 @@ async def gate(
 def declared_servers(root: Path) -> tuple[list[MCPServerConfig], list[str]]:
     """Every server the configuration and the workspace's files declare, trusted or not
     (to list them), with the warnings about entries that cannot be used."""
-    from agentls.agent.config_loader import load_config
+    from agentls.agent.config.loader import load_config
     from agentls.agent.errors import ConfigError
     from agentls.agent.mcp.sources import workspace_servers
 

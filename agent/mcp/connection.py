@@ -33,13 +33,13 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-from agentls.agent.config import MCPServerConfig
+from agentls.agent.config.models import MCPServerConfig
+from agentls.agent.config.userdirs import is_within
 from agentls.agent.errors import MCPConnectionError, MCPToolCallError, PathTraversalError
 from agentls.agent.mcp.approval import definition_digest
 from agentls.agent.mcp.closing import ClosedOnExit
 from agentls.agent.mcp.expand import expand, read_env_file
 from agentls.agent.mcp.stdio import MARKER_VARIABLE, ProcessGroup, StderrLog
-from agentls.agent.userdirs import is_within
 from agentls.agent.workspace import confine
 
 log = logging.getLogger(__name__)

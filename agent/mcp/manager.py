@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
-from agentls.agent.config import MCPConfig, MCPServerConfig
+from agentls.agent.config.models import MCPConfig, MCPServerConfig
 from agentls.agent.errors import MCPConnectionError
 from agentls.agent.mcp.closing import ClosedOnExit
 from agentls.agent.mcp.connection import MCPConnection

@@ -15,15 +15,15 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.mcp.approval import definition_digest, gate
 from agentls.agent.mcp.manager import MCPManager
 from agentls.agent.mcp.sources import workspace_servers
-from agentls.agent.program_approval import ProgramApprovals
+from agentls.agent.policy.program_approval import ProgramApprovals
 from agentls.agent.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from agentls.agent.approval import Approver
+    from agentls.agent.policy.approval import Approver
 
 
 class MCPPool:

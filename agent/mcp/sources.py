@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentls.agent.config import MCP_JSON_FILE, VSCODE_MCP_FILE, AppConfig, MCPServerConfig
+from agentls.agent.config.models import MCP_JSON_FILE, VSCODE_MCP_FILE, AppConfig, MCPServerConfig
 from agentls.agent.mcp.expand import input_variables
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ import jsonschema  # type: ignore[import-untyped]
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.config import AgentConfig
+from agentls.agent.config.models import AgentConfig
 from agentls.agent.errors import MCPError
 from agentls.agent.mcp.connection import MCPConnection
 from agentls.agent.mcp.render import render_result

@@ -8,7 +8,7 @@ from agentls.agent.tools.base import AnyTool, RunContext, Tool, ToolContext, Too
 from agentls.agent.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from agentls.agent.config import AppConfig
+    from agentls.agent.config.models import AppConfig
 
 
 def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:

@@ -12,28 +12,28 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args
 
 from pydantic import BaseModel
 
-from agentls.agent.approval import EditRequest
 from agentls.agent.events import null_observer
-from agentls.agent.masked_edits import check_no_mask_written
+from agentls.agent.policy.approval import EditRequest
+from agentls.agent.policy.masked_edits import check_no_mask_written
 from agentls.indexer.symbol_source import no_symbols
 
 if TYPE_CHECKING:
-    from agentls.agent.approval import Approver
     from agentls.agent.cancel import CancelToken
-    from agentls.agent.child_process import ChangesProbe, ProcessRunner
-    from agentls.agent.config import AgentConfig, AppConfig
+    from agentls.agent.config.models import AgentConfig, AppConfig
     from agentls.agent.events import Observer, RunState
+    from agentls.agent.exec.process import ChangesProbe, ProcessRunner
     from agentls.agent.hooks import HookRunner
     from agentls.agent.llm.protocol import LLM
+    from agentls.agent.policy.approval import Approver
     from agentls.agent.problems import ProblemSource
-    from agentls.agent.session_recorder import SessionRecorder
+    from agentls.agent.sessions.recorder import SessionRecorder
     from agentls.agent.workspace import EditOutcome, FileAccess, FileChange
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.symbol_source import SymbolSource
 
 
 def _nobody() -> Approver:
-    from agentls.agent.approval import DenyingApprover
+    from agentls.agent.policy.approval import DenyingApprover
 
     return DenyingApprover("no one can be asked to approve this (no interactive front end)")
 
@@ -106,7 +106,7 @@ class RunContext:
     #: The run's hooks (PreToolUse, PostToolUse...), None when there are none.
     hooks: HookRunner | None = None
     #: Workspace files protected beyond the fixed names, with why: what the MCP servers
-    #: and hooks the user approved run or read (``agent.approved_files``).
+    #: and hooks the user approved run or read (``agent.protected.approved_files``).
     protected_extra: Mapping[str, str] = field(default_factory=dict)
 
 

@@ -6,7 +6,7 @@ import re
 from typing import Any, Literal
 
 from agentls.agent.errors import PatchError, PathTraversalError, ValidationError
-from agentls.agent.masked_edits import masked_hint
+from agentls.agent.policy.masked_edits import masked_hint
 from agentls.agent.tools.base import FileEditingTool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.schemas import ApplyPatchArgs, EditFileArgs

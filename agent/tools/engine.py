@@ -15,19 +15,19 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, Decision, decide
 from agentls.agent.cancel import Interrupted, race_cancel
-from agentls.agent.command_rules import CommandRules
-from agentls.agent.config import AgentConfig
+from agentls.agent.config.models import AgentConfig
+from agentls.agent.config.user_rules import add_allow_rule, saved_allow_rules
 from agentls.agent.errors import AgentError, ConfigError, ToolNotFoundError
 from agentls.agent.events import Notice, RunState
+from agentls.agent.exec.sandbox import find_bwrap
 from agentls.agent.llm.models import ToolCall
-from agentls.agent.sandbox import find_bwrap
+from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest, Decision, decide
+from agentls.agent.policy.command_rules import CommandRules
 from agentls.agent.secrets import Masker
 from agentls.agent.text import shorten_args
 from agentls.agent.tools.base import AnyTool, RunContext, ToolCallResult, ToolContext, ToolResult
 from agentls.agent.tools.registry import ToolRegistry
-from agentls.agent.user_rules import add_allow_rule, saved_allow_rules
 
 log = logging.getLogger(__name__)
 

@@ -3,13 +3,13 @@
 Both are sensitive: under ``confirm-sensitive`` a human is asked first, with a
 plain-words explanation and the exact command or code (``describe_for_approval``).
 ``execute_command`` tells the policy its command line (``shell_command``): the command
-rules (``agent.command_rules``) deny it, ask about it, or let it skip the question
+rules (``agent.policy.command_rules``) deny it, ask about it, or let it skip the question
 when every part matches an allow rule. Python is not a shell command: no rule applies
 to it, and it always asks (unless ``yolo``). Both run in their own process group
-with a timeout (``agent.child_process``), under bubblewrap when available
-(``agent.sandbox``), and report exit code, bounded output and the files they changed.
+with a timeout (``agent.exec.process``), under bubblewrap when available
+(``agent.exec.sandbox``), and report exit code, bounded output and the files they changed.
 Afterwards the protected files a command created or replaced are removed, sandbox or
-not, and the result says so (``agent.planted_files``).
+not, and the result says so (``agent.protected.planted_files``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.child_process import (
+from agentls.agent.config.models import AgentConfig
+from agentls.agent.errors import AgentError
+from agentls.agent.exec.command_mirror import CommandMirror
+from agentls.agent.exec.process import (
     ChangesProbe,
     FileSnapshotProbe,
     ProcessResult,
@@ -37,13 +40,10 @@ from agentls.agent.child_process import (
     redact,
     run_process,
 )
-from agentls.agent.command_mirror import CommandMirror
-from agentls.agent.command_rules import suggest_rule
-from agentls.agent.config import AgentConfig
-from agentls.agent.errors import AgentError
-from agentls.agent.planted_files import Settled, Survey, settle, survey
-from agentls.agent.sandbox import SandboxMode, make_sandbox, no_sandbox_note
-from agentls.agent.shell_policy import analyze, describe
+from agentls.agent.exec.sandbox import SandboxMode, make_sandbox, no_sandbox_note
+from agentls.agent.policy.command_rules import suggest_rule
+from agentls.agent.policy.shell_policy import analyze, describe
+from agentls.agent.protected.planted_files import Settled, Survey, settle, survey
 from agentls.agent.tools.base import RunContext, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.errors import PathTraversalError
 from agentls.agent.indexing import index_settings
 from agentls.agent.tools.base import AnyTool, Tool, ToolContext, ToolResult

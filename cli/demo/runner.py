@@ -65,7 +65,7 @@ def run_demo(model: str | None = None, api_base: str | None = None, headless: bo
 
 
 async def _headless(workspace: Path, overrides: dict[str, Any]) -> int:
-    from agentls.agent.config_loader import load_config
+    from agentls.agent.config.loader import load_config
     from agentls.agent.llm import LiteLLMAdapter
     from agentls.agent.run import FrontEnd, RunRequest, run_agent
     from agentls.agent.workspace import DiskFileAccess

@@ -14,7 +14,7 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
     async def agent_agents(ls: AgentLanguageServer, params: None) -> dict[str, Any]:
         await ls.wait_ready()
-        from agentls.agent.agents import AgentRegistry
+        from agentls.agent.config.agents import AgentRegistry
         from agentls.server.protocol import AgentInfo, AgentsResult
 
         agents = [

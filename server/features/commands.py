@@ -27,7 +27,7 @@ def register(ls: AgentLanguageServer) -> None:
 
 
 def list_commands(root: Path) -> dict[str, Any]:
-    from agentls.agent.commands import load_commands
+    from agentls.agent.prompts.slash_commands import load_commands
     from agentls.server.protocol import CommandInfo, CommandsResult
 
     found = load_commands(root)

@@ -25,7 +25,7 @@ AUTOSAVE_METHOD = "agent/reviewAutoSave"
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD, notification=True)
     async def review_decision(ls: AgentLanguageServer, params: ReviewDecisionParams) -> None:
-        from agentls.agent.sessions import store_for
+        from agentls.agent.sessions.store import store_for
 
         await ls.wait_ready()
         config = ls.config

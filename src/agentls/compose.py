@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentls.agent.config import DiagnosticsConfig
+from agentls.agent.config.models import DiagnosticsConfig
 from agentls.agent.folder.folder import FolderEngine, LanguageServerPool
 from agentls.agent.folder.media import Medium
 

@@ -39,8 +39,8 @@ from acp.schema import (
 from agentls_e2e import write_prompt_hook
 from hostile_repo import SECRET_VALUE, SECRET_VARIABLE, make_hostile_repo
 
+from agentls.agent.config.trust import TrustStore
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.trust import TrustStore
 
 ROOT = Path(__file__).resolve().parents[2]
 # Each test starts the agent and often MCP servers in subprocesses: on a loaded runner two

@@ -20,8 +20,8 @@ import pytest
 import yaml
 from agentls_e2e import run_cli, run_in_terminal, write_prompt_hook
 
+from agentls.agent.config.trust import TrustStore
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.trust import TrustStore
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -10,8 +10,8 @@ import yaml
 from agentls_e2e import NEOVIM, VSCODE, LspFactory, llm_options, plain
 from lsprotocol import types
 
+from agentls.agent.config.userdirs import user_config_file
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.userdirs import user_config_file
 
 MCP_REASON = ".mcp.json: it declares MCP servers that agentls and other tools start"
 INLINE = types.ClientCapabilities(

@@ -14,7 +14,7 @@ from typing import Any
 from agentls_e2e import LspFactory, kill, plain, start_killable
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, call, text, tool_call, tool_calls
-from agentls.agent.sessions import INTERRUPTED, SessionStore
+from agentls.agent.sessions.store import INTERRUPTED, SessionStore
 
 COUNT = "echo ran >> counter.txt"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from test_acp import EditorClient, acp_agent, prompt, start, tool_results
 
+from agentls.agent.config.trust import TrustStore
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.trust import TrustStore
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -34,13 +34,13 @@ from hostile_repo import (
     tools_sent,
 )
 
+from agentls.agent.config.trust import TrustStore
 from agentls.agent.llm.scripted_server import (
     ScriptedModelServer,
     key_fingerprint,
     text,
     tool_call,
 )
-from agentls.agent.trust import TrustStore
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -38,8 +38,8 @@ from hostile_repo import (
 )
 from lsprotocol import types
 
+from agentls.agent.config.trust import TrustStore
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.trust import TrustStore
 
 pytestmark = pytest.mark.timeout(240)
 

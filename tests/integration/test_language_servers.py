@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig, DiagnosticsConfig
+from agentls.agent.config.models import AppConfig, DiagnosticsConfig
 from agentls.agent.events import AgentEvent, Notice
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunOutcome, RunRequest, run_agent
 from agentls.agent.secrets import remember_secret_variable
 from agentls.agent.workspace import DiskFileAccess

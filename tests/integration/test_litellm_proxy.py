@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.config import LLMConfig
+from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm import LiteLLMAdapter, LLMAuthError, LLMResponse, RetryPolicy, StreamChunk
 from agentls.agent.llm.scripted_server import ScriptedModelServer, call, text, tool_calls
 

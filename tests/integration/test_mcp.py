@@ -22,12 +22,18 @@ import mcp_types as types
 import pytest
 import yaml
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AgentConfig, AppConfig, LLMConfig, MCPConfig, MCPServerConfig
+from agentls.agent.config.models import (
+    AgentConfig,
+    AppConfig,
+    LLMConfig,
+    MCPConfig,
+    MCPServerConfig,
+)
 from agentls.agent.llm import LiteLLMAdapter, RetryPolicy
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 from agentls.agent.mcp import VALID_NAME, MCPManager, dedupe, prefixed_name, render_result
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext

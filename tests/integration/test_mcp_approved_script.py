@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from program_answers import ProgramAnswers
 
-from agentls.agent.config import AppConfig, MCPConfig
+from agentls.agent.config.models import AppConfig, MCPConfig
 from agentls.agent.mcp import MCPPool
 from tests.integration.test_mcp_stdio import until
 

@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 from program_answers import ProgramAnswers
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig, MCPConfig, MCPServerConfig
+from agentls.agent.config.models import AppConfig, MCPConfig, MCPServerConfig
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 from agentls.agent.mcp import MCPManager, MCPPool
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.tools import build_registry
 from agentls.agent.workspace import DiskFileAccess

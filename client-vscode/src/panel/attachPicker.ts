@@ -7,7 +7,7 @@
  */
 import type { AttachCandidate, Attachment } from '../protocol';
 
-/** Image types the server takes (agent/attachments.py IMAGE_TYPES), and its size limit. */
+/** Image types the server takes (agent/prompts/attachments.py IMAGE_TYPES), and its size limit. */
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Rows asked of the server per kind: enough to choose from, never the whole workspace. */

@@ -6,7 +6,7 @@
  */
 import type { CommandInfo } from '../protocol';
 
-/** A command's name as the server accepts it after `/` (agent/commands.py NAME). */
+/** A command's name as the server accepts it after `/` (agent/prompts/slash_commands.py NAME). */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 /**

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from agentls.agent.approval import BaseApprover
-from agentls.agent.program_approval import ProgramToApprove
+from agentls.agent.policy.approval import BaseApprover
+from agentls.agent.policy.program_approval import ProgramToApprove
 
 
 class ProgramAnswers(BaseApprover):

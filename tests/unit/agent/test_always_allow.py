@@ -14,17 +14,17 @@ from typing import IO, Any
 import pytest
 import yaml
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
-from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.config.models import AgentConfig, AppConfig
+from agentls.agent.config.user_rules import add_allow_rule
+from agentls.agent.config.userdirs import user_config_file
 from agentls.agent.errors import ConfigError
 from agentls.agent.llm.models import ToolCall
-from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
-from agentls.agent.sessions import SessionStore
+from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
+from agentls.agent.sessions.recorder import RecordingApprover, SessionRecorder
+from agentls.agent.sessions.store import SessionStore
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine
-from agentls.agent.user_rules import add_allow_rule
-from agentls.agent.userdirs import user_config_file
 from agentls.agent.workspace import DiskFileAccess
 from agentls.cli.terminal import TerminalApprover, TerminalAsker
 

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from program_answers import ProgramAnswers
 
-from agentls.agent.approval import decide
-from agentls.agent.config import AgentConfig, AppConfig, MCPServerConfig
+from agentls.agent.config.models import AgentConfig, AppConfig, MCPServerConfig
+from agentls.agent.config.trust import TrustStore
 from agentls.agent.hooks import hooks_to_approve, load_hooks, workspace_sources
 from agentls.agent.mcp.approval import definition_digest, describe_definition, gate
-from agentls.agent.program_approval import ProgramApprovals
+from agentls.agent.policy.approval import decide
+from agentls.agent.policy.program_approval import ProgramApprovals
 from agentls.agent.program_files import protected_by_approvals
-from agentls.agent.protected_paths import find_protected
+from agentls.agent.protected.paths import find_protected
 from agentls.agent.tools.edit import EditFileTool
-from agentls.agent.trust import TrustStore
 
 
 def server(**fields: object) -> MCPServerConfig:

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.contract import Attachment
 from agentls.agent.folder.folder import FolderEngine
 from agentls.agent.folder.media import TERMINAL
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.workspace import DiskFileAccess
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from agentls.agent import command_mirror
-from agentls.agent.command_mirror import CommandMirror
 from agentls.agent.events import AgentEvent, CommandEnded, CommandOutput, CommandStarted
+from agentls.agent.exec import command_mirror
+from agentls.agent.exec.command_mirror import CommandMirror
 
 
 def mirrored(events: list[AgentEvent]) -> str:

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest, BaseApprover, decide
-from agentls.agent.command_rules import CommandRules, evaluate_command, suggest_rule
-from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.config.models import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
+from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest, BaseApprover, decide
+from agentls.agent.policy.command_rules import CommandRules, evaluate_command, suggest_rule
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.approval import decide
-from agentls.agent.command_rules import CommandRules, evaluate_command, suggest_rule
-from agentls.agent.config import AgentConfig
+from agentls.agent.config.models import AgentConfig
+from agentls.agent.policy.approval import decide
+from agentls.agent.policy.command_rules import CommandRules, evaluate_command, suggest_rule
 from agentls.agent.tools.exec import ExecuteCommandTool
 
 DENY = CommandRules(deny=("curl*", "git push*"))

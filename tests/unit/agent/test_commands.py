@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.commands import CommandError, expand, load_commands, parse_invocation
+from agentls.agent.prompts.slash_commands import (
+    CommandError,
+    expand,
+    load_commands,
+    parse_invocation,
+)
 
 TOOLS = ["read_file", "edit_file", "execute_command", "grep"]
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.config import AppConfig, EvaluationConfig
-from agentls.agent.config_docs import (
+from agentls.agent.config.docs import (
     SCHEMA_PATH,
     TABLE_BEGIN,
     TABLE_END,
     config_schema,
     config_table,
 )
-from agentls.agent.config_loader import load_config
+from agentls.agent.config.loader import load_config
+from agentls.agent.config.models import AppConfig, EvaluationConfig
 from agentls.agent.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -101,14 +101,14 @@ def test_inline_token_is_redacted() -> None:
 
 def test_shipped_schema_is_current() -> None:
     assert json.loads(SCHEMA_PATH.read_text()) == config_schema(), (
-        "run `python -m agentls.agent.config_docs` to regenerate the schema"
+        "run `python -m agentls.agent.config.docs` to regenerate the schema"
     )
 
 
 def test_readme_table_is_current() -> None:
     readme = (ROOT / "README.md").read_text()
     table = readme[readme.index(TABLE_BEGIN) + len(TABLE_BEGIN) : readme.index(TABLE_END)]
-    assert table.strip() == config_table().strip(), "run `python -m agentls.agent.config_docs`"
+    assert table.strip() == config_table().strip(), "run `python -m agentls.agent.config.docs`"
 
 
 def test_every_field_is_described() -> None:

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentls.agent.config import ContextConfig
+from agentls.agent.config.models import ContextConfig
 from agentls.agent.context import (
     SUMMARY_PREFIX,
     ContextBuilder,

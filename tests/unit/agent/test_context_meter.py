@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig
-from agentls.agent.context_meter import compaction_text, meter_text, tokens
+from agentls.agent.config.models import AppConfig
+from agentls.agent.context.meter import compaction_text, meter_text, tokens
 from agentls.agent.events import AgentEvent, ContextCompacted, ContextMeasured
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, Turn, text, tool_call
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.workspace import DiskFileAccess
 

@@ -20,8 +20,8 @@ from agentls.agent.evaluator import (
 from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.models import LLMResponse, ToolCall
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text
+from agentls.agent.run_record import AgentState, StepResult
 from agentls.agent.tools.base import ToolCallResult, ToolResult
-from agentls.agent.transcript import AgentState, StepResult
 
 PASS = json.dumps({"completed": True, "confidence": 0.95, "issues": [], "suggestion": ""})
 FAIL = json.dumps(

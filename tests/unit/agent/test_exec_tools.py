@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from live_processes import processes_with, sleep_marker
 
-from agentls.agent.child_process import OutputBuffer, group_members
-from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.config.models import AgentConfig, AppConfig
+from agentls.agent.exec.process import OutputBuffer, group_members
 from agentls.agent.llm.models import LLMResponse
 from agentls.agent.tools.base import RunContext, ToolContext, ToolResult
 from agentls.agent.tools.exec import (

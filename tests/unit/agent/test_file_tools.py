@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.approval import ApprovalAnswer, ApprovalRequest
-from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.config.models import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
+from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext, ToolCallResult
 from agentls.agent.tools.engine import AbortedByUser, ExecutionEngine

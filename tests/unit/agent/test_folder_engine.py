@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agentls.agent.config import AppConfig, DiagnosticsConfig
-from agentls.agent.config_loader import LoadedConfig
+from agentls.agent.config.loader import LoadedConfig
+from agentls.agent.config.models import AppConfig, DiagnosticsConfig
 from agentls.agent.folder.folder import FolderEngine
 from agentls.agent.folder.media import ACP, EDITOR, TERMINAL
 from agentls.agent.folder.worktree_runs import WorktreeSummary, commit_title

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.git_changes import NoChangesError, uncommitted_changes
+from agentls.agent.prompts.git_changes import NoChangesError, uncommitted_changes
 
 
 def git(root: Path, *args: str) -> None:

@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
+from agentls.agent.config.trust import TrustStore
 from agentls.agent.errors import ConfigError
 from agentls.agent.events import AgentEvent, Notice
 from agentls.agent.hooks import approve_workspace_hooks, load_hooks
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
-from agentls.agent.trust import TrustStore
 from agentls.agent.workspace import DiskFileAccess
 
 
@@ -174,7 +174,7 @@ async def test_a_stop_hook_keeps_the_run_going_once_with_its_reason(
 
 def test_an_unknown_event_is_a_config_error_naming_it() -> None:
     with pytest.raises(ConfigError, match="hooks"):
-        from agentls.agent.config_loader import validate_config
+        from agentls.agent.config.loader import validate_config
 
         validate_config({"hooks": {"BeforeEverything": hook("true")}}, "config.yaml")
 

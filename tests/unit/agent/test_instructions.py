@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.config import IndexerConfig
-from agentls.agent.instructions import discover, matches, run_directory
+from agentls.agent.config.models import IndexerConfig
+from agentls.agent.prompts.instructions import discover, matches, run_directory
 
 
 def write(root: Path, relative: str, text: str | bytes) -> Path:

@@ -6,15 +6,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agentls.agent.approval import BaseApprover, DenyingApprover
-from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.config.models import AgentConfig, AppConfig
 from agentls.agent.errors import NoTTYError
 from agentls.agent.events import AgentEvent, PlanStep, PlanUpdated, RunState, StatusChanged
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.policy.approval import BaseApprover, DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
-from agentls.agent.sessions import SessionStore
+from agentls.agent.sessions.store import SessionStore
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config import AgentConfig, AppConfig, ContextConfig
+from agentls.agent.config.models import AgentConfig, AppConfig, ContextConfig
 from agentls.agent.context import ContextBuilder, ContextManager
 from agentls.agent.events import (
     AgentEvent,

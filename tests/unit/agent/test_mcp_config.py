@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.config import AppConfig, MCPConfig, MCPServerConfig
-from agentls.agent.config_loader import load_config
+from agentls.agent.config.loader import load_config
+from agentls.agent.config.models import AppConfig, MCPConfig, MCPServerConfig
 from agentls.agent.errors import ConfigError, MCPConnectionError
 from agentls.agent.mcp.expand import expand, read_env_file
 from agentls.agent.mcp.sources import strip_jsonc, workspace_servers

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.config import AgentConfig, AppConfig
-from agentls.agent.protected_paths import find_protected
+from agentls.agent.config.models import AgentConfig, AppConfig
+from agentls.agent.protected.paths import find_protected
 from agentls.agent.tools.base import RunContext, ToolContext, ToolResult
 from agentls.agent.tools.exec import ExecuteCommandArgs, ExecuteCommandTool
 from agentls.agent.workspace import DiskFileAccess

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.config.models import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
 from agentls.agent.problems import (
     FileProblems,
@@ -309,8 +309,8 @@ async def test_get_problems_without_a_source_says_so(ws: Path) -> None:
 
 
 def test_an_untrusted_folder_may_tune_the_report_but_not_start_programs() -> None:
-    from agentls.agent.config import AppConfig
-    from agentls.agent.config_filter import filter_untrusted
+    from agentls.agent.config.models import AppConfig
+    from agentls.agent.config.untrusted import filter_untrusted
 
     data = {
         "diagnostics": {

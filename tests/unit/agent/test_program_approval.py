@@ -9,9 +9,9 @@ from pathlib import Path
 from program_answers import ProgramAnswers
 from program_answers import a_program as program
 
-from agentls.agent.approval import BaseApprover
-from agentls.agent.program_approval import ProgramApprovals, ProgramToApprove, WaitingProgram
-from agentls.agent.trust import TrustStore
+from agentls.agent.config.trust import TrustStore
+from agentls.agent.policy.approval import BaseApprover
+from agentls.agent.policy.program_approval import ProgramApprovals, ProgramToApprove, WaitingProgram
 
 
 def waiting(item: ProgramToApprove, now: str | None = None) -> WaitingProgram:

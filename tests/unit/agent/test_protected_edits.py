@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.approval import decide
-from agentls.agent.config import AgentConfig, AppConfig
+from agentls.agent.config.models import AgentConfig, AppConfig
 from agentls.agent.llm.models import ToolCall
-from agentls.agent.protected_edits import candidates, protected_targets
+from agentls.agent.policy.approval import decide
+from agentls.agent.protected.edits import candidates, protected_targets
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
 from agentls.agent.tools.engine import ExecutionEngine

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.config import AgentConfig, AppConfig
-from agentls.agent.protected_edits import protected_targets
-from agentls.agent.protected_paths import configured_hooks, find_protected, protected_reason
-from agentls.agent.sandbox import find_bwrap
+from agentls.agent.config.models import AgentConfig, AppConfig
+from agentls.agent.exec.sandbox import find_bwrap
+from agentls.agent.protected.edits import protected_targets
+from agentls.agent.protected.paths import configured_hooks, find_protected, protected_reason
 from agentls.agent.tools.base import RunContext, ToolContext, ToolResult
 from agentls.agent.tools.exec import ExecuteCommandArgs, ExecuteCommandTool
 from agentls.agent.workspace import DiskFileAccess

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.agents import AgentRegistry
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig
+from agentls.agent.config.agents import AgentRegistry
+from agentls.agent.config.models import AppConfig
 from agentls.agent.errors import AgentNotFoundError
 from agentls.agent.events import AgentEvent, StreamText
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.workspace import DiskFileAccess
 

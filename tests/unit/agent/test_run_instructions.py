@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.events import AgentEvent, Notice
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
-from agentls.agent.sessions import COMPACTED_PREFIX, store_for
+from agentls.agent.sessions.store import COMPACTED_PREFIX, store_for
 from agentls.agent.workspace import DiskFileAccess
 
 

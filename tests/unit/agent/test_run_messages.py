@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.events import (
     AgentEvent,
     MessagesDelivered,
@@ -19,9 +18,10 @@ from agentls.agent.events import (
 )
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.run_messages import MID_RUN_HEADING, RunMessageError, RunMessages
-from agentls.agent.sessions import store_for
+from agentls.agent.sessions.store import store_for
 from agentls.agent.workspace import DiskFileAccess
 
 SLOW = {"chunk_size": 2, "chunk_delay": 0.02}

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from live_processes import processes_with, sleep_marker
 
-from agentls.agent import sandbox as sandbox_module
-from agentls.agent.config import AgentConfig, AppConfig
-from agentls.agent.sandbox import NO_BWRAP_NOTE, Sandbox, make_sandbox
+from agentls.agent.config.models import AgentConfig, AppConfig
+from agentls.agent.exec import sandbox as sandbox_module
+from agentls.agent.exec.sandbox import NO_BWRAP_NOTE, Sandbox, make_sandbox
 from agentls.agent.tools.base import RunContext, ToolContext, ToolResult
 from agentls.agent.tools.exec import (
     ExecuteCommandArgs,

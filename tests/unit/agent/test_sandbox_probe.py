@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent import sandbox as sandbox_module
-from agentls.agent.config import AppConfig
-from agentls.agent.sandbox import (
+from agentls.agent.config.models import AppConfig
+from agentls.agent.exec import sandbox as sandbox_module
+from agentls.agent.exec.sandbox import (
     BROKEN_BWRAP_NOTE,
     bwrap_status,
     find_bwrap,
@@ -19,7 +19,7 @@ from agentls.agent.sandbox import (
     make_sandbox,
     no_sandbox_note,
 )
-from agentls.agent.sandbox_status import missing_sandbox_notice
+from agentls.agent.exec.sandbox_status import missing_sandbox_notice
 
 APPARMOR_FIX = "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.indexing import index_settings
 from agentls.agent.tools.base import RunContext, Tool, ToolContext, ToolResult
 from agentls.agent.tools.search import (

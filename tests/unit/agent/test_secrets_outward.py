@@ -12,12 +12,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 from secret_samples import SAMPLES, all_samples_text, leaked
 
-from agentls.agent.child_process import child_env
-from agentls.agent.config import AgentConfig, AppConfig
-from agentls.agent.config_loader import load
+from agentls.agent.config.loader import load
+from agentls.agent.config.models import AgentConfig, AppConfig
+from agentls.agent.exec.process import child_env
 from agentls.agent.llm.models import ToolCall
-from agentls.agent.session_entries import ToolResultEntry, UserMessage
-from agentls.agent.sessions import SessionStore
+from agentls.agent.sessions.entries import ToolResultEntry, UserMessage
+from agentls.agent.sessions.store import SessionStore
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext, Tool, ToolCallResult, ToolContext, ToolResult
 from agentls.agent.tools.engine import ExecutionEngine

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text, tool_call
 from agentls.agent.loop import DeltaDedupe
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
-from agentls.agent.session_entries import (
+from agentls.agent.sessions.entries import (
     AssistantMessage,
     RestoreEntry,
     RunFinishEntry,
@@ -27,7 +27,7 @@ from agentls.agent.session_entries import (
     UserMessage,
     parse_entry,
 )
-from agentls.agent.sessions import INTERRUPTED, NOT_STARTED, Session, SessionStore
+from agentls.agent.sessions.store import INTERRUPTED, NOT_STARTED, Session, SessionStore
 from agentls.agent.tools import Tool, ToolContext, ToolResult, build_registry
 from agentls.agent.workspace import DiskFileAccess
 from agentls.cli.main import main as cli_main
@@ -199,7 +199,7 @@ def test_list_gives_title_status_and_newest_first(tmp_path: Path) -> None:
 def test_session_ids_cannot_escape_the_directory(tmp_path: Path) -> None:
     import pytest
 
-    from agentls.agent.sessions import SessionIdError
+    from agentls.agent.sessions.store import SessionIdError
 
     for bad in ("../x", "a/b", "", ".hidden"):
         with pytest.raises(SessionIdError):
@@ -354,8 +354,8 @@ def test_cli_session_flag_continues_a_session(
 async def test_an_edit_decision_is_recorded_and_a_stale_edit_is_not(
     tmp_path: Path, accept: bool, decision: str
 ) -> None:
-    from agentls.agent.approval import EditRequest
-    from agentls.agent.session_recorder import RecordingApprover, SessionRecorder
+    from agentls.agent.policy.approval import EditRequest
+    from agentls.agent.sessions.recorder import RecordingApprover, SessionRecorder
     from agentls.agent.workspace import EditProposal, FileChange
 
     async def confirmer(proposal: EditProposal) -> bool:

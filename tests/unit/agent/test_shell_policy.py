@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.approval import decide
-from agentls.agent.config import AgentConfig
-from agentls.agent.shell_policy import (
+from agentls.agent.config.models import AgentConfig
+from agentls.agent.policy.approval import decide
+from agentls.agent.policy.shell_policy import (
     SimpleCommand,
     allowlist_reason,
     analyze,

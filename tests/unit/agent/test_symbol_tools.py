@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.indexing import local_symbols
 from agentls.agent.tools.base import RunContext, ToolContext, ToolResult
 from agentls.agent.tools.symbols import (

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.indexing import (
     REPO_MAP_HEADING,
     SYMBOLS_CACHE_FILE,
@@ -18,6 +17,7 @@ from agentls.agent.indexing import (
 )
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.workspace import DiskFileAccess
 from agentls.indexer.symbols_client import SymbolProcess

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentls.agent.approval import DenyingApprover
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.workspace import DiskFileAccess
 

@@ -9,13 +9,13 @@ import pytest
 import yaml
 from program_answers import ProgramAnswers
 
-from agentls.agent.config import MCPServerConfig
-from agentls.agent.config_loader import load
+from agentls.agent.config.loader import load
+from agentls.agent.config.models import MCPServerConfig
+from agentls.agent.config.state_paths import StatePathError, state_path
+from agentls.agent.config.trust import TrustStore
 from agentls.agent.errors import ConfigError
 from agentls.agent.mcp.approval import definition_digest, gate
-from agentls.agent.program_approval import ProgramApprovals
-from agentls.agent.state_paths import StatePathError, state_path
-from agentls.agent.trust import TrustStore
+from agentls.agent.policy.program_approval import ProgramApprovals
 
 
 def write(path: Path, data: object) -> None:

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agentls.agent.agent_bounds import REACH_KEYS, widening
-from agentls.agent.command_runs import prepare
-from agentls.agent.config import AgentConfig, ContextConfig, DiagnosticsConfig, IndexerConfig
-from agentls.agent.config_loader import load
+from agentls.agent.config.agent_bounds import REACH_KEYS, widening
+from agentls.agent.config.cost_keys import ADDED_LISTS, RULES
+from agentls.agent.config.loader import load
+from agentls.agent.config.models import AgentConfig, ContextConfig, DiagnosticsConfig, IndexerConfig
 from agentls.agent.contract import RunRequest
-from agentls.agent.cost_keys import ADDED_LISTS, RULES
+from agentls.agent.prompts.slash_command_runs import prepare
 
 #: Each cost key set far above its default, as a repository wanting the user's tokens would.
 RAISED = {

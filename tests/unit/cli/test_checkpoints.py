@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from planted_checkpoint import PLANTED_RUN, modes, plant_checkpoint
 
+from agentls.agent.config.trust import TrustStore
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.agent.trust import TrustStore
 
 COMMAND = (
     "chmod +x script.py && echo cmd > by_cmd.txt && echo more >> data.txt"

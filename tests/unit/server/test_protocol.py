@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
-from agentls.agent.config import ConfirmMode, SelfEvalMode, choices
+from agentls.agent.config.models import ConfirmMode, SelfEvalMode, choices
 from agentls.agent.contract import RunRequest, RunResult, WireModel
 from agentls.agent.llm.models import Usage
 from agentls.agent.run import RunOutcome
-from agentls.agent.transcript import AgentState
+from agentls.agent.run_record import AgentState
 from agentls.cli.main import build_parser
 from agentls.server import protocol_schema as generator
 from agentls.server.protocol import (

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
-from agentls.agent.session_entries import ApprovalDecision
-from agentls.agent.sessions import SessionStore
+from agentls.agent.sessions.entries import ApprovalDecision
+from agentls.agent.sessions.store import SessionStore
 from agentls.server.inline_review import (
     PENDING_NOTE,
     AutoSave,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
-from agentls.agent.config import AppConfig
+from agentls.agent.config.models import AppConfig
 from agentls.server.app import AgentLanguageServer, build_server
 from agentls.server.edit_confirmation import InlineReview
 from agentls.server.lsp_files import LspFileAccess

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from llm_helpers import FAST_RETRIES, KEY_ENV, TEST_KEY, MakeLLM
 
-from agentls.agent.config import LLMConfig
+from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer
 

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from agentls.agent.config import LLMConfig
+from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm import LiteLLMAdapter, _litellm, warm_up
 from agentls.agent.llm.tokens import estimate_tokens
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.config import LLMConfig
+from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm._litellm import import_litellm_sync
 from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.tokens import CountMemo, MessageCounts, estimate_tokens, split_counts

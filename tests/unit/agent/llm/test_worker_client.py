@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 from llm_helpers import KEY_ENV, TEST_KEY
 
-from agentls.agent.config import LLMConfig
+from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm import (
     LiteLLMAdapter,
     LLMAuthError,

@@ -1,0 +1,115 @@
+"""The agents a run can use: defaults plus the ``agents:`` of the config.
+
+An agent is an AgentConfig: a system prompt, the tools it may use, its confirm
+mode and step budget. ``mixed`` is not an agent of its own but a mode: ``plan``
+first (read-only, no streaming), then ``build`` with that plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentls.agent.config.models import AgentConfig, AppConfig
+from agentls.agent.errors import AgentNotFoundError
+
+READ_ONLY_TOOLS = [
+    "read_file",
+    "list_files",
+    "search_code",
+    "grep",
+    "find_symbol",
+    "find_references",
+    "find_files",
+    "get_problems",
+    "update_plan",
+    "ask_user",
+]
+
+_BUILD_PROMPT = """You are agentls, a coding agent working inside the user's editor on the \
+workspace described below. Do the task the user gives you with the tools you have.
+
+How to work:
+- Look before you change: read the files you will edit (read_file, search_code, grep, \
+find_files). Never guess a file's content.
+- Change files with edit_file (one exact, unique replacement) or apply_patch (a unified diff); \
+use write_file only for new files or complete rewrites.
+- The user confirms or rejects your edits. A tool result tells you exactly what happened: \
+if an edit was rejected, do not repeat it; if a file changed since you read it, read it again. \
+When an edit's result lists new problems (errors, warnings) it introduced, fix them; \
+get_problems lists a file's problems.
+- Keep changes minimal and in the style of the surrounding code.
+- When you are done, answer with a short summary of what you changed and anything left to do."""
+
+_PLAN_PROMPT = """You are agentls in planning mode: you may read the workspace but not change it. \
+Study the code the task concerns (read_file, search_code, grep, find_files) and answer with a \
+concrete, numbered plan: which files to change, how, and how to check the result. Do not write \
+code beyond short illustrative snippets."""
+
+_REVIEW_PROMPT = """You are agentls in review mode: you may read the workspace but not change it. \
+Review the code the user points at (or the most relevant files) for bugs, risky behaviour, \
+missing tests and unclear code. Answer with findings ordered by severity, each naming the file \
+and line."""
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    name: str
+    description: str
+    read_only: bool
+
+
+DEFAULT_AGENTS: dict[str, tuple[str, AgentConfig]] = {
+    "build": (
+        "Reads and changes the workspace to do the task.",
+        AgentConfig(system_prompt=_BUILD_PROMPT),
+    ),
+    "plan": (
+        "Reads the workspace and answers with a plan; changes nothing.",
+        AgentConfig(system_prompt=_PLAN_PROMPT, allowed_tools=READ_ONLY_TOOLS, max_steps=15),
+    ),
+    "review": (
+        "Reads the workspace and reviews the code; changes nothing.",
+        AgentConfig(system_prompt=_REVIEW_PROMPT, allowed_tools=READ_ONLY_TOOLS, max_steps=15),
+    ),
+}
+
+MIXED = "mixed"
+
+
+class AgentRegistry:
+    """Default agents, overridden or extended by ``config.agents``."""
+
+    def __init__(self, config: AppConfig) -> None:
+        self._agents: dict[str, tuple[str, AgentConfig]] = dict(DEFAULT_AGENTS)
+        for name, agent in config.agents.items():
+            builtin = DEFAULT_AGENTS.get(name)
+            fallback = builtin[0] if builtin else f"Custom agent {name} from the config."
+            self._agents[name] = (agent.description or fallback, agent)
+
+    def names(self) -> list[str]:
+        return [*sorted(self._agents), MIXED]
+
+    def get(self, name: str) -> AgentConfig:
+        try:
+            return self._agents[name][1].model_copy(deep=True)
+        except KeyError:
+            raise AgentNotFoundError(
+                f"unknown agent {name!r}; known agents: {', '.join(self.names())}"
+            ) from None
+
+    def list(self) -> list[AgentInfo]:
+        infos = [
+            AgentInfo(name, description, _is_read_only(agent))
+            for name, (description, agent) in sorted(self._agents.items())
+        ]
+        infos.append(
+            AgentInfo(MIXED, "Plans first (plan agent), then builds with that plan.", False)
+        )
+        return infos
+
+    def exists(self, name: str) -> bool:
+        return name == MIXED or name in self._agents
+
+
+def _is_read_only(agent: AgentConfig) -> bool:
+    return bool(agent.allowed_tools) and set(agent.allowed_tools) <= set(READ_ONLY_TOOLS)

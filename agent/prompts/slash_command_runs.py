@@ -1,0 +1,161 @@
+"""Turning a ``/name args`` prompt into the run it stands for, in every front end alike.
+
+A prompt file's command becomes its expanded prompt, with its agent, its narrowed tools
+and (from the user's own files or a trusted folder) its model. A workspace's prompt file,
+trusted or not, may switch the run only to an agent that may do no more than the one the
+user chose (``agent.config.agent_bounds``): a repository's ``agent: build`` must not turn the
+user's read-only ``plan`` into an agent that edits and runs commands. Such a switch is
+refused, the command runs with the user's agent and the run's notice says why; the user's
+own prompt files switch freely. The built-in commands:
+
+- ``/init`` asks the build agent to write a first ``AGENTS.md`` from what the repository
+  shows; the file is protected, so the user confirms it before it is written;
+- ``/review`` gives the read-only review agent the uncommitted changes;
+- ``/compact`` and ``/clear`` are not model runs: the caller compacts the session's
+  conversation now, or starts a new one.
+
+Everything a user can get wrong (an unknown command, a missing input, an unknown agent,
+nothing to review) is a ``CommandError`` with a message naming it, before any model call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from agentls.agent.config.agent_bounds import widening
+from agentls.agent.config.agents import MIXED, AgentRegistry
+from agentls.agent.config.models import AgentConfig, AppConfig
+from agentls.agent.contract import RunRequest
+from agentls.agent.prompts.slash_commands import (
+    Command,
+    CommandError,
+    expand,
+    load_commands,
+    parse_invocation,
+)
+
+Action = Literal["run", "clear", "compact"]
+
+INIT_PROMPT = """Write a first AGENTS.md for this repository: the instructions a coding agent \
+needs before it changes anything here.
+
+Find out from the files themselves, never guess: the build, test and lint commands (Makefile, \
+package.json scripts, pyproject.toml, tox.ini, noxfile.py, CI workflows, README), how the code \
+is laid out (the main folders and what each holds), and conventions the code visibly follows \
+(formatting tools, typing, test naming). Verify each command you write appears in those files.
+
+Write it with write_file at the workspace root, under 60 lines, in short sections: Commands, \
+Layout, Conventions. {existing}{extra}"""
+
+REVIEW_PROMPT = """Review the uncommitted changes of this workspace below: bugs, risky \
+behaviour, missing tests, unclear code. Read the surrounding code where the diff alone does not \
+tell. Answer with findings ordered by severity, each naming the file and line.{extra}
+
+{changes}"""
+
+
+@dataclass
+class PreparedRun:
+    """What a request stands for once its command, if any, is resolved."""
+
+    request: RunRequest
+    config: AppConfig
+    action: Action = "run"
+    #: The command run, for messages (None: an ordinary prompt).
+    command: str | None = None
+    #: What the user should hear (ignored parts of a prompt file, broken prompt files).
+    notes: list[str] = field(default_factory=list)
+
+
+async def prepare(
+    request: RunRequest,
+    config: AppConfig,
+    *,
+    root: Path,
+    trusted: bool,
+    known_tools: Sequence[str],
+) -> PreparedRun:
+    """``request`` with its command resolved; CommandError when it cannot run."""
+    invocation = parse_invocation(request.prompt)
+    if invocation is None:
+        return PreparedRun(request, config)
+    name, arguments = invocation
+    found = load_commands(root)
+    command = found.get(name)
+    notes = list(found.problems) if command.source != "built-in" else []
+    if name in ("clear", "compact"):
+        action: Action = "clear" if name == "clear" else "compact"
+        return PreparedRun(request, config, action, name)
+    if name == "init":
+        prompt = INIT_PROMPT.format(
+            existing=(
+                "An AGENTS.md exists already: improve it rather than start over. "
+                if (root / "AGENTS.md").is_file()
+                else ""
+            ),
+            extra=f"\n\nThe user adds: {arguments}" if arguments else "",
+        )
+        return PreparedRun(request.model_copy(update={"prompt": prompt}), config, command=name)
+    if name == "review":
+        from agentls.agent.prompts.git_changes import NoChangesError, uncommitted_changes
+
+        try:
+            changes = await uncommitted_changes(root)
+        except NoChangesError as exc:
+            raise CommandError(f"/review: nothing to review: {exc}") from None
+        prompt = REVIEW_PROMPT.format(
+            changes=changes.render(), extra=f"\nFocus: {arguments}" if arguments else ""
+        )
+        review = request.model_copy(update={"prompt": prompt, "agent": "review"})
+        return PreparedRun(review, config, command=name)
+    expanded = expand(command, arguments, known_tools=known_tools, trusted=trusted)
+    notes += expanded.notes
+    updates: dict[str, object] = {"prompt": expanded.prompt}
+    if expanded.agent:
+        registry = AgentRegistry(config)
+        if not registry.exists(expanded.agent):
+            known = ", ".join(registry.names())
+            raise CommandError(
+                f"/{name} ({command.path}) asks for agent {expanded.agent!r}, which does not "
+                f"exist; known agents: {known}"
+            )
+        refusal = _refused_switch(command, expanded.agent, request.agent, registry)
+        if refusal is None:
+            updates["agent"] = expanded.agent
+        else:
+            notes.append(refusal)
+    if expanded.tools is not None:
+        narrowed = set(expanded.tools)
+        if request.tools is not None:
+            narrowed &= set(request.tools)
+        updates["tools"] = sorted(narrowed)
+    if expanded.model and expanded.model != config.llm.model:
+        llm = config.llm.model_copy(update={"model": expanded.model})
+        config = config.model_copy(update={"llm": llm})
+    return PreparedRun(request.model_copy(update=updates), config, command=name, notes=notes)
+
+
+def _refused_switch(
+    command: Command, wanted: str, chosen: str, registry: AgentRegistry
+) -> str | None:
+    """Why the command may not move the run from the user's ``chosen`` agent to
+    ``wanted``, or None when it may: the user's own prompt files may, a workspace's only
+    to an agent no wider than ``chosen``."""
+    if command.source == "user" or wanted == chosen:
+        return None
+    wider = widening(_acting(registry, wanted), _acting(registry, chosen))
+    if not wider:
+        return None
+    return (
+        f"/{command.name} ({command.path}) asks for agent {wanted}, which may do more than "
+        f"{chosen}, the agent you chose ({'; '.join(wider)}): it runs with {chosen}; choose "
+        f"{wanted} yourself to run it with that agent"
+    )
+
+
+def _acting(registry: AgentRegistry, name: str) -> AgentConfig:
+    """The agent that acts in a run of ``name``: ``mixed`` builds after it plans."""
+    return registry.get("build" if name == MIXED else name)
