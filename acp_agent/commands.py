@@ -11,7 +11,7 @@ from acp import helpers
 from acp.interfaces import Client
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-from agentls.agent.prompts.slash_commands import Command, load_commands
+from agentls.agent.prompts.slash_commands import SlashCommand, load_slash_commands
 
 log = logging.getLogger(__name__)
 
@@ -26,12 +26,12 @@ CLEAR_ANSWER = (
 
 def available(root: Path) -> tuple[list[AvailableCommand], list[str]]:
     """The commands to offer, and the problems of the prompt files that could not load."""
-    found = load_commands(root)
+    found = load_slash_commands(root)
     offered = [_offer(c) for c in found.listed() if c.name not in NOT_OFFERED]
     return offered, list(found.problems)
 
 
-def _offer(command: Command) -> AvailableCommand:
+def _offer(command: SlashCommand) -> AvailableCommand:
     hint = command.hint
     return AvailableCommand(
         name=command.name,

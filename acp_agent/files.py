@@ -19,7 +19,7 @@ from pathlib import Path
 
 from acp.interfaces import Client
 
-from agentls.agent.errors import ValidationError
+from agentls.agent.errors import InvalidTargetError
 from agentls.agent.workspace import DiskFileAccess, EditOutcome, FileChange, TextFile, relpath
 from agentls.regular_files import kind_of
 
@@ -62,7 +62,7 @@ class AcpFileAccess(DiskFileAccess):
         special = await asyncio.to_thread(_special_file, target)
         if special:
             # The editor would open it as agentls would have: a FIFO blocks its read forever.
-            raise ValidationError(
+            raise InvalidTargetError(
                 f"{path} is {special}, not a regular file: only regular files are read"
             )
         try:
@@ -88,7 +88,7 @@ class AcpFileAccess(DiskFileAccess):
             return None
         try:
             return (await self.read_text(change.path)).text
-        except ValidationError:
+        except InvalidTargetError:
             return None
 
     async def _apply_through_client(

@@ -40,14 +40,14 @@ __all__ = [
     "ToolUse",
     "Usage",
     "WireModel",
-    "problems",
+    "invalid_fields",
 ]
 
 RunStatus = TypeAliasType("RunStatus", Literal["success", "partial", "failed"])
 PlanStepStatus = TypeAliasType("PlanStepStatus", Literal["pending", "in_progress", "done"])
 
 
-def problems(error: ValidationError) -> str:
+def invalid_fields(error: ValidationError) -> str:
     """``confirmMode: Input should be ...; maxStep: Extra inputs are not permitted``: each
     bad field named as the caller spelled it."""
     return "; ".join(

@@ -28,7 +28,7 @@ class PathTraversalError(AgentError):
     """A path points outside the workspace (``..``, absolute, symlink, ``~``, NUL, ``.git``)."""
 
 
-class ValidationError(AgentError):
+class InvalidTargetError(AgentError):
     """A file or directory named by a tool does not exist or is not what the tool needs."""
 
 

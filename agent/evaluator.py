@@ -22,13 +22,13 @@ from typing import Any
 
 from agentls.agent.config.models import SelfEvalMode
 from agentls.agent.llm.protocol import LLM
-from agentls.agent.run_record import AgentState
+from agentls.agent.run_record import RunRecord
 from agentls.agent.text import shorten
 
 log = logging.getLogger(__name__)
 
 Message = dict[str, Any]
-RunFn = Callable[[str], Awaitable[AgentState]]
+RunFn = Callable[[str], Awaitable[RunRecord]]
 
 PARSE_FAILURE_ISSUE = "Could not parse the evaluation response as JSON"
 
@@ -155,7 +155,7 @@ def parse_eval(content: str | None) -> EvalResult:
     )
 
 
-def summarize_steps(state: AgentState) -> str:
+def summarize_steps(state: RunRecord) -> str:
     """The actions of a run, one line per tool call, for the evaluator to read."""
     lines: list[str] = []
     calls = [(step.step_number, call) for step in state.steps for call in step.tool_calls_made]
@@ -187,12 +187,12 @@ class SelfEvaluator:
     def passed(self, result: EvalResult) -> bool:
         return result.completed and result.confidence >= self.confidence_threshold
 
-    async def evaluate_basic(self, original_prompt: str, state: AgentState) -> EvalResult:
+    async def evaluate_basic(self, original_prompt: str, state: RunRecord) -> EvalResult:
         """One model call, without tools; never raises."""
         result, _ = await self._evaluate(original_prompt, state)
         return result
 
-    async def _evaluate(self, original_prompt: str, state: AgentState) -> tuple[EvalResult, bool]:
+    async def _evaluate(self, original_prompt: str, state: RunRecord) -> tuple[EvalResult, bool]:
         """The verdict, and whether the model could be asked at all."""
         messages: list[Message] = [
             {"role": "system", "content": EVAL_SYSTEM_PROMPT},
@@ -233,8 +233,8 @@ class SelfEvaluator:
         return "\n\n".join(parts)
 
     async def evaluate_full(
-        self, original_prompt: str, state: AgentState, run_fn: RunFn
-    ) -> AgentState:
+        self, original_prompt: str, state: RunRecord, run_fn: RunFn
+    ) -> RunRecord:
         """Evaluate and, while the check fails, rerun with a correction prompt.
 
         Up to ``max_retries`` rounds; the state of the last run is
@@ -262,9 +262,9 @@ async def apply_self_eval(
     mode: SelfEvalMode | str,
     evaluator: SelfEvaluator,
     prompt: str,
-    state: AgentState,
+    state: RunRecord,
     run_fn: RunFn,
-) -> AgentState:
+) -> RunRecord:
     """What a front end does after a run: only a ``success`` is evaluated.
 
     ``basic`` turns a failed check into ``partial``; ``full`` returns

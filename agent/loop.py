@@ -47,7 +47,7 @@ from agentls.agent.events import (
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, ToolCall, Usage
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.run_messages import RunMessages, as_model_message
-from agentls.agent.run_record import AgentState, StepResult
+from agentls.agent.run_record import RunRecord, StepResult
 from agentls.agent.sessions.recorder import SessionRecorder
 from agentls.agent.sessions.store import SessionWriteError
 from agentls.agent.state_machine import RunStateMachine
@@ -152,7 +152,7 @@ class AgentLoop:
         *,
         history: Sequence[dict[str, Any]] = (),
         images: Sequence[dict[str, Any]] = (),
-    ) -> AgentState:
+    ) -> RunRecord:
         """Steps until one ends the run by raising ``LoopEnded`` with its reason.
         ``images`` (image parts) go with the prompt."""
         self.machine.to(RunState.PREPARING)
@@ -168,7 +168,7 @@ class AgentLoop:
             # Earlier turns of the session go between the system prompt and the new prompt.
             messages = [messages[0], *history, *before, *messages[1:]]
         tools_schema = self.engine.registry.get_schemas(self.agent_config.allowed_tools or None)
-        state = AgentState(messages=messages, model=self.model_name)
+        state = RunRecord(messages=messages, model=self.model_name)
         max_steps = self.agent_config.max_steps
         try:
             if self.session is not None:
@@ -194,7 +194,7 @@ class AgentLoop:
             raise
         return state
 
-    async def _step(self, state: AgentState, step: int, tools: list[dict[str, Any]] | None) -> None:
+    async def _step(self, state: RunRecord, step: int, tools: list[dict[str, Any]] | None) -> None:
         """One model turn and what it asked for. Returns to go on; raises ``LoopEnded``."""
         if self.cancel.cancelled:
             raise self._interrupted(state)
@@ -235,7 +235,7 @@ class AgentLoop:
         raise LoopEnded("partial", response.content or "")
 
     async def _model_response(
-        self, state: AgentState, step: int, tools: list[dict[str, Any]] | None
+        self, state: RunRecord, step: int, tools: list[dict[str, Any]] | None
     ) -> LLMResponse:
         """The model's answer, committed and counted; a failed call ends the run."""
         cuts = 0
@@ -280,7 +280,7 @@ class AgentLoop:
 
     async def _tool_step(
         self,
-        state: AgentState,
+        state: RunRecord,
         step: int,
         response: LLMResponse,
         tools: list[dict[str, Any]] | None,
@@ -326,7 +326,7 @@ class AgentLoop:
         self._stop_objections += 1
         return f"[A Stop hook of the project objects to ending here]\n{outcome.reason}"
 
-    async def _pre_compact_hooks(self, state: AgentState) -> None:
+    async def _pre_compact_hooks(self, state: RunRecord) -> None:
         """PreCompact hooks, when the context is past the mark where compaction starts
         (they are told; they cannot prevent it)."""
         hooks = self.engine.run.hooks
@@ -344,7 +344,7 @@ class AgentLoop:
             self.observer(Notice("warning", problem))
 
     # -- the context meter --------------------------------------------------------
-    async def _measure(self, state: AgentState, step: int) -> None:
+    async def _measure(self, state: RunRecord, step: int) -> None:
         """How full the context is as the model call starts (the meter a user watches)."""
         if self.context_manager is None:
             return
@@ -369,7 +369,7 @@ class AgentLoop:
 
     # -- pieces -------------------------------------------------------------------
     def _end(
-        self, state: AgentState, status: str, output: str, run_state: RunState | None = None
+        self, state: RunRecord, status: str, output: str, run_state: RunState | None = None
     ) -> None:
         state.finish(status, output)
         if run_state is None:
@@ -378,7 +378,7 @@ class AgentLoop:
             )
         self.machine.to(run_state, "" if status == "success" else output)
 
-    async def _read_inbox(self, state: AgentState) -> None:
+    async def _read_inbox(self, state: RunRecord) -> None:
         """What happened to the run's edits since the last step (the user's review
         decisions) and what the user sent meanwhile, told to the model before its next
         call."""
@@ -394,7 +394,7 @@ class AgentLoop:
         if self.session is not None:
             await self.session.user(note)
 
-    def _interrupted(self, state: AgentState) -> LoopEnded:
+    def _interrupted(self, state: RunRecord) -> LoopEnded:
         return LoopEnded(
             "partial",
             f"Run interrupted ({self.cancel.reason or 'cancelled'}) after {len(state.steps)} "

@@ -53,7 +53,7 @@ from agentls.agent.policy.approval import Approver
 from agentls.agent.policy.program_approval import ProgramApprovals
 from agentls.agent.prompts.slash_command_runs import prepare as prepare_command
 from agentls.agent.run_messages import RunMessages
-from agentls.agent.run_record import AgentState
+from agentls.agent.run_record import RunRecord
 from agentls.agent.secrets import mask_outward, mask_tree, remember_secret_variable
 from agentls.agent.sessions.recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions.store import SessionStore, store_for
@@ -130,7 +130,7 @@ class FrontEnd:
 
 @dataclass
 class RunOutcome:
-    state: AgentState
+    state: RunRecord
     run_id: str
     session_id: str
     agent: str
@@ -310,7 +310,7 @@ def _checking(
 
 
 def _close_mailbox(
-    messages: RunMessages | None, run_id: str, state: AgentState, observer: Observer
+    messages: RunMessages | None, run_id: str, state: RunRecord, observer: Observer
 ) -> None:
     """No message reaches an ended run; one the model never read is named to the user."""
     if messages is None:
@@ -329,7 +329,7 @@ def _close_mailbox(
 def _cleared(config: AppConfig, run_id: str, agent: str, observer: Observer) -> RunOutcome:
     """``/clear``: a new conversation, nothing run; the outcome names the new session."""
     session_id = uuid.uuid4().hex[:12]
-    state = AgentState(messages=[], model=None)
+    state = RunRecord(messages=[], model=None)
     state.finish("success", f"Started a new conversation (session {session_id}).")
     observer(StatusChanged(RunState.COMPLETED, ""))
     return RunOutcome(state, run_id, session_id, agent)
@@ -347,7 +347,7 @@ async def _compacted(
     """``/compact``: the session's conversation summarised now, no agent loop."""
     from agentls.agent.context.session_compaction import compact_session
 
-    state = AgentState(messages=[], model=config.llm.model)
+    state = RunRecord(messages=[], model=config.llm.model)
     try:
         recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
         state.finish("success", await compact_session(recorder, llm))
@@ -359,8 +359,8 @@ async def _compacted(
     return RunOutcome(state, run_id, session_id, request.agent)
 
 
-def _failed(config: AppConfig, exc: Exception, observer: Observer) -> AgentState:
-    state = AgentState(messages=[], model=config.llm.model)
+def _failed(config: AppConfig, exc: Exception, observer: Observer) -> RunRecord:
+    state = RunRecord(messages=[], model=config.llm.model)
     state.finish("failed", f"{type(exc).__name__}: {exc}")
     observer(Notice("error", str(exc)))
     observer(StatusChanged(RunState.FAILED, str(exc)))
@@ -536,12 +536,12 @@ class _Run:
             return prompt
         return prompt + "\n\n[Context from the project's hooks]\n" + "\n\n".join(added)
 
-    async def to_the_end(self) -> AgentState:
+    async def to_the_end(self) -> RunRecord:
         request, config = self.request, self.context.config
         try:
             prompt = await self._prompt_hooks(request.prompt)
         except HookBlocked as exc:
-            state = AgentState(messages=[], model=config.llm.model)
+            state = RunRecord(messages=[], model=config.llm.model)
             state.finish("failed", str(exc))
             self.context.observer(StatusChanged(RunState.FAILED, str(exc)))
             return state
@@ -574,7 +574,7 @@ class _Run:
         tree = index.format_tree() if index is not None else None
         return "\n\n".join(part for part in (tree, self.repo_map) if part) or None
 
-    async def loop(self, prompt: str, agent: AgentConfig, *, streaming: bool) -> AgentState:
+    async def loop(self, prompt: str, agent: AgentConfig, *, streaming: bool) -> RunRecord:
         from agentls.agent.context import ContextBuilder
 
         ctx, config = self.context, self.context.config
@@ -631,7 +631,7 @@ def _relative(root: Path, path: Path | None) -> str | None:
 
 
 async def _record_finish(
-    recorder: SessionRecorder, state: AgentState, run: _Run, observer: Observer
+    recorder: SessionRecorder, state: RunRecord, run: _Run, observer: Observer
 ) -> None:
     """The run's last entry. If even that cannot be written, the run is failed."""
     try:
@@ -649,10 +649,10 @@ async def _self_evaluate(
     request: RunRequest,
     config: AppConfig,
     llm: LLM,
-    state: AgentState,
+    state: RunRecord,
     one_run: Any,
     agent: AgentConfig,
-) -> AgentState:
+) -> RunRecord:
     mode = request.self_eval or config.evaluation.mode
     if mode == "off" or state.status != "success":
         return state
@@ -664,10 +664,10 @@ async def _self_evaluate(
         confidence_threshold=config.evaluation.confidence_threshold,
     )
 
-    async def rerun(prompt: str) -> AgentState:
+    async def rerun(prompt: str) -> RunRecord:
         # Corrections run without streaming: nobody watches them as they are written.
-        result: AgentState = await one_run(prompt, agent, streaming=False)
+        result: RunRecord = await one_run(prompt, agent, streaming=False)
         return result
 
-    evaluated: AgentState = await apply_self_eval(mode, evaluator, request.prompt, state, rerun)
+    evaluated: RunRecord = await apply_self_eval(mode, evaluator, request.prompt, state, rerun)
     return evaluated

@@ -1,5 +1,5 @@
 """The record of one run: its messages, its steps and their tool results, its status,
-output and usage (``AgentState``), which the front ends turn into the run's result."""
+output and usage (``RunRecord``), which the front ends turn into the run's result."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ class StepResult:
 
 
 @dataclass
-class AgentState:
+class RunRecord:
     """Everything a run accumulates; ``status`` is running|success|partial|failed."""
 
     messages: list[dict[str, Any]]

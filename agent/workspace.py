@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agentls.agent.errors import PathTraversalError, ValidationError
+from agentls.agent.errors import InvalidTargetError, PathTraversalError
 from agentls.agent.protected.edits import protected_targets
 from agentls.regular_files import NotRegularFileError, kind_of, open_regular, read_fd
 
@@ -73,29 +73,29 @@ def read_workspace_file(path: str, target: Path, max_size: int) -> bytes:
     try:
         fd, info = open_regular(target)
     except FileNotFoundError:
-        raise ValidationError(f"file not found: {path}") from None
+        raise InvalidTargetError(f"file not found: {path}") from None
     except NotRegularFileError:
         try:
             what = kind_of(os.lstat(target).st_mode)
         except OSError:
             what = "not a regular file"
         if what == "a directory":
-            raise ValidationError(f"{path} is a directory, not a file") from None
-        raise ValidationError(
+            raise InvalidTargetError(f"{path} is a directory, not a file") from None
+        raise InvalidTargetError(
             f"{path} is {what}, not a regular file: only regular files are read"
         ) from None
     except OSError as exc:
-        raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
+        raise InvalidTargetError(f"cannot read {path}: {exc.strerror}") from exc
     try:
         if info.st_size > max_size:
-            raise ValidationError(
+            raise InvalidTargetError(
                 f"{path} is {info.st_size} bytes, over the {max_size}-byte limit "
                 "(indexer.max_file_size); search it with grep or search_code instead"
             )
         try:
             return read_fd(fd, max_size + 1)
         except OSError as exc:
-            raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
+            raise InvalidTargetError(f"cannot read {path}: {exc.strerror}") from exc
     finally:
         os.close(fd)
 
@@ -320,7 +320,7 @@ class DiskFileAccess(FileAccess):
     def _read_sync(self, path: str, target: Path) -> TextFile:
         data = read_workspace_file(path, target, self.max_file_size)
         if is_binary(data):
-            raise ValidationError(f"{path} is a binary file; only text files can be read")
+            raise InvalidTargetError(f"{path} is a binary file; only text files can be read")
         try:
             text, lossy = data.decode("utf-8"), False
         except UnicodeDecodeError:
@@ -350,9 +350,9 @@ class DiskFileAccess(FileAccess):
                             continue
                     return sorted(names)
             except FileNotFoundError:
-                raise ValidationError(f"directory not found: {path}") from None
+                raise InvalidTargetError(f"directory not found: {path}") from None
             except NotADirectoryError:
-                raise ValidationError(f"{path} is a file, not a directory") from None
+                raise InvalidTargetError(f"{path} is a file, not a directory") from None
 
         return await asyncio.to_thread(scan)
 
@@ -418,7 +418,7 @@ class DiskFileAccess(FileAccess):
                 continue
             try:
                 current = self._read_sync(change.path, target).text
-            except ValidationError:
+            except InvalidTargetError:
                 stale.append(change.path)
                 continue
             if current != change.base_text:

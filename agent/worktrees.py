@@ -61,7 +61,7 @@ class Worktree:
 
 
 @dataclass
-class WorktreeState:
+class WorktreeStatus:
     worktree: Worktree
     #: Files changed on its branch since the base, with lines added and removed.
     files: int
@@ -288,10 +288,10 @@ def commit_run(worktree: Worktree, message: str) -> bool:
     return True
 
 
-def state(worktree: Worktree) -> WorktreeState:
+def status(worktree: Worktree) -> WorktreeStatus:
     folder = worktree.folder
     if not folder.is_dir():
-        return WorktreeState(worktree, 0, 0, 0, False, False)
+        return WorktreeStatus(worktree, 0, 0, 0, False, False)
     stats = _git(folder, "diff", "--numstat", worktree.base, "HEAD")
     files = added = removed = 0
     for line in stats.splitlines():
@@ -300,7 +300,7 @@ def state(worktree: Worktree) -> WorktreeState:
         added += int(plus) if plus.isdigit() else 0
         removed += int(minus) if minus.isdigit() else 0
     dirty = bool(_git(folder, "status", "--porcelain", "--", ".", NOT_AGENTLS).strip())
-    return WorktreeState(worktree, files, added, removed, dirty, True)
+    return WorktreeStatus(worktree, files, added, removed, dirty, True)
 
 
 def changes(worktree: Worktree) -> str:
@@ -452,7 +452,7 @@ def discard(
 
 
 def _discard(root: Path, worktree: Worktree, *, keep_branch: bool, force: bool) -> None:
-    current = state(worktree)
+    current = status(worktree)
     if current.uncommitted and not force:
         raise WorktreeError(
             f"the worktree {worktree.name} holds uncommitted changes ({worktree.path}): "
@@ -588,7 +588,7 @@ async def run_setup(
     )
 
 
-def describe(current: WorktreeState) -> Literal["ready", "uncommitted changes", "missing"]:
+def describe(current: WorktreeStatus) -> Literal["ready", "uncommitted changes", "missing"]:
     """One word for where a worktree stands (what lists show)."""
     if not current.exists:
         return "missing"

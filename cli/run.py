@@ -132,7 +132,7 @@ async def run_headless(
 ) -> int:
     from pydantic import ValidationError
 
-    from agentls.agent.contract import problems
+    from agentls.agent.contract import invalid_fields
     from agentls.agent.prompts.attachments import AttachmentError
     from agentls.agent.run import FrontEnd, RunRequest
     from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
@@ -154,7 +154,7 @@ async def run_headless(
             active_file=_current_folder(config.workspace.root),
         )
     except ValidationError as exc:  # e.g. an empty prompt, --max-steps 0
-        print(f"agentls: {problems(exc)}", file=sys.stderr)
+        print(f"agentls: {invalid_fields(exc)}", file=sys.stderr)
         return 1
     except AttachmentError as exc:
         print(f"agentls: {exc}", file=sys.stderr)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agentls.child_rpc import Child, ChildExited, ChildRPC
+from agentls.child_rpc import WorkerExited, WorkerProcess, WorkerRPC
 from agentls.child_wire import encode
 from agentls.children import module_command
 from agentls.indexer.index import FileInfo, RepoIndex
@@ -51,7 +51,7 @@ class SymbolProcess:
         self.index = index
         self.cache_path = cache_path
         self.copied_from = copied_from
-        self._child = ChildRPC(
+        self._child = WorkerRPC(
             list(command) or module_command("agentls.indexer.symbols_process"),
             name="the symbol process",
             error=SymbolsUnavailable,
@@ -102,7 +102,7 @@ class SymbolProcess:
         except Exception:  # a background task: say it, the next question tries again
             log.warning("symbols: sending the index's changes failed", exc_info=True)
 
-    async def _catch_up_with_index(self, child: Child) -> None:
+    async def _catch_up_with_index(self, child: WorkerProcess) -> None:
         # Batches applied while the last one was sent go too, without waiting for the
         # next batch or question.
         while self._seen != self.index.generation:
@@ -115,7 +115,7 @@ class SymbolProcess:
     async def _ask(self, op: str, question: dict[str, Any]) -> Any:
         try:
             reply = await self._child.ask(op, question, before=self._sync)
-        except ChildExited:
+        except WorkerExited:
             raise SymbolsUnavailable("the symbol process exited") from None
         if "error" in reply:
             raise SymbolsUnavailable(str(reply["error"]))
@@ -124,7 +124,7 @@ class SymbolProcess:
     def _forget_seen(self) -> None:
         self._seen = None  # a new child knows no file yet
 
-    async def _sync(self, child: Child) -> None:
+    async def _sync(self, child: WorkerProcess) -> None:
         """Send ``child`` what changed in the index since it last heard. The files are
         listed here, on the loop that mutates the index, so the snapshot is consistent;
         sorting out and encoding tens of thousands of them happens on a thread."""

@@ -44,7 +44,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
-from agentls.agent.errors import ValidationError
+from agentls.agent.errors import InvalidTargetError
 from agentls.agent.workspace import (
     DiskFileAccess,
     EditOutcome,
@@ -155,12 +155,12 @@ class LspFileAccess(FileAccess):
     def _check_buffer(self, path: str, text: str) -> None:
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > self.max_file_size:
-            raise ValidationError(
+            raise InvalidTargetError(
                 f"{path} is {size} bytes, over the {self.max_file_size}-byte limit "
                 "(indexer.max_file_size); search it with grep or search_code instead"
             )
         if is_binary(text[:8192].encode("utf-8", "surrogatepass")):
-            raise ValidationError(f"{path} is a binary file; only text files can be read")
+            raise InvalidTargetError(f"{path} is a binary file; only text files can be read")
 
     async def _sent_text(self, rel: str, target: Path) -> _Sent | None:
         """What we sent to an unopened file, while the disk still holds what it held then."""
@@ -185,7 +185,7 @@ class LspFileAccess(FileAccess):
             return None, None
         try:
             return (await self._disk.read_text(rel)).text, None
-        except ValidationError:
+        except InvalidTargetError:
             return None, None
 
     # -- reads -----------------------------------------------------------------------

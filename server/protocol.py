@@ -28,12 +28,12 @@ from agentls.agent.contract import (
     SessionInfo,
     WireModel,
     WorktreeInfo,
-    problems,
+    invalid_fields,
 )
 from agentls.agent.sessions.entries import Entry
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
-CommandSource = TypeAliasType("CommandSource", Literal["built-in", "user", "workspace"])
+SlashCommandSource = TypeAliasType("SlashCommandSource", Literal["built-in", "user", "workspace"])
 ReviewOutcome = TypeAliasType(
     "ReviewOutcome", Literal["kept", "undone", "changedByUser", "pending"]
 )
@@ -54,7 +54,7 @@ def parse_params(model: type[M], data: Any, *, what: str = "params") -> M:
     try:
         return model.model_validate({} if data is None else data)
     except ValidationError as exc:
-        raise JsonRpcInvalidParams(f"invalid {what}: {problems(exc)}") from None
+        raise JsonRpcInvalidParams(f"invalid {what}: {invalid_fields(exc)}") from None
 
 
 # -- client → server ------------------------------------------------------------------
@@ -181,7 +181,7 @@ class AgentsResult(WireModel):
     agents: list[AgentInfo]
 
 
-class CommandInfo(WireModel):
+class SlashCommandInfo(WireModel):
     """A ``/name`` command a prompt may start with."""
 
     name: str = Field(description="Without the `/`.")
@@ -190,17 +190,17 @@ class CommandInfo(WireModel):
         description="What to type after the name (its `argument-hint`, else its "
         "`${input:...}` names as `name=<placeholder>`); empty when it takes nothing."
     )
-    source: CommandSource
+    source: SlashCommandSource
     path: str = Field(
         description="The prompt file it comes from: workspace-relative, or `your ...` for "
         "one in the user config directory; empty for a built-in."
     )
 
 
-class CommandsResult(WireModel):
+class SlashCommandsResult(WireModel):
     """``agent/commands`` result: by name."""
 
-    commands: list[CommandInfo]
+    commands: list[SlashCommandInfo]
     problems: list[str] = Field(
         description="Prompt files that were skipped or partly ignored, and why."
     )
@@ -718,7 +718,9 @@ METHODS: tuple[Method, ...] = (
     Method("agent/command", "command", "notification", "serverToClient", CommandParams),
     Method("agent/notice", "notice", "notification", "serverToClient", NoticeParams),
     Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
-    Method("agent/commands", "commands", "request", "clientToServer", NoParams, CommandsResult),
+    Method(
+        "agent/commands", "commands", "request", "clientToServer", NoParams, SlashCommandsResult
+    ),
     Method(
         "agent/attachCandidates",
         "attachCandidates",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentls.agent.checkpoints.store import CheckpointStore
-from agentls.agent.errors import ValidationError
+from agentls.agent.errors import InvalidTargetError
 from agentls.agent.sessions.store import SessionStore
 
 
@@ -80,11 +80,11 @@ def store_of_run(sessions: SessionStore, run_id: str) -> CheckpointStore:
         if any(r.run_id == run_id for r in read.runs):
             return store
         if run_id in read.foreign:
-            raise ValidationError(
+            raise InvalidTargetError(
                 f"run {run_id!r} in {store.record} was not recorded by agentls for you "
                 "(a repository can ship such a record, another program can write one): "
                 "it is neither listed nor restored"
             )
-    raise ValidationError(
+    raise InvalidTargetError(
         f"no checkpoint for run {run_id!r}; `agentls checkpoints` lists the runs that have one"
     )

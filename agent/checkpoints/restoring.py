@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from agentls.agent.checkpoints.files import CheckpointingFiles, read_state
 from agentls.agent.checkpoints.store import CheckpointStore, FileState, RecordLine, sha256
-from agentls.agent.errors import AgentError, ValidationError
+from agentls.agent.errors import AgentError, InvalidTargetError
 from agentls.agent.protected.paths import protected_reason
 from agentls.agent.sessions.entries import RestoreEntry
 from agentls.agent.sessions.store import SessionWriteError
@@ -96,7 +96,9 @@ async def plan_restore(
     index = next((i for i, r in enumerate(runs) if r.run_id == run_id), None)
     if index is None:
         known = ", ".join(r.run_id for r in runs) or "none"
-        raise ValidationError(f"no checkpoint for run {run_id!r} (runs with checkpoints: {known})")
+        raise InvalidTargetError(
+            f"no checkpoint for run {run_id!r} (runs with checkpoints: {known})"
+        )
     undone = runs[index:]
     target: dict[str, FileState] = {}
     expected: dict[str, FileState | None] = {}
@@ -215,7 +217,7 @@ async def _current(files: FileAccess, path: str) -> bytes | None:
         return None
     try:
         text = await files.read_text(path)
-    except ValidationError:
+    except InvalidTargetError:
         data, _ = await asyncio.to_thread(read_state, files.resolve(path))
         return data
     if text.lossy:

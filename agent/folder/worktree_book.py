@@ -24,7 +24,7 @@ from agentls.agent.worktrees import (
     find,
     listed,
     plan_apply,
-    state,
+    status,
 )
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class WorktreeBusy(AgentError):
 
 def worktree_info(worktree: Worktree, *, running: bool) -> WorktreeInfo:
     """What a front end is told of a worktree (blocking: git)."""
-    current = state(worktree)
+    current = status(worktree)
     return WorktreeInfo(
         name=worktree.name,
         branch=worktree.branch,

@@ -29,7 +29,7 @@ from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransien
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.tokens import CountMemo, MessageCounts
 from agentls.agent.llm.wire import error_from_wire
-from agentls.child_rpc import Call, ChildExited, ChildRPC
+from agentls.child_rpc import Call, WorkerExited, WorkerRPC
 from agentls.child_wire import FrameError
 from agentls.children import module_command
 
@@ -49,7 +49,7 @@ def worker_command() -> list[str]:
     return shlex.split(chosen) if chosen else module_command("agentls.agent.llm.worker")
 
 
-class ModelWorker(ChildRPC):
+class ModelWorker(WorkerRPC):
     """One worker process for the calls of one event loop. ``idle_seconds`` (read when
     the worker falls idle; 0: never) stops it after that long without a call or a
     ``hold()``; the next call starts it again."""
@@ -156,7 +156,7 @@ class ProcessLLM:
             while True:
                 try:
                     frame = await call.next()
-                except ChildExited as exc:
+                except WorkerExited as exc:
                     finished = True
                     died = _worker_died(exc.code, "".join(text), self.config.model)
                     raise _WorkerDied(died) from None

@@ -15,7 +15,7 @@ own prompt files switch freely. The built-in commands:
   conversation now, or starts a new one.
 
 Everything a user can get wrong (an unknown command, a missing input, an unknown agent,
-nothing to review) is a ``CommandError`` with a message naming it, before any model call.
+nothing to review) is a ``SlashCommandError`` with a message naming it, before any model call.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from agentls.agent.config.agents import MIXED, AgentRegistry
 from agentls.agent.config.models import AgentConfig, AppConfig
 from agentls.agent.contract import RunRequest
 from agentls.agent.prompts.slash_commands import (
-    Command,
-    CommandError,
+    SlashCommand,
+    SlashCommandError,
     expand,
-    load_commands,
+    load_slash_commands,
     parse_invocation,
 )
 
@@ -78,12 +78,12 @@ async def prepare(
     trusted: bool,
     known_tools: Sequence[str],
 ) -> PreparedRun:
-    """``request`` with its command resolved; CommandError when it cannot run."""
+    """``request`` with its command resolved; SlashCommandError when it cannot run."""
     invocation = parse_invocation(request.prompt)
     if invocation is None:
         return PreparedRun(request, config)
     name, arguments = invocation
-    found = load_commands(root)
+    found = load_slash_commands(root)
     command = found.get(name)
     notes = list(found.problems) if command.source != "built-in" else []
     if name in ("clear", "compact"):
@@ -105,7 +105,7 @@ async def prepare(
         try:
             changes = await uncommitted_changes(root)
         except NoChangesError as exc:
-            raise CommandError(f"/review: nothing to review: {exc}") from None
+            raise SlashCommandError(f"/review: nothing to review: {exc}") from None
         prompt = REVIEW_PROMPT.format(
             changes=changes.render(), extra=f"\nFocus: {arguments}" if arguments else ""
         )
@@ -118,7 +118,7 @@ async def prepare(
         registry = AgentRegistry(config)
         if not registry.exists(expanded.agent):
             known = ", ".join(registry.names())
-            raise CommandError(
+            raise SlashCommandError(
                 f"/{name} ({command.path}) asks for agent {expanded.agent!r}, which does not "
                 f"exist; known agents: {known}"
             )
@@ -139,7 +139,7 @@ async def prepare(
 
 
 def _refused_switch(
-    command: Command, wanted: str, chosen: str, registry: AgentRegistry
+    command: SlashCommand, wanted: str, chosen: str, registry: AgentRegistry
 ) -> str | None:
     """Why the command may not move the run from the user's ``chosen`` agent to
     ``wanted``, or None when it may: the user's own prompt files may, a workspace's only

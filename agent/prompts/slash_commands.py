@@ -49,12 +49,12 @@ _KNOWN_KEYS = {"description", "argument-hint", "agent", "mode", "model", "tools"
 _ALIASES = {"allowed-tools": "tools"}
 
 
-class CommandError(AgentError):
+class SlashCommandError(AgentError):
     """A command that does not exist, or that cannot run with the arguments given."""
 
 
 @dataclass(frozen=True)
-class Command:
+class SlashCommand:
     name: str
     description: str
     source: Source
@@ -79,40 +79,44 @@ class Command:
 
 
 BUILT_IN = (
-    Command(
+    SlashCommand(
         "init",
         "Write a first AGENTS.md from what the repository shows (asks before writing).",
         "built-in",
     ),
-    Command(
+    SlashCommand(
         "review", "Review the uncommitted changes with the read-only review agent.", "built-in"
     ),
-    Command("compact", "Compact the conversation now: older steps become a summary.", "built-in"),
-    Command("clear", "Start a new conversation.", "built-in"),
+    SlashCommand(
+        "compact", "Compact the conversation now: older steps become a summary.", "built-in"
+    ),
+    SlashCommand("clear", "Start a new conversation.", "built-in"),
 )
 
 
 @dataclass
-class CommandSet:
+class SlashCommandSet:
     """The commands of a workspace and what the user should hear about broken files."""
 
-    commands: dict[str, Command] = field(default_factory=dict)
+    commands: dict[str, SlashCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
-    def get(self, name: str) -> Command:
+    def get(self, name: str) -> SlashCommand:
         try:
             return self.commands[name]
         except KeyError:
             known = ", ".join(f"/{n}" for n in sorted(self.commands)) or "none"
-            raise CommandError(f"unknown command /{name}; the commands here are: {known}") from None
+            raise SlashCommandError(
+                f"unknown command /{name}; the commands here are: {known}"
+            ) from None
 
-    def listed(self) -> list[Command]:
+    def listed(self) -> list[SlashCommand]:
         return sorted(self.commands.values(), key=lambda c: c.name)
 
 
-def load_commands(root: Path, *, user_dir: Path | None = None) -> CommandSet:
+def load_slash_commands(root: Path, *, user_dir: Path | None = None) -> SlashCommandSet:
     """Every command available in ``root``: built-ins, the user's, the workspace's."""
-    found = CommandSet({command.name: command for command in BUILT_IN})
+    found = SlashCommandSet({command.name: command for command in BUILT_IN})
     user = user_dir if user_dir is not None else user_config_dir()
     for folder, suffix in USER_FOLDERS:
         _load_folder(found, user / folder, suffix, "user", user)
@@ -121,7 +125,9 @@ def load_commands(root: Path, *, user_dir: Path | None = None) -> CommandSet:
     return found
 
 
-def _load_folder(found: CommandSet, folder: Path, suffix: str, source: Source, base: Path) -> None:
+def _load_folder(
+    found: SlashCommandSet, folder: Path, suffix: str, source: Source, base: Path
+) -> None:
     if not folder.is_dir():
         return
     for path in sorted(folder.glob(f"*{suffix}")):
@@ -144,7 +150,7 @@ def _load_folder(found: CommandSet, folder: Path, suffix: str, source: Source, b
 
 def parse_prompt_file(
     path: Path, label: str, source: Source, suffix: str, problems: list[str]
-) -> Command | None:
+) -> SlashCommand | None:
     """One prompt file as a command, or None with a problem naming the file."""
     name = path.name[: -len(suffix)]
     if not NAME.match(name):
@@ -173,7 +179,7 @@ def parse_prompt_file(
     inputs: dict[str, str] = {}
     for match in _INPUT.finditer(body):
         inputs.setdefault(match.group(1), match.group(2) or "")
-    return Command(
+    return SlashCommand(
         name=name,
         description=_text(meta.get("description")) or _first_line(body),
         source=source,
@@ -225,14 +231,14 @@ class Expanded:
 
 
 def expand(
-    command: Command, arguments: str, *, known_tools: Sequence[str], trusted: bool
+    command: SlashCommand, arguments: str, *, known_tools: Sequence[str], trusted: bool
 ) -> Expanded:
-    """The prompt a file command runs with ``arguments``; CommandError for missing inputs."""
+    """The prompt a file command runs with ``arguments``; SlashCommandError for missing inputs."""
     words, values = _split_arguments(arguments, {name for name, _ in command.inputs})
     missing = [name for name, _ in command.inputs if name not in values]
     if missing:
         wanted = " ".join(f"{name}=..." for name in missing)
-        raise CommandError(
+        raise SlashCommandError(
             f"/{command.name} ({command.path}) needs {', '.join(missing)}: "
             f"run `/{command.name} {wanted}`"
         )

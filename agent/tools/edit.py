@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from agentls.agent.errors import PatchError, PathTraversalError, ValidationError
+from agentls.agent.errors import InvalidTargetError, PatchError, PathTraversalError
 from agentls.agent.policy.masked_edits import masked_hint
 from agentls.agent.tools.base import FileEditingTool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
@@ -48,7 +48,7 @@ class EditFileTool(FileEditingTool[EditFileArgs], name="edit_file"):
             path = ctx.run.files.rel(args.path)
             ctx.run.files.resolve(args.path, for_write=True)
             current = (await ctx.run.files.read_text(path)).text
-        except (ValidationError, PathTraversalError) as exc:
+        except (InvalidTargetError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
         old_str, new_str = args.old_str, args.new_str
         if "\r\n" in current and "\r\n" not in old_str:
@@ -202,7 +202,7 @@ class ApplyPatchTool(FileEditingTool[ApplyPatchArgs], name="apply_patch"):
                         else None
                     )
             results = apply_patch(patch, lambda p: current.get(ctx.run.files.rel(p)))
-        except (PatchError, ValidationError, PathTraversalError) as exc:
+        except (PatchError, InvalidTargetError, PathTraversalError) as exc:
             # V4A's own `*** Update File:` lines are not quoted text.
             quoted = "\n".join(x for x in patch.splitlines() if not x.startswith("*** "))
             hint = masked_hint(quoted, "".join(t for t in current.values() if t))

@@ -6,7 +6,7 @@ import asyncio
 import fnmatch
 from typing import Any
 
-from agentls.agent.errors import PathTraversalError, ValidationError
+from agentls.agent.errors import InvalidTargetError, PathTraversalError
 from agentls.agent.indexing import workspace_rules
 from agentls.agent.tools.base import FileEditingTool, Tool, ToolContext, ToolResult
 from agentls.agent.tools.edit import path_arg
@@ -25,7 +25,7 @@ class ReadFileTool(Tool[ReadFileArgs], name="read_file"):
     async def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         try:
             text_file = await ctx.run.files.read_text(args.path)
-        except (ValidationError, PathTraversalError) as exc:
+        except (InvalidTargetError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
         ctx.run.files.remember_read(args.path, text_file.text)
         if text_file.lossy:
@@ -51,7 +51,7 @@ class WriteFileTool(FileEditingTool[WriteFileArgs], name="write_file"):
             if exists and await ctx.run.files.is_dir(path):
                 return ToolResult.fail(f"{path} is a directory")
             base = (await ctx.run.files.read_text(path)).text if exists else None
-        except (ValidationError, PathTraversalError) as exc:
+        except (InvalidTargetError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
         if (
             base is not None
@@ -92,7 +92,7 @@ class DeleteFileTool(FileEditingTool[DeleteFileArgs], name="delete_file"):
             if await ctx.run.files.is_dir(path):
                 return ToolResult.fail(f"{path} is a directory; delete_file removes files only")
             base = (await ctx.run.files.read_text(path)).text
-        except (ValidationError, PathTraversalError) as exc:
+        except (InvalidTargetError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
         if ctx.run.dry_run:
             return ToolResult.ok(f"[dry run] would have deleted {path}. Nothing was changed.")
@@ -119,7 +119,7 @@ class ListFilesTool(Tool[ListFilesArgs], name="list_files"):
                 )
             entries: list[str] = []
             truncated = await self._walk(ctx, rules, base, args, entries)
-        except (ValidationError, PathTraversalError) as exc:
+        except (InvalidTargetError, PathTraversalError) as exc:
             return ToolResult.fail(str(exc))
         if not entries:
             return ToolResult.ok(

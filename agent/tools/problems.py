@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentls.agent.errors import PathTraversalError, ValidationError
+from agentls.agent.errors import InvalidTargetError, PathTraversalError
 from agentls.agent.events import Notice
 from agentls.agent.problems import SEVERITIES, Severity
 from agentls.agent.tools.base import Tool, ToolContext, ToolResult
@@ -54,7 +54,7 @@ class GetProblemsTool(Tool[GetProblemsArgs], name="get_problems"):
                         notes.append(f"{rel}: no language server checks this kind of file")
                         continue
                     texts[rel] = (await ctx.run.files.read_text(rel)).text
-                except (ValidationError, PathTraversalError) as exc:
+                except (InvalidTargetError, PathTraversalError) as exc:
                     notes.append(f"{path}: {exc}")
             if not texts:
                 return ToolResult.ok("\n".join(notes))

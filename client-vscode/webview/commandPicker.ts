@@ -4,7 +4,7 @@
  */
 import { commandQuery, filterCommands, insertCommand, sourceLabel, typedCommand } from '../src/panel/commandPicker';
 import type { ToWebview } from '../src/panel/messages';
-import type { CommandInfo } from '../src/protocol';
+import type { SlashCommandInfo } from '../src/protocol';
 import { h } from './dom';
 import { post } from './host';
 import { announce, ui } from './layout';
@@ -16,12 +16,12 @@ function typedQuery(): string | undefined {
   return commandQuery(ui.prompt.value, ui.prompt.selectionStart ?? ui.prompt.value.length);
 }
 
-function withHint(command: CommandInfo): string {
+function withHint(command: SlashCommandInfo): string {
   return `/${command.name}${command.hint ? ` ${command.hint}` : ''}`;
 }
 
 /** The picker: the prompt box's keydown gives it the keys first. */
-export const commandPicker = new ListboxPicker<CommandInfo>({
+export const commandPicker = new ListboxPicker<SlashCommandInfo>({
   input: ui.prompt,
   box: ui.commandBox,
   list: ui.commandList,
@@ -80,7 +80,7 @@ function refilter(query: string): void {
   ui.commandProblems.hidden = commands.problems.length === 0;
 }
 
-function chooseCommand(command: CommandInfo): void {
+function chooseCommand(command: SlashCommandInfo): void {
   const prompt = ui.prompt;
   const next = insertCommand(prompt.value, command.name);
   prompt.value = next.text;

@@ -7,7 +7,7 @@ import type { IncrementalMarkdown } from '../src/panel/markdown';
 import type { PanelOptions } from '../src/panel/messages';
 import { emptyConversation, type Action, type Conversation } from '../src/panel/model';
 import { emptyWorktrees, type WorktreeSessions } from '../src/panel/worktrees';
-import type { AgentInfo, AttachCandidate, Attachment, CommandInfo } from '../src/protocol';
+import type { AgentInfo, AttachCandidate, Attachment, SlashCommandInfo } from '../src/protocol';
 import { keepViewState, savedViewState } from './host';
 import { ui } from './layout';
 
@@ -49,7 +49,7 @@ export interface PanelState {
   /** The `@` picker's questions to the server: the last asked, the last answered and that answer. */
   attach: { asked: number; answered: number; candidates: AttachCandidate[]; notes: string[]; failure?: string };
   /** The workspace's commands as last listed (agent/commands), for the `/` picker and the hint. */
-  commands: { list: CommandInfo[]; problems: string[]; error?: string; loaded: boolean };
+  commands: { list: SlashCommandInfo[]; problems: string[]; error?: string; loaded: boolean };
 }
 
 const saved = savedViewState();

@@ -27,14 +27,14 @@ def register(ls: AgentLanguageServer) -> None:
 
 
 def list_commands(root: Path) -> dict[str, Any]:
-    from agentls.agent.prompts.slash_commands import load_commands
-    from agentls.server.protocol import CommandInfo, CommandsResult
+    from agentls.agent.prompts.slash_commands import load_slash_commands
+    from agentls.server.protocol import SlashCommandInfo, SlashCommandsResult
 
-    found = load_commands(root)
+    found = load_slash_commands(root)
     commands = [
-        CommandInfo(
+        SlashCommandInfo(
             name=c.name, description=c.description, hint=c.hint, source=c.source, path=c.path
         )
         for c in found.listed()
     ]
-    return CommandsResult(commands=commands, problems=found.problems).to_wire()
+    return SlashCommandsResult(commands=commands, problems=found.problems).to_wire()

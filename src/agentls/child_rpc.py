@@ -30,7 +30,7 @@ The envelope (the children's own fields go beside these keys; ``agent/llm/wire.p
 **Restart.** A child is started on first use (or by ``start``/``wait_ready`` ahead of
 it) and a dead one is started again on the next request. Each child has its own table of
 pending requests: when its output ends, only the requests it was sent fail, with
-``ChildExited`` (it may have acted on them). A request whose writing fails (its end of
+``WorkerExited`` (it may have acted on them). A request whose writing fails (its end of
 the pipe is closed: it died, even if the event loop has not heard so yet) never reached
 it: that child is killed and the request goes to a new child, once. A process's pipes
 belong to the event loop that started it: a new loop gets a new child.
@@ -67,7 +67,7 @@ T = TypeVar("T")
 EXIT_GRACE_SECONDS = 2.0
 
 
-class ChildExited(Exception):
+class WorkerExited(Exception):
     """The child exited while a request was in its hands; it may have acted on it."""
 
     def __init__(self, code: int | None) -> None:
@@ -82,18 +82,18 @@ class _Undelivered(Exception):
 class Call:
     """The frames a child sends for one request, in order; ``close`` when done."""
 
-    def __init__(self, child: Child, call_id: int) -> None:
+    def __init__(self, child: WorkerProcess, call_id: int) -> None:
         self.id = call_id
         self._child = child
-        self._frames: asyncio.Queue[Frame | ChildExited] = asyncio.Queue()
+        self._frames: asyncio.Queue[Frame | WorkerExited] = asyncio.Queue()
         self._closed = False
 
     async def next(self) -> Frame:
-        """The next frame; ``ChildExited`` once the child is gone."""
+        """The next frame; ``WorkerExited`` once the child is gone."""
         item = await self._frames.get()
-        if isinstance(item, ChildExited):
+        if isinstance(item, WorkerExited):
             self._frames.put_nowait(item)  # every later ``next`` says so too
-            raise ChildExited(item.code)
+            raise WorkerExited(item.code)
         return item
 
     def close(self, *, cancel: bool = False) -> None:
@@ -106,10 +106,10 @@ class Call:
         self._child.rpc.idle_clock(-1)
 
 
-class Child:
+class WorkerProcess:
     """One process and what belongs to it alone: its pending requests and its reader."""
 
-    def __init__(self, rpc: ChildRPC, process: PipedProcess) -> None:
+    def __init__(self, rpc: WorkerRPC, process: PipedProcess) -> None:
         self.rpc = rpc
         self.process = process
         self.pending: dict[int, Call] = {}
@@ -231,10 +231,10 @@ class Child:
             log.warning("%s: a frame of no request was ignored: %.200r", self.rpc.name, frame)
 
 
-Write = Callable[[Child], Awaitable[T]]
+Write = Callable[[WorkerProcess], Awaitable[T]]
 
 
-class ChildRPC:
+class WorkerRPC:
     """Requests to one child process at a time, started with ``command``.
 
     ``error`` is the exception callers get when there is no child to ask (it cannot be
@@ -261,7 +261,7 @@ class ChildRPC:
         self._announces_ready = announces_ready
         self._on_start = on_start
         self._idle_seconds = idle_seconds
-        self._child: Child | None = None
+        self._child: WorkerProcess | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock: asyncio.Lock | None = None
         self._closed = False
@@ -335,7 +335,7 @@ class ChildRPC:
         """Send request ``op`` (after ``before``, on the same child); read its frames
         from the returned call and close it."""
 
-        async def write(child: Child) -> Call:
+        async def write(child: WorkerProcess) -> Call:
             if before is not None:
                 await before(child)
             return await child.request({"op": op, **(fields or {})})
@@ -392,11 +392,11 @@ class ChildRPC:
         async with self._lock:
             yield
 
-    async def _started(self) -> Child:
+    async def _started(self) -> WorkerProcess:
         async with self._locked():
             return await self._ensure()
 
-    async def _ensure(self) -> Child:
+    async def _ensure(self) -> WorkerProcess:
         """The running child, started if there is none (under the lock)."""
         if self._closed:
             raise self._error(f"{self.name} was closed")
@@ -406,7 +406,7 @@ class ChildRPC:
         process = await start_piped(
             self._command, MAX_LINE_BYTES, name=self.name, error=self._error
         )
-        child = self._child = Child(self, process)
+        child = self._child = WorkerProcess(self, process)
         log.debug("%s started (pid %d)", self.name, process.pid)
         if not self._announces_ready:
             child.ready.set()
@@ -414,7 +414,7 @@ class ChildRPC:
             self._on_start()
         return child
 
-    def child_ended(self, child: Child, code: int | None) -> None:
+    def child_ended(self, child: WorkerProcess, code: int | None) -> None:
         """The reader of ``child`` ended: its pending requests fail, the next starts anew."""
         if self._child is child:
             self._child = None
@@ -422,7 +422,7 @@ class ChildRPC:
         if code is not None and not (child.ending or self._closed):
             log.warning("%s exited (code %s); the next request starts a new one", self.name, code)
         for call in list(child.pending.values()):
-            call._frames.put_nowait(ChildExited(code))
+            call._frames.put_nowait(WorkerExited(code))
 
     # -- idleness ----------------------------------------------------------------------
     def idle_clock(self, change: int) -> None:
@@ -442,7 +442,7 @@ class ChildRPC:
             self._idle_timer.cancel()
             self._idle_timer = None
 
-    def _idle_expired(self, child: Child) -> None:
+    def _idle_expired(self, child: WorkerProcess) -> None:
         self._idle_timer = None
         if self._child is not child or self._busy or self._loop is None:
             return

@@ -88,7 +88,7 @@ async def start_piped(
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
-            # POSIX only; elsewhere the child alone is ended (see child_rpc.Child.kill).
+            # POSIX only; elsewhere the child alone is ended (see child_rpc.WorkerProcess.kill).
             process_group=0 if OWN_GROUP else None,
         )
     except OSError as exc:

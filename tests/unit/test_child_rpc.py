@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agentls.child_rpc import Child, ChildExited, ChildRPC
+from agentls.child_rpc import WorkerExited, WorkerProcess, WorkerRPC
 from agentls.child_wire import FrameError, decode, encode
 
 CHILD = str(Path(__file__).resolve().parents[1] / "fixtures" / "rpc_child.py")
@@ -30,8 +30,8 @@ class Unavailable(RuntimeError):
     """The error the tests' clients say "no child" with."""
 
 
-def rpc(*flags: str, **options: object) -> ChildRPC:
-    return ChildRPC(
+def rpc(*flags: str, **options: object) -> WorkerRPC:
+    return WorkerRPC(
         [sys.executable, CHILD, *flags],
         name="the test child",
         error=Unavailable,
@@ -40,7 +40,7 @@ def rpc(*flags: str, **options: object) -> ChildRPC:
 
 
 @pytest.fixture
-async def child() -> AsyncIterator[ChildRPC]:
+async def child() -> AsyncIterator[WorkerRPC]:
     it = rpc()
     yield it
     await it.close()
@@ -72,7 +72,7 @@ async def until(condition: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.02)
 
 
-async def pid_of(child: ChildRPC) -> int:
+async def pid_of(child: WorkerRPC) -> int:
     return int((await child.ask("pid"))["result"])
 
 
@@ -94,7 +94,7 @@ def test_frames_are_single_ascii_lines_and_come_back_as_they_went() -> None:
         encode({"messages": circular})
 
 
-async def test_requests_start_the_child_and_each_gets_its_own_answer(child: ChildRPC) -> None:
+async def test_requests_start_the_child_and_each_gets_its_own_answer(child: WorkerRPC) -> None:
     assert child.pid is None and not child.running  # nothing runs before the first use
     slow = asyncio.create_task(child.ask("slow", {"seconds": 0.5}))
     answers = await asyncio.gather(*(child.ask("echo", {"value": n}) for n in range(20)))
@@ -103,7 +103,7 @@ async def test_requests_start_the_child_and_each_gets_its_own_answer(child: Chil
     assert child.running and child.pid == await pid_of(child)
 
 
-async def test_a_stream_arrives_in_order_and_ends_with_its_last_frame(child: ChildRPC) -> None:
+async def test_a_stream_arrives_in_order_and_ends_with_its_last_frame(child: WorkerRPC) -> None:
     call = await child.call("stream", {"count": 50})
     frames = []
     try:
@@ -127,7 +127,7 @@ async def test_a_child_that_announces_ready_is_ready_once_it_says_so() -> None:
 
 
 async def test_a_child_that_exits_while_starting_is_an_error_naming_it() -> None:
-    failing = ChildRPC(
+    failing = WorkerRPC(
         [sys.executable, "-c", "raise SystemExit(3)"],
         name="the test child",
         error=Unavailable,
@@ -141,16 +141,16 @@ async def test_a_child_that_exits_while_starting_is_an_error_naming_it() -> None
 
 
 async def test_a_command_that_cannot_start_is_the_clients_error() -> None:
-    broken = ChildRPC(["/nonexistent/python"], name="the test child", error=Unavailable)
+    broken = WorkerRPC(["/nonexistent/python"], name="the test child", error=Unavailable)
     with pytest.raises(Unavailable, match="could not start the test child"):
         await broken.ask("echo", {"value": 1})
 
 
 async def test_a_request_the_child_died_on_fails_and_the_next_starts_a_new_child(
-    child: ChildRPC, caplog: pytest.LogCaptureFixture
+    child: WorkerRPC, caplog: pytest.LogCaptureFixture
 ) -> None:
     first = await pid_of(child)
-    with pytest.raises(ChildExited) as died:
+    with pytest.raises(WorkerExited) as died:
         await child.ask("die", {"code": 7})
     assert died.value.code == 7
     assert "the test child exited (code 7)" in caplog.text
@@ -159,7 +159,7 @@ async def test_a_request_the_child_died_on_fails_and_the_next_starts_a_new_child
 
 
 async def test_a_request_written_to_a_child_that_died_unread_goes_to_a_new_child_once(
-    child: ChildRPC,
+    child: WorkerRPC,
 ) -> None:
     first = await pid_of(child)
     os.kill(first, signal.SIGKILL)
@@ -170,14 +170,14 @@ async def test_a_request_written_to_a_child_that_died_unread_goes_to_a_new_child
 
 async def test_a_request_no_child_can_read_fails_after_the_second_child(tmp_path: Path) -> None:
     # Each child closes its input at once and lives on: no write can ever reach one.
-    deaf = ChildRPC(
+    deaf = WorkerRPC(
         [sys.executable, "-c", "import os, time; os.close(0); time.sleep(600)"],
         name="the test child",
         error=Unavailable,
     )
     started: list[int] = []
 
-    async def input_closed(child: Child) -> None:
+    async def input_closed(child: WorkerProcess) -> None:
         started.append(child.process.pid)
         await until(lambda: not Path(f"/proc/{child.process.pid}/fd/0").exists(), "stdin closed")
 
@@ -190,7 +190,7 @@ async def test_a_request_no_child_can_read_fails_after_the_second_child(tmp_path
         await deaf.close()
 
 
-async def test_each_child_fails_only_the_requests_it_was_sent(child: ChildRPC) -> None:
+async def test_each_child_fails_only_the_requests_it_was_sent(child: WorkerRPC) -> None:
     first = await pid_of(child)
     pending = await child.call("slow", {"seconds": 600})  # sent, not answered
     os.kill(first, signal.SIGKILL)
@@ -198,13 +198,13 @@ async def test_each_child_fails_only_the_requests_it_was_sent(child: ChildRPC) -
     # The loop hears of the death late: this request finds the pipe broken and goes to
     # a new child, and the old child's end fails only the request it had.
     assert (await child.ask("echo", {"value": "new"}))["result"] == "new"
-    with pytest.raises(ChildExited):
+    with pytest.raises(WorkerExited):
         await pending.next()
     pending.close()
     assert (await child.ask("echo", {"value": "still"}))["result"] == "still"
 
 
-async def test_closing_a_call_with_cancel_tells_the_child(child: ChildRPC) -> None:
+async def test_closing_a_call_with_cancel_tells_the_child(child: WorkerRPC) -> None:
     call = await child.call("slow", {"seconds": 600})
     call.close(cancel=True)
     call.close(cancel=True)  # idempotent: said once
@@ -212,7 +212,7 @@ async def test_closing_a_call_with_cancel_tells_the_child(child: ChildRPC) -> No
 
 
 async def test_log_frames_reach_this_process_log(
-    child: ChildRPC, caplog: pytest.LogCaptureFixture
+    child: WorkerRPC, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.WARNING):
         assert (await child.ask("log", {"message": "from the child"}))["result"] is True
@@ -284,8 +284,8 @@ def test_a_new_event_loop_gets_a_new_child_and_an_ended_loop_does_not_wait_for_o
     child running must not wait for it: it exits once its stdin closes, after the loop."""
     script = (
         "import asyncio, sys\n"
-        "from agentls.child_rpc import ChildRPC\n"
-        f"child = ChildRPC([sys.executable, {CHILD!r}], name='the test child', error=OSError)\n"
+        "from agentls.child_rpc import WorkerRPC\n"
+        f"child = WorkerRPC([sys.executable, {CHILD!r}], name='the test child', error=OSError)\n"
         "async def pid():\n"
         "    return (await child.ask('pid'))['result']\n"
         "print(asyncio.run(pid()), asyncio.run(pid()), flush=True)\n"

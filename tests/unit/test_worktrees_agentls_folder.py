@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from git_repo import git
 
-from agentls.agent.worktrees import commit_run, create, state
+from agentls.agent.worktrees import commit_run, create, status
 
 
 @pytest.mark.parametrize("ignored", [True, False], ids=["ignored", "not-ignored"])
@@ -35,4 +35,4 @@ def test_agentls_folder_stays_out_of_the_worktree(tmp_path: Path, ignored: bool)
     assert commit_run(worktree, "the run's work")
     committed = git(worktree.folder, "show", "--name-only", "--format=", "HEAD").split()
     assert committed == ["app.py"]
-    assert not state(worktree).uncommitted
+    assert not status(worktree).uncommitted

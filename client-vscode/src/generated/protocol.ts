@@ -43,7 +43,7 @@ export interface ClientRequests {
   'agent/cancel': { params: CancelParams; result: CancelResult };
   'agent/message': { params: MessageParams; result: MessageResult };
   'agent/agents': { params: NoParams; result: AgentsResult };
-  'agent/commands': { params: NoParams; result: CommandsResult };
+  'agent/commands': { params: NoParams; result: SlashCommandsResult };
   'agent/attachCandidates': { params: AttachCandidatesParams; result: AttachCandidatesResult };
   'agent/ping': { params: NoParams; result: PingResult };
   'agent/sessions': { params: NoParams; result: SessionsResult };
@@ -88,10 +88,6 @@ export interface ServerNotifications {
 export const AutoSaveModeValues = ['off', 'afterDelay', 'onFocusChange', 'onWindowChange'] as const;
 export type AutoSaveMode = (typeof AutoSaveModeValues)[number];
 
-/** Every `CommandSource`, in order. */
-export const CommandSourceValues = ['built-in', 'user', 'workspace'] as const;
-export type CommandSource = (typeof CommandSourceValues)[number];
-
 /** Every `ConfirmMode`, in order. */
 export const ConfirmModeValues = ['yolo', 'confirm-all', 'confirm-sensitive'] as const;
 export type ConfirmMode = (typeof ConfirmModeValues)[number];
@@ -120,6 +116,10 @@ export type RunStatus = (typeof RunStatusValues)[number];
 /** Every `SelfEvalMode`, in order. */
 export const SelfEvalModeValues = ['off', 'basic', 'full'] as const;
 export type SelfEvalMode = (typeof SelfEvalModeValues)[number];
+
+/** Every `SlashCommandSource`, in order. */
+export const SlashCommandSourceValues = ['built-in', 'user', 'workspace'] as const;
+export type SlashCommandSource = (typeof SlashCommandSourceValues)[number];
 
 /** Every `StepPhase`, in order. */
 export const StepPhaseValues = ['tool_start', 'tool_end'] as const;
@@ -285,18 +285,6 @@ export interface CheckpointsResult {
   runs: CheckpointRun[];
 }
 
-/** A `/name` command a prompt may start with. */
-export interface CommandInfo {
-  /** Without the `/`. */
-  name: string;
-  description: string;
-  /** What to type after the name (its `argument-hint`, else its `${input:...}` names as `name=<placeholder>`); empty when it takes nothing. */
-  hint: string;
-  source: CommandSource;
-  /** The prompt file it comes from: workspace-relative, or `your ...` for one in the user config directory; empty for a built-in. */
-  path: string;
-}
-
 /**
  * `agent/command`: a command the agent runs, as it runs, for a client that mirrors
  * it (one that declares `experimental.agentls.commandOutput`). `started` names the
@@ -318,13 +306,6 @@ export interface CommandParams {
   exitCode?: number;
   /** `ended`: stopped by its time limit. */
   timedOut?: boolean;
-}
-
-/** `agent/commands` result: by name. */
-export interface CommandsResult {
-  commands: CommandInfo[];
-  /** Prompt files that were skipped or partly ignored, and why. */
-  problems: string[];
 }
 
 export interface Compaction {
@@ -767,6 +748,25 @@ export interface SessionResult {
 /** `agent/sessions` result, newest first. */
 export interface SessionsResult {
   sessions: SessionInfo[];
+}
+
+/** A `/name` command a prompt may start with. */
+export interface SlashCommandInfo {
+  /** Without the `/`. */
+  name: string;
+  description: string;
+  /** What to type after the name (its `argument-hint`, else its `${input:...}` names as `name=<placeholder>`); empty when it takes nothing. */
+  hint: string;
+  source: SlashCommandSource;
+  /** The prompt file it comes from: workspace-relative, or `your ...` for one in the user config directory; empty for a built-in. */
+  path: string;
+}
+
+/** `agent/commands` result: by name. */
+export interface SlashCommandsResult {
+  commands: SlashCommandInfo[];
+  /** Prompt files that were skipped or partly ignored, and why. */
+  problems: string[];
 }
 
 /** `agent/status`: the run changed state. */

@@ -4,7 +4,7 @@
  * command the prompt starts with (its keys are the listbox's, ./listbox.ts). Pure,
  * unit-tested; the webview draws it.
  */
-import type { CommandInfo } from '../protocol';
+import type { SlashCommandInfo } from '../protocol';
 
 /** A command's name as the server accepts it after `/` (agent/prompts/slash_commands.py NAME). */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -30,9 +30,9 @@ export function commandQuery(text: string, caret: number): string | undefined {
  * contain it, then those whose description does (each group in the server's name order).
  * Case does not matter; an empty query lists every command.
  */
-export function filterCommands(commands: readonly CommandInfo[], query: string): CommandInfo[] {
+export function filterCommands(commands: readonly SlashCommandInfo[], query: string): SlashCommandInfo[] {
   const q = query.toLowerCase();
-  const groups: CommandInfo[][] = [[], [], []];
+  const groups: SlashCommandInfo[][] = [[], [], []];
   for (const command of commands) {
     const name = command.name.toLowerCase();
     if (name.startsWith(q)) {
@@ -57,7 +57,7 @@ export function insertCommand(text: string, name: string): { text: string; caret
 }
 
 /** The command the prompt starts with (`/name` then a space or the end), if it is known. */
-export function typedCommand(text: string, commands: readonly CommandInfo[]): CommandInfo | undefined {
+export function typedCommand(text: string, commands: readonly SlashCommandInfo[]): SlashCommandInfo | undefined {
   const match = /^\/(\S+)(\s|$)/.exec(text);
   if (!match || !NAME.test(match[1])) {
     return undefined;
@@ -66,6 +66,6 @@ export function typedCommand(text: string, commands: readonly CommandInfo[]): Co
 }
 
 /** Where a command comes from, as the picker says it. */
-export function sourceLabel(command: CommandInfo): string {
+export function sourceLabel(command: SlashCommandInfo): string {
   return command.source === 'built-in' ? 'built-in' : command.path || command.source;
 }

@@ -2,7 +2,7 @@
  * The messages between the agent panel's webview and the extension (types only: both sides
  * import them; the webview bundle gets no code from here).
  */
-import type { AgentInfo, AttachCandidate, Attachment, CommandInfo, SessionInfo } from '../protocol';
+import type { AgentInfo, AttachCandidate, Attachment, SlashCommandInfo, SessionInfo } from '../protocol';
 import type { Action, Conversation } from './model';
 import type { WorktreeSessions } from './worktrees';
 
@@ -26,7 +26,7 @@ export type ToWebview =
   /** The answer to `listSessions` (agent/sessions), newest first. */
   | { type: 'sessions'; sessions: SessionInfo[]; error?: string }
   /** The answer to `listCommands` (agent/commands); `error` when it could not be asked. */
-  | { type: 'commands'; commands: CommandInfo[]; problems: string[]; error?: string }
+  | { type: 'commands'; commands: SlashCommandInfo[]; problems: string[]; error?: string }
   /** The answer to `attachCandidates` (agent/attachCandidates) for the query typed after `@`. */
   | { type: 'attachCandidates'; seq: number; items: AttachCandidate[]; notes: string[]; error?: string }
   | { type: 'focusPrompt' }

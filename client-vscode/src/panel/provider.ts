@@ -23,7 +23,7 @@ import {
   type AttachCandidatesResult,
   type Attachment,
   type CheckpointsResult,
-  type CommandsResult,
+  type SlashCommandsResult,
   type RestoreResult,
   type SessionResult,
   type SessionsResult,
@@ -643,7 +643,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      const result = await client.sendRequest<CommandsResult>(Methods.commands, {});
+      const result = await client.sendRequest<SlashCommandsResult>(Methods.commands, {});
       this.post({ type: 'commands', commands: result.commands, problems: result.problems });
     } catch (error) {
       logError(`${Methods.commands} failed`, error);

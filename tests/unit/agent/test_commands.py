@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from agentls.agent.prompts.slash_commands import (
-    CommandError,
+    SlashCommandError,
     expand,
-    load_commands,
+    load_slash_commands,
     parse_invocation,
 )
 
@@ -45,7 +45,7 @@ def ws(tmp_path: Path) -> Path:
 
 
 def test_commands_come_from_both_kinds_of_files_and_the_built_ins(ws: Path, tmp_path: Path) -> None:
-    found = load_commands(ws, user_dir=tmp_path / "user")
+    found = load_slash_commands(ws, user_dir=tmp_path / "user")
     names = [c.name for c in found.listed()]
     assert names == ["clear", "compact", "explain", "fix-tests", "init", "release", "review"]
     fix = found.get("fix-tests")
@@ -57,7 +57,7 @@ def test_commands_come_from_both_kinds_of_files_and_the_built_ins(ws: Path, tmp_
 
 
 def test_every_broken_file_is_named(ws: Path, tmp_path: Path) -> None:
-    problems = load_commands(ws, user_dir=tmp_path / "user").problems
+    problems = load_slash_commands(ws, user_dir=tmp_path / "user").problems
     assert any(
         p.startswith(".github/prompts/bad.prompt.md: its front matter is not valid YAML on line")
         for p in problems
@@ -70,7 +70,7 @@ def test_a_workspace_command_replaces_the_users_and_says_so(ws: Path, tmp_path: 
     user = tmp_path / "user"
     write(user / "prompts/explain.prompt.md", "Mine.\n")
     write(user / "commands/mine.md", "Only mine: $ARGUMENTS\n")
-    found = load_commands(ws, user_dir=user)
+    found = load_slash_commands(ws, user_dir=user)
     assert found.get("mine").source == "user" and found.get("mine").path == "your commands/mine.md"
     assert found.get("explain").source == "workspace"
     assert ".claude/commands/explain.md replaces /explain of your prompts/explain.prompt.md" in (
@@ -79,8 +79,10 @@ def test_a_workspace_command_replaces_the_users_and_says_so(ws: Path, tmp_path: 
 
 
 def test_an_unknown_command_lists_the_known_ones(ws: Path, tmp_path: Path) -> None:
-    with pytest.raises(CommandError, match=r"unknown command /nope; the commands here are: /clear"):
-        load_commands(ws, user_dir=tmp_path).get("nope")
+    with pytest.raises(
+        SlashCommandError, match=r"unknown command /nope; the commands here are: /clear"
+    ):
+        load_slash_commands(ws, user_dir=tmp_path).get("nope")
 
 
 @pytest.mark.parametrize(
@@ -103,7 +105,7 @@ def test_a_prompt_is_a_command_when_it_starts_with_a_slash_and_a_name(
 
 
 def test_arguments_fill_the_body_and_tools_only_narrow(ws: Path, tmp_path: Path) -> None:
-    command = load_commands(ws, user_dir=tmp_path).get("fix-tests")
+    command = load_slash_commands(ws, user_dir=tmp_path).get("fix-tests")
     done = expand(command, "auth billing", known_tools=TOOLS, trusted=True)
     assert done.prompt == "Run the tests of auth billing and fix what fails. Start with auth."
     assert done.tools == ("read_file", "edit_file") and done.agent == "build"
@@ -116,7 +118,7 @@ def test_arguments_fill_the_body_and_tools_only_narrow(ws: Path, tmp_path: Path)
 def test_an_untrusted_folders_prompt_file_does_not_choose_the_model(
     ws: Path, tmp_path: Path
 ) -> None:
-    command = load_commands(ws, user_dir=tmp_path).get("fix-tests")
+    command = load_slash_commands(ws, user_dir=tmp_path).get("fix-tests")
     done = expand(command, "auth", known_tools=TOOLS, trusted=False)
     assert done.model is None
     assert "its model openai/gpt-4.1 is ignored: this folder is not trusted" in done.notes[-1]
@@ -125,17 +127,17 @@ def test_an_untrusted_folders_prompt_file_does_not_choose_the_model(
 def test_inputs_come_as_name_value_and_a_missing_one_is_a_clear_error(
     ws: Path, tmp_path: Path
 ) -> None:
-    command = load_commands(ws, user_dir=tmp_path).get("release")
+    command = load_slash_commands(ws, user_dir=tmp_path).get("release")
     done = expand(command, "version=1.2 channel=beta", known_tools=TOOLS, trusted=True)
     assert done.prompt == "Prepare release 1.2 for beta."
-    with pytest.raises(CommandError, match=r"needs channel: run `/release channel=...`"):
+    with pytest.raises(SlashCommandError, match=r"needs channel: run `/release channel=...`"):
         expand(command, "version=1.2", known_tools=TOOLS, trusted=True)
 
 
 def test_arguments_without_a_placeholder_are_added_at_the_end(tmp_path: Path) -> None:
     root = tmp_path / "r"
     write(root / ".claude/commands/plain.md", "Tidy the imports.\n")
-    command = load_commands(root, user_dir=tmp_path).get("plain")
+    command = load_slash_commands(root, user_dir=tmp_path).get("plain")
     assert expand(command, "in src/", known_tools=TOOLS, trusted=True).prompt == (
         "Tidy the imports.\n\nin src/"
     )

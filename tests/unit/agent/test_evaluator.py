@@ -20,7 +20,7 @@ from agentls.agent.evaluator import (
 from agentls.agent.llm.adapter import LiteLLMAdapter
 from agentls.agent.llm.models import LLMResponse, ToolCall
 from agentls.agent.llm.scripted_server import ScriptedModelServer, error, text
-from agentls.agent.run_record import AgentState, StepResult
+from agentls.agent.run_record import RunRecord, StepResult
 from agentls.agent.tools.base import ToolCallResult, ToolResult
 
 PASS = json.dumps({"completed": True, "confidence": 0.95, "issues": [], "suggestion": ""})
@@ -47,7 +47,7 @@ def sent(scripted: ScriptedModelServer, llm: LiteLLMAdapter) -> list[dict[str, A
     return [request.body for request in scripted.requests_for(llm.config.model)]
 
 
-def finished_state(output: str = "Created utils.py", status: str = "success") -> AgentState:
+def finished_state(output: str = "Created utils.py", status: str = "success") -> RunRecord:
     call = ToolCallResult(
         tool_name="write_file",
         args={"path": "src/utils.py", "content": "x" * 200},
@@ -63,7 +63,7 @@ def finished_state(output: str = "Created utils.py", status: str = "success") ->
         ),
         tool_calls_made=[call, failed],
     )
-    return AgentState(messages=[], steps=[step], status=status, final_output=output)
+    return RunRecord(messages=[], steps=[step], status=status, final_output=output)
 
 
 # ---------------------------------------------------------------- parsing
@@ -209,7 +209,7 @@ async def test_mode_off_does_nothing(scripted: ScriptedModelServer, llm: LiteLLM
 # ---------------------------------------------------------------- full
 
 
-async def _never_run(prompt: str) -> AgentState:
+async def _never_run(prompt: str) -> RunRecord:
     raise AssertionError(f"no correction run expected, got {prompt!r}")
 
 
@@ -220,7 +220,7 @@ class Reruns:
         self.prompts: list[str] = []
         self.fail_on = fail_on
 
-    async def __call__(self, prompt: str) -> AgentState:
+    async def __call__(self, prompt: str) -> RunRecord:
         self.prompts.append(prompt)
         if self.fail_on is not None and len(self.prompts) == self.fail_on:
             raise RuntimeError("rerun crashed")

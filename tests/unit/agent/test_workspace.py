@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentls.agent.errors import PathTraversalError, ValidationError
+from agentls.agent.errors import InvalidTargetError, PathTraversalError
 from agentls.agent.workspace import (
     DiskFileAccess,
     EditProposal,
@@ -71,11 +71,11 @@ async def test_read_binary_oversize_and_non_utf8(ws: Path) -> None:
     (ws / "bin.dat").write_bytes(b"abc\x00def")
     (ws / "big.txt").write_text("x" * 101)
     (ws / "latin.txt").write_bytes("caf\xe9\n".encode("latin-1"))
-    with pytest.raises(ValidationError, match="binary"):
+    with pytest.raises(InvalidTargetError, match="binary"):
         await files.read_text("bin.dat")
-    with pytest.raises(ValidationError, match=r"over the 100-byte limit"):
+    with pytest.raises(InvalidTargetError, match=r"over the 100-byte limit"):
         await files.read_text("big.txt")
-    with pytest.raises(ValidationError, match="not found"):
+    with pytest.raises(InvalidTargetError, match="not found"):
         await files.read_text("missing.txt")
     latin = await files.read_text("latin.txt")
     assert latin.lossy and latin.text == "caf\ufffd\n"

@@ -16,7 +16,7 @@ from agentls.agent.config.models import ConfirmMode, SelfEvalMode, choices
 from agentls.agent.contract import RunRequest, RunResult, WireModel
 from agentls.agent.llm.models import Usage
 from agentls.agent.run import RunOutcome
-from agentls.agent.run_record import AgentState
+from agentls.agent.run_record import RunRecord
 from agentls.cli.main import build_parser
 from agentls.server import protocol_schema as generator
 from agentls.server.protocol import (
@@ -137,7 +137,7 @@ def test_python_code_uses_snake_case_names() -> None:
 
 
 def test_run_result_keeps_its_historic_names() -> None:
-    state = AgentState(messages=[], model="openai/m")
+    state = RunRecord(messages=[], model="openai/m")
     state.finish("success", "done")
     state.usage = Usage(prompt_tokens=3, completion_tokens=2, total_tokens=5)
     result = RunOutcome(state, "r1", "s1", "build").to_result()

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { commandQuery, filterCommands, insertCommand, sourceLabel, typedCommand } from '../../panel/commandPicker';
-import type { CommandInfo } from '../../protocol';
+import type { SlashCommandInfo } from '../../protocol';
 
-function command(name: string, description = '', extra: Partial<CommandInfo> = {}): CommandInfo {
+function command(name: string, description = '', extra: Partial<SlashCommandInfo> = {}): SlashCommandInfo {
   return { name, description, hint: '', source: 'built-in', path: '', ...extra };
 }
 
@@ -18,7 +18,7 @@ const COMMANDS = [
   command('standup', 'Summarise what I did', { source: 'user', path: 'your prompts/standup.prompt.md' }),
 ];
 
-const names = (list: CommandInfo[]): string[] => list.map((c) => c.name);
+const names = (list: SlashCommandInfo[]): string[] => list.map((c) => c.name);
 
 describe('commandQuery: when the picker is open', () => {
   it('opens on a slash at the start and follows the first word up to the caret', () => {
