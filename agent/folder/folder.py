@@ -183,7 +183,9 @@ class FolderEngine:
         in it; WorktreeError when it cannot be made."""
         if name and self.worktree_in_use(name):
             raise WorktreeBusy(f"the worktree {name!r} already has a run in flight")
-        run = await open_worktree_run(folder, name)
+        run = await open_worktree_run(
+            folder, name, edits_confirmed=self.medium.worktree_edits_confirmed
+        )
         if self.worktree_in_use(run.name):
             raise WorktreeBusy(f"the worktree {run.name!r} already has a run in flight")
         self._worktrees_in_use.add(run.name)
@@ -194,7 +196,9 @@ class FolderEngine:
 
     async def open_worktree(self, folder: Path, name: str | None) -> WorktreeRun:
         """A worktree a session keeps for all its runs (ACP): not held run by run."""
-        return await open_worktree_run(folder, name)
+        return await open_worktree_run(
+            folder, name, edits_confirmed=self.medium.worktree_edits_confirmed
+        )
 
     # -- the end ---------------------------------------------------------------------------
     def close_soon(self, closing: Callable[[], Any]) -> None:

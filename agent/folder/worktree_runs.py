@@ -93,6 +93,9 @@ class WorktreeRun:
     source: Path
     #: The worktree was made for this run (else an earlier run's was found).
     created: bool
+    #: Whether the medium confirms a worktree's edits one by one (``Medium``; no medium
+    #: does today: they are reviewed when the branch is applied).
+    edits_confirmed: bool = False
     #: ``worktree.setup`` has yet to run (the worktree is new).
     needs_setup: bool = field(init=False)
 
@@ -143,6 +146,8 @@ class WorktreeRun:
         terminal would otherwise ask), and asks everything else as ``approver`` does."""
         from agentls.agent.workspace import DiskFileAccess
 
+        if self.edits_confirmed:
+            return approver  # asked edit by edit, as in the user's own tree
         if not isinstance(files, DiskFileAccess):
             raise TypeError("a worktree's files are on disk")
         files.confirmer = refuse_protected(self.worktree.folder)
@@ -198,11 +203,13 @@ def summary(worktree: Worktree) -> WorktreeSummary:
     )
 
 
-async def open_worktree_run(folder: Path, name: str | None) -> WorktreeRun:
+async def open_worktree_run(
+    folder: Path, name: str | None, *, edits_confirmed: bool = False
+) -> WorktreeRun:
     """The worktree ``name`` of ``folder``'s repository, made from the user's current state
     when new (a fresh name when ``name`` is empty). WorktreeError says why not."""
     worktree, created = await asyncio.to_thread(prepare, folder, name or None)
-    return WorktreeRun(worktree, folder, created)
+    return WorktreeRun(worktree, folder, created, edits_confirmed=edits_confirmed)
 
 
 def copied_folder(source: Path) -> Path | None:

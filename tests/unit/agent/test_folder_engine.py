@@ -106,3 +106,33 @@ def test_one_commit_title_and_summary() -> None:
         "worktree w (branch agentls/w): 2 file(s) changed, +3 -1. Apply it to your tree "
         "with `agentls apply w`, or `agentls discard w`."
     )
+
+
+async def test_a_worktrees_edit_policy_is_the_mediums(tmp_path: Path) -> None:
+    """What the media table says is what a worktree run does: edits written without a
+    question (protected files refused) unless the medium confirms them one by one."""
+    from git_repo import git
+
+    from agentls.agent.folder.media import Medium
+    from agentls.agent.policy.approval import BaseApprover
+    from agentls.agent.workspace import DiskFileAccess
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "app.py").write_text("x = 1\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "start")
+    asking = Medium("terminal", "", worktree_edits_confirmed=True)
+    for medium, asked in ((TERMINAL, False), (asking, True)):
+        engine = FolderEngine(medium)
+        run = await engine.hold_worktree(root, f"policy-{medium.name}-{asked}")
+        try:
+            approver = BaseApprover()
+            files = DiskFileAccess(run.worktree.folder)
+            wrapped = run.reviewed_at_apply(approver, files)
+            assert (wrapped is approver) is asked
+            assert (files.confirmer is None) is asked
+        finally:
+            engine.release_worktree(run)
+            await engine.aclose()
