@@ -45,10 +45,10 @@ from agentls.agent.config.models import AppConfig, ConfirmMode
 from agentls.agent.contract import Attachment
 from agentls.agent.errors import AgentError
 from agentls.agent.run_messages import RunMessageError, RunMessages
-from agentls.agent.sessions.store import SessionStore, store_for
 
 if TYPE_CHECKING:
     from agentls.agent.folder.folder import FolderEngine
+    from agentls.agent.sessions.store import SessionStore
     from agentls.agent.folder.worktree_runs import WorktreeRun
 
 log = logging.getLogger(__name__)
@@ -147,8 +147,8 @@ class AgentlsAcpAgent:
         except AgentError as exc:
             raise _request_error(str(exc)) from exc
         config = loaded.config
-        store = store_for(config.workspace.root, config.sessions.dir)
         engine = folder_engine(ACP)
+        store = engine.sessions(config)
         session = AcpSession(
             session_id,
             config,
@@ -267,9 +267,12 @@ class AgentlsAcpAgent:
 
     def _offer_commands(self, session: AcpSession) -> None:
         from agentls.acp_agent.commands import send_available_commands
+        from agentls.agent.folder.media import ACP
+        from agentls.compose import folder_engine
 
         root = Path(session.config.workspace.root)
-        self._in_background(send_available_commands(self._client(), session.id, root))
+        engine = session.engine or folder_engine(ACP)
+        self._in_background(send_available_commands(self._client(), session.id, engine, root))
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)

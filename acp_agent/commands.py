@@ -6,12 +6,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from acp import helpers
 from acp.interfaces import Client
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-from agentls.agent.prompts.slash_commands import SlashCommand, load_slash_commands
+if TYPE_CHECKING:
+    from agentls.agent.folder.folder import FolderEngine
+    from agentls.agent.prompts.slash_commands import SlashCommand
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +27,9 @@ CLEAR_ANSWER = (
 )
 
 
-def available(root: Path) -> tuple[list[AvailableCommand], list[str]]:
+def available(engine: FolderEngine, root: Path) -> tuple[list[AvailableCommand], list[str]]:
     """The commands to offer, and the problems of the prompt files that could not load."""
-    found = load_slash_commands(root)
+    found = engine.slash_commands(root)
     offered = [_offer(c) for c in found.listed() if c.name not in NOT_OFFERED]
     return offered, list(found.problems)
 
@@ -40,12 +43,14 @@ def _offer(command: SlashCommand) -> AvailableCommand:
     )
 
 
-async def send_available_commands(client: Client, session_id: str, root: Path) -> None:
+async def send_available_commands(
+    client: Client, session_id: str, engine: FolderEngine, root: Path
+) -> None:
     """Tell the editor the session's commands, once the session's answer is out (the
     editor learns the session id from it)."""
     await asyncio.sleep(0)
     try:
-        offered, problems = await asyncio.to_thread(available, root)
+        offered, problems = await asyncio.to_thread(available, engine, root)
         for problem in problems:
             log.warning("session %s: %s", session_id, problem)
         await client.session_update(

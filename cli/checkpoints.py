@@ -51,12 +51,13 @@ def checkpoints_command(args: argparse.Namespace) -> int:
 async def _checkpoints_or_restore(args: argparse.Namespace, config: AppConfig) -> int:
     # Imported here, not to build the parser: the checkpoint store loads much of the engine.
     from agentls.agent.checkpoints import foreign_runs, list_checkpoints, restore, store_of_run
-    from agentls.agent.sessions.store import store_for
+    from agentls.agent.folder.media import TERMINAL
     from agentls.cli.terminal import TerminalAsker
+    from agentls.compose import folder_engine
 
     try:
         # Inside the try: a symlinked state folder is refused with a message, never read.
-        sessions = store_for(config.workspace.root, config.sessions.dir)
+        sessions = folder_engine(TERMINAL).sessions(config)
         if args.command == "checkpoints":
             runs = list_checkpoints(sessions, args.session)
             for record, ids in foreign_runs(sessions):

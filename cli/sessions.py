@@ -36,9 +36,10 @@ def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:
     """Id, last update, last status and title of each session, newest first."""
     import time
 
-    from agentls.agent.sessions.store import store_for
+    from agentls.agent.folder.media import TERMINAL
+    from agentls.compose import folder_engine
 
-    summaries = store_for(config.workspace.root, config.sessions.dir).list()
+    summaries = folder_engine(TERMINAL).sessions(config).list()
     if as_json:
         print(json.dumps([s.to_json() for s in summaries], indent=2))
         return 0

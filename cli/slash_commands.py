@@ -28,9 +28,10 @@ def commands_command(args: argparse.Namespace) -> int:
 
 def list_commands(workspace: Path, *, as_json: bool = False) -> int:
     """Each command with its description, hint and source."""
-    from agentls.agent.prompts.slash_commands import load_slash_commands
+    from agentls.agent.folder.media import TERMINAL
+    from agentls.compose import folder_engine
 
-    found = load_slash_commands(Path(os.path.abspath(workspace)))
+    found = folder_engine(TERMINAL).slash_commands(Path(os.path.abspath(workspace)))
     rows = [
         {
             "name": c.name,

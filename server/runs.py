@@ -24,7 +24,6 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from agentls.agent.config.agents import AgentRegistry
 from agentls.agent.config.models import AppConfig
 from agentls.agent.contract import RunResult
 from agentls.agent.errors import AgentError
@@ -133,8 +132,9 @@ class RunManager:
     async def run(self, params: RunParams) -> dict[str, Any]:
         notices = self._sources.notices()
         config = self._sources.config()
-        if not AgentRegistry(config).exists(params.agent):
-            known = ", ".join(AgentRegistry(config).names())
+        agents = self.engine.agents(config)
+        if not agents.exists(params.agent):
+            known = ", ".join(agents.names())
             raise JsonRpcInvalidParams(f"unknown agent {params.agent!r}; known agents: {known}")
         run_id = params.run_id or uuid.uuid4().hex[:12]
         session_id = params.session_id or uuid.uuid4().hex[:12]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agentls.agent.contract import SessionInfo
-from agentls.agent.sessions.store import SessionIdError, SessionStore, store_for
+from agentls.agent.sessions.store import SessionIdError, SessionStore
 from agentls.server.protocol import SessionResult, SessionsResult
 
 if TYPE_CHECKING:
@@ -17,8 +17,7 @@ if TYPE_CHECKING:
 
 
 def store(ls: AgentLanguageServer) -> SessionStore:
-    config = ls.config
-    return store_for(config.workspace.root, config.sessions.dir)
+    return ls.folder_engine().sessions(ls.config)
 
 
 def list_sessions(store: SessionStore) -> dict[str, Any]:

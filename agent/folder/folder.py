@@ -25,11 +25,14 @@ from agentls.agent.policy.program_approval import ProgramApprovals
 from agentls.agent.problems import ProblemSource
 
 if TYPE_CHECKING:
+    from agentls.agent.config.agents import AgentRegistry
     from agentls.agent.config.loader import LoadedConfig
     from agentls.agent.contract import RunRequest
     from agentls.agent.mcp import MCPPool
     from agentls.agent.policy.approval import Approver
+    from agentls.agent.prompts.slash_commands import SlashCommandSet
     from agentls.agent.run import FrontEnd, RunOutcome
+    from agentls.agent.sessions.store import SessionStore
     from agentls.agent.tools.registry import ToolRegistry
 
 
@@ -220,6 +223,29 @@ class FolderEngine:
             await self._mcp.aclose()
         if self._closing:
             await asyncio.wait(list(self._closing), timeout=5)
+
+    # -- sessions, slash commands, agents ---------------------------------------------------
+    def sessions(self, config: AppConfig) -> SessionStore:
+        """The folder's sessions (``config.sessions.dir`` under its root): StatePathError
+        when that folder is reached through a symlink, which is never read."""
+        from agentls.agent.sessions.store import store_for
+
+        return store_for(config.workspace.root, config.sessions.dir)
+
+    def slash_commands(self, root: Path) -> SlashCommandSet:
+        """The ``/name`` commands a prompt in ``root`` may start with (built-ins, the
+        user's prompt files, the workspace's), with the problems of the files skipped.
+        Read again at each call: the user may have just written a prompt file. It reads
+        files: a front end with an event loop to keep free calls it in a thread."""
+        from agentls.agent.prompts.slash_commands import load_slash_commands
+
+        return load_slash_commands(root)
+
+    def agents(self, config: AppConfig) -> AgentRegistry:
+        """The agents a run may use: the defaults and the ``agents:`` of ``config``."""
+        from agentls.agent.config.agents import AgentRegistry
+
+        return AgentRegistry(config)
 
 
 def sandbox_notice(config: AppConfig) -> str | None:

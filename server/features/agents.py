@@ -14,11 +14,10 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
     async def agent_agents(ls: AgentLanguageServer, params: None) -> dict[str, Any]:
         await ls.wait_ready()
-        from agentls.agent.config.agents import AgentRegistry
         from agentls.server.protocol import AgentInfo, AgentsResult
 
         agents = [
             AgentInfo(name=a.name, description=a.description, read_only=a.read_only)
-            for a in AgentRegistry(ls.config).list()
+            for a in ls.folder_engine().agents(ls.config).list()
         ]
         return AgentsResult(agents=agents).to_wire()

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentls.server.app import AgentLanguageServer
+
+if TYPE_CHECKING:
+    from agentls.agent.folder.folder import FolderEngine
 
 METHOD = "agent/commands"
 
@@ -23,14 +26,13 @@ def register(ls: AgentLanguageServer) -> None:
         await ls.wait_ready()
         root = ls.config.workspace.root
         # Reading the prompt files blocks; the editor's other requests must not wait on it.
-        return await asyncio.to_thread(list_commands, root)
+        return await asyncio.to_thread(list_commands, ls.folder_engine(), root)
 
 
-def list_commands(root: Path) -> dict[str, Any]:
-    from agentls.agent.prompts.slash_commands import load_slash_commands
+def list_commands(engine: FolderEngine, root: Path) -> dict[str, Any]:
     from agentls.server.protocol import SlashCommandInfo, SlashCommandsResult
 
-    found = load_slash_commands(root)
+    found = engine.slash_commands(root)
     commands = [
         SlashCommandInfo(
             name=c.name, description=c.description, hint=c.hint, source=c.source, path=c.path

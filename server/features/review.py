@@ -25,11 +25,8 @@ AUTOSAVE_METHOD = "agent/reviewAutoSave"
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD, notification=True)
     async def review_decision(ls: AgentLanguageServer, params: ReviewDecisionParams) -> None:
-        from agentls.agent.sessions.store import store_for
-
         await ls.wait_ready()
-        config = ls.config
-        store = store_for(config.workspace.root, config.sessions.dir)
+        store = ls.folder_engine().sessions(ls.config)
         note = await ls.reviews.decide(params, store)
         log.info("%s %s v%d: %s", METHOD, params.uri, params.version, note or "(nothing new)")
 

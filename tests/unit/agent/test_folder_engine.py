@@ -1,6 +1,6 @@
 """The folder engine's own parts: one how-to-trust hint per medium, the language servers
-kept while their config and trust stay (closed when replaced or at ``aclose``), and the
-one commit title of a worktree run."""
+kept while their config and trust stay (closed when replaced or at ``aclose``), the
+one commit title of a worktree run, and the folder's sessions, slash commands and agents."""
 
 from __future__ import annotations
 
@@ -8,11 +8,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agentls.agent.config.loader import LoadedConfig
-from agentls.agent.config.models import AppConfig, DiagnosticsConfig
+from agentls.agent.config.models import AgentConfig, AppConfig, DiagnosticsConfig
+from agentls.agent.config.state_paths import StatePathError
 from agentls.agent.folder.folder import FolderEngine
 from agentls.agent.folder.media import ACP, EDITOR, TERMINAL
 from agentls.agent.folder.worktree_runs import WorktreeSummary, commit_title
+from agentls.agent.sessions.entries import RunStartEntry
 
 
 class FakeServers:
@@ -136,3 +140,60 @@ async def test_a_worktrees_edit_policy_is_the_mediums(tmp_path: Path) -> None:
         finally:
             engine.release_worktree(run)
             await engine.aclose()
+
+
+def test_the_folders_sessions_are_under_its_root_and_never_through_a_symlink(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    engine = FolderEngine(TERMINAL)
+    store = engine.sessions(config_in(root))
+    assert store.root == root / ".agentls" / "sessions"
+    store.open("s1").append_sync(RunStartEntry(run_id="r1", prompt="fix it"))
+    assert [s.id for s in engine.sessions(config_in(root)).list()] == ["s1"]
+
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".agentls").symlink_to(root / ".agentls")
+    with pytest.raises(StatePathError):
+        engine.sessions(config_in(linked))
+
+
+def test_the_slash_commands_are_read_again_at_each_call(
+    tmp_path: Path, user_config_dir: Path
+) -> None:
+    engine = FolderEngine(EDITOR)
+    (user_config_dir / "prompts").mkdir()
+    (user_config_dir / "prompts" / "mine.prompt.md").write_text("Do mine.\n")
+    before = engine.slash_commands(tmp_path)
+    assert "clear" in before.commands  # a built-in
+    assert before.get("mine").source == "user"
+    assert "tidy" not in before.commands
+
+    prompts = tmp_path / ".github" / "prompts"
+    prompts.mkdir(parents=True)
+    (prompts / "tidy.prompt.md").write_text("---\ndescription: Tidy up\n---\nTidy $1.\n")
+    (prompts / "bad name!.prompt.md").write_text("Never offered.\n")
+    after = engine.slash_commands(tmp_path)
+    assert after.get("tidy").source == "workspace"
+    assert after.get("tidy").description == "Tidy up"
+    assert len(after.problems) == 1 and "bad name!" in after.problems[0]
+
+
+def test_the_agents_are_the_defaults_and_the_configs(tmp_path: Path) -> None:
+    engine = FolderEngine(ACP)
+    config = config_in(tmp_path).model_copy(
+        update={
+            "agents": {
+                "docs": AgentConfig(
+                    system_prompt="Write the docs.", description="Writes the docs.", max_steps=3
+                )
+            }
+        }
+    )
+    agents = engine.agents(config)
+    assert agents.names() == ["build", "docs", "plan", "review", "mixed"]
+    assert agents.get("docs").max_steps == 3
+    assert {a.name: a.read_only for a in agents.list()}["plan"] is True
+    assert not engine.agents(config_in(tmp_path)).exists("docs")
