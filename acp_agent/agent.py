@@ -3,7 +3,8 @@
 An ACP session is an agentls session (the same JSONL store, so ``agentls sessions``
 and the language server see it too); each ``session/prompt`` is one run of it, with the
 session's conversation as history. A prompt is cancelled with ``session/cancel`` the way
-Ctrl-C stops the CLI: the run's CancelToken, and the answer says ``cancelled``.
+Ctrl-C stops the CLI: the run's CancelToken (the folder engine's run book holds it), and
+the answer says ``cancelled``.
 """
 
 from __future__ import annotations
@@ -39,17 +40,17 @@ from agentls import __version__
 from agentls.acp_agent.approver import SessionRules
 from agentls.acp_agent.replay import replay
 from agentls.acp_agent.updates import UpdateSender
-from agentls.agent.cancel import CancelToken
 from agentls.agent.config.loader import LoadedConfig, load
 from agentls.agent.config.models import AppConfig, ConfirmMode
 from agentls.agent.contract import Attachment
 from agentls.agent.errors import AgentError
-from agentls.agent.run_messages import RunMessageError, RunMessages
+from agentls.agent.run_messages import RunMessageError
 
 if TYPE_CHECKING:
     from agentls.agent.folder.folder import FolderEngine
-    from agentls.agent.sessions.store import SessionStore
+    from agentls.agent.folder.runs import RunTicket
     from agentls.agent.folder.worktree_runs import WorktreeRun
+    from agentls.agent.sessions.store import SessionStore
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,6 @@ class AcpSession:
     config: AppConfig
     store: SessionStore
     rules: SessionRules = field(default_factory=SessionRules)
-    cancel: CancelToken | None = None
     #: The MCP servers the client handed over, as ``mcp.servers`` entries.
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     confirm_mode: ConfirmMode | None = None
@@ -74,8 +74,9 @@ class AcpSession:
     #: The engine's object for the session's folder: its MCP connections, language
     #: servers (that tell the problems of what the session's runs edit), worktree.
     engine: FolderEngine | None = None
-    #: While a turn runs: what a prompt sent meanwhile joins, and the turn's stop reason.
-    messages: RunMessages | None = None
+    #: While a turn runs: its run in the engine's book (what cancels it, what a prompt
+    #: sent meanwhile joins), and the turn's stop reason.
+    ticket: RunTicket | None = None
     turn: asyncio.Future[StopReason] | None = None
     #: The worktree the session works in (asked for in ``_meta``), not the user's tree;
     #: a new one is set up (``worktree.setup``) at the first prompt.
@@ -227,34 +228,39 @@ class AgentlsAcpAgent:
             raise _request_error(f"unknown session {session_id}: start it with session/new")
         text = prompt_text(prompt)
         attachments = prompt_attachments(prompt)
-        if session.turn is not None and not session.turn.done():
-            joined = await self._join_running_turn(session, text)
+        engine = session.engine
+        assert engine is not None, "a session has its folder engine from session/new"
+        # Waits for the turn in flight to end when this prompt cannot join it; another
+        # prompt may have started a new one meanwhile, which this one then joins.
+        while session.turn is not None and not session.turn.done():
+            joined = await self._join_running_turn(engine, session, text)
             if joined is not None:
                 return PromptResponse(stop_reason=joined)
-        session.cancel = CancelToken()
-        session.messages = RunMessages()
+        ticket = session.ticket = engine.runs.begin(None, session.id, "build")
         turn = session.turn = asyncio.get_running_loop().create_future()
         # A turn that raises still ends the prompts that joined it.
         stop: StopReason = "cancelled"
         try:
             stop = await run_turn(self._client(), self.capabilities, session, text, attachments)
         finally:
-            session.cancel = None
-            session.messages = None
+            engine.runs.end(ticket.run_id)
+            session.ticket = None
             turn.set_result(stop)
         return PromptResponse(stop_reason=stop)
 
     @staticmethod
-    async def _join_running_turn(session: AcpSession, text: str) -> StopReason | None:
+    async def _join_running_turn(
+        engine: FolderEngine, session: AcpSession, text: str
+    ) -> StopReason | None:
         """A prompt sent while a turn runs joins it: the model reads it before its next
-        call, and this prompt ends with that turn. None: the turn ended first (this prompt
-        then runs a turn of its own)."""
+        call, and this prompt ends with that turn. None: the turn ended, or is being
+        cancelled, first (this prompt then runs a turn of its own)."""
         turn = session.turn
         assert turn is not None
         try:
-            if session.messages is None:
+            if session.ticket is None:
                 raise RunMessageError("the turn is ending")
-            session.messages.send(text)
+            engine.runs.message(session.ticket.run_id, text)
         except RunMessageError:
             await asyncio.shield(turn)
             return None
@@ -262,8 +268,8 @@ class AgentlsAcpAgent:
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)
-        if session is not None and session.cancel is not None:
-            session.cancel.cancel("the user cancelled the turn")
+        if session is not None and session.engine is not None and session.ticket is not None:
+            session.engine.runs.cancel(session.ticket.run_id, "the user cancelled the turn")
 
     def _offer_commands(self, session: AcpSession) -> None:
         from agentls.acp_agent.commands import send_available_commands

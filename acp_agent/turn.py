@@ -101,12 +101,12 @@ async def run_turn(
             files,
             approver,
             observer=updates.observer,
-            cancel=session.cancel,
+            cancel=None if session.ticket is None else session.ticket.token,
             sessions=session.store,
             process_runner=terminals_for(client, capabilities, session),
             trusted=session.trusted,
             problems=engine.language_servers(config, trusted=session.trusted),
-            messages=session.messages,
+            messages=None if session.ticket is None else session.ticket.messages,
         )
         outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)
         _tell_the_end(updates, outcome)
@@ -150,7 +150,7 @@ def _tell_the_end(updates: UpdateSender, outcome: RunOutcome) -> None:
 def stop_reason(
     config: AppConfig, request: RunRequest, outcome: RunOutcome, session: AcpSession
 ) -> StopReason:
-    if session.cancel is not None and session.cancel.cancelled:
+    if session.ticket is not None and session.ticket.token.cancelled:
         return "cancelled"
     state = outcome.state
     if state.status == "partial" and state.current_step >= resolve_agent(config, request).max_steps:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from agentls.agent.folder.folder import FolderEngine
     from agentls.agent.folder.worktree_runs import WorktreeRun
     from agentls.agent.policy.approval import Approver
+    from agentls.agent.run_messages import RunMessages
     from agentls.cli.terminal import TerminalAsker, TerminalObserver
     from agentls.cli.terminal_input import TerminalMessages
 
@@ -161,14 +162,17 @@ async def run_headless(
         return 1
     asker = TerminalAsker()
     files = asker.disk_files(config)
-    cancel = CancelToken()
+    # One run in the engine's book: its token is what Ctrl-C sets, its mailbox what the
+    # user types meanwhile.
+    ticket = engine.runs.begin(None, request.session_id, request.agent)
+    cancel = ticket.token
     interrupted = _install_sigint(cancel)
 
     def warn(message: str) -> None:
         print(f"agentls: warning: {message}", file=sys.stderr)
 
     terminal = TerminalObserver(quiet=args.quiet)
-    typed = _typed_messages(asker, terminal)
+    typed = _typed_messages(asker, terminal, ticket.messages)
     approver: Approver = TerminalApprover(asker)
     if worktree is not None:
         approver = worktree.reviewed_at_apply(approver, files)
@@ -184,6 +188,7 @@ async def run_headless(
     try:
         outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)
     finally:
+        engine.runs.end(ticket.run_id)
         if asker.lines is not None:
             asker.lines.stop()
     if args.json:
@@ -202,15 +207,16 @@ async def run_headless(
     return EXIT_CODES.get(outcome.state.status, 1)
 
 
-def _typed_messages(asker: TerminalAsker, terminal: TerminalObserver) -> TerminalMessages | None:
+def _typed_messages(
+    asker: TerminalAsker, terminal: TerminalObserver, mailbox: RunMessages
+) -> TerminalMessages | None:
     """With a terminal on stdin, a line typed while the run works is a message to it
     (questions still get their answers); without one, stdin is never read."""
-    from agentls.agent.run_messages import RunMessages
     from agentls.cli.terminal_input import TerminalLines, TerminalMessages
 
     if not asker.interactive:
         return None
-    typed = TerminalMessages(RunMessages(), terminal.say)
+    typed = TerminalMessages(mailbox, terminal.say)
     lines = TerminalLines(asker.stdin, typed.typed)
     if not lines.start():
         return None

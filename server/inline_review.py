@@ -37,6 +37,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.uris import to_fs_path
 
+from agentls.agent.folder.runs import RunTicket
 from agentls.agent.policy.approval import BaseApprover, EditReview
 from agentls.agent.sessions.recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions.store import SessionStore
@@ -76,7 +77,7 @@ def client_reviews_inline(caps: lsp.ClientCapabilities | None) -> bool:
 
 
 #: Whose hunks are those of an edit sent outside any run.
-NO_RUN = RunHandle("", "")
+NO_RUN = RunHandle(RunTicket("", ""))
 
 
 @dataclass

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,7 +27,8 @@ from agentls.agent.config.models import AppConfig
 from agentls.agent.contract import RunResult
 from agentls.agent.errors import AgentError
 from agentls.agent.events import AgentEvent, RunState, StatusChanged, WorktreeSetup
-from agentls.agent.run_messages import MessageMode, PendingMessage, RunMessageError
+from agentls.agent.folder.runs import RunRefused
+from agentls.agent.run_messages import MessageMode, PendingMessage
 from agentls.agent.workspace import DiskFileAccess, FileAccess
 from agentls.server.approver import LspApprover
 from agentls.server.inline_review import InlineReviews
@@ -101,6 +101,7 @@ class RunManager:
         self.engine = engine
         self._sources = sources
         self._reviews = reviews
+        #: What the server adds to each run the engine's book has in flight, by run id.
         self.runs: dict[str, RunHandle] = {}
 
     def _open_documents(self) -> tuple[str, ...]:
@@ -136,22 +137,18 @@ class RunManager:
         if not agents.exists(params.agent):
             known = ", ".join(agents.names())
             raise JsonRpcInvalidParams(f"unknown agent {params.agent!r}; known agents: {known}")
-        run_id = params.run_id or uuid.uuid4().hex[:12]
-        session_id = params.session_id or uuid.uuid4().hex[:12]
-        if run_id in self.runs:
-            raise JsonRpcInvalidParams(f"run {run_id!r} is already in flight")
-        if any(h.session_id == session_id for h in self.runs.values()):
-            raise JsonRpcInvalidParams(
-                f"session {session_id!r} already has a run in flight; wait for it or cancel it"
-            )
-        handle = RunHandle(run_id, session_id, params.agent)
-        if params.worktree is not None:
-            return await self._in_worktree(handle, params, config, notices)
-        self.runs[run_id] = handle
         try:
+            ticket = self.engine.runs.begin(params.run_id, params.session_id, params.agent)
+        except RunRefused as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        handle = self.runs[ticket.run_id] = RunHandle(ticket)
+        try:
+            if params.worktree is not None:
+                return await self._in_worktree(handle, params, config, notices)
             return await self._run(handle, params, config, notices)
         finally:
-            self.runs.pop(run_id, None)
+            self.runs.pop(ticket.run_id, None)
+            self.engine.runs.end(ticket.run_id)
 
     # -- runs in worktrees of their own ----------------------------------------------------
     async def _in_worktree(
@@ -169,7 +166,6 @@ class RunManager:
             raise JsonRpcInvalidParams(str(exc)) from None
         handle.worktree_run = worktree
         config = worktree.config_for(config)
-        self.runs[handle.run_id] = handle
         try:
             failed = await worktree.set_up(config, self._log_setup)
             if failed:
@@ -178,7 +174,6 @@ class RunManager:
             else:
                 result = await self._run(handle, params, config, notices)
         finally:
-            self.runs.pop(handle.run_id, None)
             try:
                 await worktree.finish(params.prompt)
             except WorktreeError as exc:
@@ -347,25 +342,14 @@ class RunManager:
     # -- cancellation -------------------------------------------------------------------
     def cancel(self, run_id: str, reason: str = "cancelled by the user") -> bool:
         """Ask run ``run_id`` to stop; False if no such run is in flight."""
-        handle = self.runs.get(run_id)
-        if handle is None or handle.token.cancelled:
-            return False
-        log.info("run %s: %s", run_id, reason)
-        handle.token.cancel(reason)
-        return True
+        return self.engine.runs.cancel(run_id, reason)
 
     def message(self, run_id: str, text: str, mode: MessageMode) -> PendingMessage:
         """Give run ``run_id`` the user's message; RunMessageError when it cannot take it."""
-        handle = self.runs.get(run_id)
-        if handle is None:
-            raise RunMessageError(f"no run {run_id} is in flight (it ended, or never started)")
-        if handle.token.cancelled:
-            raise RunMessageError(f"run {run_id} is being cancelled")
-        return handle.messages.send(text, mode)
+        return self.engine.runs.message(run_id, text, mode)
 
     def cancel_all(self, reason: str) -> None:
-        for run_id in list(self.runs):
-            self.cancel(run_id, reason)
+        self.engine.runs.cancel_all(reason)
 
     async def wait_all(self, grace: float) -> None:
         tasks = [h.task for h in self.runs.values() if h.task is not None]

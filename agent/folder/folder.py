@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agentls.agent.config.models import AppConfig, DiagnosticsConfig
 from agentls.agent.folder.media import Medium
+from agentls.agent.folder.runs import RunBook
 from agentls.agent.folder.worktree_book import WorktreeBook, WorktreeBusy
 from agentls.agent.folder.worktree_runs import WorktreeRun, open_worktree_run
 from agentls.agent.policy.program_approval import ProgramApprovals
@@ -62,6 +63,8 @@ class FolderEngine:
         #: servers): one record, so what the user refused is not asked again while the
         #: engine lives, whichever kind or run asked.
         self.approvals = ProgramApprovals()
+        #: The runs in flight: their ids, cancel tokens and mailboxes.
+        self.runs = RunBook()
         #: Names of the worktrees a run works in now.
         self._worktrees_in_use: set[str] = set()
         #: List, apply and discard (refused while a run works in the worktree).

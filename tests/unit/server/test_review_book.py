@@ -6,6 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
+from agentls.agent.folder.runs import RunTicket
 from agentls.agent.sessions.entries import ApprovalDecision
 from agentls.agent.sessions.store import SessionStore
 from agentls.server.inline_review import (
@@ -18,7 +19,7 @@ from agentls.server.inline_review import (
 from agentls.server.protocol import ReviewAutoSaveParams, ReviewDecisionParams
 from agentls.server.run_handle import RunHandle
 
-RUN = RunHandle("r1", "s1")
+RUN = RunHandle(RunTicket("r1", "s1"))
 
 
 def _params(*hunks: dict[str, object], **extra: object) -> ReviewDecisionParams:
@@ -74,9 +75,9 @@ async def test_after_the_run_the_sessions_next_run_is_told() -> None:
     book.run_started(RUN)
     book.run_ended(RUN)
     await book.decide(_params({"id": "h2", "outcome": "undone"}), None)
-    (message,) = book.run_started(RunHandle("r2", "s1"))()
+    (message,) = book.run_started(RunHandle(RunTicket("r2", "s1")))()
     assert "hunk 2 (+2 −0 at line 9): undone" in message
-    assert book.run_started(RunHandle("r3", "s1"))() == []
+    assert book.run_started(RunHandle(RunTicket("r3", "s1")))() == []
 
 
 async def test_decisions_while_the_edit_is_in_flight_are_recorded_but_not_repeated() -> None:
@@ -184,7 +185,7 @@ async def test_the_client_hears_what_became_of_its_decisions() -> None:
         {"hunks": ["h1"], "state": "waiting", "sessionId": "s1", "otherSession": False},
         {"hunks": ["gone"], "state": "unknown", "otherSession": False},
     ]
-    (note,) = book.run_started(RunHandle("r2", "s1"))()
+    (note,) = book.run_started(RunHandle(RunTicket("r2", "s1")))()
     assert told[-1] == {
         "hunks": ["h1"],
         "state": "told",
@@ -203,7 +204,7 @@ async def test_a_run_of_another_session_is_told_once_and_the_own_session_still_h
     await book.decide(
         _params({"id": "h1", "outcome": "kept"}, {"id": "h2", "outcome": "undone"}), None
     )
-    other = RunHandle("p1", "palette")
+    other = RunHandle(RunTicket("p1", "palette"))
     (message,) = book.run_started(other)()
     assert message.startswith(
         "The user reviewed edits made in another conversation in this workspace"
@@ -213,8 +214,8 @@ async def test_a_run_of_another_session_is_told_once_and_the_own_session_still_h
     )
     assert told[-1]["state"] == "told" and told[-1]["otherSession"] is True
     book.run_ended(other)
-    assert book.run_started(RunHandle("p2", "palette"))() == []
-    (own,) = book.run_started(RunHandle("r2", "s1"))()
+    assert book.run_started(RunHandle(RunTicket("p2", "palette")))() == []
+    (own,) = book.run_started(RunHandle(RunTicket("r2", "s1")))()
     assert own.startswith("The user reviewed your edits in the editor:")
     assert "before your edit again" in own
 

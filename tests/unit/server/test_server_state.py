@@ -8,6 +8,7 @@ from pathlib import Path
 from lsprotocol import types as lsp
 
 from agentls.agent.config.models import AppConfig
+from agentls.agent.folder.runs import RunTicket
 from agentls.server.app import AgentLanguageServer, build_server
 from agentls.server.edit_confirmation import InlineReview
 from agentls.server.lsp_files import LspFileAccess
@@ -41,7 +42,7 @@ def test_two_servers_in_one_process_keep_separate_review_books_and_edit_locks(
     assert one.reviews is not other.reviews
     assert one.runs is not other.runs
 
-    one.reviews.track(RunHandle("r1", "s1"), {"h1": ("a.py", 1, "+1 −0 at line 1")})
+    one.reviews.track(RunHandle(RunTicket("r1", "s1")), {"h1": ("a.py", 1, "+1 −0 at line 1")})
     assert "h1" in one.reviews.hunks
     assert other.reviews.hunks == {}
 
