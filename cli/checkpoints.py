@@ -12,10 +12,10 @@ import asyncio
 import json
 import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentls.agent.errors import AgentError
+from agentls.cli.workspace_settings import add_settings_options, settings_of
 
 if TYPE_CHECKING:
     from agentls.agent.config.models import AppConfig
@@ -30,22 +30,15 @@ def add_checkpoint_commands(sub: argparse._SubParsersAction[argparse.ArgumentPar
     restore.add_argument("--force", action="store_true", help="overwrite files changed since")
     restore.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     for command in (checkpoints, restore):
-        command.add_argument("--workspace", type=Path, help="workspace root (default: cwd)")
-        command.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
+        add_settings_options(command)
         command.add_argument("--json", action="store_true", help="print the result as JSON")
         command.set_defaults(func=checkpoints_command)
 
 
 def checkpoints_command(args: argparse.Namespace) -> int:
     """``agentls checkpoints`` or ``agentls restore``, in the workspace's settings."""
-    from agentls.agent.config.loader import load_config
-
-    try:
-        config = load_config(args.workspace, args.config)
-    except AgentError as exc:
-        print(f"agentls: {exc}", file=sys.stderr)
-        return 1
-    return asyncio.run(_checkpoints_or_restore(args, config))
+    config = settings_of(args)
+    return 1 if config is None else asyncio.run(_checkpoints_or_restore(args, config))
 
 
 async def _checkpoints_or_restore(args: argparse.Namespace, config: AppConfig) -> int:

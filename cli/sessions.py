@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from agentls.cli.workspace_settings import add_settings_options, settings_of
 
 if TYPE_CHECKING:
     from agentls.agent.config.models import AppConfig
@@ -14,22 +14,14 @@ if TYPE_CHECKING:
 
 def add_sessions_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sessions = sub.add_parser("sessions", help="list the sessions of the workspace")
-    sessions.add_argument("--workspace", type=Path, help="workspace root (default: current dir)")
-    sessions.add_argument("--config", type=Path, help="config file (default: .agentls.yaml)")
+    add_settings_options(sessions)
     sessions.add_argument("--json", action="store_true", help="print the list as JSON")
     sessions.set_defaults(func=sessions_command)
 
 
 def sessions_command(args: argparse.Namespace) -> int:
-    from agentls.agent.config.loader import load_config
-    from agentls.agent.errors import AgentError
-
-    try:
-        config = load_config(args.workspace, args.config)
-    except AgentError as exc:
-        print(f"agentls: {exc}", file=sys.stderr)
-        return 1
-    return list_sessions(config, as_json=args.json)
+    config = settings_of(args)
+    return 1 if config is None else list_sessions(config, as_json=args.json)
 
 
 def list_sessions(config: AppConfig, *, as_json: bool = False) -> int:
