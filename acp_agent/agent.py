@@ -130,14 +130,12 @@ class AgentlsAcpAgent:
     # -- sessions ------------------------------------------------------------------
     def _open(
         self,
+        engine: FolderEngine,
         cwd: str,
         session_id: str,
         mcp_servers: list[Any] | None,
         worktree: WorktreeRun | None,
     ) -> AcpSession:
-        from agentls.agent.folder.media import ACP
-        from agentls.compose import folder_engine
-
         if worktree is not None:
             cwd = str(worktree.worktree.folder)
         try:
@@ -148,7 +146,6 @@ class AgentlsAcpAgent:
         except AgentError as exc:
             raise _request_error(str(exc)) from exc
         config = loaded.config
-        engine = folder_engine(ACP)
         store = engine.sessions(config)
         session = AcpSession(
             session_id,
@@ -176,8 +173,9 @@ class AgentlsAcpAgent:
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
-        worktree = await self._worktree(cwd, kwargs)
-        session = self._open(cwd, uuid.uuid4().hex[:12], mcp_servers, worktree)
+        engine = _session_engine()
+        worktree = await self._worktree(engine, cwd, kwargs)
+        session = self._open(engine, cwd, uuid.uuid4().hex[:12], mcp_servers, worktree)
         log.info("ACP session %s in %s", session.id, session.config.workspace.root)
         self._offer_commands(session)
         return NewSessionResponse(session_id=session.id)
@@ -185,8 +183,9 @@ class AgentlsAcpAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
-        worktree = await self._worktree(cwd, kwargs)
-        session = self._open(cwd, session_id, mcp_servers, worktree)
+        engine = _session_engine()
+        worktree = await self._worktree(engine, cwd, kwargs)
+        session = self._open(engine, cwd, session_id, mcp_servers, worktree)
         try:
             exists = session.store.exists(session_id)
         except AgentError as exc:
@@ -202,10 +201,11 @@ class AgentlsAcpAgent:
         return LoadSessionResponse()
 
     @staticmethod
-    async def _worktree(cwd: str, meta: dict[str, Any]) -> WorktreeRun | None:
+    async def _worktree(engine: FolderEngine, cwd: str, meta: dict[str, Any]) -> WorktreeRun | None:
         """The worktree ``_meta: {"agentls": {"worktree": {"name"?}}}`` asks the session to
-        work in (made from the user's current state when new)."""
-        from agentls.agent.folder.worktree_runs import WorktreeError, open_worktree_run
+        work in (made from the user's current state when new), from the session's engine,
+        so it follows the medium's worktree policy."""
+        from agentls.agent.folder.worktree_runs import WorktreeError
 
         ours = meta.get("agentls")
         if not isinstance(ours, dict) or "worktree" not in ours:
@@ -215,7 +215,7 @@ class AgentlsAcpAgent:
         if name is not None and not isinstance(name, str):
             raise _request_error("_meta.agentls.worktree.name must be a string")
         try:
-            return await open_worktree_run(Path(cwd), name or None)
+            return await engine.open_worktree(Path(cwd), name or None)
         except WorktreeError as exc:
             raise _request_error(str(exc)) from exc
 
@@ -354,6 +354,14 @@ def mcp_entries(servers: list[Any] | None) -> list[dict[str, Any]]:
             continue
         entries.append(entry)
     return entries
+
+
+def _session_engine() -> FolderEngine:
+    """A new session's folder engine (it starts nothing until a run needs it)."""
+    from agentls.agent.folder.media import ACP
+    from agentls.compose import folder_engine
+
+    return folder_engine(ACP)
 
 
 def _request_error(message: str) -> Exception:

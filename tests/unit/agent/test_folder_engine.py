@@ -140,6 +140,11 @@ async def test_a_worktrees_edit_policy_is_the_mediums(tmp_path: Path) -> None:
         finally:
             engine.release_worktree(run)
             await engine.aclose()
+        # A session's worktree (ACP keeps one for all its turns) follows the same table.
+        kept = await FolderEngine(medium).open_worktree(root, f"kept-{medium.name}-{asked}")
+        files = DiskFileAccess(kept.worktree.folder)
+        approver = BaseApprover()
+        assert (kept.reviewed_at_apply(approver, files) is approver) is asked
 
 
 def test_the_folders_sessions_are_under_its_root_and_never_through_a_symlink(
