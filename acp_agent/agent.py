@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,10 +40,10 @@ from agentls import __version__
 from agentls.acp_agent.approver import SessionRules
 from agentls.acp_agent.replay import replay
 from agentls.acp_agent.updates import UpdateSender
-from agentls.agent.config.loader import LoadedConfig, load
 from agentls.agent.config.models import AppConfig, ConfirmMode
 from agentls.agent.contract import Attachment
 from agentls.agent.errors import AgentError
+from agentls.agent.folder.settings import FolderSettings
 from agentls.agent.run_messages import RunMessageError
 
 if TYPE_CHECKING:
@@ -91,7 +91,6 @@ class AgentlsAcpAgent:
         self,
         overrides: dict[str, Any] | None = None,
         config_file: Path | None = None,
-        load: Callable[..., LoadedConfig] = load,
         *,
         confirm_mode: ConfirmMode | None = None,
         client_terminals: bool = False,
@@ -100,7 +99,6 @@ class AgentlsAcpAgent:
         self.confirm_mode = confirm_mode
         self.client_terminals = client_terminals
         self.config_file = config_file
-        self._load = load
         self.client: Client | None = None
         self.capabilities = ClientCapabilities()
         self.sessions: dict[str, AcpSession] = {}
@@ -138,11 +136,10 @@ class AgentlsAcpAgent:
     ) -> AcpSession:
         if worktree is not None:
             cwd = str(worktree.worktree.folder)
+        # The folder's trust comes from the user's trust list (``agentls trust``).
+        engine.settings = FolderSettings(cwd, config_file=self.config_file, flags=self.overrides)
         try:
-            # The folder's trust comes from the user's trust list (``agentls trust``).
-            loaded = self._load(
-                cwd, self.config_file, self.overrides, overrides_source="command-line flags"
-            )
+            loaded = engine.settings.load()
         except AgentError as exc:
             raise _request_error(str(exc)) from exc
         config = loaded.config
@@ -154,7 +151,7 @@ class AgentlsAcpAgent:
             mcp_servers=mcp_entries(mcp_servers),
             confirm_mode=self.confirm_mode,
             client_terminals=self.client_terminals,
-            notices=engine.notices(loaded, config),
+            notices=engine.notices(),
             trusted=loaded.trusted,
             engine=engine,
             worktree=worktree,

@@ -48,10 +48,13 @@ async def serve(args: argparse.Namespace, protocol_out: BinaryIO) -> None:
     from acp.stdio import stdio_streams
 
     from agentls.acp_agent.agent import AgentlsAcpAgent
-    from agentls.agent.config.loader import config_overrides
+    from agentls.agent.folder.settings import command_line_overrides
 
+    flags = command_line_overrides(
+        model=args.model, api_base=args.api_base, stream=not getattr(args, "no_stream", False)
+    )
     agent = AgentlsAcpAgent(
-        config_overrides(args),
+        flags,
         args.config,
         confirm_mode=args.mode,
         client_terminals=args.client_terminals,

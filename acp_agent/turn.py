@@ -46,6 +46,21 @@ def client_server(entry: dict[str, object]) -> MCPServerConfig:
     return server
 
 
+def _follow_trust(session: AcpSession) -> str | None:
+    """Before each turn: the folder trusted (or no longer) since the session started
+    (``agentls trust`` in a terminal) applies to this turn; the error of a config that
+    trust made invalid, else None."""
+    engine = session.engine
+    if engine is None:
+        return None
+    update = engine.settings.refresh_trust()
+    if update.changed:
+        session.config = update.config
+        session.trusted = engine.settings.trusted
+        session.notices = engine.notices()
+    return update.error
+
+
 async def run_turn(
     client: Client,
     capabilities: ClientCapabilities,
@@ -53,6 +68,7 @@ async def run_turn(
     prompt: str,
     attachments: Sequence[Attachment] = (),
 ) -> StopReason:
+    trust_error = _follow_trust(session)
     config = with_client_servers(session)
     root = config.workspace.root
     updates = UpdateSender(client, session.id, str(root))
@@ -70,6 +86,8 @@ async def run_turn(
     )
     request = RunRequest(
         prompt=prompt,
+        # The run is known by its ticket's id (what cancels it) in its record too.
+        run_id=None if session.ticket is None else session.ticket.run_id,
         session_id=session.id,
         confirm_mode=session.confirm_mode,
         attachments=list(attachments),
@@ -82,6 +100,8 @@ async def run_turn(
     def warn(message: str) -> None:
         updates.send(helpers.update_agent_thought_text(f"warning: {message}"))
 
+    if trust_error:
+        warn(f"invalid configuration, using the last valid one: {trust_error}")
     # Shown as the agent's words, not its thoughts: the user must read them.
     for notice in session.notices:
         updates.send(helpers.update_agent_message_text(f"agentls: {notice}\n\n"))
@@ -105,7 +125,7 @@ async def run_turn(
             sessions=session.store,
             process_runner=terminals_for(client, capabilities, session),
             trusted=session.trusted,
-            problems=engine.language_servers(config, trusted=session.trusted),
+            problems=engine.language_servers(config),
             messages=None if session.ticket is None else session.ticket.messages,
         )
         outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)

@@ -11,8 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from agentls.agent.config.loader import load_config
 from agentls.agent.errors import AgentError
+from agentls.agent.folder.settings import FolderSettings
 from agentls.agent.secrets import mask_outward
 
 
@@ -25,7 +25,7 @@ def add_mask_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def mask_command(args: argparse.Namespace) -> int:
     try:
-        load_config(args.workspace or Path.cwd())
+        FolderSettings(args.workspace or Path.cwd()).load()
     except AgentError as exc:  # the environment's secrets and the shapes are masked anyway
         print(f"agentls: {exc}; masking without the config", file=sys.stderr)
     text = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")

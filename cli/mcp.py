@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from agentls.agent.config.loader import trust_command
-from agentls.agent.config.trust import TrustStore, canonical
+from agentls.agent.config.trust import TrustStore, canonical, trust_command
 
 if TYPE_CHECKING:
     from agentls.agent.config.models import MCPServerConfig

@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentls.agent.cancel import CancelToken
-from agentls.agent.config.loader import config_overrides
 from agentls.agent.config.models import AppConfig
 from agentls.agent.errors import AgentError
+from agentls.cli.run_options import command_line_flags
 from agentls.regular_files import read_regular
 
 if TYPE_CHECKING:
-    from agentls.agent.config.loader import LoadedConfig
     from agentls.agent.events import AgentEvent, Observer
     from agentls.agent.folder.folder import FolderEngine
+    from agentls.agent.folder.settings import LoadedConfig
     from agentls.agent.folder.worktree_runs import WorktreeRun
     from agentls.agent.policy.approval import Approver
     from agentls.agent.run_messages import RunMessages
@@ -72,7 +72,7 @@ async def _run_in(engine: FolderEngine, args: argparse.Namespace) -> int:
         )
         args.workspace = worktree.worktree.folder
     try:
-        loaded = _load_asking_trust(args)
+        loaded = _load_asking_trust(engine, args)
     except AgentError as exc:
         print(f"agentls: {exc}", file=sys.stderr)
         return 1
@@ -99,28 +99,22 @@ async def _run_in(engine: FolderEngine, args: argparse.Namespace) -> int:
     return code
 
 
-def _load_asking_trust(args: argparse.Namespace) -> LoadedConfig:
-    """The folder's settings; the trust question asked in a terminal the first time."""
-    from agentls.agent.config.loader import load
+def _load_asking_trust(engine: FolderEngine, args: argparse.Namespace) -> LoadedConfig:
+    """The folder's settings, kept by ``engine``; the trust question asked in a terminal
+    the first time."""
     from agentls.agent.folder.folder import sandbox_notice
+    from agentls.agent.folder.settings import FolderSettings
     from agentls.cli.trust import trusted_config
 
-    def load_with(trusted: bool) -> LoadedConfig:
-        return load(
-            args.workspace,
-            args.config,
-            config_overrides(args),
-            overrides_source="command-line flags",
-            trusted=trusted,
-        )
-
-    folder = Path(os.path.abspath(args.workspace or Path.cwd()))
+    engine.settings = FolderSettings(
+        args.workspace, config_file=args.config, flags=command_line_flags(args)
+    )
     # The first line: whether commands can be sandboxed at all, before any question.
     # (Untrusted, a workspace can only make the sandbox stricter, never turn it off.)
-    sandbox = sandbox_notice(load_with(False).config)
+    sandbox = sandbox_notice(engine.settings.load(trusted=False).config)
     if sandbox:
         print(f"agentls: warning: {sandbox}", file=sys.stderr)
-    return trusted_config(folder, load_with)
+    return trusted_config(engine)
 
 
 async def run_headless(
@@ -165,6 +159,8 @@ async def run_headless(
     # One run in the engine's book: its token is what Ctrl-C sets, its mailbox what the
     # user types meanwhile.
     ticket = engine.runs.begin(None, request.session_id, request.agent)
+    # The run is known by the book's ids everywhere (its record, its events).
+    request = request.model_copy(update={"run_id": ticket.run_id, "session_id": ticket.session_id})
     cancel = ticket.token
     interrupted = _install_sigint(cancel)
 
@@ -183,7 +179,7 @@ async def run_headless(
         cancel=cancel,
         trusted=trusted,
         messages=None if typed is None else typed.mailbox,
-        problems=engine.language_servers(config, trusted=trusted),
+        problems=engine.language_servers(config),
     )
     try:
         outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from agentls.agent.config.models import ConfirmMode, SelfEvalMode, choices
 
@@ -66,4 +67,15 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="report changes, make none")
     parser.add_argument(
         "--session", metavar="ID", help="continue session ID (or start a new one under that id)"
+    )
+
+
+def command_line_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings layer of the model flags (``--model``, ``--api-base``, ``--no-stream``)."""
+    from agentls.agent.folder.settings import command_line_overrides
+
+    return command_line_overrides(
+        model=getattr(args, "model", None),
+        api_base=getattr(args, "api_base", None),
+        stream=not getattr(args, "no_stream", False),
     )

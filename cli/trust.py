@@ -15,11 +15,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from agentls.agent.config.loader import LoadedConfig, Loader, first_run, trust_command
-from agentls.agent.config.trust import TrustStore, canonical
-from agentls.agent.folder.media import TERMINAL
+from agentls.agent.config.trust import TrustStore, canonical, trust_command
+
+if TYPE_CHECKING:
+    from agentls.agent.folder.folder import FolderEngine
+    from agentls.agent.folder.settings import LoadedConfig
 
 
 def add_trust_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -73,31 +75,31 @@ def trust_command_main(args: argparse.Namespace, out: IO[str] | None = None) -> 
 
 
 def trusted_config(
-    folder: Path, load: Loader, *, stdin: IO[str] | None = None, stderr: IO[str] | None = None
+    engine: FolderEngine, *, stdin: IO[str] | None = None, stderr: IO[str] | None = None
 ) -> LoadedConfig:
-    """The config to run with (``agent.config.loader.first_run``), the question asked once in a
+    """The config to run with (``FolderSettings.first_run``), the question asked once in a
     terminal when the folder is undecided, else what an untrusted run ignores said in one
     line."""
     stdin = stdin or sys.stdin
     stderr = stderr or sys.stderr
-    store = TrustStore()
-    found = first_run(folder, load, store)
+    settings = engine.settings
+    found = settings.first_run()
     loaded = found.loaded
     if found.undecided and _interactive(stdin):
         stderr.write(_question(loaded))
         stderr.flush()
         answer = stdin.readline().strip().lower()
         if answer in ("y", "yes"):
-            store.set_trusted(folder, True)
-            stderr.write(f"Trusted {canonical(folder)}.\n")
-            return load(True)
-        store.set_trusted(folder, False)
+            trusted = settings.decide_trust(True)
+            stderr.write(f"Trusted {canonical(settings.root)}.\n")
+            return trusted
+        settings.decide_trust(False)
         stderr.write(
             f"Not trusted; you will not be asked again (`{trust_command(loaded.root)}` "
             "changes your mind).\n"
         )
         return loaded
-    notice = loaded.notice(TERMINAL.how_to_trust(loaded.root))
+    notice = engine.trust_notice()
     if notice:
         stderr.write(f"agentls: {notice}\n")
     return loaded

@@ -19,11 +19,11 @@ def add_settings_options(parser: argparse.ArgumentParser) -> None:
 
 def settings_of(args: argparse.Namespace) -> AppConfig | None:
     """The folder's settings; None when they cannot be read (the reason is printed)."""
-    from agentls.agent.config.loader import load_config
     from agentls.agent.errors import AgentError
+    from agentls.agent.folder.settings import FolderSettings
 
     try:
-        return load_config(args.workspace, args.config)
+        return FolderSettings(args.workspace, config_file=args.config).load().config
     except AgentError as exc:
         print(f"agentls: {exc}", file=sys.stderr)
         return None

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     # loaded in a worker thread right after `initialize` (see features/lifecycle).
     from agentls.agent.config.models import AppConfig
     from agentls.agent.folder.folder import FolderEngine
+    from agentls.agent.folder.settings import FolderSettings, SettingsUpdate
     from agentls.agent.llm.worker_client import ModelWorker
     from agentls.agent.problems import ProblemSource
     from agentls.agent.workspace import FileAccess
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from agentls.server.jsonrpc import AgentProtocol
     from agentls.server.problems import EditorProblems
     from agentls.server.runs import FilesFactory, LLMFactory, RunManager
-    from agentls.server.settings import SettingsManager, SettingsUpdate
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,6 @@ class AgentLanguageServer(LanguageServer):
             protocol_cls=AgentProtocol,
             converter_factory=lambda: self.converter,
         )
-        self._settings: SettingsManager | None = None
         self.client_info: types.ClientInfo | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.warm_up = warm_up
@@ -132,10 +131,7 @@ class AgentLanguageServer(LanguageServer):
         a worker thread)."""
         from agentls.server.inline_review import InlineReviews
         from agentls.server.runs import RunManager, RunSources
-        from agentls.server.settings import SettingsManager
 
-        if self._settings is None:
-            self._settings = SettingsManager()
         if self._reviews is None:
             self._reviews = InlineReviews(notify=self.protocol.notify)
         if self._runs is None:
@@ -165,11 +161,7 @@ class AgentLanguageServer(LanguageServer):
         """Before a run: pick up a change of the folder's trust (``agentls trust`` in a
         terminal), and what the run must tell the user (ignored settings, no sandbox)."""
         self.apply_settings(self.settings.refresh_trust())
-        return self.folder_engine().notices(
-            self.settings.report,
-            self.config,
-            editor_grants_trust=self.settings.editor_trust is not None,
-        )
+        return self.folder_engine().notices()
 
     def apply_settings(self, update: SettingsUpdate) -> None:
         """A new config is in force: logging and the index follow it; errors are shown."""
@@ -198,11 +190,7 @@ class AgentLanguageServer(LanguageServer):
             if self._editor_problems is None or self._editor_problems[0] != key:
                 self._editor_problems = (key, EditorProblems.for_config(self, config))
             return self._editor_problems[1]
-        return self.folder_engine().language_servers(
-            config,
-            trusted=self.settings.trusted,
-            editor_grants_trust=self.settings.editor_trust is not None,
-        )
+        return self.folder_engine().language_servers(config)
 
     def files_for(self, config: AppConfig) -> FileAccess:
         """The FileAccess a run gets (a restore writes through the same one)."""
@@ -244,15 +232,15 @@ class AgentLanguageServer(LanguageServer):
             await asyncio.shield(self.ready_task)
         self._services()
 
-    def _services(self) -> tuple[SettingsManager, RunManager, InlineReviews]:
-        if self._settings is None or self._runs is None or self._reviews is None:
+    def _services(self) -> tuple[FolderSettings, RunManager, InlineReviews]:
+        if self._runs is None or self._reviews is None:
             self.load_services()
-        assert self._settings is not None and self._runs is not None
-        assert self._reviews is not None
-        return self._settings, self._runs, self._reviews
+        assert self._runs is not None and self._reviews is not None
+        return self.folder_engine().settings, self._runs, self._reviews
 
     @property
-    def settings(self) -> SettingsManager:
+    def settings(self) -> FolderSettings:
+        """The folder's settings and trust, kept by its engine."""
         return self._services()[0]
 
     @property

@@ -27,7 +27,6 @@ trusting it (``agent.config.trust`` keeps the decisions; this module reads them)
 
 from __future__ import annotations
 
-import argparse
 import copy
 import logging
 import os
@@ -114,13 +113,6 @@ class LoadedConfig:
         for problem in self.problems:
             text += f" {problem}."
         return f"{text} If you trust its authors, {how_to_trust}."
-
-
-def trust_command(root: Path) -> str:
-    """The shell command that trusts ``root``, for messages."""
-    import shlex
-
-    return f"agentls trust {shlex.quote(str(root))}"
 
 
 # -- reading and validating ---------------------------------------------------------------
@@ -495,19 +487,6 @@ def load_config(
         trusted=trusted,
         user_file=user_file,
     ).config
-
-
-def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The config the command line's model flags override (``--model``, ``--api-base``...);
-    each front end with a command line (the CLI, ``agentls acp``) passes it to ``load``."""
-    llm: dict[str, Any] = {}
-    if getattr(args, "model", None):
-        llm["model"] = args.model
-    if getattr(args, "api_base", None):
-        llm["api_base"] = args.api_base
-    if getattr(args, "no_stream", False):
-        llm["stream"] = False
-    return {"llm": llm} if llm else {}
 
 
 def may_declare_mcp_servers(config: AppConfig) -> bool:

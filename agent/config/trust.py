@@ -156,3 +156,10 @@ class TrustStore:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise
+
+
+def trust_command(root: Path) -> str:
+    """The shell command that trusts ``root``, for messages."""
+    import shlex
+
+    return f"agentls trust {shlex.quote(str(root))}"

@@ -3,8 +3,9 @@
 A front end makes one (the language server per folder for its lifetime, the CLI and
 ACP per session) through ``agentls.compose``, and hands each run only its own parts:
 files, approver, observer, what the user sends during a run. The engine composes the
-rest here, once for every front end: the notices a run starts with and the one "how to
-trust this folder" hint (from the ``Medium``), the language servers (through the
+rest here, once for every front end: the folder's settings and trust (``settings``:
+``FolderSettings``), the notices a run starts with and the one "how to trust this
+folder" hint (from the ``Medium``), the language servers (through the
 factory handed in: the engine does not import them), the MCP connections, and the
 worktrees its runs work in (one run per worktree at a time). ``aclose`` ends what it
 started.
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agentls.agent.config.models import AppConfig, DiagnosticsConfig
 from agentls.agent.folder.media import Medium
 from agentls.agent.folder.runs import RunBook
+from agentls.agent.folder.settings import FolderSettings
 from agentls.agent.folder.worktree_book import WorktreeBook, WorktreeBusy
 from agentls.agent.folder.worktree_runs import WorktreeRun, open_worktree_run
 from agentls.agent.policy.program_approval import ProgramApprovals
@@ -27,7 +29,6 @@ from agentls.agent.problems import ProblemSource
 
 if TYPE_CHECKING:
     from agentls.agent.config.agents import AgentRegistry
-    from agentls.agent.config.loader import LoadedConfig
     from agentls.agent.contract import RunRequest
     from agentls.agent.mcp import MCPPool
     from agentls.agent.policy.approval import Approver
@@ -53,9 +54,17 @@ class FolderEngine:
     """One workspace folder's lasting parts (see the module's doc)."""
 
     def __init__(
-        self, medium: Medium, *, language_servers: LanguageServersFactory | None = None
+        self,
+        medium: Medium,
+        *,
+        settings: FolderSettings | None = None,
+        language_servers: LanguageServersFactory | None = None,
     ) -> None:
         self.medium = medium
+        #: The folder's settings layers, its trust and the config in force. A front end
+        #: whose folder is known only later (the CLI after making a worktree) replaces it
+        #: before loading.
+        self.settings = settings if settings is not None else FolderSettings()
         self._language_servers_factory = language_servers
         self._language_servers: tuple[Any, LanguageServerPool] | None = None
         self._mcp: MCPPool | None = None
@@ -73,51 +82,49 @@ class FolderEngine:
         self._closing: set[asyncio.Task[None]] = set()
 
     # -- trust and notices ---------------------------------------------------------------
-    def how_to_trust(self, root: Path, *, editor_grants_trust: bool = False) -> str:
-        return self.medium.how_to_trust(root, editor_grants_trust=editor_grants_trust)
+    def how_to_trust(self, root: Path | None = None) -> str:
+        """The one hint on trusting the folder, worded for this medium and for whether
+        the editor has a trust model of its own."""
+        return self.medium.how_to_trust(
+            root if root is not None else self.settings.root,
+            editor_grants_trust=self.settings.editor_grants_trust,
+        )
 
-    def notices(
-        self,
-        loaded: LoadedConfig | None,
-        config: AppConfig,
-        *,
-        editor_grants_trust: bool = False,
-        sandbox: bool = True,
-    ) -> tuple[str, ...]:
-        """What a run must tell the user as it starts: what the untrusted folder's
-        settings lost (and how to trust it), and that commands cannot be sandboxed
+    def notices(self, *, trust: bool = True, sandbox: bool = True) -> tuple[str, ...]:
+        """What a run must tell the user as it starts, from the settings in force: what
+        the untrusted folder's settings lost and how to trust it (``trust=False``: the
+        editor shows its own restricted mode), and that commands cannot be sandboxed
         (``sandbox=False``: said already, the terminal's first line)."""
-        found = [self.trust_notice(loaded, editor_grants_trust=editor_grants_trust)]
+        found = [self.trust_notice() if trust else None]
         if sandbox:
-            found.append(sandbox_notice(config))
+            found.append(sandbox_notice(self.settings.config))
         return tuple(notice for notice in found if notice)
 
-    def trust_notice(
-        self, loaded: LoadedConfig | None, *, editor_grants_trust: bool = False
-    ) -> str | None:
+    def trust_notice(self) -> str | None:
+        """What the untrusted folder's settings lost and how to trust it, or None."""
+        loaded = self.settings.report
         if loaded is None:
             return None
-        how = self.how_to_trust(loaded.root, editor_grants_trust=editor_grants_trust)
-        return loaded.notice(how)
+        return loaded.notice(self.how_to_trust(loaded.root))
 
     # -- language servers ---------------------------------------------------------------
-    def language_servers(
-        self, config: AppConfig, *, trusted: bool, editor_grants_trust: bool = False
-    ) -> LanguageServerPool | None:
-        """The language servers that tell a run the problems of what it edits: kept
-        while the config and the folder's trust stay, replaced (the old ones closed)
-        when they change; None when diagnostics are off or no factory was handed in."""
+    def language_servers(self, config: AppConfig) -> LanguageServerPool | None:
+        """The language servers that tell a run (with ``config``) the problems of what
+        it edits: kept while the config and the folder's trust stay, replaced (the old
+        ones closed) when they change; None when diagnostics are off or no factory was
+        handed in."""
         factory = self._language_servers_factory
         if factory is None or not config.diagnostics.enabled:
             return None
         root = config.workspace.root
+        trusted, editor_grants_trust = self.settings.trusted, self.settings.editor_grants_trust
         key = (root, trusted, editor_grants_trust, config.diagnostics)
         held = self._language_servers
         if held is not None and held[0] == key:
             return held[1]
         if held is not None:
             self._close_soon(held[1].aclose())
-        how = self.how_to_trust(root, editor_grants_trust=editor_grants_trust)
+        how = self.how_to_trust(root)
         servers = factory(config.diagnostics, root, trusted=trusted, how_to_trust=how)
         self._language_servers = (key, servers)
         return servers

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agentls.agent.config.loader import trust_command
+from agentls.agent.config.trust import trust_command
 
 MediumName = Literal["editor", "terminal", "acp"]
 

@@ -65,13 +65,13 @@ def run_demo(model: str | None = None, api_base: str | None = None, headless: bo
 
 
 async def _headless(workspace: Path, overrides: dict[str, Any]) -> int:
-    from agentls.agent.config.loader import load_config
+    from agentls.agent.folder.settings import FolderSettings
     from agentls.agent.llm import LiteLLMAdapter
     from agentls.agent.run import FrontEnd, RunRequest, run_agent
     from agentls.agent.workspace import DiskFileAccess
     from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
 
-    config = load_config(workspace, overrides=overrides)
+    config = FolderSettings(workspace, flags=overrides).load().config
     asker = TerminalAsker()
     confirmer = asker.confirm_edit if asker.interactive else None
     files = DiskFileAccess(workspace, confirmer=confirmer)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from agentls.server.app import AgentLanguageServer
+from agentls.server.settings import change_settings
 
 if TYPE_CHECKING:
     from agentls.server.protocol import WorkspaceTrustParams
@@ -29,7 +30,7 @@ def register(ls: AgentLanguageServer) -> None:
         ls: AgentLanguageServer, params: types.DidChangeConfigurationParams
     ) -> None:
         await ls.wait_ready()
-        ls.apply_settings(ls.settings.change(params.settings))
+        ls.apply_settings(change_settings(ls.settings, params.settings))
 
     @ls.handler(TRUST_METHOD, notification=True)
     async def workspace_trust(ls: AgentLanguageServer, params: WorkspaceTrustParams) -> None:

@@ -22,6 +22,7 @@ from lsprotocol import types
 from agentls.logging_setup import configure_logging
 from agentls.server.app import AgentLanguageServer
 from agentls.server.converter import prime
+from agentls.server.settings import start_settings
 from agentls.server.warm_up import import_run_modules, warm_up
 
 log = logging.getLogger(__name__)
@@ -51,8 +52,8 @@ def warn_once_at_start(ls: AgentLanguageServer) -> None:
     """What the user must know before the first run: commands cannot be sandboxed here,
     and (for editors without a trust model of their own) what the untrusted folder's
     config lost. VS Code shows its own Restricted Mode instead of the second."""
-    report = ls.settings.report if ls.settings.editor_trust is None else None
-    for message in ls.folder_engine().notices(report, ls.config):
+    trust = not ls.settings.editor_grants_trust
+    for message in ls.folder_engine().notices(trust=trust):
         ls.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Warning, message=f"agentls: {message}")
         )
@@ -67,7 +68,7 @@ def register(ls: AgentLanguageServer) -> None:
         import agentls.agent.run  # imported here so that the first run does not import it
         import agentls.agent.tools.search  # noqa: F401 - the index service needs it
 
-        update = ls.settings.initialize(root, options)
+        update = start_settings(ls.settings, root, options)
         if update.error:
             pending_error.append(update.error)
         # What the first run would otherwise do on the event loop: import the tools

@@ -37,7 +37,7 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 from agentls_e2e import write_prompt_hook
-from hostile_repo import SECRET_VALUE, SECRET_VARIABLE, make_hostile_repo
+from hostile_repo import REPO_PROMPT, SECRET_VALUE, SECRET_VARIABLE, make_hostile_repo
 
 from agentls.agent.config.trust import TrustStore
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
@@ -434,6 +434,30 @@ async def test_an_untrusted_folder_starts_no_mcp_server_and_the_session_says_why
     said = client.agent_text()
     assert "is not a trusted folder" in said and ".mcp.json" in said
     assert f"agentls trust {repo.root}" in said
+
+
+async def test_trusting_the_folder_during_a_session_applies_at_the_next_prompt(
+    tmp_path: Path, scripted: ScriptedModelServer
+) -> None:
+    """The folder's trust is read again before each prompt, as the language server does
+    before each run: `agentls trust` in a terminal needs no new session."""
+    repo = make_hostile_repo(tmp_path, repo_api_base="http://127.0.0.1:9/v1", escapes=False)
+    scripted.add("acp-trust-later", text("first"), text("second"))
+    client = EditorClient()  # refuses every program it is asked about
+    async with acp_agent(repo.root, scripted, "acp-trust-later", client) as conn:
+        session = await start(conn, repo.root)
+        assert await prompt(conn, session, "one") == "end_turn"
+        first = client.agent_text()
+        TrustStore().set_trusted(repo.root, True)
+        assert await prompt(conn, session, "two") == "end_turn"
+        second = client.agent_text()[len(first) :]
+    assert "is not a trusted folder" in first
+    assert "is not a trusted folder" not in second
+    systems = [r.messages[0]["content"] for r in scripted.requests_for("acp-trust-later")]
+    assert len(systems) == 2
+    assert REPO_PROMPT not in str(systems[0]) and REPO_PROMPT in str(systems[1])
+    # Trusted, the folder's MCP servers are asked about (and refused here).
+    assert len(client.permissions) == 3 and repo.started() == []
 
 
 async def test_a_workspace_mcp_server_starts_only_after_the_editor_allowed_it(

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from agentls.agent.config.loader import LoadedConfig
 from agentls.agent.config.models import AgentConfig, AppConfig, DiagnosticsConfig
 from agentls.agent.config.state_paths import StatePathError
 from agentls.agent.folder.folder import FolderEngine
 from agentls.agent.folder.media import ACP, EDITOR, TERMINAL
+from agentls.agent.folder.settings import FolderSettings
 from agentls.agent.folder.worktree_runs import WorktreeSummary, commit_title
 from agentls.agent.sessions.entries import RunStartEntry
 
@@ -71,24 +71,32 @@ def test_one_how_to_trust_hint_per_medium(tmp_path: Path) -> None:
 
 
 def test_the_trust_notice_carries_the_mediums_hint(tmp_path: Path) -> None:
-    loaded = LoadedConfig(config_in(tmp_path), trusted=False, ignored=["llm.api_base"])
-    notices = FolderEngine(ACP).notices(loaded, loaded.config, sandbox=False)
+    (tmp_path / ".agentls.yaml").write_text("llm:\n  api_base: http://127.0.0.1:9/v1\n")
+    engine = FolderEngine(ACP, settings=FolderSettings(tmp_path))
+    engine.settings.load()
+    notices = engine.notices(sandbox=False)
     assert len(notices) == 1
-    assert "is not a trusted folder" in notices[0]
+    assert "is not a trusted folder" in notices[0] and "llm.api_base" in notices[0]
     assert ACP.how_to_trust(tmp_path) in notices[0]
-    trusted = LoadedConfig(config_in(tmp_path), trusted=True)
-    assert FolderEngine(ACP).notices(trusted, trusted.config, sandbox=False) == ()
+    # An editor that shows its own restricted mode is not told again.
+    assert engine.notices(trust=False, sandbox=False) == ()
+    engine.settings.decide_trust(True)
+    assert engine.notices(sandbox=False) == ()
+    # Nothing loaded yet: nothing to say about trust.
+    assert FolderEngine(ACP).notices(sandbox=False) == ()
 
 
 async def test_language_servers_are_kept_replaced_and_closed(tmp_path: Path) -> None:
     engine = FolderEngine(EDITOR, language_servers=fake_factory)
+    engine.settings.start(tmp_path, {}, source="initializationOptions", editor_trust=False)
     config = config_in(tmp_path)
-    first = engine.language_servers(config, trusted=False)
+    first = engine.language_servers(config)
     assert isinstance(first, FakeServers)
-    assert first.how == EDITOR.how_to_trust(tmp_path)
-    assert engine.language_servers(config, trusted=False) is first
+    assert first.how == EDITOR.how_to_trust(tmp_path, editor_grants_trust=True)
+    assert engine.language_servers(config) is first
     # Trust changed: new servers, the old ones closed.
-    second = engine.language_servers(config, trusted=True)
+    engine.settings.set_editor_trust(True)
+    second = engine.language_servers(config)
     assert isinstance(second, FakeServers)
     assert second is not first and second.trusted
     await engine.aclose()
@@ -97,8 +105,8 @@ async def test_language_servers_are_kept_replaced_and_closed(tmp_path: Path) -> 
     off = config.model_copy(
         update={"diagnostics": config.diagnostics.model_copy(update={"enabled": False})}
     )
-    assert engine.language_servers(off, trusted=True) is None
-    assert FolderEngine(EDITOR).language_servers(config, trusted=True) is None
+    assert engine.language_servers(off) is None
+    assert FolderEngine(EDITOR).language_servers(config) is None
 
 
 def test_one_commit_title_and_summary() -> None:
