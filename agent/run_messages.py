@@ -70,8 +70,10 @@ class RunMessages:
         await self._steer_event().wait()
 
     def close(self, reason: str) -> list[PendingMessage]:
-        """No more messages (the run ended); those the model never read."""
-        self._closed = reason
+        """No more messages (the run ended); those the model never read. The first
+        reason given stays."""
+        if self._closed is None:
+            self._closed = reason
         return self.take()
 
     def _steer_event(self) -> asyncio.Event:

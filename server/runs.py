@@ -148,7 +148,10 @@ class RunManager:
             return await self._run(handle, params, config, notices)
         finally:
             self.runs.pop(ticket.run_id, None)
-            self.engine.runs.end(ticket.run_id)
+            unread = self.engine.runs.end(ticket.run_id)
+            if unread:
+                texts = "; ".join(repr(m.text[:80]) for m in unread)
+                self._warn(f"the run ended before it could read your message(s): {texts}")
 
     # -- runs in worktrees of their own ----------------------------------------------------
     async def _in_worktree(

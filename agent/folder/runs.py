@@ -63,10 +63,15 @@ class RunBook:
         ticket = self._runs[run_id] = RunTicket(run_id, session_id, agent)
         return ticket
 
-    def end(self, run_id: str) -> None:
-        """The run is over: no longer in flight, so the book refuses its messages (the
-        run closes its own mailbox when it ends, with the reason)."""
-        self._runs.pop(run_id, None)
+    def end(self, run_id: str) -> list[PendingMessage]:
+        """The run is over: no longer in flight, so the book refuses its messages. A run
+        closes its own mailbox when it ends, telling the user what the model never read;
+        one that never started (its worktree's set-up failed) has it closed here, and the
+        front end names the messages returned, so none is lost without a word."""
+        ticket = self._runs.pop(run_id, None)
+        if ticket is None:
+            return []
+        return ticket.messages.close(f"run {run_id} has ended")
 
     def get(self, run_id: str) -> RunTicket | None:
         return self._runs.get(run_id)

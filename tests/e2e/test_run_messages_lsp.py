@@ -3,7 +3,11 @@ the model call in flight), and a message to a run that has ended is refused with
 
 from __future__ import annotations
 
-from agentls_e2e import LspFactory, plain
+from pathlib import Path
+
+import pytest
+from agentls_e2e import LspFactory, llm_options, plain
+from hooked_repo import git
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
@@ -42,3 +46,38 @@ async def test_steer_restarts_the_model_call_with_the_message(
     assert result["output"] == "Using Go."
     assert any(c.get("restart") for c in client.of("agent/stream", "s1"))
     assert len(scripted.requests_for("alice")) == 2
+
+
+def worktree_folder(repo: Path, branch: str) -> Path:
+    listed = git(repo, "worktree", "list", "--porcelain").split("\n\n")
+    [entry] = [e for e in listed if f"branch refs/heads/{branch}" in e]
+    return Path(entry.splitlines()[0].removeprefix("worktree "))
+
+
+@pytest.mark.timeout(240)
+async def test_a_message_to_a_run_whose_worktree_set_up_failed_is_named(
+    lsp: LspFactory, scripted: ScriptedModelServer, workspace: Path
+) -> None:
+    """The run never started, so it never read the message: the user is told which."""
+    (workspace / "app.py").write_text("x = 1\n")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "start")
+    # The set-up (in the new worktree, sandboxed) waits for the test's word, then fails:
+    # the message arrives during it.
+    setup = "while [ ! -e go ]; do sleep 0.05; done; echo broken >&2; exit 3"
+    client = await lsp(init_options={**llm_options(scripted), "worktree": {"setup": setup}})
+    running = client.run(prompt="go", runId="w1", confirmMode="yolo", worktree={"name": "s"})
+    await client.wait_for(
+        lambda: any("setup] $" in m.message for m in client.log_messages), what="set-up started"
+    )
+    answer = plain(await client.request("agent/message", {"runId": "w1", "text": "add tests"}))
+    assert answer["accepted"] is True
+    (worktree_folder(workspace, "agentls/s") / "go").touch()
+    result = plain(await running)
+    assert result["status"] == "failed", result
+    await client.wait_for(
+        lambda: any("add tests" in m.message for m in client.messages), what="the warning"
+    )
+    [warning] = [m.message for m in client.messages if "add tests" in m.message]
+    assert "the run ended before it could read your message(s): 'add tests'" in warning
+    assert scripted.requests_for("alice") == []

@@ -75,3 +75,18 @@ def test_messages_are_refused_after_the_end_and_while_cancelling() -> None:
     with pytest.raises(RunMessageError, match="empty"):
         book.message("r3", "  ", "queue")
     assert [t.run_id for t in book.in_flight()] == ["r2", "r3"]
+
+
+def test_the_end_names_what_a_run_that_never_read_its_mailbox_was_sent() -> None:
+    book = RunBook()
+    ticket = book.begin("r1", "s1", "build")
+    book.message("r1", "add tests")
+    assert [m.text for m in book.end("r1")] == ["add tests"]
+    with pytest.raises(RunMessageError, match="run r1 has ended"):
+        ticket.messages.send("too late")
+    # A run that closed its mailbox itself keeps its reason; nothing is left to name.
+    done = book.begin("r2", "s2", "build")
+    done.messages.close("run r2 has ended (success)")
+    assert book.end("r2") == [] and book.end("unknown") == []
+    with pytest.raises(RunMessageError, match=r"\(success\)"):
+        done.messages.send("late")
