@@ -109,7 +109,8 @@ def _load_asking_trust(args: argparse.Namespace) -> LoadedConfig:
         return load(
             args.workspace,
             args.config,
-            config_overrides(args),
+            # --model is the run's own (RunRequest.model), not llm.model.
+            config_overrides(args, model=False),
             overrides_source="command-line flags",
             trusted=trusted,
         )
@@ -142,6 +143,7 @@ async def run_headless(
         request = RunRequest(
             prompt=args.prompt,
             agent=args.agent,
+            model=args.model or None,
             confirm_mode=args.mode,
             max_steps=args.max_steps,
             self_eval=args.self_eval,

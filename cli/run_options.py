@@ -58,7 +58,10 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=int, help="maximum loop iterations")
     parser.add_argument("--self-eval", choices=choices(SelfEvalMode), help="self-evaluation")
     parser.add_argument("--timeout", type=float, default=0, help="per-step timeout in seconds")
-    parser.add_argument("--model", help="model name (overrides llm.model)")
+    parser.add_argument(
+        "--model",
+        help="the model for this run (wins over /model, the agent's model and llm.model)",
+    )
     parser.add_argument("--api-base", help="model API base URL (overrides llm.api_base)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")

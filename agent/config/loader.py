@@ -497,11 +497,13 @@ def load_config(
     ).config
 
 
-def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
+def config_overrides(args: argparse.Namespace, *, model: bool = True) -> dict[str, Any]:
     """The config the command line's model flags override (``--model``, ``--api-base``...);
-    each front end with a command line (the CLI, ``agentls acp``) passes it to ``load``."""
+    each front end with a command line (the CLI, ``agentls acp``) passes it to ``load``.
+    ``model=False``: ``--model`` is the run's own model (``agentls run``), which wins over
+    the agent's, not ``llm.model``, which the agent's would win over."""
     llm: dict[str, Any] = {}
-    if getattr(args, "model", None):
+    if model and getattr(args, "model", None):
         llm["model"] = args.model
     if getattr(args, "api_base", None):
         llm["api_base"] = args.api_base
