@@ -282,7 +282,7 @@ async def _run_to_the_end(
             await _ask_about_hooks(front_end, Path(context.files.root))
         run.load_hooks(trusted=front_end.trusted, session_id=session_id)
         await run.protect_approved_files(trusted=front_end.trusted)
-        await recorder.start(request.prompt, run.instruction_labels, model=config.llm.model)
+        await recorder.start(request.prompt, run.instruction_labels, model=run.first_model())
         state = await run.to_the_end()
     except AgentError as exc:  # a refusal with a message: no traceback to log
         log.warning("run %s failed: %s", run_id, exc)
@@ -451,6 +451,12 @@ class _Run:
     #: The project's instructions for the system prompt, read once at the start.
     instructions: str = ""
     instruction_labels: list[str] = field(default_factory=list)
+
+    def first_model(self) -> str:
+        """The model the run starts on: in mixed mode the planner's."""
+        if self.request.agent != MIXED:
+            return self.context.config.llm.model
+        return self.models.access(AgentRegistry(self.context.config).get("plan"))[0].llm.model
 
     def keep_checkpoints(self, store: CheckpointStore) -> None:
         """Before the run changes a file (a tool's write, or a command the probe sees),

@@ -59,8 +59,7 @@ class RunStartEntry(_OncePerRun):
     #: The instruction files the run gave the model (a later run of the session reads
     #: them again).
     instructions: list[str] = Field(default_factory=list)
-    #: The run's model: its acting agent's (in mixed mode the builder's; the planner's
-    #: answers name their own).
+    #: The model the run starts on (in mixed mode the planner's: each answer names its own).
     model: str | None = None
 
 
