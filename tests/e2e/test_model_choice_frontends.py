@@ -9,12 +9,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from acp.schema import AgentThoughtChunk, ClientCapabilities, TextContentBlock
 from agentls_e2e import LspFactory, llm_options, plain, run_cli
 from test_acp import EditorClient, acp_agent, prompt, start
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
+
+# Several agentls processes per test (the CLI's runs, ACP's agent twice): on a loaded
+# machine two minutes, the suite's default, is not always enough.
+pytestmark = pytest.mark.timeout(420)
 
 
 def asked(scripted: ScriptedModelServer, queue: str) -> list[str]:
@@ -99,6 +104,19 @@ def test_cli_model_wins_over_the_agents_and_model_lasts_across_processes(
     assert not scripted.requests_for("cli-config")
     shown = run_cli(ws, "run", "/model", "--session", "cs")
     assert "openai/cli-two" in shown.stdout and "agentls models" in shown.stdout
+    told = run_cli(ws, "sessions", "show", "cs")
+    assert told.returncode == 0, told.stderr
+    marks = [line for line in told.stdout.splitlines() if line.startswith("[model")]
+    marks += [line for line in told.stdout.splitlines() if line.startswith("[/model")]
+    assert marks == [
+        "[model: openai/cli-agent]",
+        "[model: openai/cli-flag]",
+        "[model: openai/cli-two]",
+        "[/model: openai/cli-two]",
+    ]
+    lines = told.stdout.splitlines()
+    assert lines.index("[/model: openai/cli-two]") < lines.index("[model: openai/cli-two]")
+    assert "> again" in lines and "answered by cli-flag" in lines
 
 
 def _json(out: str) -> dict[str, Any]:
