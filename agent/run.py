@@ -394,17 +394,17 @@ async def _model_command(
     if choice is not None:
         why = "chosen for this session with /model"
     elif agent.model:
-        why = f"the {request.agent} agent's model"
+        acting = "build" if request.agent == MIXED else request.agent
+        why = f"the {acting} agent's model"
     else:
         why = "llm.model of the settings"
-    said = (
-        "Switched: the session's model is now"
-        if prepared.action == "switch_model"
-        else ("This session's model is")
-    )
+    switched = prepared.action == "switch_model"
+    said = "Switched: the session's model is now" if switched else "This session's model is"
     lines = [f"{said} {model} ({why})."]
     if request.model and request.model != model:
-        lines.append(f"This request named its own model, {request.model}: runs that do win.")
+        lines.append(
+            f"A run that names its own model uses it instead (this request named {request.model})."
+        )
     lines.append(
         "List the models you can use with `agentls models` (or the editor's model picker); "
         f"switch with /model <id>, back to the default with /model {DEFAULT_MODEL}."
