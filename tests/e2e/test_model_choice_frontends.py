@@ -67,6 +67,29 @@ async def test_agent_run_takes_its_model_and_model_switches_the_session(
     assert choices == ["openai/lm-two"]
 
 
+async def test_in_mixed_mode_the_servers_planner_and_builder_use_their_agents_models(
+    lsp: LspFactory, scripted: ScriptedModelServer
+) -> None:
+    scripted.add("lx-plan", text("1. Say hello."))
+    scripted.add("lx-build", text("Hello."))
+    options = llm_options(scripted, "lx-default")
+    options["agents"] = {
+        "plan": {"model": "openai/lx-plan"},
+        "build": {"model": "openai/lx-build"},
+    }
+    client = await lsp(init_options=options)
+
+    result = plain(await client.run(prompt="greet", runId="x1", agent="mixed"))
+
+    assert result["status"] == "success" and result["model"] == "openai/lx-build"
+    assert asked(scripted, "lx-plan") == ["lx-plan"]
+    assert asked(scripted, "lx-build") == ["lx-build"]
+    assert not scripted.requests_for("lx-default")
+    assert "1. Say hello." in scripted.requests_for("lx-build")[0].messages[-1]["content"]
+    header = [s["model"] for s in client.of("agent/status", "x1") if s.get("model")]
+    assert header == ["openai/lx-plan", "openai/lx-build"]
+
+
 # -- the CLI ------------------------------------------------------------------------------
 
 
