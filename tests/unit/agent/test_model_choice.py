@@ -9,7 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentls.agent.config.loader import validate_config
+import yaml
+
+from agentls.agent.config.loader import load, validate_config
 from agentls.agent.config.models import AppConfig
 from agentls.agent.events import AgentEvent, Notice, RunState, StatusChanged
 from agentls.agent.llm import LiteLLMAdapter
@@ -181,3 +183,17 @@ async def test_a_front_end_that_cannot_switch_models_says_so_and_keeps_its_own(
     assert any(
         isinstance(e, StatusChanged) and e.state == RunState.PREPARING and e.model for e in events
     )
+
+
+def test_an_untrusted_folder_cannot_choose_an_agents_model_a_trusted_one_can(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".agentls.yaml").write_text(
+        yaml.safe_dump({"agents": {"build": {"model": "openai/expensive"}}})
+    )
+    untrusted = load(tmp_path, trusted=False)
+    assert untrusted.config.agents.get("build") is None or (
+        untrusted.config.agents["build"].model is None
+    )
+    assert any(item.startswith("agents.build.model (") for item in untrusted.ignored)
+    assert load(tmp_path, trusted=True).config.agents["build"].model == "openai/expensive"
