@@ -10,6 +10,7 @@ from agentls.acp_agent.updates import PlanStatus, Update, plan_status, tool_kind
 from agentls.agent.sessions.entries import (
     AssistantMessage,
     Entry,
+    ModelChoiceEntry,
     PlanEntry,
     RunStartEntry,
     ToolCallEntry,
@@ -22,12 +23,20 @@ MAX_RESULT_CHARS = 2000
 
 
 def replay(entries: Iterable[Entry]) -> list[Update]:
-    """The conversation of ``entries``: prompts, answers, tool calls with results, plans."""
+    """The conversation of ``entries``: prompts, answers, tool calls with results, plans,
+    and the model that answered wherever it changed (a thought, as a live run says it)."""
     updates: list[Update] = []
     started: set[str] = set()
+    model: str | None = None
     for entry in entries:
+        if isinstance(entry, AssistantMessage) and entry.model and entry.model != model:
+            model = entry.model
+            updates.append(helpers.update_agent_thought_text(f"Model: {model}\n"))
         if isinstance(entry, RunStartEntry):
             updates.append(helpers.update_user_message_text(entry.prompt))
+        elif isinstance(entry, ModelChoiceEntry):
+            chosen = entry.model or "the default"
+            updates.append(helpers.update_agent_thought_text(f"/model: {chosen}\n"))
         elif isinstance(entry, AssistantMessage) and entry.content:
             updates.append(helpers.update_agent_message_text(entry.content))
         elif isinstance(entry, ToolCallEntry) and entry.call_id not in started:

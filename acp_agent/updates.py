@@ -36,6 +36,7 @@ from agentls.agent.events import (
     InstructionsRead,
     Notice,
     PlanUpdated,
+    StatusChanged,
     StreamRestarted,
     StreamText,
     ToolFinished,
@@ -186,6 +187,8 @@ class UpdateSender:
             self.send(UsageUpdate(session_update="usage_update", used=event.used, size=event.limit))
         elif isinstance(event, ContextCompacted):
             self.send(helpers.update_agent_thought_text(compaction_text(event)))
+        elif isinstance(event, StatusChanged) and event.model:
+            self.send(helpers.update_agent_thought_text(f"Model: {event.model}\n"))
         elif isinstance(event, InstructionsRead):
             what = "Instructions joined" if event.joined else "Instructions"
             self.send(helpers.update_agent_thought_text(f"{what}: {', '.join(event.files)}"))

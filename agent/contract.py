@@ -121,6 +121,13 @@ class RunRequestFields(WireModel):
         description="The conversation to continue; a new one when absent. "
         "One run in flight per session.",
     )
+    model: str | None = Field(
+        None,
+        min_length=1,
+        description="The model for this run (an id of `agent/models`, as `llm.model` "
+        "takes it); the session's `/model` choice, else the agent's or the config's, "
+        "when absent.",
+    )
     confirm_mode: ConfirmMode | None = Field(
         None, description="Approval policy for this run; the agent's when absent."
     )

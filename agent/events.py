@@ -31,6 +31,9 @@ class RunState(StrEnum):
 class StatusChanged:
     state: RunState
     detail: str = ""
+    #: With ``preparing``: the model that answers the loop starting now (in mixed mode
+    #: the planner's, then the builder's).
+    model: str | None = None
 
 
 @dataclass(frozen=True)

@@ -214,7 +214,7 @@ class AgentLoop:
             state.messages = self.ctx.append_user_message(state.messages, CONTINUE_PROMPT)
             if self.session is not None:
                 await self.session.user(CONTINUE_PROMPT)
-            state.steps.append(StepResult(step, response, []))
+            state.steps.append(StepResult(step, response, [], model=self.model_name))
             return
         if response.finish_reason == "stop":
             state.messages = self.ctx.append_assistant_message(
@@ -222,14 +222,14 @@ class AgentLoop:
             )
             if self.messages is not None and self.messages.waiting:
                 # The user wrote while the model was finishing: it answers that first.
-                state.steps.append(StepResult(step, response, []))
+                state.steps.append(StepResult(step, response, [], model=self.model_name))
                 return
             objection = await self._stop_hooks(response.content or "")
             if objection is not None:
                 state.messages = self.ctx.append_user_message(state.messages, objection)
                 if self.session is not None:
                     await self.session.user(objection)
-                state.steps.append(StepResult(step, response, []))
+                state.steps.append(StepResult(step, response, [], model=self.model_name))
                 return
             raise LoopEnded("success", response.content or "")
         raise LoopEnded("partial", response.content or "")
@@ -263,7 +263,7 @@ class AgentLoop:
             raise LoopEnded("failed", f"LLM error: {exc}") from None
         if self.session is not None:  # only the final assistant message is committed
             await self.session.assistant(
-                response.content, response.tool_calls, response.finish_reason
+                response.content, response.tool_calls, response.finish_reason, self.model_name
             )
         state.usage = state.usage.add(response.usage)
         if response.usage:
@@ -292,7 +292,7 @@ class AgentLoop:
         except AbortedByUser as exc:
             raise LoopEnded("partial", f"Run aborted: {exc}.", RunState.ABORTED) from None
         state.messages = self.ctx.append_tool_results(state.messages, response, results)
-        state.steps.append(StepResult(step, response, results))
+        state.steps.append(StepResult(step, response, results, model=self.model_name))
         repeated = self._repeated_failure(results)
         if repeated:
             raise LoopEnded("partial", repeated)

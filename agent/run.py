@@ -33,6 +33,7 @@ from agentls.agent.checkpoints import (
     edited_recently,
 )
 from agentls.agent.config.agents import MIXED, AgentRegistry
+from agentls.agent.config.model_choice import chosen_model
 from agentls.agent.config.models import AgentConfig, AppConfig, HookEvent
 from agentls.agent.contract import RunRequest, RunResult
 from agentls.agent.errors import AgentError
@@ -51,12 +52,14 @@ from agentls.agent.llm.protocol import LLM
 from agentls.agent.loop import AgentLoop
 from agentls.agent.policy.approval import Approver
 from agentls.agent.policy.program_approval import ProgramApprovals
+from agentls.agent.prompts.slash_command_runs import DEFAULT_MODEL, PreparedRun
 from agentls.agent.prompts.slash_command_runs import prepare as prepare_command
 from agentls.agent.run_messages import RunMessages
+from agentls.agent.run_models import RunModels
 from agentls.agent.run_record import RunRecord
 from agentls.agent.secrets import mask_outward, mask_tree, remember_secret_variable
 from agentls.agent.sessions.recorder import RecordingApprover, SessionRecorder
-from agentls.agent.sessions.store import SessionStore, store_for
+from agentls.agent.sessions.store import Session, SessionStore, store_for
 from agentls.agent.state_machine import RunStateMachine
 from agentls.agent.tools import build_registry
 from agentls.agent.tools.base import RunContext
@@ -220,17 +223,26 @@ async def _run_to_the_end(
     if prepared.action == "clear":
         return _cleared(config, run_id, request.agent, observer)
     request = prepared.request
-    if prepared.config is not config:
-        if front_end.llm_for is not None:
-            config = prepared.config
-            remember_secret_variable(config.llm.api_key_env)
-            llm = front_end.llm_for(config)
-        else:
-            model = prepared.config.llm.model
-            note = f"this editor cannot switch models: the command's model {model} is not used"
-            observer(Notice("warning", note))
+    try:
+        session = store.open(session_id)
+        agent = resolve_agent(config, request)
+    except AgentError as exc:  # a session id that names no file; an unknown agent
+        return RunOutcome(_failed(config, exc, observer), run_id, session_id, request.agent)
+    if prepared.action in ("show_model", "switch_model"):
+        return await _model_command(prepared, session, config, agent, run_id, observer)
+    models = RunModels(
+        config,
+        llm,
+        front_end.llm_for,
+        run=request.model,
+        session=session.model_choice(),
+        warn=lambda message: observer(Notice("warning", message)),
+    )
+    # The run's config names the model of the agent that acts (in mixed mode, the
+    # builder); the planner's loop gets its own model access from ``models``.
+    config, llm = models.access(agent)
     if prepared.action == "compact":
-        return await _compacted(store, config, llm, request, run_id, session_id, observer)
+        return await _compacted(session, config, llm, request, run_id, session_id, observer)
     recorder: SessionRecorder | None = None
     problems = front_end.problems if config.diagnostics.enabled else None
     context = RunContext(
@@ -254,12 +266,13 @@ async def _run_to_the_end(
         llm,
         front_end.registry or build_registry(config),
         ContextManager(config.context, token_counter=llm.count_tokens),
+        models,
         inbox=front_end.inbox,
         open_documents=front_end.open_documents,
         messages=front_end.messages,
     )
     try:
-        recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
+        recorder = SessionRecorder(session, run_id, agent=request.agent)
         # Every write of the run keeps the file's previous bytes, so the run can be undone.
         run.keep_checkpoints(CheckpointStore.for_session(store, session_id))
         run.record_in(recorder, recorder.history() if history is None else history)
@@ -269,7 +282,7 @@ async def _run_to_the_end(
             await _ask_about_hooks(front_end, Path(context.files.root))
         run.load_hooks(trusted=front_end.trusted, session_id=session_id)
         await run.protect_approved_files(trusted=front_end.trusted)
-        await recorder.start(request.prompt, run.instruction_labels)
+        await recorder.start(request.prompt, run.instruction_labels, model=run.first_model())
         state = await run.to_the_end()
     except AgentError as exc:  # a refusal with a message: no traceback to log
         log.warning("run %s failed: %s", run_id, exc)
@@ -336,7 +349,7 @@ def _cleared(config: AppConfig, run_id: str, agent: str, observer: Observer) -> 
 
 
 async def _compacted(
-    store: SessionStore,
+    session: Session,
     config: AppConfig,
     llm: LLM,
     request: RunRequest,
@@ -349,7 +362,7 @@ async def _compacted(
 
     state = RunRecord(messages=[], model=config.llm.model)
     try:
-        recorder = SessionRecorder(store.open(session_id), run_id, agent=request.agent)
+        recorder = SessionRecorder(session, run_id, agent=request.agent)
         state.finish("success", await compact_session(recorder, llm))
     except Exception as exc:
         log.warning("run %s: /compact failed: %s", run_id, exc)
@@ -357,6 +370,49 @@ async def _compacted(
     else:
         observer(StatusChanged(RunState.COMPLETED, ""))
     return RunOutcome(state, run_id, session_id, request.agent)
+
+
+async def _model_command(
+    prepared: PreparedRun,
+    session: Session,
+    config: AppConfig,
+    agent: AgentConfig,
+    run_id: str,
+    observer: Observer,
+) -> RunOutcome:
+    """``/model``: the session's model named; ``/model <id>``: the session's next runs
+    use ``id`` (the choice is stored in the session, so a restart keeps it)."""
+    request = prepared.request
+    try:
+        if prepared.action == "switch_model":
+            recorder = SessionRecorder(session, run_id, agent=request.agent)
+            await recorder.model_choice(prepared.model)
+    except AgentError as exc:
+        return RunOutcome(_failed(config, exc, observer), run_id, session.id, request.agent)
+    choice = session.model_choice()
+    model = chosen_model(config, agent, run=None, session=choice)
+    if choice is not None:
+        why = "chosen for this session with /model"
+    elif agent.model:
+        acting = "build" if request.agent == MIXED else request.agent
+        why = f"the {acting} agent's model"
+    else:
+        why = "llm.model of the settings"
+    switched = prepared.action == "switch_model"
+    said = "Switched: the session's model is now" if switched else "This session's model is"
+    lines = [f"{said} {model} ({why})."]
+    if request.model and request.model != model:
+        lines.append(
+            f"A run that names its own model uses it instead (this request named {request.model})."
+        )
+    lines.append(
+        "List the models you can use with `agentls models` (or the editor's model picker); "
+        f"switch with /model <id>, back to the default with /model {DEFAULT_MODEL}."
+    )
+    state = RunRecord(messages=[], model=model)
+    state.finish("success", "\n".join(lines))
+    observer(StatusChanged(RunState.COMPLETED, ""))
+    return RunOutcome(state, run_id, session.id, request.agent)
 
 
 def _failed(config: AppConfig, exc: Exception, observer: Observer) -> RunRecord:
@@ -377,6 +433,8 @@ class _Run:
     llm: LLM
     registry: ToolRegistry
     context_manager: ContextManager
+    #: The model each loop answers on (in mixed mode the planner's may differ).
+    models: RunModels
     inbox: Callable[[], Sequence[str]] | None = None
     open_documents: tuple[str, ...] = ()
     messages: RunMessages | None = None
@@ -393,6 +451,12 @@ class _Run:
     #: The project's instructions for the system prompt, read once at the start.
     instructions: str = ""
     instruction_labels: list[str] = field(default_factory=list)
+
+    def first_model(self) -> str:
+        """The model the run starts on: in mixed mode the planner's."""
+        if self.request.agent != MIXED:
+            return self.context.config.llm.model
+        return self.models.access(AgentRegistry(self.context.config).get("plan"))[0].llm.model
 
     def keep_checkpoints(self, store: CheckpointStore) -> None:
         """Before the run changes a file (a tool's write, or a command the probe sees),
@@ -578,14 +642,17 @@ class _Run:
         from agentls.agent.context import ContextBuilder
 
         ctx, config = self.context, self.context.config
-        machine = RunStateMachine(ctx.observer)
+        # This agent's model (in mixed mode the planner's may differ from the run's).
+        answering, llm = self.models.access(agent)
+        model = answering.llm.model
+        machine = RunStateMachine(ctx.observer, model=model)
         index = ctx.index
         if self.instructions:
             # Part of the system prompt: the same bytes on every step of the run.
             prompt_with = f"{agent.system_prompt}\n\n{self.instructions}"
             agent = agent.model_copy(update={"system_prompt": prompt_with})
         loop = AgentLoop(
-            self.llm,
+            llm,
             # awaiting_human while a human is asked
             ExecutionEngine(self.registry, dataclasses.replace(ctx, set_state=machine.to)),
             agent,
@@ -596,7 +663,7 @@ class _Run:
             context_manager=self.context_manager,
             stream=streaming,
             parallel_tools=config.context.parallel_tools,
-            model_name=config.llm.model,
+            model_name=model,
             session=ctx.session,
             machine=machine,
             inbox=self.inbox,

@@ -19,6 +19,8 @@ class StepResult:
     step_number: int
     llm_response: LLMResponse
     tool_calls_made: list[ToolCallResult]
+    #: The model that answered this step.
+    model: str | None = None
     timestamp: float = field(default_factory=time.time)
 
 
@@ -31,6 +33,7 @@ class RunRecord:
     status: str = "running"
     final_output: str | None = None
     start_time: float = field(default_factory=time.time)
+    #: The model of the run's last answer (each step names its own).
     model: str | None = None
     usage: Usage = field(default_factory=Usage)
     end_time: float | None = None

@@ -28,11 +28,13 @@ class IllegalTransition(RuntimeError):
 
 
 class RunStateMachine:
-    """Holds the current state, refuses illegal moves, reports each change."""
+    """Holds the current state, refuses illegal moves, reports each change. ``model``,
+    the model that answers, is named as the loop starts (``preparing``): the run's header."""
 
-    def __init__(self, observer: Observer = null_observer) -> None:
+    def __init__(self, observer: Observer = null_observer, *, model: str | None = None) -> None:
         self.state = S.IDLE
         self._observer = observer
+        self.model = model
         self.history: list[RunState] = [S.IDLE]
 
     def to(self, new: RunState, detail: str = "") -> None:
@@ -44,7 +46,8 @@ class RunStateMachine:
         self.state = new
         self.history.append(new)
         if changed or detail:
-            self._observer(StatusChanged(new, detail))
+            named = self.model if new == S.PREPARING else None
+            self._observer(StatusChanged(new, detail, model=named))
 
     @property
     def finished(self) -> bool:

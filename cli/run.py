@@ -106,8 +106,10 @@ def _load_asking_trust(engine: FolderEngine, args: argparse.Namespace) -> Loaded
     from agentls.agent.folder.settings import FolderSettings
     from agentls.cli.trust import trusted_config
 
+    # --model is the run's own (RunRequest.model), which wins over the agent's model;
+    # as llm.model the agent's would win over it.
     engine.settings = FolderSettings(
-        args.workspace, config_file=args.config, flags=command_line_flags(args)
+        args.workspace, config_file=args.config, flags=command_line_flags(args, model=False)
     )
     # The first line: whether commands can be sandboxed at all, before any question.
     # (Untrusted, a workspace can only make the sandbox stricter, never turn it off.)
@@ -136,6 +138,7 @@ async def run_headless(
         request = RunRequest(
             prompt=args.prompt,
             agent=args.agent,
+            model=args.model or None,
             confirm_mode=args.mode,
             max_steps=args.max_steps,
             self_eval=args.self_eval,

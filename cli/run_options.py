@@ -59,7 +59,10 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=int, help="maximum loop iterations")
     parser.add_argument("--self-eval", choices=choices(SelfEvalMode), help="self-evaluation")
     parser.add_argument("--timeout", type=float, default=0, help="per-step timeout in seconds")
-    parser.add_argument("--model", help="model name (overrides llm.model)")
+    parser.add_argument(
+        "--model",
+        help="the model for this run (wins over /model, the agent's model and llm.model)",
+    )
     parser.add_argument("--api-base", help="model API base URL (overrides llm.api_base)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -70,12 +73,13 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def command_line_flags(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings layer of the model flags (``--model``, ``--api-base``, ``--no-stream``)."""
+def command_line_flags(args: argparse.Namespace, *, model: bool = True) -> dict[str, Any]:
+    """The settings layer of the model flags (``--model``, ``--api-base``, ``--no-stream``);
+    ``model=False`` leaves ``--model`` out (a run takes it as its own model)."""
     from agentls.agent.folder.settings import command_line_overrides
 
     return command_line_overrides(
-        model=getattr(args, "model", None),
+        model=getattr(args, "model", None) if model else None,
         api_base=getattr(args, "api_base", None),
         stream=not getattr(args, "no_stream", False),
     )

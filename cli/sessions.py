@@ -1,4 +1,5 @@
-"""``agentls sessions``: the sessions of a workspace, newest first."""
+"""``agentls sessions``: the sessions of a workspace, newest first (``agentls sessions
+show ID``, one of them: ``session_show``)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,15 @@ if TYPE_CHECKING:
 
 
 def add_sessions_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sessions = sub.add_parser("sessions", help="list the sessions of the workspace")
+    from agentls.cli.session_show import add_show_command
+
+    sessions = sub.add_parser(
+        "sessions", help="list the sessions of the workspace (`sessions show ID`: one of them)"
+    )
     add_settings_options(sessions)
     sessions.add_argument("--json", action="store_true", help="print the list as JSON")
     sessions.set_defaults(func=sessions_command)
+    add_show_command(sessions)
 
 
 def sessions_command(args: argparse.Namespace) -> int:

@@ -176,6 +176,9 @@ class TerminalObserver:
             return
         if self.quiet:
             return
+        if isinstance(event, StatusChanged) and event.model:
+            self._line(f"Model: {event.model}")  # as each loop starts (planner, builder)
+            return
         if isinstance(event, InstructionsRead):
             what = "Instructions joined" if event.joined else "Instructions"
             self._line(f"{what}: {', '.join(event.files)}")

@@ -165,7 +165,9 @@ class LspRunObserver:
         run_id = self.run_id
         if isinstance(event, events.StatusChanged):
             self.last_state = event.state.value
-            status = StatusParams(run_id=run_id, state=event.state, detail=event.detail or None)
+            status = StatusParams(
+                run_id=run_id, state=event.state, detail=event.detail or None, model=event.model
+            )
             self._notify("agent/status", status.to_wire())
         elif isinstance(event, events.ToolStarted | events.ToolFinished):
             args = event.args  # already what the tool shows of them

@@ -291,6 +291,11 @@ class StatusParams(WireModel):
     run_id: str
     state: RunState
     detail: str | None = Field(None, description="Why the run failed, aborted or ended partial.")
+    model: str | None = Field(
+        None,
+        description="With `preparing`: the model that answers the steps starting now (in "
+        "`mixed` mode the planner's, then the builder's).",
+    )
 
 
 class StreamParams(WireModel):

@@ -133,6 +133,13 @@ class AgentConfig(_Strict):
         "delete or run things; `confirm-all`: ask before every tool.",
     )
     max_steps: int = Field(20, ge=1, description="Maximum iterations of the agent loop.")
+    model: str | None = Field(
+        None,
+        min_length=1,
+        description="The model this agent's runs use (as `llm.model`: `openai/gpt-4o-mini`, "
+        "`ollama/llama3.1`...); `llm.model` when absent. A run's own `model` and the "
+        "session's `/model` choice come first. Not settable by an untrusted folder.",
+    )
 
 
 class CommandRulesConfig(_Strict):

@@ -8,8 +8,9 @@ reported (``diagnostics`` without ``servers``). What sets a run's cost (the size
 and waits of ``indexer``, ``context`` and ``diagnostics``) it may only lower
 (``agent.config.cost_keys``). An agent it adds starts from the user's own ``build`` agent, not
 from the defaults, and may only narrow it. Everything else is ignored and named in the
-run's notice: the model endpoint and key (``llm``), MCP servers, the language servers to
-start, logging, where state is written, the workspace root, what the editor declares,
+run's notice: the model, its endpoint and key (``llm``, an agent's ``model``), MCP
+servers, the language servers to start, logging, where state is written, the workspace
+root, what the editor declares,
 allow-lists, a built-in agent's system prompt, and evaluation (it spends the user's model
 budget).
 """

@@ -11,8 +11,14 @@ own prompt files switch freely. The built-in commands:
 - ``/init`` asks the build agent to write a first ``AGENTS.md`` from what the repository
   shows; the file is protected, so the user confirms it before it is written;
 - ``/review`` gives the read-only review agent the uncommitted changes;
-- ``/compact`` and ``/clear`` are not model runs: the caller compacts the session's
-  conversation now, or starts a new one.
+- ``/compact``, ``/clear`` and ``/model`` are not model runs: the caller compacts the
+  session's conversation now, starts a new one, or answers with the session's model
+  (``/model``) or switches it for the session's next runs (``/model <id>``; ``/model
+  default`` goes back to the agent's or the config's). ``/model`` only switches: a prompt
+  after the id is refused, so that nothing runs on a model the user has not seen named.
+
+A command's ``model:`` (from the user's own files or a trusted folder) becomes the run's
+``model``: it wins over the model the front end chose, as its ``agent:`` does.
 
 Everything a user can get wrong (an unknown command, a missing input, an unknown agent,
 nothing to review) is a ``SlashCommandError`` with a message naming it, before any model call.
@@ -37,7 +43,10 @@ from agentls.agent.prompts.slash_commands import (
     parse_invocation,
 )
 
-Action = Literal["run", "clear", "compact"]
+Action = Literal["run", "clear", "compact", "show_model", "switch_model"]
+
+#: ``/model default``: the session's choice is dropped (the agent's or the config's model).
+DEFAULT_MODEL = "default"
 
 INIT_PROMPT = """Write a first AGENTS.md for this repository: the instructions a coding agent \
 needs before it changes anything here.
@@ -62,12 +71,13 @@ class PreparedRun:
     """What a request stands for once its command, if any, is resolved."""
 
     request: RunRequest
-    config: AppConfig
     action: Action = "run"
     #: The command run, for messages (None: an ordinary prompt).
     command: str | None = None
     #: What the user should hear (ignored parts of a prompt file, broken prompt files).
     notes: list[str] = field(default_factory=list)
+    #: ``switch_model``: the session's model from now on (None: back to the default).
+    model: str | None = None
 
 
 async def prepare(
@@ -81,14 +91,16 @@ async def prepare(
     """``request`` with its command resolved; SlashCommandError when it cannot run."""
     invocation = parse_invocation(request.prompt)
     if invocation is None:
-        return PreparedRun(request, config)
+        return PreparedRun(request)
     name, arguments = invocation
     found = load_slash_commands(root)
     command = found.get(name)
     notes = list(found.problems) if command.source != "built-in" else []
     if name in ("clear", "compact"):
         action: Action = "clear" if name == "clear" else "compact"
-        return PreparedRun(request, config, action, name)
+        return PreparedRun(request, action, name)
+    if name == "model":
+        return _model_command(request, arguments)
     if name == "init":
         prompt = INIT_PROMPT.format(
             existing=(
@@ -98,7 +110,7 @@ async def prepare(
             ),
             extra=f"\n\nThe user adds: {arguments}" if arguments else "",
         )
-        return PreparedRun(request.model_copy(update={"prompt": prompt}), config, command=name)
+        return PreparedRun(request.model_copy(update={"prompt": prompt}), command=name)
     if name == "review":
         from agentls.agent.prompts.git_changes import NoChangesError, uncommitted_changes
 
@@ -110,7 +122,7 @@ async def prepare(
             changes=changes.render(), extra=f"\nFocus: {arguments}" if arguments else ""
         )
         review = request.model_copy(update={"prompt": prompt, "agent": "review"})
-        return PreparedRun(review, config, command=name)
+        return PreparedRun(review, command=name)
     expanded = expand(command, arguments, known_tools=known_tools, trusted=trusted)
     notes += expanded.notes
     updates: dict[str, object] = {"prompt": expanded.prompt}
@@ -132,10 +144,23 @@ async def prepare(
         if request.tools is not None:
             narrowed &= set(request.tools)
         updates["tools"] = sorted(narrowed)
-    if expanded.model and expanded.model != config.llm.model:
-        llm = config.llm.model_copy(update={"model": expanded.model})
-        config = config.model_copy(update={"llm": llm})
-    return PreparedRun(request.model_copy(update=updates), config, command=name, notes=notes)
+    if expanded.model:
+        updates["model"] = expanded.model
+    return PreparedRun(request.model_copy(update=updates), command=name, notes=notes)
+
+
+def _model_command(request: RunRequest, arguments: str) -> PreparedRun:
+    """``/model``: show the session's model; ``/model <id>``: switch to it."""
+    words = arguments.split()
+    if not words:
+        return PreparedRun(request, "show_model", "model")
+    if len(words) > 1:
+        raise SlashCommandError(
+            "/model takes one model id (/model <id>) and only switches the session's model; "
+            "send your prompt after switching"
+        )
+    model = None if words[0] == DEFAULT_MODEL else words[0]
+    return PreparedRun(request, "switch_model", "model", model=model)
 
 
 def _refused_switch(

@@ -13,7 +13,7 @@ A prompt file is Markdown with optional YAML front matter: ``description``,
 ``$ARGUMENTS`` (everything after the name), ``$1``...``$9`` (the words of it) and
 ``${input:name}`` / ``${input:name:placeholder}`` (given as ``name=value`` after the
 command's name). The built-in commands (``/init``, ``/review``, ``/compact``,
-``/clear``) cannot be replaced.
+``/clear``, ``/model``) cannot be replaced.
 
 A command never widens what the chosen agent may do: its ``tools`` can only narrow the
 agent's tools, and its ``model`` is obeyed only from the user's own files or a trusted
@@ -91,6 +91,12 @@ BUILT_IN = (
         "compact", "Compact the conversation now: older steps become a summary.", "built-in"
     ),
     SlashCommand("clear", "Start a new conversation.", "built-in"),
+    SlashCommand(
+        "model",
+        "Show the session's model, or switch it for the next requests.",
+        "built-in",
+        argument_hint="[<model id> | default]",
+    ),
 )
 
 

@@ -59,6 +59,8 @@ class RunStartEntry(_OncePerRun):
     #: The instruction files the run gave the model (a later run of the session reads
     #: them again).
     instructions: list[str] = Field(default_factory=list)
+    #: The model the run starts on (in mixed mode the planner's: each answer names its own).
+    model: str | None = None
 
 
 class UserMessage(_OncePerModelCall):
@@ -86,6 +88,8 @@ class AssistantMessage(_OncePerModelCall):
     content: str | None = None
     tool_calls: list[StoredToolCall] = Field(default_factory=list)
     finish_reason: str = "stop"
+    #: The model that answered (None in sessions written before models were recorded).
+    model: str | None = None
 
 
 class _ToolCallPart(_OncePerToolCall):
@@ -161,6 +165,14 @@ class CompactionEntry(_OncePerRun):
     replaced: int
 
 
+class ModelChoiceEntry(_OncePerRun):
+    """The user chose the session's model (``/model <id>``): the next runs use it unless a
+    run names its own. ``model`` None: back to the agent's or the config's."""
+
+    type: Literal["model_choice"] = "model_choice"
+    model: str | None = None
+
+
 class RestoreEntry(_OncePerRun):
     """The user put the workspace back before ``restores`` (undoing it and the session's
     later runs); ``run_id`` is the restore's own id, so the restore can be undone too."""
@@ -186,6 +198,7 @@ Entry = Annotated[
     | PlanEntry
     | RunFinishEntry
     | CompactionEntry
+    | ModelChoiceEntry
     | RestoreEntry,
     Field(discriminator="type"),
 ]

@@ -21,6 +21,7 @@ from agentls.agent.sessions.entries import (
     AssistantMessage,
     CompactionEntry,
     ContextUpdate,
+    ModelChoiceEntry,
     NoteEntry,
     PlanEntry,
     RunFinishEntry,
@@ -61,10 +62,16 @@ class SessionRecorder:
     def history(self) -> list[dict[str, Any]]:
         return self.session.history()
 
-    async def start(self, prompt: str, instructions: Sequence[str] = ()) -> None:
+    async def start(
+        self, prompt: str, instructions: Sequence[str] = (), model: str | None = None
+    ) -> None:
         await self.session.append(
             RunStartEntry(
-                prompt=prompt, agent=self.agent, instructions=list(instructions), **self._base()
+                prompt=prompt,
+                agent=self.agent,
+                instructions=list(instructions),
+                model=model,
+                **self._base(),
             )
         )
 
@@ -87,10 +94,15 @@ class SessionRecorder:
         content: str | None,
         tool_calls: Sequence[Any] = (),
         finish_reason: str = "stop",
+        model: str | None = None,
     ) -> bool:
         calls = [StoredToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in tool_calls]
         entry = AssistantMessage(
-            content=content, tool_calls=calls, finish_reason=finish_reason, **self._base()
+            content=content,
+            tool_calls=calls,
+            finish_reason=finish_reason,
+            model=model,
+            **self._base(),
         )
         return await self.session.append(entry)
 
@@ -139,6 +151,10 @@ class SessionRecorder:
 
     async def plan(self, goal: str, steps: Sequence[dict[str, str]]) -> None:
         await self.session.append(PlanEntry(goal=goal, steps=list(steps), **self._base()))
+
+    async def model_choice(self, model: str | None) -> None:
+        """The user's ``/model``: the session's next runs use ``model`` (None: the default)."""
+        await self.session.append(ModelChoiceEntry(model=model, **self._base()))
 
     async def compaction(self, summary: str, replaced: int) -> None:
         await self.session.append(

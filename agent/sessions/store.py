@@ -3,9 +3,10 @@
 ``<workspace>/.agentls/sessions/<sessionId>.jsonl`` holds one typed entry per line
 (``type`` is the discriminator): ``run_start``, ``user_message``, ``note``,
 ``assistant_message``, ``tool_call``, ``tool_result``, ``approval_decision``,
-``context_update``, ``plan``, ``run_finish`` and ``restore`` (the user undid runs:
-``agent.checkpoints``). Every entry carries ``run_id``,
-``model_call_index`` and ``ts`` (seconds since the epoch).
+``context_update``, ``plan``, ``run_finish``, ``compaction``, ``model_choice`` (the
+user's ``/model``) and ``restore`` (the user undid runs: ``agent.checkpoints``). Every
+entry carries ``run_id``, ``model_call_index`` and ``ts`` (seconds since the epoch); an
+``assistant_message`` names the model that answered.
 The entry models live in ``session_entries``; what a run writes through
 (``SessionRecorder``, ``RecordingApprover``) in ``session_recorder``; this module is
 the file store.
@@ -50,6 +51,7 @@ from agentls.agent.sessions.entries import (
     AssistantMessage,
     CompactionEntry,
     Entry,
+    ModelChoiceEntry,
     NoteEntry,
     RestoreEntry,
     RunFinishEntry,
@@ -209,6 +211,11 @@ class Session:
             ):
                 return entry
         return None
+
+    def model_choice(self) -> str | None:
+        """The model the user chose for the session (its last ``/model``), or None."""
+        chosen = [e for e in self.entries if isinstance(e, ModelChoiceEntry)]
+        return chosen[-1].model if chosen else None
 
     def history(self) -> list[dict[str, Any]]:
         """The conversation as OpenAI chat messages (no system prompt)."""

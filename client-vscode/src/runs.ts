@@ -274,7 +274,7 @@ export class Runs implements vscode.Disposable {
   }
 
   private onStatus(params: StatusParams): void {
-    this.transcript.status(params.runId, params.state, params.detail);
+    this.transcript.status(params.runId, params.state, params.detail, params.model);
     this.progress({ type: 'status', params }, (view) => view.onStatus(params));
   }
 

@@ -154,7 +154,12 @@ export class Transcript {
     }
   }
 
-  status(runId: string, state: string, detail?: string): void {
+  status(runId: string, state: string, detail?: string, model?: string): void {
+    if (model) {
+      // The model that answers the steps starting now (mixed mode: the planner's, then the builder's).
+      this.drain(this.track(runId), true);
+      this.line(`Model: ${model}`);
+    }
     if (state === 'awaiting_human' || detail) {
       this.drain(this.track(runId), true);
       this.line(`… ${state.replace(/_/g, ' ')}${detail ? `: ${detail}` : ''}`);

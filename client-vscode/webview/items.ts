@@ -74,7 +74,7 @@ function userItem(item: ItemOf<'user'>): HTMLElement {
   return h(
     'div',
     { class: 'msg user', 'data-kind': 'user' },
-    h('div', { class: 'who' }, item.agent ? `You → ${item.agent}` : 'You'),
+    h('div', { class: 'who' }, item.agent ? `You → ${item.agent}` : 'You', modelsLabel(item.models)),
     h('div', { class: 'user-text' }, item.text),
     instructionsLine(item.instructions),
   );
@@ -278,6 +278,14 @@ function restoreItem(item: ItemOf<'restore'>): HTMLElement {
     details,
     undoButton(item, 'Undo this undo', 'Bring back what this undo removed'),
   );
+}
+
+/** The models that answered the run (` · openai/a → openai/b`); nothing before one is known. */
+function modelsLabel(models: string[] | undefined): HTMLElement | undefined {
+  if (!models || models.length === 0) {
+    return undefined;
+  }
+  return h('span', { class: 'models', title: 'The model that answered', 'data-models': models.join(' ') }, ` · ${models.join(' → ')}`);
 }
 
 /** The instruction files the model was given, each opening its file; nothing when none. */

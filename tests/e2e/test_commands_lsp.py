@@ -18,7 +18,7 @@ argument-hint: <module>
 Run the tests of $1 and fix what fails.
 """
 BROKEN = "---\ndescription: [unclosed\n---\nbody\n"
-BUILT_INS = {"clear", "compact", "init", "review"}
+BUILT_INS = {"clear", "compact", "init", "model", "review"}
 
 
 async def _settled(client: AgentClient) -> None:

@@ -196,6 +196,7 @@ export interface AssistantMessage extends Entry {
   content?: string | null;
   tool_calls: StoredToolCall[];
   finish_reason: string;
+  model?: string | null;
 }
 
 /** A file of the index, or a definition of the repo map, the user may attach. */
@@ -456,6 +457,15 @@ export interface MessageResult {
   reason?: string;
 }
 
+/**
+ * The user chose the session's model (`/model <id>`): the next runs use it unless a
+ * run names its own. `model` None: back to the agent's or the config's.
+ */
+export interface ModelChoiceEntry extends Entry {
+  type: 'model_choice';
+  model?: string | null;
+}
+
 /** Params of a request that takes none: `{}` (the server ignores what is sent). */
 export type NoParams = Record<string, never>;
 
@@ -667,6 +677,8 @@ export interface RunParams {
   runId?: string | null;
   /** The conversation to continue; a new one when absent. One run in flight per session. */
   sessionId?: string | null;
+  /** The model for this run (an id of `agent/models`, as `llm.model` takes it); the session's `/model` choice, else the agent's or the config's, when absent. */
+  model?: string | null;
   /** Approval policy for this run; the agent's when absent. */
   confirmMode?: ConfirmMode | null;
   /** Loop iterations allowed; the agent's when absent. */
@@ -714,9 +726,10 @@ export interface RunStartEntry extends Entry {
   prompt: string;
   agent: string;
   instructions: string[];
+  model?: string | null;
 }
 
-export type SessionEntry = RunStartEntry | UserMessage | NoteEntry | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | RestoreEntry;
+export type SessionEntry = RunStartEntry | UserMessage | NoteEntry | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | ModelChoiceEntry | RestoreEntry;
 
 /** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
 export interface SessionInfo {
@@ -775,6 +788,8 @@ export interface StatusParams {
   state: RunState;
   /** Why the run failed, aborted or ended partial. */
   detail?: string;
+  /** With `preparing`: the model that answers the steps starting now (in `mixed` mode the planner's, then the builder's). */
+  model?: string;
 }
 
 /** `agent/step`: a tool call starts or ends. */

@@ -35,6 +35,8 @@ export type Item =
       agent?: string;
       /** The instruction files the model was given (AGENTS.md...), in the order read. */
       instructions?: string[];
+      /** The models that answered, in order (mixed mode: the planner's, then the builder's). */
+      models?: string[];
     }
   | { kind: 'text'; id: string; rev: number; runId: string; text: string; streaming: boolean }
   | {
@@ -259,6 +261,22 @@ function withInstructions(items: Item[], runId: string, files: readonly string[]
   return copy;
 }
 
+/** The run's header (its user item) naming `model` after the models that answered before. */
+function withModel(items: Item[], runId: string, model: string | null | undefined): Item[] {
+  const i = items.findIndex((it) => it.kind === 'user' && it.runId === runId);
+  if (i < 0 || !model) {
+    return items;
+  }
+  const user = items[i] as Extract<Item, { kind: 'user' }>;
+  const models = user.models ?? [];
+  if (models[models.length - 1] === model) {
+    return items;
+  }
+  const copy = items.slice();
+  copy[i] = { ...user, models: [...models, model], rev: user.rev + 1 };
+  return copy;
+}
+
 /** Immutable helpers: every changed item gets a fresh object with rev + 1. */
 function replaceItem(c: Conversation, index: number, item: Item): Item[] {
   const items = c.items.slice();
@@ -381,10 +399,11 @@ export function reduce(c: Conversation, action: Action): Conversation {
       return card.terminal ? c : bump(c, { items: replaceItem(c, i, { ...card, terminal: true }) });
     }
     case 'status': {
+      const items = withModel(c.items, action.params.runId, action.params.model);
       if (action.params.runId !== c.runId) {
-        return c;
+        return items === c.items ? c : bump(c, { items });
       }
-      return bump(c, { state: action.params.state });
+      return bump(c, { state: action.params.state, items });
     }
     case 'stream': {
       const { runId, text, restart, discard } = action.params;
@@ -635,6 +654,7 @@ function replayEntry(c: Conversation, e: SessionEntry, toolNames: Map<string, st
   switch (e.type) {
     case 'run_start':
       c = reduce(c, { type: 'runStarted', runId, prompt: e.prompt, agent: e.agent || undefined });
+      c = modelAnswered(c, runId, e.model);
       return reduce(c, { type: 'instructions', params: { runId, files: e.instructions } });
     case 'note':
       // What the front end told the model just before the run's prompt.
@@ -644,6 +664,8 @@ function replayEntry(c: Conversation, e: SessionEntry, toolNames: Map<string, st
       // message is the review of its edits.
       return e.content.startsWith(REVIEW_NOTE_HEADER) ? reduce(c, { type: 'reviewTold', runId, summary: 'What the agent was told', note: e.content, beforePrompt: false }) : c;
     case 'assistant_message':
+      // The header names each model that answered, once (mixed mode: the planner's first).
+      c = modelAnswered(c, runId, e.model);
       if (!e.content || e.content.trim() === '') {
         return c;
       }
@@ -694,9 +716,20 @@ function replayEntry(c: Conversation, e: SessionEntry, toolNames: Map<string, st
     case 'context_update':
     case 'compaction':
       return c;
+    case 'model_choice':
+      return reduce(c, {
+        type: 'notice',
+        params: { runId, level: 'info', message: e.model ? `Model for this session: ${e.model} (/model)` : 'Model for this session: the default again (/model)' },
+      });
     default:
       return unknownEntry(c, e);
   }
+}
+
+/** The run's header naming `model` (a stored run_start or answer), when it names one. */
+function modelAnswered(c: Conversation, runId: string, model: string | null | undefined): Conversation {
+  const items = withModel(c.items, runId, model);
+  return items === c.items ? c : { ...c, items };
 }
 
 /**

@@ -47,7 +47,16 @@ def ws(tmp_path: Path) -> Path:
 def test_commands_come_from_both_kinds_of_files_and_the_built_ins(ws: Path, tmp_path: Path) -> None:
     found = load_slash_commands(ws, user_dir=tmp_path / "user")
     names = [c.name for c in found.listed()]
-    assert names == ["clear", "compact", "explain", "fix-tests", "init", "release", "review"]
+    assert names == [
+        "clear",
+        "compact",
+        "explain",
+        "fix-tests",
+        "init",
+        "model",
+        "release",
+        "review",
+    ]
     fix = found.get("fix-tests")
     assert fix.description == "Fix the failing tests of a module" and fix.hint == "<module>"
     assert fix.source == "workspace" and fix.path == ".github/prompts/fix-tests.prompt.md"

@@ -80,7 +80,9 @@ def test_torn_last_line_is_ignored_and_the_next_append_starts_a_fresh_line(
         "AssistantMessage",
     ]
     assert not reloaded.torn and reloaded.skipped == 1  # the torn line, now in the middle
-    assert path.read_text().endswith('"after the crash","tool_calls":[],"finish_reason":"stop"}\n')
+    assert path.read_text().endswith(
+        '"after the crash","tool_calls":[],"finish_reason":"stop","model":null}\n'
+    )
 
 
 def test_same_run_and_model_call_index_is_committed_once(tmp_path: Path) -> None:

@@ -281,6 +281,34 @@ describe('panel model: the instruction files of a run', () => {
   });
 });
 
+describe('panel model: the models that answered a run', () => {
+  it('names the model of each loop in the run header, once each (mixed: the planner, then the builder)', () => {
+    const c = run([
+      started,
+      { type: 'status', params: { runId: 'r1', state: 'preparing', model: 'openai/planner' } },
+      { type: 'status', params: { runId: 'r1', state: 'model_running' } },
+      { type: 'status', params: { runId: 'r1', state: 'preparing', model: 'openai/planner' } },
+      { type: 'status', params: { runId: 'r1', state: 'preparing', model: 'openai/builder' } },
+    ]);
+    assert.deepEqual(item(c, 'user').models, ['openai/planner', 'openai/builder']);
+    assert.equal(c.state, 'preparing');
+  });
+
+  it("shows a stored session's models where they changed, and its /model choices", () => {
+    const c = fromEntries('s1', [
+      stored.runStart('r1', 'Plan and build', { agent: 'mixed', model: 'openai/planner' }),
+      stored.assistant('r1', 'The plan.', { model: 'openai/planner' }),
+      stored.assistant('r1', 'Built.', { model: 'openai/builder' }),
+      { ...stored.note('r2', ''), type: 'model_choice', model: 'openai/other' } as unknown as SessionEntry,
+      stored.runStart('r3', 'Again', { agent: 'build', model: 'openai/other' }),
+      stored.assistant('r3', 'Done.', { model: 'openai/other' }),
+    ]);
+    assert.deepEqual(item(c, 'user', 0).models, ['openai/planner', 'openai/builder']);
+    assert.deepEqual(item(c, 'user', 1).models, ['openai/other']);
+    assert.match(item(c, 'notice').message, /openai\/other/);
+  });
+});
+
 describe('argsSummary', () => {
   it('is one short line', () => {
     assert.equal(argsSummary({ path: 'a.py', line: 3 }), 'path=a.py, line=3');

@@ -31,6 +31,15 @@ describe('Transcript', () => {
     shows('Instructions: AGENTS.md, web/AGENTS.md\nReading.\nInstructions joined: api/AGENTS.md\n');
   });
 
+  it('names the model as each loop of a run starts', () => {
+    const { transcript, stream, shows } = make();
+    transcript.status('r', 'preparing', undefined, 'openai/planner');
+    stream(1, 'Plan.');
+    transcript.status('r', 'model_running');
+    transcript.status('r', 'preparing', undefined, 'openai/builder');
+    shows('Model: openai/planner\nPlan.\nModel: openai/builder\n');
+  });
+
   it('writes streamed text in seq order and drops duplicates', () => {
     const { stream, shows } = make();
     stream(1, 'Hello');
