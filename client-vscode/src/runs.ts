@@ -79,6 +79,8 @@ export interface RunExtras {
   worktree?: string;
   /** What the user attached (files, symbols, problems, changes, images). */
   attachments?: Attachment[];
+  /** The model of this run (the panel's picker); absent: the server's choice. */
+  model?: string;
 }
 
 /** Approval questions start with this (server/approver.py); other message requests are not a run's. */
@@ -187,8 +189,9 @@ export class Runs implements vscode.Disposable {
       ...(extras.activeFile ? { activeFile: extras.activeFile } : {}),
       ...(extras.worktree ? { worktree: { name: extras.worktree } } : {}),
       ...(extras.attachments?.length ? { attachments: extras.attachments } : {}),
+      ...(extras.model ? { model: extras.model } : {}),
     };
-    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps}${extras.worktree ? `, worktree ${extras.worktree}` : ''})`);
+    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps}${extras.model ? `, model ${extras.model}` : ''}${extras.worktree ? `, worktree ${extras.worktree}` : ''})`);
     let outcome: RunOutcome;
     try {
       const result = await client.sendRequest<RunResult>(Methods.run, params);

@@ -1,6 +1,7 @@
 /**
  * The composer: the prompt box and its keys (the pickers' first), what Send and Steer do
- * during a run and between runs, and the run options under the box.
+ * during a run and between runs, and the run options under the box (the picker row: agent,
+ * confirm mode, model; the checkboxes under it).
  */
 import type { PanelOptions, ToWebview } from '../src/panel/messages';
 import { attachPicker, setUpImageDrop, takeAttachments, updateAttachPicker } from './attachments';
@@ -132,13 +133,17 @@ export function setUpComposer(): void {
   });
   prompt.addEventListener('blur', () => closePickers());
   setUpImageDrop();
-  for (const el of [ui.agentSelect, ui.confirmSelect, ui.selectionBox, ui.worktreeBox]) {
+  for (const el of [ui.agentSelect, ui.confirmSelect, ui.modelSelect, ui.selectionBox, ui.worktreeBox]) {
     el.addEventListener('change', () => {
+      // The model shown may be a fallback for a remembered one that is gone: only a choice
+      // in the model picker itself replaces the remembered model.
+      const model = el === ui.modelSelect ? ui.modelSelect.value : state.options.model;
       state.options = {
         agent: ui.agentSelect.value,
         confirmMode: ui.confirmSelect.value as PanelOptions['confirmMode'],
         includeSelection: ui.selectionBox.checked,
         worktree: ui.worktreeBox.checked,
+        ...(model ? { model } : {}),
       };
       post({ type: 'options', options: state.options });
       render();
