@@ -160,6 +160,9 @@ export class Runs implements vscode.Disposable {
     this.handlers = [];
   }
 
+  /** The params of the last `agent/run` sent (the end-to-end tests read what went out). */
+  lastParams: RunParams | undefined;
+
   get activeRunIds(): string[] {
     return [...this.active.keys()];
   }
@@ -191,6 +194,7 @@ export class Runs implements vscode.Disposable {
       ...(extras.attachments?.length ? { attachments: extras.attachments } : {}),
       ...(extras.model ? { model: extras.model } : {}),
     };
+    this.lastParams = params;
     logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps}${extras.model ? `, model ${extras.model}` : ''}${extras.worktree ? `, worktree ${extras.worktree}` : ''})`);
     let outcome: RunOutcome;
     try {
