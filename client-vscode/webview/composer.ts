@@ -68,6 +68,22 @@ export function messageRejected(message: Extract<ToWebview, { type: 'messageReje
   ui.rejectedNote.hidden = false;
 }
 
+/** Measures the text a picker shows. */
+const measure = document.createElement('canvas').getContext('2d') as CanvasRenderingContext2D;
+
+/**
+ * Size a picker of the row to the text it shows (a native select is as wide as its longest
+ * option): the row then holds the agent, the confirm mode and the model on one line in a
+ * narrow side bar, each shrinking (its text ellipsized) only when the row is too narrow.
+ */
+export function fitPicker(select: HTMLSelectElement): void {
+  const text = select.selectedOptions[0]?.textContent ?? '';
+  const style = getComputedStyle(select);
+  measure.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const width = measure.measureText(text).width;
+  // The arrow and the padding, beside the text; unmeasured (no font yet): as the browser sizes it.
+  select.style.width = width > 0 ? `${Math.ceil(width) + 26}px` : '';
+}
 /** The run options as the extension last said them (its snapshot, a new list of agents). */
 export function applyOptions(): void {
   const { agents, options } = state;
@@ -87,6 +103,8 @@ export function applyOptions(): void {
   }
   agentSelect.value = options.agent;
   ui.confirmSelect.value = options.confirmMode;
+  fitPicker(agentSelect);
+  fitPicker(ui.confirmSelect);
   ui.selectionBox.checked = options.includeSelection;
   ui.worktreeBox.checked = options.worktree;
 }
@@ -145,6 +163,9 @@ export function setUpComposer(): void {
         worktree: ui.worktreeBox.checked,
         ...(model ? { model } : {}),
       };
+      if (el instanceof HTMLSelectElement) {
+        fitPicker(el);
+      }
       post({ type: 'options', options: state.options });
       render();
     });

@@ -7,6 +7,7 @@
  * the server's problems are a quiet line under the row.
  */
 import type { ModelOption } from '../src/panel/modelPicker';
+import { fitPicker } from './composer';
 import { h } from './dom';
 import { ui } from './layout';
 import { state } from './state';
@@ -31,6 +32,7 @@ export function renderModels(): void {
     modelSelect.append(el);
   }
   modelSelect.value = picker.selected;
+  fitPicker(modelSelect);
   const chosen = picker.options.find((o) => o.id === picker.selected);
   const detail = chosen ? [chosen.id, chosen.detail].filter(Boolean).join(' · ') : picker.loading ? 'Listing the models…' : 'The server’s default model';
   modelSelect.title = `Model: ${detail}`;

@@ -150,7 +150,8 @@ describe('the agent panel', () => {
     await uiDone({ panel: [{ expectCount: '.worktrees:not([hidden])', count: 0 }] });
 
     await vscode.commands.executeCommand('workbench.action.closePanel');
-    await uiDone({ click: titleAction('Show output'), expectVisible: '.part.panel .output-view', what: 'the Output view, after the Show output action' });
+    await uiDone({ click: titleAction('Show output') });
+    await uiDone({ expectVisible: '.part.panel .output-view', what: 'the Output view, after the Show output action' });
     await vscode.commands.executeCommand('workbench.action.closePanel');
   });
 
