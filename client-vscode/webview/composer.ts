@@ -81,8 +81,9 @@ export function fitPicker(select: HTMLSelectElement): void {
   const style = getComputedStyle(select);
   measure.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
   const width = measure.measureText(text).width;
-  // The arrow and the padding, beside the text; unmeasured (no font yet): as the browser sizes it.
-  select.style.width = width > 0 ? `${Math.ceil(width) + 26}px` : '';
+  // The padding (the chevron's room) and the border, beside the text (panel.css); unmeasured
+  // (no font yet): as the browser sizes it.
+  select.style.width = width > 0 ? `${Math.ceil(width) + 23}px` : '';
 }
 /** The run options as the extension last said them (its snapshot, a new list of agents). */
 export function applyOptions(): void {
