@@ -151,11 +151,13 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
    * Ask the server which models can be used now (`agent/models`): when the panel opens and
    * when the settings change. A server that cannot say (an older one, a failed request)
    * leaves the configured model as the one entry, and nothing is sent as a run's `model`.
+   * It never starts the server: a server that failed to start would say why once more.
    */
   async refreshModels(): Promise<void> {
     this.modelsAsked += 1;
     const asked = this.modelsAsked;
-    const client = await this.server.ready();
+    await this.server.settled();
+    const client = this.server.current;
     let catalog: { catalog: ModelCatalog; listed: boolean };
     if (!client) {
       catalog = { catalog: unlistedCatalog(this.settings().model, 'The server is not running.'), listed: false };
