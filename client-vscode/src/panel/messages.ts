@@ -68,12 +68,10 @@ export type FromWebview =
   | { type: 'listSessions' }
   | { type: 'openSession'; sessionId: string }
   | { type: 'continueSession' }
-  | { type: 'newSession' }
   | { type: 'undoRun'; runId: string }
   /** The worktree section: list again (agent/worktrees), apply, discard, stop its run. */
   | { type: 'listWorktrees' }
   | { type: 'applyWorktree'; name: string }
   | { type: 'discardWorktree'; name: string }
   | { type: 'stopRun'; runId: string }
-  | { type: 'showOutput' }
   | { type: 'manageTrust' };

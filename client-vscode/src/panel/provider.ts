@@ -251,7 +251,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     this.reveal();
   }
 
-  /** The New session action (and the webview's message of old): a new conversation, unless a run is in flight. */
+  /** The New session action: a new conversation, unless a run is in flight. */
   newSession(): void {
     if (!this.conversation.runId) {
       this.apply({ type: 'newSession' });
@@ -522,9 +522,6 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         this.apply({ type: 'continueSession' });
         this.post({ type: 'focusPrompt' });
         return;
-      case 'newSession':
-        this.newSession();
-        return;
       case 'undoRun':
         await this.undo(message.runId);
         return;
@@ -539,9 +536,6 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         return;
       case 'stopRun':
         await this.runs.cancel(message.runId);
-        return;
-      case 'showOutput':
-        await vscode.commands.executeCommand('agentls.showOutput');
         return;
       case 'manageTrust':
         await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);

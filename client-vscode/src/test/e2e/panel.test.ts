@@ -138,7 +138,7 @@ describe('the agent panel', () => {
     await uiDone({
       panel: [
         { expectText: '.sessions:not([hidden]) .card-title', text: 'Past sessions' },
-        { expectCount: `.sessions button.session[data-session="${firstSession}"]`, count: 1 },
+        { expectText: `.sessions button.session[data-session="${firstSession}"]`, text: 'Plan a polite greeting' },
         { screenshot: 'panel-title-sessions' },
         { click: '.sessions .close-sessions' },
         { expectCount: '.sessions:not([hidden])', count: 0 },
