@@ -29,6 +29,8 @@
 //       {"expectInView": sel}            a runner check: the first match is wholly in sight as
 //                                        the panel is (inside every scrolled box around it),
 //                                        without scrolling (a click would scroll it first)
+//       {"expectOneLine": [sel, ...]}    a runner check: the first matches of the selectors
+//                                        are all visible on one line (nothing wrapped)
 //       {"screenshot": name}
 //   {"dialog": "Allow", "expectText"?: ["text", ...], "screenshot"?: "name", "timeout"?: ms}
 //       wait (default 60 s) for a modal dialog (e.g. a modal showWarningMessage), check that
@@ -363,6 +365,16 @@ async function panelStep(frame, step) {
       return '';
     }, undefined, { timeout: 10_000 }).catch((e) => `not found: ${e.message.split('\n')[0]}`);
     check(hidden === '', `panel ${step.expectInView} is in sight${hidden ? ` (${hidden})` : ''}`);
+  } else if (step.expectOneLine) {
+    const boxes = [];
+    for (const sel of step.expectOneLine) {
+      boxes.push(await frame.locator(sel).first().boundingBox({ timeout: 10_000 }).catch(() => null));
+    }
+    const missing = step.expectOneLine.filter((_, i) => !boxes[i]);
+    const middles = boxes.filter(Boolean).map((b) => b.y + b.height / 2);
+    const spread = middles.length ? Math.max(...middles) - Math.min(...middles) : 0;
+    const what = `panel ${step.expectOneLine.join(', ')} on one line`;
+    check(missing.length === 0 && spread < 6, `${what}${missing.length ? ` (not shown: ${missing.join(', ')})` : ` (their middles ${middles.map(Math.round).join(', ')})`}`);
   } else if (step.screenshot) {
     await screenshot(step.screenshot);
   }

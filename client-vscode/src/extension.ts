@@ -177,14 +177,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
       if (event.affectsConfiguration(`${SECTION}.review.mode`) && review.modeChanged()) {
         logInfo('Review mode changed: restarting the server (the mode is declared at start)');
         await server.restart();
+        void panel.refreshModels();
         return;
       }
       await server.syncSettings();
+      // Another model, endpoint or key variable: the picker lists what can be used now.
+      void panel.refreshModels();
     }),
     keys.onDidChange(async (event) => {
       if (keys.isKeyOfOurs(event.key)) {
         logInfo('API key changed: restarting the server');
         await server.restart();
+        void panel.refreshModels();
       }
     }),
   );

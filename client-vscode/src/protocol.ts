@@ -20,6 +20,7 @@ export {
 export type {
   AgentInfo,
   AgentsResult,
+  AvailableModel,
   AskUserParams,
   AskUserResult,
   AttachCandidate,
@@ -52,6 +53,7 @@ export type {
   MessageDeliveredParams,
   MessageParams,
   MessageResult,
+  ModelCatalog,
   PingResult,
   PlanParams,
   PlanStep,

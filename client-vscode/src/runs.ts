@@ -79,6 +79,8 @@ export interface RunExtras {
   worktree?: string;
   /** What the user attached (files, symbols, problems, changes, images). */
   attachments?: Attachment[];
+  /** The model of this run (the panel's picker); absent: the server's choice. */
+  model?: string;
 }
 
 /** Approval questions start with this (server/approver.py); other message requests are not a run's. */
@@ -158,6 +160,9 @@ export class Runs implements vscode.Disposable {
     this.handlers = [];
   }
 
+  /** The params of the last `agent/run` sent (the end-to-end tests read what went out). */
+  lastParams: RunParams | undefined;
+
   get activeRunIds(): string[] {
     return [...this.active.keys()];
   }
@@ -187,8 +192,10 @@ export class Runs implements vscode.Disposable {
       ...(extras.activeFile ? { activeFile: extras.activeFile } : {}),
       ...(extras.worktree ? { worktree: { name: extras.worktree } } : {}),
       ...(extras.attachments?.length ? { attachments: extras.attachments } : {}),
+      ...(extras.model ? { model: extras.model } : {}),
     };
-    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps}${extras.worktree ? `, worktree ${extras.worktree}` : ''})`);
+    this.lastParams = params;
+    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps}${extras.model ? `, model ${extras.model}` : ''}${extras.worktree ? `, worktree ${extras.worktree}` : ''})`);
     let outcome: RunOutcome;
     try {
       const result = await client.sendRequest<RunResult>(Methods.run, params);

@@ -1,6 +1,7 @@
 /**
  * The composer: the prompt box and its keys (the pickers' first), what Send and Steer do
- * during a run and between runs, and the run options under the box.
+ * during a run and between runs, and the run options under the box (the picker row: agent,
+ * confirm mode, model; the checkboxes under it).
  */
 import type { PanelOptions, ToWebview } from '../src/panel/messages';
 import { attachPicker, setUpImageDrop, takeAttachments, updateAttachPicker } from './attachments';
@@ -67,6 +68,23 @@ export function messageRejected(message: Extract<ToWebview, { type: 'messageReje
   ui.rejectedNote.hidden = false;
 }
 
+/** Measures the text a picker shows. */
+const measure = document.createElement('canvas').getContext('2d') as CanvasRenderingContext2D;
+
+/**
+ * Size a picker of the row to the text it shows (a native select is as wide as its longest
+ * option): the row then holds the agent, the confirm mode and the model on one line in a
+ * narrow side bar, each shrinking (its text ellipsized) only when the row is too narrow.
+ */
+export function fitPicker(select: HTMLSelectElement): void {
+  const text = select.selectedOptions[0]?.textContent ?? '';
+  const style = getComputedStyle(select);
+  measure.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const width = measure.measureText(text).width;
+  // The padding (the chevron's room) and the border, beside the text (panel.css); unmeasured
+  // (no font yet): as the browser sizes it.
+  select.style.width = width > 0 ? `${Math.ceil(width) + 23}px` : '';
+}
 /** The run options as the extension last said them (its snapshot, a new list of agents). */
 export function applyOptions(): void {
   const { agents, options } = state;
@@ -86,6 +104,8 @@ export function applyOptions(): void {
   }
   agentSelect.value = options.agent;
   ui.confirmSelect.value = options.confirmMode;
+  fitPicker(agentSelect);
+  fitPicker(ui.confirmSelect);
   ui.selectionBox.checked = options.includeSelection;
   ui.worktreeBox.checked = options.worktree;
 }
@@ -132,14 +152,21 @@ export function setUpComposer(): void {
   });
   prompt.addEventListener('blur', () => closePickers());
   setUpImageDrop();
-  for (const el of [ui.agentSelect, ui.confirmSelect, ui.selectionBox, ui.worktreeBox]) {
+  for (const el of [ui.agentSelect, ui.confirmSelect, ui.modelSelect, ui.selectionBox, ui.worktreeBox]) {
     el.addEventListener('change', () => {
+      // The model shown may be a fallback for a remembered one that is gone: only a choice
+      // in the model picker itself replaces the remembered model.
+      const model = el === ui.modelSelect ? ui.modelSelect.value : state.options.model;
       state.options = {
         agent: ui.agentSelect.value,
         confirmMode: ui.confirmSelect.value as PanelOptions['confirmMode'],
         includeSelection: ui.selectionBox.checked,
         worktree: ui.worktreeBox.checked,
+        ...(model ? { model } : {}),
       };
+      if (el instanceof HTMLSelectElement) {
+        fitPicker(el);
+      }
       post({ type: 'options', options: state.options });
       render();
     });

@@ -98,7 +98,6 @@ export function render(): void {
       : 'Send (Enter)';
   ui.steerButton.hidden = !running || options.worktree;
   renderMeter(c);
-  ui.newButton.disabled = running;
   const { readOnlyBar } = ui;
   if (c.readOnly && readOnlyBar.hidden) {
     const cont = button('Continue this session', () => post({ type: 'continueSession' }), { class: 'primary continue' });
@@ -114,6 +113,7 @@ function renderMeter(c: Conversation): void {
   const ctx = c.context;
   const { meter } = ui;
   meter.hidden = !ctx;
+  ui.contextBar.hidden = !ctx;
   if (!ctx) {
     return;
   }

@@ -2,17 +2,20 @@
  * The panel's static layout: every element that lives as long as the webview, built once
  * and put in #app. Nothing here reacts to anything but the buttons that only tell the
  * extension; the parts that own an element (the composer, the pickers, the sessions...)
- * add their listeners to it when main.ts sets them up.
+ * add their listeners to it when main.ts sets them up. New session, Sessions, Worktrees and
+ * the log are the view's title-bar actions (package.json `view/title`), not buttons here:
+ * the composer keeps one compact row of pickers (agent, confirm mode, model) and Send.
  */
 import type { PanelOptions } from '../src/panel/messages';
 import { MANAGE_TRUST_LABEL, RESTRICTED_NOTICE } from '../src/trust';
 import { button, h } from './dom';
 import { post } from './host';
 
+// Short: the picker row is one line in a narrow side bar; the picker's title says more.
 const CONFIRM_LABELS: Record<PanelOptions['confirmMode'], string> = {
-  'confirm-sensitive': 'Ask for sensitive actions',
-  'confirm-all': 'Ask for every action',
-  yolo: 'Never ask (yolo)',
+  'confirm-sensitive': 'Ask if sensitive',
+  'confirm-all': 'Ask always',
+  yolo: 'Never ask',
 };
 
 /** A button whose click the part that owns it handles. */
@@ -22,15 +25,6 @@ function bare(label: string, attrs: Record<string, string>): HTMLButtonElement {
 
 function buildLayout() {
   const announcer = h('div', { class: 'sr-only', 'aria-live': 'polite', role: 'status' });
-  const sessionsButton = bare('Sessions', { id: 'sessions-button', 'aria-expanded': 'false', 'aria-controls': 'sessions', title: 'Past sessions' });
-  const newButton = button('New session', () => post({ type: 'newSession' }), { id: 'new-session', title: 'Start a new conversation' });
-  const worktreesButton = bare('Worktrees', {
-    id: 'worktrees-button',
-    'aria-expanded': 'false',
-    'aria-controls': 'worktrees',
-    title: 'Runs in git worktrees of their own: their state, apply or discard their changes',
-  });
-  const outputButton = button('Log', () => post({ type: 'showOutput' }), { title: 'Show the Agent output channel' });
   const meterFill = h('div', { class: 'meter-fill' });
   const meterText = h('span', { class: 'meter-text' });
   const meter = h(
@@ -39,7 +33,8 @@ function buildLayout() {
     h('div', { class: 'meter-bar', 'aria-hidden': 'true' }, meterFill),
     meterText,
   );
-  const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Agent panel' }, newButton, sessionsButton, worktreesButton, outputButton, meter);
+  // The context meter's strip at the top, shown with the meter only.
+  const contextBar = h('div', { class: 'context-bar', hidden: '' }, meter);
   const worktreesBox = h('section', { id: 'worktrees', class: 'worktrees', hidden: '', 'aria-label': 'Worktree sessions' });
   const sessionsBox = h('section', { id: 'sessions', class: 'sessions', hidden: '', 'aria-label': 'Past sessions' });
   const readOnlyBar = h('div', { class: 'readonly-bar', hidden: '', role: 'note' });
@@ -58,10 +53,14 @@ function buildLayout() {
   const statusLine = h('div', { class: 'status-line', hidden: '' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), statusText, stopButton);
 
   const agentSelect = h('select', { id: 'agent', 'aria-label': 'Agent' });
-  const confirmSelect = h('select', { id: 'confirm', 'aria-label': 'Confirm mode' });
+  const confirmSelect = h('select', { id: 'confirm', 'aria-label': 'Confirm mode', title: 'Confirm mode: when the agent asks before it acts' });
   for (const [value, label] of Object.entries(CONFIRM_LABELS)) {
     confirmSelect.append(h('option', { value }, label));
   }
+  const modelSelect = h('select', { id: 'model', 'aria-label': 'Model', 'aria-describedby': 'model-detail' });
+  // What is known of the chosen model, for screen readers (sighted users get the title).
+  const modelDetail = h('span', { id: 'model-detail', class: 'sr-only' });
+  const modelNotes = h('div', { id: 'model-notes', class: 'model-notes', hidden: '' });
   const selectionBox = h('input', { type: 'checkbox', id: 'selection' });
   const worktreeBox = h('input', { type: 'checkbox', id: 'worktree' });
   const prompt = h('textarea', {
@@ -96,9 +95,18 @@ function buildLayout() {
     rejectedNote,
     h(
       'div',
-      { class: 'composer-row' },
+      { class: 'picker-row', role: 'group', 'aria-label': 'Run options' },
       h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Agent'), agentSelect),
       h('label', { class: 'field' }, h('span', { class: 'sr-only' }, 'Confirm mode'), confirmSelect),
+      h('label', { class: 'field model-field' }, h('span', { class: 'sr-only' }, 'Model'), modelSelect),
+      modelDetail,
+      steerButton,
+      sendButton,
+    ),
+    modelNotes,
+    h(
+      'div',
+      { class: 'composer-row' },
       h('label', { class: 'check', title: 'Add the active editor’s selection as context' }, selectionBox, ' Include selection'),
       h(
         'label',
@@ -106,17 +114,13 @@ function buildLayout() {
         worktreeBox,
         ' Run in a worktree',
       ),
-      steerButton,
-      sendButton,
     ),
   );
   const app = document.getElementById('app') as HTMLElement;
-  app.append(toolbar, trustBar, worktreesBox, sessionsBox, readOnlyBar, h('main', { class: 'main' }, earlier, log, empty), h('div', { class: 'footer' }, statusLine, composer), announcer);
+  app.append(contextBar, trustBar, worktreesBox, sessionsBox, readOnlyBar, h('main', { class: 'main' }, earlier, log, empty), h('div', { class: 'footer' }, statusLine, composer), announcer);
   return {
     announcer,
-    sessionsButton,
-    newButton,
-    worktreesButton,
+    contextBar,
     meter,
     meterFill,
     meterText,
@@ -131,6 +135,9 @@ function buildLayout() {
     statusLine,
     agentSelect,
     confirmSelect,
+    modelSelect,
+    modelDetail,
+    modelNotes,
     selectionBox,
     worktreeBox,
     prompt,

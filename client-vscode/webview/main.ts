@@ -4,7 +4,8 @@
  * module of its own: layout.ts (the static elements), state.ts (what the webview remembers),
  * conversation.ts and items.ts (drawing the conversation), composer.ts (the prompt box and
  * the run options), commandPicker.ts and attachments.ts (the pickers, each a
- * listboxPicker.ts), sessions.ts and worktrees.ts (the sections under the toolbar).
+ * listboxPicker.ts), modelPicker.ts (the model picker of the composer's row), sessions.ts
+ * and worktrees.ts (the sections the view's title-bar actions show).
  * esbuild bundles them into the one script the panel loads (esbuild.webview.mjs).
  */
 import type { ToWebview } from '../src/panel/messages';
@@ -14,14 +15,13 @@ import { applyOptions, messageRejected, setUpComposer } from './composer';
 import { queueAction, render, setUpConversation } from './conversation';
 import { post } from './host';
 import { ui } from './layout';
-import { setUpSessions, showSessions } from './sessions';
+import { renderModels } from './modelPicker';
+import { showSessions, toggleSessions } from './sessions';
 import { state } from './state';
-import { renderWorktrees, setUpWorktrees } from './worktrees';
+import { renderWorktrees, toggleWorktrees } from './worktrees';
 
 setUpConversation();
 setUpComposer();
-setUpSessions();
-setUpWorktrees();
 
 // Links in the model's text open through the extension, never in the webview.
 document.addEventListener('click', (event) => {
@@ -45,10 +45,25 @@ function receive(message: ToWebview): void {
       state.agents = message.agents;
       ui.trustBar.hidden = !message.restricted;
       state.worktrees = message.worktrees;
+      state.models = message.models;
       state.queue.length = 0;
       applyOptions();
+      renderModels();
       render();
       renderWorktrees();
+      break;
+    case 'models':
+      state.models = message.picker;
+      renderModels();
+      break;
+    case 'toggleSessions':
+      toggleSessions();
+      break;
+    case 'toggleWorktrees':
+      toggleWorktrees();
+      if (!ui.worktreesBox.hidden) {
+        (ui.worktreesBox.querySelector('button') as HTMLButtonElement | null)?.focus();
+      }
       break;
     case 'worktrees':
       state.worktrees = message.worktrees;

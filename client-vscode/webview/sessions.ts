@@ -1,17 +1,33 @@
-/** The past sessions: the list under the toolbar's Sessions button, each opening its session read-only. */
+/**
+ * The past sessions: the section the view's Sessions action (its title bar) shows or hides,
+ * each session opening read-only.
+ */
 import type { SessionInfo } from '../src/protocol';
 import { button, h } from './dom';
 import { post } from './host';
 import { ui } from './layout';
 
-function toggleSessions(force?: boolean): void {
+/** The section's heading and its Close button, above whatever it lists. */
+function sessionsHead(): HTMLElement {
+  return h(
+    'div',
+    { class: 'worktrees-head' },
+    h('span', { class: 'card-title' }, 'Past sessions'),
+    button('Close', () => toggleSessions(false), { class: 'link-button close-sessions', title: 'Hide the past sessions' }),
+  );
+}
+
+/** Show or hide the past sessions (the title-bar action toggles them); shown, they are listed again. */
+export function toggleSessions(force?: boolean): void {
   const { sessionsBox } = ui;
   const open = force ?? sessionsBox.hidden;
+  const hadFocus = sessionsBox.contains(document.activeElement);
   sessionsBox.hidden = !open;
-  ui.sessionsButton.setAttribute('aria-expanded', String(open));
   if (open) {
-    sessionsBox.replaceChildren(h('p', { class: 'muted' }, 'Loading sessions…'));
+    sessionsBox.replaceChildren(sessionsHead(), h('p', { class: 'muted' }, 'Loading sessions…'));
     post({ type: 'listSessions' });
+  } else if (hadFocus) {
+    ui.prompt.focus();
   }
 }
 
@@ -25,11 +41,11 @@ function when(updated: number): string {
 export function showSessions(sessions: SessionInfo[], error?: string): void {
   const { sessionsBox } = ui;
   if (error) {
-    sessionsBox.replaceChildren(h('p', { class: 'error' }, `Could not list sessions: ${error}`));
+    sessionsBox.replaceChildren(sessionsHead(), h('p', { class: 'error' }, `Could not list sessions: ${error}`));
     return;
   }
   if (sessions.length === 0) {
-    sessionsBox.replaceChildren(h('p', { class: 'muted' }, 'No sessions yet.'));
+    sessionsBox.replaceChildren(sessionsHead(), h('p', { class: 'muted' }, 'No sessions yet.'));
     return;
   }
   const list = h('ul', { class: 'session-list', 'aria-label': 'Sessions, newest first' });
@@ -47,10 +63,6 @@ export function showSessions(sessions: SessionInfo[], error?: string): void {
     open.append(h('span', { class: 'session-title' }, title), h('span', { class: 'session-meta' }, meta));
     list.append(h('li', {}, open));
   }
-  sessionsBox.replaceChildren(list);
+  sessionsBox.replaceChildren(sessionsHead(), list);
   (list.querySelector('button') as HTMLButtonElement | null)?.focus();
-}
-
-export function setUpSessions(): void {
-  ui.sessionsButton.addEventListener('click', () => toggleSessions());
 }

@@ -5,6 +5,7 @@
  */
 import type { IncrementalMarkdown } from '../src/panel/markdown';
 import type { PanelOptions } from '../src/panel/messages';
+import { loadingPicker, type ModelPickerState } from '../src/panel/modelPicker';
 import { emptyConversation, type Action, type Conversation } from '../src/panel/model';
 import { emptyWorktrees, type WorktreeSessions } from '../src/panel/worktrees';
 import type { AgentInfo, AttachCandidate, Attachment, SlashCommandInfo } from '../src/protocol';
@@ -25,6 +26,8 @@ export interface PanelState {
   conversation: Conversation;
   options: PanelOptions;
   agents: AgentInfo[];
+  /** The model picker as the extension last drew it (src/panel/modelPicker.ts). */
+  models: ModelPickerState;
   worktrees: WorktreeSessions;
   /** The user opened the worktree section (it also shows whenever there is a worktree to show). */
   worktreesOpen: boolean;
@@ -59,6 +62,7 @@ export const state: PanelState = {
   conversation: emptyConversation(),
   options: { agent: 'build', confirmMode: 'confirm-sensitive', includeSelection: true, worktree: false },
   agents: [],
+  models: loadingPicker(),
   worktrees: emptyWorktrees(),
   worktreesOpen: false,
   queue: [],

@@ -8,7 +8,8 @@ import { post } from './host';
 import { ui } from './layout';
 import { state } from './state';
 
-function toggleWorktrees(force?: boolean): void {
+/** Show or hide the worktree sessions (the view's Worktrees action toggles them); shown, they are listed again. */
+export function toggleWorktrees(force?: boolean): void {
   state.worktreesOpen = force ?? !state.worktreesOpen;
   if (state.worktreesOpen) {
     post({ type: 'listWorktrees' });
@@ -102,9 +103,12 @@ export function renderWorktrees(): void {
   const { worktreesBox } = ui;
   const cards = worktreeCards(worktrees);
   const open = state.worktreesOpen || cards.some((c) => c.kind === 'running');
+  const hadFocus = worktreesBox.contains(document.activeElement) ? (document.activeElement as HTMLElement).className : undefined;
   worktreesBox.hidden = !open;
-  ui.worktreesButton.setAttribute('aria-expanded', String(open));
   if (!open) {
+    if (hadFocus !== undefined) {
+      ui.prompt.focus();
+    }
     return;
   }
   const head = h(
@@ -123,13 +127,8 @@ export function renderWorktrees(): void {
   } else {
     body.push(h('div', { class: 'worktree-grid' }, ...cards.map(worktreeCard)));
   }
-  const hadFocus = worktreesBox.contains(document.activeElement) ? (document.activeElement as HTMLElement).className : undefined;
   worktreesBox.replaceChildren(head, ...body);
   if (hadFocus) {
     (worktreesBox.querySelector(`button[class="${hadFocus}"]`) as HTMLElement | null)?.focus();
   }
-}
-
-export function setUpWorktrees(): void {
-  ui.worktreesButton.addEventListener('click', () => toggleWorktrees());
 }

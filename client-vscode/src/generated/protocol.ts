@@ -11,6 +11,7 @@ export const Methods = {
   command: 'agent/command',
   notice: 'agent/notice',
   agents: 'agent/agents',
+  models: 'agent/models',
   commands: 'agent/commands',
   attachCandidates: 'agent/attachCandidates',
   ping: 'agent/ping',
@@ -43,6 +44,7 @@ export interface ClientRequests {
   'agent/cancel': { params: CancelParams; result: CancelResult };
   'agent/message': { params: MessageParams; result: MessageResult };
   'agent/agents': { params: NoParams; result: AgentsResult };
+  'agent/models': { params: NoParams; result: ModelCatalog };
   'agent/commands': { params: NoParams; result: SlashCommandsResult };
   'agent/attachCandidates': { params: AttachCandidatesParams; result: AttachCandidatesResult };
   'agent/ping': { params: NoParams; result: PingResult };
@@ -134,6 +136,32 @@ export interface AgentInfo {
 /** `agent/agents` result. */
 export interface AgentsResult {
   agents: AgentInfo[];
+}
+
+/** A model the user can call now, with what is known of it. */
+export interface AvailableModel {
+  /** What `llm.model` holds and `agent/run`'s `model` takes (`openai/gpt-4o-mini`, `editor/<vendor>/<id>`). */
+  id: string;
+  /** For pickers: `gpt-4o-mini (OpenAI)`, `llama3.1 (local)`. */
+  label: string;
+  source: 'configured' | 'server' | 'provider' | 'editor';
+  /** Tool calling; null: unknown. */
+  tools: boolean | null;
+  images: boolean | null;
+  contextWindow: number | null;
+  inputCostPerToken: number | null;
+  outputCostPerToken: number | null;
+  /** Why it may not work as is: `set OPENAI_API_KEY to use it`, `no tool calling`. */
+  note: string;
+}
+
+/** `agent/models` result: the models the user can call now. */
+export interface ModelCatalog {
+  /** The model a run would use now. */
+  current: string;
+  models: AvailableModel[];
+  /** One line each: `the local server at … did not answer`. */
+  problems: string[];
 }
 
 /**
@@ -697,6 +725,8 @@ export interface RunParams {
   workDoneToken?: number | string | null;
   /** Work in a git worktree of its own, not in the user's tree: its edits are written there (no review), committed on its branch at the end, and applied to the user's tree only by `agent/applyWorktree`. */
   worktree?: WorktreeOption | null;
+  /** The model of this run (an id from `agent/models`); the session's, the agent's or `llm.model` when absent. */
+  model?: string | null;
 }
 
 /** The result of `agent/run` (and of `agentls run --json`). */

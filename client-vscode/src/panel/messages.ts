@@ -4,6 +4,7 @@
  */
 import type { AgentInfo, AttachCandidate, Attachment, SlashCommandInfo, SessionInfo } from '../protocol';
 import type { Action, Conversation } from './model';
+import type { ModelPickerState } from './modelPicker';
 import type { WorktreeSessions } from './worktrees';
 
 export type ConfirmChoice = 'yolo' | 'confirm-sensitive' | 'confirm-all';
@@ -14,11 +15,18 @@ export interface PanelOptions {
   includeSelection: boolean;
   /** The next run works in a git worktree of its own (beside any run in the user's tree). */
   worktree: boolean;
+  /** The model the user chose in the picker (an id from `agent/models`); absent: the server's current model. */
+  model?: string;
 }
 
 /** Extension → webview. */
 export type ToWebview =
-  | { type: 'snapshot'; conversation: Conversation; options: PanelOptions; agents: AgentInfo[]; restricted: boolean; worktrees: WorktreeSessions }
+  | { type: 'snapshot'; conversation: Conversation; options: PanelOptions; agents: AgentInfo[]; restricted: boolean; worktrees: WorktreeSessions; models: ModelPickerState }
+  /** The model picker, listed again (the panel opened, the settings changed). */
+  | { type: 'models'; picker: ModelPickerState }
+  /** The view's title-bar actions: show or hide the past sessions, the worktree sessions. */
+  | { type: 'toggleSessions' }
+  | { type: 'toggleWorktrees' }
   /** The worktree sessions changed (sent whole: they are few). */
   | { type: 'worktrees'; worktrees: WorktreeSessions }
   | { type: 'action'; action: Action }
@@ -60,12 +68,10 @@ export type FromWebview =
   | { type: 'listSessions' }
   | { type: 'openSession'; sessionId: string }
   | { type: 'continueSession' }
-  | { type: 'newSession' }
   | { type: 'undoRun'; runId: string }
   /** The worktree section: list again (agent/worktrees), apply, discard, stop its run. */
   | { type: 'listWorktrees' }
   | { type: 'applyWorktree'; name: string }
   | { type: 'discardWorktree'; name: string }
   | { type: 'stopRun'; runId: string }
-  | { type: 'showOutput' }
   | { type: 'manageTrust' };

@@ -29,6 +29,7 @@ import {
   type SessionsResult,
   type ApplyWorktreeResult,
   type DiscardWorktreeResult,
+  type ModelCatalog,
   type WorktreesResult,
 } from '../protocol';
 import type { DeliveryNews } from '../review/delivery';
@@ -36,15 +37,24 @@ import type { QuestionRouter, RunEvent, Runs } from '../runs';
 import { CANDIDATE_LIMIT, chipLabel } from './attachPicker';
 import type { ServerManager } from '../server';
 import { runOptions, type AgentSettings } from '../settings';
-import type { Ui } from '../vscodeapi';
+import { setContext, type Ui } from '../vscodeapi';
 import type { ConfirmChoice, FromWebview, PanelOptions, ToWebview } from './messages';
 import { emptyConversation, reduce, type Action, type Conversation } from './model';
+import { loadingPicker, modelPicker, unlistedCatalog, type ModelPickerState } from './modelPicker';
 import { emptyWorktrees, reduceWorktrees, worktreeName, type WorktreeAction, type WorktreeSessions } from './worktrees';
 
 const OPTIONS_KEY = 'agentls.panel.options';
 const CONFIRM_CHOICES: readonly ConfirmChoice[] = ['yolo', 'confirm-sensitive', 'confirm-all'];
 /** The command an edit card runs; the inline review may register a richer one under this id. */
 export const OPEN_EDIT_COMMAND = 'agentls.openEditReview';
+/** The view's title-bar actions (package.json `view/title`). */
+export const PANEL_COMMANDS = {
+  newSession: 'agentls.panel.newSession',
+  sessions: 'agentls.panel.sessions',
+  worktrees: 'agentls.panel.worktrees',
+} as const;
+/** True while the panel's conversation has a run in flight: its New session action is disabled. */
+const RUNNING_CONTEXT = 'agentls.panel.running';
 
 function nonce(): string {
   const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -73,6 +83,13 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
   readonly onDidChange = this.changed.event;
   /** The runs in worktrees of their own and the worktrees the repository holds. */
   private worktreeSessions: WorktreeSessions = emptyWorktrees();
+  /** The server's last answer to `agent/models` (listed: false when it could not be asked). */
+  private catalog: { catalog: ModelCatalog; listed: boolean } | undefined;
+  private models: ModelPickerState = loadingPicker();
+  /** Answers to `agent/models` older than the last question are dropped. */
+  private modelsAsked = 0;
+  /** What a title-bar action asked of the webview before it had loaded: sent once it has. */
+  private pending: ToWebview[] = [];
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -87,6 +104,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       runs.onEvent((event) => this.onRunEvent(event)),
       vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this),
       vscode.commands.registerCommand(OPEN_EDIT_COMMAND, (path: unknown) => this.openFile(path)),
+      vscode.commands.registerCommand(PANEL_COMMANDS.newSession, () => this.newSession()),
+      vscode.commands.registerCommand(PANEL_COMMANDS.sessions, () => this.toWebview({ type: 'toggleSessions' })),
+      vscode.commands.registerCommand(PANEL_COMMANDS.worktrees, () => this.toWebview({ type: 'toggleWorktrees' })),
     );
   }
 
@@ -113,7 +133,49 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       confirmMode: CONFIRM_CHOICES.includes(stored.confirmMode as ConfirmChoice) ? (stored.confirmMode as ConfirmChoice) : settings.confirmMode,
       includeSelection: stored.includeSelection ?? true,
       worktree: stored.worktree === true,
+      ...(typeof stored.model === 'string' && stored.model ? { model: stored.model } : {}),
     };
+  }
+
+  /** The model picker as the panel shows it (tests read it). */
+  get modelPicker(): ModelPickerState {
+    return this.models;
+  }
+
+  /** The picker for the last catalog and the model `chosen` (the remembered one by default). */
+  private pickerFor(chosen: string | undefined = this.options.model): ModelPickerState {
+    return this.catalog ? modelPicker(this.catalog.catalog, chosen, this.catalog.listed) : loadingPicker();
+  }
+
+  /**
+   * Ask the server which models can be used now (`agent/models`): when the panel opens and
+   * when the settings change. A server that cannot say (an older one, a failed request)
+   * leaves the configured model as the one entry, and nothing is sent as a run's `model`.
+   * It never starts the server: a server that failed to start would say why once more.
+   */
+  async refreshModels(): Promise<void> {
+    this.modelsAsked += 1;
+    const asked = this.modelsAsked;
+    await this.server.settled();
+    const client = this.server.current;
+    let catalog: { catalog: ModelCatalog; listed: boolean };
+    if (!client) {
+      catalog = { catalog: unlistedCatalog(this.settings().model, 'The server is not running.'), listed: false };
+    } else {
+      try {
+        catalog = { catalog: await client.sendRequest<ModelCatalog>(Methods.models, {}), listed: true };
+      } catch (error) {
+        logError(`${Methods.models} failed`, error);
+        const why = error instanceof Error ? error.message : String(error);
+        catalog = { catalog: unlistedCatalog(this.settings().model, `The server did not list its models (${why}).`), listed: false };
+      }
+    }
+    if (asked !== this.modelsAsked) {
+      return; // a later question is on its way
+    }
+    this.catalog = catalog;
+    this.models = this.pickerFor();
+    this.post({ type: 'models', picker: this.models });
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -129,6 +191,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       view.onDidChangeVisibility(() => {
         if (view.visible) {
           void this.preparer.prepare();
+          void this.refreshModels();
         }
       }),
       view.webview.onDidReceiveMessage((message: FromWebview) => this.onMessage(message)),
@@ -177,8 +240,32 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     void this.view?.webview.postMessage(message);
   }
 
+  /** A title-bar action's message: the panel is shown first, and its webview gets it once loaded. */
+  private toWebview(message: ToWebview): void {
+    if (this.view && this.webviewReady) {
+      this.reveal();
+      this.post(message);
+      return;
+    }
+    this.pending.push(message);
+    this.reveal();
+  }
+
+  /** The New session action: a new conversation, unless a run is in flight. */
+  newSession(): void {
+    if (!this.conversation.runId) {
+      this.apply({ type: 'newSession' });
+      this.post({ type: 'focusPrompt' });
+    }
+  }
+
   private apply(action: Action): void {
+    const wasRunning = this.conversation.runId !== undefined;
     this.conversation = reduce(this.conversation, action);
+    const running = this.conversation.runId !== undefined;
+    if (running !== wasRunning) {
+      void setContext(RUNNING_CONTEXT, running);
+    }
     this.post({ type: 'action', action });
     this.changed.fire(this.conversation);
   }
@@ -367,19 +454,24 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
           agents: this.agents,
           restricted: this.restricted,
           worktrees: this.worktreeSessions,
+          models: this.models,
         });
         this.webviewReady = true;
+        for (const pending of this.pending.splice(0)) {
+          this.post(pending);
+        }
         void this.loadAgents();
         void this.refreshWorktrees();
+        void this.refreshModels();
         return;
       case 'options':
-        await this.context.workspaceState.update(OPTIONS_KEY, message.options);
+        await this.setOptions(message.options);
         return;
       case 'typing':
         await this.preparer.prepare();
         return;
       case 'run':
-        await this.context.workspaceState.update(OPTIONS_KEY, message.options);
+        await this.setOptions(message.options);
         await this.run(message.prompt, message.options, message.attachments ?? []);
         return;
       case 'attachCandidates':
@@ -430,12 +522,6 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         this.apply({ type: 'continueSession' });
         this.post({ type: 'focusPrompt' });
         return;
-      case 'newSession':
-        if (!this.conversation.runId) {
-          this.apply({ type: 'newSession' });
-          this.post({ type: 'focusPrompt' });
-        }
-        return;
       case 'undoRun':
         await this.undo(message.runId);
         return;
@@ -451,12 +537,19 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       case 'stopRun':
         await this.runs.cancel(message.runId);
         return;
-      case 'showOutput':
-        await vscode.commands.executeCommand('agentls.showOutput');
-        return;
       case 'manageTrust':
         await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
         return;
+    }
+  }
+
+  /** The options the webview chose, kept for the workspace; a new model choice redraws the picker (its notes). */
+  private async setOptions(options: PanelOptions): Promise<void> {
+    const before = this.options.model;
+    await this.context.workspaceState.update(OPTIONS_KEY, options);
+    if (options.model !== before && this.catalog) {
+      this.models = this.pickerFor(options.model);
+      this.post({ type: 'models', picker: this.models });
     }
   }
 
@@ -495,7 +588,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       ...attachments.map(chipLabel),
     ];
     const shown = context.length ? `${prompt.trim()}\n\n(with ${context.join(', ')})` : prompt.trim();
+    const model = this.pickerFor(options.model).runModel;
     await this.runs.run(client, buildPrompt(prompt, selection), { ...base, confirmMode: options.confirmMode }, {
+      model,
       sessionId: this.conversation.sessionId,
       shownPrompt: shown,
       routed: true,
@@ -527,7 +622,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       ...attachments.map(chipLabel),
     ];
     const shown = context.length ? `${prompt.trim()}\n\n(with ${context.join(', ')})` : prompt.trim();
-    await this.runs.run(client, buildPrompt(prompt, selection), { ...base, confirmMode: options.confirmMode }, { shownPrompt: shown, worktree, attachments });
+    const model = this.pickerFor(options.model).runModel;
+    await this.runs.run(client, buildPrompt(prompt, selection), { ...base, confirmMode: options.confirmMode }, { model, shownPrompt: shown, worktree, attachments });
     return worktree;
   }
 

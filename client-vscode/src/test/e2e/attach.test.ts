@@ -13,7 +13,8 @@ describe('attachments in the panel: @ picker, chips, pasted images', () => {
     api = await setUpSuite(this);
     await vscode.commands.executeCommand('agentls.panel.focus');
     await waitFor(() => api.panel.webviewReady, 'the panel to load', 60_000);
-    await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'yolo' }, { fill: '#prompt', text: '' }] });
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [{ select: '#confirm', value: 'yolo' }, { fill: '#prompt', text: '' }] });
     await waitFor(() => api.panel.current.items.length === 0, 'an empty conversation', 20_000);
   });
 
@@ -81,9 +82,9 @@ describe('attachments in the panel: @ picker, chips, pasted images', () => {
   });
 
   it('attaches a pasted image as a chip, and says why another file cannot be one', async () => {
+    await vscode.commands.executeCommand('agentls.panel.newSession');
     await uiDone({
       panel: [
-        { click: '#new-session' },
         { fill: '#prompt', text: '' },
         { click: '#prompt' },
         { paste: '#prompt', file: { name: 'shot.png', type: 'image/png', data: PNG } },

@@ -76,9 +76,9 @@ describe('Agent: Undo run…', () => {
         { tool_calls: [{ name: 'edit_file', arguments: { path: 'panel_undo.py', old_str: 'LIMIT = 10', new_str: 'LIMIT = 99' } }] },
         { text: 'Raised the limit.' },
       ]);
+      await vscode.commands.executeCommand('agentls.panel.newSession');
       await uiDone({
         panel: [
-          { click: '#new-session' },
           { select: '#confirm', value: 'yolo' },
           { fill: '#prompt', text: 'Raise the limit' },
           { press: '#prompt', key: 'Enter' },

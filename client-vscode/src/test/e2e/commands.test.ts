@@ -29,7 +29,8 @@ describe('commands and instruction files in the panel', () => {
     }
     await vscode.commands.executeCommand('agentls.panel.focus');
     await waitFor(() => api.panel.webviewReady, 'the panel to load', 60_000);
-    await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'yolo' }, { fill: '#prompt', text: '' }] });
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [{ select: '#confirm', value: 'yolo' }, { fill: '#prompt', text: '' }] });
     await waitFor(() => api.panel.current.items.length === 0, 'an empty conversation', 20_000);
   });
 
@@ -106,9 +107,9 @@ describe('commands and instruction files in the panel', () => {
   });
 
   it('moves with the arrows, closes with Escape, chooses with Tab', async () => {
+    await vscode.commands.executeCommand('agentls.panel.newSession');
     await uiDone({
       panel: [
-        { click: '#new-session' },
         { fill: '#prompt', text: '' },
         { click: '#prompt' },
         { type: '#prompt', text: '/' },

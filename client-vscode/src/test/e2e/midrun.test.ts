@@ -15,7 +15,8 @@ describe('the agent panel during a run', () => {
     api = await setUpSuite(this);
     await vscode.commands.executeCommand('agentls.panel.focus');
     await waitFor(() => api.panel.webviewReady, 'the panel to load', 60_000);
-    await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'yolo' }] });
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [{ select: '#confirm', value: 'yolo' }] });
     await waitFor(() => api.panel.current.items.length === 0, 'an empty conversation', 20_000);
   });
 

@@ -2,7 +2,12 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
 import type { Conversation, Item } from '../../panel/model';
-import { modelRequests, script, setUpSuite, ui, uiDone, waitFor } from './helpers';
+import { modelRequests, script, setSetting, setUpSuite, ui, uiDone, waitFor } from './helpers';
+
+/** A title-bar action of the agent view, by its tooltip (the command's title). */
+function titleAction(title: string): string {
+  return `.part.sidebar .action-label[aria-label^="${title}"]`;
+}
 
 function ends(c: Conversation): Extract<Item, { kind: 'end' }>[] {
   return c.items.filter((it): it is Extract<Item, { kind: 'end' }> => it.kind === 'end');
@@ -26,7 +31,8 @@ describe('the agent panel', () => {
     await waitFor(() => api.panel.webviewReady, 'the panel to load', 60_000);
     // An empty conversation, whatever another suite left in the panel, and the confirm mode
     // of the user settings (the panel keeps the last one picked).
-    await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'yolo' }] });
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [{ select: '#confirm', value: 'yolo' }] });
     await waitFor(() => api.panel.current.items.length === 0, 'an empty conversation', 20_000);
   });
 
@@ -119,6 +125,72 @@ describe('the agent panel', () => {
     });
   });
 
+  it('has New session, Past sessions, Worktree sessions and the log as actions in the view’s title bar', async () => {
+    assert.ok(api.panel.current.items.length > 0, 'the first test left a conversation');
+    for (const title of ['New session', 'Past sessions', 'Worktree sessions', 'Show output']) {
+      await uiDone({ expectVisible: titleAction(title), what: `the title-bar action ${title}` });
+    }
+    await uiDone({ panel: [{ expectCount: '#new-session, #sessions-button, #worktrees-button', count: 0 }], click: titleAction('New session') });
+    await waitFor(() => api.panel.current.items.length === 0, 'the New session action to empty the conversation', 20_000);
+    await uiDone({ panel: [{ expectText: '.empty', text: 'Ask the agent' }] });
+
+    await uiDone({ click: titleAction('Past sessions') });
+    await uiDone({
+      panel: [
+        { expectText: '.sessions:not([hidden]) .card-title', text: 'Past sessions' },
+        { expectText: `.sessions button.session[data-session="${firstSession}"]`, text: 'Plan a polite greeting' },
+        { screenshot: 'panel-title-sessions' },
+        { click: '.sessions .close-sessions' },
+        { expectCount: '.sessions:not([hidden])', count: 0 },
+      ],
+    });
+    await uiDone({ click: titleAction('Worktree sessions') });
+    await uiDone({ panel: [{ expectText: '.worktrees:not([hidden]) .card-title', text: 'Worktree sessions' }] });
+    await uiDone({ click: titleAction('Worktree sessions') });
+    await uiDone({ panel: [{ expectCount: '.worktrees:not([hidden])', count: 0 }] });
+
+    await vscode.commands.executeCommand('workbench.action.closePanel');
+    await uiDone({ click: titleAction('Show output') });
+    await uiDone({ expectVisible: '.part.panel .output-view', what: 'the Output view, after the Show output action' });
+    await vscode.commands.executeCommand('workbench.action.closePanel');
+  });
+
+  it('lists the server’s models in the picker row under the prompt, remembers the choice and sends it with the run', async () => {
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    const picker = await waitFor(() => !api.panel.modelPicker.loading && api.panel.modelPicker, 'the model picker to be listed', 60_000);
+    // A server without `agent/models` (before the server side of the picker is in): the
+    // configured model is the one entry, the problem is said, and no `model` is sent.
+    const listed = !picker.notes.some((note) => note.startsWith('The server did not list its models'));
+    assert.ok(picker.options.some((o) => o.id === 'openai/e2e'), `the configured model is listed: ${JSON.stringify(picker)}`);
+    await uiDone({
+      panel: [
+        ...picker.options.map((o) => ({ expectCount: `#model option[data-model="${o.id}"]`, count: 1 })),
+        ...picker.options.filter((o) => !o.usable).map((o) => ({ expectCount: `#model option[data-model="${o.id}"]:disabled`, count: 1 })),
+        { expectOneLine: ['#agent', '#confirm', '#model', 'button.send'] },
+        ...(listed ? [] : [{ expectText: '#model-notes', text: 'did not list its models' }]),
+        { screenshot: 'panel-model-picker' },
+        { select: '#model', value: 'openai/e2e' },
+      ],
+    });
+    await waitFor(() => api.panel.options.model === 'openai/e2e', 'the choice to be remembered for the workspace', 20_000);
+    await script([{ text: 'Answered by the chosen model.' }]);
+    await uiDone({ panel: typePrompt('Which model answers?') });
+    const end = await runEnds(1, 'the run with the chosen model to end');
+    assert.strictEqual(end.status, 'success', JSON.stringify(end));
+    assert.strictEqual(api.runs.lastParams?.model, listed ? 'openai/e2e' : undefined, JSON.stringify(api.runs.lastParams));
+    assert.strictEqual((await modelRequests()).at(-1)?.body.model, 'e2e');
+
+    // Another configured model: the picker is listed again.
+    await setSetting('model', 'openai/e2e-other');
+    try {
+      await waitFor(() => api.panel.modelPicker.options.some((o) => o.id === 'openai/e2e-other'), 'the picker to list the newly configured model', 60_000);
+      await uiDone({ panel: [{ expectCount: '#model option[data-model="openai/e2e-other"]', count: 1 }] });
+    } finally {
+      await setSetting('model', undefined);
+    }
+    await waitFor(() => !api.panel.modelPicker.options.some((o) => o.id === 'openai/e2e-other'), 'the picker to drop the model no longer configured', 60_000);
+  });
+
   it('asks approvals in the panel: one command allowed, another denied', async () => {
     await script([
       // Each command's approval first asks the model to explain it in plain words.
@@ -128,7 +200,8 @@ describe('the agent panel', () => {
       { text: 'Prints another word.' },
       { text: 'Ran what you allowed.' },
     ]);
-    await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'confirm-all' }, ...typePrompt('Run two commands')] });
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [{ select: '#confirm', value: 'confirm-all' }, ...typePrompt('Run two commands')] });
     await within(() => api.panel.current.items.some((it) => it.kind === 'approval' && it.answer === undefined), 'the first approval');
     await uiDone({
       panel: [
@@ -170,7 +243,8 @@ describe('the agent panel', () => {
       { text: 'Prints a word.' },
       { text: 'Ran your version.' },
     ]);
-    await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'confirm-all' }, ...typePrompt('Run a command')] });
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [{ select: '#confirm', value: 'confirm-all' }, ...typePrompt('Run a command')] });
     await within(() => api.panel.current.items.some((it) => it.kind === 'approval' && it.answer === undefined), 'the approval');
     await uiDone({ panel: [{ click: '.card.approval:not(.answered) button[data-choice="Edit…"]' }] });
     await answerQuestion({ expectText: '.card.ask .question', text: 'Edit the command' }, 'panel-edit-command', 'echo edited-in-panel');
@@ -188,7 +262,8 @@ describe('the agent panel', () => {
       { text: 'Wrote the notes.' },
     ]);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await uiDone({ panel: [{ click: '#new-session' }, ...typePrompt('Write a note')] });
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [...typePrompt('Write a note')] });
     const end = await runEnds(1, 'the edit run to end');
     assert.strictEqual(end.status, 'success', JSON.stringify(end));
     await uiDone({ panel: [{ expectText: '.tool-wrap .review', text: 'Review notes/panel.md' }, { click: '.tool-wrap .review' }] });
@@ -200,7 +275,8 @@ describe('the agent panel', () => {
     // Varied text: the server cuts a stream that repeats one chunk over and over.
     const long = Array.from({ length: 400 }, (_, i) => `Sentence ${i} of a long answer.`).join(' ');
     await script([{ text: long, chunk_size: 5, chunk_delay: 0.03 }]);
-    await uiDone({ panel: [{ click: '#new-session' }, ...typePrompt('Write a lot')] });
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [...typePrompt('Write a lot')] });
     await waitFor(() => api.panel.current.items.some((it) => it.kind === 'text' && it.text.length > 20), 'streamed text', 60_000);
     await uiDone({ panel: [{ expectText: '.msg.assistant.streaming', text: 'Sentence 0 of a long answer.' }, { screenshot: 'panel-streaming' }, { click: '.status-line button.stop' }] });
     const end = await runEnds(1, 'the stopped run to end');
@@ -216,7 +292,8 @@ describe('the agent panel', () => {
           '<a href="javascript:alert(3)">raw link</a> and <script>alert(4)</script> done.',
       },
     ]);
-    await uiDone({ panel: [{ click: '#new-session' }, ...typePrompt('Say something odd')] });
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [...typePrompt('Say something odd')] });
     await runEnds(1, 'the hostile run to end');
     await uiDone({
       panel: [
@@ -235,9 +312,9 @@ describe('the agent panel', () => {
   it('opens a past session read-only and continues it with one click', async () => {
     assert.ok(firstSession, 'the first test recorded a session');
     const session = firstSession as string;
+    await vscode.commands.executeCommand('agentls.panel.sessions');
     await uiDone({
       panel: [
-        { click: '#sessions-button' },
         { click: `button.session[data-session="${session}"]` },
       ],
     });

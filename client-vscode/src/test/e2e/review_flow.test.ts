@@ -153,9 +153,9 @@ describe('Inline review from the first click to the next prompt', () => {
       { text: 'Understood.' },
     ]);
     const ends = (): Extract<Item, { kind: 'end' }>[] => api.panel.current.items.filter((it): it is Extract<Item, { kind: 'end' }> => it.kind === 'end');
+    await vscode.commands.executeCommand('agentls.panel.newSession');
     await uiDone({
       panel: [
-        { click: '#new-session' },
         { select: '#confirm', value: 'confirm-sensitive' },
         { fill: '#prompt', text: 'Change two values' },
         { press: '#prompt', key: 'Enter' },

@@ -40,7 +40,8 @@ describe('worktree sessions in the panel', () => {
     git('commit', '-qm', 'the e2e workspace');
     await vscode.commands.executeCommand('agentls.panel.focus');
     await waitFor(() => api.panel.webviewReady, 'the panel to load', 60_000);
-    await uiDone({ panel: [{ click: '#new-session' }, { select: '#confirm', value: 'yolo' }] });
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [{ select: '#confirm', value: 'yolo' }] });
   });
 
   after(async () => {
