@@ -43,7 +43,7 @@ def models_command(args: argparse.Namespace) -> int:
 def print_catalog(catalog: ModelCatalog) -> None:
     """One line per model, the current one marked with ``*``, grouped by where it is."""
     heading = ("", "MODEL", "WHERE", "TOOLS", "IMAGES", "CONTEXT", "$/1M IN/OUT", "")
-    rows = [heading]
+    rows: list[tuple[str, ...]] = [heading]
     rows += [_row(model, current=model.id == catalog.current) for model in catalog.models]
     widths = [max(len(row[column]) for row in rows) for column in range(len(heading))]
     for row in rows:
