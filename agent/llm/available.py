@@ -26,13 +26,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from typing import Literal, Protocol
+from typing import ClassVar, Literal, Protocol
 from urllib.parse import urlsplit
 
 from pydantic import Field
 
 from agentls.agent.config.models import AppConfig
-from agentls.agent.contract import WireModel
 from agentls.agent.llm.local_servers import (
     ServedModel,
     ServerAnswer,
@@ -47,6 +46,7 @@ from agentls.agent.llm.provider_keys import (
     provider_of,
     providers_with_keys,
 )
+from agentls.agent.wire_model import WireModel
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,9 @@ ModelSource = Literal["configured", "server", "provider", "editor"]
 
 class AvailableModel(WireModel):
     """A model a run can use, with what is known of it."""
+
+    #: An unknown capability is sent as null: every field is always there.
+    omit_none: ClassVar[bool] = False
 
     id: str = Field(description="What `llm.model` and `agent/run`'s `model` take.")
     label: str = Field(description='For pickers: "gpt-4o-mini (OpenAI)", "llama3.1 (local)".')
@@ -72,6 +75,9 @@ class AvailableModel(WireModel):
 
 class ModelCatalog(WireModel):
     """``agent/models`` result: the models that can be used now."""
+
+    #: Its models' unknown capabilities go as null (see AvailableModel).
+    omit_none: ClassVar[bool] = False
 
     current: str = Field(description="The model a run would use now.")
     models: list[AvailableModel]

@@ -24,15 +24,16 @@ import asyncio
 import contextlib
 import ipaddress
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm.provider_keys import provider_of
+
+if TYPE_CHECKING:
+    import urllib.request
 
 TIMEOUT_SECONDS = 3.0
 OLLAMA_DEFAULT = "http://localhost:11434"
@@ -184,16 +185,23 @@ def _context_length(info: Any) -> int | None:
 
 
 def _get_json(url: str) -> Any:
+    import urllib.request  # here: the protocol's models import this module at start-up
+
     return _request(urllib.request.Request(url, headers={"accept": "application/json"}))
 
 
 def _post_json(url: str, body: dict[str, Any]) -> Any:
+    import urllib.request
+
     data = json.dumps(body).encode()
     headers = {"accept": "application/json", "content-type": "application/json"}
     return _request(urllib.request.Request(url, data=data, headers=headers, method="POST"))
 
 
 def _request(request: urllib.request.Request) -> Any:
+    import urllib.error
+    import urllib.request
+
     url = request.full_url
     handlers: list[urllib.request.BaseHandler] = []
     if is_loopback(url):

@@ -12,6 +12,7 @@ export const Methods = {
   notice: 'agent/notice',
   agents: 'agent/agents',
   commands: 'agent/commands',
+  models: 'agent/models',
   attachCandidates: 'agent/attachCandidates',
   ping: 'agent/ping',
   sessions: 'agent/sessions',
@@ -44,6 +45,7 @@ export interface ClientRequests {
   'agent/message': { params: MessageParams; result: MessageResult };
   'agent/agents': { params: NoParams; result: AgentsResult };
   'agent/commands': { params: NoParams; result: SlashCommandsResult };
+  'agent/models': { params: NoParams; result: ModelCatalog };
   'agent/attachCandidates': { params: AttachCandidatesParams; result: AttachCandidatesResult };
   'agent/ping': { params: NoParams; result: PingResult };
   'agent/sessions': { params: NoParams; result: SessionsResult };
@@ -243,6 +245,28 @@ export interface Attachment {
   data?: string | null;
   /** image: `image/png`, `image/jpeg`... */
   mimeType?: string | null;
+}
+
+/** A model a run can use, with what is known of it. */
+export interface AvailableModel {
+  /** What `llm.model` and `agent/run`'s `model` take. */
+  id: string;
+  /** For pickers: "gpt-4o-mini (OpenAI)", "llama3.1 (local)". */
+  label: string;
+  /** `configured` (llm.model), `server` (what llm.api_base serves), `provider` (a provider whose key is set), `editor` (the editor's models). */
+  source: 'configured' | 'server' | 'provider' | 'editor';
+  /** Whether it can call tools; null: unknown. */
+  tools: boolean | null;
+  /** Whether it takes images; null: unknown. */
+  images: boolean | null;
+  /** Input tokens it takes; null: unknown. */
+  contextWindow: number | null;
+  /** US dollars; null: unknown. */
+  inputCostPerToken: number | null;
+  /** US dollars; null: unknown. */
+  outputCostPerToken: number | null;
+  /** "set OPENAI_API_KEY to use it", "no tool calling". */
+  note: string;
 }
 
 /** `agent/cancel` params. */
@@ -454,6 +478,15 @@ export interface MessageResult {
   /** Named again in `agent/messageDelivered` once the model has it. */
   messageId?: string;
   reason?: string;
+}
+
+/** `agent/models` result: the models that can be used now. */
+export interface ModelCatalog {
+  /** The model a run would use now. */
+  current: string;
+  models: AvailableModel[];
+  /** One line each: "the model server at … did not answer: …". */
+  problems: string[];
 }
 
 /** Params of a request that takes none: `{}` (the server ignores what is sent). */
