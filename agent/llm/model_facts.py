@@ -17,10 +17,12 @@ listed), and not audio, search, realtime or routing variants; at most
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import difflib
 import re
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Iterator
 from types import ModuleType
 from typing import Any
 
@@ -55,10 +57,20 @@ class KnownModels(BaseModel):
     provider_models: list[ModelFacts] = Field(default_factory=list)
 
 
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """litellm's own warnings (pydantic's about its types, on a provider's first use)
+    are not the user's business, and where warnings are errors they fail the lookup."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
 def facts_of(litellm: ModuleType, model: str) -> ModelFacts | None:
     """What litellm knows of ``model``, or None when it is not in its list."""
     try:
-        info: Any = litellm.get_model_info(model)
+        with _quiet():
+            info: Any = litellm.get_model_info(model)
     except Exception:  # not mapped: a local model, a proxy alias, a typo
         return None
     return _facts(model, info)
@@ -116,7 +128,8 @@ def known_models(litellm: ModuleType, ids: Iterable[str], providers: Iterable[st
 def provider_known(litellm: ModuleType, model: str) -> str | None:
     """The provider litellm would send ``model`` to, or None when it cannot tell."""
     try:
-        return str(litellm.get_llm_provider(model=model)[1])
+        with _quiet():
+            return str(litellm.get_llm_provider(model=model)[1])
     except Exception:
         return None
 
@@ -125,7 +138,8 @@ def key_variables(litellm: ModuleType, model: str) -> tuple[bool, list[str]]:
     """Whether the key litellm reads for ``model``'s provider is set in this process's
     environment, and the variables it would read it from."""
     try:
-        checked = litellm.validate_environment(model=model)
+        with _quiet():
+            checked = litellm.validate_environment(model=model)
     except Exception:  # a provider it cannot check: assume nothing is missing
         return True, []
     missing = [str(name) for name in checked.get("missing_keys") or []]
