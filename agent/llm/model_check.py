@@ -4,7 +4,8 @@ A new user's first run used to call the model three times and fail with the prov
 "Missing credentials" reported as an HTTP 500. What can be known without calling is said
 first, in one ``LLMSetupError`` that names the way out, and never retried:
 
-- litellm cannot tell the model's provider (``gpt-4oo``): the close matches, and
+- litellm cannot tell the model's provider, or it has no provider prefix and litellm
+  does not list it (``gpt-4oo``, ``claude-sonet-4``): the close matches, and
   ``agentls models``;
 - no key: neither ``llm.api_key_env`` nor the variable litellm reads for the provider
   (``OPENAI_API_KEY``...) is set, and no ``api_base`` points elsewhere; the other ways
@@ -67,16 +68,19 @@ def known_and_usable(
     if config.mode == "proxy":  # the proxy's aliases are its own names, its keys its own
         return facts_of(litellm, model)
     provider = provider_known(litellm, model)
-    if provider is None:
+    facts = facts_of(litellm, model)
+    # Without a prefix, litellm guesses the provider from the name ("claude-*"): a name
+    # it does not list is then most likely a typo of one it does.
+    if provider is None or ("/" not in model and facts is None):
         matches = close_matches(litellm, model)
         hint = f"; did you mean {', '.join(matches)}?" if matches else "."
         raise LLMSetupError(
-            f"unknown model {model!r}: litellm cannot tell its provider{hint} Write it with "
-            f"its provider's prefix (openai/..., anthropic/..., ollama/...); {LIST_COMMAND}"
+            f"unknown model {model!r}: litellm does not know it{hint} A model it does not "
+            f"list is written with its provider's prefix (openai/..., anthropic/..., "
+            f"ollama/...); {LIST_COMMAND}"
         )
     if not environ.get(config.api_key_env) and not config.api_base:
         _check_key(litellm, config, provider, environ)
-    facts = facts_of(litellm, model)
     if facts is not None and facts.tools is False:
         raise LLMSetupError(
             f"{model} cannot call tools (litellm's model list says so), and agentls works "

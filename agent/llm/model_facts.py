@@ -66,8 +66,18 @@ def _quiet() -> Iterator[None]:
         yield
 
 
+def is_listed(litellm: ModuleType, model: str) -> bool:
+    """Whether litellm's model list has ``model`` (with or without its provider prefix).
+    Its ``get_model_info`` makes facts up for an unlisted name that looks like a known
+    family (``claude-...``), which must not pass for knowledge."""
+    cost = litellm.model_cost
+    return model in cost or ("/" in model and model.split("/", 1)[1] in cost)
+
+
 def facts_of(litellm: ModuleType, model: str) -> ModelFacts | None:
     """What litellm knows of ``model``, or None when it is not in its list."""
+    if not is_listed(litellm, model):
+        return None
     try:
         with _quiet():
             info: Any = litellm.get_model_info(model)

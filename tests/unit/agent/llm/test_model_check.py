@@ -68,7 +68,7 @@ async def test_an_unknown_id_names_close_matches() -> None:
     with pytest.raises(LLMSetupError) as raised:
         await LiteLLMAdapter(LLMConfig(model="gpt-4oo")).check()
     message = str(raised.value)
-    assert message.startswith("unknown model 'gpt-4oo': litellm cannot tell its provider")
+    assert message.startswith("unknown model 'gpt-4oo': litellm does not know it")
     assert "did you mean gpt-4o" in message
     assert "`agentls models` lists the models you can use" in message
 
