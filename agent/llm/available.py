@@ -137,7 +137,8 @@ async def available_models(
     facts = {f.id: f for f in known.facts}
 
     models: dict[str, AvailableModel] = {}
-    configured = _from_server(served, llm.model) or _from_facts(facts.get(llm.model), llm.model)
+    known_facts = facts.get(llm.model)
+    configured = _from_server(served, llm.model, known_facts) or _from_facts(known_facts, llm.model)
     known_provider = facts[llm.model].provider if llm.model in facts else None
     note = _note(configured, config, known_provider, environ)
     models[llm.model] = configured.model_copy(update={"source": "configured", "note": note})
@@ -187,10 +188,12 @@ def _served(entry: ServedModel, base: str, facts: ModelFacts | None) -> Availabl
     )
 
 
-def _from_server(served: ServerAnswer, model_id: str) -> AvailableModel | None:
+def _from_server(
+    served: ServerAnswer, model_id: str, facts: ModelFacts | None
+) -> AvailableModel | None:
     for entry in served.models:
         if entry.id == model_id:
-            return _served(entry, served.base, None)
+            return _served(entry, served.base, facts)
     return None
 
 
