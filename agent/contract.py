@@ -125,6 +125,9 @@ class RunRequestFields(WireModel):
         ge=1,
         description="Stop the run (partial) once its model calls used this many tokens.",
     )
+    model: str | None = Field(
+        None, description="The model for this run; the agent's or the config's when absent."
+    )
 
 
 class RunRequest(RunRequestFields):

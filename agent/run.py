@@ -231,6 +231,16 @@ async def _run_to_the_end(
             model = prepared.config.llm.model
             note = f"this editor cannot switch models: the command's model {model} is not used"
             observer(Notice("warning", note))
+    if request.model and request.model != config.llm.model:
+        # The run's own model (a client's model picker) comes before the command's.
+        if front_end.llm_for is not None:
+            config = config.model_copy(
+                update={"llm": config.llm.model_copy(update={"model": request.model})}
+            )
+            llm = front_end.llm_for(config)
+        else:
+            note = f"this editor cannot switch models: the run's model {request.model} is not used"
+            observer(Notice("warning", note))
     try:
         facts = await _model_checked(llm)
     except AgentError as exc:  # no key, an unknown model...: said before any call

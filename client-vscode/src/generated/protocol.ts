@@ -714,6 +714,8 @@ export interface RunParams {
   attachments?: Attachment[];
   /** Stop the run (partial) once its model calls used this many tokens. */
   tokenBudget?: number | null;
+  /** The model for this run; the agent's or the config's when absent. */
+  model?: string | null;
   /** Report progress on this token instead of creating one. */
   workDoneToken?: number | string | null;
   /** Work in a git worktree of its own, not in the user's tree: its edits are written there (no review), committed on its branch at the end, and applied to the user's tree only by `agent/applyWorktree`. */
