@@ -31,6 +31,7 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
+    SetSessionConfigOptionResponse,
     StopReason,
     TextContentBlock,
     TextResourceContents,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from agentls.agent.folder.folder import FolderEngine
     from agentls.agent.folder.runs import RunTicket
     from agentls.agent.folder.worktree_runs import WorktreeRun
+    from agentls.agent.llm.available import ModelCatalog
     from agentls.agent.sessions.store import SessionStore
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,10 @@ class AcpSession:
     #: The worktree the session works in (asked for in ``_meta``), not the user's tree;
     #: a new one is set up (``worktree.setup``) at the first prompt.
     worktree: WorktreeRun | None = None
+    #: The model the client chose for the session's runs (``session/set_config_option``);
+    #: None: the config's. ``models`` is what it was offered.
+    model: str | None = None
+    models: ModelCatalog | None = None
 
 
 class AgentlsAcpAgent:
@@ -175,7 +181,7 @@ class AgentlsAcpAgent:
         session = self._open(engine, cwd, uuid.uuid4().hex[:12], mcp_servers, worktree)
         log.info("ACP session %s in %s", session.id, session.config.workspace.root)
         self._offer_commands(session)
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(session_id=session.id, config_options=await _options(session))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -195,7 +201,24 @@ class AgentlsAcpAgent:
             sender.send(update)
         await sender.close()  # every update is out before the answer
         self._offer_commands(session)
-        return LoadSessionResponse()
+        return LoadSessionResponse(config_options=await _options(session))
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        """The session's model (the one option offered): each later run uses it."""
+        from agentls.acp_agent.models import MODEL_OPTION, model_option
+
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise _request_error(f"unknown session {session_id}: start it with session/new")
+        if config_id != MODEL_OPTION or not isinstance(value, str):
+            raise _request_error(f"no option {config_id!r}: the one option is {MODEL_OPTION!r}")
+        catalog = session.models or await _catalog(session)
+        if value not in {m.id for m in catalog.models}:
+            raise _request_error(f"{value!r} is not one of the models offered")
+        session.model = value
+        return SetSessionConfigOptionResponse(config_options=[model_option(catalog, value)])
 
     @staticmethod
     async def _worktree(engine: FolderEngine, cwd: str, meta: dict[str, Any]) -> WorktreeRun | None:
@@ -351,6 +374,20 @@ def mcp_entries(servers: list[Any] | None) -> list[dict[str, Any]]:
             continue
         entries.append(entry)
     return entries
+
+
+async def _catalog(session: AcpSession) -> ModelCatalog:
+    from agentls.acp_agent.models import model_catalog
+
+    session.models = await model_catalog(session.config)
+    return session.models
+
+
+async def _options(session: AcpSession) -> list[Any]:
+    """The session's config options: its model, with what can be chosen."""
+    from agentls.acp_agent.models import model_option
+
+    return [model_option(await _catalog(session), session.model)]
 
 
 def _session_engine() -> FolderEngine:

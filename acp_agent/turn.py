@@ -91,6 +91,7 @@ async def run_turn(
         session_id=session.id,
         confirm_mode=session.confirm_mode,
         attachments=list(attachments),
+        model=session.model,
     )
     if parse_invocation(prompt) == ("clear", ""):
         updates.send(helpers.update_agent_message_text(CLEAR_ANSWER))

@@ -18,15 +18,15 @@ Schema and TypeScript.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic.alias_generators import to_camel
+from pydantic import Field, ValidationError, model_validator
 from typing_extensions import TypeAliasType
 
 from agentls.agent.config.models import ConfirmMode, SelfEvalMode
 from agentls.agent.events import RunState
 from agentls.agent.llm.models import Usage
+from agentls.agent.wire_model import WireModel
 
 __all__ = [
     "ConfirmMode",
@@ -53,25 +53,6 @@ def invalid_fields(error: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or '(params)'}: {e['msg']}" for e in error.errors()
     )
-
-
-class WireModel(BaseModel):
-    """A message of the protocol: camelCase on the wire, unknown keys refused."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        validate_by_name=True,
-        validate_by_alias=True,
-        serialize_by_alias=True,
-        extra="forbid",
-    )
-
-    #: Whether ``to_wire`` leaves out the optional fields that are unset (None).
-    omit_none: ClassVar[bool] = True
-
-    def to_wire(self) -> dict[str, Any]:
-        """The JSON-ready dict that goes on the wire."""
-        return self.model_dump(mode="json", exclude_none=self.omit_none)
 
 
 class Attachment(WireModel):

@@ -47,8 +47,10 @@ from agentls.agent.events import (
 )
 from agentls.agent.exec.process import ChangesProbe, FileSnapshotProbe, ProcessRunner
 from agentls.agent.indexing import local_symbols, task_map
+from agentls.agent.llm.errors import LLMSetupError
+from agentls.agent.llm.model_facts import ModelFacts
 from agentls.agent.llm.models import Usage
-from agentls.agent.llm.protocol import LLM
+from agentls.agent.llm.protocol import LLM, CheckedLLM
 from agentls.agent.loop import AgentLoop
 from agentls.agent.policy.approval import Approver
 from agentls.agent.policy.program_approval import ProgramApprovals
@@ -241,6 +243,10 @@ async def _run_to_the_end(
     # The run's config names the model of the agent that acts (in mixed mode, the
     # builder); the planner's loop gets its own model access from ``models``.
     config, llm = models.access(agent)
+    try:
+        facts = await _model_checked(llm)
+    except AgentError as exc:  # no key, an unknown model...: said before any call
+        return RunOutcome(_failed(config, exc, observer), run_id, session_id, request.agent)
     if prepared.action == "compact":
         return await _compacted(session, config, llm, request, run_id, session_id, observer)
     recorder: SessionRecorder | None = None
@@ -270,6 +276,7 @@ async def _run_to_the_end(
         inbox=front_end.inbox,
         open_documents=front_end.open_documents,
         messages=front_end.messages,
+        model_facts=facts,
     )
     try:
         recorder = SessionRecorder(session, run_id, agent=request.agent)
@@ -415,9 +422,27 @@ async def _model_command(
     return RunOutcome(state, run_id, session.id, request.agent)
 
 
+async def _model_checked(llm: LLM) -> ModelFacts | None:
+    """What is known of the run's model, asked of the LLM before any call when it can
+    tell (``CheckedLLM``): LLMSetupError when the model cannot be called at all (no key,
+    an unknown id, no tool calling, its local server down). A check that fails for
+    another reason does not stop the run: the call itself will say what is wrong."""
+    if not isinstance(llm, CheckedLLM):
+        return None
+    try:
+        return await llm.check()
+    except LLMSetupError:
+        raise
+    except Exception:
+        log.warning("the model could not be checked before the run", exc_info=True)
+        return None
+
+
 def _failed(config: AppConfig, exc: Exception, observer: Observer) -> RunRecord:
     state = RunRecord(messages=[], model=config.llm.model)
-    state.finish("failed", f"{type(exc).__name__}: {exc}")
+    # A model that cannot be called is the user's to fix: the message alone says how.
+    output = str(exc) if isinstance(exc, LLMSetupError) else f"{type(exc).__name__}: {exc}"
+    state.finish("failed", output)
     observer(Notice("error", str(exc)))
     observer(StatusChanged(RunState.FAILED, str(exc)))
     return state
@@ -438,6 +463,8 @@ class _Run:
     inbox: Callable[[], Sequence[str]] | None = None
     open_documents: tuple[str, ...] = ()
     messages: RunMessages | None = None
+    #: What litellm knows of the run's model (None: nothing, or not asked).
+    model_facts: ModelFacts | None = None
     #: Image parts for the first model call (the user's attachments).
     images: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -523,17 +550,13 @@ class _Run:
     async def attach(self) -> None:
         """The request's attachments, read now: a bad one fails the run before any model
         call (AttachmentError names it); text joins the prompt, images go with it."""
-        from agentls.agent.prompts.attachments import attach, sees_images
+        from agentls.agent.prompts.attachments import attach
 
         request, ctx = self.request, self.context
         if not request.attachments:
             return
         wants_images = any(a.kind == "image" for a in request.attachments)
-        vision = (
-            await asyncio.to_thread(sees_images, ctx.config.llm.model, ctx.config.llm.vision)
-            if wants_images
-            else False
-        )
+        vision = await self._sees_images() if wants_images else False
         attached = await attach(
             request.attachments,
             ctx.files,
@@ -547,6 +570,19 @@ class _Run:
         self.images = attached.images
         self.request = request.model_copy(update={"prompt": attached.prompt_with(request.prompt)})
         ctx.observer(Notice("info", "Attached: " + ", ".join(attached.labels)))
+
+    async def _sees_images(self) -> bool:
+        """Whether the run's model takes images: the config's word, else what its check
+        learned (an LLM that checks leaves litellm to its own process), else litellm."""
+        from agentls.agent.prompts.attachments import sees_images
+
+        settings = self.context.config.llm
+        if settings.vision is not None:
+            return settings.vision
+        if isinstance(self.llm, CheckedLLM):
+            facts = self.model_facts
+            return bool(facts is not None and facts.images)
+        return await asyncio.to_thread(sees_images, settings.model, settings.vision)
 
     def load_hooks(self, *, trusted: bool, session_id: str) -> None:
         """The run's hooks: the user's, and the workspace's once trusted and approved."""

@@ -23,6 +23,7 @@ from agentls.cli.demo.runner import add_demo_command
 from agentls.cli.hooks import add_hooks_command
 from agentls.cli.mask import add_mask_command
 from agentls.cli.mcp import add_mcp_command
+from agentls.cli.models import add_models_command
 from agentls.cli.run_options import add_run_command
 from agentls.cli.sessions import add_sessions_command
 from agentls.cli.slash_commands import add_commands_command
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_checkpoint_commands(sub)
     add_trust_commands(sub)
     add_mcp_command(sub)
+    add_models_command(sub)
     add_worktree_commands(sub)
     add_mask_command(sub)
     add_commands_command(sub)

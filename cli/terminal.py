@@ -166,10 +166,13 @@ class TerminalObserver:
         self.say = self._printer.line
         #: The latest context meter, shown on the step lines.
         self._meter = ""
+        #: The error notice printed last, which a failed status need not repeat.
+        self._last_error: str | None = None
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, Notice):
             self._line(f"[{event.level}] {event.message}")
+            self._last_error = event.message if event.level == "error" else None
             return
         if isinstance(event, WorktreeSetup):  # before the run, shown even when quiet
             self._line(_setup_line(event))
@@ -207,7 +210,12 @@ class TerminalObserver:
                 f"  {marks.get(s.status, '[ ]')} {s.text}" for s in event.steps
             ]
             self._line("\n".join(lines))
-        elif isinstance(event, StatusChanged) and event.detail and event.state in ("failed",):
+        elif (
+            isinstance(event, StatusChanged)
+            and event.detail
+            and event.state in ("failed",)
+            and event.detail != self._last_error  # said just now, as the error notice
+        ):
             self._line(f"[{event.state}] {event.detail}")
 
 

@@ -50,6 +50,7 @@ NO_PARAMS = frozenset(
     {
         "agent/ping",
         "agent/agents",
+        "agent/models",
         "agent/commands",
         "agent/sessions",
         "agent/prepare",

@@ -30,6 +30,7 @@ from agentls.agent.contract import (
     WorktreeInfo,
     invalid_fields,
 )
+from agentls.agent.llm.available import ModelCatalog
 from agentls.agent.sessions.entries import Entry
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
@@ -726,6 +727,7 @@ METHODS: tuple[Method, ...] = (
     Method(
         "agent/commands", "commands", "request", "clientToServer", NoParams, SlashCommandsResult
     ),
+    Method("agent/models", "models", "request", "clientToServer", NoParams, ModelCatalog),
     Method(
         "agent/attachCandidates",
         "attachCandidates",

@@ -20,6 +20,7 @@ from agentls.agent.llm.failures import (
     stream_cut,
     to_llm_error,
 )
+from agentls.agent.llm.model_facts import ModelFacts
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.retry import RetryPolicy
 from agentls.agent.llm.stream import StreamAssembler, response_from_completion
@@ -202,6 +203,12 @@ class LiteLLMAdapter:
                 retry += 1
                 continue
             raise stream_cut(reason, ctx, assembler.text, retry + 1) from None
+
+    async def check(self) -> ModelFacts | None:
+        """Whether the model can be called at all, before any call (see model_check)."""
+        from agentls.agent.llm.model_check import check_model
+
+        return await check_model(self.config, os.environ)
 
     async def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """litellm's count for the model, each message counted once per adapter."""

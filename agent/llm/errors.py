@@ -56,3 +56,9 @@ class LLMStreamInterrupted(LLMTransientError):
     ) -> None:
         super().__init__(message, provider=provider, status_code=status_code)
         self.partial_text = partial_text
+
+
+class LLMSetupError(LLMError):
+    """The model cannot be called as configured: no key is set, litellm cannot tell the
+    model's provider, the model cannot call tools, or the local server is down. Found
+    before any call, so it is never retried."""

@@ -68,8 +68,20 @@ def _provider(exc: BaseException, ctx: CallContext) -> str:
     return ctx.model.split("/", 1)[0] if "/" in ctx.model else "litellm"
 
 
+#: How the provider SDKs word a call made with no key at all: litellm reports it as a
+#: connection error (HTTP 500), which would be retried and blamed on the provider.
+_NO_KEY = ("missing credentials", "api_key client option must be set", "no api key")
+
+
+def _is_missing_key(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return any(words in text for words in _NO_KEY)
+
+
 def is_transient(exc: BaseException, litellm: ModuleType) -> bool:
     """Worth retrying: rate limit, timeout, connection failure, 5xx."""
+    if _is_missing_key(exc):
+        return False
     permanent = (
         litellm.AuthenticationError,
         litellm.PermissionDeniedError,
@@ -112,6 +124,8 @@ def _is_refused_key(exc: BaseException, ctx: CallContext, litellm: ModuleType) -
     # litellm maps some providers' 403 to a plain APIError, so the status decides too.
     if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
         return True
+    if _is_missing_key(exc):
+        return True
     if _status(exc) in (401, 403):
         return True
     # A LiteLLM proxy without a database answers an unknown key with 400 "No connected db.".
@@ -140,9 +154,21 @@ def to_llm_error(
     if litellm is not None and _is_refused_key(exc, ctx, litellm):
         who = "the LiteLLM proxy" if ctx.proxy else provider
         key_state = "is not set" if ctx.api_key is None else "was refused"
+        if _is_missing_key(exc):  # no HTTP exchange took place: no status to name
+            kwargs["status_code"] = None
+            return LLMAuthError(
+                f"no API key for {target}: ${ctx.api_key_env} is not set, nor the "
+                f"variable {provider} reads ({detail})",
+                **kwargs,
+            )
         return LLMAuthError(
             f"{who} refused the API key for {target}: the key from ${ctx.api_key_env} "
             f"{key_state} ({where}): {detail}",
+            **kwargs,
+        )
+    if litellm is not None and isinstance(exc, litellm.NotFoundError):
+        return LLMBadRequestError(
+            f"model {target} was not found ({where}): {detail}; {_suggest(ctx.model, litellm)}",
             **kwargs,
         )
     if litellm is not None and isinstance(exc, litellm.Timeout):
@@ -153,8 +179,6 @@ def to_llm_error(
         return LLMTransientError(
             f"model call to {target} was rate limited{tries} ({where}): {detail}", **kwargs
         )
-    if litellm is not None and isinstance(exc, litellm.NotFoundError):
-        return LLMBadRequestError(f"model {target} was not found ({where}): {detail}", **kwargs)
     if (
         litellm is not None
         and isinstance(exc, litellm.BadRequestError | litellm.UnprocessableEntityError)
@@ -169,6 +193,18 @@ def to_llm_error(
             f"model call to {target} failed{tries} ({where}): {detail}", **kwargs
         )
     return LLMError(f"model call to {target} failed ({where}): {detail}", **kwargs)
+
+
+def _suggest(model: str, litellm: ModuleType) -> str:
+    """Close matches of a model the provider does not know, and where to list them."""
+    from agentls.agent.llm.model_facts import close_matches
+
+    try:
+        matches = close_matches(litellm, model)
+    except Exception:  # litellm's list in an unexpected shape: the pointer is enough
+        matches = []
+    listed = "`agentls models` lists the models you can use"
+    return f"did you mean {', '.join(matches)}? {listed}" if matches else listed
 
 
 #: How litellm words a stream the provider closed before sending a finish reason.

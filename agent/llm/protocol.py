@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
+from agentls.agent.llm.model_facts import ModelFacts
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 
 
@@ -40,4 +41,14 @@ class LLM(Protocol):
 
     async def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """How many tokens ``messages`` cost for this model (an estimate if unknown)."""
+        ...
+
+
+@runtime_checkable
+class CheckedLLM(Protocol):
+    """An LLM that can tell, before any call, that its model cannot be called (no key,
+    an unknown model, no tool calling, its local server down): the run asks first."""
+
+    async def check(self) -> ModelFacts | None:
+        """What is known of the model; ``LLMSetupError`` when it cannot be called."""
         ...

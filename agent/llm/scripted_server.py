@@ -19,8 +19,14 @@ In process::
 
 As a subprocess: ``python -m agentls.agent.llm.scripted_server --port 0 --script turns.json``
 prints ``LISTENING <port>`` and serves until killed. Over HTTP, ``POST /_script
-{"model": ..., "turns": [...]}`` appends turns, ``GET /_requests`` returns the record
-and ``POST /_reset`` empties both.
+{"model": ..., "turns": [...]}`` appends turns, ``POST /_models {"models": [{"name":
+..., "tools": false}]}`` adds models to list, ``GET /_requests`` returns the record
+and ``POST /_reset`` empties them all.
+
+It lists its models as both kinds of local server do: ``GET /v1/models`` (OpenAI's
+shape, ids only) and Ollama's ``GET /api/tags`` with ``POST /api/show`` (whose
+``capabilities`` say whether a model calls tools or takes images): the models given to
+``list_models`` (or ``--models``), then one per scripted queue.
 """
 
 from __future__ import annotations
@@ -191,6 +197,50 @@ def load_turns(data: Any) -> dict[str, list[Turn]]:
             for name, turns in data["models"].items()
         }
     return {queue_name(data.get("model")): [Turn.model_validate(t) for t in data.get("turns", [])]}
+
+
+class ListedModel(BaseModel):
+    """A model the server lists, as a real server describes it: ``GET /v1/models`` (an
+    OpenAI-compatible server: its id only), ``GET /api/tags`` and ``POST /api/show``
+    (Ollama: ``capabilities`` holds ``tools`` and ``vision`` when the model has them, and
+    ``model_info`` its context length). A model "without tools" is one whose
+    ``/api/show`` capabilities lack ``tools``, which is how Ollama 0.6 and later say it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    tools: bool = True
+    vision: bool = False
+    context_length: int | None = None
+
+    def tag(self) -> dict[str, Any]:
+        """Its entry in ``/api/tags``."""
+        name = self.name if ":" in self.name else f"{self.name}:latest"
+        return {
+            "name": name,
+            "model": name,
+            "modified_at": "2026-01-01T00:00:00Z",
+            "size": 4_661_224_676,
+            "digest": hashlib.sha256(name.encode()).hexdigest(),
+            "details": {"format": "gguf", "family": "llama", "parameter_size": "8.0B"},
+        }
+
+    def shown(self) -> dict[str, Any]:
+        """Its ``/api/show`` answer (the parts agentls reads)."""
+        capabilities = ["completion", *(["tools"] if self.tools else [])]
+        capabilities += ["vision"] if self.vision else []
+        info: dict[str, Any] = {"general.architecture": "llama"}
+        if self.context_length is not None:
+            info["llama.context_length"] = self.context_length
+        return {"capabilities": capabilities, "model_info": info, "details": self.tag()["details"]}
+
+
+def load_listed(data: Any) -> list[ListedModel]:
+    """Listed models from ``{"models": [{"name": ..., "tools": ...}, ...]}`` or a list."""
+    entries = data.get("models") if isinstance(data, dict) else data
+    if not isinstance(entries, list):
+        raise ValueError("expected {'models': [{'name': ..., 'tools': ...}, ...]}")
+    return [ListedModel.model_validate(entry) for entry in entries]
 
 
 def queue_name(model: str | None) -> str:
@@ -459,11 +509,9 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/health", "/v1/health"):
             self._send_json(200, {"status": "ok"})
         elif path in ("/v1/models", "/models"):
-            names = sorted(q or "scripted" for q in owner.queue_names())
-            self._send_json(
-                200,
-                {"object": "list", "data": [{"id": n, "object": "model"} for n in names]},
-            )
+            self._send_json(200, {"object": "list", "data": owner.openai_models()})
+        elif path == "/api/tags":
+            self._send_json(200, {"models": [m.tag() for m in owner.listed()]})
         elif path == "/_requests":
             self._send_json(200, [r.to_json() for r in owner.requests])
         else:
@@ -488,6 +536,19 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"ok": True})
         elif path == "/_reset":
             owner.reset()
+            self._send_json(200, {"ok": True})
+        elif path == "/api/show":
+            listed = owner.listed_model(str(body.get("model") if isinstance(body, dict) else ""))
+            if listed is None:
+                self._send_json(404, {"error": "model not found"})
+            else:
+                self._send_json(200, listed.shown())
+        elif path == "/_models":
+            try:
+                owner.list_models(*load_listed(body))
+            except ValueError as exc:
+                self._send_json(400, {"error": {"message": str(exc)}})
+                return
             self._send_json(200, {"ok": True})
         else:
             self._send_json(404, {"error": {"message": f"no route POST {path}"}})
@@ -601,6 +662,7 @@ class ScriptedModelServer:
         self._queues: dict[str, deque[Scripted]] = {}
         self._requests: list[RecordedRequest] = []
         self._abandoned: list[str] = []
+        self._listed: list[ListedModel] = []
         self._stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -678,11 +740,38 @@ class ScriptedModelServer:
         with self._lock:
             return list(self._queues)
 
+    def list_models(self, *models: ListedModel) -> ScriptedModelServer:
+        """Models ``/v1/models`` and ``/api/tags`` list besides the scripted queues."""
+        with self._lock:
+            self._listed.extend(models)
+        return self
+
+    def listed(self) -> list[ListedModel]:
+        """The listed models, then a tool-calling one per queue not listed already."""
+        with self._lock:
+            listed = list(self._listed)
+            queues = list(self._queues)
+        names = {m.name.removesuffix(":latest") for m in listed}
+        extra = sorted({q or "scripted" for q in queues} - names)
+        return listed + [ListedModel(name=name) for name in extra]
+
+    def listed_model(self, name: str) -> ListedModel | None:
+        wanted = name.removesuffix(":latest")
+        return next((m for m in self.listed() if m.name.removesuffix(":latest") == wanted), None)
+
+    def openai_models(self) -> list[dict[str, Any]]:
+        """``/v1/models``'s data: what an OpenAI-compatible server says (ids only)."""
+        return [
+            {"id": m.name, "object": "model", "created": 0, "owned_by": "scripted"}
+            for m in self.listed()
+        ]
+
     def reset(self) -> None:
         with self._lock:
             self._queues.clear()
             self._requests.clear()
             self._abandoned.clear()
+            self._listed.clear()
 
     def _next_turn(self, model: str, body: dict[str, Any]) -> Turn | None:
         with self._lock:
@@ -732,9 +821,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--script", type=Path, help="JSON file of turns to queue at start")
+    parser.add_argument(
+        "--models", type=Path, help='JSON file of models to list: {"models": [{"name": ...}]}'
+    )
     args = parser.parse_args(argv)
 
     server = ScriptedModelServer(args.host, args.port)
+    if args.models is not None:
+        server.list_models(*load_listed(json.loads(args.models.read_text("utf-8"))))
     if args.script is not None:
         for name, turns in load_turns(json.loads(args.script.read_text("utf-8"))).items():
             server.add(name, *turns)

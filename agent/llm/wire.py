@@ -4,6 +4,8 @@ an ``id``). The parent sends::
 
     {"id": 7, "op": "stream" | "complete", "config": {LLMConfig}, "messages": [...], "tools": [...]}
     {"id": 8, "op": "count", "config": {LLMConfig}, "messages": [...]}
+    {"id": 9, "op": "check", "config": {LLMConfig}}
+    {"id": 10, "op": "models", "ids": ["openai/gpt-4o", ...], "providers": ["openai", ...]}
     {"id": 7, "op": "cancel"}
 
 and the worker answers, for each request id, zero or more ``chunk`` and ``restart``
@@ -15,6 +17,11 @@ is answered by one ``counts`` frame (the priming and each message's tokens) or a
     {"id": 7, "kind": "response", "response": {LLMResponse}}
     {"id": 7, "kind": "error", "error": {"type": "LLMTransientError", "message": ..., ...}}
     {"id": 8, "kind": "counts", "priming": 3, "counts": [12, 40]}
+    {"id": 9, "kind": "facts", "facts": {ModelFacts} | null}
+    {"id": 10, "kind": "models", "known": {KnownModels}}
+
+``check`` runs the checks made before a run's first call (``agent.llm.model_check``): its
+error is an ``LLMSetupError``. ``models`` is litellm's part of ``agent.llm.available``.
 
 A ``chunk`` carries the text of one or more of the provider's pieces: the worker joins
 pieces that come within 10 ms of each other.
@@ -36,13 +43,21 @@ from agentls.agent.llm.errors import (
     LLMAuthError,
     LLMBadRequestError,
     LLMError,
+    LLMSetupError,
     LLMStreamInterrupted,
     LLMTransientError,
 )
 
 _ERROR_TYPES: dict[str, type[LLMError]] = {
     cls.__name__: cls
-    for cls in (LLMError, LLMTransientError, LLMAuthError, LLMBadRequestError, LLMStreamInterrupted)
+    for cls in (
+        LLMError,
+        LLMTransientError,
+        LLMAuthError,
+        LLMBadRequestError,
+        LLMSetupError,
+        LLMStreamInterrupted,
+    )
 }
 
 

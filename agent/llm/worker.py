@@ -74,17 +74,23 @@ class Worker:
             if task is not None:
                 task.cancel()
             return
-        if op not in ("stream", "complete", "count"):
+        if op not in ("stream", "complete", "count", "check", "models"):
             self._fail(call_id, f"model worker: unknown operation {op!r}")
             return
         try:
-            adapter = self._adapter(frame.get("config"))
-            messages = frame["messages"]
-            tools = frame.get("tools")
+            if op == "models":
+                ids = [str(i) for i in frame.get("ids") or []]
+                providers = [str(p) for p in frame.get("providers") or []]
+                work = self._models(call_id, ids, providers)
+            elif op == "check":
+                work = self._check(call_id, self._adapter(frame.get("config")))
+            else:
+                adapter = self._adapter(frame.get("config"))
+                work = self._call(call_id, op, adapter, frame["messages"], frame.get("tools"))
         except Exception as exc:
             self._fail(call_id, f"model worker: malformed request: {exc}")
             return
-        task = asyncio.create_task(self._call(call_id, op, adapter, messages, tools))
+        task = asyncio.create_task(work)
         self._calls[call_id] = task
         task.add_done_callback(lambda _: self._calls.pop(call_id, None))
 
@@ -159,6 +165,28 @@ class Worker:
             assert response is not None
             response = with_cost(response, adapter.config.model)
             self._send({"id": call_id, "kind": "response", "response": response.model_dump()})
+
+    async def _check(self, call_id: int, adapter: LiteLLMAdapter) -> None:
+        """Whether the config's model can be called, before any call (model_check)."""
+        try:
+            facts = await adapter.check()
+        except Exception as exc:
+            self._send({"id": call_id, "kind": "error", "error": error_to_wire(exc)})
+            return
+        dumped = facts.model_dump() if facts is not None else None
+        self._send({"id": call_id, "kind": "facts", "facts": dumped})
+
+    async def _models(self, call_id: int, ids: list[str], providers: list[str]) -> None:
+        """What litellm knows of ``ids`` and the models it lists for ``providers``."""
+        from agentls.agent.llm.model_facts import known_models
+
+        try:
+            litellm = await _litellm.load_litellm()
+            known = await asyncio.to_thread(known_models, litellm, ids, providers)
+        except Exception as exc:
+            self._send({"id": call_id, "kind": "error", "error": error_to_wire(exc)})
+            return
+        self._send({"id": call_id, "kind": "models", "known": known.model_dump()})
 
     def _send_chunk(self, call_id: int, text: str) -> None:
         self._send({"id": call_id, "kind": "chunk", "text": text})

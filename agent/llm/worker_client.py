@@ -26,6 +26,7 @@ from typing import Any
 
 from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm.errors import LLMError, LLMStreamInterrupted, LLMTransientError
+from agentls.agent.llm.model_facts import KnownModels, ModelFacts
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.tokens import CountMemo, MessageCounts
 from agentls.agent.llm.wire import error_from_wire
@@ -84,6 +85,25 @@ class ModelWorker(WorkerRPC):
         except FrameError as exc:
             raise LLMError(f"the conversation cannot be sent to the model: {exc}") from None
 
+    async def one_answer(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """One request answered by one frame (``check``, ``models``); its error raised."""
+        call = await self.call(op, fields)
+        frame: dict[str, Any] = {}
+        try:
+            frame = await call.next()
+        except WorkerExited as exc:
+            raise LLMTransientError(f"the model worker exited (code {exc.code})") from None
+        finally:
+            call.close(cancel=not frame)
+        if frame.get("kind") == "error":
+            raise error_from_wire(frame.get("error") or {})
+        return frame
+
+    async def known_models(self, ids: list[str], providers: list[str]) -> KnownModels:
+        """litellm's part of ``agent.llm.available``, answered by the worker."""
+        frame = await self.one_answer("models", {"ids": ids, "providers": providers})
+        return KnownModels.model_validate(frame.get("known") or {})
+
 
 class ProcessLLM:
     """The ``LLM`` protocol for one config, its calls made by ``worker``."""
@@ -129,6 +149,13 @@ class ProcessLLM:
                 )
                 if shown:
                     yield StreamRestart(reason=str(exc.error), attempt=retry + 1)
+
+    async def check(self) -> ModelFacts | None:
+        """The checks before a run's first call, made in the worker (model_check)."""
+        config = self.config.model_dump(mode="json")
+        frame = await self.worker.one_answer("check", {"config": config})
+        facts = frame.get("facts")
+        return ModelFacts.model_validate(facts) if facts else None
 
     async def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """Counted by litellm in the worker (new messages only), so this process never

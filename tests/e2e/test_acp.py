@@ -542,3 +542,28 @@ async def test_without_a_sandbox_the_session_says_so(
         session = await start(conn, ws)
         assert await prompt(conn, session, "hi") == "end_turn"
     assert "commands cannot be sandboxed" in client.agent_text()
+
+
+async def test_the_session_model_is_chosen_among_the_servers_models(
+    ws: Path, scripted: ScriptedModelServer
+) -> None:
+    scripted.add("first", text("from the first"))
+    scripted.add("second", text("from the second"))
+    client = EditorClient()
+    async with acp_agent(ws, scripted, "first", client) as conn:
+        await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        [option] = session.config_options
+        assert (option.id, option.category, option.current_value) == (
+            "model",
+            "model",
+            "openai/first",
+        )
+        # What the scripted server lists on /v1/models, with the config's prefix.
+        assert {"openai/first", "openai/second"} <= {o.value for o in option.options}
+        changed = await conn.set_config_option(
+            config_id="model", session_id=session.session_id, value="openai/second"
+        )
+        assert changed.config_options[0].current_value == "openai/second"
+        assert await prompt(conn, session.session_id, "hello") == "end_turn"
+    assert [r.model for r in scripted.requests] == ["second"]  # as litellm sends it

@@ -11,8 +11,8 @@ export const Methods = {
   command: 'agent/command',
   notice: 'agent/notice',
   agents: 'agent/agents',
-  models: 'agent/models',
   commands: 'agent/commands',
+  models: 'agent/models',
   attachCandidates: 'agent/attachCandidates',
   ping: 'agent/ping',
   sessions: 'agent/sessions',
@@ -44,8 +44,8 @@ export interface ClientRequests {
   'agent/cancel': { params: CancelParams; result: CancelResult };
   'agent/message': { params: MessageParams; result: MessageResult };
   'agent/agents': { params: NoParams; result: AgentsResult };
-  'agent/models': { params: NoParams; result: ModelCatalog };
   'agent/commands': { params: NoParams; result: SlashCommandsResult };
+  'agent/models': { params: NoParams; result: ModelCatalog };
   'agent/attachCandidates': { params: AttachCandidatesParams; result: AttachCandidatesResult };
   'agent/ping': { params: NoParams; result: PingResult };
   'agent/sessions': { params: NoParams; result: SessionsResult };
@@ -136,32 +136,6 @@ export interface AgentInfo {
 /** `agent/agents` result. */
 export interface AgentsResult {
   agents: AgentInfo[];
-}
-
-/** A model the user can call now, with what is known of it. */
-export interface AvailableModel {
-  /** What `llm.model` holds and `agent/run`'s `model` takes (`openai/gpt-4o-mini`, `editor/<vendor>/<id>`). */
-  id: string;
-  /** For pickers: `gpt-4o-mini (OpenAI)`, `llama3.1 (local)`. */
-  label: string;
-  source: 'configured' | 'server' | 'provider' | 'editor';
-  /** Tool calling; null: unknown. */
-  tools: boolean | null;
-  images: boolean | null;
-  contextWindow: number | null;
-  inputCostPerToken: number | null;
-  outputCostPerToken: number | null;
-  /** Why it may not work as is: `set OPENAI_API_KEY to use it`, `no tool calling`. */
-  note: string;
-}
-
-/** `agent/models` result: the models the user can call now. */
-export interface ModelCatalog {
-  /** The model a run would use now. */
-  current: string;
-  models: AvailableModel[];
-  /** One line each: `the local server at … did not answer`. */
-  problems: string[];
 }
 
 /**
@@ -272,6 +246,28 @@ export interface Attachment {
   data?: string | null;
   /** image: `image/png`, `image/jpeg`... */
   mimeType?: string | null;
+}
+
+/** A model a run can use, with what is known of it. */
+export interface AvailableModel {
+  /** What `llm.model` and `agent/run`'s `model` take. */
+  id: string;
+  /** For pickers: "gpt-4o-mini (OpenAI)", "llama3.1 (local)". */
+  label: string;
+  /** `configured` (llm.model), `server` (what llm.api_base serves), `provider` (a provider whose key is set), `editor` (the editor's models). */
+  source: 'configured' | 'server' | 'provider' | 'editor';
+  /** Whether it can call tools; null: unknown. */
+  tools: boolean | null;
+  /** Whether it takes images; null: unknown. */
+  images: boolean | null;
+  /** Input tokens it takes; null: unknown. */
+  contextWindow: number | null;
+  /** US dollars; null: unknown. */
+  inputCostPerToken: number | null;
+  /** US dollars; null: unknown. */
+  outputCostPerToken: number | null;
+  /** "set OPENAI_API_KEY to use it", "no tool calling". */
+  note: string;
 }
 
 /** `agent/cancel` params. */
@@ -483,6 +479,15 @@ export interface MessageResult {
   /** Named again in `agent/messageDelivered` once the model has it. */
   messageId?: string;
   reason?: string;
+}
+
+/** `agent/models` result: the models that can be used now. */
+export interface ModelCatalog {
+  /** The model a run would use now. */
+  current: string;
+  models: AvailableModel[];
+  /** One line each: "the model server at … did not answer: …". */
+  problems: string[];
 }
 
 /**
@@ -725,8 +730,6 @@ export interface RunParams {
   workDoneToken?: number | string | null;
   /** Work in a git worktree of its own, not in the user's tree: its edits are written there (no review), committed on its branch at the end, and applied to the user's tree only by `agent/applyWorktree`. */
   worktree?: WorktreeOption | null;
-  /** The model of this run (an id from `agent/models`); the session's, the agent's or `llm.model` when absent. */
-  model?: string | null;
 }
 
 /** The result of `agent/run` (and of `agentls run --json`). */

@@ -1,0 +1,25 @@
+"""``agent/models`` → ``ModelCatalog``: the models a run can use now (the configured one,
+what ``llm.api_base`` serves, the providers whose keys are set), each with what is known
+of it, and one line per source that failed (a local server that is down).
+
+litellm's part is answered by the model worker (started if it is not running): the
+server never imports litellm itself."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agentls.server.app import AgentLanguageServer
+
+METHOD = "agent/models"
+
+
+def register(ls: AgentLanguageServer) -> None:
+    @ls.handler(METHOD)
+    async def agent_models(ls: AgentLanguageServer, params: None) -> dict[str, Any]:
+        await ls.wait_ready()
+        from agentls.agent.llm.available import available_models
+
+        catalog = await available_models(ls.config, environ=os.environ, knowledge=ls.model_worker)
+        return catalog.to_wire()
