@@ -4,7 +4,9 @@
 // the session's extensions folder. The tests drive it with two commands:
 //   agentlsE2eLm.script(turns)  queue answers; a turn is a list of parts, each
 //                               {text} | {toolCall: {id, name, input}} | {hang: true}
-//                               (a hang streams nothing more until the request is cancelled)
+//                               | {refuse: 'NoPermissions' | 'Blocked' | 'NotFound'}
+//                               (a hang streams nothing more until the request is cancelled;
+//                               a refusal throws that LanguageModelError)
 //   agentlsE2eLm.log()          what it was asked: [{messages, tools, cancelled, done}]
 // Each part is reported on its own, a moment apart, so that the answer streams.
 'use strict';
@@ -56,6 +58,9 @@ const provider = {
         return;
       }
       await pause(50);
+      if (part.refuse) {
+        throw vscode.LanguageModelError[part.refuse](`the scripted provider refuses (${part.refuse})`);
+      }
       if (part.hang) {
         await new Promise((resolve) => token.onCancellationRequested(resolve));
         return;

@@ -102,4 +102,19 @@ describe("The editor's models (vscode.lm)", () => {
     const call = (await providerLog())[calls];
     assert.strictEqual(call.done, false);
   });
+
+  it("VS Code's refusal fails the run with a clear error, not retried", async function () {
+    this.timeout(180_000);
+    const calls = (await providerLog()).length;
+    await vscode.commands.executeCommand('agentlsE2eLm.script', [[{ refuse: 'NoPermissions' }]]);
+    const outcome = await startRun(api, 'Try it');
+
+    assert.strictEqual(outcome.result?.status, 'failed', JSON.stringify(outcome));
+    const output = outcome.result?.output ?? '';
+    assert.match(output, /agentls-e2e\/scripted/);
+    assert.match(output, /the scripted provider refuses \(NoPermissions\)/);
+    // The refusal's kind crosses from the provider to agentls: the words say what to do.
+    assert.match(output, /did not allow agentls to use the language model .*"Allow"/, output);
+    assert.strictEqual((await providerLog()).length, calls + 1);
+  });
 });
