@@ -115,15 +115,17 @@ class LspEditorModels:
                 # cancelled here: pygls would then fail to set the late answer on it.
                 self._ls.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
 
-    async def count_tokens(self, vendor: str, model: str, messages: list[dict[str, Any]]) -> int:
+    async def count_tokens(
+        self, vendor: str, model: str, messages: list[dict[str, Any]]
+    ) -> list[int]:
         params = CountTokensParams(vendor=vendor, model=model, messages=messages)
         try:
             result = await self._ls.protocol.send_request_async(COUNT, params.to_wire())
         except JsonRpcException as exc:
             raise LLMError(f"{COUNT}: {exc.message}", provider=PROVIDER) from None
-        if not isinstance(result, CountTokensResult):
-            raise LLMError(f"{COUNT}: no count", provider=PROVIDER)
-        return result.tokens
+        if not isinstance(result, CountTokensResult) or len(result.counts) != len(messages):
+            raise LLMError(f"{COUNT}: not one count per message", provider=PROVIDER)
+        return result.counts
 
     async def models(self) -> list[EditorModelInfo]:
         result = await self._ls.protocol.send_request_async(LIST, {})

@@ -610,8 +610,10 @@ class ModelRequestResult(WireModel):
 
 
 class CountTokensParams(WireModel):
-    """``agent/countTokens`` (a request to the client): how many tokens ``messages`` cost
-    for the editor's model (its own counter). Only with ``experimental.agentls.editorModels``."""
+    """``agent/countTokens`` (a request to the client): how many tokens each of ``messages``
+    costs for the editor's model (its own counter). Only with
+    ``experimental.agentls.editorModels``. The server asks only about messages it has not
+    counted yet."""
 
     vendor: str
     model: str
@@ -619,7 +621,7 @@ class CountTokensParams(WireModel):
 
 
 class CountTokensResult(WireModel):
-    tokens: int = Field(ge=0)
+    counts: list[int] = Field(description="One count per message, in order.")
 
 
 class EditorModel(WireModel):

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agentls.agent.llm.available import AvailableModel
-from agentls.agent.llm.errors import LLMBadRequestError, LLMError, LLMStreamInterrupted
+from agentls.agent.llm.errors import LLMBadRequestError, LLMStreamInterrupted
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, ToolCall
 from agentls.agent.llm.protocol import LLM
-from agentls.agent.llm.tokens import estimate_tokens
+from agentls.agent.llm.tokens import CountMemo, MessageCounts, estimate_tokens
 
 #: What starts the id of an editor's model.
 EDITOR_PREFIX = "editor/"
@@ -86,8 +86,10 @@ class EditorModelChannel(Protocol):
         the editor's request."""
         ...
 
-    async def count_tokens(self, vendor: str, model: str, messages: list[dict[str, Any]]) -> int:
-        """The model's own count of ``messages``' tokens."""
+    async def count_tokens(
+        self, vendor: str, model: str, messages: list[dict[str, Any]]
+    ) -> list[int]:
+        """The model's own count of each message's tokens, in order."""
         ...
 
     async def models(self) -> list[EditorModelInfo]:
@@ -122,6 +124,10 @@ class EditorLLM:
         self._channel = channel
         self.model_id = model_id
         self._vendor, self._model = split_editor_model(model_id)
+        # Each message is counted once (a step asks only about the new ones); a failed
+        # count is an estimate: it only sizes the context, and the call itself will say
+        # why the model cannot be used.
+        self._counts = CountMemo(self._fetch_counts)
 
     async def completion(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
@@ -165,12 +171,14 @@ class EditorLLM:
         )
 
     async def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        try:
-            return await self._channel.count_tokens(self._vendor, self._model, messages)
-        except LLMError:
-            # The count only sizes the context: an estimate keeps the run going, and
-            # the call itself will say why the model cannot be used.
-            return estimate_tokens(messages)
+        return await self._counts.total(messages)
+
+    async def _fetch_counts(self, messages: list[dict[str, Any]]) -> MessageCounts:
+        if not messages:
+            return MessageCounts(0, [])
+        return MessageCounts(
+            0, await self._channel.count_tokens(self._vendor, self._model, messages)
+        )
 
 
 class UnavailableEditorLLM:

@@ -10,7 +10,7 @@
  *   server's `$/cancelRequest` (the run was cancelled) cancels VS Code's request. A refusal
  *   (`LanguageModelError` NoPermissions / Blocked / NotFound) is answered as an error in
  *   words the run's output shows.
- * - `agent/countTokens`: the model's own `countTokens`, message by message.
+ * - `agent/countTokens`: the model's own `countTokens`, one count per message.
  * - `agent/editorModels`: every chat model VS Code offers now.
  */
 import * as vscode from 'vscode';
@@ -129,11 +129,16 @@ export class EditorModels implements Disposable {
     const source = new vscode.CancellationTokenSource();
     const cancelled = token.onCancellationRequested(() => source.cancel());
     try {
-      let tokens = 0;
-      for (const message of chatMessages(params.messages)) {
-        tokens += await model.countTokens(lmMessage(message), source.token);
+      // One count per message as the server sent it (a tool result alone is one message).
+      const counts: number[] = [];
+      for (const message of params.messages) {
+        let tokens = 0;
+        for (const converted of chatMessages([message])) {
+          tokens += await model.countTokens(lmMessage(converted), source.token);
+        }
+        counts.push(tokens);
       }
-      return { tokens };
+      return { counts };
     } finally {
       cancelled.dispose();
       source.dispose();

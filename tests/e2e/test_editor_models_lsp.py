@@ -65,7 +65,7 @@ def play_editor(client: AgentClient) -> ScriptedEditor:
     @client.feature("agent/countTokens")
     def count_tokens(ls: AgentClient, params: Any) -> dict[str, Any]:
         editor.counts += 1
-        return {"tokens": 7 * len(plain(params)["messages"])}
+        return {"counts": [7] * len(plain(params)["messages"])}
 
     @client.feature("agent/editorModels")
     def editor_models(ls: AgentClient, params: Any) -> dict[str, Any]:

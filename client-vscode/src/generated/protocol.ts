@@ -356,8 +356,10 @@ export interface ContextUpdate extends Entry {
 }
 
 /**
- * `agent/countTokens` (a request to the client): how many tokens `messages` cost
- * for the editor's model (its own counter). Only with `experimental.agentls.editorModels`.
+ * `agent/countTokens` (a request to the client): how many tokens each of `messages`
+ * costs for the editor's model (its own counter). Only with
+ * `experimental.agentls.editorModels`. The server asks only about messages it has not
+ * counted yet.
  */
 export interface CountTokensParams {
   vendor: string;
@@ -366,7 +368,8 @@ export interface CountTokensParams {
 }
 
 export interface CountTokensResult {
-  tokens: number;
+  /** One count per message, in order. */
+  counts: number[];
 }
 
 export interface DiagnosticPosition {

@@ -32,6 +32,7 @@ class Channel:
         self.count = count
         self.asked: list[tuple[str, str, list[dict[str, Any]]]] = []
         self.closed = False
+        self.counted: list[str] = []
 
     async def request(
         self, vendor: str, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
@@ -43,10 +44,13 @@ class Channel:
         finally:
             self.closed = True
 
-    async def count_tokens(self, vendor: str, model: str, messages: list[dict[str, Any]]) -> int:
+    async def count_tokens(
+        self, vendor: str, model: str, messages: list[dict[str, Any]]
+    ) -> list[int]:
         if self.count is None:
             raise LLMError("no counter")
-        return self.count
+        self.counted.extend(m["content"] for m in messages)
+        return [self.count] * len(messages)
 
     async def models(self) -> list[EditorModelInfo]:
         return [EditorModelInfo("copilot", "gpt-4o", "GPT-4o", "gpt-4o", 64000)]
@@ -93,8 +97,13 @@ async def test_the_whole_answer_at_once() -> None:
     assert response.usage == {"total_tokens": 5}
 
 
-async def test_tokens_by_the_models_counter_or_an_estimate() -> None:
-    assert await EditorLLM(Channel([], count=42), "editor/v/m").count_tokens(MESSAGES) == 42
+async def test_tokens_by_the_models_counter_each_message_once_or_an_estimate() -> None:
+    channel = Channel([], count=42)
+    llm = EditorLLM(channel, "editor/v/m")
+    assert await llm.count_tokens(MESSAGES) == 42
+    longer = [*MESSAGES, {"role": "assistant", "content": "hi"}]
+    assert await llm.count_tokens(longer) == 84
+    assert channel.counted == ["hello there", "hi"]  # the first message was asked once
     assert await EditorLLM(Channel([], count=None), "editor/v/m").count_tokens(MESSAGES) > 0
 
 
