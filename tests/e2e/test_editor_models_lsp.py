@@ -1,6 +1,7 @@
 """The editor's models through the real server over stdio: the pytest-lsp client plays
 VS Code, answering ``agent/modelRequest`` from a script (parts as ``agent/modelPart``
-notifications, then the answer), ``agent/countTokens`` and ``agent/editorModels``."""
+notifications, then the answer), ``agent/countTokens`` and ``agent/editorModels``. And
+the terminal, where no editor lends its models."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentls_e2e import VSCODE, AgentClient, LspFactory, plain
+from agentls_e2e import VSCODE, AgentClient, LspFactory, plain, run_cli
 
 #: VS Code as the extension declares it, lending its language models.
 LENDING = copy.deepcopy(VSCODE)
@@ -149,3 +150,11 @@ async def test_a_client_that_lends_no_models_is_not_asked(lsp: LspFactory) -> No
     assert result["status"] == "failed", result
     assert "only available in an editor that offers them" in result["output"], result
     assert editor.requests == []
+
+
+def test_the_terminal_says_the_editors_models_need_an_editor(workspace: Path) -> None:
+    done = run_cli(workspace, "run", "hello", "--model", MODEL)
+    assert done.returncode != 0
+    said = done.stdout + done.stderr
+    assert "only available in an editor that offers them" in said, said
+    assert "Traceback" not in said
