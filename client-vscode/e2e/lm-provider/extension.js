@@ -8,12 +8,14 @@
 //                               (a hang streams nothing more until the request is cancelled;
 //                               a refusal throws that LanguageModelError)
 //   agentlsE2eLm.log()          what it was asked: [{messages, tools, cancelled, done}]
+//   agentlsE2eLm.counted()      how many token counts it was asked for
 // Each part is reported on its own, a moment apart, so that the answer streams.
 'use strict';
 const vscode = require('vscode');
 
 const turns = [];
 const log = [];
+let counted = 0;
 
 function describe(message) {
   const parts = [];
@@ -74,6 +76,7 @@ const provider = {
     entry.done = true;
   },
   async provideTokenCount(model, text) {
+    counted += 1;
     const value = typeof text === 'string' ? text : JSON.stringify(describe(text));
     return Math.ceil(value.length / 4);
   },
@@ -86,6 +89,7 @@ exports.activate = function activate(context) {
       turns.push(...more);
     }),
     vscode.commands.registerCommand('agentlsE2eLm.log', () => JSON.parse(JSON.stringify(log))),
+    vscode.commands.registerCommand('agentlsE2eLm.counted', () => counted),
   );
 };
 

@@ -83,6 +83,8 @@ describe("The editor's models (vscode.lm)", () => {
     assert.deepStrictEqual(asked.at(-1), { toolCall: write });
     const told = second.messages.flatMap((m) => m.parts).filter((p) => 'toolResult' in p);
     assert.match(JSON.stringify(told.at(-1)), /call_1.*notes\.md/);
+    // The run measured its context with the model's own counter.
+    assert.ok(((await vscode.commands.executeCommand<number>('agentlsE2eLm.counted')) ?? 0) > 0);
   });
 
   it('a run cancelled mid-stream cancels the editor request', async function () {
