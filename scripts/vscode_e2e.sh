@@ -122,6 +122,9 @@ run_session() {
     driver_args=(--log-file "$dir/e2e.log")
     set -- AGENTLS_E2E_LOG_FILE="$dir/e2e.log" AGENTLS_E2E_TESTS="$ext_dir/out/test/index.js" "$@"
   fi
+  # A language-model provider that answers from a script (the editor's models), installed
+  # as an ordinary extension beside agentls.
+  cp -r "$ext_dir/e2e/lm-provider" "$dir/ext/agentls.agentls-e2e-lm-provider-0.0.1"
   cp "$dir/settings.json" "$dir/user/User/settings.json"
   local port
   port="$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"

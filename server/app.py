@@ -33,9 +33,11 @@ if TYPE_CHECKING:
     from agentls.agent.config.models import AppConfig
     from agentls.agent.folder.folder import FolderEngine
     from agentls.agent.folder.settings import FolderSettings, SettingsUpdate
+    from agentls.agent.llm.editor import ChannelEditorModels
     from agentls.agent.llm.worker_client import ModelWorker
     from agentls.agent.problems import ProblemSource
     from agentls.agent.workspace import FileAccess
+    from agentls.server.editor_models import LspEditorModels
     from agentls.server.inline_review import InlineReviews
     from agentls.server.jsonrpc import AgentProtocol
     from agentls.server.problems import EditorProblems
@@ -111,6 +113,8 @@ class AgentLanguageServer(LanguageServer):
         self.ready_task: asyncio.Task[Any] | None = None
         self.index_service = IndexService(self, spawn=self.spawn)
         self._llm_factory = llm_factory or self.worker_llm
+        #: The editor's models (``agent/modelRequest``), made on first use.
+        self._editor_models: LspEditorModels | None = None
         self._model_worker: ModelWorker | None = None
         self._files_factory = files_factory
         self._runs: RunManager | None = None
@@ -137,7 +141,7 @@ class AgentLanguageServer(LanguageServer):
         if self._runs is None:
             sources = RunSources(
                 config=lambda: self.settings.config,
-                llm=self._llm_factory,
+                llm=self.model_access,
                 files=self._files_factory or lsp_files_factory(self),
                 index=lambda: self.index_service.index,
                 symbols=lambda: self.index_service.symbol_source(),
@@ -213,6 +217,40 @@ class AgentLanguageServer(LanguageServer):
     def existing_model_worker(self) -> ModelWorker | None:
         """The model worker's client if something used it yet (ping must not import it)."""
         return self._model_worker
+
+    @property
+    def editor_models(self) -> LspEditorModels:
+        """The client's models (``agent/modelRequest``), whether it offers them or not."""
+        if self._editor_models is None:
+            from agentls.server.editor_models import LspEditorModels
+
+            self._editor_models = LspEditorModels(self)
+        return self._editor_models
+
+    def offered_editor_models(self) -> LspEditorModels | None:
+        """The editor's models when the client declares it lends them, else None."""
+        from agentls.server.editor_models import client_offers_models
+
+        return self.editor_models if client_offers_models(self.client_capabilities) else None
+
+    def editor_model_list(self) -> ChannelEditorModels | None:
+        """The ``EditorModels`` listing of the client's models (None: it lends none)."""
+        from agentls.agent.llm.editor import ChannelEditorModels
+
+        channel = self.offered_editor_models()
+        return ChannelEditorModels(channel) if channel is not None else None
+
+    def model_access(self, config: AppConfig) -> Any:
+        """The model access of a run under ``config``: the editor's for an ``editor/…``
+        model (an error at the first call when this client lends none), else the
+        factory's (by default the model worker)."""
+        from agentls.agent.llm.editor import llm_for_model
+
+        return llm_for_model(
+            config.llm.model,
+            editor=self.offered_editor_models(),
+            otherwise=lambda: self._llm_factory(config),
+        )
 
     def worker_llm(self, config: AppConfig) -> Any:
         """The default model access: litellm's calls in the model worker process, so that
@@ -355,6 +393,7 @@ def build_server(
         checkpoints,
         commands,
         configuration,
+        editor_models,
         lifecycle,
         message,
         models,
@@ -383,6 +422,7 @@ def build_server(
         review,
         checkpoints,
         worktrees,
+        editor_models,
     ):
         feature.register(ls)
     return ls

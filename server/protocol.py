@@ -563,6 +563,91 @@ class ProgramApprovalResult(WireModel):
     approved: bool
 
 
+# -- the editor's models ------------------------------------------------------------------
+
+
+class ModelRequestParams(WireModel):
+    """``agent/modelRequest`` (a request to the client): answer these messages with one
+    of the editor's models (VS Code's ``vscode.lm``). Sent only to clients that declare
+    ``experimental.agentls.editorModels``. The answer streams: the client sends each part
+    as an ``agent/modelPart`` notification with this ``token``, then answers the request
+    (after its last part). ``$/cancelRequest`` on it: the run stopped, cancel the call.
+    An error answer (no consent, the model is gone) fails the run with its message."""
+
+    token: str = Field(description="Names this call in its `agent/modelPart`s.")
+    vendor: str = Field(description="The model's vendor (`copilot`).")
+    model: str = Field(description="The model's id at that vendor (`gpt-4o`).")
+    messages: list[dict[str, Any]] = Field(
+        description="The conversation, OpenAI-style: `{role: system|user|assistant|tool, "
+        "content, tool_calls?, tool_call_id?}`."
+    )
+    tools: list[dict[str, Any]] = Field(
+        description="The tools the model may call, OpenAI-style: `{type: function, "
+        "function: {name, description, parameters}}`."
+    )
+
+
+class ModelToolCall(WireModel):
+    """A tool call the model made, whole."""
+
+    id: str = Field(description="The call's id, echoed by the tool's result message.")
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ModelPartParams(WireModel):
+    """``agent/modelPart`` (a notification from the client): one part of the answer to
+    the ``agent/modelRequest`` of ``token``: a piece of text or one tool call."""
+
+    token: str
+    text: str | None = None
+    tool_call: ModelToolCall | None = None
+
+
+class ModelRequestResult(WireModel):
+    """``agent/modelRequest`` result: the call finished (every part was sent before)."""
+
+    finish_reason: str | None = Field(
+        None, description="`stop`, `tool_calls`; absent: the server infers it."
+    )
+    usage: dict[str, Any] | None = Field(
+        None, description="`{prompt_tokens, completion_tokens, total_tokens}` when known."
+    )
+
+
+class CountTokensParams(WireModel):
+    """``agent/countTokens`` (a request to the client): how many tokens each of ``messages``
+    costs for the editor's model (its own counter). Only with
+    ``experimental.agentls.editorModels``. The server asks only about messages it has not
+    counted yet."""
+
+    vendor: str
+    model: str
+    messages: list[dict[str, Any]]
+
+
+class CountTokensResult(WireModel):
+    counts: list[int] = Field(description="One count per message, in order.")
+
+
+class EditorModel(WireModel):
+    """One of the editor's models, as the editor describes it."""
+
+    vendor: str
+    id: str
+    name: str
+    family: str = ""
+    max_input_tokens: int | None = None
+
+
+class EditorModelsResult(WireModel):
+    """``agent/editorModels`` result (a request to the client, no params; only with
+    ``experimental.agentls.editorModels``): the models the editor offers now. They are
+    used as `editor/<vendor>/<id>`."""
+
+    models: list[EditorModel]
+
+
 # -- checkpoints ------------------------------------------------------------------------
 
 
@@ -818,5 +903,30 @@ METHODS: tuple[Method, ...] = (
         "notification",
         "serverToClient",
         ReviewDeliveryParams,
+    ),
+    Method(
+        "agent/modelRequest",
+        "modelRequest",
+        "request",
+        "serverToClient",
+        ModelRequestParams,
+        ModelRequestResult,
+    ),
+    Method("agent/modelPart", "modelPart", "notification", "clientToServer", ModelPartParams),
+    Method(
+        "agent/countTokens",
+        "countTokens",
+        "request",
+        "serverToClient",
+        CountTokensParams,
+        CountTokensResult,
+    ),
+    Method(
+        "agent/editorModels",
+        "editorModels",
+        "request",
+        "serverToClient",
+        NoParams,
+        EditorModelsResult,
     ),
 )

@@ -30,6 +30,7 @@ from agentls.agent.problems import ProblemSource
 if TYPE_CHECKING:
     from agentls.agent.config.agents import AgentRegistry
     from agentls.agent.contract import RunRequest
+    from agentls.agent.llm.protocol import LLM
     from agentls.agent.mcp import MCPPool
     from agentls.agent.policy.approval import Approver
     from agentls.agent.prompts.slash_commands import SlashCommandSet
@@ -173,7 +174,14 @@ class FolderEngine:
 
         from agentls.agent.indexing import build_index
         from agentls.agent.llm import LiteLLMAdapter
+        from agentls.agent.llm.editor import llm_for_model
         from agentls.agent.run import run_agent
+
+        def model_access(config: AppConfig) -> LLM:
+            # No editor lends its models here: an ``editor/…`` id fails with why.
+            return llm_for_model(
+                config.llm.model, editor=None, otherwise=lambda: LiteLLMAdapter(config.llm)
+            )
 
         index = await build_index(config)
         front_end = dataclasses.replace(front_end, approvals=self.approvals)
@@ -182,9 +190,9 @@ class FolderEngine:
             front_end,
             index=index,
             registry=registry,
-            llm_for=front_end.llm_for or (lambda other: LiteLLMAdapter(other.llm)),
+            llm_for=front_end.llm_for or model_access,
         )
-        return await run_agent(request, own_tools, config=config, llm=LiteLLMAdapter(config.llm))
+        return await run_agent(request, own_tools, config=config, llm=model_access(config))
 
     # -- worktrees -------------------------------------------------------------------------
     def worktree_in_use(self, name: str) -> bool:

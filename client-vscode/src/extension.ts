@@ -17,6 +17,7 @@ import { Preparer } from './prepare';
 import { Runs } from './runs';
 import { ApiKeys } from './secrets';
 import { ServerManager } from './server';
+import { EditorModels } from './editorModels';
 import { ProgramApprovals } from './programApproval';
 import { DiagnosticsAnswers } from './diagnostics';
 import { readSettings, SECTION, type AgentSettings } from './settings';
@@ -100,6 +101,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
   };
   const programApprovals = new ProgramApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
   const diagnostics = new DiagnosticsAnswers();
+  const editorModels = new EditorModels((line) => logInfo(line));
   const server = new ServerManager(
     log,
     settingsNow,
@@ -111,6 +113,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         review.attach(client);
         programApprovals.attach(client);
         diagnostics.attach(client);
+        editorModels.attach(client);
       },
       onClientGone: () => {
         runs.serverGone();
@@ -157,6 +160,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     review,
     programApprovals,
     diagnostics,
+    editorModels,
     ...registerReviewUi(review),
     review.onDidChange(() => {
       runs.reviewChanged();

@@ -1,5 +1,6 @@
 """``agent/models`` → ``ModelCatalog``: the models a run can use now (the configured one,
-what ``llm.api_base`` serves, the providers whose keys are set), each with what is known
+what ``llm.api_base`` serves, the providers whose keys are set, the editor's own models
+when the client lends them), each with what is known
 of it, and one line per source that failed (a local server that is down).
 
 litellm's part is answered by the model worker (started if it is not running): the
@@ -21,5 +22,10 @@ def register(ls: AgentLanguageServer) -> None:
         await ls.wait_ready()
         from agentls.agent.llm.available import available_models
 
-        catalog = await available_models(ls.config, environ=os.environ, knowledge=ls.model_worker)
+        catalog = await available_models(
+            ls.config,
+            environ=os.environ,
+            editor=ls.editor_model_list(),
+            knowledge=ls.model_worker,
+        )
         return catalog.to_wire()

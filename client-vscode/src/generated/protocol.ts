@@ -36,6 +36,10 @@ export const Methods = {
   approveProgram: 'agent/approveProgram',
   reviewAutoSave: 'agent/reviewAutoSave',
   reviewDelivery: 'agent/reviewDelivery',
+  modelRequest: 'agent/modelRequest',
+  modelPart: 'agent/modelPart',
+  countTokens: 'agent/countTokens',
+  editorModels: 'agent/editorModels',
 } as const;
 
 /** The requests the client sends: method → params and result. */
@@ -63,6 +67,7 @@ export interface ClientNotifications {
   'agent/workspaceTrust': WorkspaceTrustParams;
   'agent/reviewDecision': ReviewDecisionParams;
   'agent/reviewAutoSave': ReviewAutoSaveParams;
+  'agent/modelPart': ModelPartParams;
 }
 
 /** The requests the server sends: method → params and result. */
@@ -70,6 +75,9 @@ export interface ServerRequests {
   'agent/askUser': { params: AskUserParams; result: AskUserResult };
   'agent/diagnostics': { params: DiagnosticsParams; result: DiagnosticsResult };
   'agent/approveProgram': { params: ProgramApprovalParams; result: ProgramApprovalResult };
+  'agent/modelRequest': { params: ModelRequestParams; result: ModelRequestResult };
+  'agent/countTokens': { params: CountTokensParams; result: CountTokensResult };
+  'agent/editorModels': { params: NoParams; result: EditorModelsResult };
 }
 
 /** The notifications the server sends: method → params. */
@@ -372,6 +380,23 @@ export interface ContextUpdate extends Entry {
   messages_after: number;
 }
 
+/**
+ * `agent/countTokens` (a request to the client): how many tokens each of `messages`
+ * costs for the editor's model (its own counter). Only with
+ * `experimental.agentls.editorModels`. The server asks only about messages it has not
+ * counted yet.
+ */
+export interface CountTokensParams {
+  vendor: string;
+  model: string;
+  messages: Record<string, unknown>[];
+}
+
+export interface CountTokensResult {
+  /** One count per message, in order. */
+  counts: number[];
+}
+
 export interface DiagnosticPosition {
   /** 0-based. */
   line: number;
@@ -436,6 +461,24 @@ export interface EditorDiagnostic {
   [key: string]: unknown;
 }
 
+/** One of the editor's models, as the editor describes it. */
+export interface EditorModel {
+  vendor: string;
+  id: string;
+  name: string;
+  family?: string;
+  maxInputTokens?: number | null;
+}
+
+/**
+ * `agent/editorModels` result (a request to the client, no params; only with
+ * `experimental.agentls.editorModels`): the models the editor offers now. They are
+ * used as `editor/<vendor>/<id>`.
+ */
+export interface EditorModelsResult {
+  models: EditorModel[];
+}
+
 /**
  * What the user decided about one hunk under inline review (`pending`: a decision
  * taken back, e.g. an undo undone with Ctrl+Z: the hunk waits for the user again).
@@ -497,6 +540,53 @@ export interface ModelCatalog {
 export interface ModelChoiceEntry extends Entry {
   type: 'model_choice';
   model?: string | null;
+}
+
+/**
+ * `agent/modelPart` (a notification from the client): one part of the answer to
+ * the `agent/modelRequest` of `token`: a piece of text or one tool call.
+ */
+export interface ModelPartParams {
+  token: string;
+  text?: string | null;
+  toolCall?: ModelToolCall | null;
+}
+
+/**
+ * `agent/modelRequest` (a request to the client): answer these messages with one
+ * of the editor's models (VS Code's `vscode.lm`). Sent only to clients that declare
+ * `experimental.agentls.editorModels`. The answer streams: the client sends each part
+ * as an `agent/modelPart` notification with this `token`, then answers the request
+ * (after its last part). `$/cancelRequest` on it: the run stopped, cancel the call.
+ * An error answer (no consent, the model is gone) fails the run with its message.
+ */
+export interface ModelRequestParams {
+  /** Names this call in its `agent/modelPart`s. */
+  token: string;
+  /** The model's vendor (`copilot`). */
+  vendor: string;
+  /** The model's id at that vendor (`gpt-4o`). */
+  model: string;
+  /** The conversation, OpenAI-style: `{role: system|user|assistant|tool, content, tool_calls?, tool_call_id?}`. */
+  messages: Record<string, unknown>[];
+  /** The tools the model may call, OpenAI-style: `{type: function, function: {name, description, parameters}}`. */
+  tools: Record<string, unknown>[];
+}
+
+/** `agent/modelRequest` result: the call finished (every part was sent before). */
+export interface ModelRequestResult {
+  /** `stop`, `tool_calls`; absent: the server infers it. */
+  finishReason?: string | null;
+  /** `{prompt_tokens, completion_tokens, total_tokens}` when known. */
+  usage?: Record<string, unknown> | null;
+}
+
+/** A tool call the model made, whole. */
+export interface ModelToolCall {
+  /** The call's id, echoed by the tool's result message. */
+  id: string;
+  name: string;
+  arguments?: Record<string, unknown>;
 }
 
 /** Params of a request that takes none: `{}` (the server ignores what is sent). */
