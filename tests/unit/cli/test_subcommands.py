@@ -19,6 +19,7 @@ from agentls.cli.main import main as cli_main
 #: Every subcommand of the terminal front end: one lost in a refactoring fails here.
 SUBCOMMANDS = {
     "run",
+    "models",
     "demo",
     "sessions",
     "checkpoints",

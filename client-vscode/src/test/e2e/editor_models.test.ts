@@ -1,9 +1,11 @@
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentlsApi } from '../../extension';
 import type { RunOutcome } from '../../runs';
 import { runOptions, SETTINGS_SENT } from '../../settings';
-import { onDisk, setSetting, setUpSuite, waitFor, writeFile } from './helpers';
+import { onDisk, setSetting, setUpSuite, uiDone, waitFor, workspaceRoot, writeFile } from './helpers';
 
 // The scripted provider of e2e/lm-provider/ (installed beside agentls by scripts/vscode_e2e.sh).
 const VENDOR = 'agentls-e2e';
@@ -85,6 +87,43 @@ describe("The editor's models (vscode.lm)", () => {
     assert.match(JSON.stringify(told.at(-1)), /call_1.*notes\.md/);
     // The run measured its context with the model's own counter.
     assert.ok(((await vscode.commands.executeCommand<number>('agentlsE2eLm.counted')) ?? 0) > 0);
+  });
+
+  it("is listed in the panel's model picker, and a run sent from the panel on it edits a file", async function () {
+    this.timeout(240_000);
+    await vscode.commands.executeCommand('agentls.panel.focus');
+    await waitFor(() => api.panel.webviewReady, 'the panel to load', 60_000);
+    await vscode.commands.executeCommand('agentls.panel.newSession');
+    await uiDone({ panel: [{ select: '#confirm', value: 'yolo' }] });
+    // The server lists the editor's models it asked the extension for (agent/editorModels).
+    await waitFor(
+      () => !api.panel.modelPicker.loading && api.panel.modelPicker.options.some((o) => o.id === MODEL && o.usable),
+      'the picker to list the editor model',
+      60_000,
+    );
+    await uiDone({
+      panel: [
+        { expectCount: `#model option[data-model="${MODEL}"]`, count: 1 },
+        { select: '#model', value: MODEL },
+        { screenshot: 'panel-editor-model' },
+      ],
+    });
+    await waitFor(() => api.panel.options.model === MODEL, 'the choice to be remembered', 20_000);
+    const write = { id: 'call_p', name: 'write_file', input: { path: 'panel.md', content: 'written from the panel\n' } };
+    await vscode.commands.executeCommand('agentlsE2eLm.script', [
+      [{ text: 'Writing from the panel.\n' }, { toolCall: write }],
+      [{ text: 'Done from the panel.\n' }],
+    ]);
+    await uiDone({
+      panel: [
+        { fill: '#prompt', text: 'Write from the panel' },
+        { press: '#prompt', key: 'Enter' },
+      ],
+    });
+    await waitFor(() => fs.existsSync(path.join(workspaceRoot(), 'panel.md')), 'the panel run to write the file', 120_000);
+    await waitFor(() => api.runs.activeRunIds.length === 0, 'the panel run to end', 60_000);
+    assert.strictEqual(onDisk('panel.md'), 'written from the panel\n');
+    assert.strictEqual(api.runs.lastParams?.model, MODEL, JSON.stringify(api.runs.lastParams));
   });
 
   it('a run cancelled mid-stream cancels the editor request', async function () {
