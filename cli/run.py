@@ -199,7 +199,9 @@ async def run_headless(
         if usage.total_tokens and not args.quiet:
             sys.stderr.write(
                 f"tokens: {usage.prompt_tokens} prompt ({usage.cached_tokens} cached), "
-                f"{usage.completion_tokens} completion\n"
+                f"{usage.completion_tokens} completion"
+                + (f", cost ${usage.cost:.4f}" if usage.cost is not None else "")
+                + "\n"
             )
     if interrupted():
         return EXIT_INTERRUPTED

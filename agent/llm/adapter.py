@@ -22,6 +22,7 @@ from agentls.agent.llm.failures import (
 )
 from agentls.agent.llm.model_facts import ModelFacts
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
+from agentls.agent.llm.pricing import priced
 from agentls.agent.llm.retry import RetryPolicy
 from agentls.agent.llm.stream import StreamAssembler, response_from_completion
 from agentls.agent.llm.tokens import CountMemo, MessageCounts, estimated_counts, split_counts
@@ -130,7 +131,7 @@ class LiteLLMAdapter:
         while True:
             try:
                 response = await litellm.acompletion(**kwargs)
-                return response_from_completion(response)
+                return priced(response_from_completion(response), self.config.model)
             except Exception as exc:
                 if retry < self.config.retries and is_transient(exc, litellm):
                     await self._backoff(exc, retry, ctx, litellm)
@@ -176,7 +177,7 @@ class LiteLLMAdapter:
                 await _close_quietly(stream)
 
             if failure is None and provider_finished(stream, assembler):
-                yield assembler.finish()
+                yield priced(assembler.finish(), self.config.model)
                 return
             if failure is not None and not received:
                 # The call failed before its stream began: an ordinary failed call.

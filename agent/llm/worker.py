@@ -163,7 +163,6 @@ class Worker:
             self._send({"id": call_id, "kind": "error", "error": error_to_wire(exc)})
         else:
             assert response is not None
-            response = with_cost(response, adapter.config.model)
             self._send({"id": call_id, "kind": "response", "response": response.model_dump()})
 
     async def _check(self, call_id: int, adapter: LiteLLMAdapter) -> None:
@@ -235,25 +234,6 @@ class ChunkBatch:
             self._pieces.clear()
             self._chars = 0
             self._send(text)
-
-
-def with_cost(response: LLMResponse, model: str) -> LLMResponse:
-    """The response with ``usage.cost`` (US dollars) when litellm knows the model's price."""
-    usage = response.usage
-    litellm = _litellm.loaded()
-    if not usage or litellm is None:
-        return response
-    try:
-        prompt_cost, completion_cost = litellm.cost_per_token(
-            model=model,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-        )
-    except Exception:  # not in litellm's price list (local models, proxies' aliases)
-        return response
-    return response.model_copy(
-        update={"usage": {**usage, "cost": float(prompt_cost) + float(completion_cost)}}
-    )
 
 
 async def serve(stdin: BinaryIO, stdout: BinaryIO, log_level: int) -> None:

@@ -112,3 +112,20 @@ def test_run_against_a_local_server_that_is_down(tmp_path: Path) -> None:
         f"[error] the model server at {base} does not answer (connection refused): start it "
         "(Ollama: `ollama serve`; LM Studio: its local server), or change llm.api_base"
     )
+
+
+def test_a_run_on_a_priced_model_says_what_it_cost(
+    tmp_path: Path, user_config_dir: Path, scripted: ScriptedModelServer
+) -> None:
+    """The CLI calls litellm in its own process: its runs are priced as the language
+    server's (the model worker's) are, from litellm's price list."""
+    usage = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
+    scripted.add("gpt-4o-mini", text("Priced.", usage=usage), text("Again.", usage=usage))
+    _user_llm(user_config_dir, model="openai/gpt-4o-mini", api_base=scripted.api_base)
+    done = run_cli(tmp_path, "run", "hello", "--json")
+    assert done.returncode == 0, done.stderr
+    cost = json.loads(done.stdout)["usage"]["cost"]
+    assert cost > 0  # litellm's price of 1000 + 100 tokens of gpt-4o-mini
+    shown = run_cli(tmp_path, "run", "hello again")
+    assert shown.returncode == 0, shown.stderr
+    assert "1000 prompt" in shown.stderr and ", cost $" in shown.stderr

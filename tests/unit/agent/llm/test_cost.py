@@ -1,4 +1,5 @@
-"""The cost of a run: the model worker prices each call with litellm's price list, and
+"""The cost of a run: the adapter prices each call with litellm's price list (in the
+model worker or in the CLI's process), and
 ``Usage.add`` sums it only while every call that used tokens has a price."""
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import asyncio, json, os
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 from agentls.agent.llm import _litellm
 from agentls.agent.llm.models import LLMResponse
-from agentls.agent.llm.worker import with_cost
+from agentls.agent.llm.pricing import priced as with_cost
 litellm = asyncio.run(_litellm.load_litellm())
 usage = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
 expected = sum(
