@@ -29,7 +29,7 @@ typecheck: $(STAMP)
 # Every Python test: unit, integration (a real LiteLLM proxy), end-to-end over stdio and with
 # real editors. Tests install what they need (scripts/ensure_*.sh).
 pytest: $(STAMP)
-	$(VENV)/bin/pytest -q -n 3 --dist loadfile
+	$(VENV)/bin/pytest -q -n 3 --dist worksteal
 
 client-vscode/node_modules/.installed: client-vscode/package-lock.json
 	cd client-vscode && npm ci --no-audit --no-fund

@@ -45,7 +45,7 @@ step pytest
 # their time waiting on the servers, editors and models they start (measured: two
 # processes kept 1.66 of 2 cores busy), and the tests of one file share their module
 # fixtures.
-"$venv/pytest" -q -n 3 --dist loadfile --durations=30 || failed+=(pytest)
+"$venv/pytest" -q -n 3 --dist worksteal --durations=30 || failed+=(pytest)
 
 step "VS Code extension: tsc, eslint, unit tests"
 # From scratch (a renamed suite's old output would run too); the e2e below then uses this
