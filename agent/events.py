@@ -181,6 +181,46 @@ class Notice:
     message: str
 
 
+@dataclass(frozen=True)
+class SubagentStarted:
+    """The run handed a task to a subagent (the model's ``delegate`` call ``call_id``):
+    a child loop with a fresh conversation of its own starts now."""
+
+    call_id: str
+    agent: str
+    task: str
+    model: str
+    #: The parent goes on meanwhile; the report reaches it when the child ends.
+    background: bool = False
+
+
+@dataclass(frozen=True)
+class SubagentFinished:
+    """A subagent ended: how, its report's opening (``summary``) and what it spent."""
+
+    call_id: str
+    agent: str
+    status: str  # success | partial | failed
+    summary: str
+    steps: int
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class SubagentEvent:
+    """Something a subagent's loop did, nested under the parent's ``delegate`` call
+    ``call_id``: one of StepStarted, ToolStarted, ToolFinished, PlanUpdated,
+    CommandStarted, CommandOutput, CommandEnded. The inner event's own ``call_id``
+    (a tool call of the child) is already made unique in the run:
+    ``<parent call id>/<child call id>``."""
+
+    call_id: str
+    agent: str
+    event: AgentEvent
+
+
 AgentEvent = (
     StatusChanged
     | StreamText
@@ -198,6 +238,9 @@ AgentEvent = (
     | CommandOutput
     | CommandEnded
     | WorktreeSetup
+    | SubagentStarted
+    | SubagentFinished
+    | SubagentEvent
     | Notice
 )
 

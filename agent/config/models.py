@@ -140,6 +140,12 @@ class AgentConfig(_Strict):
         "`ollama/llama3.1`...); `llm.model` when absent. A run's own `model` and the "
         "session's `/model` choice come first. Not settable by an untrusted folder.",
     )
+    isolation: Literal["none", "worktree"] = Field(
+        "none",
+        description="When this agent runs as a subagent that edits: `none` (in the workspace, "
+        "one editing subagent at a time) or `worktree` (in a worktree session of its own, "
+        "kept for the user to apply or discard).",
+    )
 
 
 class CommandRulesConfig(_Strict):
@@ -579,6 +585,44 @@ class WorktreeConfig(_Strict):
     )
 
 
+class SubagentsConfig(_Strict):
+    """Subagents: agents the model starts with the `delegate` tool, each with a fresh
+    conversation of its own; the parent reads only their final reports."""
+
+    enabled: bool = Field(True, description="Offer the `delegate` tool to the model.")
+    explore_model: str | None = Field(
+        None,
+        min_length=1,
+        description="The model of the built-in `explore` agent (a cheaper one, e.g. "
+        "`openai/gpt-4o-mini`); the run's model when absent. Not settable by an untrusted "
+        "folder.",
+    )
+    max_report_chars: int = Field(
+        6000, ge=200, description="The longest final report a subagent hands back; cut past it."
+    )
+    max_parallel: int = Field(
+        4, ge=1, description="Read-only subagents that may run at once in one run."
+    )
+    token_budget: int | None = Field(
+        200_000,
+        ge=1,
+        description="Tokens one subagent may spend before it is stopped (its own budget, "
+        "apart from the parent's); none when null.",
+    )
+
+
+class SkillsConfig(_Strict):
+    """Agent Skills: folders with a `SKILL.md` the model loads when one applies."""
+
+    enabled: bool = Field(True, description="Offer the skills' catalogue and `load_skill`.")
+    catalogue_chars: int = Field(
+        8000,
+        ge=0,
+        description="Budget of the skills' catalogue in the system prompt (names and "
+        "descriptions, in characters): skills past it are left out, and the user is told.",
+    )
+
+
 class AppConfig(_Strict):
     """The root of `.agentls.yaml`."""
 
@@ -608,6 +652,10 @@ class AppConfig(_Strict):
     worktree: WorktreeConfig = Field(
         default_factory=WorktreeConfig, description="Worktree sessions."
     )
+    subagents: SubagentsConfig = Field(
+        default_factory=SubagentsConfig, description="Subagents (the `delegate` tool)."
+    )
+    skills: SkillsConfig = Field(default_factory=SkillsConfig, description="Agent Skills.")
     hooks: dict[HookEvent, list[HookMatcher]] = Field(
         default_factory=dict,
         description="Commands run at events of a run (Claude Code's format): SessionStart, "
