@@ -181,6 +181,8 @@ class ApprovalRequest:
     #: Asked whatever was allowed before (an ask rule, a protected file): a front end
     #: must not answer it from an "always" it remembers.
     insist: bool = False
+    #: The subagent whose call this is (shown with the question); empty: the run's agent.
+    subagent: str = ""
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,8 @@ class EditRequest:
     #: Asked whatever was allowed before: a front end must not answer it from an
     #: "always" it remembers.
     insist: bool = False
+    #: The subagent whose edit this is (shown with the change); empty: the run's agent.
+    subagent: str = ""
 
 
 @dataclass(frozen=True)
