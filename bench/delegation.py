@@ -106,7 +106,6 @@ async def one_run(root: Path, server: ScriptedModelServer, parent: str) -> None:
         raise SystemExit(
             f"the {parent} run ended {outcome.state.status}: {outcome.state.final_output}"
         )
-    _ = delegated
 
 
 async def main(reads: int, rest: int) -> None:
