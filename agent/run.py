@@ -74,6 +74,7 @@ from agentls.indexer.symbol_source import SymbolSource
 if TYPE_CHECKING:
     from agentls.agent.context import ContextManager
     from agentls.agent.problems import ProblemSource
+    from agentls.agent.prompts.skills import Catalogue
 
 log = logging.getLogger(__name__)
 
@@ -265,6 +266,7 @@ async def _run_to_the_end(
         changes_probe=front_end.changes_probe,
         process_runner=front_end.process_runner,
         problems=problems,
+        trusted=front_end.trusted,
     )
     run = _Run(
         request,
@@ -478,6 +480,8 @@ class _Run:
     #: The project's instructions for the system prompt, read once at the start.
     instructions: str = ""
     instruction_labels: list[str] = field(default_factory=list)
+    #: The skills' catalogue for the system prompt, made once per run.
+    skills: Catalogue | None = None
 
     def first_model(self) -> str:
         """The model the run starts on: in mixed mode the planner's."""
@@ -668,6 +672,25 @@ class _Run:
             state.usage = state.usage.add(plan_state.usage)
         return await _self_evaluate(request, config, self.llm, state, self.loop, agent)
 
+    async def skills_catalogue(self, agent: AgentConfig) -> str:
+        """The skills' catalogue for ``agent``'s system prompt ("" when it cannot call
+        ``load_skill``), made once per run (its notices said then)."""
+        from agentls.agent.prompts.skills import run_catalogue
+
+        ctx, tools = self.context, agent.allowed_tools
+        if not ctx.config.skills.enabled or "load_skill" not in self.registry.names():
+            return ""
+        if tools and "load_skill" not in tools:
+            return ""
+        if self.skills is None:
+            root = Path(ctx.files.root)
+            self.skills = await asyncio.to_thread(
+                run_catalogue, root, ctx.config, trusted=ctx.trusted
+            )
+            for notice in self.skills.notices:
+                ctx.observer(Notice("warning", notice))
+        return self.skills.text
+
     def _tree(self) -> str | None:
         """The project tree and the run's repo map, for the system prompt."""
         index = self.context.index
@@ -683,9 +706,10 @@ class _Run:
         model = answering.llm.model
         machine = RunStateMachine(ctx.observer, model=model)
         index = ctx.index
-        if self.instructions:
+        extra = [part for part in (self.instructions, await self.skills_catalogue(agent)) if part]
+        if extra:
             # Part of the system prompt: the same bytes on every step of the run.
-            prompt_with = f"{agent.system_prompt}\n\n{self.instructions}"
+            prompt_with = "\n\n".join([agent.system_prompt, *extra])
             agent = agent.model_copy(update={"system_prompt": prompt_with})
         loop = AgentLoop(
             llm,

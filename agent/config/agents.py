@@ -23,6 +23,7 @@ READ_ONLY_TOOLS = [
     "get_problems",
     "update_plan",
     "ask_user",
+    "load_skill",
 ]
 
 _BUILD_PROMPT = """You are agentls, a coding agent working inside the user's editor on the \

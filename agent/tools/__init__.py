@@ -20,6 +20,7 @@ def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
     from agentls.agent.tools.interaction import AskUserTool, UpdatePlanTool
     from agentls.agent.tools.problems import GetProblemsTool
     from agentls.agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
+    from agentls.agent.tools.skills import LoadSkillTool
     from agentls.agent.tools.symbols import FindReferencesTool, FindSymbolTool
 
     return [
@@ -43,6 +44,7 @@ def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
         PythonExecutorTool(),
         UpdatePlanTool(),
         AskUserTool(),
+        LoadSkillTool(),
     ]
 
 

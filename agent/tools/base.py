@@ -108,6 +108,8 @@ class RunContext:
     #: Workspace files protected beyond the fixed names, with why: what the MCP servers
     #: and hooks the user approved run or read (``agent.protected.approved_files``).
     protected_extra: Mapping[str, str] = field(default_factory=dict)
+    #: The folder is trusted: its own skills are offered (``load_skill``).
+    trusted: bool = False
 
 
 @dataclass(frozen=True)
