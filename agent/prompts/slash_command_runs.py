@@ -97,7 +97,9 @@ async def prepare(
     name, arguments = invocation
     found = load_slash_commands(root, trusted=trusted, skills=config.skills.enabled)
     command = found.get(name)
-    notes = list(found.problems) if command.source != "built-in" else []
+    # The skills' problems are the run's catalogue's to say, once.
+    notes = [p for p in found.problems if p not in found.skill_problems]
+    notes = notes if command.source != "built-in" else []
     if name in ("clear", "compact"):
         action: Action = "clear" if name == "clear" else "compact"
         return PreparedRun(request, action, name)

@@ -115,6 +115,8 @@ class SlashCommandSet:
 
     commands: dict[str, SlashCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: Those of ``problems`` about skills (a run's catalogue says them already).
+    skill_problems: list[str] = field(default_factory=list)
 
     def get(self, name: str) -> SlashCommand:
         try:
@@ -149,12 +151,12 @@ def _add_skills(found: SlashCommandSet, root: Path, user: Path, trusted: bool) -
     from agentls.agent.prompts.skills import discover_skills
 
     skills = discover_skills(root, trusted=trusted, user_dir=user)
-    found.problems += skills.problems
+    found.skill_problems += skills.problems
     for skill in skills.skills.values():
         existing = found.commands.get(skill.name)
         if existing is not None:
             owner = "a built-in command" if existing.source == "built-in" else existing.path
-            found.problems.append(
+            found.skill_problems.append(
                 f"{skill.label}: /{skill.name} stays {owner}'s (a built-in or prompt file "
                 "wins over a skill); the model can still load the skill"
             )
@@ -169,6 +171,7 @@ def _add_skills(found: SlashCommandSet, root: Path, user: Path, trusted: bool) -
             kind="skill",
             folder=str(skill.folder),
         )
+    found.problems += found.skill_problems
 
 
 def _load_folder(
