@@ -205,17 +205,22 @@ async def test_lsp_in_an_untrusted_folder_names_the_skill_and_refuses_to_run_it(
 # -- ACP ----------------------------------------------------------------------------------
 
 
-async def test_acp_offers_the_skill_and_runs_it_by_name(
+async def test_acp_offers_the_skill_loads_it_and_runs_it_by_name(
     tmp_path: Path, scripted: ScriptedModelServer, trust_folder: Callable[..., None]
 ) -> None:
     ws = tmp_path / "repo"
     with_skill(ws)
     trust_folder(ws)
+    scripted.add("acp-sk", tool_call("load_skill", {"name": "fill-form"}), text("loaded"))
     scripted.add("acp-sk", text("ran"))
     client = EditorClient()
     async with acp_agent(ws, scripted, "acp-sk", client) as conn:
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        loaded = await conn.prompt(
+            session_id=session.session_id, prompt=[text_block("fill the form")]
+        )
+        assert loaded.stop_reason == "end_turn"
         answer = await conn.prompt(
             session_id=session.session_id, prompt=[text_block("/fill-form tax.pdf")]
         )
@@ -226,9 +231,10 @@ async def test_acp_offers_the_skill_and_runs_it_by_name(
     assert names["fill-form"].description == "Fill a PDF form from a list of fields."
     assert names["fill-form"].input is not None
     assert names["fill-form"].input.root.hint == "<file>"
-    request = scripted.requests_for("acp-sk")[0]
-    assert CATALOGUED in request.messages[0]["content"]
-    assert "fill tax.pdf with scripts/fill.py" in request.messages[-1]["content"]
+    first, after_load, by_name = scripted.requests_for("acp-sk")
+    assert CATALOGUED in first.messages[0]["content"] and BODY not in str(first.messages)
+    assert BODY in str(after_load.messages[-1])
+    assert "fill tax.pdf with scripts/fill.py" in by_name.messages[-1]["content"]
 
 
 async def test_acp_in_an_untrusted_folder_refuses_the_workspaces_skill(
