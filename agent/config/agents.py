@@ -17,6 +17,10 @@ from dataclasses import dataclass
 from agentls.agent.config.models import AgentConfig, AppConfig
 from agentls.agent.errors import AgentNotFoundError
 
+#: What an agent with no tool at all is allowed: a name no tool has (an empty list would
+#: mean every tool).
+NO_TOOLS = "(none)"
+
 #: Where an agent comes from, as listings say it (besides an agent file's path).
 BUILT_IN = "built-in"
 CONFIG = "config"
@@ -153,4 +157,6 @@ class AgentRegistry:
 
 
 def _is_read_only(agent: AgentConfig) -> bool:
-    return bool(agent.allowed_tools) and set(agent.allowed_tools) <= set(READ_ONLY_TOOLS)
+    # An agent left with no tool at all (NO_TOOLS) changes nothing either.
+    tools = set(agent.allowed_tools) - {NO_TOOLS}
+    return bool(agent.allowed_tools) and tools <= set(READ_ONLY_TOOLS)

@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentls.agent.config.agent_bounds import REACH_KEYS, loosening, reach_of
-from agentls.agent.config.agents import DEFAULT_AGENTS, MIXED, READ_ONLY_TOOLS
+from agentls.agent.config.agents import DEFAULT_AGENTS, MIXED, NO_TOOLS, READ_ONLY_TOOLS
 from agentls.agent.config.models import AgentConfig
 from agentls.agent.config.userdirs import user_config_dir
 from agentls.agent.folder.agent_tool_names import AGENTLS_TOOLS, map_tools, split_tool_list
@@ -50,9 +50,6 @@ WORKSPACE_FOLDERS = (
 #: The user's own, in the user config directory.
 USER_FOLDER = ("agents", ".md")
 
-#: What an agent with no tool at all is given: a name no tool has (an empty list would
-#: mean every tool).
-NO_TOOLS = "(none)"
 #: The agent an untrusted folder's new agent starts from, as in ``agent.config.untrusted``.
 BASE_AGENT = "build"
 

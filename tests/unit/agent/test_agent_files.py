@@ -155,6 +155,8 @@ def test_tools_agentls_lacks_are_named_and_naming_none_of_its_own_leaves_no_tool
     write(ws / ".claude/agents/nobash.md", agent_file("disallowedTools: Bash, Write"))
     found = load_agent_files(ws, {}, trusted=True, user_dir=tmp_path / "user")
     assert found.agents["web"].allowed_tools == [NO_TOOLS]
+    registry = AgentRegistry(AppConfig(agents=found.agents))
+    assert {info.name: info.read_only for info in registry.list()}["web"] is True
     assert found.notices == [
         ".claude/agents/web.md: no such tool in agentls, left out: WebFetch, WebSearch"
     ]
