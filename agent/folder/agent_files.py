@@ -35,7 +35,7 @@ from pydantic import ValidationError
 from agentls.agent.config.agent_bounds import REACH_KEYS, loosening, reach_of
 from agentls.agent.config.agents import DEFAULT_AGENTS, MIXED, NO_TOOLS, READ_ONLY_TOOLS
 from agentls.agent.config.models import AgentConfig
-from agentls.agent.config.userdirs import user_config_dir
+from agentls.agent.config.userdirs import is_within, user_config_dir
 from agentls.agent.folder.agent_tool_names import AGENTLS_TOOLS, map_tools, split_tool_list
 from agentls.agent.prompts.front_matter import FrontMatterError, split_front_matter
 from agentls.agent.prompts.instructions import read_instruction_file
@@ -202,6 +202,10 @@ def _parse_folder(
         if not path.is_file():
             continue
         label = prefix + path.relative_to(base).as_posix()
+        if not prefix and not is_within(path, base):
+            # A repository's link to a file of yours would send its text to the model.
+            notices.append(f"{label} is not used: it is a link that leads outside the folder")
+            continue
         one = parse_agent_file(path, label, suffix, notices)
         if one is not None:
             parsed.append(one)

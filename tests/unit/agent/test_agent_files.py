@@ -179,6 +179,18 @@ def test_a_broken_file_is_named_with_its_line_and_skipped(ws: Path, tmp_path: Pa
     assert steps.startswith(".claude/agents/steps.md is not used: `maxTurns` (line 3): ")
 
 
+def test_a_workspace_file_linking_outside_the_folder_is_not_read(ws: Path, tmp_path: Path) -> None:
+    secret = write(tmp_path / "outside" / "secret.md", "a secret of yours\n")
+    (ws / ".claude/agents").mkdir(parents=True)
+    (ws / ".claude/agents/leak.md").symlink_to(secret)
+    (ws / ".claude/agents/inside.md").symlink_to(write(ws / "docs/agent.md", "Inside.\n"))
+    found = load_agent_files(ws, {}, trusted=True, user_dir=tmp_path / "user")
+    assert set(found.agents) == {"inside"}
+    assert found.notices == [
+        ".claude/agents/leak.md is not used: it is a link that leads outside the folder"
+    ]
+
+
 def test_unknown_and_unsupported_keys_are_said_and_ui_keys_are_not(
     ws: Path, tmp_path: Path
 ) -> None:
