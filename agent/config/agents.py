@@ -6,7 +6,7 @@ first (read-only, no streaming), then ``build`` with that plan. ``explore`` is m
 to be handed broad searches as a subagent (its model: ``subagents.explore_model``).
 
 ``config.agents`` holds the settings' ``agents:`` and the agents read from files
-(``agent.prompts.agent_files``, merged in by the folder's settings), each of which
+(``agent.folder.agent_files``, merged in by the folder's settings), each of which
 says where it came from (``AgentConfig.source``).
 """
 
