@@ -136,6 +136,8 @@ async def test_the_server_lists_a_claude_file_agent_and_runs_it(
     (request,) = scripted.requests_for("alice")
     assert system_text(request).startswith("You are the reviewer from the file.")
     assert tool_names(request) == {"read_file", "grep", "search_code"}
+    # The broken file is named in the run's log (and agent/notice, for a client showing it).
+    assert [m for m in client.log_messages if "[f1]" in m.message and "broken.md" in m.message]
 
     # A file written while the server runs is read before the next listing and run.
     (workspace / ".agentls" / "agents").mkdir(parents=True)
