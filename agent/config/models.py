@@ -641,7 +641,9 @@ class AppConfig(_Strict):
 
     llm: LLMConfig = Field(default_factory=LLMConfig, description="Model access.")
     agents: dict[str, AgentConfig] = Field(
-        default_factory=dict, description="Custom agents, by name (override or add to defaults)."
+        default_factory=dict,
+        description="Custom agents, by name (override or add to the built-ins); they win over "
+        "agent files of the same name (`.claude/agents/*.md`...: docs/agents.md).",
     )
     logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Logging.")
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig, description="Workspace.")
