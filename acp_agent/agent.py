@@ -31,7 +31,10 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
+    SessionMode,
+    SessionModeState,
     SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
     StopReason,
     TextContentBlock,
     TextResourceContents,
@@ -87,6 +90,9 @@ class AcpSession:
     #: None: the config's. ``models`` is what it was offered.
     model: str | None = None
     models: ModelCatalog | None = None
+    #: The agent of the session's runs: its mode (``session/set_mode``), the agents of
+    #: ``agent/agents`` (the built-ins, the agent files', the settings').
+    agent: str = "build"
 
 
 class AgentlsAcpAgent:
@@ -181,7 +187,9 @@ class AgentlsAcpAgent:
         session = self._open(engine, cwd, uuid.uuid4().hex[:12], mcp_servers, worktree)
         log.info("ACP session %s in %s", session.id, session.config.workspace.root)
         self._offer_commands(session)
-        return NewSessionResponse(session_id=session.id, config_options=await _options(session))
+        return NewSessionResponse(
+            session_id=session.id, config_options=await _options(session), modes=_modes(session)
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -201,7 +209,7 @@ class AgentlsAcpAgent:
             sender.send(update)
         await sender.close()  # every update is out before the answer
         self._offer_commands(session)
-        return LoadSessionResponse(config_options=await _options(session))
+        return LoadSessionResponse(config_options=await _options(session), modes=_modes(session))
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
@@ -219,6 +227,20 @@ class AgentlsAcpAgent:
             raise _request_error(f"{value!r} is not one of the models offered")
         session.model = value
         return SetSessionConfigOptionResponse(config_options=[model_option(catalog, value)])
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        """The agent of the session's next runs (one of the modes offered)."""
+        session = self.sessions.get(session_id)
+        if session is None or session.engine is None:
+            raise _request_error(f"unknown session {session_id}: start it with session/new")
+        agents = session.engine.agents(session.config)
+        if not agents.exists(mode_id):
+            known = ", ".join(agents.names())
+            raise _request_error(f"unknown mode (agent) {mode_id!r}; the modes are: {known}")
+        session.agent = mode_id
+        return SetSessionModeResponse()
 
     @staticmethod
     async def _worktree(engine: FolderEngine, cwd: str, meta: dict[str, Any]) -> WorktreeRun | None:
@@ -256,7 +278,7 @@ class AgentlsAcpAgent:
             joined = await self._join_running_turn(engine, session, text)
             if joined is not None:
                 return PromptResponse(stop_reason=joined)
-        ticket = session.ticket = engine.runs.begin(None, session.id, "build")
+        ticket = session.ticket = engine.runs.begin(None, session.id, session.agent)
         turn = session.turn = asyncio.get_running_loop().create_future()
         # A turn that raises still ends the prompts that joined it.
         stop: StopReason = "cancelled"
@@ -388,6 +410,22 @@ async def _options(session: AcpSession) -> list[Any]:
     from agentls.acp_agent.models import model_option
 
     return [model_option(await _catalog(session), session.model)]
+
+
+def _modes(session: AcpSession) -> SessionModeState:
+    """The agents a run of the session can use, as ACP's modes: each says where it is
+    defined when it is not built in (its agent file, the config)."""
+    assert session.engine is not None, "a session has its folder engine from session/new"
+    modes = [
+        SessionMode(
+            id=info.name,
+            name=info.name,
+            description=info.description
+            + ("" if info.source == "built-in" else f" ({info.source})"),
+        )
+        for info in session.engine.agents(session.config).list()
+    ]
+    return SessionModeState(current_mode_id=session.agent, available_modes=modes)
 
 
 def _session_engine() -> FolderEngine:

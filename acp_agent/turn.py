@@ -92,6 +92,7 @@ async def run_turn(
         confirm_mode=session.confirm_mode,
         attachments=list(attachments),
         model=session.model,
+        agent=session.agent,
     )
     if parse_invocation(prompt) == ("clear", ""):
         updates.send(helpers.update_agent_message_text(CLEAR_ANSWER))

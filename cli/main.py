@@ -17,6 +17,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator, Sequence
 
+from agentls.cli.agents import add_agents_command
 from agentls.cli.checkpoints import add_checkpoint_commands
 from agentls.cli.config_docs import add_config_doc_commands
 from agentls.cli.demo.runner import add_demo_command
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_trust_commands(sub)
     add_mcp_command(sub)
     add_models_command(sub)
+    add_agents_command(sub)
     add_worktree_commands(sub)
     add_mask_command(sub)
     add_commands_command(sub)

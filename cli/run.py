@@ -183,6 +183,8 @@ async def run_headless(
         trusted=trusted,
         messages=None if typed is None else typed.mailbox,
         problems=engine.language_servers(config),
+        # The trust notice was said with the question; the agent files' are the run's.
+        notices=engine.settings.agent_notices,
     )
     try:
         outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)

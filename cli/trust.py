@@ -117,6 +117,7 @@ def _question(loaded: LoadedConfig) -> str:
     lines.append("Trusting it lets its own files configure agentls:")
     lines += [f"  - {key} in .agentls.yaml" for key in loaded.ignored]
     lines += [f"  - {name}" for name in loaded.ignored_files]
+    lines += [f"  - {what}" for what in loaded.ignored_agent_files]
     lines += [f"  - {problem}" for problem in loaded.problems]
     lines.append(
         "Untrusted, the agent still reads, searches and edits with your confirmation. "

@@ -174,6 +174,11 @@ class AgentInfo(WireModel):
     name: str
     description: str
     read_only: bool
+    source: str = Field(
+        description="Where the agent is defined: `built-in`, `config` (the settings' "
+        "`agents:`), or its agent file (workspace-relative, e.g. `.claude/agents/x.md`, or "
+        "`your agents/x.md` in the user config directory)."
+    )
 
 
 class AgentsResult(WireModel):

@@ -88,6 +88,11 @@ class LoadedConfig:
     ignored_files: list[str] = field(default_factory=list)
     #: A workspace file that could not be used at all (an untrusted folder's broken YAML).
     problems: list[str] = field(default_factory=list)
+    #: What the workspace's agent files lost (untrusted): ``.claude/agents/x.md's model``.
+    ignored_agent_files: list[str] = field(default_factory=list)
+    #: What the user should hear about the agent files (broken ones, name clashes),
+    #: trusted or not (``agent.folder.agent_files``).
+    agent_notices: list[str] = field(default_factory=list)
 
     @property
     def root(self) -> Path:
@@ -96,7 +101,9 @@ class LoadedConfig:
     @property
     def restricted(self) -> bool:
         """An untrusted folder that ships something its trust would change."""
-        return not self.trusted and bool(self.ignored or self.ignored_files or self.problems)
+        return not self.trusted and bool(
+            self.ignored or self.ignored_files or self.ignored_agent_files or self.problems
+        )
 
     def notice(self, how_to_trust: str) -> str | None:
         """One paragraph for the user, or None when trust changes nothing here."""
@@ -106,6 +113,8 @@ class LoadedConfig:
         if self.ignored:
             parts.append(f"{CONFIG_FILE_NAME} keys " + ", ".join(self.ignored))
         parts.extend(self.ignored_files)
+        if self.ignored_agent_files:
+            parts.append("in agent files " + "; ".join(self.ignored_agent_files))
         text = f"{self.root} is not a trusted folder"
         if parts:
             text += ", so agentls ignored " + "; ".join(parts)

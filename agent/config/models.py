@@ -147,6 +147,19 @@ class AgentConfig(_Strict):
         "kept for the user to apply or discard).",
     )
 
+    # Not a field: a config file must not be able to say where it came from. Empty: the
+    # settings' ``agents:`` (or a built-in); else the agent file it was read from.
+    _source: str = PrivateAttr("")
+
+    @property
+    def source(self) -> str:
+        """The agent file that defines it (workspace-relative, or ``your agents/x.md``),
+        or empty for the settings' ``agents:`` and the built-ins."""
+        return self._source
+
+    def set_source(self, label: str) -> None:
+        self._source = label
+
 
 class CommandRulesConfig(_Strict):
     """Rules for the shell commands the agent runs, in three tiers. Each is a glob pattern
@@ -628,7 +641,9 @@ class AppConfig(_Strict):
 
     llm: LLMConfig = Field(default_factory=LLMConfig, description="Model access.")
     agents: dict[str, AgentConfig] = Field(
-        default_factory=dict, description="Custom agents, by name (override or add to defaults)."
+        default_factory=dict,
+        description="Custom agents, by name (override or add to the built-ins); they win over "
+        "agent files of the same name (`.claude/agents/*.md`...: docs/agents.md).",
     )
     logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Logging.")
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig, description="Workspace.")

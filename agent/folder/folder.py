@@ -94,9 +94,10 @@ class FolderEngine:
     def notices(self, *, trust: bool = True, sandbox: bool = True) -> tuple[str, ...]:
         """What a run must tell the user as it starts, from the settings in force: what
         the untrusted folder's settings lost and how to trust it (``trust=False``: the
-        editor shows its own restricted mode), and that commands cannot be sandboxed
-        (``sandbox=False``: said already, the terminal's first line)."""
-        found = [self.trust_notice() if trust else None]
+        editor shows its own restricted mode), what the agent files say (a broken one, a
+        name clash), and that commands cannot be sandboxed (``sandbox=False``: said
+        already, the terminal's first line)."""
+        found = [self.trust_notice() if trust else None, *self.settings.agent_notices]
         if sandbox:
             found.append(sandbox_notice(self.settings.config))
         return tuple(notice for notice in found if notice)
@@ -277,7 +278,8 @@ class FolderEngine:
         return found
 
     def agents(self, config: AppConfig) -> AgentRegistry:
-        """The agents a run may use: the defaults and the ``agents:`` of ``config``."""
+        """The agents a run may use: the built-ins, the agent files' and the ``agents:``
+        of ``config`` (the folder's settings put the files' in it)."""
         from agentls.agent.config.agents import AgentRegistry
 
         return AgentRegistry(config)

@@ -12,6 +12,11 @@ read again before each run (``refresh_trust``) so that trusting a folder from a 
 needs no restart. A front end that can ask the user the first time (a terminal) uses
 ``first_run`` and records the answer with ``decide_trust``.
 
+The agents of the folder's agent files (``agent.folder.agent_files``) join the config's
+``agents`` whenever it is made, with the trust it is made with, so every reader of
+``config.agents`` (the registry of agents, a run, its subagents) sees them; they are read
+again before each run (``refresh_trust``), so a new or edited agent file needs no restart.
+
 Two ways to load, as the front ends need them. ``load`` raises the ``ConfigError`` that
 names the bad key: a command or a session cannot start on a config it cannot read. The
 editor's ``start``/``change``/``refresh_trust`` never do: an invalid layer never
@@ -213,10 +218,11 @@ class FolderSettings:
 
     def refresh_trust(self) -> SettingsUpdate:
         """Reload when the folder's trust changed since the config was loaded (the trust
-        list is edited by ``agentls trust`` in other processes)."""
+        list is edited by ``agentls trust`` in other processes); else read the agent
+        files again (``changed`` when their agents did)."""
         trusted = self._trust_now()
         if trusted == self._trusted:
-            return SettingsUpdate(self.config)
+            return self._reread_agent_files()
         self._trusted = trusted
         self._skip_workspace_file = False
         return self._reload()
@@ -244,6 +250,25 @@ class FolderSettings:
         self.config = config
         return SettingsUpdate(config, None, changed)
 
+    # -- agent files -------------------------------------------------------------------------
+    @property
+    def agent_notices(self) -> tuple[str, ...]:
+        """What the agent files of the config in force say (broken files, name clashes)."""
+        return tuple(self.report.agent_notices) if self.report is not None else ()
+
+    def _reread_agent_files(self) -> SettingsUpdate:
+        report = self.report
+        if report is None or report.config is not self.config:
+            return SettingsUpdate(self.config)
+        config = self.config.model_copy()
+        _with_agent_files(report, config)
+        if config.agents == self.config.agents:
+            report.config = self.config
+            return SettingsUpdate(self.config)
+        # A new object: a run in flight keeps the agents it started with.
+        self.config = report.config = config
+        return SettingsUpdate(config, None, True)
+
     # -- the layers ------------------------------------------------------------------------
     def _load(self, *, trusted: bool) -> LoadedConfig:
         from agentls.agent.config.loader import deep_merge, load
@@ -260,5 +285,20 @@ class FolderSettings:
             user_file=self._user_file,
             workspace_file=not self._skip_workspace_file,
         )
+        _with_agent_files(report, report.config)
         self.report = report
         return report
+
+
+def _with_agent_files(report: LoadedConfig, config: AppConfig) -> None:
+    """``config.agents``: the settings' own and, under them, the agent files' (read again
+    now, with the report's trust); ``report`` gets what the files say and lost."""
+    from agentls.agent.folder.agent_files import load_agent_files, without_file_agents
+
+    own = without_file_agents(config.agents)
+    found = load_agent_files(config.workspace.root, own, trusted=report.trusted)
+    # The settings' `agents:` win a clash (load_agent_files left those files out).
+    config.agents = {**found.agents, **own}
+    report.config = config
+    report.agent_notices = found.notices
+    report.ignored_agent_files = found.ignored

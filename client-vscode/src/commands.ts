@@ -148,7 +148,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         const picked = await ui.showQuickPick(
           result.agents.map((a) => ({
             label: a.name,
-            description: a.readOnly ? 'read-only' : undefined,
+            description: [a.readOnly ? 'read-only' : '', a.source === 'built-in' ? '' : a.source]
+              .filter(Boolean)
+              .join(' · ') || undefined,
             detail: a.description,
           })),
           { title: 'Agent: Run with agent', placeHolder: 'Pick an agent' },

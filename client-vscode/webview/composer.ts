@@ -94,8 +94,10 @@ export function applyOptions(): void {
   for (const agent of names) {
     const label = 'readOnly' in agent && agent.readOnly ? `${agent.name} (read-only)` : agent.name;
     const option = h('option', { value: agent.name }, label);
-    if ('description' in agent && agent.description) {
-      option.title = agent.description;
+    // Where a custom agent is defined (its file, the config) helps tell agents apart.
+    const source = 'source' in agent && agent.source !== 'built-in' ? ` (${agent.source})` : '';
+    if ('description' in agent && (agent.description || source)) {
+      option.title = `${agent.description}${source}`;
     }
     agentSelect.append(option);
   }

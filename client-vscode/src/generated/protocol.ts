@@ -139,6 +139,8 @@ export interface AgentInfo {
   name: string;
   description: string;
   readOnly: boolean;
+  /** Where the agent is defined: `built-in`, `config` (the settings' `agents:`), or its agent file (workspace-relative, e.g. `.claude/agents/x.md`, or `your agents/x.md` in the user config directory). */
+  source: string;
 }
 
 /** `agent/agents` result. */

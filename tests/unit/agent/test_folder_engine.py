@@ -206,7 +206,7 @@ def test_the_agents_are_the_defaults_and_the_configs(tmp_path: Path) -> None:
         }
     )
     agents = engine.agents(config)
-    assert agents.names() == ["build", "docs", "plan", "review", "mixed"]
+    assert agents.names() == ["build", "docs", "explore", "plan", "review", "mixed"]
     assert agents.get("docs").max_steps == 3
     assert {a.name: a.read_only for a in agents.list()}["plan"] is True
     assert not engine.agents(config_in(tmp_path)).exists("docs")

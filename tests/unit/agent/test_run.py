@@ -47,7 +47,8 @@ def test_registry_defaults_custom_and_unknown() -> None:
     assert {"build", "plan", "review", "mixed", "docs"} <= set(registry.names())
     assert {a.name: a.read_only for a in registry.list()}["plan"] is True
     assert registry.get("docs").allowed_tools == ["read_file"]
-    with pytest.raises(AgentNotFoundError, match="known agents: build, docs, plan, review, mixed"):
+    known = "known agents: build, docs, explore, plan, review, mixed"
+    with pytest.raises(AgentNotFoundError, match=known):
         registry.get("nope")
 
 

@@ -20,6 +20,7 @@ from agentls.cli.main import main as cli_main
 SUBCOMMANDS = {
     "run",
     "models",
+    "agents",
     "demo",
     "sessions",
     "checkpoints",
