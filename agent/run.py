@@ -659,19 +659,20 @@ class _Run:
             await self.delegation.aclose()
 
     async def system_prompt(self, agent: AgentConfig) -> str:
-        """``agent``'s prompt with what the run adds to it (the project's instructions, the
-        skills' catalogue, the word on subagents): the same bytes on every step (prompt
+        """``agent``'s prompt with what the run adds to it (the word on subagents, the
+        project's instructions, the skills' catalogue): the same bytes on every step (prompt
         caches)."""
         parts = [agent.system_prompt]
+        tools = agent.allowed_tools
+        delegates = self.delegation is not None and (not tools or DELEGATE in tools)
+        if delegates and AgentRegistry(self.context.config).exists(EXPLORE):
+            # How the agent works, so next to its own prompt, before the project's words.
+            parts.append(SUBAGENTS_HINT)
         if self.instructions:
             parts.append(self.instructions)
         catalogue = await self.skills_catalogue(agent)
         if catalogue:
             parts.append(catalogue)
-        tools = agent.allowed_tools
-        delegates = self.delegation is not None and (not tools or DELEGATE in tools)
-        if delegates and AgentRegistry(self.context.config).exists(EXPLORE):
-            parts.append(SUBAGENTS_HINT)
         return "\n\n".join(parts)
 
     async def _prompt_hooks(self, prompt: str) -> str:
