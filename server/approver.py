@@ -76,9 +76,10 @@ def client_supports_ask_user(caps: types.ClientCapabilities | None) -> bool:
 
 def approval_message(request: ApprovalRequest) -> str:
     """The text of the approval question: what, why, and the exact thing that will run."""
-    # A subagent's call is asked as its own: the user sees who wants it.
-    who = f"The subagent {request.subagent}" if request.subagent else "agentls"
-    lines = [f"{who} wants to run {request.tool}."]
+    # A subagent's call names it; the message still starts as every approval does, which
+    # is how a client tells an approval from the server's other questions.
+    by = f" (subagent {request.subagent})" if request.subagent else ""
+    lines = [f"agentls wants to run {request.tool}{by}."]
     if request.explanation:
         lines.append(request.explanation)
     if request.preview:

@@ -28,7 +28,8 @@ def request(subagent: str = "") -> ApprovalRequest:
 
 def test_a_subagents_question_names_it() -> None:
     message = approval_message(request("explore"))
-    assert message.startswith("The subagent explore wants to run execute_command.")
+    # It starts as every approval does: clients tell approvals by it.
+    assert message.startswith("agentls wants to run execute_command (subagent explore).")
     assert "pytest -q" in message
 
 
