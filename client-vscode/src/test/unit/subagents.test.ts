@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { approvalSubagent, emptyConversation, reduce, type Action, type Conversation, type Item } from '../../panel/model';
 import { reduceWorktrees, emptyWorktrees } from '../../panel/worktrees';
+import { subagentAuthors } from '../../review/protocol';
 import type { StepParams, SubagentParams } from '../../protocol';
 import { RunView } from '../../runView';
 import { Transcript } from '../../transcript';
@@ -176,5 +177,17 @@ describe('status bar and transcript: a subagent', () => {
     let s = reduceWorktrees(emptyWorktrees(), { type: 'runStarted', runId: 'r1', name: 'wt', prompt: 'p' });
     s = reduceWorktrees(s, { type: 'step', params: grepStart });
     assert.equal(s.runs[0].stepText, 'explore: grep');
+  });
+
+  it("names the subagent of an edit under inline review from its annotations' label", () => {
+    const authors = subagentAuthors({
+      edit: {
+        changeAnnotations: {
+          'p:edit:a.py:0': { label: 'subagent explore: edit a.py', needsConfirmation: true },
+          'p:edit:b.py:0': { label: 'agent: edit b.py', needsConfirmation: true },
+        },
+      },
+    } as never);
+    assert.deepEqual([...authors], [['p:edit:a.py:0', 'explore']]);
   });
 });
