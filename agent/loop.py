@@ -21,7 +21,7 @@ import contextlib
 import json
 import logging
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
@@ -117,6 +117,7 @@ class AgentLoop:
         inbox: Callable[[], Sequence[str]] | None = None,
         messages: RunMessages | None = None,
         token_budget: int | None = None,
+        background: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         self.llm = llm
         self.engine = engine
@@ -142,6 +143,9 @@ class AgentLoop:
         self.messages = messages
         self._stop_objections = 0
         self.token_budget = token_budget
+        #: Waits for work the run started in the background (subagents the model did not
+        #: wait for); True when its news wait in the inbox. The loop never ends before.
+        self.background = background
         #: Tokens spent by the run's earlier loops (planning, self-evaluation retries).
         self.spent_before = 0
 
@@ -222,6 +226,10 @@ class AgentLoop:
             )
             if self.messages is not None and self.messages.waiting:
                 # The user wrote while the model was finishing: it answers that first.
+                state.steps.append(StepResult(step, response, [], model=self.model_name))
+                return
+            if await self._background_news(state):
+                # A subagent it did not wait for has reported: the model reads it first.
                 state.steps.append(StepResult(step, response, [], model=self.model_name))
                 return
             objection = await self._stop_hooks(response.content or "")
@@ -308,6 +316,14 @@ class AgentLoop:
             if self.session is not None:
                 await self.session.context_update("compacted", before, len(state.messages))
             await self._tell_compaction(step, earlier, state.messages)
+
+    async def _background_news(self, state: RunRecord) -> bool:
+        if self.background is None:
+            return False
+        try:
+            return await race_cancel(self.background(), self.cancel)
+        except Interrupted:
+            raise self._interrupted(state) from None
 
     # -- hooks --------------------------------------------------------------------
     async def _stop_hooks(self, answer: str) -> str | None:

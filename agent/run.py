@@ -36,6 +36,8 @@ from agentls.agent.config.agents import MIXED, AgentRegistry
 from agentls.agent.config.model_choice import chosen_model
 from agentls.agent.config.models import AgentConfig, AppConfig, HookEvent
 from agentls.agent.contract import RunRequest, RunResult
+from agentls.agent.delegation import ChildRun, Delegation
+from agentls.agent.delegation.child_agent import DELEGATE
 from agentls.agent.errors import AgentError
 from agentls.agent.events import (
     InstructionsRead,
@@ -78,6 +80,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = ["FrontEnd", "RunOutcome", "RunRequest", "run_agent"]
+
+#: The built-in agent for broad searches, and what the model is told of it.
+EXPLORE = "explore"
+SUBAGENTS_HINT = (
+    "Subagents: for a broad search across the repository (where something is defined or "
+    "used, how a feature works across many files, what a large log says), hand it to the "
+    "`explore` agent with `delegate` rather than reading many files yourself: you receive "
+    "only its report, which keeps your context small. Give it a self-contained task."
+)
 
 PLAN_HANDOFF = (
     "{prompt}\n\n## Plan prepared by the planning agent\n{plan}\n\n"
@@ -289,6 +300,7 @@ async def _run_to_the_end(
             await _ask_about_hooks(front_end, Path(context.files.root))
         run.load_hooks(trusted=front_end.trusted, session_id=session_id)
         await run.protect_approved_files(trusted=front_end.trusted)
+        run.allow_subagents()
         await recorder.start(request.prompt, run.instruction_labels, model=run.first_model())
         state = await run.to_the_end()
     except AgentError as exc:  # a refusal with a message: no traceback to log
@@ -297,6 +309,8 @@ async def _run_to_the_end(
     except Exception as exc:  # the run fails; the front end must not see a traceback
         log.exception("run %s failed", run_id)
         state = _failed(config, exc, observer)
+    finally:
+        await run.close_subagents()
     if recorder is not None and not run.ended_after_planning:
         await _record_finish(recorder, state, run, observer)
     return RunOutcome(state, run_id, session_id, request.agent, run.instruction_labels)
@@ -478,6 +492,8 @@ class _Run:
     #: The project's instructions for the system prompt, read once at the start.
     instructions: str = ""
     instruction_labels: list[str] = field(default_factory=list)
+    #: The subagents the model starts (None: the run offers none).
+    delegation: Delegation | None = None
 
     def first_model(self) -> str:
         """The model the run starts on: in mixed mode the planner's."""
@@ -613,6 +629,43 @@ class _Run:
         if extra:
             self.context = dataclasses.replace(ctx, protected_extra=extra)
 
+    def allow_subagents(self) -> None:
+        """Lets the model start subagents (``delegate``), whose reports of background
+        work reach it through the inbox."""
+        ctx = self.context
+        if not ctx.config.subagents.enabled or not self.registry.has_tool(DELEGATE):
+            return
+        self.delegation = delegation = Delegation(
+            _ChildLoops(self),
+            config=ctx.config,
+            known_tools=self.registry.names(),
+            session=ctx.session,
+        )
+        self.context = dataclasses.replace(ctx, delegation=delegation)
+        front_inbox = self.inbox
+
+        def inbox() -> Sequence[str]:
+            notes = list(front_inbox()) if front_inbox is not None else []
+            return [*notes, *delegation.take_reports()]
+
+        self.inbox = inbox
+
+    async def close_subagents(self) -> None:
+        if self.delegation is not None:
+            await self.delegation.aclose()
+
+    def system_prompt(self, agent: AgentConfig) -> str:
+        """``agent``'s prompt with what the run adds to it: the same bytes on every step
+        (prompt caches)."""
+        parts = [agent.system_prompt]
+        if self.instructions:
+            parts.append(self.instructions)
+        tools = agent.allowed_tools
+        delegates = self.delegation is not None and (not tools or DELEGATE in tools)
+        if delegates and AgentRegistry(self.context.config).exists(EXPLORE):
+            parts.append(SUBAGENTS_HINT)
+        return "\n\n".join(parts)
+
     async def _prompt_hooks(self, prompt: str) -> str:
         """SessionStart and UserPromptSubmit: the prompt with what they add; HookBlocked
         when a UserPromptSubmit hook refuses it."""
@@ -656,6 +709,7 @@ class _Run:
         )
         if request.agent != MIXED:
             state = await self.loop(request.prompt, agent, streaming=stream)
+            state.usage = state.usage.add(self._children_usage())
         else:
             planner = AgentRegistry(config).get("plan")
             plan_state = await self.loop(request.prompt, planner, streaming=False)
@@ -665,8 +719,15 @@ class _Run:
                 return plan_state
             prompt = PLAN_HANDOFF.format(prompt=request.prompt, plan=plan_state.final_output)
             state = await self.loop(prompt, agent, streaming=stream)
-            state.usage = state.usage.add(plan_state.usage)
+            state.usage = state.usage.add(plan_state.usage).add(self._children_usage())
         return await _self_evaluate(request, config, self.llm, state, self.loop, agent)
+
+    def _children_usage(self) -> Usage:
+        """What the subagents spent so far, counted once in the run's total."""
+        if self.delegation is None:
+            return Usage()
+        spent, self.delegation.usage = self.delegation.usage, Usage()
+        return spent
 
     def _tree(self) -> str | None:
         """The project tree and the run's repo map, for the system prompt."""
@@ -683,10 +744,8 @@ class _Run:
         model = answering.llm.model
         machine = RunStateMachine(ctx.observer, model=model)
         index = ctx.index
-        if self.instructions:
-            # Part of the system prompt: the same bytes on every step of the run.
-            prompt_with = f"{agent.system_prompt}\n\n{self.instructions}"
-            agent = agent.model_copy(update={"system_prompt": prompt_with})
+        agent = agent.model_copy(update={"system_prompt": self.system_prompt(agent)})
+        delegation = self.delegation
         loop = AgentLoop(
             llm,
             # awaiting_human while a human is asked
@@ -705,11 +764,63 @@ class _Run:
             inbox=self.inbox,
             messages=self.messages,
             token_budget=self.request.token_budget,
+            background=delegation.wait_background if delegation is not None else None,
         )
         try:
             return await loop.run(prompt, history=self.history, images=self.images)
         finally:
             self.last_state = loop.machine.state
+
+
+class _ChildLoops:
+    """Composes a subagent's loop from its run's parts: the same files (and so the same
+    review and checkpoints), hooks, index and cancellation; its own model, conversation,
+    context manager and state; no session of its own (the parent's records the report)
+    and no subagents of its own."""
+
+    def __init__(self, run: _Run) -> None:
+        self._run = run
+
+    def model_for(self, agent: AgentConfig) -> str:
+        run = self._run
+        return run.models.child_model(agent, run.context.config.llm.model)
+
+    async def run(self, child: ChildRun) -> RunRecord:
+        from agentls.agent.context import ContextBuilder, ContextManager
+
+        run, ctx = self._run, self._run.context
+        model = self.model_for(child.agent)
+        config, llm = run.models.access_model(model)
+        machine = RunStateMachine(child.observer, model=model)
+        child_ctx = dataclasses.replace(
+            ctx,
+            config=config,
+            llm=llm,
+            observer=child.observer,
+            approver=child.approver,
+            session=None,
+            set_state=machine.to,
+            delegation=None,
+        )
+        agent = child.agent.model_copy(update={"system_prompt": run.system_prompt(child.agent)})
+        loop = AgentLoop(
+            llm,
+            ExecutionEngine(run.registry, child_ctx),
+            agent,
+            ContextBuilder(config.context, tree=run._tree if ctx.index is not None else None),
+            observer=child.observer,
+            cancel=ctx.cancel,
+            step_timeout=run.request.step_timeout,
+            context_manager=ContextManager(config.context, token_counter=llm.count_tokens),
+            # Nobody reads a child's text as it is written: only its report reaches the
+            # parent.
+            stream=False,
+            parallel_tools=config.context.parallel_tools,
+            model_name=model,
+            machine=machine,
+            token_budget=config.subagents.token_budget,
+        )
+        return await loop.run(child.task)
 
 
 class HookBlocked(AgentError):

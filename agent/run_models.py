@@ -38,7 +38,15 @@ class RunModels:
     def access(self, agent: AgentConfig) -> tuple[AppConfig, LLM]:
         """The config (its ``llm.model`` the model that answers) and the model access
         for a loop of ``agent``."""
-        model = self.model_for(agent)
+        return self.access_model(self.model_for(agent))
+
+    def child_model(self, child: AgentConfig, parent_model: str) -> str:
+        """The model of a subagent: its own agent's when it names one (what it was defined
+        for, a cheaper one for searches), else the one its parent answers on."""
+        return child.model or parent_model
+
+    def access_model(self, model: str) -> tuple[AppConfig, LLM]:
+        """The config and the model access for ``model``."""
         if model == self.config.llm.model:
             return self.config, self.llm
         made = self._made.get(model)

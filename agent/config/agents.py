@@ -23,6 +23,9 @@ READ_ONLY_TOOLS = [
     "get_problems",
     "update_plan",
     "ask_user",
+    # A subagent never has more tools than the agent that starts it: from a read-only
+    # agent, only read-only children.
+    "delegate",
 ]
 
 _BUILD_PROMPT = """You are agentls, a coding agent working inside the user's editor on the \

@@ -186,6 +186,23 @@ class RestoreEntry(_OncePerRun):
     unrestorable: list[dict[str, str]] = Field(default_factory=list)
 
 
+class SubagentEntry(_OncePerToolCall):
+    """A subagent the run started (``call_id``: the parent's ``delegate`` call) ended: who it
+    was, what it was asked, how it ended, what it spent and its report (at most 4,000
+    characters). The report the parent read is the call's tool result; this keeps the rest."""
+
+    type: Literal["subagent"] = "subagent"
+    agent: str
+    task: str
+    status: str
+    steps: int = 0
+    model: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    report: str = ""
+
+
 Entry = Annotated[
     RunStartEntry
     | UserMessage
@@ -199,7 +216,8 @@ Entry = Annotated[
     | RunFinishEntry
     | CompactionEntry
     | ModelChoiceEntry
-    | RestoreEntry,
+    | RestoreEntry
+    | SubagentEntry,
     Field(discriminator="type"),
 ]
 _ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)

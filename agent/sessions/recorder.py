@@ -27,6 +27,7 @@ from agentls.agent.sessions.entries import (
     RunFinishEntry,
     RunStartEntry,
     StoredToolCall,
+    SubagentEntry,
     ToolCallEntry,
     ToolResultEntry,
     UserMessage,
@@ -35,6 +36,7 @@ from agentls.agent.sessions.store import Session
 from agentls.agent.workspace import EditOutcome, FileAccess
 
 if TYPE_CHECKING:
+    from agentls.agent.llm.models import Usage
     from agentls.agent.policy.program_approval import ProgramToApprove
 
 # -- what the loop writes through -------------------------------------------------------
@@ -164,6 +166,33 @@ class SessionRecorder:
     async def context_update(self, kind: str, before: int, after: int) -> None:
         entry = ContextUpdate(
             kind=kind, messages_before=before, messages_after=after, **self._base()
+        )
+        await self.session.append(entry)
+
+    async def subagent(
+        self,
+        call_id: str,
+        agent: str,
+        task: str,
+        *,
+        status: str,
+        steps: int,
+        usage: Usage,
+        report: str,
+        model: str | None,
+    ) -> None:
+        entry = SubagentEntry(
+            call_id=call_id,
+            agent=agent,
+            task=task[:4000],
+            status=status,
+            steps=steps,
+            model=model,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            total_tokens=usage.total_tokens,
+            report=report[:4000],
+            **self._base(),
         )
         await self.session.append(entry)
 

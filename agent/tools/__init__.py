@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
     """Every built-in tool (MCP tools are added per run by agent.mcp); ``config`` tunes
     what their descriptions say (which patch format apply_patch shows first)."""
+    from agentls.agent.tools.delegate import DelegateTool
     from agentls.agent.tools.edit import ApplyPatchTool, EditFileTool, lead_patch_format
     from agentls.agent.tools.exec import ExecuteCommandTool, PythonExecutorTool
     from agentls.agent.tools.files import DeleteFileTool, ListFilesTool, ReadFileTool, WriteFileTool
@@ -22,7 +23,7 @@ def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
     from agentls.agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
     from agentls.agent.tools.symbols import FindReferencesTool, FindSymbolTool
 
-    return [
+    tools: list[AnyTool] = [
         ReadFileTool(),
         WriteFileTool(),
         DeleteFileTool(),
@@ -44,6 +45,9 @@ def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
         UpdatePlanTool(),
         AskUserTool(),
     ]
+    if config is None or config.subagents.enabled:
+        tools.append(DelegateTool(config))
+    return tools
 
 
 def build_registry(config: AppConfig | None = None) -> ToolRegistry:

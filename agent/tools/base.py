@@ -8,7 +8,7 @@ import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel
 
@@ -71,6 +71,14 @@ class ToolCallResult:
     call_id: str = ""
 
 
+class Delegator(Protocol):
+    """Who runs the run's subagents (``delegate``)."""
+
+    async def delegate(
+        self, name: str, task: str, *, wait: bool, call: ToolContext
+    ) -> ToolResult: ...
+
+
 @dataclass(frozen=True)
 class RunContext:
     """Everything one run shares with its tools, typed, built once per run (``run_agent``
@@ -108,6 +116,9 @@ class RunContext:
     #: Workspace files protected beyond the fixed names, with why: what the MCP servers
     #: and hooks the user approved run or read (``agent.protected.approved_files``).
     protected_extra: Mapping[str, str] = field(default_factory=dict)
+    #: Who runs the subagents the model starts (``delegate``); None: no subagents (a
+    #: subagent's own context, so that it starts none).
+    delegation: Delegator | None = None
 
 
 @dataclass(frozen=True)

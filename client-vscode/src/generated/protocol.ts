@@ -862,7 +862,7 @@ export interface RunStartEntry extends Entry {
   model?: string | null;
 }
 
-export type SessionEntry = RunStartEntry | UserMessage | NoteEntry | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | ModelChoiceEntry | RestoreEntry;
+export type SessionEntry = RunStartEntry | UserMessage | NoteEntry | AssistantMessage | ToolCallEntry | ToolResultEntry | ApprovalDecision | ContextUpdate | PlanEntry | RunFinishEntry | CompactionEntry | ModelChoiceEntry | RestoreEntry | SubagentEntry;
 
 /** One stored conversation, as `agent/sessions` and `agentls sessions --json` list it. */
 export interface SessionInfo {
@@ -972,6 +972,24 @@ export interface StreamParams {
   reason?: string;
   /** The attempt that now starts. */
   attempt?: number;
+}
+
+/**
+ * A subagent the run started (`call_id`: the parent's `delegate` call) ended: who it
+ * was, what it was asked, how it ended, what it spent and its report (at most 4,000
+ * characters). The report the parent read is the call's tool result; this keeps the rest.
+ */
+export interface SubagentEntry extends OncePerToolCall {
+  type: 'subagent';
+  agent: string;
+  task: string;
+  status: string;
+  steps: number;
+  model?: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  report: string;
 }
 
 /**
