@@ -819,6 +819,15 @@ function replayEntry(c: Conversation, e: SessionEntry, toolNames: Map<string, st
     case 'context_update':
     case 'compaction':
       return c;
+    case 'subagent': {
+      // What the session kept of a subagent: who, its task and model, how it ended (its
+      // tool calls are not kept), in the card of the delegate call it worked under.
+      const status = e.status === 'success' || e.status === 'partial' ? e.status : 'failed';
+      const start: SubagentParams = { runId, callId: e.call_id, agent: e.agent, phase: 'start', task: e.task, model: e.model ?? undefined };
+      const usage = { prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens, total_tokens: e.total_tokens, cached_tokens: 0 };
+      const end: SubagentParams = { runId, callId: e.call_id, agent: e.agent, phase: 'end', status, summary: e.report.slice(0, 500), steps: e.steps, usage };
+      return reduce(reduce(c, { type: 'subagent', params: start }), { type: 'subagent', params: end });
+    }
     case 'model_choice':
       return reduce(c, {
         type: 'notice',

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { approvalSubagent, emptyConversation, reduce, type Action, type Conversation, type Item } from '../../panel/model';
+import { approvalSubagent, emptyConversation, fromEntries, reduce, type Action, type Conversation, type Item } from '../../panel/model';
 import { reduceWorktrees, emptyWorktrees } from '../../panel/worktrees';
 import { subagentAuthors } from '../../review/protocol';
-import type { StepParams, SubagentParams } from '../../protocol';
+import type { SessionEntry, StepParams, SubagentParams } from '../../protocol';
 import { RunView } from '../../runView';
 import { Transcript } from '../../transcript';
 
@@ -126,6 +126,23 @@ describe('panel model: a subagent nested under its delegate card', () => {
     const before = run([{ type: 'runStarted', runId: 'r1', prompt: 'p' }]);
     const after = run([{ type: 'step', params: grepStart }, { type: 'subagent', params: childStarted }], before);
     assert.equal(after, before);
+  });
+
+  it('shows what a stored session kept of a subagent in its delegate card', () => {
+    const at = { run_id: 'r1', model_call_index: 0, ts: 1 };
+    const entries: SessionEntry[] = [
+      { ...at, type: 'run_start', prompt: 'Where is foo?', agent: 'build', instructions: [] },
+      { ...at, type: 'tool_call', call_id: 'd1', name: 'delegate', arguments: delegateArgs },
+      { ...at, type: 'subagent', call_id: 'd1', agent: 'explore', task: 'find foo', status: 'success', steps: 3, model: 'openai/small', prompt_tokens: 900, completion_tokens: 100, total_tokens: 1000, report: 'foo is in a.py' },
+      { ...at, type: 'tool_result', call_id: 'd1', name: 'delegate', success: true, content: 'foo is in a.py' },
+    ];
+    const c = fromEntries('s1', entries);
+    const child = tools(c)[0].subagent;
+    assert.ok(child, JSON.stringify(c.items));
+    assert.deepEqual(
+      [child.agent, child.task, child.model, child.status, child.stepCount, child.tokens, child.report, child.steps.length],
+      ['explore', 'find foo', 'openai/small', 'success', 3, 1000, 'foo is in a.py', 0],
+    );
   });
 
   it('reads the subagent an approval is for from its first line', () => {
