@@ -85,10 +85,11 @@ describe('a subagent in the agent panel', () => {
       api.panel.current.items.filter((it) => it.kind === 'tool').map((it) => (it.kind === 'tool' ? it.tool : '')),
       ['delegate'],
     );
-    // The parent's last request holds the report, not the child's tool results.
-    const last = JSON.stringify((await modelRequests()).at(-1)?.body.messages ?? []);
-    assert.match(last, /returns a greeting for the name/);
-    assert.doesNotMatch(last, /return "Hello " \+ name/);
+    // The parent's last request holds the report as its one tool result, not the child's.
+    const last = (await modelRequests()).at(-1)?.body.messages ?? [];
+    const results = last.filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content));
+    assert.strictEqual(results.length, 1, JSON.stringify(results));
+    assert.match(results[0], /returns a greeting for the name/);
 
     await uiDone({
       panel: [
