@@ -786,11 +786,41 @@ class _ChildLoops:
         return run.models.child_model(agent, run.context.config.llm.model)
 
     async def run(self, child: ChildRun) -> RunRecord:
+        if child.agent.isolation != "worktree":
+            return await self._loop(child, self._run.context)
+        from agentls.agent.delegation.worktree_child import ChildWorktree
+        from agentls.agent.indexing import build_index
+
+        ctx = self._run.context
+        apart = await ChildWorktree.open(Path(ctx.files.root))
+        config = apart.config_for(ctx.config)
+        index = await build_index(config)
+        in_worktree = dataclasses.replace(
+            ctx,
+            files=apart.files(),
+            config=config,
+            index=index,
+            symbols=local_symbols(index),
+            # What the user's tree knows (its live index, the editor's problems and
+            # terminals) is not the worktree's.
+            changes_probe=None,
+            process_runner=None,
+            problems=None,
+            protected_extra={},
+        )
+        child = dataclasses.replace(child, approver=apart.approver(child.approver))
+        record = await self._loop(child, in_worktree)
+        where = await apart.finish(child.name, child.task)
+        record.final_output = f"{record.final_output or ''}\n\n{where}".strip()
+        return record
+
+    async def _loop(self, child: ChildRun, ctx: RunContext) -> RunRecord:
         from agentls.agent.context import ContextBuilder, ContextManager
 
-        run, ctx = self._run, self._run.context
+        run = self._run
         model = self.model_for(child.agent)
         config, llm = run.models.access_model(model)
+        config = config.model_copy(update={"workspace": ctx.config.workspace})
         machine = RunStateMachine(child.observer, model=model)
         child_ctx = dataclasses.replace(
             ctx,
@@ -803,11 +833,12 @@ class _ChildLoops:
             delegation=None,
         )
         agent = child.agent.model_copy(update={"system_prompt": run.system_prompt(child.agent)})
+        tree = run._tree if ctx.index is run.context.index else _tree_of(ctx.index)
         loop = AgentLoop(
             llm,
             ExecutionEngine(run.registry, child_ctx),
             agent,
-            ContextBuilder(config.context, tree=run._tree if ctx.index is not None else None),
+            ContextBuilder(config.context, tree=tree if ctx.index is not None else None),
             observer=child.observer,
             cancel=ctx.cancel,
             step_timeout=run.request.step_timeout,
@@ -821,6 +852,10 @@ class _ChildLoops:
             token_budget=config.subagents.token_budget,
         )
         return await loop.run(child.task)
+
+
+def _tree_of(index: RepoIndex | None) -> Callable[[], str | None]:
+    return lambda: index.format_tree() if index is not None else None
 
 
 class HookBlocked(AgentError):

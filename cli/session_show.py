@@ -62,6 +62,7 @@ def conversation(entries: Iterable[Entry]) -> Iterator[str]:
         RestoreEntry,
         RunFinishEntry,
         RunStartEntry,
+        SubagentEntry,
         ToolResultEntry,
     )
     from agentls.agent.text import one_line
@@ -89,5 +90,11 @@ def conversation(entries: Iterable[Entry]) -> Iterator[str]:
             yield f"[{entry.status}]"
         elif isinstance(entry, CompactionEntry):
             yield f"[compacted: {entry.replaced} messages became a summary]"
+        elif isinstance(entry, SubagentEntry):
+            on = f" on {entry.model}" if entry.model else ""
+            yield (
+                f"  [subagent {entry.agent}{on}: {entry.status}, {entry.steps} step(s), "
+                f"{entry.total_tokens} tokens] {one_line(entry.task, 80)}"
+            )
         elif isinstance(entry, RestoreEntry):
             yield f"[undid run {entry.restores} and the later ones: {entry.status}]"

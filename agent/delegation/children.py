@@ -129,7 +129,9 @@ class Delegation:
         return bounded_child(defined, parent or AgentConfig(system_prompt=""), self._known)
 
     async def _run(self, child: ChildRun, observer: Observer) -> ToolResult:
-        turn = self._at_once if is_read_only(child.agent) else self._one_editor
+        # A child in a worktree of its own edits nothing the others see.
+        apart = is_read_only(child.agent) or child.agent.isolation == "worktree"
+        turn = self._at_once if apart else self._one_editor
         record: RunRecord | None = None
         try:
             async with turn:

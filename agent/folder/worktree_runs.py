@@ -13,24 +13,20 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from agentls.agent.config.models import AppConfig
 from agentls.agent.events import Observer, WorktreeSetup
+from agentls.agent.worktree_edits import EditsUnasked, refuse_protected
 from agentls.agent.worktrees import Worktree, WorktreeError, prepare, repository_root
 
 if TYPE_CHECKING:
     from agentls.agent.policy.approval import (
-        ApprovalAnswer,
-        ApprovalRequest,
         Approver,
-        EditRequest,
-        EditReview,
     )
-    from agentls.agent.policy.program_approval import ProgramToApprove
-    from agentls.agent.workspace import EditConfirmer, EditOutcome, EditProposal, FileAccess
+    from agentls.agent.workspace import FileAccess
     from agentls.indexer.index import RepoIndex
     from agentls.indexer.symbols_client import SymbolProcess
 
@@ -151,7 +147,7 @@ class WorktreeRun:
         if not isinstance(files, DiskFileAccess):
             raise TypeError("a worktree's files are on disk")
         files.confirmer = refuse_protected(self.worktree.folder)
-        return _EditsUnasked(approver)
+        return EditsUnasked(approver)
 
     async def own_index(self, config: AppConfig) -> tuple[RepoIndex | None, SymbolProcess | None]:
         """The worktree's own index, and its symbols parsed in a process of their own
@@ -217,41 +213,3 @@ def copied_folder(source: Path) -> Path | None:
     it is the repository's top, not a folder inside (blocking: a git process)."""
     resolved = source.resolve()
     return resolved if repository_root(source) == resolved else None
-
-
-def refuse_protected(root: Path) -> EditConfirmer:
-    """The confirmer of a worktree's files: no question, but files that change what runs
-    or what is trusted (.agentls.yaml, .vscode/, git hooks...) are refused: nobody would
-    review them before they take effect in the worktree's own commands."""
-    from agentls.agent.protected.edits import protected_targets
-
-    async def confirm(proposal: EditProposal) -> bool:
-        return not protected_targets([c.path for c in proposal.changes], root)
-
-    return confirm
-
-
-class _EditsUnasked:
-    """An Approver whose edit confirmations go to the files' own confirmer (a worktree's:
-    no question); every other question goes to ``inner``."""
-
-    def __init__(self, inner: Approver) -> None:
-        self.inner = inner
-
-    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
-        return await self.inner.ask(request)
-
-    async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
-        return await files.apply(request.changes, confirm=True)
-
-    async def ask_user(self, question: str) -> str | None:
-        return await self.inner.ask_user(question)
-
-    async def edit_reviewed(self, review: EditReview) -> None:
-        await self.inner.edit_reviewed(review)
-
-    async def approve_program(self, program: ProgramToApprove) -> bool | None:
-        return await self.inner.approve_program(program)
-
-    def __getattr__(self, name: str) -> Any:  # what other front ends' approvers add
-        return getattr(self.inner, name)

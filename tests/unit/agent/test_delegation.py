@@ -376,3 +376,57 @@ async def test_subagents_can_be_turned_off(
     await run(ws, config, [])
 
     assert "delegate" not in tool_names(scripted.requests_for("parent")[0])
+
+
+def git(ws: Path, *args: str) -> str:
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+async def test_a_child_with_a_worktree_of_its_own_leaves_the_users_tree_alone(
+    tmp_path: Path, scripted: ScriptedModelServer
+) -> None:
+    ws = workspace(tmp_path)
+    git(ws, "init", "-q")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "start")
+    agents = {
+        "apart": {
+            "system_prompt": "You are apart.",
+            "allowed_tools": ["read_file", "write_file"],
+            "model": "openai/apart",
+            "isolation": "worktree",
+        }
+    }
+    config = config_for(ws, scripted, agents=agents)
+    scripted.add(
+        "parent",
+        tool_call("delegate", {"agent": "apart", "task": "add new.txt"}),
+        text("done"),
+    )
+    scripted.add(
+        "apart",
+        tool_call("write_file", {"path": "new.txt", "content": "hello\n"}),
+        text("wrote new.txt"),
+    )
+    approver = Recording()
+
+    outcome = await run(ws, config, [], approver=approver)
+
+    assert outcome.state.status == "success"
+    assert not (ws / "new.txt").exists()
+    report = texts(scripted.requests_for("parent")[1])
+    assert "wrote new.txt" in report and "1 file(s), +1 -0" in report
+    name = report.split("in worktree ")[1].split(" ")[0]
+    # Written without a question: the user reviews the branch when applying it.
+    assert approver.edits == []
+    branch_files = git(ws, "worktree", "list")
+    assert name in branch_files
