@@ -18,9 +18,11 @@ from acp.schema import (
 )
 
 from agentls.acp_agent.approver import AcpApprover, SessionRules
+from agentls.acp_agent.replay import replay
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent import events
 from agentls.agent.policy.approval import ApprovalRequest
+from agentls.agent.sessions.entries import SubagentEntry, ToolCallEntry, ToolResultEntry
 
 
 class Client:
@@ -111,3 +113,29 @@ async def test_a_subagents_question_names_it() -> None:
     (call,) = client.asked
     assert call.title == "explore › execute_command ls"
     assert texts(call.content)[0] == "The subagent explore asks."
+
+
+def test_a_replayed_session_shows_what_it_kept_of_a_subagent_in_its_delegate_call() -> None:
+    args = {"agent": "explore", "task": "find foo"}
+    entries = [
+        ToolCallEntry(run_id="r1", call_id="d1", name="delegate", arguments=args),
+        SubagentEntry(
+            run_id="r1",
+            call_id="d1",
+            agent="explore",
+            task="find foo",
+            status="success",
+            steps=3,
+            model="openai/small",
+            total_tokens=1200,
+            report="foo is in a.py",
+        ),
+        ToolResultEntry(
+            run_id="r1", call_id="d1", name="delegate", success=True, content="in a.py"
+        ),
+    ]
+    updates = replay(entries)
+    progress = [u for u in updates if isinstance(u, ToolCallProgress)]
+    kept = "explore (openai/small): find foo\nexplore success: 3 steps · 1,200 tokens"
+    assert [texts(u.content) for u in progress] == [[kept], [kept, "in a.py"]]
+    assert progress[-1].status == "completed"
