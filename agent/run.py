@@ -76,6 +76,7 @@ from agentls.indexer.symbol_source import SymbolSource
 if TYPE_CHECKING:
     from agentls.agent.context import ContextManager
     from agentls.agent.problems import ProblemSource
+    from agentls.agent.prompts.skills import Catalogue
 
 log = logging.getLogger(__name__)
 
@@ -276,6 +277,7 @@ async def _run_to_the_end(
         changes_probe=front_end.changes_probe,
         process_runner=front_end.process_runner,
         problems=problems,
+        trusted=front_end.trusted,
     )
     run = _Run(
         request,
@@ -494,6 +496,8 @@ class _Run:
     instruction_labels: list[str] = field(default_factory=list)
     #: The subagents the model starts (None: the run offers none).
     delegation: Delegation | None = None
+    #: The skills' catalogue for the system prompt, made once per run.
+    skills: Catalogue | None = None
 
     def first_model(self) -> str:
         """The model the run starts on: in mixed mode the planner's."""
@@ -654,12 +658,16 @@ class _Run:
         if self.delegation is not None:
             await self.delegation.aclose()
 
-    def system_prompt(self, agent: AgentConfig) -> str:
-        """``agent``'s prompt with what the run adds to it: the same bytes on every step
-        (prompt caches)."""
+    async def system_prompt(self, agent: AgentConfig) -> str:
+        """``agent``'s prompt with what the run adds to it (the project's instructions, the
+        skills' catalogue, the word on subagents): the same bytes on every step (prompt
+        caches)."""
         parts = [agent.system_prompt]
         if self.instructions:
             parts.append(self.instructions)
+        catalogue = await self.skills_catalogue(agent)
+        if catalogue:
+            parts.append(catalogue)
         tools = agent.allowed_tools
         delegates = self.delegation is not None and (not tools or DELEGATE in tools)
         if delegates and AgentRegistry(self.context.config).exists(EXPLORE):
@@ -729,6 +737,25 @@ class _Run:
         spent, self.delegation.usage = self.delegation.usage, Usage()
         return spent
 
+    async def skills_catalogue(self, agent: AgentConfig) -> str:
+        """The skills' catalogue for ``agent``'s system prompt ("" when it cannot call
+        ``load_skill``), made once per run (its notices said then)."""
+        from agentls.agent.prompts.skills import run_catalogue
+
+        ctx, tools = self.context, agent.allowed_tools
+        if not ctx.config.skills.enabled or "load_skill" not in self.registry.names():
+            return ""
+        if tools and "load_skill" not in tools:
+            return ""
+        if self.skills is None:
+            root = Path(ctx.files.root)
+            self.skills = await asyncio.to_thread(
+                run_catalogue, root, ctx.config, trusted=ctx.trusted
+            )
+            for notice in self.skills.notices:
+                ctx.observer(Notice("warning", notice))
+        return self.skills.text
+
     def _tree(self) -> str | None:
         """The project tree and the run's repo map, for the system prompt."""
         index = self.context.index
@@ -744,7 +771,7 @@ class _Run:
         model = answering.llm.model
         machine = RunStateMachine(ctx.observer, model=model)
         index = ctx.index
-        agent = agent.model_copy(update={"system_prompt": self.system_prompt(agent)})
+        agent = agent.model_copy(update={"system_prompt": await self.system_prompt(agent)})
         delegation = self.delegation
         loop = AgentLoop(
             llm,
@@ -832,7 +859,8 @@ class _ChildLoops:
             set_state=machine.to,
             delegation=None,
         )
-        agent = child.agent.model_copy(update={"system_prompt": run.system_prompt(child.agent)})
+        prompt = await run.system_prompt(child.agent)
+        agent = child.agent.model_copy(update={"system_prompt": prompt})
         tree = run._tree if ctx.index is run.context.index else _tree_of(ctx.index)
         loop = AgentLoop(
             llm,

@@ -29,9 +29,15 @@ def commands_command(args: argparse.Namespace) -> int:
 def list_commands(workspace: Path, *, as_json: bool = False) -> int:
     """Each command with its description, hint and source."""
     from agentls.agent.folder.media import TERMINAL
+    from agentls.agent.folder.settings import FolderSettings
     from agentls.compose import folder_engine
 
-    found = folder_engine(TERMINAL).slash_commands(Path(os.path.abspath(workspace)))
+    root = Path(os.path.abspath(workspace))
+    engine = folder_engine(TERMINAL)
+    # The folder's trust decides whether its skills are offered (a problem says so).
+    engine.settings = FolderSettings(root)
+    engine.settings.refresh_trust()
+    found = engine.slash_commands(root)
     rows = [
         {
             "name": c.name,

@@ -26,6 +26,7 @@ READ_ONLY_TOOLS = [
     # A subagent never has more tools than the agent that starts it: from a read-only
     # agent, only read-only children.
     "delegate",
+    "load_skill",
 ]
 
 _BUILD_PROMPT = """You are agentls, a coding agent working inside the user's editor on the \

@@ -305,9 +305,14 @@ def _rebind_hidden(argv: list[str], hidden: list[str]) -> list[str]:
 
     The private tmpfs on /tmp (or /run) would hide an interpreter or a program installed
     there (a checkout, and so its .venv, cloned under /tmp; a NixOS profile reached
-    through /run): bind those back, read-only.
+    through /run): bind those back, read-only. So is the user's own skills folder, whose
+    scripts the model runs (``agent.prompts.skills``), when the user config directory
+    lives there.
     """
+    from agentls.agent.config.userdirs import user_config_dir
+
     candidates = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    candidates.add(str(user_config_dir() / "skills"))
     if argv and os.path.isabs(argv[0]):
         candidates.add(os.path.dirname(os.path.realpath(argv[0])))
     binds: list[str] = []

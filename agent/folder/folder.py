@@ -254,10 +254,27 @@ class FolderEngine:
         """The ``/name`` commands a prompt in ``root`` may start with (built-ins, the
         user's prompt files, the workspace's), with the problems of the files skipped.
         Read again at each call: the user may have just written a prompt file. It reads
-        files: a front end with an event loop to keep free calls it in a thread."""
+        files: a front end with an event loop to keep free calls it in a thread. The
+        skills are among them; in an untrusted folder the workspace's are listed, and a
+        problem says they are not offered until the folder is trusted, and how."""
         from agentls.agent.prompts.slash_commands import load_slash_commands
 
-        return load_slash_commands(root)
+        trusted = self.settings.trusted
+        found = load_slash_commands(
+            root, trusted=trusted, skills=self.settings.config.skills.enabled
+        )
+        withheld = [
+            c.name
+            for c in found.listed()
+            if c.kind == "skill" and c.source == "workspace" and not trusted
+        ]
+        if withheld:
+            names = ", ".join(f"/{name}" for name in withheld)
+            found.problems.append(
+                f"this workspace's skills ({names}) are not offered to the model nor run "
+                f"until the folder is trusted: {self.how_to_trust(root)}"
+            )
+        return found
 
     def agents(self, config: AppConfig) -> AgentRegistry:
         """The agents a run may use: the defaults and the ``agents:`` of ``config``."""

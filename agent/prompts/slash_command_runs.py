@@ -6,7 +6,9 @@ trusted or not, may switch the run only to an agent that may do no more than the
 user chose (``agent.config.agent_bounds``): a repository's ``agent: build`` must not turn the
 user's read-only ``plan`` into an agent that edits and runs commands. Such a switch is
 refused, the command runs with the user's agent and the run's notice says why; the user's
-own prompt files switch freely. The built-in commands:
+own prompt files switch freely. A skill's command runs the run's own agent on the
+skill's body with the arguments (``$ARGUMENTS``, else after the body); a workspace's
+skill is refused in a folder that is not trusted. The built-in commands:
 
 - ``/init`` asks the build agent to write a first ``AGENTS.md`` from what the repository
   shows; the file is protected, so the user confirms it before it is written;
@@ -93,9 +95,11 @@ async def prepare(
     if invocation is None:
         return PreparedRun(request)
     name, arguments = invocation
-    found = load_slash_commands(root)
+    found = load_slash_commands(root, trusted=trusted, skills=config.skills.enabled)
     command = found.get(name)
-    notes = list(found.problems) if command.source != "built-in" else []
+    # The skills' problems are the run's catalogue's to say, once.
+    notes = [p for p in found.problems if p not in found.skill_problems]
+    notes = notes if command.source != "built-in" else []
     if name in ("clear", "compact"):
         action: Action = "clear" if name == "clear" else "compact"
         return PreparedRun(request, action, name)
@@ -123,6 +127,10 @@ async def prepare(
         )
         review = request.model_copy(update={"prompt": prompt, "agent": "review"})
         return PreparedRun(review, command=name)
+    if command.kind == "skill":
+        return PreparedRun(
+            _skill_request(request, command, arguments, root, trusted), command=name, notes=notes
+        )
     expanded = expand(command, arguments, known_tools=known_tools, trusted=trusted)
     notes += expanded.notes
     updates: dict[str, object] = {"prompt": expanded.prompt}
@@ -147,6 +155,23 @@ async def prepare(
     if expanded.model:
         updates["model"] = expanded.model
     return PreparedRun(request.model_copy(update=updates), command=name, notes=notes)
+
+
+def _skill_request(
+    request: RunRequest, command: SlashCommand, arguments: str, root: Path, trusted: bool
+) -> RunRequest:
+    """A skill's ``/name``: the run's agent with the skill's body and the arguments; a
+    workspace's skill only in a trusted folder."""
+    from agentls.agent.prompts.skills import skill_prompt
+    from agentls.agent.prompts.skills.discovery import how_to_trust_hint
+
+    if command.source == "workspace" and not trusted:
+        raise SlashCommandError(
+            f"/{command.name} is a skill of this workspace ({command.path}), which is not "
+            f"trusted: a folder's skills run only once you trust it ({how_to_trust_hint(root)})"
+        )
+    prompt = skill_prompt(command.body, command.folder, command.name, arguments)
+    return request.model_copy(update={"prompt": prompt})
 
 
 def _model_command(request: RunRequest, arguments: str) -> PreparedRun:

@@ -6,7 +6,11 @@ with a note):
 1. prompt files in the user config directory: ``prompts/*.prompt.md`` and
    ``commands/*.md``: the user's own;
 2. the workspace's ``.github/prompts/*.prompt.md`` (VS Code's prompt files) and
-   ``.claude/commands/*.md`` (Claude Code's commands).
+   ``.claude/commands/*.md`` (Claude Code's commands);
+3. the skills (``agent.prompts.skills``): each runs as ``/name args``, its body the
+   prompt. A built-in command or a prompt file of the same name wins over a skill (a
+   note says so; the model can still load the skill). An untrusted workspace's skills
+   are listed but refused when run.
 
 A prompt file is Markdown with optional YAML front matter: ``description``,
 ``argument-hint``, ``agent`` (or ``mode``), ``model``, ``tools``. Its body may use
@@ -36,6 +40,8 @@ from agentls.agent.prompts.front_matter import FrontMatterError, split_front_mat
 from agentls.agent.prompts.instructions import read_instruction_file
 
 Source = Literal["built-in", "user", "workspace"]
+#: A prompt file (or a built-in) or a skill.
+Kind = Literal["prompt", "skill"]
 
 #: Where prompt files are, per source: (folder, file suffix).
 USER_FOLDERS = (("prompts", ".prompt.md"), ("commands", ".md"))
@@ -68,6 +74,9 @@ class SlashCommand:
     tools: tuple[str, ...] | None = None
     #: ``${input:...}`` names, in order, with their placeholders.
     inputs: tuple[tuple[str, str], ...] = ()
+    kind: Kind = "prompt"
+    #: A skill's folder (its scripts and files).
+    folder: str = ""
 
     @property
     def hint(self) -> str:
@@ -106,6 +115,8 @@ class SlashCommandSet:
 
     commands: dict[str, SlashCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: Those of ``problems`` about skills (a run's catalogue says them already).
+    skill_problems: list[str] = field(default_factory=list)
 
     def get(self, name: str) -> SlashCommand:
         try:
@@ -120,15 +131,47 @@ class SlashCommandSet:
         return sorted(self.commands.values(), key=lambda c: c.name)
 
 
-def load_slash_commands(root: Path, *, user_dir: Path | None = None) -> SlashCommandSet:
-    """Every command available in ``root``: built-ins, the user's, the workspace's."""
+def load_slash_commands(
+    root: Path, *, user_dir: Path | None = None, trusted: bool = True, skills: bool = True
+) -> SlashCommandSet:
+    """Every command available in ``root``: built-ins, the user's, the workspace's, and
+    (``skills``) the skills; ``trusted`` decides which skill wins a clash."""
     found = SlashCommandSet({command.name: command for command in BUILT_IN})
     user = user_dir if user_dir is not None else user_config_dir()
     for folder, suffix in USER_FOLDERS:
         _load_folder(found, user / folder, suffix, "user", user)
     for folder, suffix in WORKSPACE_FOLDERS:
         _load_folder(found, root / folder, suffix, "workspace", root)
+    if skills:
+        _add_skills(found, root, user, trusted)
     return found
+
+
+def _add_skills(found: SlashCommandSet, root: Path, user: Path, trusted: bool) -> None:
+    from agentls.agent.prompts.skills import discover_skills
+
+    skills = discover_skills(root, trusted=trusted, user_dir=user)
+    found.skill_problems += skills.problems
+    for skill in skills.skills.values():
+        existing = found.commands.get(skill.name)
+        if existing is not None:
+            owner = "a built-in command" if existing.source == "built-in" else existing.path
+            found.skill_problems.append(
+                f"{skill.label}: /{skill.name} stays {owner}'s (a built-in or prompt file "
+                "wins over a skill); the model can still load the skill"
+            )
+            continue
+        found.commands[skill.name] = SlashCommand(
+            name=skill.name,
+            description=skill.description,
+            source=skill.source,
+            path=skill.label,
+            argument_hint=skill.argument_hint,
+            body=skill.body,
+            kind="skill",
+            folder=str(skill.folder),
+        )
+    found.problems += found.skill_problems
 
 
 def _load_folder(

@@ -21,6 +21,7 @@ def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
     from agentls.agent.tools.interaction import AskUserTool, UpdatePlanTool
     from agentls.agent.tools.problems import GetProblemsTool
     from agentls.agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
+    from agentls.agent.tools.skills import LoadSkillTool
     from agentls.agent.tools.symbols import FindReferencesTool, FindSymbolTool
 
     tools: list[AnyTool] = [
@@ -44,6 +45,7 @@ def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
         PythonExecutorTool(),
         UpdatePlanTool(),
         AskUserTool(),
+        LoadSkillTool(),
     ]
     if config is None or config.subagents.enabled:
         tools.append(DelegateTool(config))

@@ -119,6 +119,8 @@ class RunContext:
     #: Who runs the subagents the model starts (``delegate``); None: no subagents (a
     #: subagent's own context, so that it starts none).
     delegation: Delegator | None = None
+    #: The folder is trusted: its own skills are offered (``load_skill``).
+    trusted: bool = False
 
 
 @dataclass(frozen=True)
