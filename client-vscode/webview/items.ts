@@ -3,7 +3,7 @@
  * function per kind, chosen by a switch the compiler checks is exhaustive.
  */
 import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
-import { approvalSubagent, canUndo, compactionText, formatTokens, instructionLinks, MESSAGE_STATE_WORDS, undoOffer, type Item, type SubagentRun } from '../src/panel/model';
+import { approvalSubagent, askedBy, canUndo, compactionText, formatTokens, instructionLinks, MESSAGE_STATE_WORDS, undoOffer, type Item, type SubagentRun } from '../src/panel/model';
 import { button, h } from './dom';
 import { post } from './host';
 import { saveState, state } from './state';
@@ -253,8 +253,10 @@ function approvalItem(item: ItemOf<'approval'>): HTMLElement {
 }
 
 function askItem(item: ItemOf<'ask'>): HTMLElement {
-  const card = h('div', { class: 'card ask', role: 'group', 'aria-label': 'The agent asks', 'data-kind': 'ask' });
-  card.append(h('div', { class: 'card-title' }, 'The agent asks'), h('div', { class: 'question' }, item.question));
+  const asked = askedBy(item.question);
+  const who = asked.subagent ? `The subagent ${asked.subagent} asks` : 'The agent asks';
+  const card = h('div', { class: 'card ask', role: 'group', 'aria-label': who, 'data-kind': 'ask' });
+  card.append(h('div', { class: 'card-title' }, who), h('div', { class: 'question' }, asked.text));
   if (item.answered) {
     card.classList.add('answered');
     card.append(h('div', { class: 'answer' }, item.answer === null || item.answer === undefined ? 'No answer.' : `You answered: ${item.answer}`));

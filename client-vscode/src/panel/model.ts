@@ -225,6 +225,13 @@ export function approvalSubagent(message: string): string | undefined {
   return /^agentls wants to run \S+ \(subagent ([^)\n]+)\)\./.exec(message)?.[1];
 }
 
+/** Who asks a question of `ask_user`: a subagent's come prefixed with its name
+ * ("[explore] Which file?"), the run's own agent's not. */
+export function askedBy(question: string): { subagent?: string; text: string } {
+  const named = /^\[([^\]\n]+)\] /.exec(question);
+  return named ? { subagent: named[1], text: question.slice(named[0].length) } : { text: question };
+}
+
 /** A one-line summary of a tool call's arguments ("path=src/app.py, line=3"). */
 export function argsSummary(args: Record<string, unknown> | undefined, max = 80): string {
   if (!args) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { approvalSubagent, emptyConversation, fromEntries, reduce, type Action, type Conversation, type Item } from '../../panel/model';
+import { approvalSubagent, askedBy, emptyConversation, fromEntries, reduce, type Action, type Conversation, type Item } from '../../panel/model';
 import { reduceWorktrees, emptyWorktrees } from '../../panel/worktrees';
 import { subagentAuthors } from '../../review/protocol';
 import type { SessionEntry, StepParams, SubagentParams } from '../../protocol';
@@ -143,6 +143,11 @@ describe('panel model: a subagent nested under its delegate card', () => {
       [child.agent, child.task, child.model, child.status, child.stepCount, child.tokens, child.report, child.steps.length],
       ['explore', 'find foo', 'openai/small', 'success', 3, 1000, 'foo is in a.py', 0],
     );
+  });
+
+  it('reads the subagent a question of ask_user comes from', () => {
+    assert.deepEqual(askedBy('[explore] Which file?'), { subagent: 'explore', text: 'Which file?' });
+    assert.deepEqual(askedBy('Which [file]?'), { text: 'Which [file]?' });
   });
 
   it('reads the subagent an approval is for from its first line', () => {
