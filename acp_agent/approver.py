@@ -24,7 +24,7 @@ from acp import helpers
 from acp.interfaces import Client
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
-from agentls.acp_agent.updates import UpdateSender, tool_kind, tool_title
+from agentls.acp_agent.updates import UpdateSender, subagent_title, tool_kind, tool_title
 from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest, BaseApprover, EditRequest
 from agentls.agent.text import shorten
 from agentls.agent.workspace import EditOutcome, FileAccess
@@ -117,7 +117,7 @@ class AcpApprover(BaseApprover):
             if preview
             else None
         )
-        call = _call_update(request.call_id, request.tool, request.args, content)
+        call = _call_update(request.call_id, request.tool, request.args, content, request.subagent)
         rule = request.suggested_rule
         try:
             choice = await self._choose(request.tool, call, call_options(rule))
@@ -143,7 +143,9 @@ class AcpApprover(BaseApprover):
                 helpers.tool_content(helpers.text_block(f"Asked because {request.reason}.")),
                 *diffs,
             ]
-        call = _call_update(request.call_id, request.tool, {"paths": paths}, content)
+        call = _call_update(
+            request.call_id, request.tool, {"paths": paths}, content, request.subagent
+        )
         remembered = request.tool in self.rules.allowed and not request.insist
         try:
             choice = await self._choose(
@@ -188,11 +190,18 @@ class AcpApprover(BaseApprover):
 
 
 def _call_update(
-    call_id: str, tool: str, args: dict[str, Any], content: list[Any] | None
+    call_id: str, tool: str, args: dict[str, Any], content: list[Any] | None, subagent: str = ""
 ) -> ToolCallUpdate:
+    """The tool call a question is about; a subagent's is titled with its name and says
+    who asks above the rest, so the user knows which agent wants it."""
+    title = tool_title(tool, args)
+    if subagent:
+        title = subagent_title(subagent, title)
+        asks = helpers.tool_content(helpers.text_block(f"The subagent {subagent} asks."))
+        content = [asks, *(content or [])]
     return ToolCallUpdate(
         tool_call_id=call_id,
-        title=tool_title(tool, args),
+        title=title,
         kind=tool_kind(tool),
         status="pending",
         content=content,

@@ -13,6 +13,7 @@ from agentls.agent.sessions.entries import (
     ModelChoiceEntry,
     PlanEntry,
     RunStartEntry,
+    SubagentEntry,
     ToolCallEntry,
     ToolResultEntry,
 )
@@ -27,6 +28,8 @@ def replay(entries: Iterable[Entry]) -> list[Update]:
     and the model that answered wherever it changed (a thought, as a live run says it)."""
     updates: list[Update] = []
     started: set[str] = set()
+    #: What a delegate call's subagent did, kept above the call's result.
+    children: dict[str, str] = {}
     model: str | None = None
     for entry in entries:
         if isinstance(entry, AssistantMessage) and entry.model and entry.model != model:
@@ -50,13 +53,17 @@ def replay(entries: Iterable[Entry]) -> list[Update]:
                     raw_input=entry.arguments,
                 )
             )
+        elif isinstance(entry, SubagentEntry) and entry.call_id in started:
+            children[entry.call_id] = subagent_text(entry)
+            content = [helpers.tool_content(helpers.text_block(children[entry.call_id]))]
+            updates.append(helpers.update_tool_call(entry.call_id, content=content))
         elif isinstance(entry, ToolResultEntry) and entry.call_id in started:
-            text = shorten(entry.content, MAX_RESULT_CHARS)
+            texts = [children.get(entry.call_id, ""), shorten(entry.content, MAX_RESULT_CHARS)]
             updates.append(
                 helpers.update_tool_call(
                     entry.call_id,
                     status="completed" if entry.success else "failed",
-                    content=[helpers.tool_content(helpers.text_block(text))],
+                    content=[helpers.tool_content(helpers.text_block(t)) for t in texts if t],
                 )
             )
         elif isinstance(entry, PlanEntry):
@@ -69,6 +76,16 @@ def replay(entries: Iterable[Entry]) -> list[Update]:
                 )
             )
     return updates
+
+
+def subagent_text(entry: SubagentEntry) -> str:
+    """What the session kept of a subagent, as the live ``delegate`` call showed it (its
+    tool calls are not kept)."""
+    model = f" ({entry.model})" if entry.model else ""
+    return (
+        f"{entry.agent}{model}: {entry.task}\n"
+        f"{entry.agent} {entry.status}: {entry.steps} steps · {entry.total_tokens:,} tokens"
+    )
 
 
 def _status(step: dict[str, str]) -> PlanStatus:

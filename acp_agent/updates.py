@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from acp import helpers
@@ -39,6 +40,9 @@ from agentls.agent.events import (
     StatusChanged,
     StreamRestarted,
     StreamText,
+    SubagentEvent,
+    SubagentFinished,
+    SubagentStarted,
     ToolFinished,
     ToolStarted,
     WorktreeSetup,
@@ -101,6 +105,30 @@ def tool_title(tool: str, args: dict[str, Any]) -> str:
     return tool
 
 
+def subagent_title(agent: str, title: str) -> str:
+    """``explore › grep foo``: a subagent's tool call, named after the subagent."""
+    return f"{agent} › {title}"
+
+
+def subagent_meta(parent_call_id: str, agent: str) -> dict[str, Any]:
+    """The ``_meta`` of a subagent's tool call: the run's ``delegate`` call it is nested
+    under, for a client that can show it there (ACP has no nesting of its own)."""
+    return {"agentls": {"parentToolCallId": parent_call_id, "agent": agent}}
+
+
+@dataclass
+class ChildProgress:
+    """What the ``delegate`` call's content shows of its subagent: a head line, a line
+    per tool call that ended, and the end."""
+
+    head: str
+    calls: list[str] = field(default_factory=list)
+    end: str = ""
+
+    def text(self) -> str:
+        return "\n".join([self.head, *self.calls, *([self.end] if self.end else [])])
+
+
 def diff_content(path: str, old: str | None, new: str) -> FileEditToolCallContent:
     return helpers.tool_diff_content(path, new, old)
 
@@ -117,6 +145,8 @@ class UpdateSender:
         self._task = asyncio.create_task(self._drain(), name=f"acp-updates-{session_id}")
         #: Diffs of applied edits by path, shown when the tool call that made them ends.
         self._diffs: dict[str, FileEditToolCallContent] = {}
+        #: What each ``delegate`` call shows of its subagent, by the call's id.
+        self._children: dict[str, ChildProgress] = {}
 
     def send(self, update: Update) -> None:
         self._queue.put_nowait(update)
@@ -177,6 +207,8 @@ class UpdateSender:
             self.send(self._started(event))
         elif isinstance(event, ToolFinished):
             self.send(self._finished(event))
+        elif isinstance(event, SubagentStarted | SubagentFinished | SubagentEvent):
+            self._subagent(event)
         elif isinstance(event, PlanUpdated):
             entries = [
                 helpers.plan_entry(step.text, status=plan_status(step.status))
@@ -201,13 +233,14 @@ class UpdateSender:
                 text = f"setting up worktree {event.worktree}: $ {text}"
             self.send(helpers.update_agent_thought_text(text + "\n"))
 
-    def _started(self, event: ToolStarted) -> ToolCallStart:
+    def _started(self, event: ToolStarted, agent: str = "") -> ToolCallStart:
         event = dataclasses.replace(event, args=mask_tree(event.args))
         path = event.args.get("path")
         locations = [ToolCallLocation(path=self.absolute(path))] if isinstance(path, str) else None
+        title = tool_title(event.tool, event.args)
         return helpers.start_tool_call(
             event.call_id,
-            tool_title(event.tool, event.args),
+            subagent_title(agent, title) if agent else title,
             kind=tool_kind(event.tool),
             status="in_progress",
             locations=locations,
@@ -219,8 +252,54 @@ class UpdateSender:
             *self._diffs_of(event),
             helpers.tool_content(helpers.text_block(mask_outward(event.summary))),
         ]
+        child = self._children.get(event.call_id)
+        if child is not None:  # a delegate call keeps what its subagent did above its report
+            content.insert(0, _text(child.text()))
         return helpers.update_tool_call(
             event.call_id,
             status="completed" if event.success else "failed",
             content=content,
         )
+
+    # -- subagents ---------------------------------------------------------------------
+    def _subagent(self, event: SubagentStarted | SubagentFinished | SubagentEvent) -> None:
+        """A subagent's tool calls are tool calls of the session titled with its name
+        (``_meta`` names the ``delegate`` call they belong to); the ``delegate`` call's
+        content follows the subagent's progress, line by line."""
+        if isinstance(event, SubagentStarted):
+            how = ", in the background" if event.background else ""
+            model = f" ({event.model})" if event.model else ""
+            head = f"{event.agent}{model}{how}: {mask_outward(event.task)}"
+            self._children[event.call_id] = ChildProgress(head)
+            self._progress_of(event.call_id, title=f"delegate → {event.agent}")
+            return
+        child = self._children.get(event.call_id)
+        if isinstance(event, SubagentFinished):
+            if child is not None:
+                child.end = (
+                    f"{event.agent} {event.status}: {event.steps} steps · "
+                    f"{event.total_tokens:,} tokens"
+                )
+                self._progress_of(event.call_id)
+            return
+        inner, meta = event.event, subagent_meta(event.call_id, event.agent)
+        if isinstance(inner, ToolStarted):
+            start = self._started(inner, event.agent)
+            self.send(start.model_copy(update={"field_meta": meta}))
+        elif isinstance(inner, ToolFinished):
+            end = self._finished(inner)
+            self.send(end.model_copy(update={"field_meta": meta}))
+            if child is not None:
+                mark = "✓" if inner.success else "✗"
+                title = tool_title(inner.tool, mask_tree(inner.args))
+                child.calls.append(f"{mark} {title}")
+                self._progress_of(event.call_id)
+
+    def _progress_of(self, call_id: str, *, title: str | None = None) -> None:
+        """The ``delegate`` call's content: what its subagent did so far."""
+        child = self._children[call_id]
+        self.send(helpers.update_tool_call(call_id, title=title, content=[_text(child.text())]))
+
+
+def _text(text: str) -> ContentToolCallContent:
+    return helpers.tool_content(helpers.text_block(text))

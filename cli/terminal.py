@@ -8,6 +8,7 @@ tools with a clear message instead of hanging on a prompt nobody can answer.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import sys
 from typing import IO, TYPE_CHECKING, Any
@@ -25,13 +26,21 @@ from agentls.agent.events import (
     StatusChanged,
     StreamRestarted,
     StreamText,
+    SubagentEvent,
+    SubagentFinished,
+    SubagentStarted,
     ToolFinished,
     ToolStarted,
     WorktreeSetup,
 )
-from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
+from agentls.agent.policy.approval import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    BaseApprover,
+    EditRequest,
+)
 from agentls.agent.protected.edits import protected_targets
-from agentls.agent.workspace import DiskFileAccess, EditProposal
+from agentls.agent.workspace import DiskFileAccess, EditOutcome, EditProposal, FileAccess
 
 if TYPE_CHECKING:
     from agentls.agent.config.models import AppConfig
@@ -42,6 +51,47 @@ NO_TTY_MESSAGE = (
     "confirmation needed but there is no terminal to ask (run with --mode yolo to allow "
     "sensitive tools without asking, or run in a terminal)"
 )
+
+
+#: The subagent whose edit the terminal is asked to confirm (empty: the run's own agent);
+#: the approver sets it around the file access's ``apply``, which asks through the
+#: asker's ``confirm_edit`` knowing nothing of who wants the change.
+EDIT_AUTHOR: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "agentls_cli_edit_author", default=""
+)
+
+
+def who_asks(subagent: str) -> str:
+    """The one who wants a call or a change: "The agent", or "The subagent explore"."""
+    return f"The subagent {subagent}" if subagent else "The agent"
+
+
+def args_text(args: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in args.items())
+
+
+def subagent_line(event: SubagentEvent) -> str | None:
+    """A subagent's work, indented under the run's ``delegate`` line: each tool call
+    as it ends (``  explore › grep pattern=foo ✓ 3 matches``); the rest is its own."""
+    inner = event.event
+    if isinstance(inner, ToolFinished):
+        mark = "✓" if inner.success else "✗"
+        call = f"{inner.tool} {args_text(inner.args)}".rstrip()
+        summary = inner.summary.splitlines()[0][:120] if inner.summary.strip() else ""
+        return f"  {event.agent} › {call} {mark} {summary}".rstrip()
+    if isinstance(inner, PlanUpdated):
+        done = sum(1 for s in inner.steps if s.status == "done")
+        return f"  {event.agent} › plan: {inner.goal} ({done}/{len(inner.steps)} done)"
+    return None
+
+
+def subagent_end_line(event: SubagentFinished) -> str:
+    mark = {"success": "✓", "partial": "⚠"}.get(event.status, "✗")
+    steps = f"{event.steps} step{'' if event.steps == 1 else 's'}"
+    return (
+        f"  {mark} {event.agent} {event.status}: {steps} · {event.total_tokens:,} tokens "
+        f"({event.prompt_tokens:,} in, {event.completion_tokens:,} out)"
+    )
 
 
 def config_path() -> str:
@@ -197,8 +247,18 @@ class TerminalObserver:
             self._meter = f" · context {meter_text(event)}"
         elif isinstance(event, ContextCompacted):
             self._line(f"[{compaction_text(event)}]")
+        elif isinstance(event, SubagentStarted):
+            how = " in the background" if event.background else ""
+            model = f" ({event.model})" if event.model else ""
+            self._line(f"  ↳ {event.agent}{model} started{how}: {event.task}")
+        elif isinstance(event, SubagentEvent):
+            line = subagent_line(event)
+            if line is not None:
+                self._line(line)
+        elif isinstance(event, SubagentFinished):
+            self._line(subagent_end_line(event))
         elif isinstance(event, ToolStarted):
-            args = " ".join(f"{k}={v}" for k, v in event.args.items())
+            args = args_text(event.args)
             line = f"▶ step {event.step}/{event.max_steps} {event.tool} {args}".rstrip()
             self._line(line + self._meter)
         elif isinstance(event, ToolFinished):
@@ -290,8 +350,10 @@ class TerminalAsker:
         for reason in protected_targets(c.path for c in proposal.changes):
             self.stderr.write(f"Protected file: {reason}.\n")
         paths = ", ".join(c.path for c in proposal.changes)
+        subagent = EDIT_AUTHOR.get()
+        by = f" (the subagent {subagent}'s)" if subagent else ""
         answer = await self.ask(
-            f"Apply this change to {paths} (+{proposal.added} -{proposal.removed})?"
+            f"Apply this change{by} to {paths} (+{proposal.added} -{proposal.removed})?"
         )
         return answer in ("y", "yes")
 
@@ -306,7 +368,7 @@ class TerminalApprover(BaseApprover):
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         if not self.asker.interactive:
             return ApprovalAnswer("deny", message=NO_TTY_MESSAGE)
-        lines = [f"\nThe agent wants to run {request.tool} ({request.reason})."]
+        lines = [f"\n{who_asks(request.subagent)} wants to run {request.tool} ({request.reason})."]
         if request.explanation:
             lines.append(request.explanation)
         if request.preview:
@@ -335,6 +397,14 @@ class TerminalApprover(BaseApprover):
         if not request.insist:
             kinds["a"] = "approve_run"
         return ApprovalAnswer(kinds.get(answer, "deny"))
+
+    async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
+        """Confirmed by the file access's confirmer (the asker), told whose change it is."""
+        author = EDIT_AUTHOR.set(request.subagent)
+        try:
+            return await files.apply(request.changes, confirm=True)
+        finally:
+            EDIT_AUTHOR.reset(author)
 
     async def approve_program(self, program: ProgramToApprove) -> bool | None:
         """The program as the user should see it, then y/N; no answer without a terminal

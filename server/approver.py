@@ -32,13 +32,20 @@ from pygls.lsp.server import LanguageServer
 
 from agentls.agent.cancel import CancelToken, Interrupted, race_cancel
 from agentls.agent.errors import AgentError, NoTTYError
-from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest, BaseApprover
+from agentls.agent.policy.approval import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    BaseApprover,
+    EditRequest,
+)
 from agentls.agent.text import shorten
+from agentls.server.edits import EDIT_AUTHOR
 from agentls.server.protocol import AskUserParams, AskUserResult
 from agentls.server.settings import plain
 
 if TYPE_CHECKING:
     from agentls.agent.policy.program_approval import ProgramToApprove
+    from agentls.agent.workspace import EditOutcome, FileAccess
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +76,10 @@ def client_supports_ask_user(caps: types.ClientCapabilities | None) -> bool:
 
 def approval_message(request: ApprovalRequest) -> str:
     """The text of the approval question: what, why, and the exact thing that will run."""
-    lines = [f"agentls wants to run {request.tool}."]
+    # A subagent's call names it; the message still starts as every approval does, which
+    # is how a client tells an approval from the server's other questions.
+    by = f" (subagent {request.subagent})" if request.subagent else ""
+    lines = [f"agentls wants to run {request.tool}{by}."]
     if request.explanation:
         lines.append(request.explanation)
     if request.preview:
@@ -151,9 +161,19 @@ class LspApprover(BaseApprover):
             return await self._edit(request, editable)
         return ApprovalAnswer("deny", message="the user dismissed the question")
 
+    async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
+        """Confirmed with the edit itself (server.lsp_files), which names the subagent
+        whose edit it is in its label and question."""
+        author = EDIT_AUTHOR.set(request.subagent)
+        try:
+            return await files.apply(request.changes, confirm=True)
+        finally:
+            EDIT_AUTHOR.reset(author)
+
     async def _edit(self, request: ApprovalRequest, editable: str) -> ApprovalAnswer:
         current = str(request.args.get(editable, ""))
-        question = f"Edit the {editable} to run ({request.tool}):"
+        by = f", for the subagent {request.subagent}" if request.subagent else ""
+        question = f"Edit the {editable} to run ({request.tool}{by}):"
         params = AskUserParams(run_id=self.run_id, question=question, default=current)
         answered, new_value = await self._ask_user(params)
         if not answered:

@@ -36,7 +36,7 @@ from pygls.lsp.server import LanguageServer
 
 from agentls.agent.protected.edits import protected_targets
 from agentls.agent.workspace import EditOutcome
-from agentls.server.edits import FilePlan, annotation_id
+from agentls.server.edits import EDIT_AUTHOR, FilePlan, annotation_id
 from agentls.server.inline_review import InlineReviews, client_reviews_inline
 from agentls.server.run_handle import CURRENT_RUN
 
@@ -196,6 +196,9 @@ class AskFirst(Confirmation):
         else:
             names = ", ".join(p.path for p in plans)
             question = f"Apply edits to {names} (+{added} −{removed})?"
+        subagent = EDIT_AUTHOR.get()
+        if subagent:
+            question = f"The subagent {subagent} asks: {question}"
         for reason in protected_plans(plans):
             question += f"\n\nProtected file: {reason}."
         try:

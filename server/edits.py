@@ -15,6 +15,7 @@ other separators ``str.splitlines`` knows).
 
 from __future__ import annotations
 
+import contextvars
 import difflib
 import re
 from collections.abc import Collection, Sequence
@@ -266,12 +267,24 @@ def plan_file(
     )
 
 
+#: The subagent whose edit is being sent (empty: the run's own agent). The approver sets it
+#: around the file access's ``apply``, whose signature knows nothing of who asks.
+EDIT_AUTHOR: contextvars.ContextVar[str] = contextvars.ContextVar("agentls_edit_author", default="")
+
+
+def edit_author() -> str:
+    """Who an edit's label names: ``agent``, or ``subagent explore`` for a subagent's."""
+    subagent = EDIT_AUTHOR.get()
+    return f"subagent {subagent}" if subagent else "agent"
+
+
 def label_for(plan: FilePlan) -> str:
-    """Annotation label: ``agent: edit src/app.py`` / ``agent: create …`` / ``agent: delete …``,
-    with why when the file is protected (``… (protected: .mcp.json: it declares …)``)."""
+    """Annotation label: ``agent: edit src/app.py`` / ``agent: create …`` / ``agent: delete …``
+    (``subagent explore: edit …`` for a subagent's), with why when the file is protected
+    (``… (protected: .mcp.json: it declares …)``)."""
     reasons = protected_targets([plan.path])
     note = f" (protected: {reasons[0]})" if reasons else ""
-    return f"agent: {plan.op} {plan.path}{note}"
+    return f"{edit_author()}: {plan.op} {plan.path}{note}"
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ from agentls.server.edits import (
     EditOptions,
     FilePlan,
     build_workspace_edit,
+    edit_author,
     kept_hunks,
     normalize_encoding,
     plan_file,
@@ -349,11 +350,12 @@ class LspFileAccess(FileAccess):
         removed = sum(p.removed for p in plans)
         reasons = protected_plans(plans)
         protected = " — protected: " + "; ".join(reasons) if reasons else ""
+        who = edit_author()
         if len(plans) == 1:
             plan = plans[0]
             verb = {"edit": "edit", "create": "create", "delete": "delete"}[plan.op]
-            return f"agent: {verb} {plan.path} (+{added} −{removed}){protected}"
-        return f"agent: edit {len(plans)} files (+{added} −{removed}){protected}"
+            return f"{who}: {verb} {plan.path} (+{added} −{removed}){protected}"
+        return f"{who}: edit {len(plans)} files (+{added} −{removed}){protected}"
 
     async def _settle(
         self, target: Path, expected: str, before: int | None, opened: bool

@@ -1,5 +1,9 @@
-"""Agent events → LSP: ``agent/stream``, ``agent/step``, ``agent/status``, ``agent/plan``
-notifications and the run's ``$/progress`` reports.
+"""Agent events → LSP: ``agent/stream``, ``agent/step``, ``agent/status``, ``agent/plan``,
+``agent/subagent`` notifications and the run's ``$/progress`` reports.
+
+A subagent's tool calls are ``agent/step`` notifications with ``parentCallId`` (the run's
+``delegate`` call they are nested under) and ``agent``; while it works the progress names
+it on the run's step ("Step 3/20 · explore: grep foo").
 
 The loop calls the observer synchronously and it must not block: every event turns
 into a notification written at once, except streamed text, which is coalesced (a
@@ -26,6 +30,7 @@ from typing import Any
 from lsprotocol import types
 
 from agentls.agent import events
+from agentls.agent.contract import Usage
 from agentls.agent.secrets import mask_outward, mask_tree, release_point
 from agentls.server.progress import RunProgress
 from agentls.server.protocol import (
@@ -40,6 +45,7 @@ from agentls.server.protocol import (
     StatusParams,
     StepParams,
     StreamParams,
+    SubagentParams,
 )
 from agentls.server.settings import agentls_capability
 
@@ -51,11 +57,13 @@ FLUSH_CHARS = 512
 MAX_HELD = 4096
 
 Notify = Callable[[str, dict[str, Any]], None]
+#: The tool that hands a task to a subagent: its step is the one a subagent's progress shows.
+DELEGATE_TOOL = "delegate"
 
 
 def step_label(tool: str, args: dict[str, Any]) -> str:
     """``edit_file src/app.py``: the tool and its most telling short argument."""
-    for key in ("path", "file", "pattern", "query", "command", "name"):
+    for key in ("path", "file", "pattern", "query", "command", "name", "agent"):
         value = args.get(key)
         if isinstance(value, str) and value and "\n" not in value:
             return f"{tool} {value[:60]}"
@@ -93,6 +101,36 @@ def command_params(
         event="ended",
         exit_code=event.exit_code,
         timed_out=event.timed_out or None,
+    )
+
+
+def subagent_params(
+    run_id: str, event: events.SubagentStarted | events.SubagentFinished
+) -> SubagentParams:
+    if isinstance(event, events.SubagentStarted):
+        return SubagentParams(
+            run_id=run_id,
+            call_id=event.call_id,
+            agent=event.agent,
+            phase="start",
+            task=event.task,
+            model=event.model or None,
+            background=event.background,
+        )
+    status = event.status if event.status in ("success", "partial") else "failed"
+    return SubagentParams(
+        run_id=run_id,
+        call_id=event.call_id,
+        agent=event.agent,
+        phase="end",
+        status=status,
+        summary=event.summary[:500],
+        steps=event.steps,
+        usage=Usage(
+            prompt_tokens=event.prompt_tokens,
+            completion_tokens=event.completion_tokens,
+            total_tokens=event.total_tokens,
+        ),
     )
 
 
@@ -135,6 +173,11 @@ class LspRunObserver:
         self._step_chars = 0  # streamed text sent since the current step began
         #: The latest context meter, repeated on each agent/step.
         self._meter: events.ContextMeasured | None = None
+        #: The run's step of each ``delegate`` call in flight: a subagent's progress
+        #: reads as part of it ("Step 3/20 · explore: grep foo").
+        self._delegate_steps: dict[str, tuple[int, int]] = {}
+        #: ``delegate`` calls whose subagent works (a background one outlives its call).
+        self._children: set[str] = set()
         self._closed = False
         self.last_state: str | None = None
         self.usage: dict[str, int] | None = None
@@ -169,7 +212,20 @@ class LspRunObserver:
                 run_id=run_id, state=event.state, detail=event.detail or None, model=event.model
             )
             self._notify("agent/status", status.to_wire())
+        elif isinstance(event, events.SubagentStarted | events.SubagentFinished):
+            self._notify("agent/subagent", subagent_params(run_id, event).to_wire())
+            if isinstance(event, events.SubagentStarted):
+                self._children.add(event.call_id)
+            else:
+                self._children.discard(event.call_id)
+                self._delegate_steps.pop(event.call_id, None)
+        elif isinstance(event, events.SubagentEvent):
+            self._subagent_event(event)
         elif isinstance(event, events.ToolStarted | events.ToolFinished):
+            if isinstance(event, events.ToolStarted) and event.tool == DELEGATE_TOOL:
+                self._delegate_steps[event.call_id] = (event.step, event.max_steps)
+            elif event.call_id not in self._children:
+                self._delegate_steps.pop(event.call_id, None)
             args = event.args  # already what the tool shows of them
             step = StepParams(
                 run_id=run_id,
@@ -242,6 +298,43 @@ class LspRunObserver:
                 level = event.level if event.level in ("error", "warning") else "info"
                 notice = NoticeParams(run_id=run_id, level=level, message=event.message)
                 self._notify("agent/notice", notice.to_wire())
+
+    def _subagent_event(self, wrapped: events.SubagentEvent) -> None:
+        """A subagent's own event: its tool calls as ``agent/step`` nested under the
+        ``delegate`` call, its commands as any command, its progress as part of the run's
+        step. Its plan stays its own (the run's plan is the one the client shows)."""
+        event, agent = wrapped.event, wrapped.agent
+        if isinstance(event, events.ToolStarted | events.ToolFinished):
+            step = StepParams(
+                run_id=self.run_id,
+                step=event.step,
+                max_steps=event.max_steps,
+                phase="tool_start",
+                tool=event.tool,
+                call_id=event.call_id,
+                args=event.args,
+                parent_call_id=wrapped.call_id,
+                agent=agent,
+            )
+            if isinstance(event, events.ToolFinished):
+                step.phase, step.success = "tool_end", event.success
+                step.summary = event.summary[:200]
+            self._notify("agent/step", step.to_wire())
+            if isinstance(event, events.ToolStarted):
+                self._report_child(
+                    wrapped.call_id, f"{agent}: {step_label(event.tool, event.args)}"
+                )
+        elif isinstance(event, events.StepStarted):
+            self._report_child(wrapped.call_id, f"{agent}: thinking")
+        elif self._mirror_commands and isinstance(
+            event, events.CommandStarted | events.CommandOutput | events.CommandEnded
+        ):
+            self._notify("agent/command", command_params(self.run_id, event).to_wire())
+
+    def _report_child(self, delegate_call: str, label: str) -> None:
+        parent = self._delegate_steps.get(delegate_call)
+        if parent is not None:
+            self._report(parent[0], parent[1], label)
 
     def _report(self, step: int, max_steps: int, label: str) -> None:
         if self._progress is None:

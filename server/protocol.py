@@ -26,6 +26,7 @@ from agentls.agent.contract import (
     RunResult,
     RunState,
     SessionInfo,
+    Usage,
     WireModel,
     WorktreeInfo,
     invalid_fields,
@@ -34,6 +35,8 @@ from agentls.agent.llm.available import ModelCatalog
 from agentls.agent.sessions.entries import Entry
 
 StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
+SubagentPhase = TypeAliasType("SubagentPhase", Literal["start", "end"])
+SubagentStatus = TypeAliasType("SubagentStatus", Literal["success", "partial", "failed"])
 SlashCommandSource = TypeAliasType("SlashCommandSource", Literal["built-in", "user", "workspace"])
 ReviewOutcome = TypeAliasType(
     "ReviewOutcome", Literal["kept", "undone", "changedByUser", "pending"]
@@ -343,6 +346,34 @@ class StepParams(WireModel):
     context_limit: int | None = Field(
         None, description="The context budget those tokens fill (`context.max_context_tokens`)."
     )
+    parent_call_id: str | None = Field(
+        None,
+        description="A subagent's tool call: the `delegate` call of the run it is nested "
+        "under (`step`/`maxSteps` are then the subagent's own).",
+    )
+    agent: str | None = Field(None, description="With `parentCallId`: the subagent's name.")
+
+
+class SubagentParams(WireModel):
+    """``agent/subagent``: a subagent the run handed a task to (its ``delegate`` tool call
+    ``callId``) starts or ends; its tool calls come as ``agent/step`` with
+    ``parentCallId``."""
+
+    run_id: str
+    call_id: str = Field(description="The run's `delegate` tool call the subagent works under.")
+    agent: str
+    phase: SubagentPhase
+    task: str | None = Field(None, description="With `start`: the task it was given.")
+    model: str | None = Field(None, description="With `start`: the model that answers it.")
+    background: bool | None = Field(
+        None, description="With `start`: true when the run goes on without waiting for it."
+    )
+    status: SubagentStatus | None = Field(None, description="With `end`.")
+    summary: str | None = Field(
+        None, max_length=500, description="With `end`: the opening of its report."
+    )
+    steps: int | None = Field(None, description="With `end`: the steps it took.")
+    usage: Usage | None = Field(None, description="With `end`: the tokens it used.")
 
 
 class Compaction(WireModel):
@@ -858,6 +889,7 @@ METHODS: tuple[Method, ...] = (
     Method("agent/status", "status", "notification", "serverToClient", StatusParams),
     Method("agent/stream", "stream", "notification", "serverToClient", StreamParams),
     Method("agent/step", "step", "notification", "serverToClient", StepParams),
+    Method("agent/subagent", "subagent", "notification", "serverToClient", SubagentParams),
     Method("agent/plan", "plan", "notification", "serverToClient", PlanParams),
     Method("agent/context", "context", "notification", "serverToClient", ContextParams),
     Method(

@@ -16,6 +16,8 @@ export {
   RunStatusValues,
   SelfEvalModeValues,
   StepPhaseValues,
+  SubagentPhaseValues,
+  SubagentStatusValues,
 } from './generated/protocol';
 export type {
   AgentInfo,
@@ -91,6 +93,9 @@ export type {
   StatusParams,
   StepParams,
   StepPhase,
+  SubagentParams,
+  SubagentPhase,
+  SubagentStatus,
   StreamParams,
   ToolUse,
   UndoPreview,

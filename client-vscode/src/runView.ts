@@ -2,7 +2,7 @@
  * What the user sees of one run: the state machine fed by `agent/status` and `agent/step`,
  * and the status bar texts derived from it. Pure, unit-tested.
  */
-import type { RunResult, StatusParams, StepParams } from './protocol';
+import type { RunResult, StatusParams, StepParams, SubagentParams } from './protocol';
 
 export interface RunSnapshot {
   runId: string;
@@ -13,9 +13,11 @@ export interface RunSnapshot {
   tool?: string;
   target?: string;
   toolRunning: boolean;
+  /** The subagent whose step `tool` is (its steps show on the run's step). */
+  subagent?: string;
 }
 
-const TARGET_KEYS = ['path', 'file', 'filePath', 'file_path', 'target', 'command', 'cmd', 'pattern', 'query', 'url'];
+const TARGET_KEYS = ['path', 'file', 'filePath', 'file_path', 'target', 'command', 'cmd', 'pattern', 'query', 'url', 'agent'];
 const PATH_KEYS = new Set(['path', 'file', 'filePath', 'file_path', 'target']);
 
 export function truncate(text: string, max: number): string {
@@ -69,7 +71,19 @@ export class RunView {
   }
 
   onStep(params: StepParams): void {
+    if (params.parentCallId) {
+      // A subagent's call: the run is still at its own step (the delegate call).
+      this.snapshot = {
+        ...this.snapshot,
+        tool: params.tool,
+        target: toolTarget(params.args),
+        toolRunning: true,
+        subagent: params.agent ?? 'subagent',
+      };
+      return;
+    }
     this.snapshot = {
+      subagent: undefined,
       ...this.snapshot,
       step: params.step,
       maxSteps: params.maxSteps,
@@ -79,7 +93,15 @@ export class RunView {
     };
   }
 
-  /** `$(sync~spin) Agent · step 3/20 · edit_file app.py` */
+  /** A subagent ended: the run's own step shows again. */
+  onSubagent(params: SubagentParams): void {
+    if (params.phase === 'end' && this.snapshot.subagent === params.agent) {
+      this.snapshot = { ...this.snapshot, subagent: undefined, tool: 'delegate', target: params.agent };
+    }
+  }
+
+  /** `$(sync~spin) Agent · step 3/20 · edit_file app.py` (`explore: grep foo` while a
+   * subagent works) */
   statusText(): string {
     const s = this.snapshot;
     const parts = ['$(sync~spin) Agent'];
@@ -89,7 +111,8 @@ export class RunView {
     if (s.state === 'awaiting_human') {
       parts.push('waiting for you');
     } else if (s.tool && (s.toolRunning || s.state === 'tool_running')) {
-      parts.push(s.target ? `${s.tool} ${s.target}` : s.tool);
+      const call = s.target ? `${s.tool} ${s.target}` : s.tool;
+      parts.push(s.subagent ? `${s.subagent}: ${call}` : call);
     } else {
       parts.push(STATE_WORDS[s.state] ?? s.state);
     }

@@ -26,6 +26,7 @@ import {
   type StatusParams,
   type StepParams,
   type StreamParams,
+  type SubagentParams,
 } from './protocol';
 import { finalStatusText, RunView } from './runView';
 import type { RunOptions } from './settings';
@@ -54,6 +55,7 @@ export type RunEvent =
   | { type: 'status'; params: StatusParams }
   | { type: 'stream'; params: StreamParams }
   | { type: 'step'; params: StepParams }
+  | { type: 'subagent'; params: SubagentParams }
   | { type: 'plan'; params: PlanParams }
   | { type: 'instructions'; params: InstructionsParams }
   | { type: 'notice'; params: NoticeParams }
@@ -129,6 +131,10 @@ export class Runs implements vscode.Disposable {
         this.events.fire({ type: 'stream', params: p });
       }),
       client.onNotification(Methods.step, (p: StepParams) => this.onStep(p)),
+      client.onNotification(Methods.subagent, (p: SubagentParams) => {
+        this.transcript.subagent(p);
+        this.progress({ type: 'subagent', params: p }, (view) => view.onSubagent(p));
+      }),
       client.onNotification(Methods.plan, (p: PlanParams) => {
         this.transcript.plan(p);
         this.events.fire({ type: 'plan', params: p });

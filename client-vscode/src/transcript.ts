@@ -3,7 +3,7 @@
  * text in `seq` order, one line per tool call as it starts and ends, the plan as a
  * checklist. Pure (it writes to a `Sink`), unit-tested.
  */
-import type { InstructionsParams, NoticeParams, PlanParams, RunResult, StepParams, StreamParams } from './protocol';
+import type { InstructionsParams, NoticeParams, PlanParams, RunResult, StepParams, StreamParams, SubagentParams } from './protocol';
 import type { DeliveryNews } from './review/delivery';
 import { toolTarget, truncate } from './runView';
 
@@ -106,6 +106,16 @@ export class Transcript {
   step(params: StepParams): void {
     const run = this.track(params.runId);
     this.drain(run, true);
+    if (params.parentCallId) {
+      // A subagent's call, indented under the delegate line: one line as it ends.
+      if (params.phase === 'tool_end') {
+        const target = toolTarget(params.args, true);
+        const mark = params.success === false ? '✗' : '✓';
+        const summary = params.summary ? ` ${truncate(params.summary, 160)}` : '';
+        this.line(`    ${params.agent ?? 'subagent'} › ${params.tool}${target ? ` ${target}` : ''} ${mark}${summary}`);
+      }
+      return;
+    }
     const stepNo = params.maxSteps ? `${params.step}/${params.maxSteps}` : `${params.step}`;
     if (params.phase === 'tool_start') {
       const target = toolTarget(params.args, true);
@@ -115,6 +125,21 @@ export class Transcript {
       const summary = params.summary ? ` ${truncate(params.summary, 200)}` : '';
       this.line(`  ${mark} ${params.tool}${summary}`);
     }
+  }
+
+  /** A subagent starts (its task and model) or ends (status, steps, tokens). */
+  subagent(params: SubagentParams): void {
+    this.drain(this.track(params.runId), true);
+    if (params.phase === 'start') {
+      const model = params.model ? ` (${params.model})` : '';
+      const how = params.background ? ' in the background' : '';
+      this.line(`  ↳ ${params.agent}${model} started${how}: ${truncate(params.task ?? '', 200)}`);
+      return;
+    }
+    const mark = params.status === 'success' ? '✓' : params.status === 'partial' ? '⚠' : '✗';
+    const steps = params.steps !== undefined ? ` · ${params.steps} step${params.steps === 1 ? '' : 's'}` : '';
+    const tokens = params.usage?.total_tokens ? ` · ${params.usage.total_tokens} tokens` : '';
+    this.line(`  ${mark} ${params.agent} ${params.status ?? 'ended'}${steps}${tokens}`);
   }
 
   plan(params: PlanParams): void {

@@ -3,7 +3,7 @@
  * function per kind, chosen by a switch the compiler checks is exhaustive.
  */
 import { IncrementalMarkdown, renderMarkdown } from '../src/panel/markdown';
-import { canUndo, compactionText, instructionLinks, MESSAGE_STATE_WORDS, undoOffer, type Item } from '../src/panel/model';
+import { approvalSubagent, askedBy, canUndo, compactionText, formatTokens, instructionLinks, MESSAGE_STATE_WORDS, undoOffer, type Item, type SubagentRun } from '../src/panel/model';
 import { button, h } from './dom';
 import { post } from './host';
 import { saveState, state } from './state';
@@ -64,6 +64,22 @@ function keptOpen(details: HTMLDetailsElement, id: string): HTMLDetailsElement {
       state.openCards.add(id);
     } else {
       state.openCards.delete(id);
+    }
+    saveState();
+  });
+  return details;
+}
+
+/** A `<details>` that is open until the user folds it (remembered as `closed:<id>` among
+ * the cards the user set, so it stays folded when drawn again). */
+function keptOpenUnlessClosed(details: HTMLDetailsElement, id: string): HTMLDetailsElement {
+  const key = `closed:${id}`;
+  details.open = !state.openCards.has(key);
+  details.addEventListener('toggle', () => {
+    if (details.open) {
+      state.openCards.delete(key);
+    } else {
+      state.openCards.add(key);
     }
     saveState();
   });
@@ -131,6 +147,7 @@ function toolItem(item: ItemOf<'tool'>): HTMLElement {
     ),
     h('div', { class: 'tool-result' }, item.result ? item.result : item.state === 'running' ? 'Running…' : 'No result summary.'),
   );
+  const nested = item.subagent ? subagentBlock(item.subagent, item.id) : undefined;
   const links: HTMLElement[] = [];
   if (item.terminal) {
     links.push(
@@ -149,15 +166,77 @@ function toolItem(item: ItemOf<'tool'>): HTMLElement {
       }),
     );
   }
-  if (links.length === 0) {
+  if (links.length === 0 && !nested) {
     return details;
   }
-  return h('div', { class: 'tool-wrap' }, details, ...links);
+  return h('div', { class: 'tool-wrap' }, details, nested, ...links);
+}
+
+const SUBAGENT_WORDS: Record<string, string> = { success: '✓ done', partial: '⚠ partial', failed: '✗ failed', interrupted: '⚠ stopped' };
+
+/** A `delegate` card's subagent, nested under it: who, on what model, its task, each of its
+ * tool calls with its state, and how it ended. Open until the user folds it. */
+function subagentBlock(child: SubagentRun, cardId: string): HTMLElement {
+  const details = keptOpenUnlessClosed(
+    h('details', { class: `subagent ${child.status ?? 'running'}`, 'data-kind': 'subagent', 'data-agent': child.agent, 'data-status': child.status ?? 'running' }),
+    `${cardId}/subagent`,
+  );
+  const ending: string[] = [];
+  if (child.status) {
+    ending.push(SUBAGENT_WORDS[child.status] ?? child.status);
+    if (child.stepCount !== undefined) {
+      ending.push(`${child.stepCount} step${child.stepCount === 1 ? '' : 's'}`);
+    }
+    if (child.tokens) {
+      ending.push(`${formatTokens(child.tokens)} tokens`);
+    }
+  } else {
+    ending.push(child.background ? 'working in the background' : 'working');
+  }
+  const title = `Subagent ${child.agent}${child.model ? ` (${child.model})` : ''}: ${ending.join(', ')}`;
+  details.append(
+    h(
+      'summary',
+      { 'aria-label': title },
+      h('span', { class: 'icon', 'aria-hidden': 'true' }, '↳'),
+      h('span', { class: 'subagent-name' }, child.agent),
+      child.model ? h('span', { class: 'subagent-model' }, child.model) : undefined,
+      h('span', { class: 'subagent-state' }, ending.join(' · ')),
+    ),
+  );
+  if (child.task) {
+    details.append(h('div', { class: 'subagent-task' }, child.task));
+  }
+  const list = h('ul', { class: 'subagent-steps', 'aria-label': `${child.agent}'s tool calls` });
+  for (const step of child.steps) {
+    list.append(
+      h(
+        'li',
+        { class: `subagent-step ${step.state}`, 'data-state': step.state, 'data-tool': step.tool, title: step.result ?? '' },
+        h('span', { class: 'icon', 'aria-hidden': 'true' }, TOOL_ICONS[step.state] ?? '•'),
+        h('span', { class: 'tool-name' }, step.tool),
+        h('span', { class: 'args' }, step.summary),
+        step.result ? h('span', { class: 'subagent-result' }, step.result) : undefined,
+      ),
+    );
+  }
+  if (child.steps.length > 0) {
+    details.append(list);
+  }
+  if (child.report) {
+    details.append(h('div', { class: 'subagent-report' }, child.report));
+  }
+  return details;
 }
 
 function approvalItem(item: ItemOf<'approval'>): HTMLElement {
   const card = h('div', { class: 'card approval', role: 'group', 'aria-label': 'Approval needed', 'data-kind': 'approval' });
-  card.append(h('div', { class: 'card-title' }, 'Approval needed'), h('pre', { class: 'approval-text', tabindex: '0' }, item.message));
+  const subagent = approvalSubagent(item.message);
+  const title = subagent ? `Approval needed · subagent ${subagent}` : 'Approval needed';
+  if (subagent) {
+    card.dataset.subagent = subagent;
+  }
+  card.append(h('div', { class: 'card-title' }, title), h('pre', { class: 'approval-text', tabindex: '0' }, item.message));
   if (item.answer !== undefined) {
     card.classList.add('answered');
     card.append(h('div', { class: 'answer' }, item.answer === 'withdrawn' ? 'The question was withdrawn.' : `You chose: ${item.answer}`));
@@ -174,8 +253,10 @@ function approvalItem(item: ItemOf<'approval'>): HTMLElement {
 }
 
 function askItem(item: ItemOf<'ask'>): HTMLElement {
-  const card = h('div', { class: 'card ask', role: 'group', 'aria-label': 'The agent asks', 'data-kind': 'ask' });
-  card.append(h('div', { class: 'card-title' }, 'The agent asks'), h('div', { class: 'question' }, item.question));
+  const asked = askedBy(item.question);
+  const who = asked.subagent ? `The subagent ${asked.subagent} asks` : 'The agent asks';
+  const card = h('div', { class: 'card ask', role: 'group', 'aria-label': who, 'data-kind': 'ask' });
+  card.append(h('div', { class: 'card-title' }, who), h('div', { class: 'question' }, asked.text));
   if (item.answered) {
     card.classList.add('answered');
     card.append(h('div', { class: 'answer' }, item.answer === null || item.answer === undefined ? 'No answer.' : `You answered: ${item.answer}`));

@@ -414,6 +414,7 @@ def make_client() -> AgentClient:
     for method in (
         "agent/stream",
         "agent/step",
+        "agent/subagent",
         "agent/status",
         "agent/plan",
         "agent/instructions",

@@ -25,6 +25,7 @@ export const Methods = {
   status: 'agent/status',
   stream: 'agent/stream',
   step: 'agent/step',
+  subagent: 'agent/subagent',
   plan: 'agent/plan',
   context: 'agent/context',
   instructions: 'agent/instructions',
@@ -88,6 +89,7 @@ export interface ServerNotifications {
   'agent/status': StatusParams;
   'agent/stream': StreamParams;
   'agent/step': StepParams;
+  'agent/subagent': SubagentParams;
   'agent/plan': PlanParams;
   'agent/context': ContextParams;
   'agent/instructions': InstructionsParams;
@@ -134,6 +136,14 @@ export type SlashCommandSource = (typeof SlashCommandSourceValues)[number];
 /** Every `StepPhase`, in order. */
 export const StepPhaseValues = ['tool_start', 'tool_end'] as const;
 export type StepPhase = (typeof StepPhaseValues)[number];
+
+/** Every `SubagentPhase`, in order. */
+export const SubagentPhaseValues = ['start', 'end'] as const;
+export type SubagentPhase = (typeof SubagentPhaseValues)[number];
+
+/** Every `SubagentStatus`, in order. */
+export const SubagentStatusValues = ['success', 'partial', 'failed'] as const;
+export type SubagentStatus = (typeof SubagentStatusValues)[number];
 
 export interface AgentInfo {
   name: string;
@@ -935,6 +945,10 @@ export interface StepParams {
   contextUsed?: number;
   /** The context budget those tokens fill (`context.max_context_tokens`). */
   contextLimit?: number;
+  /** A subagent's tool call: the `delegate` call of the run it is nested under (`step`/`maxSteps` are then the subagent's own). */
+  parentCallId?: string;
+  /** With `parentCallId`: the subagent's name. */
+  agent?: string;
 }
 
 export interface StoredToolCall {
@@ -978,6 +992,33 @@ export interface SubagentEntry extends OncePerToolCall {
   completion_tokens: number;
   total_tokens: number;
   report: string;
+}
+
+/**
+ * `agent/subagent`: a subagent the run handed a task to (its `delegate` tool call
+ * `callId`) starts or ends; its tool calls come as `agent/step` with
+ * `parentCallId`.
+ */
+export interface SubagentParams {
+  runId: string;
+  /** The run's `delegate` tool call the subagent works under. */
+  callId: string;
+  agent: string;
+  phase: SubagentPhase;
+  /** With `start`: the task it was given. */
+  task?: string;
+  /** With `start`: the model that answers it. */
+  model?: string;
+  /** With `start`: true when the run goes on without waiting for it. */
+  background?: boolean;
+  /** With `end`. */
+  status?: SubagentStatus;
+  /** With `end`: the opening of its report. */
+  summary?: string;
+  /** With `end`: the steps it took. */
+  steps?: number;
+  /** With `end`: the tokens it used. */
+  usage?: Usage;
 }
 
 /** The call and its result, each of which names the tool. */

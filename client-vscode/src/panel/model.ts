@@ -19,8 +19,37 @@ import type {
   StatusParams,
   StepParams,
   StreamParams,
+  SubagentParams,
   UndoPreview,
 } from '../protocol';
+
+/** One tool call of a subagent, shown in the `delegate` card it works under. */
+export interface SubagentStep {
+  callId: string;
+  tool: string;
+  summary: string;
+  state: 'running' | 'done' | 'failed' | 'interrupted';
+  result?: string;
+  step?: number;
+  maxSteps?: number;
+}
+
+/** What a `delegate` card shows of its subagent (agent/subagent and the steps nested under it). */
+export interface SubagentRun {
+  agent: string;
+  task?: string;
+  model?: string;
+  background?: boolean;
+  steps: SubagentStep[];
+  /** Set when it ended (agent/subagent `end`); `interrupted`: the run ended first. */
+  status?: 'success' | 'partial' | 'failed' | 'interrupted';
+  /** The opening of its report. */
+  report?: string;
+  stepCount?: number;
+  tokens?: number;
+  promptTokens?: number;
+  completionTokens?: number;
+}
 
 /** A run's end: the live result, or what a stored session recorded of it (less). */
 export type RunEnd = Pick<RunResult, 'status'> & Partial<RunResult>;
@@ -56,6 +85,8 @@ export type Item =
       path?: string;
       /** The tool ran a command that the run's terminal shows: the card links to it. */
       terminal?: boolean;
+      /** A `delegate` call: the subagent working under it, nested in the card. */
+      subagent?: SubagentRun;
     }
   | {
       kind: 'approval';
@@ -156,6 +187,7 @@ export type Action =
   | { type: 'status'; params: StatusParams }
   | { type: 'stream'; params: StreamParams }
   | { type: 'step'; params: StepParams }
+  | { type: 'subagent'; params: SubagentParams }
   | { type: 'plan'; params: PlanParams }
   | { type: 'instructions'; params: InstructionsParams }
   | { type: 'notice'; params: NoticeParams }
@@ -185,6 +217,19 @@ export const REVIEW_NOTE_HEADER = 'The user reviewed ';
 
 export function emptyConversation(): Conversation {
   return { readOnly: false, items: [], rev: 0 };
+}
+
+/** The subagent an approval question is for (server/approver.py names it after the tool:
+ * "agentls wants to run grep (subagent explore)."); undefined: the run's own agent. */
+export function approvalSubagent(message: string): string | undefined {
+  return /^agentls wants to run \S+ \(subagent ([^)\n]+)\)\./.exec(message)?.[1];
+}
+
+/** Who asks a question of `ask_user`: a subagent's come prefixed with its name
+ * ("[explore] Which file?"), the run's own agent's not. */
+export function askedBy(question: string): { subagent?: string; text: string } {
+  const named = /^\[([^\]\n]+)\] /.exec(question);
+  return named ? { subagent: named[1], text: question.slice(named[0].length) } : { text: question };
 }
 
 /** A one-line summary of a tool call's arguments ("path=src/app.py, line=3"). */
@@ -422,8 +467,13 @@ export function reduce(c: Conversation, action: Action): Conversation {
       const item: Item = { kind: 'text', id: `t-${runId}-${action.params.seq}`, rev: 0, runId, text, streaming: true };
       return bump(c, { items: [...closeText(c.items, runId), item] });
     }
+    case 'subagent':
+      return withSubagent(c, action.params);
     case 'step': {
       const p = action.params;
+      if (p.parentCallId) {
+        return withSubagentStep(c, p, p.parentCallId);
+      }
       const callId = p.callId ?? `${p.step}-${p.tool}`;
       const i = findLast(c.items, (it) => it.kind === 'tool' && it.runId === p.runId && it.callId === callId);
       const stepText = `Step ${p.step}/${p.maxSteps} · ${p.tool}`;
@@ -546,6 +596,60 @@ export function reduce(c: Conversation, action: Action): Conversation {
   }
 }
 
+/** The `delegate` card of run `runId` and call `callId`, and its index; undefined when absent. */
+function delegateCard(c: Conversation, runId: string, callId: string): [number, Extract<Item, { kind: 'tool' }>] | undefined {
+  const i = findLast(c.items, (it) => it.kind === 'tool' && it.runId === runId && it.callId === callId);
+  return i < 0 ? undefined : [i, c.items[i] as Extract<Item, { kind: 'tool' }>];
+}
+
+/** agent/subagent: the subagent of a `delegate` card starts (its agent, task, model) or ends. */
+function withSubagent(c: Conversation, p: SubagentParams): Conversation {
+  const found = delegateCard(c, p.runId, p.callId);
+  if (!found) {
+    return c;
+  }
+  const [i, card] = found;
+  const before: SubagentRun = card.subagent ?? { agent: p.agent, steps: [] };
+  const child: SubagentRun =
+    p.phase === 'start'
+      ? { ...before, agent: p.agent, task: p.task ?? before.task, model: p.model ?? before.model, background: p.background ?? before.background }
+      : {
+          ...before,
+          agent: p.agent,
+          status: p.status ?? 'failed',
+          report: p.summary,
+          stepCount: p.steps,
+          tokens: p.usage?.total_tokens,
+          promptTokens: p.usage?.prompt_tokens,
+          completionTokens: p.usage?.completion_tokens,
+          // Whatever it left running ended with it.
+          steps: before.steps.map((s) => (s.state === 'running' ? { ...s, state: 'interrupted' } : s)),
+        };
+  return bump(c, { items: replaceItem(c, i, { ...card, subagent: child }) });
+}
+
+/** A subagent's agent/step: its tool call in the `delegate` card `parentCallId`; the header's
+ * step text names the subagent on the run's step. */
+function withSubagentStep(c: Conversation, p: StepParams, parentCallId: string): Conversation {
+  const found = delegateCard(c, p.runId, parentCallId);
+  if (!found) {
+    return c;
+  }
+  const [i, card] = found;
+  const child: SubagentRun = card.subagent ?? { agent: p.agent ?? 'subagent', steps: [] };
+  const at = child.steps.findIndex((s) => s.callId === p.callId);
+  const state = p.phase === 'tool_start' ? 'running' : p.success === false ? 'failed' : 'done';
+  const steps = child.steps.slice();
+  if (at < 0) {
+    steps.push({ callId: p.callId, tool: p.tool, summary: argsSummary(p.args), state, result: p.summary, step: p.step, maxSteps: p.maxSteps });
+  } else {
+    steps[at] = { ...steps[at], state, result: p.summary ?? steps[at].result };
+  }
+  const where = card.step !== undefined && card.maxSteps ? `Step ${card.step}/${card.maxSteps} · ` : '';
+  const stepText = `${where}${child.agent}: ${p.tool}`;
+  return bump(c, { items: replaceItem(c, i, { ...card, subagent: { ...child, steps } }), stepText });
+}
+
 /** Mark which runs can be undone; the end and restore items re-render when theirs changes. */
 function withUndoable(c: Conversation, runIds: string[], previews: Record<string, UndoPreview>): Conversation {
   const now = new Set(runIds);
@@ -597,8 +701,9 @@ function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>):
       return it;
     }
     // Whatever still waits for the user is withdrawn with the run.
-    if (it.kind === 'tool' && it.state === 'running') {
-      return { ...it, state: 'interrupted', rev: it.rev + 1 };
+    if (it.kind === 'tool' && (it.state === 'running' || (it.subagent && it.subagent.status === undefined))) {
+      const subagent = it.subagent && it.subagent.status === undefined ? interruptedSubagent(it.subagent) : it.subagent;
+      return { ...it, state: it.state === 'running' ? 'interrupted' : it.state, subagent, rev: it.rev + 1 };
     }
     if (it.kind === 'approval' && it.answer === undefined) {
       return { ...it, answer: 'withdrawn', rev: it.rev + 1 };
@@ -633,6 +738,11 @@ function endRun(c: Conversation, action: Extract<Action, { type: 'runEnded' }>):
   // notification that was missed.
   items = [...withInstructions(items, action.runId, r?.instructions ?? []), end];
   return { ...c, items, sessionId: r?.sessionId ?? c.sessionId };
+}
+
+/** A subagent the run's end left working: it and its calls in flight were stopped. */
+function interruptedSubagent(child: SubagentRun): SubagentRun {
+  return { ...child, status: 'interrupted', steps: child.steps.map((s) => (s.state === 'running' ? { ...s, state: 'interrupted' } : s)) };
 }
 
 /** The conversation of a stored session (agent/session entries), read-only. */
@@ -716,6 +826,15 @@ function replayEntry(c: Conversation, e: SessionEntry, toolNames: Map<string, st
     case 'context_update':
     case 'compaction':
       return c;
+    case 'subagent': {
+      // What the session kept of a subagent: who, its task and model, how it ended (its
+      // tool calls are not kept), in the card of the delegate call it worked under.
+      const status = e.status === 'success' || e.status === 'partial' ? e.status : 'failed';
+      const start: SubagentParams = { runId, callId: e.call_id, agent: e.agent, phase: 'start', task: e.task, model: e.model ?? undefined };
+      const usage = { prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens, total_tokens: e.total_tokens, cached_tokens: 0 };
+      const end: SubagentParams = { runId, callId: e.call_id, agent: e.agent, phase: 'end', status, summary: e.report.slice(0, 500), steps: e.steps, usage };
+      return reduce(reduce(c, { type: 'subagent', params: start }), { type: 'subagent', params: end });
+    }
     case 'model_choice':
       return reduce(c, {
         type: 'notice',

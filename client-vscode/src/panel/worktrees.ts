@@ -98,7 +98,9 @@ export function reduceWorktrees(s: WorktreeSessions, action: WorktreeAction): Wo
       return withRun(s, action.params.runId, (run) => (run.ended ? run : { ...run, state: action.params.state }));
     case 'step': {
       const p = action.params;
-      return withRun(s, p.runId, (run) => (run.ended ? run : { ...run, stepText: `Step ${p.step}/${p.maxSteps} · ${p.tool}` }));
+      // A subagent's call: its name and tool (its step numbers are its own, not the run's).
+      const stepText = p.parentCallId ? `${p.agent ?? 'subagent'}: ${p.tool}` : `Step ${p.step}/${p.maxSteps} · ${p.tool}`;
+      return withRun(s, p.runId, (run) => (run.ended ? run : { ...run, stepText }));
     }
     case 'runEnded': {
       const r = action.result;

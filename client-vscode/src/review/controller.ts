@@ -25,7 +25,7 @@ import { logError, logInfo } from '../logging';
 import { Methods, type AutoSaveMode, type ReviewAutoSaveParams, type ReviewDeliveryParams } from '../protocol';
 import { Deliveries, type DeliveryNews } from './delivery';
 import { FileReview, offsetAt, type Decided, type Hunk } from './model';
-import { autoSaveRule, autoSaveWords, decisionParams, readReviewSettings, reviewable, runOfHunk, type ReviewSettings, type SentDecision } from './protocol';
+import { autoSaveRule, autoSaveWords, decisionParams, readReviewSettings, reviewable, runOfHunk, subagentAuthors, type ReviewSettings, type SentDecision } from './protocol';
 
 export const BASELINE_SCHEME = 'agentls-baseline';
 
@@ -59,6 +59,19 @@ async function deleteFile(doc: vscode.TextDocument): Promise<boolean> {
 
 export class ReviewController implements vscode.Disposable {
   readonly files = new Map<string, FileReview>();
+  /** The subagent whose edit a hunk id (an annotation id) is; absent: the run's own agent. */
+  private readonly authors = new Map<string, string>();
+
+  /** The subagent that made a hunk under review, if a subagent did. */
+  authorOf(hunk: { ids: readonly string[] }): string | undefined {
+    for (const id of hunk.ids) {
+      const by = this.authors.get(id);
+      if (by) {
+        return by;
+      }
+    }
+    return undefined;
+  }
   /** Decisions sent (tests read them). */
   readonly sent: SentDecision[] = [];
   private client: LanguageClient | undefined;
@@ -198,6 +211,9 @@ export class ReviewController implements vscode.Disposable {
     const parts = this.settings().mode === 'inline' ? reviewable(params) : undefined;
     if (!parts) {
       return undefined;
+    }
+    for (const [id, by] of subagentAuthors(params)) {
+      this.authors.set(id, by);
     }
     // Several edits may be in flight: one at a time, in order.
     return this.serial(() => this.applyAgentEdit(parts)).then(async (answer) => {

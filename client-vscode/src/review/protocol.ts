@@ -63,6 +63,19 @@ export function reviewable(params: ApplyWorkspaceEditParams): Reviewable | undef
   return parts;
 }
 
+/** The subagent whose edit each annotation id is, from the annotation's label (the server
+ * labels a subagent's `subagent explore: edit a.py`); the run's own agent's are left out. */
+export function subagentAuthors(params: ApplyWorkspaceEditParams): Map<string, string> {
+  const authors = new Map<string, string>();
+  for (const [id, note] of Object.entries(params.edit.changeAnnotations ?? {})) {
+    const by = /^subagent (\S+): /.exec(note.label)?.[1];
+    if (by) {
+      authors.set(id, by);
+    }
+  }
+  return authors;
+}
+
 /** How the editor's auto-save treats a file under review, and how long to wait for it. */
 export interface AutoSaveRule {
   mode: AutoSaveMode;

@@ -141,13 +141,17 @@ export function registerReviewUi(controller: ReviewController): vscode.Disposabl
       ];
       review.hunks.forEach((hunk) => {
         const range = new vscode.Range(anchorLine(review, hunk), 0, anchorLine(review, hunk), 0);
-        const label = `change ${hunk.key} in ${file}`;
+        const by = controller.authorOf(hunk);
+        const label = `change ${hunk.key} in ${file}${by ? ` (by the subagent ${by})` : ''}`;
         const args = [uri, hunk.key, document.version];
         out.push(
           new vscode.CodeLens(range, { title: '$(check) Keep', tooltip: `Keep ${label}`, command: 'agentls.review.keepHunk', arguments: args }),
           new vscode.CodeLens(range, { title: '$(discard) Undo', tooltip: `Undo ${label}`, command: 'agentls.review.undoHunk', arguments: args }),
           new vscode.CodeLens(range, { title: '$(diff) Diff', tooltip: `Diff of ${label}`, command: 'agentls.review.diff', arguments: args }),
         );
+        if (by) {
+          out.push(new vscode.CodeLens(range, { title: `$(hubot) ${by}`, tooltip: `The subagent ${by} made ${label}`, command: 'agentls.review.diff', arguments: args }));
+        }
         if (hunk.changedByUser) {
           out.push(new vscode.CodeLens(range, { title: 'changed by you', tooltip: `You edited ${label}`, command: 'agentls.review.diff', arguments: args }));
         }
