@@ -51,6 +51,10 @@ _NESTED = (
 )
 
 
+#: How a tool's plain-words explanation of a call starts (``Tool.describe_for_approval``).
+AGENT_WANTS = "The agent wants"
+
+
 def nested_id(parent_call_id: str, call_id: str) -> str:
     """A child's tool call id, unique in the run."""
     return f"{parent_call_id}/{call_id}"
@@ -117,8 +121,14 @@ class NamedApprover:
         self._agent = agent
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        explanation = request.explanation
+        if explanation.startswith(AGENT_WANTS):
+            explanation = f"The subagent {self._agent} wants" + explanation[len(AGENT_WANTS) :]
         named = dataclasses.replace(
-            request, call_id=nested_id(self._call_id, request.call_id), subagent=self._agent
+            request,
+            call_id=nested_id(self._call_id, request.call_id),
+            subagent=self._agent,
+            explanation=explanation,
         )
         return await self._inner.ask(named)
 

@@ -430,3 +430,33 @@ async def test_a_child_with_a_worktree_of_its_own_leaves_the_users_tree_alone(
     assert approver.edits == []
     branch_files = git(ws, "worktree", "list")
     assert name in branch_files
+
+
+async def test_a_childs_question_names_it(tmp_path: Path, scripted: ScriptedModelServer) -> None:
+    ws = workspace(tmp_path)
+    config = config_for(ws, scripted)
+    scripted.add(
+        "parent",
+        tool_call("delegate", {"agent": "finder", "task": "look"}),
+        text("done"),
+    )
+    scripted.add("child", tool_call("grep", {"pattern": "needle"}), text("found"))
+    approver = Recording()
+
+    outcome = await run_agent(
+        RunRequest(prompt="find", session_id="s", confirm_mode="confirm-all"),
+        FrontEnd(
+            DiskFileAccess(ws),
+            approver,
+            llm_for=lambda other: LiteLLMAdapter(other.llm),
+        ),
+        config=config,
+        llm=LiteLLMAdapter(config.llm),
+    )
+
+    assert outcome.state.status == "success"
+    asked = [(r.tool, r.subagent) for r in approver.asked]
+    assert asked == [("delegate", ""), ("grep", "finder")]
+    child_question = approver.asked[1]
+    assert child_question.explanation.startswith("The subagent finder wants")
+    assert child_question.call_id.startswith(approver.asked[0].call_id + "/")
