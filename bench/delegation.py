@@ -89,11 +89,14 @@ async def one_run(root: Path, server: ScriptedModelServer, parent: str) -> None:
             "workspace": {"root": str(root)},
             "llm": {"model": f"openai/{parent}", "api_base": server.api_base},
             "subagents": {"explore_model": "openai/explorer"},
-            "agents": {"build": {"max_steps": 60}},
         }
     )
     outcome = await run_agent(
-        RunRequest(prompt="Find every use of helper_3_8, then write notes.", confirm_mode="yolo"),
+        RunRequest(
+            prompt="Find every use of helper_3_8, then write notes.",
+            confirm_mode="yolo",
+            max_steps=60,
+        ),
         FrontEnd(
             DiskFileAccess(root),
             DenyingApprover("nobody asks in a benchmark"),
