@@ -183,6 +183,7 @@ async def run_headless(
         trusted=trusted,
         messages=None if typed is None else typed.mailbox,
         problems=engine.language_servers(config),
+        navigator=engine.navigator(config),
     )
     try:
         outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)
