@@ -119,6 +119,10 @@ class CodeNavigator(Protocol):
         """Whether this navigator can answer about ``path`` (a language it serves, a
         server that can start)."""
 
+    def why_not(self, path: str) -> str:
+        """Why it does not answer for ``path`` now ("" when it does): no server for such
+        files, an untrusted folder, a server that died."""
+
     def languages(self) -> list[str]:
         """The file extensions it answers for now (``[".py"]``), for the system prompt;
         cheap (nothing is started)."""

@@ -14,6 +14,7 @@ error answer.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -64,6 +65,22 @@ class ServerNavigator:
     def covers(self, path: str) -> bool:
         entry = self.pool._entry(path)
         return entry is not None and not self.pool._failed(entry)
+
+    def why_not(self, path: str) -> str:
+        pool = self.pool
+        ext = os.path.splitext(path)[1].lower() or path
+        listing = [entry for entry in pool.settings.servers if ext in entry.files]
+        for entry in listing:
+            connection = pool._connections.get(entry.name)
+            if connection is not None and connection.failure is not None:
+                return f"language server {connection.failure}"
+        if pool._entry(path) is not None:
+            return ""
+        if not listing:
+            return f"no language server is configured for {ext} files"
+        if not pool.trusted:
+            return "language servers do not start in a folder you have not trusted"
+        return f"no language server for {ext} files is on PATH"
 
     def languages(self) -> list[str]:
         pool = self.pool

@@ -57,9 +57,13 @@ def navigator_for(ctx: ToolContext, path: str | None) -> CodeNavigator:
     """The run's navigator when it answers for ``path`` (any file: ``None``), else the
     tree-sitter symbols."""
     navigator = ctx.run.navigator
-    if navigator is not None and (navigator.covers(path) if path else navigator.languages()):
-        return navigator
-    return TextualNavigator(ctx.run.symbols if live_index(ctx) is not None else no_symbols)
+    why = ""
+    if navigator is not None:
+        if navigator.covers(path) if path else navigator.languages():
+            return navigator
+        why = navigator.why_not(path) if path else "no language server answers here"
+    symbols = ctx.run.symbols if live_index(ctx) is not None else no_symbols
+    return TextualNavigator(symbols, why)
 
 
 class NavigateCodeTool(Tool[NavigateCodeArgs], name="navigate_code"):

@@ -49,8 +49,14 @@ class TextualNavigator:
 
     textual = True
 
-    def __init__(self, symbols: SymbolSource) -> None:
+    def __init__(self, symbols: SymbolSource, why: str = "") -> None:
         self.symbols = symbols
+        #: Why no language server answers instead, said with every answer and error.
+        self.why = why
+        self.by = f"{BY}; {why}" if why else BY
+
+    def why_not(self, path: str) -> str:
+        return "" if self.covers(path) else f"no parser for {path}'s language"
 
     def covers(self, path: str) -> bool:
         return _grammar(path) is not None
@@ -64,12 +70,21 @@ class TextualNavigator:
 
     async def ask(self, action: Action, place: Place) -> Answer:
         if action == "document_symbols":
-            return Answer(BY, symbols=await asyncio.to_thread(file_symbols, place.path, place.text))
+            return Answer(
+                self.by, symbols=await asyncio.to_thread(file_symbols, place.path, place.text)
+            )
         if action in ("implementations", "incoming_calls", "outgoing_calls"):
             raise NavigationError(
                 f"{action.replace('_', ' ')} need a language server, and none answers for "
                 f"{place.path}; use find_references or search_code"
+                + (f" ({self.why})" if self.why else "")
             )
+        try:
+            return await self._ask(action, place)
+        except NavigationError as exc:
+            raise NavigationError(f"{exc} ({self.why})" if self.why else str(exc)) from None
+
+    async def _ask(self, action: Action, place: Place) -> Answer:
         name = name_at(place.text, place.line, place.col)
         if not name:
             raise NavigationError(f"no name at {place.path}:{place.line}:{place.col}")
@@ -77,25 +92,26 @@ class TextualNavigator:
             source = await self._filled()
             if action == "references":
                 hits = await source.find_references(name)
-                return Answer(BY, locations=[Location(h.path, h.line, 1) for h in hits])
+                return Answer(self.by, locations=[Location(h.path, h.line, 1) for h in hits])
             found = await source.find_definitions(name)
         except SymbolsUnavailable as exc:
             raise NavigationError(f"no symbols: {exc}; use search_code or grep") from None
         if action == "hover":
-            return Answer(BY, hover="\n".join(f"{h.path}:{h.line}: {h.text}" for h in found))
-        return Answer(BY, locations=[Location(h.path, h.line, 1) for h in found])
+            return Answer(self.by, hover="\n".join(f"{h.path}:{h.line}: {h.text}" for h in found))
+        return Answer(self.by, locations=[Location(h.path, h.line, 1) for h in found])
 
     async def workspace_symbols(self, query: str, near: str) -> Answer:
         try:
             hits = await (await self._filled()).search_definitions(query, 200)
         except SymbolsUnavailable as exc:
             raise NavigationError(f"no symbols: {exc}; use search_code or grep") from None
-        return Answer(BY, symbols=[_symbol(h) for h in hits])
+        return Answer(self.by, symbols=[_symbol(h) for h in hits])
 
     async def rename(self, place: Place, new_name: str) -> tuple[str, list[FileEdits]]:
+        why = f" ({self.why})" if self.why else ""
         raise NavigationError(
-            f"renaming needs a language server, and none answers for {place.path} (a rename "
-            "by name would change every same-named symbol); edit the uses one by one"
+            f"renaming needs a language server, and none answers for {place.path}{why}; a "
+            "rename by name would change every same-named symbol: edit the uses one by one"
         )
 
 
