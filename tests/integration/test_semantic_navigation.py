@@ -20,17 +20,22 @@ import pytest
 from semantic_workspace import (
     CACHE_SAVE,
     FAKE_SERVER,
+    FIXTURE,
     STORE_SAVE,
     STORE_SAVE_USES,
     path_with_language_servers,
     semantic_workspace,
 )
 
+from agentls.agent.checkpoints import CheckpointStore
+from agentls.agent.checkpoints.queries import list_checkpoints
+from agentls.agent.checkpoints.restoring import restore
 from agentls.agent.config.models import AppConfig
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 from agentls.agent.policy.approval import DenyingApprover
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
+from agentls.agent.sessions.store import store_for
 from agentls.agent.tools.base import RunContext, ToolContext, ToolResult
 from agentls.agent.tools.navigate import NavigateCodeArgs, NavigateCodeTool
 from agentls.agent.tools.rename import RenameSymbolArgs, RenameSymbolTool
@@ -156,8 +161,6 @@ def snapshot(ws: Path) -> dict[str, str]:
 
 
 def semantic_source(name: str) -> str:
-    from semantic_workspace import FIXTURE
-
     return (FIXTURE / name).read_text()
 
 
@@ -220,7 +223,7 @@ async def test_a_server_that_dies_mid_request_is_a_tool_error_and_nothing_is_wri
     assert snapshot(ws) == before
 
 
-async def test_a_run_is_told_of_the_servers_and_its_rename_is_one_confirmed_edit(
+async def test_a_run_is_told_of_the_servers_and_its_rename_is_one_confirmed_edit_in_the_checkpoint(
     ws: Path, scripted: ScriptedModelServer
 ) -> None:
     scripted.add(
@@ -272,3 +275,11 @@ async def test_a_run_is_told_of_the_servers_and_its_rename_is_one_confirmed_edit
     assert results[1].startswith("Renamed `save` to `persist` (basedpyright)")
     assert asked == [["app.py", "jobs.py", "models.py"]]  # one question for the three files
     assert 'shelf.persist("book")' in (ws / "app.py").read_text()
+
+    # The checkpoint holds the three files, and restoring it puts them back.
+    sessions = store_for(ws, config.sessions.dir)
+    (run,) = list_checkpoints(sessions, outcome.session_id)
+    assert sorted(f["path"] for f in run["files"]) == ["app.py", "jobs.py", "models.py"]
+    store = CheckpointStore.for_session(sessions, outcome.session_id)
+    await restore(store, outcome.run_id, DiskFileAccess(ws), confirm=False)
+    assert snapshot(ws) == {p.name: p.read_text() for p in FIXTURE.iterdir()}
