@@ -8,9 +8,10 @@ its first definition. The semantic answers come from basedpyright, started by
 ``LanguageServers`` (scripts/ensure_language_servers.sh installs it), the textual ones from
 the tree-sitter symbols (``TextualNavigator``, what the tool answers without a server).
 Precision and recall are of the listed lines (path, line) other than the definition asked
-about: against the known answer on the fixture, against basedpyright's on the package (there is no other oracle there: its own
-row is 1.00 by definition). Latency: the first question of a fresh server (its start and
-first analysis included), then warm questions, p50 and p95.
+about: against the known answer on the fixture, against basedpyright's on the package
+(there is no other oracle there: its own row is 1.00 by definition). Latency: the first
+question of a fresh server (its start and first analysis included), then warm questions,
+p50 and p95.
 
     PYTHONPATH=src python bench/semantic_tools.py [--package email] [--symbols 12] [--cold 3]
 """
