@@ -10,6 +10,7 @@ one), and a line when the name alone is ambiguous; never an LSP position.
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,22 +36,22 @@ MAX_HOVER_CHARS = 3000
 MAX_CANDIDATES = 10
 
 
+#: The line of a place (``rename_symbol`` too).
+SymbolLine = Annotated[
+    int | None, Field(ge=1, description="A line `symbol` is on, if the name is ambiguous.")
+]
+
+
 class NavigateCodeArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     action: Action
-    path: str | None = Field(
-        None, description="File the symbol is in, workspace-relative (all but workspace_symbols)."
+    path: str = Field("", description="File the symbol is in.")
+    symbol: str = Field(
+        "", description="Name, e.g. `save` or `Store.save`; workspace_symbols: the query."
     )
-    symbol: str | None = Field(
-        None,
-        description="The symbol's name, e.g. `save` or `Store.save`; for workspace_symbols "
-        "the query. Not needed for document_symbols.",
-    )
-    line: int | None = Field(
-        None, ge=1, description="A line where `symbol` appears, when the name is ambiguous."
-    )
-    max_results: int = Field(100, ge=1, le=1000, description="Maximum lines listed.")
+    line: SymbolLine = None
+    max_results: int = Field(100, ge=1, le=1000)
 
 
 def navigator_for(ctx: ToolContext, path: str | None) -> CodeNavigator:
@@ -67,11 +68,11 @@ def navigator_for(ctx: ToolContext, path: str | None) -> CodeNavigator:
 
 
 class NavigateCodeTool(Tool[NavigateCodeArgs], name="navigate_code"):
-    """Navigate code by meaning, answered by a language server when one serves the file (else
-    by tree-sitter names, marked textual). Actions: definition, references (by meaning: aliases
-    and re-exports included, same-named methods of other classes excluded), hover (type and
-    signature), document_symbols (outline of `path`), workspace_symbols (`symbol` is the query),
-    implementations, incoming_calls, outgoing_calls. Prints `path:line: text`."""
+    """Code navigation by meaning, from a language server when one serves the file (else by
+    tree-sitter names, marked textual): definition, references (aliases included, same-named
+    methods of other classes not), hover (type, signature), document_symbols (outline of
+    `path`), workspace_symbols, implementations, incoming_calls, outgoing_calls. Prints
+    `path:line: text`."""
 
     async def run(self, args: NavigateCodeArgs, ctx: ToolContext) -> ToolResult:
         try:

@@ -25,7 +25,7 @@ from agentls.agent.errors import AgentError
 from agentls.agent.navigation import FileEdits, NavigationError, TextEdit
 from agentls.agent.tools.base import FileEditingTool, ToolContext, ToolResult
 from agentls.agent.tools.edit import path_arg
-from agentls.agent.tools.navigate import resolve_place
+from agentls.agent.tools.navigate import SymbolLine, resolve_place
 from agentls.agent.tools.outcome import outcome_result
 from agentls.agent.tools.textual_navigator import name_at
 from agentls.agent.workspace import FileChange
@@ -36,12 +36,10 @@ _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 class RenameSymbolArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    path: str = Field(description="File the symbol is in, workspace-relative.")
-    symbol: str = Field(description="The symbol's name, e.g. `save` or `Store.save`.")
-    line: int | None = Field(
-        None, ge=1, description="A line where `symbol` appears, when the name is ambiguous."
-    )
-    new_name: str = Field(description="The new name.")
+    path: str = Field(description="File the symbol is in.")
+    symbol: str = Field(description="Name, e.g. `save` or `Store.save`.")
+    line: SymbolLine = None
+    new_name: str
 
 
 def invalid_name(path: str, name: str) -> str | None:
@@ -58,8 +56,8 @@ def invalid_name(path: str, name: str) -> str | None:
 
 
 class RenameSymbolTool(FileEditingTool[RenameSymbolArgs], name="rename_symbol"):
-    """Rename a symbol everywhere it is used, by meaning (a language server computes it: other
-    same-named symbols are left alone), as one edit over every file it touches."""
+    """Rename a symbol everywhere by meaning (a language server computes it; same-named symbols
+    elsewhere are left alone): one edit over every file."""
 
     def target_paths(self, args: dict[str, Any]) -> list[str]:
         return path_arg(args)
