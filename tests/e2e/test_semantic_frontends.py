@@ -1,9 +1,9 @@
 """Code navigation through the front ends, with a real basedpyright the front end starts
 itself (the pool of the problems after edits) on tests/fixtures/workspaces/semantic:
-the language server (``python -P -m agentls --stdio``) and ``agentls acp``, each run by the
-scripted model: references by meaning, then a rename over three files that reaches the
-files through the front end's own way of editing (``workspace/applyEdit``; the ACP
-editor's writes)."""
+the language server (``python -P -m agentls --stdio``), ``agentls acp`` and ``agentls run``,
+each run by the scripted model: references by meaning, then a rename over three files that
+reaches the files through the front end's own way of editing (``workspace/applyEdit``; the
+ACP editor's writes; the disk)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls_e2e import VSCODE, LspFactory, llm_options, plain
+from agentls_e2e import VSCODE, LspFactory, llm_options, plain, run_cli
 from semantic_workspace import path_with_language_servers, semantic_workspace
 from test_acp import EditorClient, acp_agent, prompt, start, tool_results
 
@@ -85,4 +85,23 @@ async def test_acp_answers_with_its_own_basedpyright(
         "jobs.py",
         "models.py",
     ]
+    renamed(ws)
+
+
+def test_the_cli_answers_with_its_own_basedpyright(
+    tmp_path: Path,
+    scripted: ScriptedModelServer,
+    trust_folder: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ws = semantic_workspace(tmp_path)
+    trust_folder(ws)
+    monkeypatch.setenv("PATH", path_with_language_servers())
+    scripted.add("cli-semantic", REFERENCES, RENAME, text("done"))
+    model = ["--model", "openai/cli-semantic", "--api-base", scripted.api_base]
+    done = run_cli(ws, "run", "rename", "--mode", "yolo", *model, timeout=200)
+    assert done.returncode == 0, done.stderr
+    found, renaming = tool_results(scripted, "cli-semantic")[-2:]
+    assert found == FOUND
+    assert renaming.startswith("Renamed `save` to `persist` (basedpyright)"), renaming
     renamed(ws)
