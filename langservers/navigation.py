@@ -61,6 +61,8 @@ class ServerNavigator:
 
     def __init__(self, pool: LanguageServers) -> None:
         self.pool = pool
+        #: Servers that did not publish a document's diagnostics within SETTLE_SECONDS.
+        self._quiet: set[str] = set()
 
     def covers(self, path: str) -> bool:
         entry = self.pool._entry(path)
@@ -113,8 +115,11 @@ class ServerNavigator:
         sent = connection.sync(absolute, place.text)
         # A server answers before it has found the workspace's files (a first question
         # about references finds the asked file's only): its diagnostics of this text
-        # come once it has, so they are waited for, at most ``SETTLE_SECONDS``.
-        await connection.settled(sent, SETTLE_SECONDS)
+        # come once it has, so they are waited for, at most ``SETTLE_SECONDS``; a server
+        # that let that pass once is not waited for again.
+        quiet = connection.name in self._quiet
+        if not quiet and await connection.settled(sent, SETTLE_SECONDS) is None:
+            self._quiet.add(connection.name)
         uri = from_fs_path(absolute) or Path(absolute).as_uri()
         return connection, lsp.TextDocumentIdentifier(uri=uri)
 
