@@ -128,6 +128,7 @@ async def run_turn(
             process_runner=terminals_for(client, capabilities, session),
             trusted=session.trusted,
             problems=engine.language_servers(config),
+            navigator=engine.navigator(config),
             messages=None if session.ticket is None else session.ticket.messages,
         )
         outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)

@@ -54,6 +54,7 @@ from agentls.agent.llm.model_facts import ModelFacts
 from agentls.agent.llm.models import Usage
 from agentls.agent.llm.protocol import LLM, CheckedLLM
 from agentls.agent.loop import AgentLoop
+from agentls.agent.navigation import navigation_hint
 from agentls.agent.policy.approval import Approver
 from agentls.agent.policy.program_approval import ProgramApprovals
 from agentls.agent.prompts.slash_command_runs import DEFAULT_MODEL, PreparedRun
@@ -75,6 +76,7 @@ from agentls.indexer.symbol_source import SymbolSource
 
 if TYPE_CHECKING:
     from agentls.agent.context import ContextManager
+    from agentls.agent.navigation import CodeNavigator
     from agentls.agent.problems import ProblemSource
     from agentls.agent.prompts.skills import Catalogue
 
@@ -143,6 +145,9 @@ class FrontEnd:
     #: Who knows the problems of the files (the editor, or language servers the front end
     #: started): an edit's result then names the problems it introduced.
     problems: ProblemSource | None = None
+    #: Who answers questions about the code by its meaning (the language servers the
+    #: front end started); None: the tree-sitter symbols answer by name.
+    navigator: CodeNavigator | None = None
 
 
 @dataclass
@@ -278,6 +283,7 @@ async def _run_to_the_end(
         process_runner=front_end.process_runner,
         problems=problems,
         trusted=front_end.trusted,
+        navigator=front_end.navigator,
     )
     run = _Run(
         request,
@@ -668,6 +674,9 @@ class _Run:
         if delegates and AgentRegistry(self.context.config).exists(EXPLORE):
             # How the agent works, so next to its own prompt, before the project's words.
             parts.append(SUBAGENTS_HINT)
+        navigation = navigation_hint(self.context.navigator, list(tools))
+        if navigation:
+            parts.append(navigation)
         if self.instructions:
             parts.append(self.instructions)
         catalogue = await self.skills_catalogue(agent)
@@ -834,6 +843,7 @@ class _ChildLoops:
             changes_probe=None,
             process_runner=None,
             problems=None,
+            navigator=None,
             protected_extra={},
         )
         child = dataclasses.replace(child, approver=apart.approver(child.approver))

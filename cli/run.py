@@ -185,6 +185,7 @@ async def run_headless(
         problems=engine.language_servers(config),
         # The trust notice was said with the question; the agent files' are the run's.
         notices=engine.settings.agent_notices,
+        navigator=engine.navigator(config),
     )
     try:
         outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)

@@ -115,6 +115,8 @@ class Connection:
     #: Why it cannot be used (start failed, crashed); None while it can.
     failure: str | None = None
     ready: bool = False
+    #: What the server said it can do (its ``initialize`` answer).
+    capabilities: lsp.ServerCapabilities | None = None
 
     def __post_init__(self) -> None:
         self._client = LanguageClient("agentls", __version__, protocol_cls=_Protocol)
@@ -239,9 +241,10 @@ class Connection:
             capabilities=_CAPABILITIES,
         )
         try:
-            await self._answer(self._client.initialize_async(params), wait)
+            initialized = await self._answer(self._client.initialize_async(params), wait)
         except LanguageServerFailed as exc:
             raise self._fail(f"{self.name} did not initialize: {exc}") from None
+        self.capabilities = initialized.capabilities
         self._client.initialized(lsp.InitializedParams())
         if self.entry.settings:
             self._client.workspace_did_change_configuration(
@@ -261,6 +264,24 @@ class Connection:
         if self._exited in done:
             raise LanguageServerFailed(self._exit_report())
         raise LanguageServerFailed(f"no answer within {wait:g} s")
+
+    @property
+    def client(self) -> LanguageClient:
+        """The LSP client, to send requests through ``request``."""
+        return self._client
+
+    async def request(self, request: Awaitable[T], wait: float) -> T:
+        """``request``'s answer: LanguageServerFailed when the server is gone, exits before
+        answering or takes longer than ``wait`` seconds (an error answer raises pygls's
+        exception as it is)."""
+        if self.failure is not None:
+            raise LanguageServerFailed(self.failure)
+        try:
+            return await self._answer(request, wait)
+        except LanguageServerFailed as exc:
+            if self._exited is not None and self._exited.done():
+                raise self._fail(self._exit_report()) from None
+            raise exc
 
     def _fail(self, why: str) -> LanguageServerFailed:
         if self.failure is None:
@@ -447,10 +468,25 @@ _CAPABILITIES = lsp.ClientCapabilities(
         publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(
             version_support=True, related_information=False
         ),
+        # Code navigation (langservers/navigation.py): plain answers, a symbol tree.
+        hover=lsp.HoverClientCapabilities(
+            content_format=[lsp.MarkupKind.Markdown, lsp.MarkupKind.PlainText]
+        ),
+        document_symbol=lsp.DocumentSymbolClientCapabilities(
+            hierarchical_document_symbol_support=True
+        ),
+        definition=lsp.DefinitionClientCapabilities(link_support=False),
+        implementation=lsp.ImplementationClientCapabilities(link_support=False),
+        references=lsp.ReferenceClientCapabilities(),
+        call_hierarchy=lsp.CallHierarchyClientCapabilities(),
+        rename=lsp.RenameClientCapabilities(prepare_support=True),
     ),
     workspace=lsp.WorkspaceClientCapabilities(
         configuration=True,
         workspace_folders=True,
+        # A rename's edit comes back as an answer (never applied by the server itself).
+        workspace_edit=lsp.WorkspaceEditClientCapabilities(document_changes=True),
+        symbol=lsp.WorkspaceSymbolClientCapabilities(),
         did_change_configuration=lsp.DidChangeConfigurationClientCapabilities(
             dynamic_registration=False
         ),

@@ -29,6 +29,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from agentls.agent.config.models import DiagnosticsConfig, LanguageServerConfig
+from agentls.agent.navigation import CodeNavigator
 from agentls.agent.problems import FileProblems, Problem, Problems, Severity
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ class LanguageServers:
         self._notices: list[str] = []
         self._said: set[str] = set()
         self._closed = False
+        self._navigator: CodeNavigator | None = None
 
     async def __aenter__(self) -> LanguageServers:
         return self
@@ -123,6 +125,16 @@ class LanguageServers:
 
     def covers(self, path: str) -> bool:
         return self._entry(path) is not None
+
+    @property
+    def navigator(self) -> CodeNavigator:
+        """The same servers answering questions about the code (definitions, references,
+        renames): ``langservers/navigation.py``."""
+        if self._navigator is None:
+            from agentls.langservers.navigation import ServerNavigator
+
+            self._navigator = ServerNavigator(self)
+        return self._navigator
 
     def _say(self, key: str, message: str) -> None:
         if key not in self._said:

@@ -286,6 +286,8 @@ class RunManager:
                 messages=handle.messages,
                 llm_for=self._sources.llm,
                 problems=self._sources.problems(config),
+                # the language servers this server starts (the editor's providers: later)
+                navigator=self.engine.navigator(config),
             )
             symbols = None
         else:

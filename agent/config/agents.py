@@ -32,6 +32,7 @@ READ_ONLY_TOOLS = [
     "grep",
     "find_symbol",
     "find_references",
+    "navigate_code",
     "find_files",
     "get_problems",
     "update_plan",

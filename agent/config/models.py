@@ -540,7 +540,8 @@ class DiagnosticsConfig(_Strict):
     enabled: bool = Field(
         True,
         description="Check the problems of edited files (and offer `get_problems`); false "
-        "starts no language server and adds no wait to an edit.",
+        "starts no language server (code navigation then answers by name) and adds no wait to "
+        "an edit.",
     )
     wait_ms: int = Field(
         2000,

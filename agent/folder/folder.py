@@ -24,6 +24,7 @@ from agentls.agent.folder.runs import RunBook
 from agentls.agent.folder.settings import FolderSettings
 from agentls.agent.folder.worktree_book import WorktreeBook, WorktreeBusy
 from agentls.agent.folder.worktree_runs import WorktreeRun, open_worktree_run
+from agentls.agent.navigation import CodeNavigator
 from agentls.agent.policy.program_approval import ProgramApprovals
 from agentls.agent.problems import ProblemSource
 
@@ -41,6 +42,10 @@ if TYPE_CHECKING:
 
 class LanguageServerPool(ProblemSource, Protocol):
     """The language servers of a folder (``agentls.langservers.LanguageServers``)."""
+
+    @property
+    def navigator(self) -> CodeNavigator:
+        """The same servers, answering questions about the code."""
 
     async def aclose(self) -> None: ...
 
@@ -130,6 +135,13 @@ class FolderEngine:
         servers = factory(config.diagnostics, root, trusted=trusted, how_to_trust=how)
         self._language_servers = (key, servers)
         return servers
+
+    def navigator(self, config: AppConfig) -> CodeNavigator | None:
+        """Who answers a run's questions about the code by its meaning: the language
+        servers of ``language_servers`` (the same pool, trust rule and settings as the
+        problems); None where none may start (diagnostics off)."""
+        servers = self.language_servers(config)
+        return servers.navigator if servers is not None else None
 
     # -- MCP ------------------------------------------------------------------------------
     @property

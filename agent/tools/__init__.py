@@ -19,7 +19,9 @@ def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
     from agentls.agent.tools.exec import ExecuteCommandTool, PythonExecutorTool
     from agentls.agent.tools.files import DeleteFileTool, ListFilesTool, ReadFileTool, WriteFileTool
     from agentls.agent.tools.interaction import AskUserTool, UpdatePlanTool
+    from agentls.agent.tools.navigate import NavigateCodeTool
     from agentls.agent.tools.problems import GetProblemsTool
+    from agentls.agent.tools.rename import RenameSymbolTool
     from agentls.agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
     from agentls.agent.tools.skills import LoadSkillTool
     from agentls.agent.tools.symbols import FindReferencesTool, FindSymbolTool
@@ -40,6 +42,8 @@ def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
         FindFilesTool(),
         FindSymbolTool(),
         FindReferencesTool(),
+        NavigateCodeTool(),
+        RenameSymbolTool(),
         GetProblemsTool(),
         ExecuteCommandTool(),
         PythonExecutorTool(),

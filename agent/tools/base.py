@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agentls.agent.exec.process import ChangesProbe, ProcessRunner
     from agentls.agent.hooks import HookRunner
     from agentls.agent.llm.protocol import LLM
+    from agentls.agent.navigation import CodeNavigator
     from agentls.agent.policy.approval import Approver
     from agentls.agent.problems import ProblemSource
     from agentls.agent.sessions.recorder import SessionRecorder
@@ -111,6 +112,9 @@ class RunContext:
     process_runner: ProcessRunner | None = None
     #: Who knows the problems of the workspace's files (``get_problems``); None: nobody.
     problems: ProblemSource | None = None
+    #: Who answers questions about the code by its meaning (``navigate_code``,
+    #: ``rename_symbol``); None: nobody, the tree-sitter symbols answer by name.
+    navigator: CodeNavigator | None = None
     #: The run's hooks (PreToolUse, PostToolUse...), None when there are none.
     hooks: HookRunner | None = None
     #: Workspace files protected beyond the fixed names, with why: what the MCP servers

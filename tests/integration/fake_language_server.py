@@ -5,6 +5,9 @@ python fake_language_server.py crash    exits (code 3, a line on stderr) at the 
                                         document it is given
 python fake_language_server.py echo     publishes, with the document's version, an
                                         error at every `undefined_name`
+python fake_language_server.py die-on-request
+                                        publishes like echo, and exits (code 4) when asked
+                                        for references or a rename
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ def check(uri: str, version: int, text: str) -> None:
         sys.stderr.write("fake-language-server: cannot analyse this\n")
         sys.stderr.flush()
         os._exit(3)  # a crash: pygls would turn SystemExit into a clean exit
-    if MODE != "echo":
+    if MODE not in ("echo", "die-on-request"):
         return
     found = []
     for number, line in enumerate(text.splitlines()):
@@ -54,6 +57,17 @@ def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
 def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
     doc = server.workspace.get_text_document(params.text_document.uri)
     check(doc.uri, params.text_document.version, doc.source)
+
+
+def die(*args: object) -> None:
+    sys.stderr.write("fake-language-server: died answering\n")
+    sys.stderr.flush()
+    os._exit(4)
+
+
+if MODE == "die-on-request":
+    server.feature(lsp.TEXT_DOCUMENT_REFERENCES)(die)
+    server.feature(lsp.TEXT_DOCUMENT_RENAME)(die)
 
 
 if __name__ == "__main__":

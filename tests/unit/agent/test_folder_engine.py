@@ -25,6 +25,8 @@ class FakeServers:
     def __init__(self, settings: DiagnosticsConfig, root: Path, *, trusted: bool, how: str):
         self.root, self.trusted, self.how = root, trusted, how
         self.closed = False
+        #: Stands for the same servers' CodeNavigator.
+        self.navigator: Any = object()
 
     def covers(self, path: str) -> bool:
         return False
@@ -107,6 +109,19 @@ async def test_language_servers_are_kept_replaced_and_closed(tmp_path: Path) -> 
     )
     assert engine.language_servers(off) is None
     assert FolderEngine(EDITOR).language_servers(config) is None
+
+
+def test_code_navigation_is_the_language_servers_own(tmp_path: Path) -> None:
+    engine = FolderEngine(EDITOR, language_servers=fake_factory)
+    engine.settings.start(tmp_path, {}, source="initializationOptions", editor_trust=False)
+    config = config_in(tmp_path)
+    servers = engine.language_servers(config)
+    assert isinstance(servers, FakeServers)
+    assert engine.navigator(config) is servers.navigator
+    off = config.model_copy(
+        update={"diagnostics": config.diagnostics.model_copy(update={"enabled": False})}
+    )
+    assert engine.navigator(off) is None  # the tree-sitter symbols answer then
 
 
 def test_one_commit_title_and_summary() -> None:
