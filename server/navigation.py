@@ -110,7 +110,7 @@ class EditorNavigator:
         return [] if self.failure else list(self.extensions)
 
     # -- asking ------------------------------------------------------------------------
-    async def _request(self, params: NavigateParams) -> NavigateResult:
+    async def _request(self, params: NavigateParams, path: str) -> NavigateResult:
         if self.failure:
             raise NoAnswer(self.failure)
         try:
@@ -132,7 +132,7 @@ class EditorNavigator:
         if not isinstance(result, NavigateResult):
             raise NavigationError("the editor's answer to agent/navigate is not one")
         if not result.answered:
-            raise NoAnswer(f"the editor has no {params.action} provider for {params.uri}")
+            raise NoAnswer(f"the editor has no {params.action} provider for {path}")
         return result
 
     async def ask(self, action: Action, place: Place) -> Answer:
@@ -141,7 +141,7 @@ class EditorNavigator:
             uri=self._uri(place.path),
             position=_position(place.text, place.line, place.col),
         )
-        result = await self._request(params)
+        result = await self._request(params, place.path)
         by = result.by or "the editor"
         texts = _Texts(self, place)
         if action == "hover":
@@ -161,7 +161,7 @@ class EditorNavigator:
     async def workspace_symbols(self, query: str, near: str) -> Answer:
         uri = self._uri(near) if near else from_fs_path(str(self.root)) or self.root.as_uri()
         result = await self._request(
-            NavigateParams(action="workspaceSymbols", uri=uri, query=query)
+            NavigateParams(action="workspaceSymbols", uri=uri, query=query), near or "the workspace"
         )
         texts = _Texts(self, None)
         return Answer(
@@ -175,7 +175,7 @@ class EditorNavigator:
             position=_position(place.text, place.line, place.col),
             new_name=new_name,
         )
-        result = await self._request(params)
+        result = await self._request(params, place.path)
         by = result.by or "the editor"
         if result.edit is None:
             raise NavigationError(f"{by} found nothing to rename there")
