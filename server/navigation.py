@@ -132,7 +132,7 @@ class EditorNavigator:
         if not isinstance(result, NavigateResult):
             raise NavigationError("the editor's answer to agent/navigate is not one")
         if not result.answered:
-            raise NoAnswer(f"the editor has no {params.action} provider for {path}")
+            raise NoAnswer(f"the editor has no {params.action} answer for {path}")
         return result
 
     async def ask(self, action: Action, place: Place) -> Answer:

@@ -477,7 +477,7 @@ class NavigateParams(WireModel):
         description="The document asked about; workspaceSymbols: a document of the language."
     )
     position: DiagnosticPosition | None = Field(
-        None, description="Where the symbol is (not for documentSymbols, workspaceSymbols)."
+        None, description="Where the symbol is (not sent for workspaceSymbols)."
     )
     query: str | None = Field(None, description="workspaceSymbols: the name looked for.")
     new_name: str | None = Field(None, description="rename: the symbol's new name.")
@@ -526,8 +526,9 @@ class NavWorkspaceEdit(WireModel):
 
 
 class NavigateResult(WireModel):
-    """``agent/navigate`` result. ``answered: false``: the editor has no provider for that
-    document and question (the language servers agentls starts answer instead)."""
+    """``agent/navigate`` result. ``answered: false``: the editor has no answer for that
+    document and question (no provider; VS Code cannot tell that from an empty answer, so
+    it sends this for both): the language servers agentls starts are asked instead."""
 
     answered: bool
     by: str | None = Field(None, description="Who answered, e.g. `VS Code`, `Neovim (pyright)`.")

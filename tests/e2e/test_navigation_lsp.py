@@ -188,11 +188,11 @@ async def test_a_file_the_editor_has_no_provider_for_is_answered_by_name(
     references, renamed = tool_texts(scripted, "nav-none")
     header = references.splitlines()[0]
     assert header.startswith("References to `Store` (tree-sitter (textual"), references
-    assert "the editor has no references provider for jobs.py" in header, header
+    assert "the editor has no references answer for jobs.py" in header, header
     assert "jobs.py:6: def nightly(store: Store) -> int:" in references
     assert "app.py:3: from api import Store as Shelf" in references
     assert renamed.startswith("Not renamed:") and "Nothing was changed" in renamed, renamed
-    assert "the editor has no rename provider for jobs.py" in renamed, renamed
+    assert "the editor has no rename answer for jobs.py" in renamed, renamed
     assert "def nightly" in (ws / "jobs.py").read_text()
     assert client.edits == []
 

@@ -641,7 +641,7 @@ export interface NavigateParams {
   action: NavigateAction;
   /** The document asked about; workspaceSymbols: a document of the language. */
   uri: string;
-  /** Where the symbol is (not for documentSymbols, workspaceSymbols). */
+  /** Where the symbol is (not sent for workspaceSymbols). */
   position?: DiagnosticPosition;
   /** workspaceSymbols: the name looked for. */
   query?: string;
@@ -650,8 +650,9 @@ export interface NavigateParams {
 }
 
 /**
- * `agent/navigate` result. `answered: false`: the editor has no provider for that
- * document and question (the language servers agentls starts answer instead).
+ * `agent/navigate` result. `answered: false`: the editor has no answer for that
+ * document and question (no provider; VS Code cannot tell that from an empty answer, so
+ * it sends this for both): the language servers agentls starts are asked instead.
  */
 export interface NavigateResult {
   answered: boolean;
