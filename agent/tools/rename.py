@@ -114,7 +114,8 @@ async def _changes(
         new = _applied(rel, current, file_edits.edits, old)
         if new != current:
             changes.append((FileChange(rel, new, current), len(file_edits.edits)))
-    return changes
+    # In path order, whatever order the server answered in: the same question reads the same.
+    return sorted(changes, key=lambda change: change[0].path)
 
 
 def _applied(rel: str, text: str, edits: tuple[TextEdit, ...], old: str) -> str:

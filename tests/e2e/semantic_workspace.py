@@ -2,7 +2,8 @@
 
 tests/fixtures/workspaces/semantic: two classes with a ``save`` method (``Store`` and
 ``Cache``), ``api.py`` re-exporting ``Store``, ``app.py`` importing it from there under
-another name (``Shelf``), ``jobs.py`` importing it directly. ``Store.save`` is used on
+another name (``Shelf``), ``jobs.py`` importing it directly; ``shapes.py`` a method that a
+subclass implements. ``Store.save`` is used on
 app.py:8 and jobs.py:7; ``Cache.save`` on app.py:9. Shared by the headless, LSP and ACP
 tests and by bench/semantic_tools.py.
 """

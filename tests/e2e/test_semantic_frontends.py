@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from agentls_e2e import VSCODE, LspFactory, llm_options, plain, run_cli
-from semantic_workspace import path_with_language_servers, semantic_workspace
+from semantic_workspace import FIXTURE, path_with_language_servers, semantic_workspace
 from test_acp import EditorClient, acp_agent, prompt, start, tool_results
 
 from agentls.agent.config.trust import TrustStore
@@ -32,6 +32,10 @@ FOUND = (
     'jobs.py:7: return store.save("backup")\n'
     "models.py:5: def save(self, item: str) -> int:"
 )
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in folder.iterdir() if p.suffix == ".py"}
 
 
 def renamed(ws: Path) -> None:
@@ -62,6 +66,10 @@ async def test_the_language_server_answers_with_its_own_basedpyright(
     assert done.startswith(
         "Renamed `save` to `persist` (basedpyright): 3 occurrences in 3 files"
     ), done
+    # One WorkspaceEdit over the three files: one review in the editor.
+    (edit,) = client.edits
+    edited = sorted(Path(c.text_document.uri).name for c in edit.edit.document_changes or [])
+    assert edited == ["app.py", "jobs.py", "models.py"]
     renamed(ws)
 
 
@@ -105,3 +113,24 @@ def test_the_cli_answers_with_its_own_basedpyright(
     assert found == FOUND
     assert renaming.startswith("Renamed `save` to `persist` (basedpyright)"), renaming
     renamed(ws)
+
+
+async def test_a_rename_the_editor_rejects_changes_no_file(
+    lsp: LspFactory, scripted: ScriptedModelServer, tmp_path: Path, trust_folder: Any
+) -> None:
+    ws = semantic_workspace(tmp_path / "semantic")
+    trust_folder(ws)
+    scripted.add("lsp-rejected", RENAME, text("done"))
+    client = await lsp(
+        caps=VSCODE,
+        root=ws,
+        init_options=llm_options(scripted, "lsp-rejected"),
+        env={"PATH": path_with_language_servers()},
+    )
+    client.edit_answers = [False]
+    result = plain(await client.run(prompt="rename", runId="sem2", confirmMode="yolo"))
+    assert result["status"] == "success", result
+    last = scripted.requests_for("lsp-rejected")[-1].messages
+    (told,) = [str(m["content"]) for m in last if m.get("role") == "tool"]
+    assert told.startswith("The user rejected this change to app.py, jobs.py, models.py"), told
+    assert snapshot(ws) == snapshot(FIXTURE)

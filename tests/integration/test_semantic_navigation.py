@@ -128,6 +128,9 @@ async def test_definition_references_hover_and_calls_follow_meaning_not_names(ws
         found = await navigate(ctx, "workspace_symbols", symbol="Cache")
         assert "models.py:9: class Cache" in found.output
 
+        found = await navigate(ctx, "implementations", path="shapes.py", symbol="Shape.area")
+        assert "shapes.py:10: def area(self) -> float:" in found.output.splitlines()
+
 
 async def test_a_rename_changes_three_files_leaves_the_other_class_alone_and_type_checks(
     ws: Path,
