@@ -34,6 +34,12 @@ class NavigationError(Exception):
     the message says why, in words the model can act on."""
 
 
+class NoAnswer(NavigationError):
+    """Nobody in a chain of navigators has an answer for the file (an editor without a
+    provider for its language, no server behind it): not an error of the question, so the
+    tools answer from the tree-sitter symbols instead, saying why."""
+
+
 @dataclass(frozen=True)
 class Place:
     """Where a question is asked: ``text`` is the file's text as the run sees it (the

@@ -35,11 +35,13 @@ if TYPE_CHECKING:
     from agentls.agent.folder.settings import FolderSettings, SettingsUpdate
     from agentls.agent.llm.editor import ChannelEditorModels
     from agentls.agent.llm.worker_client import ModelWorker
+    from agentls.agent.navigation import CodeNavigator
     from agentls.agent.problems import ProblemSource
     from agentls.agent.workspace import FileAccess
     from agentls.server.editor_models import LspEditorModels
     from agentls.server.inline_review import InlineReviews
     from agentls.server.jsonrpc import AgentProtocol
+    from agentls.server.navigation import EditorNavigator
     from agentls.server.problems import EditorProblems
     from agentls.server.runs import FilesFactory, LLMFactory, RunManager
 
@@ -127,6 +129,8 @@ class AgentLanguageServer(LanguageServer):
         #: Where runs learn the problems of files (server/problems.py), each kept with
         #: what it was made for: a changed config or trust makes a new one.
         self._editor_problems: tuple[Any, EditorProblems] | None = None
+        #: The editor's providers (server/navigation.py), kept like the problems' source.
+        self._editor_navigator: tuple[Any, EditorNavigator] | None = None
         #: The engine's per-folder object (language servers, MCP, worktree runs).
         self._folder: FolderEngine | None = None
 
@@ -149,6 +153,7 @@ class AgentLanguageServer(LanguageServer):
                 notices=self.run_notices,
                 trusted=lambda: self.settings.trusted,
                 problems=self.problem_source,
+                navigator=self.navigator,
             )
             self._runs = RunManager(self, sources, self._reviews, self.folder_engine())
 
@@ -195,6 +200,25 @@ class AgentLanguageServer(LanguageServer):
                 self._editor_problems = (key, EditorProblems.for_config(self, config))
             return self._editor_problems[1]
         return self.folder_engine().language_servers(config)
+
+    def navigator(self, config: AppConfig) -> CodeNavigator | None:
+        """Who answers a run's questions about the code by meaning: the editor's providers
+        when it answers ``agent/navigate``, handing on to the language servers this server
+        starts (the folder engine's, as for the problems) a file it has no provider for."""
+        servers = self.folder_engine().navigator(config)
+        from agentls.server.navigation import (
+            EditorNavigator,
+            NavigatorChain,
+            client_answers_navigation,
+        )
+
+        if not client_answers_navigation(self.client_capabilities):
+            return servers
+        key: Any = (config.workspace.root, config.diagnostics.servers)
+        if self._editor_navigator is None or self._editor_navigator[0] != key:
+            self._editor_navigator = (key, EditorNavigator.for_config(self, config))
+        editor = self._editor_navigator[1]
+        return NavigatorChain([editor] if servers is None else [editor, servers])
 
     def files_for(self, config: AppConfig) -> FileAccess:
         """The FileAccess a run gets (a restore writes through the same one)."""

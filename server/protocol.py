@@ -488,6 +488,93 @@ class DiagnosticsResult(WireModel):
     items: list[DocumentDiagnostics]
 
 
+NavigateAction = TypeAliasType(
+    "NavigateAction",
+    Literal[
+        "definition",
+        "references",
+        "hover",
+        "documentSymbols",
+        "workspaceSymbols",
+        "implementations",
+        "incomingCalls",
+        "outgoingCalls",
+        "rename",
+    ],
+)
+
+
+class NavigateParams(WireModel):
+    """``agent/navigate`` (a request to the client) params: a question about the code that
+    the editor answers from its own providers (VS Code's ``vscode.execute*Provider``)."""
+
+    action: NavigateAction
+    uri: str = Field(
+        description="The document asked about; workspaceSymbols: a document of the language."
+    )
+    position: DiagnosticPosition | None = Field(
+        None, description="Where the symbol is (not sent for workspaceSymbols)."
+    )
+    query: str | None = Field(None, description="workspaceSymbols: the name looked for.")
+    new_name: str | None = Field(None, description="rename: the symbol's new name.")
+
+
+class NavLocation(WireModel):
+    """A place in a document, as LSP's ``Location``."""
+
+    uri: str
+    range: DiagnosticRange
+
+
+class NavSymbol(WireModel):
+    name: str
+    kind: int = Field(ge=1, description="LSP's SymbolKind (5 class, 6 method, 12 function...).")
+    uri: str
+    range: DiagnosticRange = Field(description="The symbol's name (LSP's selectionRange).")
+    container: list[str] = Field(
+        default_factory=list,
+        description="The enclosing symbols' names, outermost first (`Store` for `Store.save`).",
+    )
+    detail: str | None = None
+
+
+class NavCall(WireModel):
+    """A caller (incomingCalls) or a callee (outgoingCalls), and where the calls are."""
+
+    symbol: NavSymbol
+    sites: list[NavLocation] = Field(
+        default_factory=list,
+        description="The calls: in the caller (incomingCalls), in the asked function "
+        "(outgoingCalls).",
+    )
+
+
+class NavTextEdit(WireModel):
+    range: DiagnosticRange
+    new_text: str
+
+
+class NavWorkspaceEdit(WireModel):
+    """A rename's edits per document, as LSP's ``WorkspaceEdit.changes`` (not applied by
+    the editor: the server applies them as one reviewed change)."""
+
+    changes: dict[str, list[NavTextEdit]]
+
+
+class NavigateResult(WireModel):
+    """``agent/navigate`` result. ``answered: false``: the editor has no answer for that
+    document and question (no provider; VS Code cannot tell that from an empty answer, so
+    it sends this for both): the language servers agentls starts are asked instead."""
+
+    answered: bool
+    by: str | None = Field(None, description="Who answered, e.g. `VS Code`, `Neovim (pyright)`.")
+    locations: list[NavLocation] = Field(default_factory=list)
+    hover: str | None = Field(None, description="hover: the text shown, markdown.")
+    symbols: list[NavSymbol] = Field(default_factory=list)
+    calls: list[NavCall] = Field(default_factory=list)
+    edit: NavWorkspaceEdit | None = Field(None, description="rename: the edits, not applied.")
+
+
 class WorkspaceTrustParams(WireModel):
     """``agent/workspaceTrust`` (a notification to the server): the editor's own trust
     model changed its verdict on the folder (VS Code: the user granted Workspace Trust)."""
@@ -903,6 +990,9 @@ METHODS: tuple[Method, ...] = (
         "serverToClient",
         DiagnosticsParams,
         DiagnosticsResult,
+    ),
+    Method(
+        "agent/navigate", "navigate", "request", "serverToClient", NavigateParams, NavigateResult
     ),
     Method("agent/prepare", "prepare", "notification", "clientToServer", PrepareParams),
     Method(

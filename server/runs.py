@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     # the MCP SDK (~2 s together), which `initialize` must not wait for.
     from agentls.agent.exec.process import ChangesProbe
     from agentls.agent.folder.folder import FolderEngine
+    from agentls.agent.navigation import CodeNavigator
     from agentls.agent.policy.approval import Approver
     from agentls.agent.problems import ProblemSource
     from agentls.agent.run import RunOutcome
@@ -84,6 +85,9 @@ class RunSources:
     #: Who knows the problems of the files under a config: the editor, or language servers
     #: the server started (None: nobody, or diagnostics are off).
     problems: Callable[[AppConfig], ProblemSource | None] = lambda config: None
+    #: Who answers a run's questions about the code by meaning: the editor chained before
+    #: the language servers the folder engine starts (None: the folder engine's alone).
+    navigator: Callable[[AppConfig], CodeNavigator | None] | None = None
 
 
 class RunManager:
@@ -286,8 +290,10 @@ class RunManager:
                 messages=handle.messages,
                 llm_for=self._sources.llm,
                 problems=self._sources.problems(config),
-                # the language servers this server starts (the editor's providers: later)
-                navigator=self.engine.navigator(config),
+                # the editor's providers, then the language servers this server starts
+                navigator=self._sources.navigator(config)
+                if self._sources.navigator is not None
+                else self.engine.navigator(config),
             )
             symbols = None
         else:

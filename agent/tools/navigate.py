@@ -22,6 +22,7 @@ from agentls.agent.navigation import (
     CodeNavigator,
     Location,
     NavigationError,
+    NoAnswer,
     Place,
     Symbol,
 )
@@ -63,6 +64,11 @@ def navigator_for(ctx: ToolContext, path: str | None) -> CodeNavigator:
         if navigator.covers(path) if path else navigator.languages():
             return navigator
         why = navigator.why_not(path) if path else "no language server answers here"
+    return textual_navigator(ctx, why)
+
+
+def textual_navigator(ctx: ToolContext, why: str) -> TextualNavigator:
+    """The tree-sitter symbols' answers, saying ``why`` no server gives them."""
     symbols = ctx.run.symbols if live_index(ctx) is not None else no_symbols
     return TextualNavigator(symbols, why)
 
@@ -75,21 +81,27 @@ class NavigateCodeTool(Tool[NavigateCodeArgs], name="navigate_code"):
     `path:line: text`."""
 
     async def run(self, args: NavigateCodeArgs, ctx: ToolContext) -> ToolResult:
+        if args.action == "workspace_symbols" and not args.symbol:
+            return ToolResult.fail("workspace_symbols needs `symbol`: the name to look for")
+        if args.action != "workspace_symbols" and not args.path:
+            return ToolResult.fail(f"{args.action} needs `path`: the file the symbol is in")
         try:
-            if args.action == "workspace_symbols":
-                if not args.symbol:
-                    return ToolResult.fail("workspace_symbols needs `symbol`: the name to look for")
-                navigator = navigator_for(ctx, args.path)
-                answer = await navigator.workspace_symbols(args.symbol, args.path or "")
-                return ToolResult.ok(
-                    _symbols_text(answer, args.symbol, args.max_results, navigator)
-                )
-            if not args.path:
-                return ToolResult.fail(f"{args.action} needs `path`: the file the symbol is in")
-            navigator, place = await resolve_place(ctx, args.path, args.symbol, args.line)
-            answer = await navigator.ask(args.action, place)
+            try:
+                return await self._answer(args, ctx, None)
+            except NoAnswer as exc:  # nobody in the run's chain answers for the file
+                return await self._answer(args, ctx, textual_navigator(ctx, str(exc)))
         except NavigationError as exc:
             return ToolResult.fail(str(exc))
+
+    async def _answer(
+        self, args: NavigateCodeArgs, ctx: ToolContext, navigator: CodeNavigator | None
+    ) -> ToolResult:
+        if args.action == "workspace_symbols":
+            navigator = navigator or navigator_for(ctx, args.path)
+            answer = await navigator.workspace_symbols(args.symbol, args.path or "")
+            return ToolResult.ok(_symbols_text(answer, args.symbol, args.max_results, navigator))
+        navigator, place = await resolve_place(ctx, args.path, args.symbol, args.line, navigator)
+        answer = await navigator.ask(args.action, place)
         return ToolResult.ok(_render(ctx, args, answer, navigator))
 
 
@@ -97,16 +109,20 @@ class NavigateCodeTool(Tool[NavigateCodeArgs], name="navigate_code"):
 
 
 async def resolve_place(
-    ctx: ToolContext, path: str, symbol: str | None, line: int | None
+    ctx: ToolContext,
+    path: str,
+    symbol: str | None,
+    line: int | None,
+    navigator: CodeNavigator | None = None,
 ) -> tuple[CodeNavigator, Place]:
-    """The navigator for ``path`` and the place ``symbol`` (on ``line``) names there.
-    Raises NavigationError with what the model can give instead."""
+    """The navigator for ``path`` (``navigator`` when given) and the place ``symbol`` (on
+    ``line``) names there. Raises NavigationError with what the model can give instead."""
     try:
         rel = ctx.run.files.rel(path)
         text = (await ctx.run.files.read_text(rel)).text
     except AgentError as exc:
         raise NavigationError(str(exc)) from None
-    navigator = navigator_for(ctx, rel)
+    navigator = navigator or navigator_for(ctx, rel)
     if navigator.textual and not navigator.covers(rel):
         raise NavigationError(
             f"no language server or parser understands {rel}: use grep or search_code"

@@ -8,13 +8,15 @@
  * `commandTerminals.ts` mirrors in a terminal;
  * `diagnostics: true`: it asks VS Code for the problems of edited files with
  * `agent/diagnostics` instead of starting language servers of its own;
+ * `navigation: true`: the agent's code navigation and renames ask VS Code's own providers
+ * first with `agent/navigate`, answered by `navigation.ts`;
  * `notices: true`: a run's notices also come as `agent/notice`, shown in the panel;
  * `editorModels: true`: a run may use VS Code's language models (`editor/<vendor>/<id>`),
  * answered by `editorModels.ts`).
  */
 import type { ClientCapabilities, FeatureState, StaticFeature } from 'vscode-languageclient';
 
-export const AGENTLS_EXPERIMENTAL = { askUser: true, approveProgram: true, commandOutput: true, diagnostics: true, editorModels: true, notices: true } as const;
+export const AGENTLS_EXPERIMENTAL = { askUser: true, approveProgram: true, commandOutput: true, diagnostics: true, editorModels: true, navigation: true, notices: true } as const;
 
 export function addAgentCapabilities(capabilities: ClientCapabilities, extra: Record<string, unknown> = {}): void {
   const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;

@@ -20,6 +20,7 @@ import { ServerManager } from './server';
 import { EditorModels } from './editorModels';
 import { ProgramApprovals } from './programApproval';
 import { DiagnosticsAnswers } from './diagnostics';
+import { NavigationAnswers } from './navigation';
 import { readSettings, SECTION, type AgentSettings } from './settings';
 import { RunStatusBar } from './statusBar';
 import { Transcript } from './transcript';
@@ -101,6 +102,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
   };
   const programApprovals = new ProgramApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
   const diagnostics = new DiagnosticsAnswers();
+  const navigation = new NavigationAnswers();
   const editorModels = new EditorModels((line) => logInfo(line));
   const server = new ServerManager(
     log,
@@ -113,6 +115,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
         review.attach(client);
         programApprovals.attach(client);
         diagnostics.attach(client);
+        navigation.attach(client);
         editorModels.attach(client);
       },
       onClientGone: () => {
@@ -160,6 +163,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
     review,
     programApprovals,
     diagnostics,
+    navigation,
     editorModels,
     ...registerReviewUi(review),
     review.onDidChange(() => {

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from edits_helpers import REPO, ensure_editors, report_error, report_result, run_editor
+from semantic_workspace import semantic_workspace
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
@@ -54,11 +55,12 @@ def language_server_bin() -> Path:
     return Path(done.stdout.strip().splitlines()[-1])
 
 
-def documented_module(into: Path) -> Path:
-    """The ``lua/agentls_diagnostics.lua`` docs/editors.md tells Neovim users to save."""
+def documented_module(into: Path, request: str = "agent/diagnostics") -> Path:
+    """The ``lua/agentls_diagnostics.lua`` (``agent/navigate``: ``agentls_navigation.lua``)
+    docs/editors.md tells Neovim users to save."""
     doc = (REPO / "docs" / "editors.md").read_text(encoding="utf-8")
-    (module,) = [b for b in re.findall(r"```lua\n(.*?)```", doc, re.S) if "function M.handler" in b]
-    path = into / "agentls_diagnostics.lua"
+    (module,) = [b for b in re.findall(r"```lua\n(.*?)```", doc, re.S) if f"({request}" in b]
+    path = into / f"agentls_{request.split('/')[1]}.lua"
     path.write_text(module, encoding="utf-8")
     return path
 
@@ -112,3 +114,61 @@ async def test_neovim_answers_with_the_problems_basedpyright_published_for_the_e
     assert fixed == "Edited app.py at line 3 (+1 -1)"
     assert report["buffer"] == APP.replace(BROKEN[0], FIXED[1])
     assert report["diagnostics"] == []  # what Neovim shows for the final text
+
+
+async def test_neovim_answers_code_navigation_and_a_rename_from_basedpyright(
+    tmp_path: Path, scripted: ScriptedModelServer, language_server_bin: Path
+) -> None:
+    """The ``agent/navigate`` handler of docs/editors.md asks basedpyright, attached to the
+    buffer, and the model reads its answers, named; its rename reaches the buffers as the
+    server's one edit. agentls starts no server of its own (none on PATH, not trusted)."""
+    root = semantic_workspace(tmp_path)
+    scripted.add(
+        "nvim-nav",
+        tool_call(
+            "navigate_code", {"action": "references", "path": "models.py", "symbol": "Store.save"}
+        ),
+        tool_call(
+            "rename_symbol", {"path": "models.py", "symbol": "Store.save", "new_name": "persist"}
+        ),
+        text("done"),
+    )
+    init = {"llm": {"model": "openai/nvim-nav", "api_base": scripted.api_base, "retries": 0}}
+    report = await run_editor(
+        "nvim",
+        root,
+        file="models.py",
+        method="agent/run",
+        params={"prompt": "rename it", "confirmMode": "yolo"},
+        answer="Apply",
+        server_cmd=[sys.executable, "-P", "-m", "agentls", "--stdio"],
+        init=init,
+        env={
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+            "AGENTLS_TEST_NAVIGATION_LUA": str(documented_module(tmp_path, "agent/navigate")),
+            "AGENTLS_TEST_LANGSERVER": json.dumps(
+                [str(language_server_bin / "basedpyright-langserver"), "--stdio"]
+            ),
+            "PATH": os.environ["PATH"],
+        },
+        limit=360,
+    )
+    assert report_error(report) is None, report
+    assert report_result(report)["status"] == "success", report
+    messages = scripted.requests_for("nvim-nav")[-1].messages
+    found, renamed = [str(m["content"]) for m in messages if m.get("role") == "tool"]
+    assert found == (
+        "References to `Store.save` (Neovim (checker)): 3\n"
+        'app.py:8: total = shelf.save("book")\n'
+        'jobs.py:7: return store.save("backup")\n'
+        "models.py:5: def save(self, item: str) -> int:"
+    )
+    assert renamed.startswith(
+        "Renamed `save` to `persist` (Neovim (checker)): 3 occurrences in 3 files"
+    ), renamed
+    buffers = {Path(name).name: text for name, text in report["buffers"].items()}
+    assert "def persist(self, item: str) -> int:" in buffers["models.py"]
+    assert "class Cache:\n    def save(self, item: str) -> int:" in buffers["models.py"]
+    assert 'total = shelf.persist("book")\n    cache.save("book")' in buffers["app.py"]
+    assert 'return store.persist("backup")' in buffers["jobs.py"]

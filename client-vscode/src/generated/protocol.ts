@@ -31,6 +31,7 @@ export const Methods = {
   instructions: 'agent/instructions',
   askUser: 'agent/askUser',
   diagnostics: 'agent/diagnostics',
+  navigate: 'agent/navigate',
   prepare: 'agent/prepare',
   workspaceTrust: 'agent/workspaceTrust',
   reviewDecision: 'agent/reviewDecision',
@@ -75,6 +76,7 @@ export interface ClientNotifications {
 export interface ServerRequests {
   'agent/askUser': { params: AskUserParams; result: AskUserResult };
   'agent/diagnostics': { params: DiagnosticsParams; result: DiagnosticsResult };
+  'agent/navigate': { params: NavigateParams; result: NavigateResult };
   'agent/approveProgram': { params: ProgramApprovalParams; result: ProgramApprovalResult };
   'agent/modelRequest': { params: ModelRequestParams; result: ModelRequestResult };
   'agent/countTokens': { params: CountTokensParams; result: CountTokensResult };
@@ -103,6 +105,10 @@ export type AutoSaveMode = (typeof AutoSaveModeValues)[number];
 /** Every `ConfirmMode`, in order. */
 export const ConfirmModeValues = ['yolo', 'confirm-all', 'confirm-sensitive'] as const;
 export type ConfirmMode = (typeof ConfirmModeValues)[number];
+
+/** Every `NavigateAction`, in order. */
+export const NavigateActionValues = ['definition', 'references', 'hover', 'documentSymbols', 'workspaceSymbols', 'implementations', 'incomingCalls', 'outgoingCalls', 'rename'] as const;
+export type NavigateAction = (typeof NavigateActionValues)[number];
 
 /** Every `PlanStepStatus`, in order. */
 export const PlanStepStatusValues = ['pending', 'in_progress', 'done'] as const;
@@ -599,6 +605,78 @@ export interface ModelToolCall {
   id: string;
   name: string;
   arguments?: Record<string, unknown>;
+}
+
+/** A caller (incomingCalls) or a callee (outgoingCalls), and where the calls are. */
+export interface NavCall {
+  symbol: NavSymbol;
+  /** The calls: in the caller (incomingCalls), in the asked function (outgoingCalls). */
+  sites?: NavLocation[];
+}
+
+/** A place in a document, as LSP's `Location`. */
+export interface NavLocation {
+  uri: string;
+  range: DiagnosticRange;
+}
+
+export interface NavSymbol {
+  name: string;
+  /** LSP's SymbolKind (5 class, 6 method, 12 function...). */
+  kind: number;
+  uri: string;
+  /** The symbol's name (LSP's selectionRange). */
+  range: DiagnosticRange;
+  /** The enclosing symbols' names, outermost first (`Store` for `Store.save`). */
+  container?: string[];
+  detail?: string | null;
+}
+
+export interface NavTextEdit {
+  range: DiagnosticRange;
+  newText: string;
+}
+
+/**
+ * A rename's edits per document, as LSP's `WorkspaceEdit.changes` (not applied by
+ * the editor: the server applies them as one reviewed change).
+ */
+export interface NavWorkspaceEdit {
+  changes: Record<string, NavTextEdit[]>;
+}
+
+/**
+ * `agent/navigate` (a request to the client) params: a question about the code that
+ * the editor answers from its own providers (VS Code's `vscode.execute*Provider`).
+ */
+export interface NavigateParams {
+  action: NavigateAction;
+  /** The document asked about; workspaceSymbols: a document of the language. */
+  uri: string;
+  /** Where the symbol is (not sent for workspaceSymbols). */
+  position?: DiagnosticPosition;
+  /** workspaceSymbols: the name looked for. */
+  query?: string;
+  /** rename: the symbol's new name. */
+  newName?: string;
+}
+
+/**
+ * `agent/navigate` result. `answered: false`: the editor has no answer for that
+ * document and question (no provider; VS Code cannot tell that from an empty answer, so
+ * it sends this for both): the language servers agentls starts are asked instead.
+ */
+export interface NavigateResult {
+  answered: boolean;
+  /** Who answered, e.g. `VS Code`, `Neovim (pyright)`. */
+  by?: string | null;
+  locations?: NavLocation[];
+  /** hover: the text shown, markdown. */
+  hover?: string | null;
+  symbols?: NavSymbol[];
+  calls?: NavCall[];
+  /** rename: the edits, not applied. */
+  edit?: NavWorkspaceEdit | null;
 }
 
 /** Params of a request that takes none: `{}` (the server ignores what is sent). */

@@ -14,6 +14,8 @@
 -- (its capabilities and agent/diagnostics handler are given to the server), and
 -- AGENTLS_TEST_LANGSERVER='["basedpyright-langserver","--stdio"]' attaches that language
 -- server to the buffer too, and waits for its first diagnostics before sending METHOD.
+-- Code navigation: AGENTLS_TEST_NAVIGATION_LUA names the navigation module of
+-- docs/editors.md (its capability and agent/navigate handler are added likewise).
 
 local env = vim.fn.environ()
 local root = env.AGENTLS_TEST_ROOT
@@ -56,6 +58,11 @@ local ok, err = pcall(function()
     local problems = dofile(env.AGENTLS_TEST_DIAGNOSTICS_LUA)
     capabilities = problems.capabilities
     handlers = { ['agent/diagnostics'] = problems.handler }
+  end
+  if env.AGENTLS_TEST_NAVIGATION_LUA and env.AGENTLS_TEST_NAVIGATION_LUA ~= '' then
+    local navigation = dofile(env.AGENTLS_TEST_NAVIGATION_LUA)
+    capabilities = vim.tbl_deep_extend('force', capabilities or {}, navigation.capabilities)
+    handlers = vim.tbl_extend('force', handlers or {}, { ['agent/navigate'] = navigation.handler })
   end
   local client_id = vim.lsp.start_client({
     name = 'agentls',

@@ -40,7 +40,7 @@ describe('capabilities', () => {
   it('declares experimental.agentls.askUser, approveProgram, commandOutput, diagnostics, editorModels and notices, and keeps what is there', () => {
     const caps: { experimental?: unknown } = { experimental: { other: 1 } };
     addAgentCapabilities(caps);
-    assert.deepEqual(caps.experimental, { other: 1, agentls: { askUser: true, approveProgram: true, commandOutput: true, diagnostics: true, editorModels: true, notices: true } });
+    assert.deepEqual(caps.experimental, { other: 1, agentls: { askUser: true, approveProgram: true, commandOutput: true, diagnostics: true, editorModels: true, navigation: true, notices: true } });
   });
 });
 
