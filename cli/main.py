@@ -22,6 +22,7 @@ from agentls.cli.checkpoints import add_checkpoint_commands
 from agentls.cli.config_docs import add_config_doc_commands
 from agentls.cli.demo.runner import add_demo_command
 from agentls.cli.hooks import add_hooks_command
+from agentls.cli.library_logs import quiet_library_logs
 from agentls.cli.mask import add_mask_command
 from agentls.cli.mcp import add_mcp_command
 from agentls.cli.models import add_models_command
@@ -37,8 +38,15 @@ DESCRIPTION = "``agentls``: the headless run, the headless demo and the config d
 Command = Callable[[argparse.Namespace], int]
 
 
+def version_line() -> str:
+    from agentls import __version__
+
+    return f"agentls {__version__}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentls", description=DESCRIPTION)
+    parser.add_argument("-V", "--version", action="version", version=version_line())
     parser.add_argument("--stdio", action="store_true", help="run the language server on stdio")
     parser.add_argument("--tcp", action="store_true", help="run the language server on TCP")
     parser.add_argument("--host", default="127.0.0.1")
@@ -65,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    quiet_library_logs()
     if args.stdio or args.tcp:
         return served_elsewhere(args)
     command: Command | None = getattr(args, "func", None)

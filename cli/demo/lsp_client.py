@@ -115,6 +115,19 @@ class DemoClient:
         self._on(lsp.WINDOW_LOG_MESSAGE, on_log)
         self._on(lsp.WINDOW_SHOW_MESSAGE_REQUEST, on_request)
         self._on(lsp.WORKSPACE_APPLY_EDIT, on_apply)
+        self._ignore_the_rest()
+
+    def _ignore_the_rest(self) -> None:
+        """The server's other notifications (the context meter, instructions read,
+        subagents...) are not shown here: received knowingly, not as unknown methods."""
+        from agentls.server.protocol import METHODS
+
+        shown = {"agent/stream", "agent/step", "agent/plan", "agent/status"}
+        for method in METHODS:
+            told = method.direction == "serverToClient" and method.kind == "notification"
+            if told and method.name not in shown:
+                self._on(method.name, lambda params: None)
+        self._on(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, lambda params: None)
 
     def _on(self, method: str, handler: Callable[..., Any]) -> None:
         # pygls' feature decorator is untyped; registering through it keeps handlers typed.

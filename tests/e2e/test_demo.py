@@ -30,6 +30,8 @@ def test_demo_runs_through_the_language_server() -> None:
     assert "auto-accepted: no terminal" in err
     assert "▶ step 2/20 edit_file path=stats.py" in err
     assert "Status: success" in err
+    # Nothing of the libraries' own chatter ("Ignoring notification for unknown method").
+    assert "Ignoring notification" not in err and "unknown method" not in err
     workspace = Path(err.split("Workspace: ", 1)[1].split("\n", 1)[0])
     fixed = (workspace / "stats.py").read_text()  # the demo client, as the editor, applied it
     assert "return sum(values) / len(values)\n" in fixed
