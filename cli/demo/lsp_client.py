@@ -23,9 +23,10 @@ from pygls.uris import from_fs_path, to_fs_path
 from agentls.agent.workspace import unified_diff
 from agentls.cli.terminal import LinePrinter, colorize_diff
 
-# The one import of another front end (allowed in the import contracts): the demo talks to
+# The imports of another front end (allowed in the import contracts): the demo talks to
 # the server only over stdio, as an editor does, but applies its edits with the server's
-# own LSP position arithmetic rather than a second copy of it.
+# own LSP position arithmetic rather than a second copy of it (and reads the protocol's
+# table of notifications, in _ignore_the_rest).
 from agentls.server.edits import apply_text_edits
 
 
