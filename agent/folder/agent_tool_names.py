@@ -32,6 +32,8 @@ AGENTLS_TOOLS = (
     "find_symbol",
     "find_references",
     "get_problems",
+    "navigate_code",
+    "rename_symbol",
     "execute_command",
     "python_executor",
     "update_plan",
@@ -69,7 +71,7 @@ CLAUDE_TOOLS: dict[str, tuple[str, ...]] = {
     "Agent": ("delegate",),
     "AskUserQuestion": ("ask_user",),
     "Skill": ("load_skill",),
-    "LSP": ("find_symbol", "find_references", "get_problems"),
+    "LSP": ("navigate_code", "find_symbol", "find_references", "get_problems"),
     # Claude Code's plan mode hand-off: agentls plans without a tool for it.
     "ExitPlanMode": (),
 }
@@ -101,6 +103,7 @@ COPILOT_TOOLS: dict[str, tuple[str, ...]] = {
     "runtests": _RUN,
     "problems": ("get_problems",),
     "usages": ("find_references", "find_symbol"),
+    "rename": ("rename_symbol",),
     "findtestfiles": ("find_files",),
     "todos": ("update_plan",),
     "runsubagent": ("delegate",),

@@ -38,7 +38,9 @@ async def test_an_acp_run_is_told_the_problem_its_edit_introduced(
     tag = f"acp-{uuid.uuid4().hex[:8]}"  # finds this test's server among the processes
     command = [sys.executable, str(FAKE_SERVER), "echo", tag]
     (ws / ".agentls.yaml").write_text(
-        "diagnostics:\n  servers:\n"
+        # The first edit starts the server: on a loaded machine its first answer may take
+        # longer than the default wait, which ends as soon as it arrives anyway.
+        "diagnostics:\n  wait_ms: 60000\n  servers:\n"
         f"    - {{name: echo, command: {command!r}, files: {{'.py': python}}}}\n".replace("'", '"')
     )
     TrustStore().set_trusted(ws, True)
