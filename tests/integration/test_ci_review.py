@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
@@ -242,3 +243,18 @@ def test_bad_review_inputs_stop_before_the_agent_runs(
     )
     assert not_head.returncode == 3 and "not the pull request's head" in not_head.stderr
     assert not scripted.requests_for("review")
+
+
+def test_the_review_workflow_reads_only_and_keeps_no_token_in_the_checkout() -> None:
+    example = yaml.safe_load((ROOT / "examples" / "workflows" / "agentls-review.yml").read_text())
+    assert example["permissions"] == {"contents": "read", "pull-requests": "write"}
+    steps = example["jobs"]["review"]["steps"]
+    [checkout] = [s for s in steps if str(s.get("uses", "")).startswith("actions/checkout")]
+    assert checkout["with"]["persist-credentials"] is False
+    assert checkout["with"]["fetch-depth"] == 0
+    [action] = [s for s in steps if str(s.get("uses", "")).startswith("agentls/agentls")]
+    assert action["with"]["mode"] == "review"
+    action_yml = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert set(action["with"]) <= set(action_yml["inputs"])
+    [review_step] = [s for s in action_yml["runs"]["steps"] if s.get("id") == "review"]
+    assert "ci/review-pr.sh" in review_step["run"]
