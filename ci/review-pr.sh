@@ -10,7 +10,8 @@
 #   AGENTLS_MODEL            a litellm model name (required)
 #   AGENTLS_API_BASE         the model's endpoint (optional)
 #   the provider's key, e.g. OPENAI_API_KEY (or llm.api_key_env in your config)
-#   AGENTLS_REVIEW_BASE      the pull request's base commit or ref (required)
+#   AGENTLS_REVIEW_BASE      the pull request's base commit or ref (default: asked of
+#                            `gh pr view` when posting)
 #   AGENTLS_REVIEW_HEAD      its head commit (default HEAD; must be what is checked out)
 #   AGENTLS_PR_NUMBER        the pull request's number (required unless not posting)
 #   GITHUB_REPOSITORY        owner/name (set on runners; required unless not posting)
@@ -39,14 +40,19 @@ source "$(dirname "${BASH_SOURCE[0]}")/safe-git.sh"
 
 workspace="$(cd "${AGENTLS_WORKSPACE:-$PWD}" && pwd)"
 [[ -n "${AGENTLS_MODEL:-}" ]] || fail "no model: set AGENTLS_MODEL (a litellm model name)"
-[[ -n "${AGENTLS_REVIEW_BASE:-}" ]] || fail "no base: set AGENTLS_REVIEW_BASE (the base commit)"
 post="${AGENTLS_REVIEW_POST:-true}"
 if [[ "$post" == true ]]; then
   [[ "${AGENTLS_PR_NUMBER:-}" =~ ^[0-9]+$ ]] || fail "no pull request: set AGENTLS_PR_NUMBER"
   [[ "${GITHUB_REPOSITORY:-}" =~ ^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$ ]] \
     || fail "no repository: set GITHUB_REPOSITORY (owner/name)"
   command -v gh >/dev/null 2>&1 || fail "posting a review needs the GitHub CLI (gh)"
+  # A comment on a pull request carries no base commit: GitHub knows it.
+  if [[ -z "${AGENTLS_REVIEW_BASE:-}" ]]; then
+    AGENTLS_REVIEW_BASE="$(gh pr view "$AGENTLS_PR_NUMBER" --repo "$GITHUB_REPOSITORY" \
+      --json baseRefOid --jq .baseRefOid </dev/null)" || fail "gh could not tell the base commit"
+  fi
 fi
+[[ -n "${AGENTLS_REVIEW_BASE:-}" ]] || fail "no base: set AGENTLS_REVIEW_BASE (the base commit)"
 threshold="${AGENTLS_REVIEW_THRESHOLD:-medium}"
 case "$threshold" in low|medium|high|critical) ;; *) fail "bad AGENTLS_REVIEW_THRESHOLD: $threshold" ;; esac
 max_comments="${AGENTLS_REVIEW_MAX_COMMENTS:-10}"

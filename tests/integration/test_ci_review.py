@@ -77,7 +77,7 @@ def pull_request(tmp_path: Path) -> tuple[Path, str, str]:
 
 def fake_gh(tmp_path: Path) -> Path:
     """A ``gh`` that records each call (its arguments, the --input file, whether it had a
-    token) as one JSON line in the returned file."""
+    token) as one JSON line in the returned file; ``pr view`` answers $FAKE_GH_BASE."""
     log = tmp_path / "gh-calls.jsonl"
     recorder = tmp_path / "gh_recorder.py"
     recorder.write_text(
@@ -90,7 +90,7 @@ def fake_gh(tmp_path: Path) -> Path:
         f"with open({str(log)!r}, 'a') as out:\n"
         "    out.write(json.dumps({'args': args, 'body': body,\n"
         "        'token': os.environ.get('GH_TOKEN') == " + repr(TOKEN) + "}) + '\\n')\n"
-        "print('{}')\n"
+        "print(os.environ.get('FAKE_GH_BASE', '') if args[:2] == ['pr', 'view'] else '{}')\n"
     )
     gh = tmp_path / "fake-bin" / "gh"
     gh.parent.mkdir()
@@ -232,7 +232,7 @@ def test_bad_review_inputs_stop_before_the_agent_runs(
 ) -> None:
     repo, base, _ = pull_request
     fake_gh(tmp_path)
-    no_base = run_review(tmp_path, repo, scripted)
+    no_base = run_review(tmp_path, repo, scripted, AGENTLS_REVIEW_POST="false")
     assert no_base.returncode == 3 and "no base" in no_base.stderr
     unknown = run_review(tmp_path, repo, scripted, AGENTLS_REVIEW_BASE="nope")
     assert unknown.returncode == 3 and "no commit nope" in unknown.stderr
@@ -258,3 +258,27 @@ def test_the_review_workflow_reads_only_and_keeps_no_token_in_the_checkout() -> 
     assert set(action["with"]) <= set(action_yml["inputs"])
     [review_step] = [s for s in action_yml["runs"]["steps"] if s.get("id") == "review"]
     assert "ci/review-pr.sh" in review_step["run"]
+
+
+def test_a_review_asked_for_in_a_comment_gets_its_base_from_gh(
+    tmp_path: Path, pull_request: tuple[Path, str, str], scripted: ScriptedModelServer
+) -> None:
+    repo, base, head = pull_request
+    log = fake_gh(tmp_path)
+    scripted.add("review", text(answer([finding("src/app.py", 21, "medium", "A print().")])))
+    done = run_review(tmp_path, repo, scripted, FAKE_GH_BASE=base)
+    assert done.returncode == 0, done.stderr
+    view, post = [json.loads(line) for line in log.read_text().splitlines()]
+    assert view["args"] == [
+        "pr",
+        "view",
+        "7",
+        "--repo",
+        "octo/demo",
+        "--json",
+        "baseRefOid",
+        "--jq",
+        ".baseRefOid",
+    ]
+    assert post["body"]["commit_id"] == head
+    assert [(c["path"], c["line"]) for c in post["body"]["comments"]] == [("src/app.py", 21)]
