@@ -258,6 +258,14 @@ def test_the_review_workflow_reads_only_and_keeps_no_token_in_the_checkout() -> 
     assert set(action["with"]) <= set(action_yml["inputs"])
     [review_step] = [s for s in action_yml["runs"]["steps"] if s.get("id") == "review"]
     assert "ci/review-pr.sh" in review_step["run"]
+    # A mistyped mode stops before anything runs.
+    [check] = [s for s in action_yml["runs"]["steps"] if s.get("name") == "Check the mode"]
+    assert action_yml["runs"]["steps"].index(check) == 0
+    for mode, code in (("run", 0), ("review", 0), ("reveiw", 3)):
+        done = subprocess.run(
+            ["bash", "-c", check["run"]], env={**os.environ, "MODE": mode}, capture_output=True
+        )
+        assert done.returncode == code, mode
 
 
 def test_a_review_asked_for_in_a_comment_gets_its_base_from_gh(
