@@ -157,6 +157,8 @@ def test_the_example_workflow_and_the_actions_steps_pass_actionlint(
     tmp_path: Path, actionlint: list[str]
 ) -> None:
     example = ROOT / "examples" / "workflows" / "agentls-on-label.yml"
+    examples = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
+    assert example in examples and len(examples) > 1
     # actionlint reads workflows, not actions: the action's steps are checked as those of
     # a reusable workflow with the same inputs.
     action = yaml.safe_load((ROOT / "action.yml").read_text())
@@ -172,7 +174,10 @@ def test_the_example_workflow_and_the_actions_steps_pass_actionlint(
     steps_file = tmp_path / "action-steps.yml"
     steps_file.write_text(yaml.safe_dump(as_workflow, sort_keys=False))
     done = subprocess.run(
-        [*actionlint, str(example), str(steps_file)], capture_output=True, text=True, timeout=120
+        [*actionlint, *map(str, examples), str(steps_file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     # And actionlint does find a broken expression (it is not a test that cannot fail).

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PYTHON_DIRS = ("agent", "server", "cli", "acp_agent", "indexer", "langservers")
 THE_ONE_MODULE = ROOT / "indexer" / "safe_git.py"
 CI_SCRIPTS = sorted((ROOT / "ci").glob("*.sh"))
-#: The functions of the CI script that start git themselves.
+#: The functions of the CI scripts that start git themselves.
 CI_GIT_FUNCTIONS = {"git_env_run", "push_branch"}
 
 #: Calls that start a program: their first argument must not be git.
@@ -137,7 +137,7 @@ def _shell_array(text: str, name: str) -> list[str]:
 
 
 def test_the_ci_script_gives_git_the_same_settings() -> None:
-    text = (ROOT / "ci" / "run-agent.sh").read_text()
+    text = (ROOT / "ci" / "safe-git.sh").read_text()
     expected = list(safe_git.GLOBAL_OPTIONS)
     for key, value in safe_git.SETTINGS:
         expected += ["-c", f"{key}={value}"]
