@@ -134,6 +134,7 @@ async def run_headless(
     from agentls.agent.run import FrontEnd, RunRequest
     from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
 
+    output = output_format(args)
     try:
         request = RunRequest(
             prompt=args.prompt,
@@ -143,7 +144,7 @@ async def run_headless(
             max_steps=args.max_steps,
             self_eval=args.self_eval,
             dry_run=args.dry_run,
-            stream=False if (args.no_stream or args.json or args.quiet) else None,
+            stream=False if (args.no_stream or output == "json" or args.quiet) else None,
             step_timeout=args.timeout,
             session_id=args.session or None,
             attachments=cli_attachments(args.attach, args.image),
@@ -175,10 +176,20 @@ async def run_headless(
     approver: Approver = TerminalApprover(asker)
     if worktree is not None:
         approver = worktree.reviewed_at_apply(approver, files)
+    observer: Observer = terminal if typed is None else _both(terminal, typed.observe)
+    stream = None
+    if output == "stream-json":
+        from agentls.cli.stream_output import StreamingApprover, StreamWriter
+
+        # stdout is the stream's alone; stderr keeps only warnings.
+        stream = StreamWriter()
+        stream.start(request)
+        observer = stream if typed is None else _both(stream, typed.observe)
+        approver = StreamingApprover(approver, stream)
     front_end = FrontEnd(
         files,
         approver,
-        observer=terminal if typed is None else _both(terminal, typed.observe),
+        observer=observer,
         cancel=cancel,
         trusted=trusted,
         messages=None if typed is None else typed.mailbox,
@@ -193,7 +204,10 @@ async def run_headless(
         engine.runs.end(ticket.run_id)
         if asker.lines is not None:
             asker.lines.stop()
-    if args.json:
+    code = EXIT_INTERRUPTED if interrupted() else EXIT_CODES.get(outcome.state.status, 1)
+    if stream is not None:
+        stream.end(outcome.to_result(), code)
+    elif output == "json":
         print(json.dumps(outcome.to_result(), indent=2))
     else:
         sys.stderr.write("\n")
@@ -206,9 +220,13 @@ async def run_headless(
                 + (f", cost ${usage.cost:.4f}" if usage.cost is not None else "")
                 + "\n"
             )
-    if interrupted():
-        return EXIT_INTERRUPTED
-    return EXIT_CODES.get(outcome.state.status, 1)
+    return code
+
+
+def output_format(args: argparse.Namespace) -> str:
+    """``--output-format``, ``--json`` being ``--output-format json``."""
+    chosen: str | None = getattr(args, "output_format", None)
+    return chosen or ("json" if args.json else "text")
 
 
 def _typed_messages(

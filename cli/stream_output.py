@@ -1,0 +1,122 @@
+"""``agentls run --output-format stream-json``: the run's events on stdout, one JSON object
+a line (``agent.event_stream``'s models), written as they happen and flushed each.
+
+``StreamWriter`` is the run's observer; ``StreamingApprover`` wraps the run's approver so
+every approval asked and answered, and every question to the user and its answer, is a
+line too. Everything written is masked like the rest of what leaves the process.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from itertools import count
+from typing import IO, TYPE_CHECKING, Any
+
+from agentls.agent.contract import RunResult
+from agentls.agent.event_stream import (
+    AnswerEvent,
+    ApprovalAnswerEvent,
+    ApprovalRequestEvent,
+    QuestionEvent,
+    RunEnded,
+    RunStarted,
+    StreamEventBase,
+    stream_event,
+)
+from agentls.agent.secrets import mask_tree
+
+if TYPE_CHECKING:
+    from agentls.agent.events import AgentEvent
+    from agentls.agent.policy.approval import (
+        ApprovalAnswer,
+        ApprovalRequest,
+        Approver,
+        EditRequest,
+        EditReview,
+    )
+    from agentls.agent.policy.program_approval import ProgramToApprove
+    from agentls.agent.run import RunRequest
+    from agentls.agent.workspace import EditOutcome, FileAccess
+
+
+class StreamWriter:
+    """Writes stream objects to ``out`` whole, one a line; callable as the run's observer."""
+
+    def __init__(self, out: IO[str] | None = None) -> None:
+        self.out = out or sys.stdout
+        # Observers may be called from the loop and from worker threads (command output).
+        self._lock = threading.Lock()
+
+    def write(self, event: StreamEventBase) -> None:
+        line = json.dumps(mask_tree(event.to_wire()), ensure_ascii=False)
+        with self._lock:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def start(self, request: RunRequest) -> None:
+        """The first line: the run and its session as the run book named them."""
+        self.write(
+            RunStarted(
+                run_id=request.run_id or "",
+                session_id=request.session_id or "",
+                agent=request.agent,
+                model=request.model,
+                prompt=request.prompt,
+            )
+        )
+
+    def end(self, result: dict[str, Any], exit_code: int) -> None:
+        """The last line: ``result`` is the run's ``RunResult`` as on the wire."""
+        self.write(RunEnded(exit_code=exit_code, result=RunResult.model_validate(result)))
+
+    def __call__(self, event: AgentEvent) -> None:
+        shaped = stream_event(event)
+        if shaped is not None:
+            self.write(shaped)
+
+
+class StreamingApprover:
+    """The run's approver, each question and its answer also written to the stream."""
+
+    def __init__(self, inner: Approver, writer: StreamWriter) -> None:
+        self.inner = inner
+        self.writer = writer
+        self._questions = count(1)
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        self.writer.write(
+            ApprovalRequestEvent(
+                call_id=request.call_id,
+                tool=request.tool,
+                args=request.args,
+                reason=request.reason,
+                preview=request.preview,
+                agent=request.subagent or None,
+            )
+        )
+        answer = await self.inner.ask(request)
+        self.writer.write(
+            ApprovalAnswerEvent(call_id=request.call_id, kind=answer.kind, message=answer.message)
+        )
+        return answer
+
+    async def ask_user(self, question: str) -> str | None:
+        question_id = f"q{next(self._questions)}"
+        self.writer.write(QuestionEvent(question_id=question_id, question=question))
+        answer: str | None = None
+        try:
+            answer = await self.inner.ask_user(question)
+        finally:
+            self.writer.write(AnswerEvent(question_id=question_id, answer=answer))
+        return answer
+
+    async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
+        return await self.inner.confirm_edit(request, files)
+
+    async def edit_reviewed(self, review: EditReview) -> None:
+        await self.inner.edit_reviewed(review)
+
+    async def approve_program(self, program: ProgramToApprove) -> bool | None:
+        return await self.inner.approve_program(program)

@@ -1,0 +1,117 @@
+"""``agentls run --output-format stream-json`` as a program reads it: a real CLI process on
+the scripted model server, each line of its stdout validated against the published
+schema (``agent/schema/stream.schema.json``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from agentls_e2e import run_cli
+from jsonschema import Draft202012Validator
+
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.cli.stream_schema import SCHEMA_PATH
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def validated_lines(stdout: str) -> list[dict[str, Any]]:
+    """Each line of ``stdout``, parsed and checked against the published schema."""
+    validator = Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    for line in lines:
+        errors = [e.message for e in validator.iter_errors(line)]
+        assert not errors, (line, errors)
+    return lines
+
+
+def _workspace(tmp_path: Path, scripted: ScriptedModelServer, user_config_dir: Path) -> Path:
+    (user_config_dir / "config.yaml").write_text(
+        yaml.safe_dump({"llm": {"model": "openai/streamed", "api_base": scripted.api_base}})
+    )
+    ws = tmp_path / "repo"
+    ws.mkdir()
+    (ws / "notes.md").write_text("the notes\n")
+    return ws
+
+
+def test_a_runs_stream_has_every_event_kind_and_each_line_fits_the_schema(
+    tmp_path: Path, scripted: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    ws = _workspace(tmp_path, scripted, user_config_dir)
+    plan = {"goal": "say hi", "steps": [{"text": "look", "status": "in_progress"}]}
+    scripted.add("streamed", tool_call("update_plan", plan, id="c1"))
+    scripted.add("streamed", tool_call("execute_command", {"command": "echo hi"}, id="c2"))
+    # The command's approval asks the model what it does, in plain words.
+    scripted.add("streamed", text("It prints hi."))
+    scripted.add("streamed", text("All done: the notes say hi."))
+
+    ran = run_cli(
+        ws,
+        "run",
+        "look at the notes",
+        "--output-format",
+        "stream-json",
+        "--mode",
+        "confirm-sensitive",
+        "--attach",
+        "notes.md",
+        "--session",
+        "st1",
+    )
+
+    lines = validated_lines(ran.stdout)
+    assert ran.returncode == 0, ran.stderr
+    kinds = [line["type"] for line in lines]
+    assert kinds[0] == "start" and kinds[-1] == "end" and kinds.count("end") == 1
+    assert {line["version"] for line in lines} == {1}
+    for kind in ("text", "tool_start", "tool_end", "approval_request", "approval_answer"):
+        assert kind in kinds, kind
+    for kind in ("plan", "usage", "notice", "status", "step"):
+        assert kind in kinds, kind
+    start, end = lines[0], lines[-1]
+    assert start["sessionId"] == "st1" and start["agent"] == "build"
+    assert end["exitCode"] == 0 and end["result"]["status"] == "success"
+    assert end["result"]["output"] == "All done: the notes say hi."
+    assert end["result"]["sessionId"] == "st1" and end["result"]["runId"] == start["runId"]
+    streamed = "".join(line["text"] for line in lines if line["type"] == "text")
+    assert "All done: the notes say hi." in streamed
+    # Each tool call from its start to its end, in order; the command asked and denied
+    # (no terminal to answer).
+    by_call = {
+        call: [line["type"] for line in lines if line.get("callId") == call]
+        for call in ("c1", "c2")
+    }
+    assert by_call["c1"] == ["tool_start", "tool_end"]
+    assert by_call["c2"] == ["tool_start", "approval_request", "approval_answer", "tool_end"]
+    answer = next(line for line in lines if line["type"] == "approval_answer")
+    assert answer["kind"] == "deny" and "no terminal" in answer["message"]
+    ended = {line["callId"]: line for line in lines if line["type"] == "tool_end"}
+    assert ended["c1"]["success"] and not ended["c2"]["success"]
+    planned = next(line for line in lines if line["type"] == "plan")
+    assert planned["goal"] == "say hi" and planned["steps"][0]["status"] == "in_progress"
+    assert any(line["type"] == "notice" and "notes.md" in line["message"] for line in lines), kinds
+
+
+def test_json_stays_an_alias_and_a_failed_run_ends_its_stream_with_exit_code_1(
+    tmp_path: Path, scripted: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    ws = _workspace(tmp_path, scripted, user_config_dir)
+    scripted.add("streamed", text("plain answer"))
+    as_json = run_cli(ws, "run", "hi", "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    assert json.loads(as_json.stdout)["output"] == "plain answer"
+    scripted.add("streamed", text("same again"))
+    as_format = run_cli(ws, "run", "hi", "--output-format", "json")
+    assert json.loads(as_format.stdout)["output"] == "same again"
+
+    # No model answer queued: the scripted server fails the call; the stream still ends.
+    failed = run_cli(ws, "run", "hi", "--output-format", "stream-json", "--model", "openai/gone")
+    lines = validated_lines(failed.stdout)
+    assert failed.returncode == 1
+    assert lines[-1]["type"] == "end" and lines[-1]["exitCode"] == 1
+    assert lines[-1]["result"]["status"] == "failed"
