@@ -230,12 +230,14 @@ ApprovalKind = Literal["approve", "approve_run", "approve_always", "deny", "modi
 
 
 class ApprovalAnswerEvent(StreamEventBase):
-    """How the approval of ``callId`` was answered."""
+    """How the approval of ``callId`` was answered (read from stdin in this shape with
+    ``--input-format stream-json``)."""
 
     type: Literal["approval_answer"] = "approval_answer"
     call_id: str
     kind: ApprovalKind
     message: str = ""
+    args: dict[str, Any] | None = Field(None, description="With `modify`: the arguments to run.")
 
 
 class QuestionEvent(StreamEventBase):
@@ -247,7 +249,8 @@ class QuestionEvent(StreamEventBase):
 
 
 class AnswerEvent(StreamEventBase):
-    """The user's answer to ``questionId`` (null: none could be given)."""
+    """The user's answer to ``questionId`` (null: none could be given); read from stdin
+    in this shape with ``--input-format stream-json``."""
 
     type: Literal["answer"] = "answer"
     question_id: str
@@ -265,6 +268,23 @@ class RunEnded(StreamEventBase):
         # The result as ``agent/run`` sends it (its null ``model`` kept).
         return {**super().to_wire(), "result": self.result.to_wire()}
 
+
+class UserMessageEvent(StreamEventBase):
+    """A message of the user to the run while it works (``--input-format stream-json``
+    reads it from stdin): ``queue`` reaches the model at its next step, ``steer`` also
+    cuts the model call in flight so it reaches the model at once."""
+
+    type: Literal["user_message"] = "user_message"
+    text: str = Field(min_length=1)
+    mode: Literal["queue", "steer"] = "queue"
+
+
+#: What ``--input-format stream-json`` reads, one object a line.
+StreamInput = Annotated[
+    UserMessageEvent | AnswerEvent | ApprovalAnswerEvent, Field(discriminator="type")
+]
+
+STREAM_INPUTS: TypeAdapter[StreamInput] = TypeAdapter(StreamInput)
 
 StreamEvent = Annotated[
     RunStarted

@@ -135,6 +135,11 @@ async def run_headless(
     from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
 
     output = output_format(args)
+    if getattr(args, "input_format", "text") == "stream-json" and output != "stream-json":
+        print(
+            "agentls: --input-format stream-json needs --output-format stream-json", file=sys.stderr
+        )
+        return 1
     try:
         request = RunRequest(
             prompt=args.prompt,
@@ -172,27 +177,39 @@ async def run_headless(
         print(f"agentls: warning: {message}", file=sys.stderr)
 
     terminal = TerminalObserver(quiet=args.quiet)
-    typed = _typed_messages(asker, terminal, ticket.messages)
+    # Driven through stdin, the run takes no typed lines from a terminal.
+    driven = output == "stream-json" and getattr(args, "input_format", "text") == "stream-json"
+    typed = None if driven else _typed_messages(asker, terminal, ticket.messages)
     approver: Approver = TerminalApprover(asker)
     if worktree is not None:
         approver = worktree.reviewed_at_apply(approver, files)
     observer: Observer = terminal if typed is None else _both(terminal, typed.observe)
     stream = None
+    source = None
     if output == "stream-json":
         from agentls.cli.stream_output import StreamingApprover, StreamWriter
 
         # stdout is the stream's alone; stderr keeps only warnings.
         stream = StreamWriter()
         stream.start(request)
+        if driven:
+            from agentls.cli.stream_input import StreamInput, StreamInputApprover
+
+            source = StreamInput(ticket.messages, stream)
+            approver = StreamInputApprover(source)
+            if worktree is not None:
+                approver = worktree.reviewed_at_apply(approver, files)
+            source.start()
         observer = stream if typed is None else _both(stream, typed.observe)
-        approver = StreamingApprover(approver, stream)
+        approver = StreamingApprover(approver, stream, source)
+    mailbox = ticket.messages if driven else None if typed is None else typed.mailbox
     front_end = FrontEnd(
         files,
         approver,
         observer=observer,
         cancel=cancel,
         trusted=trusted,
-        messages=None if typed is None else typed.mailbox,
+        messages=mailbox,
         problems=engine.language_servers(config),
         # The trust notice was said with the question; the agent files' are the run's.
         notices=engine.settings.agent_notices,
@@ -202,6 +219,8 @@ async def run_headless(
         outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)
     finally:
         engine.runs.end(ticket.run_id)
+        if source is not None:
+            source.stop()
         if asker.lines is not None:
             asker.lines.stop()
     code = EXIT_INTERRUPTED if interrupted() else EXIT_CODES.get(outcome.state.status, 1)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from agentls.agent.policy.program_approval import ProgramToApprove
     from agentls.agent.run import RunRequest
     from agentls.agent.workspace import EditOutcome, FileAccess
+    from agentls.cli.stream_input import StreamInput
 
 
 class StreamWriter:
@@ -80,9 +81,13 @@ class StreamWriter:
 class StreamingApprover:
     """The run's approver, each question and its answer also written to the stream."""
 
-    def __init__(self, inner: Approver, writer: StreamWriter) -> None:
+    def __init__(
+        self, inner: Approver, writer: StreamWriter, answers: StreamInput | None = None
+    ) -> None:
         self.inner = inner
         self.writer = writer
+        #: With ``--input-format stream-json``: where the answers to questions come from.
+        self.answers = answers
         self._questions = count(1)
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
@@ -98,7 +103,12 @@ class StreamingApprover:
         )
         answer = await self.inner.ask(request)
         self.writer.write(
-            ApprovalAnswerEvent(call_id=request.call_id, kind=answer.kind, message=answer.message)
+            ApprovalAnswerEvent(
+                call_id=request.call_id,
+                kind=answer.kind,
+                message=answer.message,
+                args=answer.args or None,
+            )
         )
         return answer
 
@@ -107,7 +117,11 @@ class StreamingApprover:
         self.writer.write(QuestionEvent(question_id=question_id, question=question))
         answer: str | None = None
         try:
-            answer = await self.inner.ask_user(question)
+            if self.answers is None:
+                answer = await self.inner.ask_user(question)
+            else:
+                given = await self.answers.answer(question_id)
+                answer = None if given is None else given.answer
         finally:
             self.writer.write(AnswerEvent(question_id=question_id, answer=answer))
         return answer

@@ -5,6 +5,9 @@ schema (``agent/schema/stream.schema.json``)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +118,93 @@ def test_json_stays_an_alias_and_a_failed_run_ends_its_stream_with_exit_code_1(
     assert failed.returncode == 1
     assert lines[-1]["type"] == "end" and lines[-1]["exitCode"] == 1
     assert lines[-1]["result"]["status"] == "failed"
+
+
+def _until(child: subprocess.Popen[str], kind: str, seen: list[dict[str, Any]]) -> dict[str, Any]:
+    """The next line of ``child``'s stream of type ``kind`` (the lines before it kept)."""
+    assert child.stdout is not None
+    for raw in child.stdout:
+        line = json.loads(raw)
+        seen.append(line)
+        if line["type"] == kind:
+            return line
+    raise AssertionError(f"the stream ended before a {kind!r}: {[s['type'] for s in seen]}")
+
+
+def _send(child: subprocess.Popen[str], **line: Any) -> None:
+    assert child.stdin is not None
+    child.stdin.write(json.dumps(line) + "\n")
+    child.stdin.flush()
+
+
+def test_a_run_driven_through_stdin_takes_a_message_an_answer_and_an_approval(
+    tmp_path: Path, scripted: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    ws = _workspace(tmp_path, scripted, user_config_dir)
+    scripted.add("streamed", tool_call("ask_user", {"question": "Which greeting?"}, id="a1"))
+    scripted.add("streamed", tool_call("execute_command", {"command": "echo hi"}, id="c2"))
+    scripted.add("streamed", text("It prints hi."))  # the approval's plain-words explanation
+    scripted.add("streamed", text("Said hello, and bye."))
+    formats = ["--output-format", "stream-json", "--input-format", "stream-json"]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "agentls", "run", "greet", "--session", "sd1", *formats],
+        cwd=ws,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+    )
+    seen: list[dict[str, Any]] = []
+    try:
+        question = _until(child, "question", seen)
+        assert question["question"] == "Which greeting?"
+        # The message first: it waits in the run's mailbox when the answer lets it go on.
+        _send(child, type="user_message", text="Also say bye.")
+        _send(child, type="answer", questionId=question["questionId"], answer="hello")
+        asked = _until(child, "approval_request", seen)
+        assert asked["callId"] == "c2" and asked["preview"] == "echo hi"
+        _send(child, type="approval_answer", callId="c2", kind="approve")
+        _until(child, "end", seen)
+        assert child.stdin is not None
+        child.stdin.close()
+        assert child.wait(timeout=120) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        assert child.stderr is not None
+        errors = child.stderr.read()
+        child.stderr.close()
+        assert child.stdout is not None
+        child.stdout.close()
+    validator = Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+    for line in seen:
+        assert not list(validator.iter_errors(line)), line
+    kinds = [line["type"] for line in seen]
+    assert "messages_delivered" in kinds, errors
+    answered = next(line for line in seen if line["type"] == "answer")
+    assert answered == {
+        "version": 1,
+        "type": "answer",
+        "questionId": question["questionId"],
+        "answer": "hello",
+    }
+    approved = next(line for line in seen if line["type"] == "approval_answer")
+    assert approved["kind"] == "approve"
+    ran = next(line for line in seen if line["type"] == "tool_end" and line["callId"] == "c2")
+    assert ran["success"], ran
+    end = seen[-1]
+    assert end["result"]["status"] == "success" and end["exitCode"] == 0
+    assert end["result"]["output"] == "Said hello, and bye."
+    # The model heard both: the answer as the tool's result, the message as the user's.
+    sent = json.dumps([r.messages for r in scripted.requests_for("streamed")])
+    assert "hello" in sent and "Also say bye." in sent
+
+
+def test_input_stream_json_needs_the_output_stream(
+    tmp_path: Path, scripted: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    ws = _workspace(tmp_path, scripted, user_config_dir)
+    ran = run_cli(ws, "run", "hi", "--input-format", "stream-json")
+    assert ran.returncode == 1 and "--output-format stream-json" in ran.stderr
