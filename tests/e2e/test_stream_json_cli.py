@@ -17,7 +17,7 @@ from agentls_e2e import run_cli
 from jsonschema import Draft202012Validator
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
-from agentls.cli.stream_schema import SCHEMA_PATH
+from agentls.cli.stream_schema import INPUT_SCHEMA_PATH, SCHEMA_PATH
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -132,6 +132,9 @@ def _until(child: subprocess.Popen[str], kind: str, seen: list[dict[str, Any]]) 
 
 
 def _send(child: subprocess.Popen[str], **line: Any) -> None:
+    """Writes ``line`` to the run's stdin, first checked against the published input schema."""
+    schema = json.loads(INPUT_SCHEMA_PATH.read_text(encoding="utf-8"))
+    assert not list(Draft202012Validator(schema).iter_errors(line)), line
     assert child.stdin is not None
     child.stdin.write(json.dumps(line) + "\n")
     child.stdin.flush()
