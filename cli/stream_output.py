@@ -23,9 +23,12 @@ from agentls.agent.event_stream import (
     RunEnded,
     RunStarted,
     StreamEventBase,
+    TextEvent,
+    TextRestartEvent,
     stream_event,
 )
-from agentls.agent.secrets import mask_tree
+from agentls.agent.events import StreamRestarted, StreamText
+from agentls.agent.secrets import mask_tree, release_point
 
 if TYPE_CHECKING:
     from agentls.agent.events import AgentEvent
@@ -43,18 +46,48 @@ if TYPE_CHECKING:
 
 
 class StreamWriter:
-    """Writes stream objects to ``out`` whole, one a line; callable as the run's observer."""
+    """Writes stream objects to ``out`` whole, one a line; callable as the run's observer.
+
+    Streamed text is held up to its last whitespace (``release_point``), as the terminal
+    and the server hold it, so a secret split across two chunks is masked whole; any other
+    event writes what is held first, so the lines keep the order of the run's events.
+    """
+
+    #: Beyond this many held characters, they are written anyway.
+    MAX_HELD = 4096
 
     def __init__(self, out: IO[str] | None = None) -> None:
         self.out = out or sys.stdout
         # Observers may be called from the loop and from worker threads (command output).
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._held = ""
 
     def write(self, event: StreamEventBase) -> None:
-        line = json.dumps(mask_tree(event.to_wire()), ensure_ascii=False)
         with self._lock:
-            self.out.write(line + "\n")
-            self.out.flush()
+            self._release(whole=True)
+            self._line(event)
+
+    def _line(self, event: StreamEventBase) -> None:
+        line = json.dumps(mask_tree(event.to_wire()), ensure_ascii=False)
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def _release(self, *, whole: bool) -> None:
+        held = self._held
+        cut = len(held) if whole or len(held) > self.MAX_HELD else release_point(held)
+        if cut:
+            self._held = held[cut:]
+            self._line(TextEvent(text=held[:cut]))
+
+    def _text(self, text: str) -> None:
+        with self._lock:
+            self._held += text
+            self._release(whole=False)
+
+    def _restart(self, event: StreamRestarted) -> None:
+        with self._lock:
+            self._held = ""  # void: the step's text comes again
+            self._line(TextRestartEvent(reason=event.reason, attempt=event.attempt))
 
     def start(self, request: RunRequest) -> None:
         """The first line: the run and its session as the run book named them."""
@@ -73,6 +106,12 @@ class StreamWriter:
         self.write(RunEnded(exit_code=exit_code, result=RunResult.model_validate(result)))
 
     def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, StreamText):
+            self._text(event.text)
+            return
+        if isinstance(event, StreamRestarted):
+            self._restart(event)
+            return
         shaped = stream_event(event)
         if shaped is not None:
             self.write(shaped)

@@ -3,12 +3,14 @@ docs/headless.md are what the models give, and the engine's events map onto it."
 
 from __future__ import annotations
 
+import io
 import json
 
 from jsonschema import Draft202012Validator
 
 from agentls.agent import events
 from agentls.agent.event_stream import STREAM_EVENTS, stream_event
+from agentls.cli.stream_output import StreamWriter
 from agentls.cli.stream_schema import DOC_PATH, SCHEMA_PATH, main, stale, stream_schema
 
 
@@ -37,3 +39,30 @@ def test_a_subagents_tool_call_is_nested_under_its_delegate_call() -> None:
     validator = Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
     assert not list(validator.iter_errors(wire))
     assert STREAM_EVENTS.validate_python(wire).type == "tool_end"
+
+
+TOKEN = "ghp_" + "Q1w2E3r4T5y6" * 3
+
+
+def test_a_secret_streamed_in_two_pieces_is_masked_whole_and_the_order_kept() -> None:
+    out = io.StringIO()
+    writer = StreamWriter(out)
+    writer(events.StreamText(f"the key is {TOKEN[:10]}"))
+    writer(events.StreamText(f"{TOKEN[10:]} ok"))
+    writer(events.Notice("info", "after the text"))
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert TOKEN[:8] not in out.getvalue() and TOKEN[10:] not in out.getvalue()
+    assert [line["type"] for line in lines][-1] == "notice"
+    streamed = "".join(line["text"] for line in lines if line["type"] == "text")
+    assert streamed.startswith("the key is ") and streamed.endswith(" ok")
+
+
+def test_subagents_start_and_end_are_lines_of_their_own() -> None:
+    out = io.StringIO()
+    writer = StreamWriter(out)
+    writer(events.SubagentStarted("d1", "explore", "find x", "openai/m"))
+    writer(events.SubagentFinished("d1", "explore", "weird", "found", 2, total_tokens=9))
+    started, ended = (json.loads(line) for line in out.getvalue().splitlines())
+    assert started["type"] == "subagent_start" and started["task"] == "find x"
+    assert ended["type"] == "subagent_end" and ended["status"] == "failed"
+    assert ended["totalTokens"] == 9
