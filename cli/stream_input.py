@@ -24,14 +24,17 @@ from agentls.agent.event_stream import (
     STREAM_INPUTS,
     AnswerEvent,
     ApprovalAnswerEvent,
+    ApprovalRequestEvent,
     NoticeEvent,
     UserMessageEvent,
 )
 from agentls.agent.policy.approval import ApprovalAnswer, BaseApprover
+from agentls.agent.workspace import EditOutcome, make_proposal
 
 if TYPE_CHECKING:
-    from agentls.agent.policy.approval import ApprovalRequest
+    from agentls.agent.policy.approval import ApprovalRequest, EditRequest
     from agentls.agent.run_messages import RunMessages
+    from agentls.agent.workspace import FileAccess
     from agentls.cli.stream_output import StreamWriter
 
 ENDED = "stdin ended: nobody is left to answer"
@@ -156,3 +159,30 @@ class StreamInputApprover(BaseApprover):
             message=answer.message,
             rule=request.suggested_rule or "" if answer.kind == "approve_always" else "",
         )
+
+    async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
+        """A change to confirm is an ``approval_request`` too (its diff the preview): the
+        file access has no terminal to ask, so the change is asked about here and applied
+        as confirmed."""
+        proposal = make_proposal(request.changes)
+        paths = [c.path for c in request.changes]
+        writer = self.source.writer
+        writer.write(
+            ApprovalRequestEvent(
+                call_id=request.call_id,
+                tool=request.tool,
+                args={"paths": paths},
+                reason=request.reason or "the change needs confirmation",
+                preview=proposal.diff,
+                agent=request.subagent or None,
+            )
+        )
+        answer = await self.source.approval(request.call_id)
+        kind = "deny" if answer is None else answer.kind
+        message = ENDED if answer is None else answer.message
+        writer.write(ApprovalAnswerEvent(call_id=request.call_id, kind=kind, message=message))
+        if kind in ("approve", "approve_run", "approve_always"):
+            return await files.apply(request.changes, confirm=False)
+        if kind == "abort":
+            return EditOutcome("rejected", "the user stopped the run here", paths)
+        return EditOutcome("rejected", message or "the user rejected this change", paths)

@@ -211,3 +211,46 @@ def test_input_stream_json_needs_the_output_stream(
     ws = _workspace(tmp_path, scripted, user_config_dir)
     ran = run_cli(ws, "run", "hi", "--input-format", "stream-json")
     assert ran.returncode == 1 and "--output-format stream-json" in ran.stderr
+
+
+def test_a_change_to_confirm_is_an_approval_of_the_stream_and_applied_when_approved(
+    tmp_path: Path, scripted: ScriptedModelServer, user_config_dir: Path
+) -> None:
+    ws = _workspace(tmp_path, scripted, user_config_dir)
+    scripted.add("streamed", tool_call("write_file", {"path": "hi.txt", "content": "hello\n"}))
+    scripted.add("streamed", text("Wrote it."))
+    formats = ["--output-format", "stream-json", "--input-format", "stream-json"]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "agentls", "run", "write", "--mode", "confirm-all", *formats],
+        cwd=ws,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+    )
+    seen: list[dict[str, Any]] = []
+    try:
+        assert child.stdout is not None
+        # Every question of the run approved, as a program that trusts it would.
+        for raw in child.stdout:
+            line = json.loads(raw)
+            seen.append(line)
+            if line["type"] == "approval_request":
+                _send(child, type="approval_answer", callId=line["callId"], kind="approve")
+            if line["type"] == "end":
+                break
+        assert child.stdin is not None
+        child.stdin.close()
+        assert child.wait(timeout=120) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        assert child.stdout is not None
+        child.stdout.close()
+    asked = [line for line in seen if line["type"] == "approval_request"]
+    assert any("+hello" in line["preview"] for line in asked), asked
+    assert [a["args"] for a in asked] == [{"paths": ["hi.txt"]}]
+    assert (ws / "hi.txt").read_text() == "hello\n"
+    assert seen[-1]["result"]["output"] == "Wrote it."
