@@ -134,6 +134,12 @@ async def run_headless(
     from agentls.agent.run import FrontEnd, RunRequest
     from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
 
+    output = output_format(args)
+    if getattr(args, "input_format", "text") == "stream-json" and output != "stream-json":
+        print(
+            "agentls: --input-format stream-json needs --output-format stream-json", file=sys.stderr
+        )
+        return 1
     try:
         request = RunRequest(
             prompt=args.prompt,
@@ -143,7 +149,7 @@ async def run_headless(
             max_steps=args.max_steps,
             self_eval=args.self_eval,
             dry_run=args.dry_run,
-            stream=False if (args.no_stream or args.json or args.quiet) else None,
+            stream=False if (args.no_stream or output == "json" or args.quiet) else None,
             step_timeout=args.timeout,
             session_id=args.session or None,
             attachments=cli_attachments(args.attach, args.image),
@@ -171,17 +177,39 @@ async def run_headless(
         print(f"agentls: warning: {message}", file=sys.stderr)
 
     terminal = TerminalObserver(quiet=args.quiet)
-    typed = _typed_messages(asker, terminal, ticket.messages)
+    # Driven through stdin, the run takes no typed lines from a terminal.
+    driven = output == "stream-json" and getattr(args, "input_format", "text") == "stream-json"
+    typed = None if driven else _typed_messages(asker, terminal, ticket.messages)
     approver: Approver = TerminalApprover(asker)
     if worktree is not None:
         approver = worktree.reviewed_at_apply(approver, files)
+    observer: Observer = terminal if typed is None else _both(terminal, typed.observe)
+    stream = None
+    source = None
+    if output == "stream-json":
+        from agentls.cli.stream_output import StreamingApprover, StreamWriter
+
+        # stdout is the stream's alone; stderr keeps only warnings.
+        stream = StreamWriter()
+        stream.start(request)
+        if driven:
+            from agentls.cli.stream_input import StreamInput, StreamInputApprover
+
+            source = StreamInput(ticket.messages, stream)
+            approver = StreamInputApprover(source)
+            if worktree is not None:
+                approver = worktree.reviewed_at_apply(approver, files)
+            source.start()
+        observer = stream if typed is None else _both(stream, typed.observe)
+        approver = StreamingApprover(approver, stream, source)
+    mailbox = ticket.messages if driven else None if typed is None else typed.mailbox
     front_end = FrontEnd(
         files,
         approver,
-        observer=terminal if typed is None else _both(terminal, typed.observe),
+        observer=observer,
         cancel=cancel,
         trusted=trusted,
-        messages=None if typed is None else typed.mailbox,
+        messages=mailbox,
         problems=engine.language_servers(config),
         # The trust notice was said with the question; the agent files' are the run's.
         notices=engine.settings.agent_notices,
@@ -191,9 +219,14 @@ async def run_headless(
         outcome = await engine.run_with_own_tools(request, front_end, config=config, warn=warn)
     finally:
         engine.runs.end(ticket.run_id)
+        if source is not None:
+            source.stop()
         if asker.lines is not None:
             asker.lines.stop()
-    if args.json:
+    code = EXIT_INTERRUPTED if interrupted() else EXIT_CODES.get(outcome.state.status, 1)
+    if stream is not None:
+        stream.end(outcome.to_result(), code)
+    elif output == "json":
         print(json.dumps(outcome.to_result(), indent=2))
     else:
         sys.stderr.write("\n")
@@ -206,9 +239,13 @@ async def run_headless(
                 + (f", cost ${usage.cost:.4f}" if usage.cost is not None else "")
                 + "\n"
             )
-    if interrupted():
-        return EXIT_INTERRUPTED
-    return EXIT_CODES.get(outcome.state.status, 1)
+    return code
+
+
+def output_format(args: argparse.Namespace) -> str:
+    """``--output-format``, ``--json`` being ``--output-format json``."""
+    chosen: str | None = getattr(args, "output_format", None)
+    return chosen or ("json" if args.json else "text")
 
 
 def _typed_messages(

@@ -64,6 +64,21 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="the model for this run (wins over /model, the agent's model and llm.model)",
     )
     parser.add_argument("--api-base", help="model API base URL (overrides llm.api_base)")
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        help="text: the answer on stdout, progress on stderr (the default); json: the result "
+        "as JSON (as --json); stream-json: every event of the run, one JSON object a line "
+        "(docs/headless.md)",
+    )
+    parser.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        default="text",
+        help="stream-json: read the messages to the run and the answers to its questions "
+        "from stdin, one JSON object a line (with --output-format stream-json; "
+        "docs/headless.md)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--no-stream", action="store_true", help="do not stream model text")
