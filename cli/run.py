@@ -41,6 +41,21 @@ EXIT_INTERRUPTED = 130
 def run_command(args: argparse.Namespace) -> int:
     """``agentls run``: load the folder's settings (asking about trust), prepare a worktree
     when asked, run headless, and commit the worktree's changes."""
+    if args.prompt in (None, "-"):
+        if getattr(args, "input_format", "text") != "stream-json":
+            print(
+                "agentls run: a prompt is needed (or --input-format stream-json with the "
+                "prompt as the first user_message line on stdin)",
+                file=sys.stderr,
+            )
+            return 2
+        from agentls.cli.stream_input import NoPrompt, prompt_from_stdin
+
+        try:
+            args.prompt = prompt_from_stdin()
+        except NoPrompt as exc:
+            print(f"agentls: {exc}", file=sys.stderr)
+            return 1
     return asyncio.run(_run_command(args))
 
 

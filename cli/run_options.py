@@ -12,7 +12,12 @@ from agentls.agent.config.models import ConfirmMode, SelfEvalMode, choices
 
 def add_run_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = sub.add_parser("run", help="run the agent headless on a prompt")
-    run.add_argument("prompt")
+    run.add_argument(
+        "prompt",
+        nargs="?",
+        help="what to do; with --input-format stream-json it may be left out (or `-`): the "
+        "first user_message line on stdin is then the prompt",
+    )
     _add_run_options(run)
     run.add_argument(
         "--attach",

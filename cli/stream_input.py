@@ -40,6 +40,30 @@ if TYPE_CHECKING:
 ENDED = "stdin ended: nobody is left to answer"
 
 
+class NoPrompt(ValueError):
+    """The first line of stdin is not the run's prompt; the message says why."""
+
+
+def prompt_from_stdin(stdin: IO[str] | None = None) -> str:
+    """The run's prompt as a program gives it when it drives the whole run through stdin:
+    the first non-empty line, a ``user_message``. Read before the run starts (the rest of
+    stdin is then ``StreamInput``'s)."""
+    source = stdin or sys.stdin
+    for line in iter(source.readline, ""):
+        if not line.strip():
+            continue
+        try:
+            item = STREAM_INPUTS.validate_python(json.loads(line))
+        except (ValueError, ValidationError) as exc:
+            raise NoPrompt(
+                f"the first line of stdin is no stream input: {str(exc).splitlines()[0]}"
+            ) from None
+        if not isinstance(item, UserMessageEvent):
+            raise NoPrompt(f"the first line of stdin must be a user_message, not {item.type}")
+        return item.text
+    raise NoPrompt("stdin ended before the prompt (a user_message line)")
+
+
 class StreamInput:
     """Reads stdin off the event loop and hands each line where it belongs."""
 

@@ -14,15 +14,18 @@ session hold it. Nothing is written when:
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentls.agent.errors import AgentError
 from agentls.agent.navigation import FileEdits, NavigationError, TextEdit
+from agentls.agent.protected.edits import protected_targets
 from agentls.agent.tools.base import FileEditingTool, ToolContext, ToolResult
 from agentls.agent.tools.edit import path_arg
 from agentls.agent.tools.navigate import SymbolLine, resolve_place
@@ -85,8 +88,22 @@ class RenameSymbolTool(FileEditingTool[RenameSymbolArgs], name="rename_symbol"):
         )
         if ctx.run.dry_run:
             return ToolResult.ok(f"[dry run] would have: {summary}. Nothing was changed.")
-        outcome = await ctx.apply([change for change, _ in changes])
+        outcome = await _asking_for_protected(ctx, [c for c, _ in changes]).apply(
+            [change for change, _ in changes]
+        )
         return outcome_result(outcome, summary)
+
+
+def _asking_for_protected(ctx: ToolContext, changes: list[FileChange]) -> ToolContext:
+    """``ctx``, asking the human when the rename reaches a protected file: the policy saw
+    only the path the model named, and these files are asked about in every mode."""
+    root = Path(ctx.run.files.root)
+    protected = protected_targets([c.path for c in changes], root, ctx.run.protected_extra)
+    if not protected:
+        return ctx
+    return dataclasses.replace(
+        ctx, confirm_edits=True, confirm_reason="; ".join(protected), confirm_insists=True
+    )
 
 
 async def _changes(

@@ -152,7 +152,8 @@ def test_a_run_driven_through_stdin_takes_a_message_an_answer_and_an_approval(
     scripted.add("streamed", text("Said hello, and bye."))
     formats = ["--output-format", "stream-json", "--input-format", "stream-json"]
     child = subprocess.Popen(
-        [sys.executable, "-m", "agentls", "run", "greet", "--session", "sd1", *formats],
+        # No prompt on the command line: the run is driven through stdin from its first line.
+        [sys.executable, "-m", "agentls", "run", "--session", "sd1", *formats],
         cwd=ws,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -162,6 +163,7 @@ def test_a_run_driven_through_stdin_takes_a_message_an_answer_and_an_approval(
     )
     seen: list[dict[str, Any]] = []
     try:
+        _send(child, type="user_message", text="greet")
         question = _until(child, "question", seen)
         assert question["question"] == "Which greeting?"
         # The message first: it waits in the run's mailbox when the answer lets it go on.
@@ -202,6 +204,7 @@ def test_a_run_driven_through_stdin_takes_a_message_an_answer_and_an_approval(
     end = seen[-1]
     assert end["result"]["status"] == "success" and end["exitCode"] == 0
     assert end["result"]["output"] == "Said hello, and bye."
+    assert next(line for line in seen if line["type"] == "start")["prompt"] == "greet"
     # The model heard both: the answer as the tool's result, the message as the user's.
     sent = json.dumps([r.messages for r in scripted.requests_for("streamed")])
     assert "hello" in sent and "Also say bye." in sent
@@ -256,3 +259,44 @@ def test_a_change_to_confirm_is_an_approval_of_the_stream_and_applied_when_appro
     assert [a["args"] for a in asked] == [{"paths": ["hi.txt"]}]
     assert (ws / "hi.txt").read_text() == "hello\n"
     assert seen[-1]["result"]["output"] == "Wrote it."
+
+
+@pytest.mark.parametrize(
+    ("flags", "stdin", "code", "said"),
+    [
+        ([], "", 2, "a prompt is needed"),
+        (
+            ["--output-format", "stream-json", "--input-format", "stream-json"],
+            "",
+            1,
+            "stdin ended before the prompt",
+        ),
+        (
+            ["--output-format", "stream-json", "--input-format", "stream-json"],
+            '{"type": "answer", "questionId": "q", "answer": "x"}\n',
+            1,
+            "must be a user_message, not answer",
+        ),
+    ],
+)
+def test_a_run_without_a_prompt_says_where_it_was_expected(
+    tmp_path: Path,
+    scripted: ScriptedModelServer,
+    user_config_dir: Path,
+    flags: list[str],
+    stdin: str,
+    code: int,
+    said: str,
+) -> None:
+    ws = _workspace(tmp_path, scripted, user_config_dir)
+    done = subprocess.run(
+        [sys.executable, "-m", "agentls", "run", *flags],
+        cwd=ws,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == code, done.stderr
+    assert said in done.stderr
+    assert not scripted.requests

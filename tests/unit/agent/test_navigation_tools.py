@@ -5,6 +5,7 @@ The real server is in tests/integration/test_semantic_navigation.py."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -187,3 +188,36 @@ def test_the_system_prompt_line_only_when_a_server_answers() -> None:
     assert "rename_symbol" not in read_only
     assert navigation_hint(ScriptedNavigator([]), ["read_file"]) == ""
     assert navigation_hint(None, []) == ""
+
+
+async def test_a_rename_reaching_a_protected_file_is_asked_about_whatever_the_mode(
+    ws: Path,
+) -> None:
+    from agentls.agent.policy.approval import BaseApprover, EditRequest
+    from agentls.agent.workspace import EditOutcome, FileAccess
+
+    (ws / ".vscode").mkdir()
+    (ws / ".vscode" / "tasks_helper.py").write_text(APP)
+
+    class Refusing(BaseApprover):
+        def __init__(self) -> None:
+            self.asked: list[EditRequest] = []
+
+        async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:
+            self.asked.append(request)
+            return EditOutcome("rejected", message="the user refused")
+
+    edits = [rename_of("app.py", 3, 9), rename_of(".vscode/tasks_helper.py", 3, 9)]
+    ctx = context(ws, ScriptedNavigator(edits))
+    refusing = Refusing()
+    ctx = dataclasses.replace(ctx, run=dataclasses.replace(ctx.run, approver=refusing))
+
+    # The policy saw only models.py (not protected), so this call was not to be confirmed.
+    done = await rename(ctx)
+
+    assert not done.success
+    (asked,) = refusing.asked
+    assert asked.insist and ".vscode" in asked.reason
+    assert sorted(c.path for c in asked.changes) == [".vscode/tasks_helper.py", "app.py"]
+    assert (ws / "app.py").read_text() == APP
+    assert (ws / ".vscode" / "tasks_helper.py").read_text() == APP
