@@ -89,6 +89,11 @@ ROOT_NAMES: dict[str, str] = {
     ".github/copilot-instructions.md": "it instructs coding agents",
     ".github/instructions": "it instructs coding agents",
     ".github/prompts": "it holds prompt files coding agents run",
+    # Agent definitions and skills change what the next run may do and what it is told:
+    # planted by one run's command, they would steer the next one.
+    ".github/agents": "it defines agents (their tools, model and permissions)",
+    ".github/skills": "it holds skills coding agents load and run",
+    ".agents": "it holds skills coding agents load and run",
     # Hooks kept in the working tree, which git runs on the user's next commit or checkout
     # (outside the sandbox, as the user), and the hook managers' configurations.
     ".githooks": _HOOKS,

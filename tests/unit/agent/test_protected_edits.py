@@ -64,6 +64,11 @@ V4A_ADD = "*** Begin Patch\n*** Add File: .agentls.yaml\n+llm: {}\n*** End Patch
         ("apply_patch", {"patch": UNIFIED + RENAME}, "AGENTS.md: it instructs"),
         ("apply_patch", {"patch": V4A_MOVE}, ".vscode:"),
         ("apply_patch", {"patch": V4A_ADD}, ".agentls.yaml: it configures agentls"),
+        # What steers the next run: an agent's permissions, a skill the model loads.
+        ("write_file", {"path": ".github/agents/x.agent.md", "content": "x"}, "defines agents"),
+        ("write_file", {"path": ".github/skills/s/SKILL.md", "content": "x"}, "skills"),
+        ("write_file", {"path": ".agents/skills/s/SKILL.md", "content": "x"}, "skills"),
+        ("write_file", {"path": ".claude/agents/x.md", "content": "x"}, ".claude:"),
     ],
 )
 def test_a_protected_file_is_asked_about_in_every_mode(
