@@ -165,3 +165,29 @@ def navigation_hint(navigator: CodeNavigator | None, tools: list[str]) -> str:
         "them, prefer `navigate_code` (definition, references by meaning, hover for types, "
         "implementations, callers and callees) to grep or find_references" + rename + "."
     )
+
+
+# -- columns: the engine counts characters, LSP counts UTF-16 units ----------------------
+
+
+def utf16_units(text: str, line: int, col: int) -> int:
+    """The engine's 1-based ``line`` and character column ``col`` of ``text`` as the
+    0-based UTF-16 offset an LSP position carries."""
+    rows = text.split("\n")
+    row = rows[line - 1] if 0 < line <= len(rows) else ""
+    return len(row[: col - 1].encode("utf-16-le")) // 2
+
+
+def from_utf16(text: str | None, line: int, units: int) -> tuple[int, int]:
+    """An LSP position (0-based ``line``, UTF-16 ``units``) as the engine's 1-based line and
+    character column; the units are taken as characters when the text is not known."""
+    if text is None:
+        return line + 1, units + 1
+    rows = text.split("\n")
+    row = rows[line] if line < len(rows) else ""
+    counted = 0
+    for index, char in enumerate(row):
+        if counted >= units:
+            return line + 1, index + 1
+        counted += 2 if ord(char) > 0xFFFF else 1
+    return line + 1, len(row) + 1

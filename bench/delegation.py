@@ -33,6 +33,9 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+# The same modules as the token-cost bench (run as a script: bench/ is on the path).
+from token_cost import make_workspace
+
 from agentls.agent.config.models import AppConfig
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm._litellm import import_litellm_sync
@@ -47,21 +50,6 @@ REPORT = (
     "The other modules only define their own helpers. To rename it, change the three "
     "files; nothing else refers to it."
 )
-
-
-def make_workspace(root: Path, files: int) -> None:
-    """Python modules of 40 to 400 lines, like a small real project."""
-    for index in range(files):
-        lines = 40 + (index * 97) % 360
-        body = [f'"""Module {index}: helpers for part {index}."""', "", "import os", ""]
-        for n in range(lines):
-            if n % 8 == 0:
-                body.append(f"def helper_{index}_{n}(value: int) -> int:")
-            elif n % 8 == 7:
-                body.append("")
-            else:
-                body.append(f"    value = value * {n} + len(os.sep)  # step {n} of {index}")
-        (root / f"mod_{index:02d}.py").write_text("\n".join(body) + "\n")
 
 
 def exploration(reads: int) -> list[Turn]:

@@ -33,6 +33,8 @@ from agentls.agent.navigation import (
     Place,
     Symbol,
     TextEdit,
+    from_utf16,
+    utf16_units,
 )
 from agentls.langservers.client import Connection, LanguageServerFailed, path_key
 
@@ -378,27 +380,10 @@ def _hover_text(hover: lsp.Hover | None) -> str:
     return "\n\n".join(t.strip() for t in texts if t.strip())
 
 
-def _utf16_units(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
 def _position(text: str, line: int, col: int) -> lsp.Position:
     """The engine's 1-based line and character column as an LSP position (UTF-16)."""
-    lines = text.split("\n")
-    row = lines[line - 1] if 0 < line <= len(lines) else ""
-    return lsp.Position(line=line - 1, character=_utf16_units(row[: col - 1]))
+    return lsp.Position(line=line - 1, character=utf16_units(text, line, col))
 
 
 def _from_position(text: str | None, position: lsp.Position) -> tuple[int, int]:
-    """An LSP position as the engine's 1-based line and character column (the UTF-16
-    units are taken as characters when the text is not known)."""
-    if text is None:
-        return position.line + 1, position.character + 1
-    lines = text.split("\n")
-    row = lines[position.line] if position.line < len(lines) else ""
-    units = 0
-    for index, char in enumerate(row):
-        if units >= position.character:
-            return position.line + 1, index + 1
-        units += 2 if ord(char) > 0xFFFF else 1
-    return position.line + 1, len(row) + 1
+    return from_utf16(text, position.line, position.character)

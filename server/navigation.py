@@ -40,6 +40,8 @@ from agentls.agent.navigation import (
     Place,
     Symbol,
     TextEdit,
+    from_utf16,
+    utf16_units,
 )
 from agentls.regular_files import read_regular
 from agentls.server.protocol import (
@@ -319,27 +321,10 @@ def _by(by: str, notes: list[str]) -> str:
     return "; ".join([by, *notes])
 
 
-def _utf16_units(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
 def _position(text: str, line: int, col: int) -> DiagnosticPosition:
     """The engine's 1-based line and character column as an LSP position (UTF-16)."""
-    rows = text.split("\n")
-    row = rows[line - 1] if 0 < line <= len(rows) else ""
-    return DiagnosticPosition(line=line - 1, character=_utf16_units(row[: col - 1]))
+    return DiagnosticPosition(line=line - 1, character=utf16_units(text, line, col))
 
 
 def _from_position(text: str | None, position: DiagnosticPosition) -> tuple[int, int]:
-    """An LSP position as the engine's 1-based line and character column (UTF-16 units
-    taken as characters when the text is not known)."""
-    if text is None:
-        return position.line + 1, position.character + 1
-    rows = text.split("\n")
-    row = rows[position.line] if position.line < len(rows) else ""
-    units = 0
-    for index, char in enumerate(row):
-        if units >= position.character:
-            return position.line + 1, index + 1
-        units += 2 if ord(char) > 0xFFFF else 1
-    return position.line + 1, len(row) + 1
+    return from_utf16(text, position.line, position.character)
