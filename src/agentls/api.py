@@ -105,6 +105,27 @@ class _PolicyApprover(BaseApprover):
         return answer
 
 
+def masked(event: Any) -> Any:
+    """``event`` as it may leave agentls: every string in it through the outward pass, as
+    the other front ends send theirs (a key a command printed never reaches the program)."""
+    import dataclasses
+
+    from agentls.agent.secrets import mask_outward, mask_tree
+
+    if not dataclasses.is_dataclass(event) or isinstance(event, type):
+        return event
+    changed: dict[str, Any] = {}
+    for item in dataclasses.fields(event):
+        value = getattr(event, item.name)
+        if isinstance(value, str):
+            changed[item.name] = mask_outward(value)
+        elif isinstance(value, dict | list):
+            changed[item.name] = mask_tree(value)
+        elif dataclasses.is_dataclass(value):
+            changed[item.name] = masked(value)
+    return dataclasses.replace(event, **changed)
+
+
 class Run:
     """One run: iterate it for its events (the iteration ends with the run), await
     ``result()`` for how it ended, ``cancel()`` to stop it."""
@@ -140,7 +161,7 @@ class Run:
                 confirmer=approver.confirm,
             ),
             approver,
-            observer=self._events.put_nowait,
+            observer=lambda event: self._events.put_nowait(masked(event)),
             cancel=self._ticket.token,
             trusted=engine.settings.trusted,
             messages=self._ticket.messages,

@@ -81,3 +81,14 @@ async def test_a_run_can_be_cancelled_and_continued(
         assert (await again.result())["status"] == "success"
     assert len(scripted.requests_for("py-cancel")) == 2
     assert "talk" in str(scripted.requests_for("py-cancel")[1].messages)
+
+
+def test_events_leave_masked() -> None:
+    from agentls.agent.events import CommandOutput, SubagentEvent, ToolStarted
+    from agentls.api import masked
+
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    out = masked(CommandOutput("c1", f"token={token}\n"))
+    assert token not in out.text and out.call_id == "c1"
+    nested = masked(SubagentEvent("d", "explore", ToolStarted(1, 2, "d/c", "grep", {"q": token})))
+    assert token not in str(nested)
