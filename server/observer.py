@@ -30,23 +30,9 @@ from typing import Any
 from lsprotocol import types
 
 from agentls.agent import events
-from agentls.agent.contract import Usage
+from agentls.agent.notifications import RunNotifications
 from agentls.agent.secrets import mask_outward, mask_tree, release_point
 from agentls.server.progress import RunProgress
-from agentls.server.protocol import (
-    CommandParams,
-    Compaction,
-    ContextParams,
-    InstructionsParams,
-    MessageDeliveredParams,
-    NoticeParams,
-    PlanParams,
-    PlanStep,
-    StatusParams,
-    StepParams,
-    StreamParams,
-    SubagentParams,
-)
 from agentls.server.settings import agentls_capability
 
 log = logging.getLogger(__name__)
@@ -80,58 +66,6 @@ def client_shows_notices(caps: types.ClientCapabilities | None) -> bool:
     """Whether the client declared ``experimental.agentls.notices: true``: it shows a run's
     notices beside the run, so they are sent to it as ``agent/notice`` too."""
     return agentls_capability(caps, "notices") is True
-
-
-def command_params(
-    run_id: str, event: events.CommandStarted | events.CommandOutput | events.CommandEnded
-) -> CommandParams:
-    if isinstance(event, events.CommandStarted):
-        return CommandParams(
-            run_id=run_id,
-            call_id=event.call_id,
-            event="started",
-            tool=event.tool,
-            command=event.command,
-        )
-    if isinstance(event, events.CommandOutput):
-        return CommandParams(run_id=run_id, call_id=event.call_id, event="output", text=event.text)
-    return CommandParams(
-        run_id=run_id,
-        call_id=event.call_id,
-        event="ended",
-        exit_code=event.exit_code,
-        timed_out=event.timed_out or None,
-    )
-
-
-def subagent_params(
-    run_id: str, event: events.SubagentStarted | events.SubagentFinished
-) -> SubagentParams:
-    if isinstance(event, events.SubagentStarted):
-        return SubagentParams(
-            run_id=run_id,
-            call_id=event.call_id,
-            agent=event.agent,
-            phase="start",
-            task=event.task,
-            model=event.model or None,
-            background=event.background,
-        )
-    status = event.status if event.status in ("success", "partial") else "failed"
-    return SubagentParams(
-        run_id=run_id,
-        call_id=event.call_id,
-        agent=event.agent,
-        phase="end",
-        status=status,
-        summary=event.summary[:500],
-        steps=event.steps,
-        usage=Usage(
-            prompt_tokens=event.prompt_tokens,
-            completion_tokens=event.completion_tokens,
-            total_tokens=event.total_tokens,
-        ),
-    )
 
 
 def _masking(notify: Notify) -> Notify:
@@ -169,10 +103,8 @@ class LspRunObserver:
         self._pending: list[str] = []
         self._pending_chars = 0
         self._timer: asyncio.TimerHandle | None = None
-        self._seq = 0
-        self._step_chars = 0  # streamed text sent since the current step began
-        #: The latest context meter, repeated on each agent/step.
-        self._meter: events.ContextMeasured | None = None
+        #: The run's events as notifications (the event stream shapes them alike).
+        self._shaper = RunNotifications(run_id)
         #: The run's step of each ``delegate`` call in flight: a subagent's progress
         #: reads as part of it ("Step 3/20 · explore: grep foo").
         self._delegate_steps: dict[str, tuple[int, int]] = {}
@@ -205,131 +137,52 @@ class LspRunObserver:
             log.exception("run %s: cannot report %s", self.run_id, type(event).__name__)
 
     def _dispatch(self, event: events.AgentEvent) -> None:
-        run_id = self.run_id
-        if isinstance(event, events.StatusChanged):
-            self.last_state = event.state.value
-            status = StatusParams(
-                run_id=run_id, state=event.state, detail=event.detail or None, model=event.model
-            )
-            self._notify("agent/status", status.to_wire())
-        elif isinstance(event, events.SubagentStarted | events.SubagentFinished):
-            self._notify("agent/subagent", subagent_params(run_id, event).to_wire())
-            if isinstance(event, events.SubagentStarted):
-                self._children.add(event.call_id)
-            else:
-                self._children.discard(event.call_id)
-                self._delegate_steps.pop(event.call_id, None)
-        elif isinstance(event, events.SubagentEvent):
-            self._subagent_event(event)
-        elif isinstance(event, events.ToolStarted | events.ToolFinished):
-            if isinstance(event, events.ToolStarted) and event.tool == DELEGATE_TOOL:
-                self._delegate_steps[event.call_id] = (event.step, event.max_steps)
-            elif event.call_id not in self._children:
-                self._delegate_steps.pop(event.call_id, None)
-            args = event.args  # already what the tool shows of them
-            step = StepParams(
-                run_id=run_id,
-                step=event.step,
-                max_steps=event.max_steps,
-                phase="tool_start",
-                tool=event.tool,
-                call_id=event.call_id,
-                args=args,
-            )
-            if self._meter is not None:
-                step.context_used, step.context_limit = self._meter.used, self._meter.limit
-            if isinstance(event, events.ToolFinished):
-                step.phase, step.success = "tool_end", event.success
-                step.summary = event.summary[:200]
-            self._notify("agent/step", step.to_wire())
-            if isinstance(event, events.ToolStarted):
-                self._report(event.step, event.max_steps, step_label(event.tool, args))
-        elif isinstance(event, events.StepStarted):
-            self._step_chars = 0
-            self._report(event.step, event.max_steps, "thinking")
-        elif isinstance(event, events.PlanUpdated):
-            steps = [PlanStep(text=s.text, status=s.status) for s in event.steps]
-            plan = PlanParams(run_id=run_id, goal=event.goal, steps=steps)
-            self._notify("agent/plan", plan.to_wire())
-        elif isinstance(event, events.UsageReported):
+        shaped = self._shaper.shape(event)
+        if isinstance(event, events.UsageReported):
             self.usage = {
                 "prompt_tokens": event.prompt_tokens,
                 "completion_tokens": event.completion_tokens,
                 "total_tokens": event.total_tokens,
             }
-        elif isinstance(event, events.ContextMeasured):
-            self._meter = event
-            meter = ContextParams(
-                run_id=run_id, step=event.step, used=event.used, limit=event.limit
-            )
-            self._notify("agent/context", meter.to_wire())
-        elif isinstance(event, events.ContextCompacted):
-            last = self._meter
-            compacted = ContextParams(
-                run_id=run_id,
-                step=event.step,
-                used=event.tokens_after,
-                limit=last.limit if last is not None else 0,
-                compacted=Compaction(
-                    messages_before=event.messages_before,
-                    messages_after=event.messages_after,
-                    tokens_before=event.tokens_before,
-                    tokens_after=event.tokens_after,
-                ),
-            )
-            self._notify("agent/context", compacted.to_wire())
-        elif isinstance(event, events.MessagesDelivered):
-            delivered = MessageDeliveredParams(run_id=run_id, message_ids=event.ids)
-            self._notify("agent/messageDelivered", delivered.to_wire())
-        elif isinstance(event, events.CommandStarted | events.CommandOutput | events.CommandEnded):
-            if self._mirror_commands:
-                self._notify("agent/command", command_params(run_id, event).to_wire())
-        elif isinstance(event, events.InstructionsRead):
-            read = InstructionsParams(
-                run_id=run_id, files=event.files, joined=True if event.joined else None
-            )
-            self._notify("agent/instructions", read.to_wire())
-        elif isinstance(event, events.Notice):
+        if isinstance(event, events.Notice):
             kind = {"error": 1, "warning": 2}.get(event.level, 3)
             self._notify(
-                "window/logMessage", {"type": kind, "message": f"[{run_id}] {event.message}"}
+                "window/logMessage", {"type": kind, "message": f"[{self.run_id}] {event.message}"}
             )
-            if self._show_notices:
-                level = event.level if event.level in ("error", "warning") else "info"
-                notice = NoticeParams(run_id=run_id, level=level, message=event.message)
-                self._notify("agent/notice", notice.to_wire())
+        if shaped is not None:
+            method, params = shaped
+            if (method != "agent/command" or self._mirror_commands) and (
+                method != "agent/notice" or self._show_notices
+            ):
+                self._notify(method, params.to_wire())
+        self._track(event)
 
-    def _subagent_event(self, wrapped: events.SubagentEvent) -> None:
-        """A subagent's own event: its tool calls as ``agent/step`` nested under the
-        ``delegate`` call, its commands as any command, its progress as part of the run's
-        step. Its plan stays its own (the run's plan is the one the client shows)."""
-        event, agent = wrapped.event, wrapped.agent
-        if isinstance(event, events.ToolStarted | events.ToolFinished):
-            step = StepParams(
-                run_id=self.run_id,
-                step=event.step,
-                max_steps=event.max_steps,
-                phase="tool_start",
-                tool=event.tool,
-                call_id=event.call_id,
-                args=event.args,
-                parent_call_id=wrapped.call_id,
-                agent=agent,
-            )
-            if isinstance(event, events.ToolFinished):
-                step.phase, step.success = "tool_end", event.success
-                step.summary = event.summary[:200]
-            self._notify("agent/step", step.to_wire())
+    def _track(self, event: events.AgentEvent) -> None:
+        """What the run's progress shows: the state, the step and its tool, a subagent's
+        work as part of the run's ``delegate`` step ("Step 3/20 · explore: grep foo")."""
+        if isinstance(event, events.StatusChanged):
+            self.last_state = event.state.value
+        elif isinstance(event, events.SubagentStarted):
+            self._children.add(event.call_id)
+        elif isinstance(event, events.SubagentFinished):
+            self._children.discard(event.call_id)
+            self._delegate_steps.pop(event.call_id, None)
+        elif isinstance(event, events.ToolStarted | events.ToolFinished):
+            if isinstance(event, events.ToolStarted) and event.tool == DELEGATE_TOOL:
+                self._delegate_steps[event.call_id] = (event.step, event.max_steps)
+            elif event.call_id not in self._children:
+                self._delegate_steps.pop(event.call_id, None)
             if isinstance(event, events.ToolStarted):
-                self._report_child(
-                    wrapped.call_id, f"{agent}: {step_label(event.tool, event.args)}"
-                )
+                self._report(event.step, event.max_steps, step_label(event.tool, event.args))
         elif isinstance(event, events.StepStarted):
-            self._report_child(wrapped.call_id, f"{agent}: thinking")
-        elif self._mirror_commands and isinstance(
-            event, events.CommandStarted | events.CommandOutput | events.CommandEnded
-        ):
-            self._notify("agent/command", command_params(self.run_id, event).to_wire())
+            self._report(event.step, event.max_steps, "thinking")
+        elif isinstance(event, events.SubagentEvent):
+            child, agent = event.event, event.agent
+            if isinstance(child, events.ToolStarted):
+                label = step_label(child.tool, child.args)
+                self._report_child(event.call_id, f"{agent}: {label}")
+            elif isinstance(child, events.StepStarted):
+                self._report_child(event.call_id, f"{agent}: thinking")
 
     def _report_child(self, delegate_call: str, label: str) -> None:
         parent = self._delegate_steps.get(delegate_call)
@@ -359,18 +212,7 @@ class LspRunObserver:
             self._timer = None
         self._pending.clear()
         self._pending_chars = 0
-        self._seq += 1
-        restart = StreamParams(
-            run_id=self.run_id,
-            seq=self._seq,
-            text="",
-            restart=True,
-            discard=self._step_chars,
-            reason=event.reason,
-            attempt=event.attempt,
-        )
-        self._notify("agent/stream", restart.to_wire())
-        self._step_chars = 0
+        self._notify("agent/stream", self._shaper.restart(event).to_wire())
 
     def _timed_flush(self) -> None:
         self._timer = None
@@ -411,10 +253,7 @@ class LspRunObserver:
     def _send(self, raw: str) -> None:
         # Masked before it is counted: `discard` counts what the client really received.
         text = mask_outward(raw)
-        self._seq += 1
-        self._step_chars += len(text)
-        stream = StreamParams(run_id=self.run_id, seq=self._seq, text=text)
-        self._notify("agent/stream", stream.to_wire())
+        self._notify("agent/stream", self._shaper.text(text).to_wire())
 
     def close(self) -> None:
         """Flush and stop: events that arrive later are ignored."""

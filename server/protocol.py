@@ -1,9 +1,11 @@
 """The agentls protocol over LSP: the params and results of every ``agent/*`` method.
 
 The run itself (params, result, value sets) is the agent layer's contract
-(``agent/contract.py``); this module adds what only the language server speaks: the
-progress token of ``agent/run``, the notifications a run sends, the questions it asks
-the client, and the small requests around runs and sessions. ``METHODS`` lists them
+(``agent/contract.py``), and so are the notifications a run sends as it works
+(``agent/notifications.py``: the event stream of ``agentls run`` writes the same models);
+this module adds what only the language server speaks: the progress token of
+``agent/run``, the questions a run asks the client, and the small requests around runs
+and sessions. ``METHODS`` lists them
 all; ``server/protocol_schema.py`` turns it into the JSON Schema and the TypeScript
 types the VS Code extension uses, and docs/protocol.md describes each one.
 
@@ -20,23 +22,29 @@ from pygls.exceptions import JsonRpcInvalidParams
 from typing_extensions import TypeAliasType
 
 from agentls.agent.contract import (
-    PlanStepStatus,
     RunRequest,
     RunRequestFields,
     RunResult,
-    RunState,
     SessionInfo,
-    Usage,
     WireModel,
     WorktreeInfo,
     invalid_fields,
 )
 from agentls.agent.llm.available import ModelCatalog
+from agentls.agent.notifications import (
+    CommandParams,
+    ContextParams,
+    InstructionsParams,
+    MessageDeliveredParams,
+    NoticeParams,
+    PlanParams,
+    StatusParams,
+    StepParams,
+    StreamParams,
+    SubagentParams,
+)
 from agentls.agent.sessions.entries import Entry
 
-StepPhase = TypeAliasType("StepPhase", Literal["tool_start", "tool_end"])
-SubagentPhase = TypeAliasType("SubagentPhase", Literal["start", "end"])
-SubagentStatus = TypeAliasType("SubagentStatus", Literal["success", "partial", "failed"])
 SlashCommandSource = TypeAliasType("SlashCommandSource", Literal["built-in", "user", "workspace"])
 ReviewOutcome = TypeAliasType(
     "ReviewOutcome", Literal["kept", "undone", "changedByUser", "pending"]
@@ -135,42 +143,6 @@ class MessageResult(WireModel):
         None, description="Named again in `agent/messageDelivered` once the model has it."
     )
     reason: str | None = None
-
-
-class MessageDeliveredParams(WireModel):
-    """``agent/messageDelivered``: messages sent with ``agent/message`` reached the model."""
-
-    run_id: str
-    message_ids: list[str]
-
-
-class CommandParams(WireModel):
-    """``agent/command``: a command the agent runs, as it runs, for a client that mirrors
-    it (one that declares ``experimental.agentls.commandOutput``). ``started`` names the
-    command, ``output`` pieces come in order, ``ended`` gives the exit code. Secrets are
-    masked in ``command`` and ``text``."""
-
-    run_id: str
-    call_id: str = Field(description="The tool call, as in `agent/step`.")
-    event: Literal["started", "output", "ended"]
-    tool: str | None = Field(None, description="`started`: the tool that runs it.")
-    command: str | None = Field(None, description="`started`: what runs, as approved.")
-    text: str | None = Field(None, description="`output`: stdout and stderr interleaved.")
-    exit_code: int | None = Field(
-        None, description="`ended`: the exit code; absent when the command was stopped."
-    )
-    timed_out: bool | None = Field(None, description="`ended`: stopped by its time limit.")
-
-
-class NoticeParams(WireModel):
-    """``agent/notice``: what a run tells the user besides its work (settings of an
-    untrusted folder that were ignored, no sandbox, an MCP server that did not start), for
-    a client that shows it beside the run (one that declares
-    ``experimental.agentls.notices``). Every client also gets it as ``window/logMessage``."""
-
-    run_id: str
-    level: Literal["error", "warning", "info"]
-    message: str
 
 
 class AgentInfo(WireModel):
@@ -292,131 +264,6 @@ class SessionResult(WireModel):
 
 
 # -- server → client ------------------------------------------------------------------
-
-
-class StatusParams(WireModel):
-    """``agent/status``: the run changed state."""
-
-    run_id: str
-    state: RunState
-    detail: str | None = Field(None, description="Why the run failed, aborted or ended partial.")
-    model: str | None = Field(
-        None,
-        description="With `preparing`: the model that answers the steps starting now (in "
-        "`mixed` mode the planner's, then the builder's).",
-    )
-
-
-class StreamParams(WireModel):
-    """``agent/stream``: the model's text as it is written; concatenated in ``seq``
-    order it is exactly the model's text."""
-
-    run_id: str
-    seq: int = Field(ge=1, description="1, 2, 3... per run.")
-    text: str
-    restart: bool | None = Field(
-        default=None,
-        description="The model's stream was cut and its call starts again: "
-        "this step's text so far is void.",
-    )
-    discard: int | None = Field(
-        default=None, ge=0, description="How many characters of this step's text are void."
-    )
-    reason: str | None = Field(default=None, description="Why the stream restarts.")
-    attempt: int | None = Field(default=None, ge=1, description="The attempt that now starts.")
-
-
-class StepParams(WireModel):
-    """``agent/step``: a tool call starts or ends."""
-
-    run_id: str
-    step: int
-    max_steps: int
-    phase: StepPhase
-    tool: str
-    call_id: str
-    args: dict[str, Any] = Field(
-        description="Scalars and short one-line strings only, never file contents."
-    )
-    success: bool | None = Field(None, description="With `tool_end`.")
-    summary: str | None = Field(None, max_length=200, description="With `tool_end`.")
-    context_used: int | None = Field(
-        None, description="The context meter as this step's model call started: tokens used."
-    )
-    context_limit: int | None = Field(
-        None, description="The context budget those tokens fill (`context.max_context_tokens`)."
-    )
-    parent_call_id: str | None = Field(
-        None,
-        description="A subagent's tool call: the `delegate` call of the run it is nested "
-        "under (`step`/`maxSteps` are then the subagent's own).",
-    )
-    agent: str | None = Field(None, description="With `parentCallId`: the subagent's name.")
-
-
-class SubagentParams(WireModel):
-    """``agent/subagent``: a subagent the run handed a task to (its ``delegate`` tool call
-    ``callId``) starts or ends; its tool calls come as ``agent/step`` with
-    ``parentCallId``."""
-
-    run_id: str
-    call_id: str = Field(description="The run's `delegate` tool call the subagent works under.")
-    agent: str
-    phase: SubagentPhase
-    task: str | None = Field(None, description="With `start`: the task it was given.")
-    model: str | None = Field(None, description="With `start`: the model that answers it.")
-    background: bool | None = Field(
-        None, description="With `start`: true when the run goes on without waiting for it."
-    )
-    status: SubagentStatus | None = Field(None, description="With `end`.")
-    summary: str | None = Field(
-        None, max_length=500, description="With `end`: the opening of its report."
-    )
-    steps: int | None = Field(None, description="With `end`: the steps it took.")
-    usage: Usage | None = Field(None, description="With `end`: the tokens it used.")
-
-
-class Compaction(WireModel):
-    messages_before: int
-    messages_after: int
-    tokens_before: int
-    tokens_after: int
-
-
-class ContextParams(WireModel):
-    """``agent/context``: how full the model's context is, as each step's model call
-    starts; with ``compacted`` when the older steps were just compacted."""
-
-    run_id: str
-    step: int
-    used: int = Field(description="Tokens of the conversation the model is sent.")
-    limit: int = Field(description="The budget compaction keeps to (`context.max_context_tokens`).")
-    compacted: Compaction | None = None
-
-
-class PlanStep(WireModel):
-    text: str
-    status: PlanStepStatus
-
-
-class PlanParams(WireModel):
-    """``agent/plan``: the agent's plan, whole, each time it changes."""
-
-    run_id: str
-    goal: str
-    steps: list[PlanStep]
-
-
-class InstructionsParams(WireModel):
-    """``agent/instructions``: the instruction files the model was given (AGENTS.md...)."""
-
-    run_id: str
-    files: list[str] = Field(description="Workspace-relative paths, in the order read.")
-    joined: bool | None = Field(
-        None,
-        description="True: these joined during the run, as it reached their folders "
-        "(the others were given at its start).",
-    )
 
 
 class AskUserParams(WireModel):
