@@ -2,14 +2,14 @@
 stream-json`` writes, one object a line, for a program that follows a run without a
 terminal, LSP or ACP.
 
-Each object has a ``type`` (which event) and the stream's ``version``; names are camelCase
-like the rest of agentls's protocols (``WireModel``), and the end event carries the same
+Each line is one of the notifications the language server sends an editor
+(``agent/notifications.py``: the same models, shaped from the run's events by the same
+``RunNotifications``) with two fields added: its ``type`` (which event) and the stream's
+``version``. The few lines no notification carries (the start, each step, usage, the
+approvals and questions, the end) are defined here; the end carries the same
 ``RunResult`` ``agent/run`` and ``--json`` answer with. The published JSON Schema
 (``agent/schema/stream.schema.json``) and the reference in docs/headless.md are generated
 from these models by ``python -m agentls.cli.stream_schema``.
-
-``stream_event`` turns an engine event (``agent.events``) into its stream object; the
-front end adds the start, the approvals, the questions and the end, which are its own.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter
 
 from agentls.agent import events
-from agentls.agent.contract import PlanStepStatus, RunResult
+from agentls.agent import notifications as wire
+from agentls.agent.contract import RunResult, Usage
 from agentls.agent.wire_model import WireModel
 
 #: Raised when an event changes in a way a reader of version 1 would misread (a field
@@ -44,180 +45,119 @@ class RunStarted(StreamEventBase):
     prompt: str
 
 
-class StatusEvent(StreamEventBase):
-    """The run's state changed; with ``preparing``, ``model`` is the model that answers
-    the loop starting now."""
+class StatusEvent(StreamEventBase, wire.StatusParams):
+    """The run changed state: the params of `agent/status`."""
 
     type: Literal["status"] = "status"
-    state: events.RunState
-    detail: str = ""
-    model: str | None = None
 
 
-class TextEvent(StreamEventBase):
-    """A piece of the model's text, as it streams (or whole, when it does not)."""
+class TextEvent(StreamEventBase, wire.StreamParams):
+    """A piece of the model's text as it streams, or (``restart``) the step's text so far
+    is void and comes again: the params of `agent/stream`."""
 
     type: Literal["text"] = "text"
-    text: str
-
-
-class TextRestartEvent(StreamEventBase):
-    """The model's stream was cut and its call starts again: the text since the step
-    began is void and comes again."""
-
-    type: Literal["text_restart"] = "text_restart"
-    reason: str
-    attempt: int
 
 
 class StepEvent(StreamEventBase):
     """A step (a model call and the tool calls it asks for) begins."""
 
     type: Literal["step"] = "step"
+    run_id: str
     step: int
     max_steps: int
 
 
-class ToolStartEvent(StreamEventBase):
-    """A tool call begins; ``args`` is what the tool shows of its arguments."""
+class ToolStartEvent(StreamEventBase, wire.StepParams):
+    """A tool call begins: the params of `agent/step` with phase `tool_start`; ``args``
+    is what the tool shows of its arguments."""
 
     type: Literal["tool_start"] = "tool_start"
-    step: int
-    call_id: str
-    tool: str
-    args: dict[str, Any]
-    parent_call_id: str | None = Field(
-        None, description="The `delegate` call of the subagent whose call this is."
-    )
-    agent: str | None = Field(None, description="That subagent's name.")
 
 
-class ToolEndEvent(StreamEventBase):
-    """A tool call ended: whether it succeeded and its result's summary."""
+class ToolEndEvent(StreamEventBase, wire.StepParams):
+    """A tool call ended, with whether it succeeded and its result's summary: the params
+    of `agent/step` with phase `tool_end`."""
 
     type: Literal["tool_end"] = "tool_end"
-    step: int
-    call_id: str
-    tool: str
-    args: dict[str, Any]
-    success: bool
-    summary: str
-    parent_call_id: str | None = None
-    agent: str | None = None
 
 
-class StreamPlanStep(WireModel):
-    text: str
-    status: PlanStepStatus
-
-
-class PlanEvent(StreamEventBase):
-    """The agent's plan, whole, each time it changes."""
+class PlanEvent(StreamEventBase, wire.PlanParams):
+    """The agent's plan, whole, each time it changes: the params of `agent/plan`."""
 
     type: Literal["plan"] = "plan"
-    goal: str
-    steps: list[StreamPlanStep]
-    parent_call_id: str | None = None
-    agent: str | None = None
 
 
-class UsageEvent(StreamEventBase):
-    """Tokens of one model call."""
+class UsageEvent(StreamEventBase, Usage):
+    """Tokens of one model call (named as in the run's result)."""
 
     type: Literal["usage"] = "usage"
-    prompt_tokens: int
-    completion_tokens: int
-    total_tokens: int
+    run_id: str
 
 
-class ContextEvent(StreamEventBase):
-    """How full the model's context is (``used`` of ``limit`` tokens), or that it was
-    compacted (``compacted`` with the sizes before and after)."""
+class ContextEvent(StreamEventBase, wire.ContextParams):
+    """How full the model's context is as a step's model call starts, or that it was just
+    compacted: the params of `agent/context`."""
 
     type: Literal["context"] = "context"
-    step: int
-    used: int | None = None
-    limit: int | None = None
-    compacted: bool = False
-    tokens_before: int | None = None
-    tokens_after: int | None = None
 
 
-class InstructionsEvent(StreamEventBase):
-    """The project's instruction files the model was given (``joined``: only new ones)."""
+class InstructionsEvent(StreamEventBase, wire.InstructionsParams):
+    """The project's instruction files the model was given: the params of
+    `agent/instructions`."""
 
     type: Literal["instructions"] = "instructions"
-    files: list[str]
-    joined: bool = False
 
 
-class MessagesDeliveredEvent(StreamEventBase):
-    """Messages sent while the run worked reached the model (their ids)."""
+class MessagesDeliveredEvent(StreamEventBase, wire.MessageDeliveredParams):
+    """Messages sent while the run worked reached the model: the params of
+    `agent/messageDelivered`."""
 
     type: Literal["messages_delivered"] = "messages_delivered"
-    ids: list[str]
 
 
-class CommandEvent(StreamEventBase):
-    """A command a tool runs: ``started`` (its command), ``output`` (a piece of its
-    output, secrets masked), ``ended`` (its exit code, null when stopped)."""
+class CommandEvent(StreamEventBase, wire.CommandParams):
+    """A command a tool runs: started, a piece of its output, ended; the params of
+    `agent/command`."""
 
     type: Literal["command"] = "command"
-    call_id: str
-    phase: Literal["started", "output", "ended"]
-    tool: str | None = None
-    command: str | None = None
-    text: str | None = None
-    exit_code: int | None = None
-    timed_out: bool | None = None
-    parent_call_id: str | None = None
-    agent: str | None = None
 
 
 class WorktreeSetupEvent(StreamEventBase):
     """A new worktree's set-up command, its output and how it ended."""
 
     type: Literal["worktree_setup"] = "worktree_setup"
+    run_id: str
     worktree: str
     phase: Literal["started", "output", "ended"]
     text: str
 
 
-class NoticeEvent(StreamEventBase):
-    """Something the user should know that is not part of the conversation."""
+class NoticeEvent(StreamEventBase, wire.NoticeParams):
+    """Something the user should know that is not part of the conversation: the params
+    of `agent/notice`."""
 
     type: Literal["notice"] = "notice"
-    level: Literal["info", "warning", "error"]
-    message: str
 
 
-class SubagentStartEvent(StreamEventBase):
-    """A subagent took a task (the ``delegate`` call ``callId``)."""
+class SubagentStartEvent(StreamEventBase, wire.SubagentParams):
+    """A subagent took a task (the ``delegate`` call ``callId``): the params of
+    `agent/subagent` with phase `start`."""
 
     type: Literal["subagent_start"] = "subagent_start"
-    call_id: str
-    agent: str
-    task: str
-    model: str
-    background: bool = False
 
 
-class SubagentEndEvent(StreamEventBase):
-    """A subagent ended: how, its report's opening and what it spent."""
+class SubagentEndEvent(StreamEventBase, wire.SubagentParams):
+    """A subagent ended, how, its report's opening and what it spent: the params of
+    `agent/subagent` with phase `end`."""
 
     type: Literal["subagent_end"] = "subagent_end"
-    call_id: str
-    agent: str
-    status: Literal["success", "partial", "failed"]
-    summary: str
-    steps: int
-    total_tokens: int = 0
 
 
 class ApprovalRequestEvent(StreamEventBase):
     """The run asks before a tool call; the answer follows as ``approval_answer``."""
 
     type: Literal["approval_request"] = "approval_request"
+    run_id: str
     call_id: str
     tool: str
     args: dict[str, Any]
@@ -234,6 +174,7 @@ class ApprovalAnswerEvent(StreamEventBase):
     ``--input-format stream-json``)."""
 
     type: Literal["approval_answer"] = "approval_answer"
+    run_id: str | None = Field(None, description="Written always; may be left out on stdin.")
     call_id: str
     kind: ApprovalKind
     message: str = ""
@@ -244,6 +185,7 @@ class QuestionEvent(StreamEventBase):
     """The agent asks the user a question (``ask_user``); ``answer`` follows."""
 
     type: Literal["question"] = "question"
+    run_id: str
     question_id: str
     question: str
 
@@ -253,6 +195,7 @@ class AnswerEvent(StreamEventBase):
     in this shape with ``--input-format stream-json``."""
 
     type: Literal["answer"] = "answer"
+    run_id: str | None = Field(None, description="Written always; may be left out on stdin.")
     question_id: str
     answer: str | None
 
@@ -290,7 +233,6 @@ StreamEvent = Annotated[
     RunStarted
     | StatusEvent
     | TextEvent
-    | TextRestartEvent
     | StepEvent
     | ToolStartEvent
     | ToolEndEvent
@@ -315,100 +257,65 @@ StreamEvent = Annotated[
 STREAM_EVENTS: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
 
 
-def _level(level: str) -> Literal["info", "warning", "error"]:
-    return level if level in ("info", "warning", "error") else "info"  # type: ignore[return-value]
+#: The line of each notification the stream carries (``agent/step`` and ``agent/subagent``
+#: are two lines each, by their phase).
+_LINES: dict[str, type[StreamEventBase]] = {
+    "agent/status": StatusEvent,
+    "agent/stream": TextEvent,
+    "agent/plan": PlanEvent,
+    "agent/context": ContextEvent,
+    "agent/instructions": InstructionsEvent,
+    "agent/messageDelivered": MessagesDeliveredEvent,
+    "agent/command": CommandEvent,
+    "agent/notice": NoticeEvent,
+}
 
 
-def stream_event(
-    event: events.AgentEvent, *, parent: str | None = None, agent: str | None = None
-) -> StreamEventBase | None:
-    """The stream object of an engine event; ``parent`` and ``agent`` name the subagent
-    it is nested under. None for what the stream does not carry."""
-    nested: dict[str, Any] = {"parent_call_id": parent, "agent": agent}
-    if isinstance(event, events.SubagentEvent):
-        return stream_event(event.event, parent=event.call_id, agent=event.agent)
-    if isinstance(event, events.StatusChanged):
-        return StatusEvent(state=event.state, detail=event.detail, model=event.model)
-    if isinstance(event, events.StreamText):
-        return TextEvent(text=event.text)
-    if isinstance(event, events.StreamRestarted):
-        return TextRestartEvent(reason=event.reason, attempt=event.attempt)
-    if isinstance(event, events.StepStarted):
-        return None if parent else StepEvent(step=event.step, max_steps=event.max_steps)
-    if isinstance(event, events.ToolStarted):
-        return ToolStartEvent(
-            step=event.step, call_id=event.call_id, tool=event.tool, args=event.args, **nested
+def stream_line(method: str, params: WireModel) -> StreamEventBase:
+    """The stream's line of a notification: its params, ``type`` and ``version`` added."""
+    if isinstance(params, wire.StepParams):
+        line: type[StreamEventBase] = (
+            ToolStartEvent if params.phase == "tool_start" else ToolEndEvent
         )
-    if isinstance(event, events.ToolFinished):
-        return ToolEndEvent(
-            step=event.step,
-            call_id=event.call_id,
-            tool=event.tool,
-            args=event.args,
-            success=event.success,
-            summary=event.summary,
-            **nested,
-        )
-    if isinstance(event, events.PlanUpdated):
-        steps = [StreamPlanStep(text=s.text, status=_plan_status(s.status)) for s in event.steps]
-        return PlanEvent(goal=event.goal, steps=steps, **nested)
-    if isinstance(event, events.UsageReported):
-        return UsageEvent(
-            prompt_tokens=event.prompt_tokens,
-            completion_tokens=event.completion_tokens,
-            total_tokens=event.total_tokens,
-        )
-    if isinstance(event, events.ContextMeasured):
-        return ContextEvent(step=event.step, used=event.used, limit=event.limit)
-    if isinstance(event, events.ContextCompacted):
-        return ContextEvent(
-            step=event.step,
-            compacted=True,
-            tokens_before=event.tokens_before,
-            tokens_after=event.tokens_after,
-        )
-    if isinstance(event, events.InstructionsRead):
-        return InstructionsEvent(files=event.files, joined=event.joined)
-    if isinstance(event, events.MessagesDelivered):
-        return MessagesDeliveredEvent(ids=event.ids)
-    if isinstance(event, events.CommandStarted):
-        return CommandEvent(
-            call_id=event.call_id, phase="started", tool=event.tool, command=event.command, **nested
-        )
-    if isinstance(event, events.CommandOutput):
-        return CommandEvent(call_id=event.call_id, phase="output", text=event.text, **nested)
-    if isinstance(event, events.CommandEnded):
-        return CommandEvent(
-            call_id=event.call_id,
-            phase="ended",
-            exit_code=event.exit_code,
-            timed_out=event.timed_out,
-            **nested,
-        )
-    if isinstance(event, events.WorktreeSetup):
-        return WorktreeSetupEvent(worktree=event.worktree, phase=event.kind, text=event.text)
-    if isinstance(event, events.Notice):
-        return NoticeEvent(level=_level(event.level), message=event.message)
-    if isinstance(event, events.SubagentStarted):
-        return SubagentStartEvent(
-            call_id=event.call_id,
-            agent=event.agent,
-            task=event.task,
-            model=event.model,
-            background=event.background,
-        )
-    if isinstance(event, events.SubagentFinished):
-        status = event.status if event.status in ("success", "partial") else "failed"
-        return SubagentEndEvent(
-            call_id=event.call_id,
-            agent=event.agent,
-            status=status,
-            summary=event.summary,
-            steps=event.steps,
-            total_tokens=event.total_tokens,
-        )
-    return None
+    elif isinstance(params, wire.SubagentParams):
+        line = SubagentStartEvent if params.phase == "start" else SubagentEndEvent
+    else:
+        line = _LINES[method]
+    return line.model_validate(params.model_dump())
 
 
-def _plan_status(status: str) -> PlanStepStatus:
-    return status if status in ("pending", "in_progress", "done") else "pending"  # type: ignore[return-value]
+class RunLines:
+    """Shapes one run's events into stream lines, through the notifications the language
+    server sends for them (``RunNotifications``) plus the lines only the stream has."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self._notifications = wire.RunNotifications(run_id)
+
+    def text(self, text: str) -> StreamEventBase:
+        """A piece of the model's text as it is written (already masked)."""
+        return stream_line("agent/stream", self._notifications.text(text))
+
+    def restart(self, event: events.StreamRestarted) -> StreamEventBase:
+        return stream_line("agent/stream", self._notifications.restart(event))
+
+    def line(self, event: events.AgentEvent) -> StreamEventBase | None:
+        """The line of any event but streamed text; None for what the stream does not
+        carry (a subagent's own plan, text and usage: its end line sums them)."""
+        shaped = self._notifications.shape(event)
+        if shaped is not None:
+            return stream_line(*shaped)
+        if isinstance(event, events.StepStarted):
+            return StepEvent(run_id=self.run_id, step=event.step, max_steps=event.max_steps)
+        if isinstance(event, events.UsageReported):
+            return UsageEvent(
+                run_id=self.run_id,
+                prompt_tokens=event.prompt_tokens,
+                completion_tokens=event.completion_tokens,
+                total_tokens=event.total_tokens,
+            )
+        if isinstance(event, events.WorktreeSetup):
+            return WorktreeSetupEvent(
+                run_id=self.run_id, worktree=event.worktree, phase=event.kind, text=event.text
+            )
+        return None

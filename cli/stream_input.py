@@ -105,7 +105,9 @@ class StreamInput:
             item = STREAM_INPUTS.validate_python(json.loads(line))
         except (ValueError, ValidationError) as exc:
             message = f"stdin: skipped a line that is no stream input: {str(exc).splitlines()[0]}"
-            self.writer.write(NoticeEvent(level="warning", message=message))
+            self.writer.write(
+                NoticeEvent(run_id=self.writer.lines.run_id, level="warning", message=message)
+            )
             return
         if isinstance(item, UserMessageEvent):
             self.mailbox.send(item.text, item.mode)
@@ -193,6 +195,7 @@ class StreamInputApprover(BaseApprover):
         writer = self.source.writer
         writer.write(
             ApprovalRequestEvent(
+                run_id=writer.lines.run_id,
                 call_id=request.call_id,
                 tool=request.tool,
                 args={"paths": paths},
@@ -204,7 +207,11 @@ class StreamInputApprover(BaseApprover):
         answer = await self.source.approval(request.call_id)
         kind = "deny" if answer is None else answer.kind
         message = ENDED if answer is None else answer.message
-        writer.write(ApprovalAnswerEvent(call_id=request.call_id, kind=kind, message=message))
+        writer.write(
+            ApprovalAnswerEvent(
+                run_id=writer.lines.run_id, call_id=request.call_id, kind=kind, message=message
+            )
+        )
         if kind in ("approve", "approve_run", "approve_always"):
             return await files.apply(request.changes, confirm=False)
         if kind == "abort":

@@ -21,14 +21,12 @@ from agentls.agent.event_stream import (
     ApprovalRequestEvent,
     QuestionEvent,
     RunEnded,
+    RunLines,
     RunStarted,
     StreamEventBase,
-    TextEvent,
-    TextRestartEvent,
-    stream_event,
 )
 from agentls.agent.events import StreamRestarted, StreamText
-from agentls.agent.secrets import mask_tree, release_point
+from agentls.agent.secrets import mask_outward, mask_tree, release_point
 
 if TYPE_CHECKING:
     from agentls.agent.events import AgentEvent
@@ -61,6 +59,8 @@ class StreamWriter:
         # Observers may be called from the loop and from worker threads (command output).
         self._lock = threading.RLock()
         self._held = ""
+        #: The run's lines; named anew by ``start`` once the run book has named the run.
+        self.lines = RunLines("")
 
     def write(self, event: StreamEventBase) -> None:
         with self._lock:
@@ -77,7 +77,8 @@ class StreamWriter:
         cut = len(held) if whole or len(held) > self.MAX_HELD else release_point(held)
         if cut:
             self._held = held[cut:]
-            self._line(TextEvent(text=held[:cut]))
+            # Masked before it is counted: a restart's ``discard`` counts what was written.
+            self._line(self.lines.text(mask_outward(held[:cut])))
 
     def _text(self, text: str) -> None:
         with self._lock:
@@ -87,10 +88,11 @@ class StreamWriter:
     def _restart(self, event: StreamRestarted) -> None:
         with self._lock:
             self._held = ""  # void: the step's text comes again
-            self._line(TextRestartEvent(reason=event.reason, attempt=event.attempt))
+            self._line(self.lines.restart(event))
 
     def start(self, request: RunRequest) -> None:
         """The first line: the run and its session as the run book named them."""
+        self.lines = RunLines(request.run_id or "")
         self.write(
             RunStarted(
                 run_id=request.run_id or "",
@@ -112,9 +114,11 @@ class StreamWriter:
         if isinstance(event, StreamRestarted):
             self._restart(event)
             return
-        shaped = stream_event(event)
-        if shaped is not None:
-            self.write(shaped)
+        with self._lock:
+            self._release(whole=True)  # the text before the event, counted in its step
+            line = self.lines.line(event)
+            if line is not None:
+                self._line(line)
 
 
 class StreamingApprover:
@@ -132,6 +136,7 @@ class StreamingApprover:
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         self.writer.write(
             ApprovalRequestEvent(
+                run_id=self.writer.lines.run_id,
                 call_id=request.call_id,
                 tool=request.tool,
                 args=request.args,
@@ -143,6 +148,7 @@ class StreamingApprover:
         answer = await self.inner.ask(request)
         self.writer.write(
             ApprovalAnswerEvent(
+                run_id=self.writer.lines.run_id,
                 call_id=request.call_id,
                 kind=answer.kind,
                 message=answer.message,
@@ -153,7 +159,11 @@ class StreamingApprover:
 
     async def ask_user(self, question: str) -> str | None:
         question_id = f"q{next(self._questions)}"
-        self.writer.write(QuestionEvent(question_id=question_id, question=question))
+        self.writer.write(
+            QuestionEvent(
+                run_id=self.writer.lines.run_id, question_id=question_id, question=question
+            )
+        )
         answer: str | None = None
         try:
             if self.answers is None:
@@ -162,7 +172,9 @@ class StreamingApprover:
                 given = await self.answers.answer(question_id)
                 answer = None if given is None else given.answer
         finally:
-            self.writer.write(AnswerEvent(question_id=question_id, answer=answer))
+            self.writer.write(
+                AnswerEvent(run_id=self.writer.lines.run_id, question_id=question_id, answer=answer)
+            )
         return answer
 
     async def confirm_edit(self, request: EditRequest, files: FileAccess) -> EditOutcome:

@@ -194,6 +194,7 @@ def test_a_run_driven_through_stdin_takes_a_message_an_answer_and_an_approval(
     assert answered == {
         "version": 1,
         "type": "answer",
+        "runId": question["runId"],
         "questionId": question["questionId"],
         "answer": "hello",
     }
