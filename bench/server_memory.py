@@ -10,13 +10,14 @@ corpus of ``index_search.py``, installed once with npm), the real server
 
 - **on demand** (the default since the model worker starts at ``agent/prepare`` or the first
   run): ``VmRSS`` of the server, the symbol process and the model worker once the index is
-  built and watched and the symbol process has filled (it writes its cache then) and no
-  run was made (*just filled*); once the symbol process has ended after
-  ``indexer.symbols_idle_seconds`` (*idle*; the bench sets 10 s); the peak of their sum
-  while a run reads a file and streams its answer (*during a run*; the run starts the
-  worker and the symbol process again and waits for them); and again once both have ended
-  after ``llm.worker_idle_seconds`` (5 s here) and ``indexer.symbols_idle_seconds``
-  (*idle again*).
+  built and watched and the symbol process has filled (a first start: the bench removes
+  its cache, so it parses every file and writes the cache once done) and no run was made
+  (*just filled*); once the symbol process has ended after ``indexer.symbols_idle_seconds``
+  (*idle*; the bench sets 10 s); the peak of their sum while a run reads a file and streams
+  its answer (*during a run*; the run starts the worker and the symbol process again, which
+  reads its cache back, and waits for them); and again once both have ended after
+  ``llm.worker_idle_seconds`` (5 s here) and ``indexer.symbols_idle_seconds`` (*idle
+  again*).
 - **worker at start** (``llm.worker_at_start: true`` and ``indexer.symbols_idle_seconds: 0``,
   what every window did before): *idle* only, the baseline an idle window is compared with.
 
@@ -200,6 +201,9 @@ class Measured:
 async def measure(name: str, root: Path, model: ScriptedModelServer) -> Measured:
     held, a_file = held_text(root)
     llm = {"model": "openai/bench", "api_base": model.api_base, "retries": 0}
+    # A first start: the symbol process parses every file and writes its cache once
+    # filled, which ``start`` waits for; the second server and later children read it.
+    (root / SYMBOLS_CACHE_FILE).unlink(missing_ok=True)
 
     client, server = await start(
         root, {**llm, "worker_idle_seconds": IDLE_SECONDS}, SYMBOLS_IDLE_SECONDS
