@@ -54,7 +54,6 @@ class SymbolServer:
         """``on_filled`` is called (on a thread of its own) once the first fill is done."""
         self.index: RepoIndex | None = None
         self.symbols: SymbolIndex | None = None
-        self._trimmed_after_fill = False
         self._on_filled = on_filled
 
     def handle(self, request: dict[str, Any]) -> Any:
@@ -85,11 +84,9 @@ class SymbolServer:
         return [[h.path, h.line, h.kind, h.name, h.text] for h in hits]
 
     def give_back_memory(self, op: object) -> None:
-        """After the first fill and after each map: what parsing and ranking freed, the
-        allocator keeps for this process unless told to return it."""
-        filled = self.symbols is not None and self.symbols.filled
-        if op == "map" or (filled and not self._trimmed_after_fill):
-            self._trimmed_after_fill = filled
+        """After each map (and, on the fill's thread, once filled): what ranking and parsing
+        freed, the allocator keeps for this process unless told to return it."""
+        if op == "map":
             release_freed_memory()
 
     def _files(self, request: dict[str, Any]) -> None:
