@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,8 +45,9 @@ class IndexCache:
         if data["root"] != os.path.realpath(root):
             return None
         index = RepoIndex(root, build_time_ms=float(data["build_time_ms"]), source="cache")
+        intern = sys.intern  # a few dozen values shared by every file (see split_ext)
         for path, size, ext, language, lines, mtime_ns in data["files"]:
-            index.put(FileInfo(path, size, ext, language, lines, mtime_ns))
+            index.put(FileInfo(path, size, intern(ext), intern(language), lines, mtime_ns))
         for path, reason in data["other"].items():
             index.put_other(path, reason)
         index.skipped.update(data["skipped"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 _BY_EXT: dict[str, str] = {
     ".py": "Python",
     ".pyi": "Python",
@@ -95,11 +97,14 @@ OTHER = "Other"
 
 
 def split_ext(name: str) -> str:
-    """The lower-cased extension of a file name (``""`` for dot-files and no extension)."""
+    """The lower-cased extension of a file name (``""`` for dot-files and no extension).
+
+    Interned: a few dozen extensions are shared by tens of thousands of indexed files,
+    which would otherwise hold a string each (~2.6 MB on 50k files)."""
     dot = name.rfind(".")
     if dot <= 0:
         return ""
-    return name[dot:].lower()
+    return sys.intern(name[dot:].lower())
 
 
 def language_of(name: str, ext: str) -> str:

@@ -81,16 +81,18 @@ class FileSymbols:
                 *(_one_line(name) for name in refs),
             ]
         )
-        self._numbers = array("I", [len(refs), *(d.line for d in defs)])
-        self._numbers.extend(len(at) for at in refs.values())
-        self._numbers.extend(chain.from_iterable(refs.values()))
+        numbers = [len(refs), *(d.line for d in defs)]
+        numbers.extend(len(at) for at in refs.values())
+        numbers.extend(chain.from_iterable(refs.values()))
+        self._numbers = _number_array(numbers)
 
     @classmethod
     def packed(cls, fields: Sequence[str]) -> FileSymbols:
         """From ``to_packed``'s strings; ValueError when they do not agree."""
         text, numbers = fields
         symbols = cls()
-        symbols._text, symbols._numbers = text, array("I", map(int, numbers.split()))
+        symbols._text = text
+        symbols._numbers = _number_array([int(n) for n in numbers.split()])
         kinds = text.split("\n", 1)[0]
         count = len(kinds)
         if not symbols._numbers or not set(kinds) <= _KINDS_BY_CODE.keys():
@@ -180,6 +182,12 @@ class FileSymbols:
 
     def __repr__(self) -> str:
         return f"FileSymbols({self.definitions!r}, {self.references!r})"
+
+
+def _number_array(numbers: list[int]) -> array[int]:
+    """Two bytes a number where every one fits (lines below 65,536: nearly every file),
+    four otherwise: the numbers are most of a large workspace's symbols."""
+    return array("H" if not numbers or max(numbers) <= 0xFFFF else "I", numbers)
 
 
 def _one_line(text: str) -> str:

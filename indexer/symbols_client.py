@@ -10,13 +10,18 @@ nobody waits. A question that could not be written to a child (its pipe broke be
 operating system had told us it was gone) goes to a new child; one it was already
 answering fails with ``SymbolsUnavailable``, which the map and the tools report as "no
 symbols".
+
+With ``idle_seconds``, a child that has filled (it says so: ``{"kind": "ready"}``) and was
+asked nothing for that long is stopped: its symbols are in its disk cache, which the next
+child reads back (parsing only the files that changed meanwhile). A stopped child is not
+woken by the index's changes, only by a question or ``wake()``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +49,12 @@ class SymbolProcess:
         *,
         copied_from: CopiedTree | None = None,
         command: Sequence[str] = (),
+        idle_seconds: Callable[[], float] | None = None,
     ) -> None:
         """``command`` starts the child (by default ``python -P -m`` the child's module);
         ``copied_from``: the tree ``index``'s was copied from, whose symbols it reuses
-        for files unchanged there (see ``CopiedTree``)."""
+        for files unchanged there (see ``CopiedTree``); ``idle_seconds`` (read each time
+        the idle clock starts; 0 or None: never) stops a filled child nobody asks."""
         self.index = index
         self.cache_path = cache_path
         self.copied_from = copied_from
@@ -55,15 +62,25 @@ class SymbolProcess:
             list(command) or module_command("agentls.indexer.symbols_process"),
             name="the symbol process",
             error=SymbolsUnavailable,
+            # Ready once filled: the idle clock never stops a child before its symbols
+            # are in its cache.
+            announces_ready=True,
             on_start=self._forget_seen,
+            idle_seconds=idle_seconds,
         )
         #: The index generation the child has seen; None: it must get every file.
         self._seen: int | None = None
+        self._started = False
         self._catch_up: asyncio.Task[None] | None = None
 
     @property
     def pid(self) -> int | None:
         return self._child.pid
+
+    @property
+    def running(self) -> bool:
+        """Whether a child is up (not stopped for being idle, not yet started, not dead)."""
+        return self._child.running
 
     # -- questions -------------------------------------------------------------------
     async def wait_filled(self, at_most: float) -> bool:
@@ -89,7 +106,15 @@ class SymbolProcess:
 
     # -- following the index -----------------------------------------------------------
     def changed(self, *_: object) -> None:
-        """The index changed: send what did, soon (a watcher subscriber)."""
+        """The index changed: send what did, soon (a watcher subscriber). The first call
+        starts the child; a child stopped since (idle) hears of it when next woken."""
+        if self._started and not self._child.running:
+            return
+        self.wake()
+
+    def wake(self) -> None:
+        """Start the child if it is not running, and send it what changed (a run is coming:
+        the child reads its cache back meanwhile)."""
         if self._child.closed or (self._catch_up is not None and not self._catch_up.done()):
             return
         self._catch_up = asyncio.get_running_loop().create_task(self._send_changes())
@@ -123,6 +148,7 @@ class SymbolProcess:
 
     def _forget_seen(self) -> None:
         self._seen = None  # a new child knows no file yet
+        self._started = True
 
     async def _sync(self, child: WorkerProcess) -> None:
         """Send ``child`` what changed in the index since it last heard. The files are

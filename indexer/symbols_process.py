@@ -24,19 +24,23 @@ Requests, one JSON object a line on stdin:
   "name"}`` and ``{"id", "op": "search", "query", "limit"}`` (fuzzy, best first): hits as
   ``[path, line, kind, name, text]`` rows.
 
-Each request with an ``id`` gets ``{"id", "result"}`` or ``{"id", "error"}``.
+Each request with an ``id`` gets ``{"id", "result"}`` or ``{"id", "error"}``. Once the
+first fill is done (its symbols in the cache), the child says ``{"kind": "ready"}``: from
+then on the server may stop it when idle, and a new child reads the cache back.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 from agentls.child_wire import decode, encode
+from agentls.indexer.heap import release_freed_memory
 from agentls.indexer.index import FileInfo, RepoIndex
 from agentls.indexer.repomap import CopiedTree, MapFocus, SymbolIndex, render_map
 
@@ -46,10 +50,11 @@ log = logging.getLogger("agentls.indexer.symbols_process")
 class SymbolServer:
     """The child's state: a RepoIndex of file metadata (no text) and its SymbolIndex."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_filled: Callable[[], None] = lambda: None) -> None:
+        """``on_filled`` is called (on a thread of its own) once the first fill is done."""
         self.index: RepoIndex | None = None
         self.symbols: SymbolIndex | None = None
-        self._trimmed_after_fill = False
+        self._on_filled = on_filled
 
     def handle(self, request: dict[str, Any]) -> Any:
         op = request.get("op")
@@ -79,15 +84,19 @@ class SymbolServer:
         return [[h.path, h.line, h.kind, h.name, h.text] for h in hits]
 
     def give_back_memory(self, op: object) -> None:
-        """After the first fill and after each map: what parsing and ranking freed, the
-        allocator keeps for this process unless told to return it."""
-        filled = self.symbols is not None and self.symbols.filled
-        if op == "map" or (filled and not self._trimmed_after_fill):
-            self._trimmed_after_fill = filled
+        """After each map (and, on the fill's thread, once filled): what ranking and parsing
+        freed, the allocator keeps for this process unless told to return it."""
+        if op == "map":
             release_freed_memory()
 
     def _files(self, request: dict[str, Any]) -> None:
-        infos = [FileInfo(*row) for row in request.get("put", ())]
+        # Each file's extension and language arrive as strings of their own: a few dozen
+        # distinct values shared by tens of thousands of files (~5 MB on 50k files).
+        intern = sys.intern
+        infos = [
+            FileInfo(path, size, intern(ext), intern(language), lines, mtime)
+            for path, size, ext, language, lines, mtime in request.get("put", ())
+        ]
         index = self.index
         if index is None or (request.get("reset") and str(index.root) != request["root"]):
             index = self.index = RepoIndex(request["root"], text=None)
@@ -103,7 +112,11 @@ class SymbolServer:
             self.symbols = SymbolIndex(
                 index, Path(cache) if cache else None, copied_from=copied_from
             )
-            self.symbols.start()
+            symbols = self.symbols
+            symbols.start()
+            threading.Thread(
+                target=self._announce_filled, args=(symbols,), name="filled", daemon=True
+            ).start()
             return
         if request.get("reset"):
             keep = {info.path for info in infos}
@@ -117,15 +130,26 @@ class SymbolServer:
         if self.symbols is not None:
             self.symbols.refresh()  # parse what changed now, before the next question
 
-
-def release_freed_memory() -> None:
-    """Return freed heap pages to the system (glibc's ``malloc_trim``; elsewhere nothing)."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).malloc_trim(0)
+    def _announce_filled(self, symbols: SymbolIndex) -> None:
+        symbols.wait_filled()
+        release_freed_memory()  # what parsing or reading the cache freed
+        if symbols is self.symbols:  # else a new tree's fill will say so
+            self._on_filled()
 
 
 def serve(lines: IO[bytes], out: IO[bytes]) -> None:
-    server = SymbolServer()
+    writing = threading.Lock()  # replies here, the fill's "ready" from its thread
+
+    def write(frame: dict[str, Any]) -> None:
+        with writing:
+            out.write(encode(frame))
+            out.flush()
+
+    def say_filled() -> None:
+        with contextlib.suppress(OSError, ValueError):  # the server is gone: nobody to tell
+            write({"kind": "ready"})
+
+    server = SymbolServer(on_filled=say_filled)
     for line in lines:
         if not line.strip():
             continue
@@ -142,8 +166,7 @@ def serve(lines: IO[bytes], out: IO[bytes]) -> None:
                 continue
             reply = {"id": request_id, "error": f"{type(exc).__name__}: {exc}"}
         if request_id is not None:
-            out.write(encode(reply))
-            out.flush()
+            write(reply)
 
 
 def main() -> int:

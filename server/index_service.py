@@ -78,9 +78,11 @@ class IndexService:
         self._subscribers: list[Callable[[ChangeBatch], Any]] = []
         self.ready = asyncio.Event()
         self._key: tuple[Path, IndexSettings] | None = None
+        self._config: AppConfig | None = None
 
     def start(self, config: AppConfig) -> None:
         """(Re)build for ``config`` in the background; a no-op if nothing relevant changed."""
+        self._config = config
         if not config.indexer.enabled:
             self.stop()
             self.index = None
@@ -102,6 +104,15 @@ class IndexService:
         from agentls.indexer.symbol_source import no_symbols
 
         return self.symbols or no_symbols
+
+    def prepare(self) -> None:
+        """A run is coming (``agent/prepare``): the symbol process, if it was stopped for
+        being idle, starts again and reads its cache back before the run asks for a map."""
+        if self.symbols is not None:
+            self.symbols.wake()
+
+    def _symbols_idle_seconds(self) -> float:
+        return self._config.indexer.symbols_idle_seconds if self._config is not None else 0
 
     def changes_probe(self) -> WatcherChangesProbe | None:
         """A probe over the running watcher, or None (the tools then snapshot files)."""
@@ -126,6 +137,7 @@ class IndexService:
         from agentls.agent.config.state_paths import cache_path
         from agentls.agent.indexing import SYMBOLS_CACHE_FILE
         from agentls.indexer.builder import RepoIndexer
+        from agentls.indexer.heap import release_freed_memory
         from agentls.indexer.symbols_client import SymbolProcess
         from agentls.indexer.watcher import IndexWatcher
 
@@ -140,11 +152,18 @@ class IndexService:
         # The index is tens of thousands of long-lived objects: keep them out of the
         # cyclic collector's full passes, which stop every thread (see lifecycle).
         gc.freeze()
+        # The build read every file on a thread: what its reads and lists freed stays in
+        # that thread's heap unless returned.
+        await asyncio.to_thread(release_freed_memory)
         self.ready.set()
         self._progress_end(token, f"{index.total_files} files")
         log.info("indexed %d files in %.0f ms", index.total_files, index.build_time_ms or 0)
         # Symbols fill in in their own process: the index is ready without them.
-        symbols = self.symbols = SymbolProcess(index, cache_path(root, SYMBOLS_CACHE_FILE))
+        symbols = self.symbols = SymbolProcess(
+            index,
+            cache_path(root, SYMBOLS_CACHE_FILE),
+            idle_seconds=self._symbols_idle_seconds,
+        )
         symbols.changed()
         watcher = IndexWatcher(indexer, index)
         watcher.subscribe(symbols.changed)

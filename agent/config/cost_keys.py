@@ -67,6 +67,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("indexer", "hold_text"): off_only,
     ("indexer", "max_text_bytes"): at_most,
     ("indexer", "map_tokens"): at_most,
+    ("indexer", "symbols_idle_seconds"): at_most_unbounded_zero,
     ("context", "max_tool_result_tokens"): at_most_unbounded_zero,
     ("context", "summarize_after_steps"): no_more_often,
     ("context", "keep_recent_steps"): at_most,

@@ -399,6 +399,14 @@ class IndexerConfig(_Strict):
         "signatures that matter for the task, ranked by a reference graph and by what the "
         "prompt names, the open editors and recent edits. 0 leaves the map out.",
     )
+    symbols_idle_seconds: float = Field(
+        300,
+        ge=0,
+        description="The language server's symbol process (the repo map's and find_symbol's "
+        "symbols, tens of MB on a large workspace) ends after this many seconds without a "
+        "question once it has filled, and starts again from its disk cache when next needed "
+        "(`agent/prepare` or a run); 0 keeps it until the server exits.",
+    )
 
 
 class ContextConfig(_Strict):

@@ -1,8 +1,8 @@
 """``agent/prepare`` (a notification, ``{}``): the user is about to run the agent (the
 VS Code panel became visible, the first keystroke in a prompt box), so the model worker
-is started now rather than by the run, which would wait ~3 s for litellm's import. It
-also restarts the worker's idle clock. Nothing is answered; a worker that cannot start
-is logged, and the run says why."""
+is started now rather than by the run, which would wait ~3 s for litellm's import, and
+the symbol process if it was stopped for being idle. It also restarts both idle clocks.
+Nothing is answered; a worker that cannot start is logged, and the run says why."""
 
 from __future__ import annotations
 
@@ -20,3 +20,4 @@ def register(ls: AgentLanguageServer) -> None:
         # In the background: a notification's handler should not hold anything up, and
         # the worker's start outlives it.
         ls.spawn(prepare_model_worker(ls), name="prepare-model-worker")
+        ls.index_service.prepare()

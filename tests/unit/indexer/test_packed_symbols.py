@@ -84,6 +84,17 @@ def test_the_packed_form_is_two_strings() -> None:
     assert symbols.to_packed() == ["f\nalpha\ndef alpha():\nbeta\ngamma", "2 1 1 2 2 3 7"]
 
 
+def test_numbers_take_two_bytes_each_unless_a_line_is_past_65535() -> None:
+    # The numbers are most of a large workspace's symbols (half of them in 4 bytes each).
+    small = FileSymbols([Definition("a", "function", 65_535, "def a():")], {"b": (3, 7)})
+    large = FileSymbols([Definition("a", "function", 65_536, "def a():")], {"b": (3, 7)})
+    assert small._numbers.itemsize == 2 and large._numbers.itemsize == 4
+    for symbols in (small, large):
+        again = FileSymbols.packed(symbols.to_packed())
+        assert again == symbols and again._numbers.itemsize == symbols._numbers.itemsize
+    assert large.definitions[0].line == 65_536 and large.lines_of("b") == (3, 7)
+
+
 @pytest.mark.parametrize(
     "fields",
     [

@@ -1,14 +1,16 @@
 """The symbols of an index kept by a child process: the same answers as in this process,
-following the index's changes, and surviving the child's death."""
+following the index's changes, surviving the child's death, and ended when idle."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,6 +150,51 @@ async def test_a_question_asked_as_the_child_dies_goes_to_a_new_child(kept: Kept
     assert kept.process.pid not in (None, first)
     assert await kept.defined("Ledger") == [("shop/late.py", 1)]
     assert await kept.defined("Cart") == [("shop/cart.py", 1)]
+
+
+async def _until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
+async def test_an_idle_child_ends_once_filled_and_a_new_one_reads_its_cache_back(
+    tmp_path: Path,
+) -> None:
+    indexer, index = _tree(tmp_path)
+    cache = tmp_path / ".agentls" / "symbols.json"
+    process = SymbolProcess(index, cache, idle_seconds=lambda: 0.2)
+    kept = Kept(process, indexer)
+    try:
+        process.changed()  # what the server does once the index is built: the fill starts
+        # Filled (it writes its cache then), then stopped: never before its cache is written.
+        await _until(lambda: cache.is_file() and not process.running, "the idle stop")
+
+        # Changes while it is stopped do not start it; the next question does, and the
+        # new child knows them (it reads the cache back and parses what changed).
+        kept.write("shop/late.py", "class Ledger:\n    pass\n")
+        kept.write("shop/price.py", "\n\ndef price(cart, rate):\n    return 0\n")
+        process.changed()
+        await asyncio.sleep(0.3)
+        assert not process.running
+        assert await process.wait_filled(WAIT)  # as the map and the tools ask first
+        assert await kept.defined("Ledger") == [("shop/late.py", 1)]
+        assert await kept.defined("price") == [("shop/price.py", 3)]
+        assert await kept.defined("Cart") == [("shop/cart.py", 1)]
+
+        # A run coming (agent/prepare) starts it ahead of the run's questions.
+        await _until(lambda: not process.running, "the second idle stop")
+        process.wake()
+        await _until(lambda: process.running, "the child woken")
+    finally:
+        await process.close()
+
+
+async def test_a_child_without_idle_seconds_stays(kept: Kept) -> None:
+    first = kept.process.pid
+    await asyncio.sleep(0.5)
+    assert kept.process.running and kept.process.pid == first
 
 
 def _wait_gone(pid: int) -> None:
