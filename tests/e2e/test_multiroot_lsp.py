@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls_e2e import NEOVIM, AgentClient, LspFactory, git, plain
+from agentls_e2e import NEOVIM, AgentClient, LspFactory, git, llm_options, plain
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
@@ -292,3 +292,23 @@ async def test_a_folder_removed_mid_run_ends_its_run_cleanly(
     result = plain(await client.run(prompt="hi", runId="stay1"))
     assert result["status"] == "success" and result["folder"] == uri(alpha)
     assert plain(await client.request("agent/ping", {}))["runs"] == 0
+
+
+async def test_an_editor_that_grants_trust_grants_it_to_every_folder(
+    lsp: LspFactory, scripted: ScriptedModelServer, alpha: Path, beta: Path
+) -> None:
+    (beta / ".agentls.yaml").write_text(
+        ALPHA_YAML.replace("alpha", "beta").replace("ALPHA", "BETA")
+    )
+    options = {**llm_options(scripted), "workspaceTrusted": True}
+    client = await lsp(folders=[alpha, beta], init_options=options)  # VS Code-like
+    for folder, agent in ((alpha, "alpha-helper"), (beta, "beta-helper")):
+        agents = plain(await client.request("agent/agents", {"folder": uri(folder)}))["agents"]
+        assert agent in {a["name"] for a in agents}
+    # a folder added later is granted the window's trust too
+    gamma = make_folder(alpha.parent / "gamma", "GAMMA-RULES", "G = 3\n")
+    (gamma / ".agentls.yaml").write_text(ALPHA_YAML.replace("alpha", "gamma"))
+    change_folders(client, added=[gamma])
+    agents = plain(await client.request("agent/agents", {"folder": uri(gamma)}))["agents"]
+    assert "gamma-helper" in {a["name"] for a in agents}
+    assert not any("not a trusted folder" in m.message for m in client.messages)
