@@ -265,8 +265,13 @@ async def test_a_folder_added_at_runtime_is_indexed_and_used_then_removed(
     await client.ping_until(
         lambda p: (p["indexedFiles"] or 0) > alpha_files, "the added folder's index"
     )
+    # the folder of the active file, sent as a URI, with no folder named
+    scripted.add("alice", text("again in beta"))
+    active = uri(beta / "src" / "app.py")
+    result = plain(await client.run(prompt="more", runId="n2", sessionId="sn", activeFile=active))
+    assert result["status"] == "success" and result["folder"] == uri(beta), result
     sessions = plain(await client.request("agent/sessions", {"folder": uri(beta)}))["sessions"]
-    assert [s["sessionId"] for s in sessions] == ["sn"]
+    assert [(s["sessionId"], s["runs"]) for s in sessions] == [("sn", 2)]
 
     change_folders(client, removed=[beta])  # handled before the next message is read
     message = await invalid(client, "agent/run", {"prompt": "x", "folder": uri(beta)})
