@@ -49,16 +49,16 @@ export interface ClientRequests {
   'agent/run': { params: RunParams; result: RunResult };
   'agent/cancel': { params: CancelParams; result: CancelResult };
   'agent/message': { params: MessageParams; result: MessageResult };
-  'agent/agents': { params: NoParams; result: AgentsResult };
-  'agent/commands': { params: NoParams; result: SlashCommandsResult };
-  'agent/models': { params: NoParams; result: ModelCatalog };
+  'agent/agents': { params: FolderParams; result: AgentsResult };
+  'agent/commands': { params: FolderParams; result: SlashCommandsResult };
+  'agent/models': { params: FolderParams; result: ModelCatalog };
   'agent/attachCandidates': { params: AttachCandidatesParams; result: AttachCandidatesResult };
   'agent/ping': { params: NoParams; result: PingResult };
-  'agent/sessions': { params: NoParams; result: SessionsResult };
+  'agent/sessions': { params: FolderParams; result: SessionsResult };
   'agent/session': { params: SessionParams; result: SessionResult };
   'agent/checkpoints': { params: CheckpointsParams; result: CheckpointsResult };
   'agent/restore': { params: RestoreParams; result: RestoreResult };
-  'agent/worktrees': { params: NoParams; result: WorktreesResult };
+  'agent/worktrees': { params: FolderParams; result: WorktreesResult };
   'agent/applyWorktree': { params: WorktreeParams; result: ApplyWorktreeResult };
   'agent/discardWorktree': { params: DiscardWorktreeParams; result: DiscardWorktreeResult };
 }
@@ -244,6 +244,8 @@ export interface AttachCandidate {
 
 /** `agent/attachCandidates` params: what the user typed after `@`. */
 export interface AttachCandidatesParams {
+  /** The workspace folder, by its URI as the client sent it in `initialize.workspaceFolders` or `workspace/didChangeWorkspaceFolders`; absent: the first folder. A URI that is none of the folders is InvalidParams. */
+  folder?: string | null;
   /** Matched fuzzily; empty lists the first. */
   query?: string;
   /** Most files, and most symbols, returned. */
@@ -327,6 +329,8 @@ export interface CheckpointRun {
 
 /** `agent/checkpoints` params. */
 export interface CheckpointsParams {
+  /** The workspace folder, by its URI as the client sent it in `initialize.workspaceFolders` or `workspace/didChangeWorkspaceFolders`; absent: the first folder. A URI that is none of the folders is InvalidParams. */
+  folder?: string | null;
   /** Only this session's runs. */
   sessionId?: string | null;
 }
@@ -446,6 +450,8 @@ export interface DiagnosticsResult {
 
 /** `agent/discardWorktree` params. */
 export interface DiscardWorktreeParams {
+  /** The workspace folder, by its URI as the client sent it in `initialize.workspaceFolders` or `workspace/didChangeWorkspaceFolders`; absent: the first folder. A URI that is none of the folders is InvalidParams. */
+  folder?: string | null;
   name: string;
   /** Keep its branch `agentls/<name>`. */
   keepBranch?: boolean;
@@ -495,6 +501,15 @@ export interface EditorModel {
  */
 export interface EditorModelsResult {
   models: EditorModel[];
+}
+
+/**
+ * Params of a request about one workspace folder that takes nothing else
+ * (`agent/agents`, `agent/sessions`, `agent/worktrees`...): `{folder?}`.
+ */
+export interface FolderParams {
+  /** The workspace folder, by its URI as the client sent it in `initialize.workspaceFolders` or `workspace/didChangeWorkspaceFolders`; absent: the first folder. A URI that is none of the folders is InvalidParams. */
+  folder?: string | null;
 }
 
 /**
@@ -799,6 +814,8 @@ export interface RestoreEntry extends Entry {
 
 /** `agent/restore` params. */
 export interface RestoreParams {
+  /** The workspace folder, by its URI as the client sent it in `initialize.workspaceFolders` or `workspace/didChangeWorkspaceFolders`; absent: the first folder. A URI that is none of the folders is InvalidParams. */
+  folder?: string | null;
   runId: string;
   /** Overwrite files changed since the runs too. */
   force?: boolean;
@@ -906,6 +923,8 @@ export interface RunParams {
   attachments?: Attachment[];
   /** Stop the run (partial) once its model calls used this many tokens. */
   tokenBudget?: number | null;
+  /** The workspace folder the run works in (its URI): its settings, trust, index, instructions, sessions, checkpoints and worktrees; every tool confined to it. Absent: the folder that holds `activeFile` when that is an absolute path inside one, else the first folder. A URI that is none of the folders is InvalidParams. */
+  folder?: string | null;
   /** Report progress on this token instead of creating one. */
   workDoneToken?: number | string | null;
   /** Work in a git worktree of its own, not in the user's tree: its edits are written there (no review), committed on its branch at the end, and applied to the user's tree only by `agent/applyWorktree`. */
@@ -931,6 +950,8 @@ export interface RunResult {
   instructions: string[];
   /** The worktree the run worked in (its changes committed on its branch), when it was asked to work in one. */
   worktree?: WorktreeInfo | null;
+  /** The workspace folder the run worked in (the language server: its URI). */
+  folder?: string | null;
 }
 
 /** A run began: the prompt it was given and the agent that ran it. */
@@ -959,6 +980,8 @@ export interface SessionInfo {
 
 /** `agent/session` params. */
 export interface SessionParams {
+  /** The workspace folder, by its URI as the client sent it in `initialize.workspaceFolders` or `workspace/didChangeWorkspaceFolders`; absent: the first folder. A URI that is none of the folders is InvalidParams. */
+  folder?: string | null;
   sessionId: string;
 }
 
@@ -1203,6 +1226,8 @@ export interface WorktreeOption {
 
 /** `agent/applyWorktree` params. */
 export interface WorktreeParams {
+  /** The workspace folder, by its URI as the client sent it in `initialize.workspaceFolders` or `workspace/didChangeWorkspaceFolders`; absent: the first folder. A URI that is none of the folders is InvalidParams. */
+  folder?: string | null;
   name: string;
 }
 

@@ -285,8 +285,10 @@ def test_schema_maps_every_method() -> None:
                 assert ref["$ref"].removeprefix("#/$defs/") in defs
     # what the server writes has exactly its fields; what it reads is validated by the model
     assert defs["RunResult"]["additionalProperties"] is False
-    # Every field is always sent, but the worktree of a run that worked in one.
-    assert set(defs["RunResult"]["required"]) == set(defs["RunResult"]["properties"]) - {"worktree"}
+    # Every field is always sent, but the worktree of a run that worked in one and the
+    # folder (the language server names it, the CLI's --json has none).
+    optional = {"worktree", "folder"}
+    assert set(defs["RunResult"]["required"]) == set(defs["RunResult"]["properties"]) - optional
     assert "detail" not in defs["StatusParams"]["required"]
     assert defs["StatusParams"]["properties"]["detail"]["type"] == "string"  # never null
     assert defs["ConfirmMode"]["enum"] == list(choices(ConfirmMode))
