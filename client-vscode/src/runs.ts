@@ -216,7 +216,7 @@ export class Runs implements vscode.Disposable {
     const run: ActiveRun = { view, cancelRequested: false, client, routed };
     this.active.set(runId, run);
     this.latest = runId;
-    this.transcript.begin(runId, prompt, options.agent);
+    this.transcript.begin(runId, prompt, options.agent, folderName);
     this.statusBar.showRun(view);
     void setContext('agentls.running', true);
     this.changed.fire(runId);

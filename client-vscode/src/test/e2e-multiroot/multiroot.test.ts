@@ -109,6 +109,7 @@ describe('A workspace of two folders', () => {
     assert.match(api.statusText(), /Agent · \$\(folder\) web · done · 2 to review$/);
     ui({ expectStatusBar: 'web · done · 2 to review' });
     await waitFor(() => api.review.review(uri)?.pending === 2, 'two changes of web/page.py under review', 20_000);
+    assert.match(api.outputText(), /━━ Agent run \S+ \(build, in web\) ━━/);
     assert.match(api.outputText(), /write_file page\.py: 2 changes waiting for your review/);
     ui({ expectVisible: lens('Keep change 1', 'page.py'), what: 'the lenses of web/page.py' });
     await uiDone({ screenshot: 'multiroot-lenses-in-second-folder' });
@@ -181,8 +182,9 @@ describe('A workspace of two folders', () => {
     assert.ok(vscode.workspace.updateWorkspaceFolders(count, 0, { uri: vscode.Uri.file(extra), name: 'extra' }));
     await added;
     const extraUri = folder('extra').uri.toString();
-    await waitFor(() => api.panel.folderPicker.options.some((o) => o.value === extraUri), 'the picker to list the added folder', 10_000);
+    // A new conversation: the picker lists every folder (the last one's is locked to api).
     await vscode.commands.executeCommand('agentls.panel.newSession');
+    await waitFor(() => api.panel.folderPicker.options.some((o) => o.value === extraUri), 'the picker to list the added folder', 10_000);
     await api.panel.pickFolder(extraUri);
     await script([{ text: 'Hello from the added folder.' }]);
     // The language client sent workspace/didChangeWorkspaceFolders before this run's request.
