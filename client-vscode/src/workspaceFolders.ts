@@ -47,8 +47,12 @@ export function shownFolderName(folder: FolderRef | undefined): string | undefin
   return folder && severalFolders(folders) ? folderLabel(folders, folder) : undefined;
 }
 
-/** `{ folder }` for `agent/run` and the folder-scoped requests (nothing without a folder:
- * the server's default, its first folder, applies). */
+/**
+ * `{ folder }` for `agent/run` and the folder-scoped requests, when the workspace has several
+ * folders. With one, nothing: the server's default is that folder, and a single-folder window
+ * sends what it always did (also to an older server, e.g. one `agentls.serverPath` names,
+ * which would refuse a field it does not know).
+ */
 export function folderParam(folder: FolderRef | undefined): { folder?: string } {
-  return folder ? { folder: folder.uri } : {};
+  return folder && severalFolders(openFolders()) ? { folder: folder.uri } : {};
 }
