@@ -198,10 +198,16 @@ class RunResult(WireModel):
         "when it was asked to work in one.",
     )
 
+    folder: str | None = Field(
+        None,
+        description="The workspace folder the run worked in (the language server: its URI).",
+    )
+
     def to_wire(self) -> dict[str, Any]:
         wire = super().to_wire()
-        if wire.get("worktree") is None:
-            wire.pop("worktree", None)  # only a worktree run has one
+        for optional in ("worktree", "folder"):  # only a worktree run has one; LSP's a folder
+            if wire.get(optional) is None:
+                wire.pop(optional, None)
         return wire
 
     @classmethod

@@ -24,6 +24,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
 from agentls import __version__
+from agentls.server.folders import Folders, ServerFolder
 from agentls.server.index_service import IndexService
 
 if TYPE_CHECKING:
@@ -32,17 +33,13 @@ if TYPE_CHECKING:
     # loaded in a worker thread right after `initialize` (see features/lifecycle).
     from agentls.agent.config.models import AppConfig
     from agentls.agent.folder.folder import FolderEngine
-    from agentls.agent.folder.settings import FolderSettings, SettingsUpdate
+    from agentls.agent.folder.settings import FolderSettings
     from agentls.agent.llm.editor import ChannelEditorModels
     from agentls.agent.llm.worker_client import ModelWorker
-    from agentls.agent.navigation import CodeNavigator
-    from agentls.agent.problems import ProblemSource
     from agentls.agent.workspace import FileAccess
     from agentls.server.editor_models import LspEditorModels
     from agentls.server.inline_review import InlineReviews
     from agentls.server.jsonrpc import AgentProtocol
-    from agentls.server.navigation import EditorNavigator
-    from agentls.server.problems import EditorProblems
     from agentls.server.runs import FilesFactory, LLMFactory, RunManager
 
 log = logging.getLogger(__name__)
@@ -113,116 +110,73 @@ class AgentLanguageServer(LanguageServer):
         self.warm_up = warm_up
         self.warm_up_task: asyncio.Task[Any] | None = None
         self.ready_task: asyncio.Task[Any] | None = None
-        self.index_service = IndexService(self, spawn=self.spawn)
+        #: The workspace folders, each with its engine, index and runs (server/folders.py).
+        self.folders = Folders()
+        #: ``initialize``'s options: every folder's editor layer, the folders added later's too.
+        self.initialization_options: Any = None
+        #: The editor's latest settings (``workspace/didChangeConfiguration``) and trust
+        #: (``agent/workspaceTrust``), given to a folder added later as to the others.
+        self.editor_settings: Any = None
+        self.editor_trust: bool | None = None
         self._llm_factory = llm_factory or self.worker_llm
         #: The editor's models (``agent/modelRequest``), made on first use.
         self._editor_models: LspEditorModels | None = None
         self._model_worker: ModelWorker | None = None
         self._files_factory = files_factory
-        self._runs: RunManager | None = None
         #: Keeps the edits of every run and restore of this server (each with its preview
         #: or question) one at a time: one confirm-edit in flight.
         self.edit_lock = asyncio.Lock()
         #: The hunks under inline review and the notes waiting for the model
         #: (server/inline_review.py); made with the other services.
         self._reviews: InlineReviews | None = None
-        #: Where runs learn the problems of files (server/problems.py), each kept with
-        #: what it was made for: a changed config or trust makes a new one.
-        self._editor_problems: tuple[Any, EditorProblems] | None = None
-        #: The editor's providers (server/navigation.py), kept like the problems' source.
-        self._editor_navigator: tuple[Any, EditorNavigator] | None = None
-        #: The engine's per-folder object (language servers, MCP, worktree runs).
-        self._folder: FolderEngine | None = None
 
     def load_services(self) -> None:
-        """Import and create the settings, the review book and the run manager (blocking:
-        a worker thread)."""
+        """Import and create the review book (blocking: a worker thread)."""
         from agentls.server.inline_review import InlineReviews
-        from agentls.server.runs import RunManager, RunSources
 
         if self._reviews is None:
             self._reviews = InlineReviews(notify=self.protocol.notify)
-        if self._runs is None:
-            sources = RunSources(
-                config=lambda: self.settings.config,
-                llm=self.model_access,
-                files=self._files_factory or lsp_files_factory(self),
-                index=lambda: self.index_service.index,
-                symbols=lambda: self.index_service.symbol_source(),
-                changes_probe=lambda: self.index_service.changes_probe(),
-                notices=self.run_notices,
-                trusted=lambda: self.settings.trusted,
-                problems=self.problem_source,
-                navigator=self.navigator,
-            )
-            self._runs = RunManager(self, sources, self._reviews, self.folder_engine())
+
+    @property
+    def default_folder(self) -> ServerFolder:
+        """The first workspace folder: what a request that names none works on. Before
+        ``initialize`` names them, the current directory (as a server without
+        workspace folders has); once the editor removed them all, InvalidParams."""
+        folder = self.folders.first
+        if folder is None and self.ready_task is not None:
+            from pygls.exceptions import JsonRpcInvalidParams
+
+            raise JsonRpcInvalidParams("no workspace folder is open (all were removed)")
+        if folder is None:
+            cwd = Path.cwd()
+            folder = self.folders.add(self, cwd.as_uri(), cwd, implicit=True)
+        return folder
+
+    async def folder_named(self, uri: str | None) -> ServerFolder:
+        """The folder a request names (None: the default), once loaded; InvalidParams
+        when ``uri`` is none of the workspace folders (see ``Folders.named``)."""
+        await self.wait_ready()
+        folder = self.folders.named(uri)
+        await folder.wait_ready()
+        return folder
 
     def folder_engine(self) -> FolderEngine:
-        """The engine's object for the folder this server serves, kept for its lifetime."""
-        if self._folder is None:
-            from agentls.agent.folder.media import EDITOR
-            from agentls.compose import folder_engine
+        """The default folder's engine (language servers, MCP, worktree runs...)."""
+        return self.default_folder.engine
 
-            self._folder = folder_engine(EDITOR)
-        return self._folder
+    @property
+    def index_service(self) -> IndexService:
+        """The default folder's index."""
+        return self.default_folder.index_service
 
-    def run_notices(self) -> tuple[str, ...]:
-        """Before a run: pick up a change of the folder's trust (``agentls trust`` in a
-        terminal), and what the run must tell the user (ignored settings, no sandbox)."""
-        self.apply_settings(self.settings.refresh_trust())
-        return self.folder_engine().notices()
-
-    def apply_settings(self, update: SettingsUpdate) -> None:
-        """A new config is in force: logging and the index follow it; errors are shown."""
-        if update.error:
-            self.show_error(
-                f"agentls: invalid configuration, using the last valid one:\n{update.error}"
-            )
-            return
-        if update.changed:
-            from agentls.logging_setup import configure_logging
-
-            cfg = self.config.logging
-            configure_logging(cfg.level, file=cfg.file, verbose=cfg.verbose)
-            self.index_service.start(self.config)
-
-    def problem_source(self, config: AppConfig) -> ProblemSource | None:
-        """Who tells a run the problems of its files: the editor when it answers
-        ``agent/diagnostics``, else the language servers this server starts (kept until
-        ``shutdown``, or until the config or the folder's trust changes)."""
-        if not config.diagnostics.enabled:
-            return None
-        from agentls.server.problems import EditorProblems, client_answers_diagnostics
-
-        if client_answers_diagnostics(self.client_capabilities):
-            key: Any = (config.workspace.root, config.diagnostics.servers)
-            if self._editor_problems is None or self._editor_problems[0] != key:
-                self._editor_problems = (key, EditorProblems.for_config(self, config))
-            return self._editor_problems[1]
-        return self.folder_engine().language_servers(config)
-
-    def navigator(self, config: AppConfig) -> CodeNavigator | None:
-        """Who answers a run's questions about the code by meaning: the editor's providers
-        when it answers ``agent/navigate``, handing on to the language servers this server
-        starts (the folder engine's, as for the problems) a file it has no provider for."""
-        servers = self.folder_engine().navigator(config)
-        from agentls.server.navigation import (
-            EditorNavigator,
-            NavigatorChain,
-            client_answers_navigation,
-        )
-
-        if not client_answers_navigation(self.client_capabilities):
-            return servers
-        key: Any = (config.workspace.root, config.diagnostics.servers)
-        if self._editor_navigator is None or self._editor_navigator[0] != key:
-            self._editor_navigator = (key, EditorNavigator.for_config(self, config))
-        editor = self._editor_navigator[1]
-        return NavigatorChain([editor] if servers is None else [editor, servers])
+    @property
+    def files_factory(self) -> FilesFactory:
+        """How a run's file access is made for its config (its folder's root)."""
+        return self._files_factory or lsp_files_factory(self)
 
     def files_for(self, config: AppConfig) -> FileAccess:
         """The FileAccess a run gets (a restore writes through the same one)."""
-        return (self._files_factory or lsp_files_factory(self))(config)
+        return self.files_factory(config)
 
     @property
     def model_worker(self) -> ModelWorker:
@@ -292,31 +246,30 @@ class AgentLanguageServer(LanguageServer):
         """Until the configuration is loaded (right after ``initialize``)."""
         if self.ready_task is not None:
             await asyncio.shield(self.ready_task)
-        self._services()
-
-    def _services(self) -> tuple[FolderSettings, RunManager, InlineReviews]:
-        if self._runs is None or self._reviews is None:
-            self.load_services()
-        assert self._runs is not None and self._reviews is not None
-        return self.folder_engine().settings, self._runs, self._reviews
+        self.load_services()
 
     @property
     def settings(self) -> FolderSettings:
-        """The folder's settings and trust, kept by its engine."""
-        return self._services()[0]
+        """The default folder's settings and trust, kept by its engine."""
+        return self.default_folder.settings
 
     @property
     def runs(self) -> RunManager:
-        return self._services()[1]
+        """The default folder's runs (``folders.with_run`` finds any run by its id)."""
+        return self.default_folder.runs
 
     @property
     def reviews(self) -> InlineReviews:
-        return self._services()[2]
+        """The inline review book of every folder's runs."""
+        if self._reviews is None:
+            self.load_services()
+        assert self._reviews is not None
+        return self._reviews
 
     @property
     def active_runs(self) -> int:
-        """Runs in flight (without loading anything)."""
-        return len(self._runs.runs) if self._runs is not None else 0
+        """Runs in flight in every folder (without loading anything)."""
+        return sum(folder.active_runs for folder in self.folders)
 
     @property
     def config(self) -> AppConfig:
@@ -418,6 +371,7 @@ def build_server(
         commands,
         configuration,
         editor_models,
+        folders,
         lifecycle,
         message,
         models,
@@ -433,6 +387,7 @@ def build_server(
     for feature in (
         lifecycle,
         configuration,
+        folders,
         run,
         cancel,
         message,

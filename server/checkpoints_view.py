@@ -25,22 +25,25 @@ from agentls.server.sessions_view import store
 
 if TYPE_CHECKING:
     from agentls.server.app import AgentLanguageServer
+    from agentls.server.folders import ServerFolder
 
 
 #: How many of a session's newest runs get an undo preview (each reads the files it names).
 PREVIEWED_RUNS = 20
 
 
-async def list_runs(ls: AgentLanguageServer, session_id: str | None) -> dict[str, Any]:
+async def list_runs(
+    ls: AgentLanguageServer, folder: ServerFolder, session_id: str | None
+) -> dict[str, Any]:
     """The runs with checkpoints; with ``session_id``, each (of the newest) with what
     undoing it would do now, which is what a button that offers it must say."""
     try:
-        runs = await asyncio.to_thread(list_checkpoints, store(ls), session_id)
+        runs = await asyncio.to_thread(list_checkpoints, store(folder), session_id)
     except AgentError as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
     if session_id is not None and runs:
-        checkpoints = CheckpointStore.for_session(store(ls), session_id)
-        files = ls.files_for(ls.config)
+        checkpoints = CheckpointStore.for_session(store(folder), session_id)
+        files = ls.files_for(folder.config)
         for run in [r for r in runs if r.get("kind") == "run"][:PREVIEWED_RUNS]:
             try:
                 run["undo"] = await preview_restore(checkpoints, str(run["runId"]), files)
@@ -49,12 +52,14 @@ async def list_runs(ls: AgentLanguageServer, session_id: str | None) -> dict[str
     return CheckpointsResult.model_validate({"runs": runs}).to_wire()
 
 
-async def restore_run(ls: AgentLanguageServer, run_id: str, *, force: bool) -> dict[str, Any]:
+async def restore_run(
+    ls: AgentLanguageServer, folder: ServerFolder, run_id: str, *, force: bool
+) -> dict[str, Any]:
     try:
-        checkpoints = await asyncio.to_thread(store_of_run, store(ls), run_id)
+        checkpoints = await asyncio.to_thread(store_of_run, store(folder), run_id)
     except AgentError as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
-    files = ls.files_for(ls.config)
+    files = ls.files_for(folder.config)
     support = ClientEditSupport.from_capabilities(ls.client_capabilities)
     result = await restore(
         checkpoints,

@@ -64,10 +64,20 @@ class WatcherChangesProbe:
 
 
 class IndexService:
-    """Owns the RepoIndex and its watcher; ``index`` is what runs get."""
+    """Owns a folder's RepoIndex and its watcher; ``index`` is what its runs get."""
 
-    def __init__(self, ls: LanguageServer, *, spawn: Callable[..., asyncio.Task[Any]]) -> None:
+    def __init__(
+        self,
+        ls: LanguageServer,
+        *,
+        spawn: Callable[..., asyncio.Task[Any]],
+        progress_token: str = PROGRESS_TOKEN,
+        title: str = "Indexing…",
+    ) -> None:
         self._ls = ls
+        #: Each folder's index reports its progress on a token of its own.
+        self._token = progress_token
+        self._title = title
         self._spawn = spawn
         self.index: RepoIndex | None = None
         self.indexer: RepoIndexer | None = None
@@ -158,15 +168,15 @@ class IndexService:
             return None
         progress = self._ls.work_done_progress
         try:
-            if PROGRESS_TOKEN not in progress.tokens:
-                await progress.create_async(PROGRESS_TOKEN)
+            if self._token not in progress.tokens:
+                await progress.create_async(self._token)
         except Exception as exc:
             log.debug("no index progress: %s", exc)
             return None
         progress.begin(
-            PROGRESS_TOKEN, types.WorkDoneProgressBegin(title="Indexing…", cancellable=False)
+            self._token, types.WorkDoneProgressBegin(title=self._title, cancellable=False)
         )
-        return PROGRESS_TOKEN
+        return self._token
 
     def _progress_end(self, token: str | None, message: str) -> None:
         if token is None:

@@ -49,12 +49,7 @@ PREFIX = "agent/"
 NO_PARAMS = frozenset(
     {
         "agent/ping",
-        "agent/agents",
-        "agent/models",
-        "agent/commands",
-        "agent/sessions",
         "agent/prepare",
-        "agent/worktrees",
     }
 )
 

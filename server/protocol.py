@@ -64,6 +64,25 @@ def parse_params(model: type[M], data: Any, *, what: str = "params") -> M:
 # -- client → server ------------------------------------------------------------------
 
 
+def folder_field() -> Any:
+    """The ``folder`` of a request about one workspace folder (declared in each params
+    model: they share no base, so each reads whole in the generated types)."""
+    return Field(
+        None,
+        min_length=1,
+        description="The workspace folder, by its URI as the client sent it in "
+        "`initialize.workspaceFolders` or `workspace/didChangeWorkspaceFolders`; absent: the "
+        "first folder. A URI that is none of the folders is InvalidParams.",
+    )
+
+
+class FolderParams(WireModel):
+    """Params of a request about one workspace folder that takes nothing else
+    (``agent/agents``, ``agent/sessions``, ``agent/worktrees``...): ``{folder?}``."""
+
+    folder: str | None = folder_field()
+
+
 class WorktreeOption(WireModel):
     """Where a run that works in a worktree of its own works."""
 
@@ -79,6 +98,15 @@ class WorktreeOption(WireModel):
 class RunParams(RunRequestFields):
     """``agent/run`` params."""
 
+    folder: str | None = Field(
+        None,
+        min_length=1,
+        description="The workspace folder the run works in (its URI): its settings, trust, "
+        "index, instructions, sessions, checkpoints and worktrees; every tool confined to it. "
+        "Absent: the folder that holds `activeFile` when that is an absolute path inside one, "
+        "else the first folder. A URI that is none of the folders is InvalidParams.",
+    )
+
     work_done_token: int | str | None = Field(
         None, description="Report progress on this token instead of creating one."
     )
@@ -91,7 +119,7 @@ class RunParams(RunRequestFields):
 
     def to_request(self, **updates: Any) -> RunRequest:
         """The run the agent layer is asked for, with ``updates`` (e.g. generated ids)."""
-        fields = self.model_dump(by_alias=False, exclude={"work_done_token", "worktree"})
+        fields = self.model_dump(by_alias=False, exclude={"work_done_token", "worktree", "folder"})
         return RunRequest.model_validate({**fields, **updates})
 
 
@@ -218,6 +246,7 @@ class SlashCommandsResult(WireModel):
 class AttachCandidatesParams(WireModel):
     """``agent/attachCandidates`` params: what the user typed after `@`."""
 
+    folder: str | None = folder_field()
     query: str = Field("", max_length=200, description="Matched fuzzily; empty lists the first.")
     limit: int = Field(50, ge=1, le=500, description="Most files, and most symbols, returned.")
 
@@ -278,6 +307,7 @@ class SessionsResult(WireModel):
 class SessionParams(WireModel):
     """``agent/session`` params."""
 
+    folder: str | None = folder_field()
     session_id: str = Field(min_length=1, max_length=128)
 
 
@@ -777,6 +807,7 @@ class EditorModelsResult(WireModel):
 class CheckpointsParams(WireModel):
     """``agent/checkpoints`` params."""
 
+    folder: str | None = folder_field()
     session_id: str | None = Field(
         None, min_length=1, max_length=128, description="Only this session's runs."
     )
@@ -823,6 +854,7 @@ class CheckpointsResult(WireModel):
 class RestoreParams(WireModel):
     """``agent/restore`` params."""
 
+    folder: str | None = folder_field()
     run_id: str = Field(min_length=1, max_length=128)
     force: bool = Field(False, description="Overwrite files changed since the runs too.")
 
@@ -858,6 +890,7 @@ class WorktreesResult(WireModel):
 class WorktreeParams(WireModel):
     """``agent/applyWorktree`` params."""
 
+    folder: str | None = folder_field()
     name: str = Field(min_length=1, max_length=64)
 
 
@@ -891,6 +924,7 @@ class ApplyWorktreeResult(WireModel):
 class DiscardWorktreeParams(WireModel):
     """``agent/discardWorktree`` params."""
 
+    folder: str | None = folder_field()
     name: str = Field(min_length=1, max_length=64)
     keep_branch: bool = Field(False, description="Keep its branch `agentls/<name>`.")
     force: bool = Field(
@@ -931,11 +965,11 @@ METHODS: tuple[Method, ...] = (
     ),
     Method("agent/command", "command", "notification", "serverToClient", CommandParams),
     Method("agent/notice", "notice", "notification", "serverToClient", NoticeParams),
-    Method("agent/agents", "agents", "request", "clientToServer", NoParams, AgentsResult),
+    Method("agent/agents", "agents", "request", "clientToServer", FolderParams, AgentsResult),
     Method(
-        "agent/commands", "commands", "request", "clientToServer", NoParams, SlashCommandsResult
+        "agent/commands", "commands", "request", "clientToServer", FolderParams, SlashCommandsResult
     ),
-    Method("agent/models", "models", "request", "clientToServer", NoParams, ModelCatalog),
+    Method("agent/models", "models", "request", "clientToServer", FolderParams, ModelCatalog),
     Method(
         "agent/attachCandidates",
         "attachCandidates",
@@ -945,7 +979,7 @@ METHODS: tuple[Method, ...] = (
         AttachCandidatesResult,
     ),
     Method("agent/ping", "ping", "request", "clientToServer", NoParams, PingResult),
-    Method("agent/sessions", "sessions", "request", "clientToServer", NoParams, SessionsResult),
+    Method("agent/sessions", "sessions", "request", "clientToServer", FolderParams, SessionsResult),
     Method("agent/session", "session", "request", "clientToServer", SessionParams, SessionResult),
     Method(
         "agent/checkpoints",
@@ -956,7 +990,7 @@ METHODS: tuple[Method, ...] = (
         CheckpointsResult,
     ),
     Method("agent/restore", "restore", "request", "clientToServer", RestoreParams, RestoreResult),
-    Method("agent/worktrees", "worktrees", "request", "clientToServer", NoParams, WorktreesResult),
+    Method("agent/worktrees", "worktrees", "request", "clientToServer", FolderParams, WorktreesResult),
     Method(
         "agent/applyWorktree",
         "applyWorktree",

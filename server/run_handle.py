@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from agentls.agent.folder.worktree_runs import WorktreeRun
     from agentls.agent.run import RunOutcome
     from agentls.agent.run_messages import RunMessages
+    from agentls.agent.workspace import FileAccess
     from agentls.server.observer import LspRunObserver
     from agentls.server.progress import RunProgress
 
@@ -38,6 +40,8 @@ class RunHandle:
     observer: LspRunObserver | None = None
     #: The worktree the run works in, when it was asked for one (not the user's tree).
     worktree_run: WorktreeRun | None = None
+    #: What the run's file access is wrapped in (another folder's attached files).
+    files_around: Callable[[FileAccess], FileAccess] | None = None
 
     @property
     def run_id(self) -> str:

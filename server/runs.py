@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -62,6 +64,8 @@ CANCEL_GRACE_SECONDS = 10.0
 ConfigProvider = Callable[[], AppConfig]
 LLMFactory = Callable[[AppConfig], Any]
 FilesFactory = Callable[[AppConfig], FileAccess]
+#: What a run's file access is wrapped in (another folder's attached files made readable).
+FilesAround = Callable[[FileAccess], FileAccess]
 
 
 @dataclass(frozen=True)
@@ -108,10 +112,11 @@ class RunManager:
         #: What the server adds to each run the engine's book has in flight, by run id.
         self.runs: dict[str, RunHandle] = {}
 
-    def _open_documents(self) -> tuple[str, ...]:
-        """File-system paths of the documents open in the editor."""
+    def _open_documents(self, root: Path) -> tuple[str, ...]:
+        """File-system paths of the documents open in the editor, in the folder ``root``."""
         paths = (to_fs_path(uri) for uri in list(self._ls.workspace.text_documents))
-        return tuple(path for path in paths if path)
+        inside = str(root).rstrip(os.sep) + os.sep
+        return tuple(path for path in paths if path and path.startswith(inside))
 
     # -- notifications ------------------------------------------------------------------
     def notify(self, method: str, params: dict[str, Any]) -> None:
@@ -134,7 +139,9 @@ class RunManager:
         )
 
     # -- agent/run ----------------------------------------------------------------------
-    async def run(self, params: RunParams) -> dict[str, Any]:
+    async def run(
+        self, params: RunParams, *, files_around: FilesAround | None = None
+    ) -> dict[str, Any]:
         notices = self._sources.notices()
         config = self._sources.config()
         agents = self.engine.agents(config)
@@ -146,6 +153,7 @@ class RunManager:
         except RunRefused as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
         handle = self.runs[ticket.run_id] = RunHandle(ticket)
+        handle.files_around = files_around
         try:
             if params.worktree is not None:
                 return await self._in_worktree(handle, params, config, notices)
@@ -269,9 +277,10 @@ class RunManager:
         # through the run's approver; the folder engine remembers the answers.
         registry = await self.engine.mcp_registry(config, warn=self._warn, approver=approver)
         worktree = handle.worktree_run
+        around = handle.files_around or (lambda files: files)
         if worktree is None:
             front_end = FrontEnd(
-                self._sources.files(config),
+                around(self._sources.files(config)),
                 approver,
                 observer=observer,
                 cancel=handle.token,
@@ -283,7 +292,7 @@ class RunManager:
                 # what the user decided about edits under inline review reaches the model
                 inbox=self._reviews.run_started(handle),
                 # the repo map ranks the files open in the editor higher
-                open_documents=self._open_documents(),
+                open_documents=self._open_documents(config.workspace.root),
                 notices=notices,
                 trusted=self._sources.trusted(),
                 approvals=self.engine.approvals,

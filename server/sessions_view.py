@@ -13,11 +13,12 @@ from agentls.agent.sessions.store import SessionIdError, SessionStore
 from agentls.server.protocol import SessionResult, SessionsResult
 
 if TYPE_CHECKING:
-    from agentls.server.app import AgentLanguageServer
+    from agentls.server.folders import ServerFolder
 
 
-def store(ls: AgentLanguageServer) -> SessionStore:
-    return ls.folder_engine().sessions(ls.config)
+def store(folder: ServerFolder) -> SessionStore:
+    """The folder's sessions (and their checkpoints)."""
+    return folder.engine.sessions(folder.config)
 
 
 def list_sessions(store: SessionStore) -> dict[str, Any]:

@@ -21,18 +21,19 @@ from agentls.server.protocol import (
 
 if TYPE_CHECKING:
     from agentls.server.app import AgentLanguageServer
+    from agentls.server.folders import ServerFolder
 
 
-async def list_worktrees(ls: AgentLanguageServer) -> dict[str, Any]:
-    infos = await ls.runs.engine.worktrees.infos(ls.config.workspace.root)
+async def list_worktrees(folder: ServerFolder) -> dict[str, Any]:
+    infos = await folder.engine.worktrees.infos(folder.config.workspace.root)
     return WorktreesResult(worktrees=infos).to_wire()
 
 
-async def apply_worktree(ls: AgentLanguageServer, name: str) -> dict[str, Any]:
-    files = ls.files_for(ls.config)
-    book = ls.runs.engine.worktrees
+async def apply_worktree(ls: AgentLanguageServer, folder: ServerFolder, name: str) -> dict[str, Any]:
+    files = ls.files_for(folder.config)
+    book = folder.engine.worktrees
     try:
-        worktree = await book.find(ls.config.workspace.root, name)
+        worktree = await book.find(folder.config.workspace.root, name)
         plan = await book.plan_apply(worktree, files)
     except AgentError as exc:  # none of that name, a run works in it, it is gone
         raise JsonRpcInvalidParams(str(exc)) from None
@@ -88,11 +89,11 @@ def _held_note(held: list[SpecialChange], worktree: Worktree) -> str:
 
 
 async def discard_worktree(
-    ls: AgentLanguageServer, name: str, *, keep_branch: bool, force: bool = False
+    folder: ServerFolder, name: str, *, keep_branch: bool, force: bool = False
 ) -> dict[str, Any]:
     from agentls.agent.folder.worktree_book import WorktreeBusy
 
-    book, root = ls.runs.engine.worktrees, ls.config.workspace.root
+    book, root = folder.engine.worktrees, folder.config.workspace.root
     try:
         await book.find(root, name)
     except AgentError as exc:

@@ -324,7 +324,9 @@ def load(
         if workspace_layer is not None:
             layers.append(workspace_layer)
     if overrides:
-        layers.append(Layer("overrides", overrides_source, dict(overrides), base_dir))
+        # An editor's settings may be a workspace's own (VS Code's .vscode/settings.json).
+        kept = _without_user_only(dict(overrides), overrides_source)
+        layers.append(Layer("overrides", overrides_source, kept, base_dir))
 
     merged: dict[str, Any] = {}
     server_sources: dict[str, tuple[ServerSource, str]] = {}
@@ -373,6 +375,7 @@ def _workspace_layer(base_dir: Path, below: Sequence[Layer], report: LoadedConfi
         data = {key: value for key, value in data.items() if key != "hooks"}
         if not report.trusted:
             report.ignored.append("hooks")
+    data = _without_user_only(data, path)
     worktree = data.get("worktree")
     if isinstance(worktree, dict) and "setup" in worktree:
         # A worktree's setup is a command run with no question asked: only the user's own
@@ -394,6 +397,17 @@ def _workspace_layer(base_dir: Path, below: Sequence[Layer], report: LoadedConfi
         report.ignored.extend(filtered.ignored)
         data = filtered.kept
     return Layer("workspace", CONFIG_FILE_NAME, data, base_dir)
+
+
+def _without_user_only(data: dict[str, Any], source: object) -> dict[str, Any]:
+    """``data`` without what only the user's own config may set: reading the files of
+    another workspace folder is the user's choice, never a repository's."""
+    workspace = data.get("workspace")
+    if not isinstance(workspace, dict) or "read_across_folders" not in workspace:
+        return data
+    log.warning("%s: workspace.read_across_folders ignored (only your user config may set it)", source)
+    rest = {k: v for k, v in workspace.items() if k != "read_across_folders"}
+    return {**data, "workspace": rest}
 
 
 def _merged(layers: Sequence[Layer]) -> dict[str, Any]:

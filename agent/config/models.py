@@ -202,6 +202,11 @@ class WorkspaceConfig(_Strict):
 
     root: Path = Field(Path("."), description="Workspace root, relative to the config file.")
     allow_delete: bool = Field(False, description="Allow the delete_file tool.")
+    read_across_folders: bool = Field(
+        False,
+        description="In a multi-root workspace, let a run read a file of another folder "
+        "the user attaches (read-only); else it is refused. Only your user config may set it.",
+    )
 
 
 MCPTransport = Literal["stdio", "http", "sse"]

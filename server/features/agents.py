@@ -4,24 +4,27 @@ run can use (the built-ins, the agent files' and the ``agents:`` of the config, 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentls.server.app import AgentLanguageServer
+
+if TYPE_CHECKING:
+    from agentls.server.protocol import FolderParams
 
 METHOD = "agent/agents"
 
 
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
-    async def agent_agents(ls: AgentLanguageServer, params: None) -> dict[str, Any]:
-        await ls.wait_ready()
+    async def agent_agents(ls: AgentLanguageServer, params: FolderParams) -> dict[str, Any]:
+        folder = await ls.folder_named(params.folder)
         from agentls.server.protocol import AgentInfo, AgentsResult
 
-        ls.apply_settings(ls.settings.refresh_trust())
+        folder.apply_settings(folder.settings.refresh_trust())
         agents = [
             AgentInfo(
                 name=a.name, description=a.description, read_only=a.read_only, source=a.source
             )
-            for a in ls.folder_engine().agents(ls.config).list()
+            for a in folder.engine.agents(folder.config).list()
         ]
         return AgentsResult(agents=agents).to_wire()

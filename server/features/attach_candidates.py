@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agentls.server.app import AgentLanguageServer
 
 if TYPE_CHECKING:
+    from agentls.server.index_service import IndexService
     from agentls.server.protocol import AttachCandidatesParams
 
 METHOD = "agent/attachCandidates"
@@ -25,18 +26,18 @@ def register(ls: AgentLanguageServer) -> None:
     async def agent_attach_candidates(
         ls: AgentLanguageServer, params: AttachCandidatesParams
     ) -> dict[str, Any]:
-        await ls.wait_ready()
-        return await candidates(ls, params.query.strip(), params.limit)
+        folder = await ls.folder_named(params.folder)
+        return await candidates(folder.index_service, params.query.strip(), params.limit)
 
 
-async def candidates(ls: AgentLanguageServer, query: str, limit: int) -> dict[str, Any]:
+async def candidates(service: IndexService, query: str, limit: int) -> dict[str, Any]:
     from agentls.indexer.fuzzy import best, file_name_start
     from agentls.indexer.symbol_source import SymbolsUnavailable
     from agentls.server.protocol import AttachCandidate, AttachCandidatesResult
 
     notes: list[str] = []
     items: list[AttachCandidate] = []
-    index = ls.index_service.index
+    index = service.index
     if index is None:
         notes.append("no index of this workspace (indexer.enabled is false, or it is building)")
     else:
@@ -47,7 +48,7 @@ async def candidates(ls: AgentLanguageServer, query: str, limit: int) -> dict[st
         items += [AttachCandidate(kind="file", path=path) for path in found]
     if query:
         try:
-            hits = await ls.index_service.symbol_source().search_definitions(query, limit)
+            hits = await service.symbol_source().search_definitions(query, limit)
         except SymbolsUnavailable as exc:
             notes.append(f"no symbols: {exc}")
         else:

@@ -22,5 +22,6 @@ def register(ls: AgentLanguageServer) -> None:
         from agentls.server.protocol import CancelResult
 
         run_id = params.run_id
-        cancelled = bool(ls.active_runs) and ls.runs.cancel(run_id, "cancelled by agent/cancel")
+        folder = ls.folders.with_run(run_id) if ls.active_runs else None
+        cancelled = folder is not None and folder.runs.cancel(run_id, "cancelled by agent/cancel")
         return CancelResult(cancelled=cancelled).to_wire()

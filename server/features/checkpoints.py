@@ -28,12 +28,12 @@ def register(ls: AgentLanguageServer) -> None:
     ) -> dict[str, Any]:
         from agentls.server.checkpoints_view import list_runs
 
-        await ls.wait_ready()
-        return await list_runs(ls, params.session_id)
+        folder = await ls.folder_named(params.folder)
+        return await list_runs(ls, folder, params.session_id)
 
     @ls.handler(RESTORE_METHOD)
     async def agent_restore(ls: AgentLanguageServer, params: RestoreParams) -> dict[str, Any]:
         from agentls.server.checkpoints_view import restore_run
 
-        await ls.wait_ready()
-        return await restore_run(ls, params.run_id, force=params.force)
+        folder = await ls.folder_named(params.folder)
+        return await restore_run(ls, folder, params.run_id, force=params.force)

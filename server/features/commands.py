@@ -16,17 +16,18 @@ from agentls.server.app import AgentLanguageServer
 
 if TYPE_CHECKING:
     from agentls.agent.folder.folder import FolderEngine
+    from agentls.server.protocol import FolderParams
 
 METHOD = "agent/commands"
 
 
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
-    async def agent_commands(ls: AgentLanguageServer, params: None) -> dict[str, Any]:
-        await ls.wait_ready()
-        root = ls.config.workspace.root
+    async def agent_commands(ls: AgentLanguageServer, params: FolderParams) -> dict[str, Any]:
+        folder = await ls.folder_named(params.folder)
+        root = folder.config.workspace.root
         # Reading the prompt files blocks; the editor's other requests must not wait on it.
-        return await asyncio.to_thread(list_commands, ls.folder_engine(), root)
+        return await asyncio.to_thread(list_commands, folder.engine, root)
 
 
 def list_commands(engine: FolderEngine, root: Path) -> dict[str, Any]:

@@ -30,9 +30,16 @@ def register(ls: AgentLanguageServer) -> None:
         ls: AgentLanguageServer, params: types.DidChangeConfigurationParams
     ) -> None:
         await ls.wait_ready()
-        ls.apply_settings(change_settings(ls.settings, params.settings))
+        ls.editor_settings = params.settings
+        for folder in ls.folders:  # the editor's settings are the window's
+            await folder.wait_loaded()
+            folder.apply_settings(change_settings(folder.settings, params.settings))
 
     @ls.handler(TRUST_METHOD, notification=True)
     async def workspace_trust(ls: AgentLanguageServer, params: WorkspaceTrustParams) -> None:
         await ls.wait_ready()
-        ls.apply_settings(ls.settings.set_editor_trust(params.trusted))
+        # The editor grants trust to the window, hence to every folder.
+        ls.editor_trust = params.trusted
+        for folder in ls.folders:
+            await folder.wait_loaded()
+            folder.apply_settings(folder.settings.set_editor_trust(params.trusted))

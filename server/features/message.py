@@ -23,7 +23,8 @@ def register(ls: AgentLanguageServer) -> None:
         from agentls.server.protocol import MessageResult
 
         try:
-            sent = ls.runs.message(params.run_id, params.text, params.mode)
+            folder = ls.folders.with_run(params.run_id) or ls.default_folder
+            sent = folder.runs.message(params.run_id, params.text, params.mode)
         except RunMessageError as exc:
             return MessageResult(accepted=False, reason=str(exc)).to_wire()
         return MessageResult(accepted=True, message_id=sent.id).to_wire()

@@ -9,21 +9,24 @@ server never imports litellm itself."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentls.server.app import AgentLanguageServer
+
+if TYPE_CHECKING:
+    from agentls.server.protocol import FolderParams
 
 METHOD = "agent/models"
 
 
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
-    async def agent_models(ls: AgentLanguageServer, params: None) -> dict[str, Any]:
-        await ls.wait_ready()
+    async def agent_models(ls: AgentLanguageServer, params: FolderParams) -> dict[str, Any]:
+        folder = await ls.folder_named(params.folder)
         from agentls.agent.llm.available import available_models
 
         catalog = await available_models(
-            ls.config,
+            folder.config,
             environ=os.environ,
             editor=ls.editor_model_list(),
             knowledge=ls.model_worker,

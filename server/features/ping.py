@@ -31,9 +31,11 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD)
     def agent_ping(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
         worker = ls.existing_model_worker
-        watcher = ls.index_service.watcher
+        folder = ls.folders.first
+        watcher = folder.index_service.watcher if folder is not None else None
         watching = watcher is not None and watcher.running
-        index = ls.index_service.index
+        indexes = [f.index_service.index for f in ls.folders]
+        indexed = [index.total_files for index in indexes if index is not None]
         return {
             "pong": True,
             "runs": ls.active_runs,
@@ -45,5 +47,6 @@ def register(ls: AgentLanguageServer) -> None:
             # Asked of the module that loads grammars, if it was imported at all: scanning
             # every module's name cost each ping ~2 ms of the loop.
             "parserLoaded": getattr(sys.modules.get(SYMBOLS_MODULE), "grammar_loaded", False),
-            "indexedFiles": None if index is None else index.total_files,
+            # Every folder's (a multi-root workspace has an index per folder).
+            "indexedFiles": sum(indexed) if indexed else None,
         }

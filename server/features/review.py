@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from pygls.uris import to_fs_path
+
 from agentls.server.app import AgentLanguageServer
 
 if TYPE_CHECKING:
@@ -26,7 +28,9 @@ def register(ls: AgentLanguageServer) -> None:
     @ls.handler(METHOD, notification=True)
     async def review_decision(ls: AgentLanguageServer, params: ReviewDecisionParams) -> None:
         await ls.wait_ready()
-        store = ls.folder_engine().sessions(ls.config)
+        path = to_fs_path(params.uri)
+        folder = (ls.folders.holding(path) if path else None) or ls.default_folder
+        store = folder.engine.sessions(folder.config)
         note = await ls.reviews.decide(params, store)
         log.info("%s %s v%d: %s", METHOD, params.uri, params.version, note or "(nothing new)")
 

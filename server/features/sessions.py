@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from agentls.server.app import AgentLanguageServer
 
 if TYPE_CHECKING:
-    from agentls.server.protocol import SessionParams
+    from agentls.server.protocol import FolderParams, SessionParams
 
 LIST_METHOD = "agent/sessions"
 GET_METHOD = "agent/session"
@@ -30,15 +30,15 @@ def register(ls: AgentLanguageServer) -> None:
     # implementation (pydantic, the session store) is imported on first use, so that
     # `initialize` is answered before any of it loads.
     @ls.handler(LIST_METHOD)
-    async def agent_sessions(ls: AgentLanguageServer, params: None) -> dict[str, Any]:
+    async def agent_sessions(ls: AgentLanguageServer, params: FolderParams) -> dict[str, Any]:
         from agentls.server.sessions_view import list_sessions, store
 
-        await ls.wait_ready()
-        return await asyncio.to_thread(list_sessions, store(ls))
+        folder = await ls.folder_named(params.folder)
+        return await asyncio.to_thread(list_sessions, store(folder))
 
     @ls.handler(GET_METHOD)
     async def agent_session(ls: AgentLanguageServer, params: SessionParams) -> dict[str, Any]:
         from agentls.server.sessions_view import get_session, store
 
-        await ls.wait_ready()
-        return await asyncio.to_thread(get_session, store(ls), params.session_id)
+        folder = await ls.folder_named(params.folder)
+        return await asyncio.to_thread(get_session, store(folder), params.session_id)

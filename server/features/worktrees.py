@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from agentls.server.app import AgentLanguageServer
 
 if TYPE_CHECKING:
-    from agentls.server.protocol import DiscardWorktreeParams, WorktreeParams
+    from agentls.server.protocol import DiscardWorktreeParams, FolderParams, WorktreeParams
 
 LIST_METHOD = "agent/worktrees"
 APPLY_METHOD = "agent/applyWorktree"
@@ -27,11 +27,11 @@ DISCARD_METHOD = "agent/discardWorktree"
 
 def register(ls: AgentLanguageServer) -> None:
     @ls.handler(LIST_METHOD)
-    async def agent_worktrees(ls: AgentLanguageServer, params: Any) -> dict[str, Any]:
+    async def agent_worktrees(ls: AgentLanguageServer, params: FolderParams) -> dict[str, Any]:
         from agentls.server.worktrees_view import list_worktrees
 
-        await ls.wait_ready()
-        return await list_worktrees(ls)
+        folder = await ls.folder_named(params.folder)
+        return await list_worktrees(folder)
 
     @ls.handler(APPLY_METHOD)
     async def agent_apply_worktree(
@@ -39,8 +39,8 @@ def register(ls: AgentLanguageServer) -> None:
     ) -> dict[str, Any]:
         from agentls.server.worktrees_view import apply_worktree
 
-        await ls.wait_ready()
-        return await apply_worktree(ls, params.name)
+        folder = await ls.folder_named(params.folder)
+        return await apply_worktree(ls, folder, params.name)
 
     @ls.handler(DISCARD_METHOD)
     async def agent_discard_worktree(
@@ -48,7 +48,7 @@ def register(ls: AgentLanguageServer) -> None:
     ) -> dict[str, Any]:
         from agentls.server.worktrees_view import discard_worktree
 
-        await ls.wait_ready()
+        folder = await ls.folder_named(params.folder)
         return await discard_worktree(
-            ls, params.name, keep_branch=params.keep_branch, force=params.force
+            folder, params.name, keep_branch=params.keep_branch, force=params.force
         )

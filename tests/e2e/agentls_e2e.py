@@ -7,7 +7,8 @@ pytest-lsp client, against the scripted model server running in this process.
 - ``workspace``: a fresh temp workspace (``src/app.py``, ``README.md``, a git repo).
 - ``lsp``: a factory ``await lsp(caps=VSCODE, init_options=..., model="alice")`` that
   starts ``python -P -m agentls --stdio``, initializes it and returns an ``AgentClient``;
-  every client started is shut down at teardown.
+  every client started is shut down at teardown. ``folders=[a, b]`` opens a multi-root
+  workspace (the first folder is the client's ``root``).
 - ``VSCODE`` / ``NEOVIM``: client capabilities like those editors declare (VS Code:
   change annotations, workDoneProgress, ``experimental.agentls.askUser``; Neovim 0.7:
   none of those, but showMessage requests).
@@ -194,6 +195,8 @@ class AgentClient(LanguageClient):
         #: rejects it); when empty every edit is applied.
         self.edit_answers: list[bool] = []
         self.root: Path | None = None
+        #: The server's answer to ``initialize``.
+        self.init_result: types.InitializeResult | None = None
         self.docs: dict[str, tuple[int, str]] = {}
         #: ``agent/approveProgram`` of an MCP server: the answer per server name (default:
         #: not allowed).
@@ -512,6 +515,7 @@ async def lsp(scripted: ScriptedModelServer, workspace: Path) -> AsyncIterator[L
         env: dict[str, str] | None = None,
         root: Path | None = None,
         client_name: str = "pytest",
+        folders: list[Path] | None = None,
     ) -> AgentClient:
         config = ClientServerConfig(
             server_command=server_command(),
@@ -521,15 +525,18 @@ async def lsp(scripted: ScriptedModelServer, workspace: Path) -> AsyncIterator[L
         client = await config.start()
         assert isinstance(client, AgentClient)
         started.append(client)
-        client.root = root or workspace
+        client.root = root or (folders[0] if folders else workspace)
         options = llm_options(scripted, model) if init_options is None else init_options
-        await client.initialize_session(
+        client.init_result = await client.initialize_session(
             types.InitializeParams(
                 capabilities=caps,
                 root_uri=from_fs_path(str(client.root)),
                 workspace_folders=[
-                    types.WorkspaceFolder(uri=from_fs_path(str(client.root)) or "", name="ws")
-                ],
+                    types.WorkspaceFolder(uri=from_fs_path(str(path)) or "", name=path.name)
+                    for path in folders
+                ]
+                if folders
+                else [types.WorkspaceFolder(uri=from_fs_path(str(client.root)) or "", name="ws")],
                 initialization_options=options,
                 client_info=types.ClientInfo(name=client_name),
             )

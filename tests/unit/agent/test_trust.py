@@ -292,3 +292,18 @@ def test_no_workspace_can_set_a_worktree_setup_command(
         assert not any(key.startswith("worktree") for key in loaded.ignored)  # trust won't help
     write(user_config_dir / "config.yaml", {"worktree": {"setup": "make deps"}})
     assert load(tmp_path, trusted=True).config.worktree.setup == "make deps"
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_only_the_user_config_may_let_runs_read_across_folders(
+    tmp_path: Path, user_config_dir: Path, trusted: bool
+) -> None:
+    across = {"workspace": {"read_across_folders": True, "allow_delete": True}}
+    write(tmp_path / ".agentls.yaml", across)
+    # neither the workspace's file, trusted or not, nor an editor's settings (which may be
+    # the workspace's own, as VS Code's .vscode/settings.json)
+    config = load(tmp_path, None, across, overrides_source="editor", trusted=trusted).config
+    assert config.workspace.read_across_folders is False
+    assert config.workspace.allow_delete is True  # the rest of those layers applies
+    write(user_config_dir / "config.yaml", {"workspace": {"read_across_folders": True}})
+    assert load(tmp_path, trusted=trusted).config.workspace.read_across_folders is True
