@@ -63,6 +63,7 @@ describe('A workspace of two folders', () => {
   });
 
   afterEach(async () => {
+    await vscode.workspace.getConfiguration('agentls').update('confirmMode', undefined, vscode.ConfigurationTarget.Workspace);
     await api.review.decideAll('keep');
     for (const runId of api.runs.activeRunIds) {
       await api.runs.cancel(runId);
@@ -89,6 +90,8 @@ describe('A workspace of two folders', () => {
   it('a palette run from a file of the second folder works there, and its edit is reviewed with the lenses there', async function () {
     this.timeout(300_000);
     const web = folder('web');
+    // Edits that need the user's word are the ones reviewed inline (the user settings say yolo).
+    await vscode.workspace.getConfiguration('agentls').update('confirmMode', 'confirm-sensitive', vscode.ConfigurationTarget.Workspace);
     const uri = write('web', 'page.py', OLD);
     await vscode.window.showTextDocument(uri);
     await uiDone({ palette: 'Agent: New session' });
