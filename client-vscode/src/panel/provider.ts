@@ -118,7 +118,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       vscode.commands.registerCommand(PANEL_COMMANDS.worktrees, () => this.toWebview({ type: 'toggleWorktrees' })),
       // The picker names the active editor's folder, and lists the folders open now.
       vscode.window.onDidChangeActiveTextEditor(() => this.postFolders()),
-      vscode.workspace.onDidChangeWorkspaceFolders(() => this.foldersChanged()),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => void this.foldersChanged()),
     );
   }
 
@@ -129,33 +129,39 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     return this.context.workspaceState.get<string>(PICKED_FOLDER_KEY) ?? AUTO_FOLDER;
   }
 
-  /** The folder the conversation's next run works in (its session's, else the one chosen). */
+  /** The folder the conversation's next run works in (its session's, else the one chosen),
+   * and so the folder the panel's lists (agents, commands, models, sessions...) are asked of;
+   * a session's folder that was removed is not asked of (the server no longer knows it). */
   get folder(): FolderRef | undefined {
-    return this.conversation.folder ?? chooseRunFolder(this.pickedFolder);
+    const own = this.conversation.folder;
+    return own && openFolder(own.uri) ? own : chooseRunFolder(this.pickedFolder);
   }
+
+  /** The folder the panel's lists were last asked of. */
+  private listedFolder: string | undefined;
 
   /** The folder picker as the panel shows it (tests read it). */
   get folderPicker(): FolderPickerState {
     return folderPicker(openFolders(), { picked: this.pickedFolder, active: activeEditorFolder()?.uri }, this.conversation.folder);
   }
 
-  /** Pick the folder of the next conversation (`auto`: the active editor's); ignored while a
-   * conversation has its folder. Also used by tests through the extension's API. */
+  /** Pick the folder of the conversation's runs (`auto`: the active editor's); while the
+   * conversation has its folder, it applies from the next one. Also used by tests through
+   * the extension's API. */
   async pickFolder(value: string): Promise<void> {
     const known = value === AUTO_FOLDER || openFolder(value) !== undefined;
     await this.context.workspaceState.update(PICKED_FOLDER_KEY, known ? value : AUTO_FOLDER);
     logInfo(`Panel: folder ${known ? value : AUTO_FOLDER}`);
-    this.folderScopeChanged();
+    this.postFolders();
   }
 
+  /** The picker drawn again; when the panel's folder is now another (a pick, another active
+   * editor, a new conversation, folders added or removed), what it lists is asked again. */
   private postFolders(): void {
     this.post({ type: 'folders', picker: this.folderPicker });
-  }
-
-  /** The folder of the next run may be another: what the panel lists of it is asked again. */
-  private folderScopeChanged(): void {
-    this.postFolders();
-    if (this.webviewReady) {
+    const now = this.folder?.uri;
+    if (now !== this.listedFolder && this.webviewReady) {
+      this.listedFolder = now;
       void this.loadAgents();
       void this.refreshWorktrees();
       void this.refreshModels();
@@ -163,12 +169,12 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
   }
 
   /** Folders were added or removed: a picked folder that is gone falls back to the active editor's. */
-  private foldersChanged(): void {
+  private async foldersChanged(): Promise<void> {
     const picked = this.pickedFolder;
     if (picked !== AUTO_FOLDER && !openFolder(picked)) {
-      void this.context.workspaceState.update(PICKED_FOLDER_KEY, AUTO_FOLDER);
+      await this.context.workspaceState.update(PICKED_FOLDER_KEY, AUTO_FOLDER);
     }
-    this.folderScopeChanged();
+    this.postFolders();
   }
 
   setRestricted(restricted: boolean): void {
@@ -523,6 +529,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
           folders: this.folderPicker,
         });
         this.webviewReady = true;
+        this.listedFolder = this.folder?.uri;
         for (const pending of this.pending.splice(0)) {
           this.post(pending);
         }

@@ -209,6 +209,9 @@ describe('A workspace of two folders', () => {
     await vscode.commands.executeCommand('agentls.panel.newSession');
     await waitFor(() => api.panel.pickedFolder === 'auto', 'the pick of a removed folder to fall back to the active editor’s', 10_000);
     assert.ok(!api.panel.folderPicker.options.some((o) => o.value === extraUri));
+    // The panel's lists are asked of an open folder, never of the one removed.
+    await waitFor(() => !api.panel.modelPicker.loading, 'the models listed again', 20_000);
+    assert.ok(!api.panel.modelPicker.notes.some((n) => n.includes(extraUri)), JSON.stringify(api.panel.modelPicker.notes));
     await uiDone({ panel: [{ expectCount: `#folder option[value="${extraUri}"]`, count: 0 }, { screenshot: 'multiroot-folder-removed' }] });
     fs.rmSync(extra, { recursive: true, force: true });
   });
