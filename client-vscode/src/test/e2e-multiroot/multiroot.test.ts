@@ -140,7 +140,7 @@ describe('A workspace of two folders', () => {
         { expectText: '.folder-field', text: 'web (active editor)' },
       ],
     });
-    await script([{ text: 'Hello from web.' }]);
+    await script([{ tool_calls: [{ name: 'write_file', arguments: { path: 'hello_web.md', content: '# Hello from web\n' } }] }, { text: 'Hello from web.' }]);
     const ends = (): number => api.panel.current.items.filter((it) => it.kind === 'end').length;
     await uiDone({ panel: [{ fill: '#prompt', text: 'Say hello' }, { press: '#prompt', key: 'Enter' }] });
     await waitFor(() => ends() === 1 && api.panel.current.runId === undefined, 'the panel run to end', 120_000);
@@ -154,6 +154,10 @@ describe('A workspace of two folders', () => {
         { screenshot: 'multiroot-panel-run-in-web' },
       ],
     });
+    assert.ok(fs.existsSync(path.join(web.uri.fsPath, 'hello_web.md')), 'the edit landed in web');
+    // The card's Review link opens the file from the run's folder, not from the first.
+    await uiDone({ panel: [{ expectText: '.tool-wrap .review', text: 'Review hello_web.md' }, { click: '.tool-wrap .review' }] });
+    await waitFor(() => vscode.window.activeTextEditor?.document.uri.fsPath === path.join(web.uri.fsPath, 'hello_web.md'), 'web/hello_web.md to open from the edit card', 20_000);
 
     // A new session, the first folder picked: the next run works there whatever the editor.
     await vscode.commands.executeCommand('agentls.panel.newSession');
