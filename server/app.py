@@ -1,7 +1,8 @@
 """``build_server``: the agentls language server, assembled from small features.
 
 The server object holds everything one server keeps (``AgentLanguageServer.__init__``
-lists it: settings, runs, the index, the edit lock, the inline review book, background
+lists it: the workspace folders, each with its settings, runs and index
+(server/folders.py), the model worker, the edit lock, the inline review book, background
 tasks) and hands it to whoever needs it; nothing of a server is kept in module-level
 tables, so two servers in one process share nothing. Each module of ``server.features``
 registers the handlers of one LSP concern on it. Dependencies that tests or other front

@@ -149,8 +149,7 @@ class ServerFolder:
         if update.error:
             where = f" of {self.root}" if len(self._ls.folders) > 1 else ""
             self._ls.show_error(
-                f"agentls: invalid configuration{where}, using the last valid one:\n"
-                f"{update.error}"
+                f"agentls: invalid configuration{where}, using the last valid one:\n{update.error}"
             )
             return
         if update.changed:
@@ -289,9 +288,9 @@ class Folders:
         best: ServerFolder | None = None
         for folder in self._by_uri.values():
             root = os.path.realpath(folder.root)
-            if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
-                if best is None or len(str(folder.root)) > len(str(best.root)):
-                    best = folder
+            inside = real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+            if inside and (best is None or len(str(folder.root)) > len(str(best.root))):
+                best = folder
         return best
 
     def with_run(self, run_id: str) -> ServerFolder | None:

@@ -990,7 +990,9 @@ METHODS: tuple[Method, ...] = (
         CheckpointsResult,
     ),
     Method("agent/restore", "restore", "request", "clientToServer", RestoreParams, RestoreResult),
-    Method("agent/worktrees", "worktrees", "request", "clientToServer", FolderParams, WorktreesResult),
+    Method(
+        "agent/worktrees", "worktrees", "request", "clientToServer", FolderParams, WorktreesResult
+    ),
     Method(
         "agent/applyWorktree",
         "applyWorktree",

@@ -115,8 +115,8 @@ class RunManager:
     def _open_documents(self, root: Path) -> tuple[str, ...]:
         """File-system paths of the documents open in the editor, in the folder ``root``."""
         paths = (to_fs_path(uri) for uri in list(self._ls.workspace.text_documents))
-        inside = str(root).rstrip(os.sep) + os.sep
-        return tuple(path for path in paths if path and path.startswith(inside))
+        inside = os.path.realpath(root).rstrip(os.sep) + os.sep
+        return tuple(p for p in paths if p and os.path.realpath(p).startswith(inside))
 
     # -- notifications ------------------------------------------------------------------
     def notify(self, method: str, params: dict[str, Any]) -> None:

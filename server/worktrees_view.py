@@ -29,7 +29,9 @@ async def list_worktrees(folder: ServerFolder) -> dict[str, Any]:
     return WorktreesResult(worktrees=infos).to_wire()
 
 
-async def apply_worktree(ls: AgentLanguageServer, folder: ServerFolder, name: str) -> dict[str, Any]:
+async def apply_worktree(
+    ls: AgentLanguageServer, folder: ServerFolder, name: str
+) -> dict[str, Any]:
     files = ls.files_for(folder.config)
     book = folder.engine.worktrees
     try:

@@ -405,7 +405,9 @@ def _without_user_only(data: dict[str, Any], source: object) -> dict[str, Any]:
     workspace = data.get("workspace")
     if not isinstance(workspace, dict) or "read_across_folders" not in workspace:
         return data
-    log.warning("%s: workspace.read_across_folders ignored (only your user config may set it)", source)
+    log.warning(
+        "%s: workspace.read_across_folders ignored (only your user config may set it)", source
+    )
     rest = {k: v for k, v in workspace.items() if k != "read_across_folders"}
     return {**data, "workspace": rest}
 

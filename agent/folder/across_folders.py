@@ -56,7 +56,12 @@ def files_elsewhere(
     named: list[tuple[str, str]] = []
     if active_file:
         named.append(("the active file", active_file))
-    named += [(f"the attached {a.kind}", a.path) for a in attachments if a.path]
+    # An image's path is only a name to show (its bytes come with it).
+    named += [
+        (f"the attached {a.kind}", a.path)
+        for a in attachments
+        if a.path and a.kind in ("file", "problems")
+    ]
     found: list[FileElsewhere] = []
     for what, name in named:
         if not os.path.isabs(name):

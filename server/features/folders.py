@@ -66,7 +66,9 @@ async def load(ls: AgentLanguageServer, folder: ServerFolder) -> None:
         )
     if folder.removed:
         return
-    for notice in folder.engine.notices(trust=not folder.settings.editor_grants_trust, sandbox=False):
+    for notice in folder.engine.notices(
+        trust=not folder.settings.editor_grants_trust, sandbox=False
+    ):
         ls.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Warning, message=f"agentls: {notice}")
         )

@@ -88,6 +88,8 @@ def across_folders(
         a.model_copy(update={"path": local_path(a.path)}) if a.path else a
         for a in params.attachments
     ]
+    # `file:` URIs as paths, which is how the run reads them.
+    params = params.model_copy(update={"active_file": active, "attachments": attachments})
     elsewhere = files_elsewhere(folder.root, active, attachments, holder)
     if not elsewhere:
         return params, None
@@ -105,10 +107,8 @@ def across_folders(
         if other is not None and found.what == "the attached file":
             readable[found.path] = ls.files_for(other.config)
     # The active file of another folder says nothing of this folder's instructions.
-    update: dict[str, Any] = {"attachments": attachments}
     if any(f.what == "the active file" for f in elsewhere):
-        update["active_file"] = None
-    params = params.model_copy(update=update)
+        params = params.model_copy(update={"active_file": None})
 
     def around(files: FileAccess) -> FileAccess:
         return ReadsElsewhere(files, readable)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentls_e2e import NEOVIM, AgentClient, LspFactory, git, plain
+from agentls_e2e import NEOVIM, AgentClient, LspFactory, git, llm_options, plain
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
@@ -265,8 +265,13 @@ async def test_a_folder_added_at_runtime_is_indexed_and_used_then_removed(
     await client.ping_until(
         lambda p: (p["indexedFiles"] or 0) > alpha_files, "the added folder's index"
     )
+    # the folder of the active file, sent as a URI, with no folder named
+    scripted.add("alice", text("again in beta"))
+    active = uri(beta / "src" / "app.py")
+    result = plain(await client.run(prompt="more", runId="n2", sessionId="sn", activeFile=active))
+    assert result["status"] == "success" and result["folder"] == uri(beta), result
     sessions = plain(await client.request("agent/sessions", {"folder": uri(beta)}))["sessions"]
-    assert [s["sessionId"] for s in sessions] == ["sn"]
+    assert [(s["sessionId"], s["runs"]) for s in sessions] == [("sn", 2)]
 
     change_folders(client, removed=[beta])  # handled before the next message is read
     message = await invalid(client, "agent/run", {"prompt": "x", "folder": uri(beta)})
@@ -292,3 +297,23 @@ async def test_a_folder_removed_mid_run_ends_its_run_cleanly(
     result = plain(await client.run(prompt="hi", runId="stay1"))
     assert result["status"] == "success" and result["folder"] == uri(alpha)
     assert plain(await client.request("agent/ping", {}))["runs"] == 0
+
+
+async def test_an_editor_that_grants_trust_grants_it_to_every_folder(
+    lsp: LspFactory, scripted: ScriptedModelServer, alpha: Path, beta: Path
+) -> None:
+    (beta / ".agentls.yaml").write_text(
+        ALPHA_YAML.replace("alpha", "beta").replace("ALPHA", "BETA")
+    )
+    options = {**llm_options(scripted), "workspaceTrusted": True}
+    client = await lsp(folders=[alpha, beta], init_options=options)  # VS Code-like
+    for folder, agent in ((alpha, "alpha-helper"), (beta, "beta-helper")):
+        agents = plain(await client.request("agent/agents", {"folder": uri(folder)}))["agents"]
+        assert agent in {a["name"] for a in agents}
+    # a folder added later is granted the window's trust too
+    gamma = make_folder(alpha.parent / "gamma", "GAMMA-RULES", "G = 3\n")
+    (gamma / ".agentls.yaml").write_text(ALPHA_YAML.replace("alpha", "gamma"))
+    change_folders(client, added=[gamma])
+    agents = plain(await client.request("agent/agents", {"folder": uri(gamma)}))["agents"]
+    assert "gamma-helper" in {a["name"] for a in agents}
+    assert not any("not a trusted folder" in m.message for m in client.messages)

@@ -38,6 +38,8 @@ def test_the_files_of_another_folder_are_named_with_the_folder_that_holds_them(
         Attachment(kind="file", path=str(api / "src" / "main.py")),
         Attachment(kind="problems", path=str(web / "other.py")),
         Attachment(kind="changes"),
+        # an image's path is a name to show: its bytes come with it
+        Attachment(kind="image", path=str(web / "shot.png"), data="AA==", mime_type="image/png"),
     ]
     found = files_elsewhere(api, str(web / "other.py"), attachments, holder)
     assert [(f.what, f.path, f.folder) for f in found] == [
