@@ -20,7 +20,7 @@ import type { ServerManager } from './server';
 import { runOptions, type AgentSettings } from './settings';
 import type { FolderRef } from './folders';
 import type { Ui } from './vscodeapi';
-import { folderParam, openFolders, paletteFolder } from './workspaceFolders';
+import { folderParam, openFolders, paletteFolder, shownFolderName } from './workspaceFolders';
 
 export interface CommandDeps {
   server: ServerManager;
@@ -104,11 +104,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     let prompt = args.prompt;
     if (prompt === undefined) {
       void prepare(); // the prompt opens: a run is likely, the server gets ready meanwhile
+      const shown = shownFolderName(folder);
+      const where = shown ? ` in ${shown}` : '';
       const context = selection
         ? `The selected ${describeLines(selection.startLine, selection.endLine)} of ${selection.path} are added as context.`
         : 'What should the agent do?';
       prompt = await ui.showInputBox({
-        title: `${agent ? `Agent (${agent}): Run` : 'Agent: Run'}${continued ? ' · continues the conversation ("Agent: New session" starts over)' : ' · a new conversation'}`,
+        title: `${agent ? `Agent (${agent}): Run` : 'Agent: Run'}${where}${continued ? ' · continues the conversation ("Agent: New session" starts over)' : ' · a new conversation'}`,
         prompt: context,
         placeHolder: 'e.g. Add type hints to this function and run the tests',
         ignoreFocusOut: true,

@@ -97,7 +97,20 @@ describe('A workspace of two folders', () => {
     await uiDone({ palette: 'Agent: New session' });
     // The path is the run's folder's: `page.py` is web/page.py, not api/page.py.
     await script([{ tool_calls: [{ name: 'write_file', arguments: { path: 'page.py', content: NEW } }] }, { text: 'Changed two values in web.' }]);
-    const outcome = await paletteRun('Change two values');
+    // The input box the runner types into says where the run works.
+    const real = api.ui.showInputBox;
+    const titles: string[] = [];
+    api.ui.showInputBox = (options) => {
+      titles.push(options.title ?? '');
+      return real(options);
+    };
+    let outcome: RunOutcome;
+    try {
+      outcome = await paletteRun('Change two values');
+    } finally {
+      api.ui.showInputBox = real;
+    }
+    assert.match(titles[0] ?? '', /^Agent: Run in web · a new conversation/, JSON.stringify(titles));
     assert.strictEqual(outcome.result?.status, 'success', JSON.stringify(outcome));
     assert.strictEqual(api.runs.lastParams?.folder, web.uri.toString(), JSON.stringify(api.runs.lastParams));
     assert.strictEqual(api.runs.lastParams?.activeFile, 'page.py');
