@@ -71,12 +71,23 @@ describe('A workspace of two folders', () => {
     await waitFor(() => api.runs.activeRunIds.length === 0, 'runs to end', 30_000).catch(() => undefined);
   });
 
-  /** "Agent: Run…" from the palette, the prompt typed in its input box; the run's outcome. */
-  async function paletteRun(prompt: string): Promise<RunOutcome> {
+  /** "Agent: Run…" from the palette, the prompt typed in its input box; the run's outcome
+   * and the title of the input box the runner typed into. */
+  async function paletteRun(prompt: string): Promise<{ outcome: RunOutcome; title: string }> {
     const before = api.lastOutcomeRunId();
-    await uiDone({ palette: 'Agent: Run…', type: prompt });
-    await waitFor(() => api.lastOutcomeRunId() !== before && api.runs.activeRunIds.length === 0 && api.lastOutcomeRunId(), `the run "${prompt}" to end`, 120_000);
-    return api.runs.lastOutcome!;
+    const real = api.ui.showInputBox;
+    let title = '';
+    api.ui.showInputBox = (options) => {
+      title = options.title ?? '';
+      return real(options);
+    };
+    try {
+      await uiDone({ palette: 'Agent: Run…', type: prompt });
+      await waitFor(() => api.lastOutcomeRunId() !== before && api.runs.activeRunIds.length === 0 && api.lastOutcomeRunId(), `the run "${prompt}" to end`, 120_000);
+    } finally {
+      api.ui.showInputBox = real;
+    }
+    return { outcome: api.runs.lastOutcome!, title };
   }
 
   it('is opened with its two folders, and the server was told of both', () => {
@@ -97,20 +108,9 @@ describe('A workspace of two folders', () => {
     await uiDone({ palette: 'Agent: New session' });
     // The path is the run's folder's: `page.py` is web/page.py, not api/page.py.
     await script([{ tool_calls: [{ name: 'write_file', arguments: { path: 'page.py', content: NEW } }] }, { text: 'Changed two values in web.' }]);
-    // The input box the runner types into says where the run works.
-    const real = api.ui.showInputBox;
-    const titles: string[] = [];
-    api.ui.showInputBox = (options) => {
-      titles.push(options.title ?? '');
-      return real(options);
-    };
-    let outcome: RunOutcome;
-    try {
-      outcome = await paletteRun('Change two values');
-    } finally {
-      api.ui.showInputBox = real;
-    }
-    assert.match(titles[0] ?? '', /^Agent: Run in web · a new conversation/, JSON.stringify(titles));
+    const { outcome, title } = await paletteRun('Change two values');
+    // The input box the runner typed into said where the run works.
+    assert.match(title, /^Agent: Run in web · a new conversation/);
     assert.strictEqual(outcome.result?.status, 'success', JSON.stringify(outcome));
     assert.strictEqual(api.runs.lastParams?.folder, web.uri.toString(), JSON.stringify(api.runs.lastParams));
     assert.strictEqual(api.runs.lastParams?.activeFile, 'page.py');
@@ -137,6 +137,25 @@ describe('A workspace of two folders', () => {
     await waitFor(() => api.review.pendingCount === 0, 'change 1 kept', 20_000);
     await waitFor(() => onDiskIn('web', 'page.py') === KEPT_FIRST, 'web/page.py saved with the kept change only', 10_000);
     await uiDone({ screenshot: 'multiroot-reviewed' });
+  });
+
+  it('the palette keeps one conversation per folder (a session lives in its folder)', async function () {
+    this.timeout(300_000);
+    await script([{ text: 'In api.' }, { text: 'Back in web.' }]);
+    // From a file of api: not web's conversation, a new one in api.
+    await vscode.window.showTextDocument(vscode.Uri.file(path.join(folder('api').uri.fsPath, 'service.py')));
+    const inApi = await paletteRun('Hello api');
+    assert.match(inApi.title, /^Agent: Run in api · a new conversation/);
+    assert.strictEqual(inApi.outcome.result?.folder, folder('api').uri.toString(), JSON.stringify(inApi.outcome));
+    // Back in web's file: web's conversation goes on.
+    const webFirst = api.runs.lastParams;
+    await vscode.window.showTextDocument(vscode.Uri.file(path.join(folder('web').uri.fsPath, 'page.py')));
+    const inWeb = await paletteRun('Hello web');
+    assert.match(inWeb.title, /^Agent: Run in web · continues the conversation/);
+    assert.strictEqual(inWeb.outcome.result?.folder, folder('web').uri.toString());
+    assert.notStrictEqual(inWeb.outcome.result?.sessionId, inApi.outcome.result?.sessionId);
+    assert.ok(webFirst?.sessionId === undefined, 'the api run started its own session');
+    assert.ok(api.runs.lastParams?.sessionId, 'the web run continued a session');
   });
 
   it('the panel runs in the active editor’s folder, names it on the run, and runs in the folder picked', async function () {
