@@ -200,7 +200,7 @@ class RunResult(WireModel):
 
     folder: str | None = Field(
         None,
-        description="The workspace folder the run worked in (the language server: its URI).",
+        description="The URI of the workspace folder the run worked in (language server only).",
     )
 
     def to_wire(self) -> dict[str, Any]:

@@ -950,7 +950,7 @@ export interface RunResult {
   instructions: string[];
   /** The worktree the run worked in (its changes committed on its branch), when it was asked to work in one. */
   worktree?: WorktreeInfo | null;
-  /** The workspace folder the run worked in (the language server: its URI). */
+  /** The URI of the workspace folder the run worked in (language server only). */
   folder?: string | null;
 }
 
