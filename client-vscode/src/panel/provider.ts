@@ -847,6 +847,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     }
   }
 
+  /** The folder whose sessions the panel listed last (a session opened from the list is its). */
+  private sessionsFolder: FolderRef | undefined;
+
   private async listSessions(): Promise<void> {
     const client = await this.server.ready();
     if (!client) {
@@ -854,7 +857,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      const result = await client.sendRequest<SessionsResult>(Methods.sessions, { ...folderParam(this.folder) });
+      this.sessionsFolder = this.folder;
+      const result = await client.sendRequest<SessionsResult>(Methods.sessions, { ...folderParam(this.sessionsFolder) });
       this.post({ type: 'sessions', sessions: result.sessions });
     } catch (error) {
       logError(`${Methods.sessions} failed`, error);
@@ -871,8 +875,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      // The sessions listed are the chosen folder's: the session opened works there.
-      const folder = this.folder;
+      // The sessions listed were that folder's: the session opened works there.
+      const folder = this.sessionsFolder ?? this.folder;
       const result = await client.sendRequest<SessionResult>(Methods.session, { sessionId, ...folderParam(folder) });
       logInfo(`Panel: opened session ${sessionId} (${result.entries.length} entries)`);
       this.apply({ type: 'sessionLoaded', sessionId: result.sessionId, entries: result.entries, folder });
