@@ -10,9 +10,12 @@
 #          .agentls.yaml that points at a second scripted model server (the repository's)
 #          while the user's agentls config points at the first (the user's). Its suites run
 #          under e2e/driver/ rather than as extension tests, which get no modal dialogs.
-# It prints `N passed, N failed` (both sessions) as its last line; exit status 0 when
+#   multiroot  the suites of src/test/e2e-multiroot/ in a multi-root workspace: a copy of
+#          e2e/workspace-multiroot/, opened by its .code-workspace of two folders (api, web).
+# It prints `N passed, N failed` (every session) as its last line; exit status 0 when
 # nothing failed. AGENTLS_E2E_SESSIONS="trust" runs only the named sessions.
-# Screenshots go to test-artifacts/vscode/ (the trust session's are named trust-*).
+# Screenshots go to test-artifacts/vscode/ (the trust session's are named trust-*, the
+# multiroot session's multiroot-*).
 # The extension runs the server with `agentls.python` = the project's venv. With
 # AGENTLS_E2E_MANAGED=1 that setting is left out: the extension sets up its own server
 # environment from the package built by `npm run bundle` (pip, about a minute more).
@@ -113,7 +116,12 @@ total_failed=0
 run_session() {
   local name="$1" ws="$2" mode="$3"
   shift 3
-  local dir="$tmp/$name" suffix="" driver_args=()
+  local dir="$tmp/$name" suffix="" driver_args=() open_args=()
+  # A .code-workspace: opened as a multi-root workspace; the acks go to its first folder.
+  if [[ "$ws" == *.code-workspace ]]; then
+    open_args=(--workspace-file "$ws")
+    ws="$(dirname "$ws")/$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["folders"][0]["path"])' "$ws")"
+  fi
   [ "$name" = "main" ] || suffix="-$name"
   mkdir -p "$dir/home" "$dir/user/User" "$dir/srv" "$dir/ext"
   if [ "$mode" = "driver" ]; then
@@ -143,7 +151,7 @@ run_session() {
   done
 
   "$NODE24" "$ext_dir/e2e/runner.mjs" --port "$port" --workspace "$ws" --ext "$ext_dir" \
-    --artifacts "$artifacts" --timeout "$timeout_s" --chromium "$CHROMIUM" --final "final$suffix" "${driver_args[@]}" | tee "$dir/runner.out"
+    --artifacts "$artifacts" --timeout "$timeout_s" --chromium "$CHROMIUM" --final "final$suffix" "${driver_args[@]}" "${open_args[@]}" | tee "$dir/runner.out"
   kill -- "-$server_pgid" 2>/dev/null
   wait "$server_pgid" 2>/dev/null
   server_pgid=""
@@ -161,7 +169,7 @@ run_session() {
   total_failed=$((total_failed + failed))
 }
 
-sessions="${AGENTLS_E2E_SESSIONS:-main trust}"
+sessions="${AGENTLS_E2E_SESSIONS:-main trust multiroot}"
 
 if [[ " $sessions " == *" main "* ]]; then
   cp -r "$ext_dir/e2e/workspace" "$tmp/ws"
@@ -197,6 +205,19 @@ JSON
     AGENTLS_E2E_REPO_MODEL_URL="http://127.0.0.1:$repo_model_port" \
     AGENTLS_CONFIG_DIR="$tmp/trust/agentls-config" E2E_GITHUB_TOKEN="ghp_e2e_not_a_real_token"
   cp "$tmp/repo-model.err" "$artifacts/repo-model-server.log" 2>/dev/null
+fi
+
+if [[ " $sessions " == *" multiroot "* ]]; then
+  cp -r "$ext_dir/e2e/workspace-multiroot" "$tmp/ws-multiroot"
+  mkdir -p "$tmp/multiroot"
+  cat > "$tmp/multiroot/settings.json" <<JSON
+{
+  "security.workspace.trust.enabled": false,
+  "agentls.apiBase": "http://127.0.0.1:$user_model_port/v1",
+$(common_settings)
+}
+JSON
+  run_session multiroot "$tmp/ws-multiroot/multiroot.code-workspace" tests AGENTLS_E2E_SUITE=e2e-multiroot
 fi
 
 cp "$tmp/model.err" "$artifacts/model-server.log" 2>/dev/null

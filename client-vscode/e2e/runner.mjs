@@ -49,8 +49,11 @@
 // Runner checks count in the final `N passed, N failed` line with the mocha results.
 //
 // Usage: node runner.mjs --port P --workspace DIR --ext DIR --artifacts DIR [--timeout S]
-//        [--chromium PATH] [--final NAME] [--log-file FILE]; writes `RESULT <passed> <failed>`
-//        as its last stdout line. The last screenshot is NAME.png (default final.png).
+//        [--chromium PATH] [--final NAME] [--log-file FILE] [--workspace-file FILE]; writes
+//        `RESULT <passed> <failed>` as its last stdout line. The last screenshot is NAME.png
+//        (default final.png).
+// --workspace-file: open this `.code-workspace` (a multi-root workspace) instead of the folder
+// DIR; DIR is still where the ack files go (the tests read them from their first folder).
 // --log-file: the suites are not run as extension tests (VS Code refuses every modal dialog
 // while those run) but by e2e/driver/, an ordinary extension the caller installed in the VS
 // Code server's extensions folder; they log to FILE (JSON lines, then {"exit": code}). The VS
@@ -542,7 +545,8 @@ if (args['log-file']) {
 } else {
   payload.push(['extensionTestsPath', `vscode-remote://${authority}${args.ext}/out/test/index.js`]);
 }
-const url = `http://${authority}/?folder=${encodeURIComponent(args.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+const opened = args['workspace-file'] ? `workspace=${encodeURIComponent(args['workspace-file'])}` : `folder=${encodeURIComponent(args.workspace)}`;
+const url = `http://${authority}/?${opened}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 say(`[runner] opening ${url}`);
 await page.goto(url);
 

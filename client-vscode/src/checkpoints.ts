@@ -8,7 +8,9 @@
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { logError } from './logging';
 import { Methods, type CheckpointRun, type CheckpointsResult, type RestoreResult } from './protocol';
+import type { FolderRef } from './folders';
 import type { Ui } from './vscodeapi';
+import { folderParam } from './workspaceFolders';
 
 /** What the quick pick shows for a run: when, which session, which files. */
 export function describeRun(run: CheckpointRun): { label: string; description: string; detail: string } {
@@ -39,11 +41,11 @@ export function summarizeRestore(result: RestoreResult): string {
   return parts.join('; ') + '.';
 }
 
-/** Restore the workspace to before `runId` (asked in a quick pick when not given). */
-export async function undoRun(client: LanguageClient, ui: Ui, runId?: string): Promise<RestoreResult | undefined> {
+/** Restore `folder` to before `runId` (asked in a quick pick of its runs when not given). */
+export async function undoRun(client: LanguageClient, ui: Ui, runId?: string, folder?: FolderRef): Promise<RestoreResult | undefined> {
   try {
     if (runId === undefined) {
-      const listed = await client.sendRequest<CheckpointsResult>(Methods.checkpoints, {});
+      const listed = await client.sendRequest<CheckpointsResult>(Methods.checkpoints, { ...folderParam(folder) });
       if (listed.runs.length === 0) {
         void ui.showInformationMessage('Agent: no run has changed files yet.');
         return undefined;
@@ -59,7 +61,7 @@ export async function undoRun(client: LanguageClient, ui: Ui, runId?: string): P
       }
       runId = picked.runId;
     }
-    const result = await client.sendRequest<RestoreResult>(Methods.restore, { runId });
+    const result = await client.sendRequest<RestoreResult>(Methods.restore, { runId, ...folderParam(folder) });
     const message = summarizeRestore(result);
     if (result.status === 'applied' && result.conflicts.length === 0 && result.unrestorable.length === 0) {
       void ui.showInformationMessage(message);

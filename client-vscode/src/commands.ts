@@ -3,9 +3,11 @@
  * key, Restart server.
  *
  * The palette is a conversation of its own, as each chat view of the peers is: every
- * "Agent: Run…" continues the session of the one before (kept per workspace) until the user
- * runs "Agent: New session". So the model of the next palette run remembers the last one,
- * and hears what the user decided about its edits since.
+ * "Agent: Run…" continues the session of the one before (kept per workspace, and per folder
+ * in a multi-root workspace: a session lives in its folder) until the user runs "Agent: New
+ * session". So the model of the next palette run remembers the last one, and hears what the
+ * user decided about its edits since. A palette run works in the folder of the active
+ * editor's file (else the one picked in the panel, else the first).
  */
 import * as vscode from 'vscode';
 import { undoRun } from './checkpoints';
@@ -16,7 +18,9 @@ import type { RunOutcome, Runs } from './runs';
 import type { ApiKeys } from './secrets';
 import type { ServerManager } from './server';
 import { runOptions, type AgentSettings } from './settings';
+import type { FolderRef } from './folders';
 import type { Ui } from './vscodeapi';
+import { folderParam, openFolders, paletteFolder, shownFolderName } from './workspaceFolders';
 
 export interface CommandDeps {
   server: ServerManager;
@@ -33,6 +37,12 @@ export interface CommandDeps {
 
 const PALETTE_SESSION_KEY = 'agentls.palette.sessionId';
 
+/** Where the palette's session in `folder` is kept: the first folder keeps the key it had
+ * before workspaces could have several (a single-folder window continues as it did). */
+function paletteSessionKey(folder: FolderRef | undefined): string {
+  return !folder || openFolders()[0]?.uri === folder.uri ? PALETTE_SESSION_KEY : `${PALETTE_SESSION_KEY}@${folder.uri}`;
+}
+
 /** Programmatic arguments of `agentls.run` (tests, keybindings with args). */
 export interface RunArgs {
   prompt?: string;
@@ -46,18 +56,21 @@ function isRunArgs(value: unknown): value is RunArgs {
     ('prompt' in value || 'agent' in value || 'useSelection' in value);
 }
 
-export function currentSelection(): SelectionContext | undefined {
+/** The active editor's selection; its path is `folder`'s (the run's) when the file lies in
+ * it, else named with its own folder ("web/app.ts"). */
+export function currentSelection(folder?: FolderRef): SelectionContext | undefined {
   const editor = vscode.window.activeTextEditor;
   if (!editor || editor.selection.isEmpty || editor.document.uri.scheme !== 'file') {
     return undefined;
   }
   const { selection, document } = editor;
+  const inFolder = folder ? workspaceRelative(folder.path, document.uri.fsPath) : undefined;
   // A selection ending at column 0 of a line does not include that line.
   const endLine = selection.end.character === 0 && selection.end.line > selection.start.line
     ? selection.end.line - 1
     : selection.end.line;
   return {
-    path: vscode.workspace.asRelativePath(document.uri, false),
+    path: inFolder ?? vscode.workspace.asRelativePath(document.uri, !!folder && openFolders().length > 1),
     startLine: selection.start.line + 1,
     endLine: endLine + 1,
     text: document.getText(selection),
@@ -65,14 +78,15 @@ export function currentSelection(): SelectionContext | undefined {
   };
 }
 
-/** The active editor's file, workspace-relative, when it is a file of the (first) workspace folder. */
-export function activeFile(): string | undefined {
+/** The active editor's file, relative to `folder` (the run's), when it is a file of that
+ * folder: the server refuses a file of another folder, and the AGENTS.md files it selects
+ * are the run's folder's. */
+export function activeFile(folder: FolderRef | undefined): string | undefined {
   const document = vscode.window.activeTextEditor?.document;
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!document || !folder || document.uri.scheme !== 'file' || folder.uri.scheme !== 'file') {
+  if (!document || !folder || document.uri.scheme !== 'file' || !folder.uri.startsWith('file:')) {
     return undefined;
   }
-  return workspaceRelative(folder.uri.fsPath, document.uri.fsPath);
+  return workspaceRelative(folder.path, document.uri.fsPath);
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
@@ -83,16 +97,20 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   let generation = 0;
 
   async function startRun(args: RunArgs, agent: string | undefined): Promise<RunOutcome | undefined> {
-    const selection = args.useSelection === false ? undefined : currentSelection();
-    const continued = state.get<string>(PALETTE_SESSION_KEY);
+    const folder = paletteFolder(state);
+    const sessionKey = paletteSessionKey(folder);
+    const selection = args.useSelection === false ? undefined : currentSelection(folder);
+    const continued = state.get<string>(sessionKey);
     let prompt = args.prompt;
     if (prompt === undefined) {
       void prepare(); // the prompt opens: a run is likely, the server gets ready meanwhile
+      const shown = shownFolderName(folder);
+      const where = shown ? ` in ${shown}` : '';
       const context = selection
         ? `The selected ${describeLines(selection.startLine, selection.endLine)} of ${selection.path} are added as context.`
         : 'What should the agent do?';
       prompt = await ui.showInputBox({
-        title: `${agent ? `Agent (${agent}): Run` : 'Agent: Run'}${continued ? ' · continues the conversation ("Agent: New session" starts over)' : ' · a new conversation'}`,
+        title: `${agent ? `Agent (${agent}): Run` : 'Agent: Run'}${where}${continued ? ' · continues the conversation ("Agent: New session" starts over)' : ' · a new conversation'}`,
         prompt: context,
         placeHolder: 'e.g. Add type hints to this function and run the tests',
         ignoreFocusOut: true,
@@ -112,10 +130,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     paletteBusy ||= mine;
     const started = generation;
     try {
-      const outcome = await runs.run(client, buildPrompt(prompt, selection), runOptions(settings(), agent), { ...(sessionId ? { sessionId } : {}), activeFile: activeFile() });
+      const outcome = await runs.run(client, buildPrompt(prompt, selection), runOptions(settings(), agent), {
+        ...(sessionId ? { sessionId } : {}),
+        activeFile: activeFile(folder),
+        folder,
+      });
       const next = outcome.result?.sessionId;
-      if (next && started === generation && (mine || !state.get<string>(PALETTE_SESSION_KEY))) {
-        await state.update(PALETTE_SESSION_KEY, next);
+      if (next && started === generation && (mine || !state.get<string>(sessionKey))) {
+        await state.update(sessionKey, next);
       }
       return outcome;
     } finally {
@@ -139,7 +161,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         }
         let result: AgentsResult;
         try {
-          result = await client.sendRequest<AgentsResult>(Methods.agents, {});
+          result = await client.sendRequest<AgentsResult>(Methods.agents, { ...folderParam(paletteFolder(state)) });
         } catch (error) {
           logError(`${Methods.agents} failed`, error);
           void ui.showErrorMessage(`Agent: could not list the agents (${error instanceof Error ? error.message : String(error)}).`);
@@ -161,7 +183,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand('agentls.newSession', async () => {
       generation += 1;
-      await state.update(PALETTE_SESSION_KEY, undefined);
+      for (const key of state.keys().filter((k) => k === PALETTE_SESSION_KEY || k.startsWith(`${PALETTE_SESSION_KEY}@`))) {
+        await state.update(key, undefined);
+      }
       void ui.showInformationMessage('Agent: the next "Agent: Run…" starts a new conversation.');
     }),
     vscode.commands.registerCommand('agentls.cancel', async (runId?: unknown) => {
@@ -174,7 +198,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     vscode.commands.registerCommand('agentls.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('agentls.undoRun', async (runId?: unknown) => {
       const client = await server.ready();
-      return client ? undoRun(client, ui, typeof runId === 'string' ? runId : undefined) : undefined;
+      const id = typeof runId === 'string' ? runId : undefined;
+      return client ? undoRun(client, ui, id, (id ? runs.folderOf(id) : undefined) ?? paletteFolder(state)) : undefined;
     }),
     vscode.commands.registerCommand('agentls.setApiKey', async () => {
       const envName = settings().apiKeyEnv;

@@ -98,7 +98,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Agentl
   runs.toReview = (runId) => review.pendingOfRun(runId);
   runs.describeStep = (step) => {
     const file = step.args?.['path'];
-    return EDIT_TOOLS.has(step.tool) && typeof file === 'string' ? review.describeEdit(step.runId, file) : undefined;
+    if (!EDIT_TOOLS.has(step.tool) || typeof file !== 'string') {
+      return undefined;
+    }
+    // The server names paths relative to the run's folder.
+    const folder = runs.folderOf(step.runId);
+    return review.describeEdit(step.runId, file, folder ? vscode.Uri.parse(folder.uri) : undefined);
   };
   const programApprovals = new ProgramApprovals(uiProxy.showModalWarning, (line) => logInfo(line));
   const diagnostics = new DiagnosticsAnswers();

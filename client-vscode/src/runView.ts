@@ -55,10 +55,19 @@ const STATE_WORDS: Record<string, string> = {
   aborted: 'cancelling',
 };
 
+/** `Agent` or, when the workspace has several folders, `Agent · $(folder) backend`. */
+function agentLabel(folder: string | undefined): string {
+  return folder ? `Agent · $(folder) ${folder}` : 'Agent';
+}
+
 export class RunView {
   private snapshot: RunSnapshot;
 
-  constructor(runId: string) {
+  /** `folder`: the name of the run's folder, given only when the workspace has several. */
+  constructor(
+    runId: string,
+    readonly folder?: string,
+  ) {
     this.snapshot = { runId, state: 'preparing', toolRunning: false };
   }
 
@@ -104,7 +113,7 @@ export class RunView {
    * subagent works) */
   statusText(): string {
     const s = this.snapshot;
-    const parts = ['$(sync~spin) Agent'];
+    const parts = [`$(sync~spin) ${agentLabel(this.folder)}`];
     if (s.step !== undefined) {
       parts.push(s.maxSteps ? `step ${s.step}/${s.maxSteps}` : `step ${s.step}`);
     }
@@ -121,7 +130,8 @@ export class RunView {
 
   tooltip(): string {
     const s = this.snapshot;
-    const lines = [`Agent run ${s.runId}: ${STATE_WORDS[s.state] ?? s.state}`];
+    const where = this.folder ? ` in ${this.folder}` : '';
+    const lines = [`Agent run ${s.runId}${where}: ${STATE_WORDS[s.state] ?? s.state}`];
     if (s.detail) {
       lines.push(s.detail);
     }
@@ -131,24 +141,26 @@ export class RunView {
 }
 
 /** The text shown briefly after a run ends; `toReview`: the run's changes still waiting for
- * the user's review, which matter more than its step count. */
-export function finalStatusText(result: RunResult | undefined, error?: string, cancelled = false, toReview = 0): string {
+ * the user's review, which matter more than its step count; `folder`: the run's folder's
+ * name, when the workspace has several. */
+export function finalStatusText(result: RunResult | undefined, error?: string, cancelled = false, toReview = 0, folder?: string): string {
+  const agent = agentLabel(folder);
   const review = toReview > 0 ? ` · ${toReview} to review` : '';
   if (cancelled) {
-    return `$(circle-slash) Agent · cancelled${review}`;
+    return `$(circle-slash) ${agent} · cancelled${review}`;
   }
   if (!result) {
-    return `$(error) Agent · failed${review}: ${truncate(error ?? 'no result', 60)}`;
+    return `$(error) ${agent} · failed${review}: ${truncate(error ?? 'no result', 60)}`;
   }
   const steps = typeof result.steps === 'number' && !review ? ` (${result.steps} step${result.steps === 1 ? '' : 's'})` : '';
   const reason = truncate(firstLine(result.output ?? ''), 60);
   switch (result.status) {
     case 'success':
-      return `$(check) Agent · done${steps}${review}`;
+      return `$(check) ${agent} · done${steps}${review}`;
     case 'partial':
-      return `$(warning) Agent · partial${steps}${review}${reason ? `: ${reason}` : ''}`;
+      return `$(warning) ${agent} · partial${steps}${review}${reason ? `: ${reason}` : ''}`;
     default:
-      return `$(error) Agent · failed${review}${reason ? `: ${reason}` : ''}`;
+      return `$(error) ${agent} · failed${review}${reason ? `: ${reason}` : ''}`;
   }
 }
 

@@ -28,11 +28,13 @@ import {
   type StreamParams,
   type SubagentParams,
 } from './protocol';
+import type { FolderRef } from './folders';
 import { finalStatusText, RunView } from './runView';
 import type { RunOptions } from './settings';
 import type { RunStatusBar } from './statusBar';
 import type { Transcript } from './transcript';
 import { setContext, type Ui } from './vscodeapi';
+import { folderParam, shownFolderName } from './workspaceFolders';
 
 export interface RunOutcome {
   runId: string;
@@ -51,7 +53,18 @@ interface ActiveRun {
 
 /** What a run reports, in order, for listeners such as the agent panel. */
 export type RunEvent =
-  | { type: 'runStarted'; runId: string; sessionId?: string; prompt: string; agent?: string; routed: boolean; worktree?: string }
+  | {
+      type: 'runStarted';
+      runId: string;
+      sessionId?: string;
+      prompt: string;
+      agent?: string;
+      routed: boolean;
+      worktree?: string;
+      /** The folder the run works in; `folderName`: its name, given when the workspace has several. */
+      folder?: FolderRef;
+      folderName?: string;
+    }
   | { type: 'status'; params: StatusParams }
   | { type: 'stream'; params: StreamParams }
   | { type: 'step'; params: StepParams }
@@ -83,7 +96,12 @@ export interface RunExtras {
   attachments?: Attachment[];
   /** The model of this run (the panel's picker); absent: the server's choice. */
   model?: string;
+  /** The workspace folder the run works in (`agent/run`'s `folder`); absent: the server's default. */
+  folder?: FolderRef;
 }
+
+/** The runs of this window whose folder is remembered (their undo, their edits' paths). */
+const FOLDERS_KEPT = 1000;
 
 /** Approval questions start with this (server/approver.py); other message requests are not a run's. */
 const APPROVAL_PREFIX = 'agentls wants to run ';
@@ -97,6 +115,8 @@ export function newRunId(): string {
 
 export class Runs implements vscode.Disposable {
   private readonly active = new Map<string, ActiveRun>();
+  /** The folder of each run started in this window (the newest FOLDERS_KEPT). */
+  private readonly folders = new Map<string, { folder: FolderRef; name?: string }>();
   private latest: string | undefined;
   /** The outcome of the run that ended last. */
   lastOutcome: RunOutcome | undefined;
@@ -169,6 +189,11 @@ export class Runs implements vscode.Disposable {
   /** The params of the last `agent/run` sent (the end-to-end tests read what went out). */
   lastParams: RunParams | undefined;
 
+  /** The folder run `runId` worked in, if this window started it with one. */
+  folderOf(runId: string): FolderRef | undefined {
+    return this.folders.get(runId)?.folder;
+  }
+
   get activeRunIds(): string[] {
     return [...this.active.keys()];
   }
@@ -179,16 +204,23 @@ export class Runs implements vscode.Disposable {
 
   async run(client: LanguageClient, prompt: string, options: RunOptions, extras: RunExtras = {}): Promise<RunOutcome> {
     const runId = newRunId();
-    const view = new RunView(runId);
+    const folderName = shownFolderName(extras.folder);
+    if (extras.folder) {
+      this.folders.set(runId, { folder: extras.folder, name: folderName });
+      if (this.folders.size > FOLDERS_KEPT) {
+        this.folders.delete(this.folders.keys().next().value as string);
+      }
+    }
+    const view = new RunView(runId, folderName);
     const routed = extras.routed ?? false;
     const run: ActiveRun = { view, cancelRequested: false, client, routed };
     this.active.set(runId, run);
     this.latest = runId;
-    this.transcript.begin(runId, prompt, options.agent);
+    this.transcript.begin(runId, prompt, options.agent, folderName);
     this.statusBar.showRun(view);
     void setContext('agentls.running', true);
     this.changed.fire(runId);
-    this.events.fire({ type: 'runStarted', runId, sessionId: extras.sessionId, prompt: extras.shownPrompt ?? prompt, agent: options.agent, routed, worktree: extras.worktree });
+    this.events.fire({ type: 'runStarted', runId, sessionId: extras.sessionId, prompt: extras.shownPrompt ?? prompt, agent: options.agent, routed, worktree: extras.worktree, folder: extras.folder, folderName });
 
     const params: RunParams = {
       prompt,
@@ -199,9 +231,10 @@ export class Runs implements vscode.Disposable {
       ...(extras.worktree ? { worktree: { name: extras.worktree } } : {}),
       ...(extras.attachments?.length ? { attachments: extras.attachments } : {}),
       ...(extras.model ? { model: extras.model } : {}),
+      ...folderParam(extras.folder),
     };
     this.lastParams = params;
-    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps}${extras.model ? `, model ${extras.model}` : ''}${extras.worktree ? `, worktree ${extras.worktree}` : ''})`);
+    logInfo(`${Methods.run} ${runId} (agent ${options.agent}, confirmMode ${options.confirmMode}, maxSteps ${options.maxSteps}${extras.model ? `, model ${extras.model}` : ''}${extras.worktree ? `, worktree ${extras.worktree}` : ''}${params.folder ? `, folder ${params.folder}` : ''})`);
     let outcome: RunOutcome;
     try {
       const result = await client.sendRequest<RunResult>(Methods.run, params);
@@ -234,7 +267,7 @@ export class Runs implements vscode.Disposable {
   }
 
   private finalText(outcome: RunOutcome): string {
-    return finalStatusText(outcome.result, outcome.error, outcome.cancelled, this.toReview(outcome.runId));
+    return finalStatusText(outcome.result, outcome.error, outcome.cancelled, this.toReview(outcome.runId), this.folders.get(outcome.runId)?.name);
   }
 
   /** The user decided about changes under review: the final status counts them at once. */

@@ -60,10 +60,11 @@ export class Transcript {
     return run;
   }
 
-  begin(runId: string, prompt: string, agent: string): void {
+  /** `folder`: the name of the run's folder, given when the workspace has several. */
+  begin(runId: string, prompt: string, agent: string, folder?: string): void {
     this.track(runId);
     this.line('');
-    this.line(`━━ Agent run ${runId} (${agent}) ━━`);
+    this.line(`━━ Agent run ${runId} (${agent}${folder ? `, in ${folder}` : ''}) ━━`);
     this.line(`> ${truncate(prompt, 200)}`);
   }
 

@@ -90,7 +90,13 @@ function userItem(item: ItemOf<'user'>): HTMLElement {
   return h(
     'div',
     { class: 'msg user', 'data-kind': 'user' },
-    h('div', { class: 'who' }, item.agent ? `You → ${item.agent}` : 'You', modelsLabel(item.models)),
+    h(
+      'div',
+      { class: 'who' },
+      item.agent ? `You → ${item.agent}` : 'You',
+      item.folder ? h('span', { class: 'run-folder', 'data-folder': item.folder, title: `The run worked in the folder ${item.folder}` }, `in ${item.folder}`) : undefined,
+      modelsLabel(item.models),
+    ),
     h('div', { class: 'user-text' }, item.text),
     instructionsLine(item.instructions),
   );

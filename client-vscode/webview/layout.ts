@@ -63,6 +63,9 @@ function buildLayout() {
   const modelNotes = h('div', { id: 'model-notes', class: 'model-notes', hidden: '' });
   const selectionBox = h('input', { type: 'checkbox', id: 'selection' });
   const worktreeBox = h('input', { type: 'checkbox', id: 'worktree' });
+  // Drawn by folderPicker.ts, only when the workspace has several folders.
+  const folderSelect = h('select', { id: 'folder', 'aria-label': 'Folder the run works in' });
+  const folderField = h('label', { class: 'field folder-field', hidden: '' }, h('span', { class: 'folder-label' }, 'Folder'), folderSelect);
   const prompt = h('textarea', {
     id: 'prompt',
     rows: '3',
@@ -114,6 +117,7 @@ function buildLayout() {
         worktreeBox,
         ' Run in a worktree',
       ),
+      folderField,
     ),
   );
   const app = document.getElementById('app') as HTMLElement;
@@ -140,6 +144,8 @@ function buildLayout() {
     modelNotes,
     selectionBox,
     worktreeBox,
+    folderSelect,
+    folderField,
     prompt,
     commandList,
     commandNote,

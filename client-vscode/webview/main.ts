@@ -17,11 +17,13 @@ import { post } from './host';
 import { ui } from './layout';
 import { renderModels } from './modelPicker';
 import { showSessions, toggleSessions } from './sessions';
+import { renderFolders, setUpFolderPicker } from './folderPicker';
 import { state } from './state';
 import { renderWorktrees, toggleWorktrees } from './worktrees';
 
 setUpConversation();
 setUpComposer();
+setUpFolderPicker();
 
 // Links in the model's text open through the extension, never in the webview.
 document.addEventListener('click', (event) => {
@@ -46,11 +48,17 @@ function receive(message: ToWebview): void {
       ui.trustBar.hidden = !message.restricted;
       state.worktrees = message.worktrees;
       state.models = message.models;
+      state.folders = message.folders;
       state.queue.length = 0;
       applyOptions();
       renderModels();
+      renderFolders();
       render();
       renderWorktrees();
+      break;
+    case 'folders':
+      state.folders = message.picker;
+      renderFolders();
       break;
     case 'models':
       state.models = message.picker;

@@ -3,6 +3,7 @@
  * is not repeated here). The extension's snapshot replaces the conversation, the options,
  * the agents and the worktrees whenever the webview starts again.
  */
+import type { FolderPickerState } from '../src/folders';
 import type { IncrementalMarkdown } from '../src/panel/markdown';
 import type { PanelOptions } from '../src/panel/messages';
 import { loadingPicker, type ModelPickerState } from '../src/panel/modelPicker';
@@ -29,6 +30,8 @@ export interface PanelState {
   /** The model picker as the extension last drew it (src/panel/modelPicker.ts). */
   models: ModelPickerState;
   worktrees: WorktreeSessions;
+  /** The folder picker as the extension last drew it (src/folders.ts). */
+  folders: FolderPickerState;
   /** The user opened the worktree section (it also shows whenever there is a worktree to show). */
   worktreesOpen: boolean;
   /** The extension's actions not yet applied: they are, once per animation frame. */
@@ -64,6 +67,7 @@ export const state: PanelState = {
   agents: [],
   models: loadingPicker(),
   worktrees: emptyWorktrees(),
+  folders: { shown: false, options: [], selected: 'auto', locked: false, title: '' },
   worktreesOpen: false,
   queue: [],
   frame: 0,

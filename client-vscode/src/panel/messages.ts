@@ -2,6 +2,7 @@
  * The messages between the agent panel's webview and the extension (types only: both sides
  * import them; the webview bundle gets no code from here).
  */
+import type { FolderPickerState } from '../folders';
 import type { AgentInfo, AttachCandidate, Attachment, SlashCommandInfo, SessionInfo } from '../protocol';
 import type { Action, Conversation } from './model';
 import type { ModelPickerState } from './modelPicker';
@@ -21,7 +22,18 @@ export interface PanelOptions {
 
 /** Extension → webview. */
 export type ToWebview =
-  | { type: 'snapshot'; conversation: Conversation; options: PanelOptions; agents: AgentInfo[]; restricted: boolean; worktrees: WorktreeSessions; models: ModelPickerState }
+  | {
+      type: 'snapshot';
+      conversation: Conversation;
+      options: PanelOptions;
+      agents: AgentInfo[];
+      restricted: boolean;
+      worktrees: WorktreeSessions;
+      models: ModelPickerState;
+      folders: FolderPickerState;
+    }
+  /** The folder picker, drawn again (folders added or removed, another active editor, a new conversation). */
+  | { type: 'folders'; picker: FolderPickerState }
   /** The model picker, listed again (the panel opened, the settings changed). */
   | { type: 'models'; picker: ModelPickerState }
   /** The view's title-bar actions: show or hide the past sessions, the worktree sessions. */
@@ -52,6 +64,8 @@ export type FromWebview =
   /** The user started typing a prompt (sent when the prompt box stops being empty). */
   | { type: 'typing' }
   | { type: 'options'; options: PanelOptions }
+  /** The folder picker's choice: `auto` (the active editor's folder) or a folder's URI. */
+  | { type: 'pickFolder'; value: string }
   | { type: 'cancel' }
   /** Written while a run works: goes to that run (agent/message). */
   | { type: 'message'; text: string; mode: 'queue' | 'steer' }

@@ -4,6 +4,7 @@
  * no vscode: the extension keeps one copy (the truth, sent whole to a fresh webview) and the
  * webview applies the same actions to its own copy, so both always agree.
  */
+import type { FolderRef } from '../folders';
 import type {
   Compaction,
   ContextParams,
@@ -62,6 +63,8 @@ export type Item =
       runId: string;
       text: string;
       agent?: string;
+      /** The name of the folder the run worked in, when the workspace has several. */
+      folder?: string;
       /** The instruction files the model was given (AGENTS.md...), in the order read. */
       instructions?: string[];
       /** The models that answered, in order (mixed mode: the planner's, then the builder's). */
@@ -165,6 +168,9 @@ export type Item =
 export interface Conversation {
   /** The session the next run continues (undefined: a new session). */
   sessionId?: string;
+  /** The workspace folder the conversation works in: its session's record lives there, so
+   * every run of it works there (undefined: no run yet, the next run's folder is chosen). */
+  folder?: FolderRef;
   /** A past session shown from its record: no prompt until the user continues it. */
   readOnly: boolean;
   items: Item[];
@@ -183,7 +189,7 @@ export interface Conversation {
 }
 
 export type Action =
-  | { type: 'runStarted'; runId: string; sessionId?: string; prompt: string; agent?: string }
+  | { type: 'runStarted'; runId: string; sessionId?: string; prompt: string; agent?: string; folder?: FolderRef; folderName?: string }
   | { type: 'status'; params: StatusParams }
   | { type: 'stream'; params: StreamParams }
   | { type: 'step'; params: StepParams }
@@ -201,7 +207,7 @@ export type Action =
   /** A tool call started a command, mirrored in the run's terminal (agent/command). */
   | { type: 'commandStarted'; runId: string; callId: string }
   | { type: 'runEnded'; runId: string; result?: RunEnd; error?: string; cancelled: boolean }
-  | { type: 'sessionLoaded'; sessionId: string; entries: SessionEntry[] }
+  | { type: 'sessionLoaded'; sessionId: string; entries: SessionEntry[]; folder?: FolderRef }
   | { type: 'continueSession' }
   | { type: 'newSession' }
   | { type: 'checkpoints'; runIds: string[]; previews?: Record<string, UndoPreview> }
@@ -385,11 +391,20 @@ function bump(c: Conversation, patch: Partial<Conversation>): Conversation {
 export function reduce(c: Conversation, action: Action): Conversation {
   switch (action.type) {
     case 'runStarted': {
-      const user: Item = { kind: 'user', id: `u-${action.runId}`, rev: 0, runId: action.runId, text: action.prompt, agent: action.agent };
+      const user: Item = {
+        kind: 'user',
+        id: `u-${action.runId}`,
+        rev: 0,
+        runId: action.runId,
+        text: action.prompt,
+        agent: action.agent,
+        ...(action.folderName ? { folder: action.folderName } : {}),
+      };
       return bump(c, {
         items: [...c.items, user],
         runId: action.runId,
         sessionId: action.sessionId ?? c.sessionId,
+        folder: c.folder ?? action.folder,
         readOnly: false,
         state: 'preparing',
         stepText: undefined,
@@ -552,7 +567,7 @@ export function reduce(c: Conversation, action: Action): Conversation {
     case 'runEnded':
       return bump(endRun(c, action), c.runId === action.runId ? { runId: undefined, state: undefined, stepText: undefined } : {});
     case 'sessionLoaded':
-      return { ...fromEntries(action.sessionId, action.entries), rev: c.rev + 1 };
+      return { ...fromEntries(action.sessionId, action.entries), ...(action.folder ? { folder: action.folder } : {}), rev: c.rev + 1 };
     case 'continueSession':
       return bump(c, { readOnly: false });
     case 'newSession':

@@ -4,11 +4,19 @@
  * and gets it back whole when it loads again), starts runs, answers the runs' approvals and
  * questions from the webview's cards, lists and opens sessions, and opens links and edited
  * files in VS Code. The Output channel stays the log of every run.
+ *
+ * In a workspace of several folders the conversation works in one folder: the one picked in
+ * the panel's folder picker (remembered per window), else the active editor's, else the
+ * first; once it has a session, that session's folder. Its folder-scoped requests (sessions,
+ * checkpoints, commands, agents, worktrees) name that folder, and the paths its runs name
+ * open from it.
  */
 import * as vscode from 'vscode';
 import type { CancellationToken } from 'vscode-languageclient/node';
 import { undoRun } from '../checkpoints';
 import { activeFile, currentSelection } from '../commands';
+import { resolveInFolders } from '../folderPaths';
+import { AUTO_FOLDER, folderPicker, type FolderPickerState, type FolderRef } from '../folders';
 import { logError, logInfo } from '../logging';
 import { SHOW_TERMINAL_COMMAND } from '../commandTerminals';
 import { MANAGE_TRUST_COMMAND } from '../trust';
@@ -38,6 +46,7 @@ import { CANDIDATE_LIMIT, chipLabel } from './attachPicker';
 import type { ServerManager } from '../server';
 import { runOptions, type AgentSettings } from '../settings';
 import { setContext, type Ui } from '../vscodeapi';
+import { activeEditorFolder, chooseRunFolder, folderParam, openFolder, openFolders, PICKED_FOLDER_KEY } from '../workspaceFolders';
 import type { ConfirmChoice, FromWebview, PanelOptions, ToWebview } from './messages';
 import { emptyConversation, reduce, type Action, type Conversation } from './model';
 import { loadingPicker, modelPicker, unlistedCatalog, type ModelPickerState } from './modelPicker';
@@ -103,11 +112,69 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     this.disposables.push(
       runs.onEvent((event) => this.onRunEvent(event)),
       vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this),
-      vscode.commands.registerCommand(OPEN_EDIT_COMMAND, (path: unknown) => this.openFile(path)),
+      vscode.commands.registerCommand(OPEN_EDIT_COMMAND, (path: unknown, runId?: unknown) => this.openFile(path, runId)),
       vscode.commands.registerCommand(PANEL_COMMANDS.newSession, () => this.newSession()),
       vscode.commands.registerCommand(PANEL_COMMANDS.sessions, () => this.toWebview({ type: 'toggleSessions' })),
       vscode.commands.registerCommand(PANEL_COMMANDS.worktrees, () => this.toWebview({ type: 'toggleWorktrees' })),
+      // The picker names the active editor's folder, and lists the folders open now.
+      vscode.window.onDidChangeActiveTextEditor(() => this.postFolders()),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => void this.foldersChanged()),
     );
+  }
+
+  // -- folders ----------------------------------------------------------------------------
+
+  /** The folder picker's choice: `auto` (the active editor's folder) or a folder's URI. */
+  get pickedFolder(): string {
+    return this.context.workspaceState.get<string>(PICKED_FOLDER_KEY) ?? AUTO_FOLDER;
+  }
+
+  /** The folder the conversation's next run works in (its session's, else the one chosen),
+   * and so the folder the panel's lists (agents, commands, models, sessions...) are asked of;
+   * a session's folder that was removed is not asked of (the server no longer knows it). */
+  get folder(): FolderRef | undefined {
+    const own = this.conversation.folder;
+    return own && openFolder(own.uri) ? own : chooseRunFolder(this.pickedFolder);
+  }
+
+  /** The folder the panel's lists were last asked of. */
+  private listedFolder: string | undefined;
+
+  /** The folder picker as the panel shows it (tests read it). */
+  get folderPicker(): FolderPickerState {
+    return folderPicker(openFolders(), { picked: this.pickedFolder, active: activeEditorFolder()?.uri }, this.conversation.folder);
+  }
+
+  /** Pick the folder of the conversation's runs (`auto`: the active editor's); while the
+   * conversation has its folder, it applies from the next one. Also used by tests through
+   * the extension's API. */
+  async pickFolder(value: string): Promise<void> {
+    const known = value === AUTO_FOLDER || openFolder(value) !== undefined;
+    await this.context.workspaceState.update(PICKED_FOLDER_KEY, known ? value : AUTO_FOLDER);
+    logInfo(`Panel: folder ${known ? value : AUTO_FOLDER}`);
+    this.postFolders();
+  }
+
+  /** The picker drawn again; when the panel's folder is now another (a pick, another active
+   * editor, a new conversation, folders added or removed), what it lists is asked again. */
+  private postFolders(): void {
+    this.post({ type: 'folders', picker: this.folderPicker });
+    const now = this.folder?.uri;
+    if (now !== this.listedFolder && this.webviewReady) {
+      this.listedFolder = now;
+      void this.loadAgents();
+      void this.refreshWorktrees();
+      void this.refreshModels();
+    }
+  }
+
+  /** Folders were added or removed: a picked folder that is gone falls back to the active editor's. */
+  private async foldersChanged(): Promise<void> {
+    const picked = this.pickedFolder;
+    if (picked !== AUTO_FOLDER && !openFolder(picked)) {
+      await this.context.workspaceState.update(PICKED_FOLDER_KEY, AUTO_FOLDER);
+    }
+    this.postFolders();
   }
 
   setRestricted(restricted: boolean): void {
@@ -163,7 +230,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       catalog = { catalog: unlistedCatalog(this.settings().model, 'The server is not running.'), listed: false };
     } else {
       try {
-        catalog = { catalog: await client.sendRequest<ModelCatalog>(Methods.models, {}), listed: true };
+        catalog = { catalog: await client.sendRequest<ModelCatalog>(Methods.models, { ...folderParam(this.folder) }), listed: true };
       } catch (error) {
         logError(`${Methods.models} failed`, error);
         const why = error instanceof Error ? error.message : String(error);
@@ -261,7 +328,11 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
 
   private apply(action: Action): void {
     const wasRunning = this.conversation.runId !== undefined;
+    const folderBefore = this.conversation.folder?.uri;
     this.conversation = reduce(this.conversation, action);
+    if (this.conversation.folder?.uri !== folderBefore) {
+      this.postFolders();
+    }
     const running = this.conversation.runId !== undefined;
     if (running !== wasRunning) {
       void setContext(RUNNING_CONTEXT, running);
@@ -305,7 +376,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       if (!event.routed) {
         return;
       }
-      this.apply({ type: 'runStarted', runId: event.runId, sessionId: event.sessionId, prompt: event.prompt, agent: event.agent });
+      this.apply({ type: 'runStarted', runId: event.runId, sessionId: event.sessionId, prompt: event.prompt, agent: event.agent, folder: event.folder, folderName: event.folderName });
       return;
     }
     if (event.type === 'command') {
@@ -347,7 +418,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      const result = await client.sendRequest<CheckpointsResult>(Methods.checkpoints, { sessionId });
+      const result = await client.sendRequest<CheckpointsResult>(Methods.checkpoints, { sessionId, ...folderParam(this.folder) });
       if (this.conversation.sessionId === sessionId) {
         const previews = Object.fromEntries(result.runs.flatMap((run) => (run.undo ? [[run.runId, run.undo]] : [])));
         this.apply({ type: 'checkpoints', runIds: result.runs.map((run) => run.runId), previews });
@@ -390,7 +461,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     if (!client) {
       return undefined;
     }
-    const result = await undoRun(client, this.ui, runId);
+    const result = await undoRun(client, this.ui, runId, this.runs.folderOf(runId) ?? this.folder);
     if (result?.restoreRunId) {
       this.apply({ type: 'restored', result });
     }
@@ -455,8 +526,10 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
           restricted: this.restricted,
           worktrees: this.worktreeSessions,
           models: this.models,
+          folders: this.folderPicker,
         });
         this.webviewReady = true;
+        this.listedFolder = this.folder?.uri;
         for (const pending of this.pending.splice(0)) {
           this.post(pending);
         }
@@ -466,6 +539,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
         return;
       case 'options':
         await this.setOptions(message.options);
+        return;
+      case 'pickFolder':
+        await this.pickFolder(message.value);
         return;
       case 'typing':
         await this.preparer.prepare();
@@ -577,11 +653,18 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     if (prompt.trim() === '' || this.conversation.runId || this.conversation.readOnly) {
       return;
     }
+    const folder = this.folder;
+    if (this.conversation.folder && !openFolder(this.conversation.folder.uri)) {
+      void this.ui.showWarningMessage(
+        `Agent: this conversation works in the folder ${this.conversation.folder.name}, which is no longer in the workspace. Start a new session to run in another folder.`,
+      );
+      return;
+    }
     const client = await this.server.ready();
     if (!client) {
       return; // the server manager told the user why
     }
-    const selection = options.includeSelection ? currentSelection() : undefined;
+    const selection = options.includeSelection ? currentSelection(folder) : undefined;
     const base = runOptions(this.settings(), options.agent);
     const context = [
       ...(selection ? [`${selection.path}:${selection.startLine}-${selection.endLine}`] : []),
@@ -594,8 +677,9 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       sessionId: this.conversation.sessionId,
       shownPrompt: shown,
       routed: true,
-      activeFile: activeFile(),
+      activeFile: activeFile(folder),
       attachments,
+      folder,
     });
   }
 
@@ -615,27 +699,41 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     }
     const worktree = name ?? worktreeName(this.worktreeSessions.runs.length);
     const base = runOptions(this.settings(), options.agent);
+    // Not the conversation's: the folder chosen now.
+    const folder = chooseRunFolder(this.pickedFolder);
+    if (folder) {
+      this.worktreeFolders.set(worktree, folder);
+    }
     // The selection's path is the same in the worktree, a copy of the user's tree.
-    const selection = options.includeSelection ? currentSelection() : undefined;
+    const selection = options.includeSelection ? currentSelection(folder) : undefined;
     const context = [
       ...(selection ? [`${selection.path}:${selection.startLine}-${selection.endLine}`] : []),
       ...attachments.map(chipLabel),
     ];
     const shown = context.length ? `${prompt.trim()}\n\n(with ${context.join(', ')})` : prompt.trim();
     const model = this.pickerFor(options.model).runModel;
-    await this.runs.run(client, buildPrompt(prompt, selection), { ...base, confirmMode: options.confirmMode }, { model, shownPrompt: shown, worktree, attachments });
+    await this.runs.run(client, buildPrompt(prompt, selection), { ...base, confirmMode: options.confirmMode }, { model, shownPrompt: shown, worktree, attachments, folder });
     return worktree;
   }
 
-  /** Ask the server which worktrees the repository holds (on a run's end, on demand). */
+  /** The folder of each worktree the panel knows (its run's folder, or the folder it was listed from). */
+  private readonly worktreeFolders = new Map<string, FolderRef>();
+
+  /** Ask the server which worktrees the repository of the chosen folder holds (on a run's end, on demand). */
   async refreshWorktrees(): Promise<void> {
     const client = await this.server.ready();
     if (!client) {
       this.applyWorktrees({ type: 'listFailed', error: 'The server is not running.' });
       return;
     }
+    const folder = chooseRunFolder(this.pickedFolder);
     try {
-      const result = await client.sendRequest<WorktreesResult>(Methods.worktrees, {});
+      const result = await client.sendRequest<WorktreesResult>(Methods.worktrees, { ...folderParam(folder) });
+      if (folder) {
+        for (const worktree of result.worktrees) {
+          this.worktreeFolders.set(worktree.name, folder);
+        }
+      }
       this.applyWorktrees({ type: 'listed', worktrees: result.worktrees });
     } catch (error) {
       logError(`${Methods.worktrees} failed`, error);
@@ -655,11 +753,12 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     }
     this.applyWorktrees({ type: 'busy', name });
     try {
-      const result = await client.sendRequest<ApplyWorktreeResult>(Methods.applyWorktree, { name });
+      const folder = this.worktreeFolders.get(name) ?? chooseRunFolder(this.pickedFolder);
+      const result = await client.sendRequest<ApplyWorktreeResult>(Methods.applyWorktree, { name, ...folderParam(folder) });
       logInfo(`${Methods.applyWorktree} ${name}: ${result.status}`);
       this.applyWorktrees({ type: 'applied', name, result });
       if (result.status === 'applied' && result.files.length > 0) {
-        await this.openFile(result.files[0]);
+        await this.openIn(folder, result.files[0]);
       }
       return result;
     } catch (error) {
@@ -687,7 +786,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     }
     this.applyWorktrees({ type: 'busy', name });
     try {
-      const result = await client.sendRequest<DiscardWorktreeResult>(Methods.discardWorktree, { name });
+      const folder = this.worktreeFolders.get(name) ?? chooseRunFolder(this.pickedFolder);
+      const result = await client.sendRequest<DiscardWorktreeResult>(Methods.discardWorktree, { name, ...folderParam(folder) });
       logInfo(`${Methods.discardWorktree} ${name}: ${result.discarded}`);
       this.applyWorktrees({ type: 'discarded', name });
       return result.discarded;
@@ -708,7 +808,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      const params: AttachCandidatesParams = { query, limit: CANDIDATE_LIMIT };
+      const params: AttachCandidatesParams = { query, limit: CANDIDATE_LIMIT, ...folderParam(this.folder) };
       const result = await client.sendRequest<AttachCandidatesResult>(Methods.attachCandidates, params);
       this.post({ type: 'attachCandidates', seq, items: result.items, notes: result.notes });
     } catch (error) {
@@ -723,7 +823,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      const result = await client.sendRequest<AgentsResult>(Methods.agents, {});
+      const result = await client.sendRequest<AgentsResult>(Methods.agents, { ...folderParam(this.folder) });
       this.agents = result.agents;
       this.post({ type: 'agents', agents: this.agents });
     } catch (error) {
@@ -739,13 +839,16 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      const result = await client.sendRequest<SlashCommandsResult>(Methods.commands, {});
+      const result = await client.sendRequest<SlashCommandsResult>(Methods.commands, { ...folderParam(this.folder) });
       this.post({ type: 'commands', commands: result.commands, problems: result.problems });
     } catch (error) {
       logError(`${Methods.commands} failed`, error);
       this.post({ type: 'commands', commands: [], problems: [], error: error instanceof Error ? error.message : String(error) });
     }
   }
+
+  /** The folder whose sessions the panel listed last (a session opened from the list is its). */
+  private sessionsFolder: FolderRef | undefined;
 
   private async listSessions(): Promise<void> {
     const client = await this.server.ready();
@@ -754,7 +857,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      const result = await client.sendRequest<SessionsResult>(Methods.sessions, {});
+      this.sessionsFolder = this.folder;
+      const result = await client.sendRequest<SessionsResult>(Methods.sessions, { ...folderParam(this.sessionsFolder) });
       this.post({ type: 'sessions', sessions: result.sessions });
     } catch (error) {
       logError(`${Methods.sessions} failed`, error);
@@ -771,9 +875,11 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
       return;
     }
     try {
-      const result = await client.sendRequest<SessionResult>(Methods.session, { sessionId });
+      // The sessions listed were that folder's: the session opened works there.
+      const folder = this.sessionsFolder ?? this.folder;
+      const result = await client.sendRequest<SessionResult>(Methods.session, { sessionId, ...folderParam(folder) });
       logInfo(`Panel: opened session ${sessionId} (${result.entries.length} entries)`);
-      this.apply({ type: 'sessionLoaded', sessionId: result.sessionId, entries: result.entries });
+      this.apply({ type: 'sessionLoaded', sessionId: result.sessionId, entries: result.entries, folder });
       await this.refreshCheckpoints();
     } catch (error) {
       logError(`${Methods.session} ${sessionId} failed`, error);
@@ -794,17 +900,26 @@ export class AgentPanel implements vscode.WebviewViewProvider, QuestionRouter, v
     await this.openFile(trimmed.split('#')[0]);
   }
 
-  /** Open a workspace file: one the agent edited (inline review may take over that command), an instruction file. */
-  private async openFile(path: unknown): Promise<void> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (typeof path !== 'string' || path === '' || !folder) {
+  /**
+   * Open a workspace file: one the agent edited (inline review may take over that command), an
+   * instruction file, a link. A relative path is the folder's of run `runId` (else the
+   * conversation's): the server names paths relative to the run's folder.
+   */
+  private async openFile(path: unknown, runId?: unknown): Promise<void> {
+    const folder = (typeof runId === 'string' ? this.runs.folderOf(runId) : undefined) ?? this.folder;
+    await this.openIn(folder, path);
+  }
+
+  private async openIn(folder: FolderRef | undefined, path: unknown): Promise<void> {
+    if (typeof path !== 'string' || path === '') {
       return;
     }
-    const uri = path.startsWith('/') ? vscode.Uri.file(path) : vscode.Uri.joinPath(folder.uri, path);
-    if (!uri.fsPath.startsWith(folder.uri.fsPath)) {
+    const file = resolveInFolders(openFolders(), folder, path);
+    if (!file) {
       logInfo(`Panel: refused to open ${path} (outside the workspace)`);
       return;
     }
+    const uri = vscode.Uri.file(file);
     try {
       await vscode.window.showTextDocument(uri, { preview: true });
     } catch (error) {

@@ -181,14 +181,14 @@ export class ReviewController implements vscode.Disposable {
     return count;
   }
 
-  /** In the user's words, a run's edit of `file` (workspace-relative) that waits for
-   * review: "calc.py: 2 changes waiting for your review (already saved by auto-save)". */
-  describeEdit(runId: string, file: string): string | undefined {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder || !file) {
+  /** In the user's words, a run's edit of `file` (relative to `folder`, the run's folder;
+   * default the first) that waits for review: "calc.py: 2 changes waiting for your review
+   * (already saved by auto-save)". */
+  describeEdit(runId: string, file: string, folder: vscode.Uri | undefined = vscode.workspace.workspaceFolders?.[0]?.uri): string | undefined {
+    if (!file || (!folder && !path.isAbsolute(file))) {
       return undefined;
     }
-    const uri = path.isAbsolute(file) ? vscode.Uri.file(file) : vscode.Uri.joinPath(folder.uri, file);
+    const uri = path.isAbsolute(file) ? vscode.Uri.file(file) : vscode.Uri.joinPath(folder!, file);
     const review = this.review(uri);
     const count = review?.hunks.filter((h) => h.ids.some((id) => runOfHunk(id) === runId)).length ?? 0;
     if (count === 0) {

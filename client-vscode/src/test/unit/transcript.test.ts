@@ -106,6 +106,12 @@ describe('Transcript', () => {
     shows('\n━━ Agent run r9 (build) ━━\n> do it\nDone.\n━━ success · 2 steps · 1.3 s · 99 tokens ━━\n');
   });
 
+  it('names the run’s folder when it is given (a workspace of several folders)', () => {
+    const { transcript, shows } = make();
+    transcript.begin('r1', 'go', 'build', 'web');
+    shows('\n━━ Agent run r1 (build, in web) ━━\n> go\n');
+  });
+
   it('ends a failed or cancelled run', () => {
     const { transcript, shows } = make();
     transcript.end('a', undefined, 'boom');

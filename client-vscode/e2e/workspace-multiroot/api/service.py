@@ -1,0 +1,2 @@
+def health() -> str:
+    return "ok"
