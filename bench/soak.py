@@ -773,6 +773,8 @@ async def main() -> None:
 
     from agentls.agent.llm.scripted_server_process import spawn_scripted_server
 
+    measured = commit()  # the tree the server runs, before anything is committed meanwhile
+
     with tempfile.TemporaryDirectory(prefix="agentls-soak-user-") as user:
         # A user config of its own: the trust and the MCP approval the soak gives.
         os.environ["AGENTLS_CONFIG_DIR"] = user
@@ -801,7 +803,7 @@ async def main() -> None:
                 progress=show,
                 verbose=args.verbose,
             )
-    print(f"commit {commit()}, {datetime.date.today().isoformat()}, {os.cpu_count()} cores")
+    print(f"commit {measured}, {datetime.date.today().isoformat()}, {os.cpu_count()} cores")
     print()
     print(report.table())
     print()
