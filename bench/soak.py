@@ -29,8 +29,9 @@ zombies (from ``/proc``), the sessions and the bytes of session files and checkp
 disk, and the pings since the previous record (p50, p99).
 
 Goals, after warm-up (the first tenth of the runs): RSS grows at most 10 MB per 100 runs in
-each process (the slope of a least-squares line); descriptors, threads and children are
-back to their baseline (the first record after warm-up) at every record; no zombies;
+each process (the slope of a least-squares line); descriptors and children are back to
+their baseline (the first record after warm-up) at every record, threads too within the
+idle threads asyncio's default executor keeps (min(32, cores + 4)); no zombies;
 ping p99 in the last tenth at most 1.5x the first tenth's; at most ``sessions.keep``
 sessions on disk (the retention the soak sets: the oldest are removed with their
 checkpoints, each session's checkpoints are capped at 64 MiB).
