@@ -32,6 +32,7 @@ from agentls.agent.checkpoints import (
     CheckpointStore,
     edited_recently,
 )
+from agentls.agent.checkpoints.retention import prune_sessions
 from agentls.agent.config.agents import MIXED, AgentRegistry
 from agentls.agent.config.model_choice import chosen_model
 from agentls.agent.config.models import AgentConfig, AppConfig, HookEvent
@@ -247,6 +248,9 @@ async def _run_to_the_end(
         agent = resolve_agent(config, request)
     except AgentError as exc:  # a session id that names no file; an unknown agent
         return RunOutcome(_failed(config, exc, observer), run_id, session_id, request.agent)
+    if not session.entries:
+        # A new session: the folder keeps the most recent ``sessions.keep``.
+        await asyncio.to_thread(prune_sessions, store, config.sessions.keep, starting=session_id)
     if prepared.action in ("show_model", "switch_model"):
         return await _model_command(prepared, session, config, agent, run_id, observer)
     models = RunModels(

@@ -37,7 +37,6 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.uris import to_fs_path
 
-from agentls.agent.folder.runs import RunTicket
 from agentls.agent.policy.approval import BaseApprover, EditReview
 from agentls.agent.sessions.recorder import RecordingApprover, SessionRecorder
 from agentls.agent.sessions.store import SessionStore
@@ -76,13 +75,30 @@ def client_reviews_inline(caps: lsp.ClientCapabilities | None) -> bool:
     return isinstance(ours, dict) and ours.get("inlineReview") is True
 
 
+#: The hunks a server remembers, and the sessions whose news waits for their next run:
+#: beyond these the oldest are forgotten (a decision about a forgotten hunk is answered as
+#: unknown), so a server that lives for weeks of edits keeps a bounded book.
+MAX_HUNKS = 4096
+MAX_SESSIONS_WITH_NEWS = 256
+
+
+@dataclass(frozen=True)
+class HunkOwner:
+    """Whose edit a hunk is: the ids alone. The book outlives the runs, so it must not hold
+    a run's handle (its task, outcome, observer and progress would live as long as the
+    server)."""
+
+    run_id: str
+    session_id: str
+
+
 #: Whose hunks are those of an edit sent outside any run.
-NO_RUN = RunHandle(RunTicket("", ""))
+NO_RUN = HunkOwner("", "")
 
 
 @dataclass
 class PendingHunk:
-    run: RunHandle
+    run: HunkOwner
     path: str
     index: int
     summary: str
@@ -142,10 +158,10 @@ class InlineReviews:
 
     def track(self, run: RunHandle | None, ids: dict[str, tuple[str, int, str]]) -> None:
         """Remember the hunks of an edit being sent: id -> (path, index, summary)."""
-        if run is None:
-            run = NO_RUN
+        owner = NO_RUN if run is None else HunkOwner(run.run_id, run.session_id)
         for ident, (path, index, summary) in ids.items():
-            self.hunks[ident] = PendingHunk(run, path, index, summary)
+            self.hunks[ident] = PendingHunk(owner, path, index, summary)
+        _forget_oldest(self.hunks, MAX_HUNKS)
 
     def sent(self, ids: Sequence[str]) -> int:
         """The client answered the edit: decisions from now on are news to the model.
@@ -251,7 +267,7 @@ class InlineReviews:
                 continue
             if not session:
                 continue  # no model ever made it
-            news = self._news.setdefault(session, _News())
+            news = self._news_of(session)
             news.told_elsewhere.discard(item.id)
             if item.outcome == (hunk.heard or "pending"):
                 news.hunks.pop(item.id, None)  # back to what the model last heard
@@ -263,7 +279,7 @@ class InlineReviews:
                 del self._news[session]
         path = next((self.hunks[h.id].path for h in params.hunks if h.id in self.hunks), "")
         for session in waiting:
-            news = self._news.setdefault(session, _News())
+            news = self._news_of(session)
             for kind in _file_notes(params):
                 news.files.add((path, kind))
                 news.told_elsewhere.discard(f"{path}\0{kind}")
@@ -276,6 +292,15 @@ class InlineReviews:
             if store is not None and hunk.run.session_id:
                 await _record(store, hunk, item, params.version, describe(hunk, item))
         return "\n".join(describe(hunk, item) for hunk, item in decided)
+
+    def _news_of(self, session: str) -> _News:
+        """The news waiting for ``session``'s model (a session that the user never
+        continues keeps it until it is among the oldest of ``MAX_SESSIONS_WITH_NEWS``)."""
+        news = self._news.get(session)
+        if news is None:
+            news = self._news[session] = _News()
+            _forget_oldest(self._news, MAX_SESSIONS_WITH_NEWS)
+        return news
 
     def _tell(
         self,
@@ -303,6 +328,12 @@ class InlineReviews:
             self._notify(DELIVERY_METHOD, params.to_wire())
         except Exception:  # the model's news must not depend on the client hearing this
             log.exception("could not send %s", DELIVERY_METHOD)
+
+
+def _forget_oldest(table: dict[str, Any], limit: int) -> None:
+    """Drop the entries first put in ``table`` until it holds ``limit``."""
+    while len(table) > limit:
+        del table[next(iter(table))]
 
 
 def _fs(uri: str) -> str:

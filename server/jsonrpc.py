@@ -37,6 +37,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.protocol import LanguageServerProtocol
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from agentls.server.protocol import Method
 
 log = logging.getLogger(__name__)
@@ -170,6 +172,19 @@ class AgentProtocol(LanguageServerProtocol):
         #: None when none waits.
         self._held: list[dict[str, Any]] | None = None
         super().__init__(server, converter)
+
+    # -- handled notifications -----------------------------------------------------------
+    def _check_handler_result(self, future: Future[Any]) -> None:
+        """A notification is handled. pygls keeps the future of every notification whose
+        handler is a generator (its own ``didOpen``, ``didChange``, ``didClose``...), a
+        coroutine or a thread, in its table of requests in flight under an id it makes up,
+        and only a request's answer removes an entry: a day of typing (a ``didChange`` a
+        keystroke) would keep one future each. Removed here, by identity."""
+        for msg_id, pending in list(self._request_futures.items()):
+            if pending is future:
+                self._request_futures.pop(msg_id, None)
+                break
+        super()._check_handler_result(future)
 
     # -- the types ----------------------------------------------------------------------
     # (pygls declares both through functools.lru_cache, which mypy takes for another type)

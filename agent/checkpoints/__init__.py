@@ -7,7 +7,9 @@ The package, by concern:
 * ``files``: ``CheckpointingFiles``, the FileAccess every tool write passes through;
 * ``probe``: ``CheckpointingProbe``, the files a command changed behind it;
 * ``restoring``: the plan that puts the workspace back before a run, and applying it;
-* ``queries``: the runs that have a checkpoint, the store of a run, the files edited lately.
+* ``queries``: the runs that have a checkpoint, the store of a run, the files edited lately;
+* ``retention``: ``sessions.keep``, the least recently used sessions removed with their
+  checkpoints.
 
 The names the rest of the code uses are importable from here.
 """

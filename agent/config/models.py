@@ -475,6 +475,13 @@ class SessionsConfig(_Strict):
         description="Directory of the session files (one JSONL file per session), relative "
         "to the workspace root; never indexed.",
     )
+    keep: int = Field(
+        200,
+        ge=0,
+        description="How many sessions the folder keeps: when a run starts a new session, the "
+        "least recently used beyond this many are removed with their checkpoints (each "
+        "session's checkpoints hold at most 64 MiB). 0 keeps every session.",
+    )
 
 
 class EditorConfig(_Strict):

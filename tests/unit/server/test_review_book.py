@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as lsp
 
 from agentls.agent.folder.runs import RunTicket
@@ -241,3 +242,47 @@ def test_an_auto_save_report_is_used_by_the_next_edit_of_that_file_only() -> Non
     )
     assert "already saved" in book.pending_note([("a.py", "file:///w/a.py")])
     assert book.pending_note([("a.py", "file:///w/a.py")]) == PENDING_NOTE
+
+
+async def test_the_book_does_not_keep_an_ended_run_alive() -> None:
+    """A hunk names its run by ids: the handle (its task, outcome, observer) is freed when
+    the run ends, however long the hunk stays under review."""
+    import gc
+    import weakref
+
+    book = InlineReviews()
+    run = RunHandle(RunTicket("r9", "s9"))
+    book.track(run, {"h9": ("a.py", 1, "+1 −1 at line 2")})
+    book.sent(["h9"])
+    book.run_started(run)
+    book.run_ended(run)
+    await book.decide(_params({"id": "h9", "outcome": "undone"}), None)
+    gone = weakref.ref(run)
+    del run
+    gc.collect()
+    assert gone() is None
+    assert book.hunks["h9"].run.session_id == "s9"
+
+
+async def test_the_book_forgets_the_oldest_hunks_and_news_beyond_its_bounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentls.server import inline_review
+
+    monkeypatch.setattr(inline_review, "MAX_HUNKS", 3)
+    monkeypatch.setattr(inline_review, "MAX_SESSIONS_WITH_NEWS", 2)
+    told: list[dict[str, object]] = []
+    book = InlineReviews(notify=lambda _m, p: told.append(p))
+    for n in range(5):
+        # One edit per session, decided after its run: news for a next run that never comes.
+        book.track(RunHandle(RunTicket(f"r{n}", f"s{n}")), {f"h{n}": ("a.py", 1, "+1 −1")})
+        book.sent([f"h{n}"])
+        await book.decide(_params({"id": f"h{n}", "outcome": "kept"}), None)
+    assert list(book.hunks) == ["h2", "h3", "h4"]
+    assert list(book._news) == ["s3", "s4"]
+    # A decision about a forgotten hunk is answered as unknown, as another server's is.
+    await book.decide(_params({"id": "h0", "outcome": "undone"}), None)
+    assert told[-1]["state"] == "unknown" and told[-1]["hunks"] == ["h0"]
+    # The sessions still remembered hear their news.
+    (message,) = book.run_started(RunHandle(RunTicket("r5", "s4")))()
+    assert "kept" in message

@@ -68,3 +68,38 @@ def test_a_servers_file_access_uses_that_servers_lock_and_book(tmp_path: Path) -
     assert again.edit_lock is one.edit_lock
     assert isinstance(again.confirmation, InlineReview)
     assert again.confirmation.reviews is one.reviews
+
+
+async def test_handled_notifications_leave_no_future_behind(tmp_path: Path) -> None:
+    """pygls keeps a future per notification (a ``didChange`` per keystroke) in its table
+    of requests in flight; the server's protocol removes it once the notification is
+    handled, so a day of typing keeps nothing."""
+    import asyncio
+
+    from pygls.uris import from_fs_path
+    from pygls.workspace import Workspace
+
+    server = build_server()
+    protocol = server.protocol
+    protocol._workspace = Workspace(from_fs_path(str(tmp_path)))  # as initialize makes it
+    uri = from_fs_path(str(tmp_path / "a.py")) or ""
+
+    def notify(method: str, params: dict[str, object]) -> None:
+        protocol.handle_message(
+            protocol.structure_message({"jsonrpc": "2.0", "method": method, "params": params})
+        )
+
+    document = {"uri": uri, "languageId": "python", "version": 1, "text": ""}
+    notify("textDocument/didOpen", {"textDocument": document})
+    for version in range(2, 52):
+        notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": "x" * version}],
+            },
+        )
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert server.workspace.get_text_document(uri).source == "x" * 51
+    assert protocol._request_futures == {}
