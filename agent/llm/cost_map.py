@@ -95,10 +95,9 @@ def cost_per_token(model: str, prompt_tokens: int, completion_tokens: int) -> tu
     if found is None:
         raise KeyError(f"{model} is not in litellm's model list")
     info = found[1]
+    # A listed model without a rate costs nothing, as litellm counts it.
     prompt_rate = _rate(info, "input", prompt_tokens)
     completion_rate = _rate(info, "output", prompt_tokens)
-    if prompt_rate is None and completion_rate is None:
-        raise KeyError(f"litellm's model list has no price for {model}")
     return prompt_tokens * (prompt_rate or 0.0), completion_tokens * (completion_rate or 0.0)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import threading
 import weakref
 from collections.abc import AsyncIterator, Iterator, Mapping
@@ -166,7 +167,7 @@ def _error_for_status(response: httpx.Response, body: bytes, provider: str) -> O
 
 
 def _transport_error(exc: Exception, provider: str) -> OpenAIHttpError:
-    import httpx
+    httpx = _httpx()
 
     if isinstance(exc, httpx.TimeoutException):
         return Timeout(f"OpenAIException - Request timed out: {exc!r}", llm_provider=provider)
@@ -191,7 +192,7 @@ class ChunkStream:
         return self
 
     async def __anext__(self) -> dict[str, Any]:
-        import httpx
+        httpx = _httpx()
 
         while not self._done:
             try:
@@ -289,7 +290,7 @@ class OpenAIHttp:
         keeps its connections, as litellm's client does, since each costs a TLS handshake."""
         import asyncio
 
-        import httpx
+        httpx = _httpx()
 
         from agentls.agent.llm.local_servers import is_loopback
 
@@ -316,7 +317,7 @@ class OpenAIHttp:
         stream_options: dict[str, Any] | None = None,
         **_ignored: Any,  # max_retries, num_retries: the adapter retries itself
     ) -> Any:
-        import httpx
+        httpx = _httpx()
 
         provider = "litellm_proxy" if model.startswith(PROXY_PREFIX) else "openai"
         if not api_base:
@@ -374,7 +375,8 @@ class OpenAIHttp:
         found = cost_map.model_entry(model)
         if found is None:
             raise KeyError(f"{model} is not in litellm's model list")
-        return found[1]
+        # litellm's own answer names a price even where its list gives none.
+        return {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0, **found[1]}
 
     def get_llm_provider(self, model: str) -> tuple[str, str, None, None]:
         provider = "litellm_proxy" if model.startswith(PROXY_PREFIX) else "openai"
@@ -412,6 +414,23 @@ def _load_quietly() -> None:
         _litellm.import_litellm_sync()
     except Exception:  # counts stay estimates; the calls never needed it
         log.debug("litellm could not be imported for token counts", exc_info=True)
+
+
+def _httpx() -> Any:
+    """httpx, imported without its command-line client: with rich and click installed,
+    ``import httpx`` loads them for it too, half of its ~0.25 s."""
+    module = sys.modules.get("httpx")
+    if module is not None:
+        return module
+    blocked = "httpx._main" not in sys.modules
+    if blocked:
+        sys.modules["httpx._main"] = None  # type: ignore[assignment]  # its ImportError path
+    try:
+        import httpx
+    finally:
+        if blocked and sys.modules.get("httpx._main", 0) is None:
+            del sys.modules["httpx._main"]
+    return httpx
 
 
 def wire_model(model: str) -> str:
