@@ -5,7 +5,8 @@ an ``id``). The parent sends::
     {"id": 7, "op": "stream" | "complete", "config": {LLMConfig}, "messages": [...], "tools": [...]}
     {"id": 8, "op": "count", "config": {LLMConfig}, "messages": [...]}
     {"id": 9, "op": "check", "config": {LLMConfig}}
-    {"id": 10, "op": "models", "ids": ["openai/gpt-4o", ...], "providers": ["openai", ...]}
+    {"id": 10, "op": "models", "ids": ["openai/gpt-4o", ...], "providers": ["openai", ...],
+     "from_file": false}
     {"id": 11, "op": "warm", "config": {LLMConfig}}
     {"id": 7, "op": "cancel"}
 
@@ -23,7 +24,8 @@ is answered by one ``counts`` frame (the priming and each message's tokens) or a
     {"id": 11, "kind": "warm", "litellm": true}
 
 ``check`` runs the checks made before a run's first call (``agent.llm.model_check``): its
-error is an ``LLMSetupError``. ``models`` is litellm's part of ``agent.llm.available``.
+error is an ``LLMSetupError``. ``models`` is litellm's part of ``agent.llm.available``
+(``from_file``: read from litellm's list file, without importing it).
 ``warm`` loads now what the config's calls need (litellm, unless ``openai_http`` makes
 them) and says whether litellm is loaded.
 

@@ -87,7 +87,7 @@ class Worker:
             if op == "models":
                 ids = [str(i) for i in frame.get("ids") or []]
                 providers = [str(p) for p in frame.get("providers") or []]
-                work = self._models(call_id, ids, providers)
+                work = self._models(call_id, ids, providers, bool(frame.get("from_file")))
             elif op == "check":
                 work = self._check(call_id, self._adapter(frame.get("config")))
             elif op == "warm":
@@ -194,12 +194,16 @@ class Worker:
             return
         self._send({"id": call_id, "kind": "warm", "litellm": _litellm.loaded() is not None})
 
-    async def _models(self, call_id: int, ids: list[str], providers: list[str]) -> None:
-        """What litellm knows of ``ids`` and the models it lists for ``providers``."""
+    async def _models(
+        self, call_id: int, ids: list[str], providers: list[str], from_file: bool
+    ) -> None:
+        """What litellm knows of ``ids`` and the models it lists for ``providers``
+        (``from_file``: read from its list file, without importing it)."""
+        from agentls.agent.llm import openai_http
         from agentls.agent.llm.model_facts import known_models
 
         try:
-            litellm = await _litellm.load_litellm()
+            litellm: Any = openai_http.client() if from_file else await _litellm.load_litellm()
             known = await asyncio.to_thread(known_models, litellm, ids, providers)
         except Exception as exc:
             self._send({"id": call_id, "kind": "error", "error": error_to_wire(exc)})

@@ -105,9 +105,13 @@ class ModelWorker(WorkerRPC):
         frame = await self.one_answer("warm", {"config": config.model_dump(mode="json")})
         return bool(frame.get("litellm"))
 
-    async def known_models(self, ids: list[str], providers: list[str]) -> KnownModels:
-        """litellm's part of ``agent.llm.available``, answered by the worker."""
-        frame = await self.one_answer("models", {"ids": ids, "providers": providers})
+    async def known_models(
+        self, ids: list[str], providers: list[str], *, from_file: bool = False
+    ) -> KnownModels:
+        """litellm's part of ``agent.llm.available``, answered by the worker (``from_file``:
+        from litellm's list file, without importing it)."""
+        fields = {"ids": ids, "providers": providers, "from_file": from_file}
+        frame = await self.one_answer("models", fields)
         return KnownModels.model_validate(frame.get("known") or {})
 
 
