@@ -28,6 +28,7 @@ RUN_MODULES = (
     "agentls.agent.exec.process",
     "agentls.agent.exec.sandbox",
     "agentls.agent.policy.shell_policy",
+    "bashlex",  # imported by shell_policy at the first command: its parser tables
     "agentls.agent.tools.edit",
     "agentls.agent.tools.exec",
     "agentls.agent.tools.files",
