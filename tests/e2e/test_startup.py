@@ -13,11 +13,21 @@ from agentls_e2e import LspFactory, plain, server_command, server_env
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
+#: The model worker, started only after an import of litellm (~3 s): a worker slow to
+#: start, whatever the model (the worker itself imports litellm only for a model that
+#: needs it, and the scripted server's calls do not).
+SLOW_WORKER = (
+    f'{sys.executable} -P -c "import os, sys; '
+    "os.environ.setdefault('LITELLM_LOCAL_MODEL_COST_MAP', 'True'); import litellm; "
+    'from agentls.agent.llm.worker import main; sys.exit(main(sys.argv[1:]))"'
+)
+
 
 @pytest.mark.usefixtures("worker_started_by_the_server")  # the import must take its time
 async def test_requests_answered_while_litellm_imports(
-    lsp: LspFactory, scripted: ScriptedModelServer
+    lsp: LspFactory, scripted: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("AGENTLS_MODEL_WORKER_COMMAND", SLOW_WORKER)
     client = await lsp()
     # The panel opened: the model worker starts and imports litellm (~3 s); the server
     # must answer meanwhile: answers that say the worker is not ready yet can only have
