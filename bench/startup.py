@@ -2,7 +2,7 @@
 start → first model request and answer → exit (``agentls run``, ``agentls acp``, the
 editor's model worker), each against a floor.
 
-    .venv/bin/python bench/startup.py first-request [--runs 5] [--files 323]
+    .venv/bin/python bench/startup.py first-request [--runs 5] [--files 323] [--compare SRC]
     .venv/bin/python bench/startup.py initialize [--spawns 9] [--first-requests N]
 
 ``first-request`` (see ``bench/startup_first_request.py``): one local scripted model server
@@ -10,7 +10,9 @@ answers "Say hello." with "Hello!"; a generated workspace of ``--files`` files; 
 contender is started ``--runs`` times, interleaved, and the median is shown. The floor is
 a bare ``python`` that posts the same request (the body agentls sent, ~4.8k tokens) with
 the standard library. Peer CLIs on PATH (aider, codex, opencode) are driven against the
-same server; absent ones are named and skipped.
+same server; absent ones are named and skipped. ``--compare SRC`` adds the run, ACP and
+editor contenders of another checkout (``git archive <commit> | tar -x -C DIR``, then
+``DIR/src``), interleaved with these: a before/after in the same minutes.
 
 ``initialize``: launch lines are the ``agentls --stdio`` console script, ``python -P -m
 agentls --stdio``, and ``python -P -m agentls.server --stdio``. The client is the same few
@@ -201,11 +203,17 @@ async def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=5, help="first-request: starts each")
     parser.add_argument("--files", type=int, default=323, help="first-request: workspace size")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="SRC",
+        help="first-request: also start the agentls of another checkout's src/ ('before')",
+    )
     args = parser.parse_args()
     if args.part != "initialize":
         from startup_first_request import first_request_tables
 
-        await asyncio.to_thread(first_request_tables, args.runs, args.files)
+        await asyncio.to_thread(first_request_tables, args.runs, args.files, args.compare)
         return
     lines = launch_lines()
     times: dict[str, list[float]] = {name: [] for name in lines}

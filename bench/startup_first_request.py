@@ -65,11 +65,21 @@ def make_workspace(root: Path, files: int) -> None:
 
 
 class Bench:
-    def __init__(self, server: ScriptedModelServer, root: Path, env: dict[str, str]) -> None:
+    def __init__(
+        self,
+        server: ScriptedModelServer,
+        root: Path,
+        env: dict[str, str],
+        source: Path | None = None,
+    ) -> None:
         self.server = server
         self.root = root
         self.env = env
         self.body_file = root.parent / "first_request.json"
+        #: Another checkout's src/ whose agentls this bench starts (None: this one's).
+        self.source = source
+        if source is not None:
+            self.env = {**env, "PYTHONPATH": str(source)}
 
     def _answer_next(self) -> int:
         self.server.add(MODEL, text("Hello!"))
@@ -179,7 +189,14 @@ class Bench:
         before = self._answer_next()
         body = json.loads(self.body_file.read_text())
         config = LLMConfig(model=f"openai/{MODEL}", api_base=self.server.api_base)
-        worker = ModelWorker()
+        command = None
+        if self.source is not None:  # that checkout's worker (the server puts ours first)
+            code = (
+                f"import sys; sys.path.insert(0, {str(self.source)!r}); "
+                "from agentls.agent.llm.worker import main; sys.exit(main(sys.argv[1:]))"
+            )
+            command = [sys.executable, "-P", "-c", code]
+        worker = ModelWorker(command)
         llm = ProcessLLM(config, worker)
         try:
             start = time.time()
@@ -243,7 +260,7 @@ def peer(bench: Bench, command: list[str]) -> Callable[[], tuple[float, float]]:
     return start
 
 
-def first_request_tables(runs: int, files: int) -> None:
+def first_request_tables(runs: int, files: int, compare: Path | None = None) -> None:
     with tempfile.TemporaryDirectory() as directory, ScriptedModelServer() as server:
         root = Path(directory) / "ws"
         root.mkdir()
@@ -268,6 +285,11 @@ def first_request_tables(runs: int, files: int) -> None:
             "agentls acp": bench.acp,
             "editor: model worker restarted after its idle stop": bench.editor_worker,
         }
+        if compare is not None:
+            other = Bench(server, root, env, compare)
+            contenders["agentls run (before)"] = other.run
+            contenders["agentls acp (before)"] = other.acp
+            contenders["editor: model worker restarted (before)"] = other.editor_worker
         skipped = []
         for name, command in peer_commands(server.api_base).items():
             if command is None:
