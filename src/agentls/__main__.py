@@ -31,11 +31,16 @@ def server_argv(argv: Sequence[str]) -> list[str] | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line's front end; without ``argv`` (the console script, ``python -m
+    agentls``) the process's own, which then ends at once (``exit_now``); with ``argv`` (a
+    program, a test) the exit code is returned."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    ends_process = argv is None
     if arguments[:1] == ["acp"]:
         from agentls.acp_agent.main import main as acp_main
 
-        exit_now(acp_main(arguments[1:]))
+        code = acp_main(arguments[1:])
+        return exit_now(code) if ends_process else code
     served = server_argv(arguments)
     if served is not None:
         from agentls.server.__main__ import run
@@ -43,7 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         run(served)  # never returns: it ends the process
     from agentls.cli.main import main as cli_main
 
-    exit_now(cli_main(arguments))
+    code = cli_main(arguments)
+    return exit_now(code) if ends_process else code
 
 
 def exit_now(code: int) -> NoReturn:
