@@ -1,13 +1,25 @@
-"""Spawn → ``initialize`` answered, through every documented launch line, against a bare
-pygls server spawned the same way.
+"""How fast agentls starts: spawn → ``initialize`` answered (the language server), and
+start → first model request and answer → exit (``agentls run``, ``agentls acp``, the
+editor's model worker), each against a floor.
 
-    .venv/bin/python bench/startup.py [--spawns 9]
+    .venv/bin/python bench/startup.py first-request [--runs 5] [--files 323] [--compare SRC]
+    .venv/bin/python bench/startup.py initialize [--spawns 9] [--first-requests N]
 
-Launch lines: the ``agentls --stdio`` console script, ``python -P -m agentls --stdio``, and
-``python -P -m agentls.server --stdio``. The client is the same few lines of JSON-RPC for
-all of them (so its own cost is equal), the spawns are interleaved (so a busy moment of a
-shared machine hits every line alike), and the table gives the median and minimum with the
-median's ratio to the bare pygls server. Goal: at most 1.2x through every launch line.
+``first-request`` (see ``bench/startup_first_request.py``): one local scripted model server
+answers "Say hello." with "Hello!"; a generated workspace of ``--files`` files; each
+contender is started ``--runs`` times, interleaved, and the median is shown. The floor is
+a bare ``python`` that posts the same request (the body agentls sent, ~4.8k tokens) with
+the standard library. Peer CLIs on PATH (aider, codex, opencode) are driven against the
+same server; absent ones are named and skipped. ``--compare SRC`` adds the run, ACP and
+editor contenders of another checkout (``git archive <commit> | tar -x -C DIR``, then
+``DIR/src``), interleaved with these: a before/after in the same minutes.
+
+``initialize``: launch lines are the ``agentls --stdio`` console script, ``python -P -m
+agentls --stdio``, and ``python -P -m agentls.server --stdio``. The client is the same few
+lines of JSON-RPC for all of them (so its own cost is equal), the spawns are interleaved
+(so a busy moment of a shared machine hits every line alike), and the table gives the
+median and minimum with the median's ratio to the bare pygls server. Goal: at most 1.2x
+through every launch line.
 """
 
 from __future__ import annotations
@@ -180,6 +192,7 @@ def first_requests_table(samples: list[tuple[float, float, float]]) -> None:
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("part", nargs="?", choices=["first-request", "initialize"])
     parser.add_argument("--spawns", type=int, default=9, help="spawns per launch line")
     parser.add_argument(
         "--first-requests",
@@ -188,7 +201,20 @@ async def main() -> None:
         metavar="N",
         help="also time the first agent/* requests after initialize, over N spawns",
     )
+    parser.add_argument("--runs", type=int, default=5, help="first-request: starts each")
+    parser.add_argument("--files", type=int, default=323, help="first-request: workspace size")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="SRC",
+        help="first-request: also start the agentls of another checkout's src/ ('before')",
+    )
     args = parser.parse_args()
+    if args.part != "initialize":
+        from startup_first_request import first_request_tables
+
+        await asyncio.to_thread(first_request_tables, args.runs, args.files, args.compare)
+        return
     lines = launch_lines()
     times: dict[str, list[float]] = {name: [] for name in lines}
     cpu: dict[str, list[float]] = {name: [] for name in lines}

@@ -14,7 +14,6 @@ error answer.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -37,6 +36,7 @@ from agentls.agent.navigation import (
     utf16_units,
 )
 from agentls.langservers.client import Connection, LanguageServerFailed, path_key
+from agentls.langservers.pool import ServerCoverage
 
 if TYPE_CHECKING:
     from agentls.langservers.pool import LanguageServers
@@ -56,46 +56,13 @@ _LOCAL_SCOPES = frozenset(
 )
 
 
-class ServerNavigator:
+class ServerNavigator(ServerCoverage):
     """Questions about the code, answered by the pool's language servers."""
 
-    textual = False
-
     def __init__(self, pool: LanguageServers) -> None:
-        self.pool = pool
+        super().__init__(pool)
         #: Servers that did not publish a document's diagnostics within SETTLE_SECONDS.
         self._quiet: set[str] = set()
-
-    def covers(self, path: str) -> bool:
-        entry = self.pool._entry(path)
-        return entry is not None and not self.pool._failed(entry)
-
-    def why_not(self, path: str) -> str:
-        pool = self.pool
-        ext = os.path.splitext(path)[1].lower() or path
-        listing = [entry for entry in pool.settings.servers if ext in entry.files]
-        for entry in listing:
-            connection = pool._connections.get(entry.name)
-            if connection is not None and connection.failure is not None:
-                return f"language server {connection.failure}"
-        if pool._entry(path) is not None:
-            return ""
-        if not listing:
-            return f"no language server is configured for {ext} files"
-        if not pool.trusted:
-            return "language servers do not start in a folder you have not trusted"
-        return f"no language server for {ext} files is on PATH"
-
-    def languages(self) -> list[str]:
-        pool = self.pool
-        if not pool.trusted or pool._closed:
-            return []
-        found: list[str] = []
-        for entry in pool.settings.servers:
-            if pool._program(entry) is None or pool._failed(entry):
-                continue
-            found += [ext for ext in entry.files if ext not in found]
-        return found
 
     # -- asking ------------------------------------------------------------------------
     async def _connection_for(self, path: str) -> Connection:

@@ -29,7 +29,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from agentls.agent.config.models import DiagnosticsConfig, LanguageServerConfig
-from agentls.agent.navigation import CodeNavigator
+from agentls.agent.navigation import Action, Answer, CodeNavigator, FileEdits, Place
 from agentls.agent.problems import FileProblems, Problem, Problems, Severity
 
 if TYPE_CHECKING:
@@ -129,11 +129,9 @@ class LanguageServers:
     @property
     def navigator(self) -> CodeNavigator:
         """The same servers answering questions about the code (definitions, references,
-        renames): ``langservers/navigation.py``."""
+        renames): ``langservers/navigation.py``, loaded at the first question."""
         if self._navigator is None:
-            from agentls.langservers.navigation import ServerNavigator
-
-            self._navigator = ServerNavigator(self)
+            self._navigator = _DeferredNavigator(self)
         return self._navigator
 
     def _say(self, key: str, message: str) -> None:
@@ -313,6 +311,72 @@ class LanguageServers:
 
 
 _GOES_ON = "edits of its files are not checked for problems in the rest of this session"
+
+
+class ServerCoverage:
+    """Which files the pool's servers answer for, and why not: what a run asks before
+    any question (the prompt names the languages), without the LSP client's types."""
+
+    textual = False
+
+    def __init__(self, pool: LanguageServers) -> None:
+        self.pool = pool
+
+    def covers(self, path: str) -> bool:
+        entry = self.pool._entry(path)
+        return entry is not None and not self.pool._failed(entry)
+
+    def why_not(self, path: str) -> str:
+        pool = self.pool
+        ext = os.path.splitext(path)[1].lower() or path
+        listing = [entry for entry in pool.settings.servers if ext in entry.files]
+        for entry in listing:
+            connection = pool._connections.get(entry.name)
+            if connection is not None and connection.failure is not None:
+                return f"language server {connection.failure}"
+        if pool._entry(path) is not None:
+            return ""
+        if not listing:
+            return f"no language server is configured for {ext} files"
+        if not pool.trusted:
+            return "language servers do not start in a folder you have not trusted"
+        return f"no language server for {ext} files is on PATH"
+
+    def languages(self) -> list[str]:
+        pool = self.pool
+        if not pool.trusted or pool._closed:
+            return []
+        found: list[str] = []
+        for entry in pool.settings.servers:
+            if pool._program(entry) is None or pool._failed(entry):
+                continue
+            found += [ext for ext in entry.files if ext not in found]
+        return found
+
+
+class _DeferredNavigator(ServerCoverage):
+    """``ServerNavigator`` imported at the first question: its LSP types (lsprotocol,
+    ~0.4-0.8 s to import) would otherwise delay every run's first model call."""
+
+    def __init__(self, pool: LanguageServers) -> None:
+        super().__init__(pool)
+        self._asking: CodeNavigator | None = None
+
+    def _navigator(self) -> CodeNavigator:
+        if self._asking is None:
+            from agentls.langservers.navigation import ServerNavigator
+
+            self._asking = ServerNavigator(self.pool)
+        return self._asking
+
+    async def ask(self, action: Action, place: Place) -> Answer:
+        return await self._navigator().ask(action, place)
+
+    async def workspace_symbols(self, query: str, near: str) -> Answer:
+        return await self._navigator().workspace_symbols(query, near)
+
+    async def rename(self, place: Place, new_name: str) -> tuple[str, list[FileEdits]]:
+        return await self._navigator().rename(place, new_name)
 
 
 class _Watch:

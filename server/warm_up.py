@@ -28,6 +28,7 @@ RUN_MODULES = (
     "agentls.agent.exec.process",
     "agentls.agent.exec.sandbox",
     "agentls.agent.policy.shell_policy",
+    "bashlex",  # imported by shell_policy at the first command: its parser tables
     "agentls.agent.tools.edit",
     "agentls.agent.tools.exec",
     "agentls.agent.tools.files",
@@ -91,13 +92,15 @@ async def warm_up(ls: AgentLanguageServer) -> None:
 
 
 async def prepare_model_worker(ls: AgentLanguageServer) -> None:
-    """A sign that the user will run the agent: the model worker started (it imports
-    litellm, ~3 s) so that the run does not wait for it, and its idle clock restarted."""
+    """A sign that the user will run the agent: the model worker started, with litellm
+    imported (~3 s) when the configured model's calls need it, so that the run does not
+    wait for either, and its idle clock restarted."""
     await ls.wait_ready()  # agent.llm.worker_client is imported then, off the loop
     worker = ls.model_worker
     was_ready = worker.is_ready
     try:
         await worker.wait_ready()
+        await worker.prepare(ls.config.llm)
     except Exception as exc:
         # Only a head start: the first run starts the worker again and tells the user why
         # it cannot; the editor may also be closing it under us.

@@ -186,14 +186,14 @@ class FolderEngine:
         import dataclasses
 
         from agentls.agent.indexing import build_index
-        from agentls.agent.llm import LiteLLMAdapter
+        from agentls.agent.llm import adapter_for
         from agentls.agent.llm.editor import llm_for_model
         from agentls.agent.run import run_agent
 
         def model_access(config: AppConfig) -> LLM:
             # No editor lends its models here: an ``editor/…`` id fails with why.
             return llm_for_model(
-                config.llm.model, editor=None, otherwise=lambda: LiteLLMAdapter(config.llm)
+                config.llm.model, editor=None, otherwise=lambda: adapter_for(config.llm)
             )
 
         index = await build_index(config)

@@ -1,4 +1,7 @@
-"""``LiteLLMAdapter``: the ``LLM`` protocol over ``litellm.acompletion``."""
+"""``LiteLLMAdapter``: the ``LLM`` protocol over ``litellm.acompletion``, or over
+``openai_http`` (the same interface without importing litellm) for an OpenAI-compatible
+endpoint; ``adapter_for`` chooses. Retries, stream assembly, error messages and prices are
+this module's on both paths."""
 
 from __future__ import annotations
 
@@ -25,7 +28,13 @@ from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart
 from agentls.agent.llm.pricing import priced
 from agentls.agent.llm.retry import RetryPolicy
 from agentls.agent.llm.stream import StreamAssembler, response_from_completion
-from agentls.agent.llm.tokens import CountMemo, MessageCounts, estimated_counts, split_counts
+from agentls.agent.llm.tokens import (
+    CounterNotReady,
+    CountMemo,
+    MessageCounts,
+    estimated_counts,
+    split_counts,
+)
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +44,26 @@ PROXY_PREFIX = "litellm_proxy/"
 PLACEHOLDER_KEY = "sk-agentls-no-key"
 
 Sleep = Callable[[float], Awaitable[None]]
+#: What gives the adapter its client: litellm itself, or ``openai_http``'s stand-in.
+ClientLoader = Callable[[], Awaitable[Any]]
+
+
+def adapter_for(
+    config: LLMConfig, *, retry_policy: RetryPolicy | None = None, sleep: Sleep = asyncio.sleep
+) -> LiteLLMAdapter:
+    """The adapter for ``config``: its calls made without litellm when the endpoint speaks
+    OpenAI's protocol (``openai_http.speaks_openai``), else through litellm."""
+    from agentls.agent.llm import openai_http
+
+    load: ClientLoader | None = (
+        openai_http.load_client if openai_http.speaks_openai(config) else None
+    )
+    return LiteLLMAdapter(config, retry_policy=retry_policy, sleep=sleep, client=load)
 
 
 class LiteLLMAdapter:
-    """Calls the configured model through litellm, with retries on transient errors."""
+    """Calls the configured model through litellm (or ``client``, a stand-in with its
+    interface), with retries on transient errors."""
 
     def __init__(
         self,
@@ -46,11 +71,18 @@ class LiteLLMAdapter:
         *,
         retry_policy: RetryPolicy | None = None,
         sleep: Sleep = asyncio.sleep,
+        client: ClientLoader | None = None,
     ) -> None:
         self.config = config
         self.retry_policy = retry_policy or RetryPolicy()
         self._sleep = sleep
+        self._load_client: ClientLoader = client or _litellm.load_litellm
         self._count_memo = CountMemo(self.count_each)
+
+    @property
+    def uses_litellm(self) -> bool:
+        """Whether the calls go through litellm (else through ``openai_http``)."""
+        return self._load_client is _litellm.load_litellm
 
     # -- what goes to litellm
 
@@ -123,7 +155,7 @@ class LiteLLMAdapter:
     async def completion(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> LLMResponse:
-        litellm = await _litellm.load_litellm()
+        litellm = await self._load_client()
         api_key = self._api_key()
         ctx = self._context(api_key)
         kwargs = self._kwargs(messages, tools, api_key)
@@ -131,7 +163,7 @@ class LiteLLMAdapter:
         while True:
             try:
                 response = await litellm.acompletion(**kwargs)
-                return priced(response_from_completion(response), self.config.model)
+                return self._answered(response_from_completion(response), litellm)
             except Exception as exc:
                 if retry < self.config.retries and is_transient(exc, litellm):
                     await self._backoff(exc, retry, ctx, litellm)
@@ -142,7 +174,7 @@ class LiteLLMAdapter:
     async def completion_stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> AsyncIterator[StreamChunk | StreamRestart | LLMResponse]:
-        litellm = await _litellm.load_litellm()
+        litellm = await self._load_client()
         api_key = self._api_key()
         ctx = self._context(api_key)
         kwargs = self._kwargs(messages, tools, api_key)
@@ -177,7 +209,7 @@ class LiteLLMAdapter:
                 await _close_quietly(stream)
 
             if failure is None and provider_finished(stream, assembler):
-                yield priced(assembler.finish(), self.config.model)
+                yield self._answered(assembler.finish(), litellm)
                 return
             if failure is not None and not received:
                 # The call failed before its stream began: an ordinary failed call.
@@ -209,7 +241,15 @@ class LiteLLMAdapter:
         """Whether the model can be called at all, before any call (see model_check)."""
         from agentls.agent.llm.model_check import check_model
 
-        return await check_model(self.config, os.environ)
+        return await check_model(self.config, os.environ, await self._load_client())
+
+    def _answered(self, response: LLMResponse, client: Any) -> LLMResponse:
+        """The finished answer, priced (``openai_http`` is told: its token counts may
+        start loading litellm's counter now)."""
+        answered = getattr(client, "answered", None)
+        if answered is not None:
+            answered()
+        return priced(response, self.config.model, client)
 
     async def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """litellm's count for the model, each message counted once per adapter."""
@@ -217,8 +257,9 @@ class LiteLLMAdapter:
 
     async def count_each(self, messages: list[dict[str, Any]]) -> MessageCounts:
         """Each message's tokens by litellm's counter (off the event loop: it is CPU
-        work), or an estimate when litellm cannot count for the model."""
-        litellm = await _litellm.load_litellm()
+        work), or an estimate when litellm cannot count for the model (or, on the
+        ``openai_http`` path, is not loaded yet)."""
+        litellm = await self._load_client()
         model = self.model_name.removeprefix(PROXY_PREFIX)
 
         def count(conversation: list[dict[str, Any]]) -> int:
@@ -226,6 +267,8 @@ class LiteLLMAdapter:
 
         try:
             return await asyncio.to_thread(split_counts, count, messages)
+        except CounterNotReady:
+            raise  # estimated by the memo, and counted again once the counter is there
         except Exception:  # an unknown model or message shape: estimate instead
             log.debug("token_counter failed for %s; estimating", model, exc_info=True)
             return estimated_counts(messages)

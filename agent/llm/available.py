@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from typing import ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 from urllib.parse import urlsplit
 
 from pydantic import Field
@@ -40,6 +40,7 @@ from agentls.agent.llm.local_servers import (
     server_base,
 )
 from agentls.agent.llm.model_facts import KnownModels, ModelFacts
+from agentls.agent.llm.openai_http import speaks_openai
 from agentls.agent.llm.provider_keys import (
     BY_NAME,
     label_of,
@@ -93,19 +94,25 @@ class EditorModels(Protocol):
 
 
 class ModelKnowledge(Protocol):
-    """litellm's model list, read where litellm is loaded."""
+    """litellm's model list, read where litellm is loaded; ``from_file``: read from its
+    file instead (``openai_http``), when only the facts of OpenAI-compatible ids are asked."""
 
-    async def known_models(self, ids: list[str], providers: list[str]) -> KnownModels: ...
+    async def known_models(
+        self, ids: list[str], providers: list[str], *, from_file: bool = False
+    ) -> KnownModels: ...
 
 
 class LocalKnowledge:
-    """litellm in this process, imported and read in a thread (the CLI, ACP)."""
+    """litellm in this process, imported and read in a thread (the CLI, ACP); or its list
+    read from the file, without importing it."""
 
-    async def known_models(self, ids: list[str], providers: list[str]) -> KnownModels:
-        from agentls.agent.llm import _litellm
+    async def known_models(
+        self, ids: list[str], providers: list[str], *, from_file: bool = False
+    ) -> KnownModels:
+        from agentls.agent.llm import _litellm, openai_http
         from agentls.agent.llm.model_facts import known_models
 
-        litellm = await _litellm.load_litellm()
+        litellm: Any = openai_http.client() if from_file else await _litellm.load_litellm()
         return await asyncio.to_thread(known_models, litellm, ids, providers)
 
 
@@ -129,7 +136,11 @@ async def available_models(
     providers = [] if llm.api_base else [p.name for p in providers_with_keys(environ)]
     ids = [llm.model, *(m.id for m in served.models)]
     try:
-        known = await (knowledge or LocalKnowledge()).known_models(ids, providers)
+        # An OpenAI-compatible endpoint's ids need no import of litellm (~3 s) to be known.
+        from_file = not providers and speaks_openai(llm)
+        known = await (knowledge or LocalKnowledge()).known_models(
+            ids, providers, from_file=from_file
+        )
     except Exception as exc:  # the worker died, litellm failed to load
         log.warning("litellm's model list could not be read", exc_info=True)
         problems.append(f"litellm's model list could not be read: {exc}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 from agentls.agent.llm.errors import (
@@ -78,7 +77,7 @@ def _is_missing_key(exc: BaseException) -> bool:
     return any(words in text for words in _NO_KEY)
 
 
-def is_transient(exc: BaseException, litellm: ModuleType) -> bool:
+def is_transient(exc: BaseException, litellm: Any) -> bool:
     """Worth retrying: rate limit, timeout, connection failure, 5xx."""
     if _is_missing_key(exc):
         return False
@@ -120,7 +119,7 @@ def retry_after_seconds(exc: BaseException) -> float | None:
         return None
 
 
-def _is_refused_key(exc: BaseException, ctx: CallContext, litellm: ModuleType) -> bool:
+def _is_refused_key(exc: BaseException, ctx: CallContext, litellm: Any) -> bool:
     # litellm maps some providers' 403 to a plain APIError, so the status decides too.
     if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
         return True
@@ -136,9 +135,7 @@ def _is_refused_key(exc: BaseException, ctx: CallContext, litellm: ModuleType) -
     )
 
 
-def to_llm_error(
-    exc: BaseException, ctx: CallContext, litellm: ModuleType | None, attempts: int
-) -> LLMError:
+def to_llm_error(exc: BaseException, ctx: CallContext, litellm: Any, attempts: int) -> LLMError:
     """Our error for what litellm (or the transport under it) raised."""
     if isinstance(exc, LLMError):
         return exc
@@ -195,7 +192,7 @@ def to_llm_error(
     return LLMError(f"model call to {target} failed ({where}): {detail}", **kwargs)
 
 
-def _suggest(model: str, litellm: ModuleType) -> str:
+def _suggest(model: str, litellm: Any) -> str:
     """Close matches of a model the provider does not know, and where to list them."""
     from agentls.agent.llm.model_facts import close_matches
 

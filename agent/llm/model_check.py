@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from types import ModuleType
+from typing import Any
 
 from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm import _litellm
@@ -45,9 +45,13 @@ OTHER_WAYS = (
 )
 
 
-async def check_model(config: LLMConfig, environ: Mapping[str, str]) -> ModelFacts | None:
-    """What litellm knows of the configured model; LLMSetupError when it cannot be called."""
-    litellm = await _litellm.load_litellm()
+async def check_model(
+    config: LLMConfig, environ: Mapping[str, str], litellm: Any = None
+) -> ModelFacts | None:
+    """What litellm knows of the configured model; LLMSetupError when it cannot be called.
+    ``litellm`` is the module or ``openai_http``'s client (None: litellm, imported now)."""
+    if litellm is None:
+        litellm = await _litellm.load_litellm()
     facts = await asyncio.to_thread(known_and_usable, litellm, config, environ)
     base = server_base(config, environ)
     if base is not None and is_loopback(base):
@@ -61,7 +65,7 @@ async def check_model(config: LLMConfig, environ: Mapping[str, str]) -> ModelFac
 
 
 def known_and_usable(
-    litellm: ModuleType, config: LLMConfig, environ: Mapping[str, str]
+    litellm: Any, config: LLMConfig, environ: Mapping[str, str]
 ) -> ModelFacts | None:
     """The checks that need litellm's model list (synchronous: run it in a thread)."""
     model = config.model
@@ -89,9 +93,7 @@ def known_and_usable(
     return facts
 
 
-def _check_key(
-    litellm: ModuleType, config: LLMConfig, provider: str, environ: Mapping[str, str]
-) -> None:
+def _check_key(litellm: Any, config: LLMConfig, provider: str, environ: Mapping[str, str]) -> None:
     if provider in LOCAL_PROVIDERS:
         return
     present, variables = key_variables(litellm, config.model)

@@ -23,7 +23,6 @@ import difflib
 import re
 import warnings
 from collections.abc import Iterable, Iterator
-from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -66,7 +65,7 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-def is_listed(litellm: ModuleType, model: str) -> bool:
+def is_listed(litellm: Any, model: str) -> bool:
     """Whether litellm's model list has ``model`` (with or without its provider prefix).
     Its ``get_model_info`` makes facts up for an unlisted name that looks like a known
     family (``claude-...``), which must not pass for knowledge."""
@@ -74,7 +73,7 @@ def is_listed(litellm: ModuleType, model: str) -> bool:
     return model in cost or ("/" in model and model.split("/", 1)[1] in cost)
 
 
-def facts_of(litellm: ModuleType, model: str) -> ModelFacts | None:
+def facts_of(litellm: Any, model: str) -> ModelFacts | None:
     """What litellm knows of ``model``, or None when it is not in its list."""
     if not is_listed(litellm, model):
         return None
@@ -107,7 +106,7 @@ def _facts(model: str, info: Any) -> ModelFacts:
     )
 
 
-def provider_models(litellm: ModuleType, provider: str) -> list[ModelFacts]:
+def provider_models(litellm: Any, provider: str) -> list[ModelFacts]:
     """The chat models with tool calls that litellm lists for ``provider`` (see the
     module's doc for which), with ids that carry the provider's prefix."""
     today = datetime.date.today().isoformat()
@@ -129,13 +128,13 @@ def provider_models(litellm: ModuleType, provider: str) -> list[ModelFacts]:
     return [found[key] for key in sorted(found)[:MAX_PER_PROVIDER]]
 
 
-def known_models(litellm: ModuleType, ids: Iterable[str], providers: Iterable[str]) -> KnownModels:
+def known_models(litellm: Any, ids: Iterable[str], providers: Iterable[str]) -> KnownModels:
     facts = [f for f in (facts_of(litellm, model) for model in ids) if f is not None]
     listed = [m for provider in providers for m in provider_models(litellm, provider)]
     return KnownModels(facts=facts, provider_models=listed)
 
 
-def provider_known(litellm: ModuleType, model: str) -> str | None:
+def provider_known(litellm: Any, model: str) -> str | None:
     """The provider litellm would send ``model`` to, or None when it cannot tell."""
     try:
         with _quiet():
@@ -144,7 +143,7 @@ def provider_known(litellm: ModuleType, model: str) -> str | None:
         return None
 
 
-def key_variables(litellm: ModuleType, model: str) -> tuple[bool, list[str]]:
+def key_variables(litellm: Any, model: str) -> tuple[bool, list[str]]:
     """Whether the key litellm reads for ``model``'s provider is set in this process's
     environment, and the variables it would read it from."""
     try:
@@ -156,7 +155,7 @@ def key_variables(litellm: ModuleType, model: str) -> tuple[bool, list[str]]:
     return bool(checked.get("keys_in_environment")) or not missing, missing
 
 
-def close_matches(litellm: ModuleType, model: str, extra: Iterable[str] = ()) -> list[str]:
+def close_matches(litellm: Any, model: str, extra: Iterable[str] = ()) -> list[str]:
     """Up to three ids of litellm's chat models (and ``extra``) that look like ``model``."""
     chat = [name for name, info in litellm.model_cost.items() if info.get("mode") == "chat"]
     candidates = list(dict.fromkeys([*extra, *chat]))

@@ -8,14 +8,15 @@ the run's cost unknown rather than understated.
 
 from __future__ import annotations
 
-from agentls.agent.llm import _litellm
+from typing import Any
+
 from agentls.agent.llm.models import LLMResponse
 
 
-def priced(response: LLMResponse, model: str) -> LLMResponse:
-    """The response with ``usage.cost`` when litellm (already loaded) knows the model's price."""
+def priced(response: LLMResponse, model: str, litellm: Any) -> LLMResponse:
+    """The response with ``usage.cost`` when litellm's price list (``litellm`` is the
+    module, or ``openai_http``'s client that reads the same list) knows the model."""
     usage = response.usage
-    litellm = _litellm.loaded()
     if not usage or litellm is None:
         return response
     try:

@@ -87,6 +87,10 @@ def _key(message: Message) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
+class CounterNotReady(Exception):
+    """The exact counter is still loading: this count is estimated, and not remembered."""
+
+
 CHARS_PER_TOKEN = 4
 
 

@@ -5,7 +5,9 @@ an ``id``). The parent sends::
     {"id": 7, "op": "stream" | "complete", "config": {LLMConfig}, "messages": [...], "tools": [...]}
     {"id": 8, "op": "count", "config": {LLMConfig}, "messages": [...]}
     {"id": 9, "op": "check", "config": {LLMConfig}}
-    {"id": 10, "op": "models", "ids": ["openai/gpt-4o", ...], "providers": ["openai", ...]}
+    {"id": 10, "op": "models", "ids": ["openai/gpt-4o", ...], "providers": ["openai", ...],
+     "from_file": false}
+    {"id": 11, "op": "warm", "config": {LLMConfig}}
     {"id": 7, "op": "cancel"}
 
 and the worker answers, for each request id, zero or more ``chunk`` and ``restart``
@@ -19,16 +21,20 @@ is answered by one ``counts`` frame (the priming and each message's tokens) or a
     {"id": 8, "kind": "counts", "priming": 3, "counts": [12, 40]}
     {"id": 9, "kind": "facts", "facts": {ModelFacts} | null}
     {"id": 10, "kind": "models", "known": {KnownModels}}
+    {"id": 11, "kind": "warm", "litellm": true}
 
 ``check`` runs the checks made before a run's first call (``agent.llm.model_check``): its
-error is an ``LLMSetupError``. ``models`` is litellm's part of ``agent.llm.available``.
+error is an ``LLMSetupError``. ``models`` is litellm's part of ``agent.llm.available``
+(``from_file``: read from litellm's list file, without importing it).
+``warm`` loads now what the config's calls need (litellm, unless ``openai_http`` makes
+them) and says whether litellm is loaded.
 
 A ``chunk`` carries the text of one or more of the provider's pieces: the worker joins
 pieces that come within 10 ms of each other.
 
-Plus the envelope's frames that belong to no request: ``{"kind": "ready"}`` once litellm
-is imported, and ``{"kind": "log", ...}`` so the worker's warnings reach the server's own
-log handlers (stderr, the JSONL file).
+Plus the envelope's frames that belong to no request: ``{"kind": "ready"}`` once the
+worker's own modules are loaded (litellm is not, yet), and ``{"kind": "log", ...}`` so
+the worker's warnings reach the server's own log handlers (stderr, the JSONL file).
 
 Frames are plain dicts rather than pydantic models: a stream sends hundreds of chunks
 a second and each one is decoded on the server's event loop. What crosses with a

@@ -7,8 +7,14 @@ that answers the editor, whichever thread it ran on (measured: p99 of a trivial 
 it costs the server nothing but reading one short line per chunk.
 
 The worker runs the unchanged ``LiteLLMAdapter`` (retries, error mapping, stream
-assembly) and speaks the protocol of ``agent.llm.wire`` on stdin/stdout. It
-exits when stdin closes, so it never outlives the process that started it.
+assembly; ``adapter_for`` picks its client) and speaks the protocol of ``agent.llm.wire``
+on stdin/stdout. It exits when stdin closes, so it never outlives the process that
+started it.
+
+It is ready as soon as its own modules are loaded (~0.2 s): litellm (~3 s, ~190 MB) is
+imported only by a call that needs it, or ahead of one by a ``warm`` request for a config
+whose calls go through litellm. A call to an OpenAI-compatible endpoint never waits for it
+(``openai_http``), so neither does the first run after the worker stopped for being idle.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any, BinaryIO
 
 from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm import _litellm
-from agentls.agent.llm.adapter import LiteLLMAdapter
+from agentls.agent.llm.adapter import LiteLLMAdapter, adapter_for
 from agentls.agent.llm.models import LLMResponse, StreamRestart
 from agentls.agent.llm.wire import error_to_wire
 from agentls.agent.stdout_guard import protect_stdout
@@ -74,16 +80,18 @@ class Worker:
             if task is not None:
                 task.cancel()
             return
-        if op not in ("stream", "complete", "count", "check", "models"):
+        if op not in ("stream", "complete", "count", "check", "models", "warm"):
             self._fail(call_id, f"model worker: unknown operation {op!r}")
             return
         try:
             if op == "models":
                 ids = [str(i) for i in frame.get("ids") or []]
                 providers = [str(p) for p in frame.get("providers") or []]
-                work = self._models(call_id, ids, providers)
+                work = self._models(call_id, ids, providers, bool(frame.get("from_file")))
             elif op == "check":
                 work = self._check(call_id, self._adapter(frame.get("config")))
+            elif op == "warm":
+                work = self._warm(call_id, self._adapter(frame.get("config")))
             else:
                 adapter = self._adapter(frame.get("config"))
                 work = self._call(call_id, op, adapter, frame["messages"], frame.get("tools"))
@@ -106,7 +114,7 @@ class Worker:
         key = parsed.model_dump_json()
         adapter = self._adapters.get(key)
         if adapter is None:
-            adapter = self._adapters[key] = LiteLLMAdapter(parsed)
+            adapter = self._adapters[key] = adapter_for(parsed)
         return adapter
 
     def _fail(self, call_id: int, message: str) -> None:
@@ -175,12 +183,27 @@ class Worker:
         dumped = facts.model_dump() if facts is not None else None
         self._send({"id": call_id, "kind": "facts", "facts": dumped})
 
-    async def _models(self, call_id: int, ids: list[str], providers: list[str]) -> None:
-        """What litellm knows of ``ids`` and the models it lists for ``providers``."""
+    async def _warm(self, call_id: int, adapter: LiteLLMAdapter) -> None:
+        """What the config's calls will need loaded now (litellm, unless ``openai_http``
+        makes them), so that the run does not wait for it."""
+        try:
+            if adapter.uses_litellm:
+                await _litellm.load_litellm()
+        except Exception as exc:
+            self._send({"id": call_id, "kind": "error", "error": error_to_wire(exc)})
+            return
+        self._send({"id": call_id, "kind": "warm", "litellm": _litellm.loaded() is not None})
+
+    async def _models(
+        self, call_id: int, ids: list[str], providers: list[str], from_file: bool
+    ) -> None:
+        """What litellm knows of ``ids`` and the models it lists for ``providers``
+        (``from_file``: read from its list file, without importing it)."""
+        from agentls.agent.llm import openai_http
         from agentls.agent.llm.model_facts import known_models
 
         try:
-            litellm = await _litellm.load_litellm()
+            litellm: Any = openai_http.client() if from_file else await _litellm.load_litellm()
             known = await asyncio.to_thread(known_models, litellm, ids, providers)
         except Exception as exc:
             self._send({"id": call_id, "kind": "error", "error": error_to_wire(exc)})
@@ -261,7 +284,6 @@ async def serve(stdin: BinaryIO, stdout: BinaryIO, log_level: int) -> None:
     worker = Worker(send)
 
     async def warm_up() -> None:
-        await _litellm.load_litellm()
         # Long-lived import garbage out of later collections (as in the server).
         gc.collect()
         gc.freeze()

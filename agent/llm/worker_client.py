@@ -4,7 +4,7 @@ The language server answers the editor from one event loop; litellm's per-call a
 per-chunk Python work, even on another thread, takes the GIL from it (see
 ``agentls.agent.llm.worker``). ``ModelWorker`` owns one ``python -m agentls.agent.llm.worker``
 child shared by every run of a server, through ``agentls.child_rpc`` (started on first use
-or by ``wait_ready()`` ahead of it, started again on the next call after it died or was
+or by ``prepare()`` ahead of it, started again on the next call after it died or was
 stopped for being idle). ``ProcessLLM`` is the per-run view with the run's ``LLMConfig``.
 
 What the caller sees is what ``LiteLLMAdapter`` gives in-process: the same chunks, the
@@ -99,9 +99,19 @@ class ModelWorker(WorkerRPC):
             raise error_from_wire(frame.get("error") or {})
         return frame
 
-    async def known_models(self, ids: list[str], providers: list[str]) -> KnownModels:
-        """litellm's part of ``agent.llm.available``, answered by the worker."""
-        frame = await self.one_answer("models", {"ids": ids, "providers": providers})
+    async def prepare(self, config: LLMConfig) -> bool:
+        """The worker started and ready for ``config``'s calls: litellm imported when they
+        go through it (not for an OpenAI-compatible endpoint). Whether litellm is loaded."""
+        frame = await self.one_answer("warm", {"config": config.model_dump(mode="json")})
+        return bool(frame.get("litellm"))
+
+    async def known_models(
+        self, ids: list[str], providers: list[str], *, from_file: bool = False
+    ) -> KnownModels:
+        """litellm's part of ``agent.llm.available``, answered by the worker (``from_file``:
+        from litellm's list file, without importing it)."""
+        fields = {"ids": ids, "providers": providers, "from_file": from_file}
+        frame = await self.one_answer("models", fields)
         return KnownModels.model_validate(frame.get("known") or {})
 
 

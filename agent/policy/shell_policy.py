@@ -59,8 +59,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import bashlex
-
 from agentls.agent.policy.code_execution import CodeExecution, code_execution, program_variable
 from agentls.agent.policy.command_wrappers import RUNNERS, unwrap
 from agentls.agent.text import one_line
@@ -188,6 +186,10 @@ def analyze(command: str) -> ShellAnalysis:
     if _CONTROL_CHARS.search(command):
         result.problems.append("control characters in the command")
         result.hidden.append("control characters in the command")
+    # Imported here: bashlex builds its parser tables on import (~0.3 s), which a run
+    # that never runs a command (and every run's start) would otherwise pay.
+    import bashlex
+
     try:
         trees = bashlex.parse(command)
     except Exception as exc:  # bashlex raises ParsingError, NotImplementedError and others

@@ -66,7 +66,7 @@ def run_demo(model: str | None = None, api_base: str | None = None, headless: bo
 
 async def _headless(workspace: Path, overrides: dict[str, Any]) -> int:
     from agentls.agent.folder.settings import FolderSettings
-    from agentls.agent.llm import LiteLLMAdapter
+    from agentls.agent.llm import adapter_for
     from agentls.agent.run import FrontEnd, RunRequest, run_agent
     from agentls.agent.workspace import DiskFileAccess
     from agentls.cli.terminal import TerminalApprover, TerminalAsker, TerminalObserver
@@ -81,7 +81,7 @@ async def _headless(workspace: Path, overrides: dict[str, Any]) -> int:
         RunRequest(prompt=DEMO_PROMPT, confirm_mode=mode),
         FrontEnd(files, TerminalApprover(asker), observer=TerminalObserver()),
         config=config,
-        llm=LiteLLMAdapter(config.llm),
+        llm=adapter_for(config.llm),
     )
     _say(f"\n\nStatus: {outcome.state.status}")
     print(outcome.state.final_output or "")

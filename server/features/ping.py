@@ -2,7 +2,8 @@
 tokenizerLoaded, parserLoaded, indexedFiles}``: a trivial request, for health checks and for
 measuring the server's responsiveness (bench/server_responsiveness.py). ``workerRunning``
 says a model worker process is up (it starts at ``agent/prepare`` or the first run, and
-ends after ``llm.worker_idle_seconds`` idle), ``llmReady`` that it has also loaded litellm;
+ends after ``llm.worker_idle_seconds`` idle), ``llmReady`` that it is also ready for calls
+(it imports litellm only for a model whose calls need it);
 ``watching`` that the index is built and its watcher keeps it live; ``litellmLoaded`` and
 ``tokenizerLoaded`` say whether this process imported litellm or tiktoken (it should not:
 the model worker makes the calls and counts the tokens); ``parserLoaded`` whether it loaded

@@ -4,6 +4,7 @@ only LSP; the server process itself never imports litellm or a tokenizer."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -14,19 +15,35 @@ from agentls_e2e import LspFactory, plain, server_command, server_env
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
 
-@pytest.mark.usefixtures("worker_started_by_the_server")  # the import must take its time
-async def test_requests_answered_while_litellm_imports(
-    lsp: LspFactory, scripted: ScriptedModelServer
+def held_worker(go: Path) -> str:
+    """A model worker command that starts only once ``go`` exists: a worker as slow to
+    start as the test wants, whatever the machine's load."""
+    code = (
+        "import os, sys, time\n"
+        f"while not os.path.exists({str(go)!r}):\n"
+        "    time.sleep(0.02)\n"
+        "from agentls.agent.llm.worker import main\n"
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    return shlex.join([sys.executable, "-P", "-c", code])
+
+
+@pytest.mark.usefixtures("worker_started_by_the_server")  # its start must take its time
+async def test_requests_answered_while_the_model_worker_starts(
+    lsp: LspFactory, scripted: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    go = tmp_path / "go"
+    monkeypatch.setenv("AGENTLS_MODEL_WORKER_COMMAND", held_worker(go))
     client = await lsp()
-    # The panel opened: the model worker starts and imports litellm (~3 s); the server
-    # must answer meanwhile: answers that say the worker is not ready yet can only have
-    # come while it was starting, not after the server waited for it.
+    # The panel opened: the model worker starts (held until ``go``); the server must
+    # answer meanwhile: answers that say the worker is not ready yet can only have come
+    # while it was starting, not after the server waited for it.
     client.protocol.notify("agent/prepare", {})
     for _ in range(3):
         pong = plain(await client.request("agent/ping", {}))
         assert pong["pong"] is True
         assert pong["llmReady"] is False
+    go.touch()
     await client.ping_until(lambda pong: pong["llmReady"], "the model worker")
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm.worker_client import ModelWorker
 from agentls.server.warm_up import prepare_model_worker, warm_up
 
@@ -21,7 +22,7 @@ def _server(worker: ModelWorker, *, at_start: bool = False) -> Any:
         return None
 
     config = SimpleNamespace(
-        mcp=SimpleNamespace(servers=[]), llm=SimpleNamespace(worker_at_start=at_start)
+        mcp=SimpleNamespace(servers=[]), llm=LLMConfig(worker_at_start=at_start)
     )
     return SimpleNamespace(warm_up=None, wait_ready=ready, config=config, model_worker=worker)
 

@@ -1,5 +1,5 @@
 """The cost of a run: the adapter prices each call with litellm's price list (in the
-model worker or in the CLI's process), and
+model worker or in the CLI's process; read from its file on the ``openai_http`` path), and
 ``Usage.add`` sums it only while every call that used tokens has a price."""
 
 from __future__ import annotations
@@ -45,17 +45,27 @@ import asyncio, json, os
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 from agentls.agent.llm import _litellm
 from agentls.agent.llm.models import LLMResponse
+from agentls.agent.llm.openai_http import client
 from agentls.agent.llm.pricing import priced as with_cost
 litellm = asyncio.run(_litellm.load_litellm())
+http = client()
 usage = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
 expected = sum(
     litellm.cost_per_token(model="openai/gpt-4o-mini", prompt_tokens=1000, completion_tokens=100)
 )
 print(json.dumps({
     "expected": expected,
-    "known": with_cost(LLMResponse(content="x", usage=usage), "openai/gpt-4o-mini").usage,
-    "unknown": with_cost(LLMResponse(content="x", usage=usage), "openai/no-such-model-e2e").usage,
-    "none": with_cost(LLMResponse(content="x"), "openai/gpt-4o-mini").usage,
+    "known": with_cost(LLMResponse(content="x", usage=usage), "openai/gpt-4o-mini", litellm).usage,
+    "unknown": with_cost(
+        LLMResponse(content="x", usage=usage), "openai/no-such-model-e2e", litellm
+    ).usage,
+    "none": with_cost(LLMResponse(content="x"), "openai/gpt-4o-mini", litellm).usage,
+    "http_known": with_cost(
+        LLMResponse(content="x", usage=usage), "openai/gpt-4o-mini", http
+    ).usage,
+    "http_unknown": with_cost(
+        LLMResponse(content="x", usage=usage), "openai/no-such-model-e2e", http
+    ).usage,
 }))
 """
 
@@ -71,3 +81,6 @@ def test_with_cost_prices_known_models_only() -> None:
     assert out["known"]["total_tokens"] == 1100
     assert out["unknown"] == {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
     assert out["none"] is None
+    # Without litellm (openai_http reads its price list from the file): the same prices.
+    assert out["http_known"] == out["known"]
+    assert out["http_unknown"] == out["unknown"]

@@ -1,5 +1,7 @@
-"""ProcessLLM: litellm's calls in a real ``python -m agentls.agent.llm.worker`` child, against the
-scripted model server, compared with the same adapter in-process."""
+"""ProcessLLM: the model calls in a real ``python -m agentls.agent.llm.worker`` child, against
+the scripted model server, compared with the adapter in-process over litellm. The worker's
+calls to the scripted server (an OpenAI-compatible endpoint) are ``openai_http``'s, so the
+comparison is also one of the two paths."""
 
 from __future__ import annotations
 
@@ -104,7 +106,7 @@ def without_call_ids(items: list[Any]) -> list[Any]:
     return out
 
 
-async def test_the_worker_starts_and_says_when_litellm_is_ready() -> None:
+async def test_the_worker_starts_and_says_when_it_is_ready() -> None:
     worker = ModelWorker()
     assert worker.pid is None and not worker.is_ready  # nothing is spawned before use
     try:
@@ -133,9 +135,29 @@ async def test_stream_and_completion_match_the_adapter_in_process(
     assert isinstance(response, LLMResponse)
     assert [c.name for c in response.tool_calls] == ["read_file", "grep"]
     assert response.tool_calls[0].arguments == {"path": "a.py"}
-    # the request reached the provider through litellm in the worker, with the key
+    # the request reached the provider from the worker, with the key
     assert scripted.requests_for("proc")[0].body["messages"] == USER
-    assert await llm.count_tokens(USER) == await local_llm.count_tokens(USER) > 0
+    # The worker counts with litellm's counter once it has loaded it, in the background
+    # after the first answer (estimates until then, never remembered).
+    expected = await local_llm.count_tokens(USER)
+    assert expected > 0
+    for _ in range(600):
+        if await llm.count_tokens(USER) == expected:
+            break
+        await asyncio.sleep(0.1)
+    assert await llm.count_tokens(USER) == expected
+
+
+async def test_the_worker_loads_litellm_only_for_a_config_that_needs_it(
+    scripted: ScriptedModelServer,
+) -> None:
+    worker = ModelWorker()
+    try:
+        # Ready without litellm; a config whose calls openai_http makes does not load it.
+        assert await worker.prepare(config_for(scripted)) is False
+        assert await worker.prepare(LLMConfig(model="anthropic/claude-sonnet-4-5")) is True
+    finally:
+        await worker.close()
 
 
 async def test_pieces_close_together_come_as_one_and_a_slow_stream_piece_by_piece(
