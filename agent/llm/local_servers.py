@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -234,7 +235,15 @@ async def answers(base: str) -> str | None:
         return f"no answer in {TIMEOUT_SECONDS:g}s"
     except OSError as exc:
         return exc.strerror or str(exc) or type(exc).__name__
+    alone = reached_itself(writer.get_extra_info("socket"))
     writer.close()
     with contextlib.suppress(OSError):
         await writer.wait_closed()
-    return None
+    return "connection refused" if alone else None
+
+
+def reached_itself(sock: socket.socket | None) -> bool:
+    """Whether a connection reached only itself: nothing listens at a free port of the
+    ephemeral range, yet the kernel may give the connecting socket that very port, and
+    TCP then connects it to itself."""
+    return sock is not None and sock.getsockname() == sock.getpeername()

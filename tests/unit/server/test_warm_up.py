@@ -24,7 +24,10 @@ def _server(worker: ModelWorker, *, at_start: bool = False) -> Any:
     config = SimpleNamespace(
         mcp=SimpleNamespace(servers=[]), llm=LLMConfig(worker_at_start=at_start)
     )
-    return SimpleNamespace(warm_up=None, wait_ready=ready, config=config, model_worker=worker)
+    folder = SimpleNamespace(config=config)
+    return SimpleNamespace(
+        warm_up=None, wait_ready=ready, config=config, folders=[folder], model_worker=worker
+    )
 
 
 async def test_the_warm_up_does_not_start_the_model_worker() -> None:

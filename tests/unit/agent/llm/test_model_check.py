@@ -11,6 +11,7 @@ import pytest
 from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm import LiteLLMAdapter, LLMAuthError
 from agentls.agent.llm.errors import LLMSetupError
+from agentls.agent.llm.local_servers import reached_itself
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 
 KEY_VARIABLES = ("OPENAI_API_KEY", "LITELLM_API_KEY", "OPENAI_ADMIN_KEY")
@@ -103,3 +104,19 @@ async def test_a_local_server_that_is_down_is_one_line() -> None:
         f"the model server at {base} does not answer (connection refused): start it"
     )
     assert "\n" not in str(raised.value)
+
+
+def test_a_connection_that_reached_only_itself_is_no_server() -> None:
+    # What a busy machine may do to a probe of a free port: the connecting socket gets
+    # that very port and TCP connects it to itself, as a socket bound to a port and
+    # connected to it does here every time.
+    with socket.socket() as alone:
+        alone.bind(("127.0.0.1", 0))
+        alone.connect(alone.getsockname())
+        assert reached_itself(alone)
+    with socket.socket() as listener, socket.socket() as client:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        client.connect(listener.getsockname())
+        assert not reached_itself(client)
+    assert not reached_itself(None)
