@@ -11,7 +11,6 @@ tests check the same).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import core_schema
 
+from agentls import generated_files
 from agentls.agent.config.docs import SCHEMA_PATH as CONFIG_SCHEMA_PATH
 from agentls.agent.event_stream import STREAM_EVENTS, STREAM_INPUTS, STREAM_VERSION
 
@@ -150,29 +150,11 @@ def outputs() -> dict[Path, str]:
 
 def stale() -> list[Path]:
     """The generated files that differ from what the models give (missing ones too)."""
-    return [
-        path
-        for path, text in outputs().items()
-        if not path.exists() or path.read_text(encoding="utf-8") != text
-    ]
+    return generated_files.stale(outputs())
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agentls.cli.stream_schema")
-    parser.add_argument("--check", action="store_true", help="exit 1 if a file is out of date")
-    args = parser.parse_args(argv)
-    if args.check:
-        paths = stale()
-        for path in paths:
-            print(f"out of date: {path}", file=sys.stderr)
-        if paths:
-            print("run `python -m agentls.cli.stream_schema`", file=sys.stderr)
-        return 1 if paths else 0
-    for path, text in outputs().items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path}")
-    return 0
+    return generated_files.main("agentls.cli.stream_schema", outputs, argv)
 
 
 if __name__ == "__main__":

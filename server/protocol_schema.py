@@ -13,7 +13,6 @@ name to its params and result.
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import json
 import sys
@@ -31,6 +30,7 @@ from pydantic.json_schema import (
 from pydantic_core import core_schema
 from typing_extensions import TypeAliasType
 
+from agentls import generated_files
 from agentls.agent.config.docs import SCHEMA_PATH as CONFIG_SCHEMA_PATH
 from agentls.agent.contract import WireModel
 from agentls.server.protocol import METHODS, Method
@@ -309,29 +309,11 @@ def outputs() -> dict[Path, str]:
 
 def stale() -> list[Path]:
     """The generated files that differ from what the models give (missing ones too)."""
-    return [
-        path
-        for path, text in outputs().items()
-        if not path.exists() or path.read_text(encoding="utf-8") != text
-    ]
+    return generated_files.stale(outputs())
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agentls.server.protocol_schema")
-    parser.add_argument("--check", action="store_true", help="exit 1 if a file is out of date")
-    args = parser.parse_args(argv)
-    if args.check:
-        paths = stale()
-        for path in paths:
-            print(f"out of date: {path}", file=sys.stderr)
-        if paths:
-            print("run `python -m agentls.server.protocol_schema`", file=sys.stderr)
-        return 1 if paths else 0
-    for path, text in outputs().items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path}")
-    return 0
+    return generated_files.main("agentls.server.protocol_schema", outputs, argv)
 
 
 if __name__ == "__main__":
