@@ -66,6 +66,7 @@ for _path in (ROOT, ROOT / "tests" / "e2e"):
 from agentls_e2e import (  # noqa: E402
     VSCODE,
     AgentClient,
+    git,
     make_client,
     plain,
     server_command,
@@ -353,16 +354,6 @@ class SoakReport:
 
 
 # -- the workspace ---------------------------------------------------------------------------
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=soak", "-c", "user.email=soak@example.invalid", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 def module_text(n: int) -> str:

@@ -42,6 +42,20 @@ def _workspace(tmp_path: Path, scripted: ScriptedModelServer, user_config_dir: P
     return ws
 
 
+def _driven(ws: Path, *args: str, stderr: int) -> subprocess.Popen[str]:
+    """``agentls run ARGS`` reading stdin and writing stdout as stream-json lines."""
+    formats = ["--output-format", "stream-json", "--input-format", "stream-json"]
+    return subprocess.Popen(
+        [sys.executable, "-m", "agentls", "run", *args, *formats],
+        cwd=ws,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+    )
+
+
 def test_a_runs_stream_has_every_event_kind_and_each_line_fits_the_schema(
     tmp_path: Path, scripted: ScriptedModelServer, user_config_dir: Path
 ) -> None:
@@ -150,17 +164,8 @@ def test_a_run_driven_through_stdin_takes_a_message_an_answer_and_an_approval(
     # The approval's plain-words explanation (unless slow), then the answer: the same text.
     scripted.add("streamed", text("Said hello, and bye."))
     scripted.add("streamed", text("Said hello, and bye."))
-    formats = ["--output-format", "stream-json", "--input-format", "stream-json"]
-    child = subprocess.Popen(
-        # No prompt on the command line: the run is driven through stdin from its first line.
-        [sys.executable, "-m", "agentls", "run", "--session", "sd1", *formats],
-        cwd=ws,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-    )
+    # No prompt on the command line: the run is driven through stdin from its first line.
+    child = _driven(ws, "--session", "sd1", stderr=subprocess.PIPE)
     seen: list[dict[str, Any]] = []
     try:
         _send(child, type="user_message", text="greet")
@@ -225,16 +230,7 @@ def test_a_change_to_confirm_is_an_approval_of_the_stream_and_applied_when_appro
     ws = _workspace(tmp_path, scripted, user_config_dir)
     scripted.add("streamed", tool_call("write_file", {"path": "hi.txt", "content": "hello\n"}))
     scripted.add("streamed", text("Wrote it."))
-    formats = ["--output-format", "stream-json", "--input-format", "stream-json"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "agentls", "run", "write", "--mode", "confirm-all", *formats],
-        cwd=ws,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-    )
+    child = _driven(ws, "write", "--mode", "confirm-all", stderr=subprocess.DEVNULL)
     seen: list[dict[str, Any]] = []
     try:
         assert child.stdout is not None

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from git_repo import git
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
 
@@ -43,17 +44,6 @@ Tag with vX.Y.Z.
 APP_BASE = "".join(f"line_{n} = {n}\n" for n in range(1, 31))
 APP_HEAD = APP_BASE.replace("line_20 = 20\n", "line_20 = 20\nprint(line_20)\nprint('x')\n")
 OLD = "keep = 1\nremove_me = 2\nkeep_too = 3\n"
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout
 
 
 @pytest.fixture
