@@ -22,6 +22,8 @@ RAISED = {
         "hold_text": True,
         "max_text_bytes": 10**12,
         "map_tokens": 600_000,
+        # 0: the symbol process never ends, so its memory is held all day.
+        "symbols_idle_seconds": 0,
     },
     "context": {
         "max_tool_result_tokens": 0,
@@ -119,7 +121,7 @@ def test_lowering_a_cost_key_applies(tmp_path: Path, user_config_dir: Path) -> N
     write(
         tmp_path / ".agentls.yaml",
         {
-            "indexer": {"map_tokens": 200, "hold_text": False},
+            "indexer": {"map_tokens": 200, "hold_text": False, "symbols_idle_seconds": 30},
             "context": {
                 "instructions_bytes": 2048,
                 "max_tool_result_tokens": 50,
@@ -131,6 +133,7 @@ def test_lowering_a_cost_key_applies(tmp_path: Path, user_config_dir: Path) -> N
     loaded = load(tmp_path, trusted=False)
     config = loaded.config
     assert config.indexer.map_tokens == 200 and not config.indexer.hold_text
+    assert config.indexer.symbols_idle_seconds == 30
     assert config.context.instructions_bytes == 2048
     assert config.context.max_tool_result_tokens == 50 and config.context.compact_at == 0.5
     assert config.diagnostics.wait_ms == 0 and config.diagnostics.max_problems == 3
