@@ -29,7 +29,7 @@ from agentls.agent.llm.pricing import priced
 from agentls.agent.llm.retry import RetryPolicy
 from agentls.agent.llm.stream import StreamAssembler, response_from_completion
 from agentls.agent.llm.tokens import (
-    CounterNotReady,
+    NOT_COUNTED,
     CountMemo,
     MessageCounts,
     estimated_counts,
@@ -163,7 +163,7 @@ class LiteLLMAdapter:
         while True:
             try:
                 response = await litellm.acompletion(**kwargs)
-                return self._answered(response_from_completion(response), litellm)
+                return self._answered(response_from_completion(response), litellm, messages, tools)
             except Exception as exc:
                 if retry < self.config.retries and is_transient(exc, litellm):
                     await self._backoff(exc, retry, ctx, litellm)
@@ -209,7 +209,7 @@ class LiteLLMAdapter:
                 await _close_quietly(stream)
 
             if failure is None and provider_finished(stream, assembler):
-                yield self._answered(assembler.finish(), litellm)
+                yield self._answered(assembler.finish(), litellm, messages, tools)
                 return
             if failure is not None and not received:
                 # The call failed before its stream began: an ordinary failed call.
@@ -243,22 +243,29 @@ class LiteLLMAdapter:
 
         return await check_model(self.config, os.environ, await self._load_client())
 
-    def _answered(self, response: LLMResponse, client: Any) -> LLMResponse:
-        """The finished answer, priced (``openai_http`` is told: its token counts may
-        start loading litellm's counter now)."""
-        answered = getattr(client, "answered", None)
-        if answered is not None:
-            answered()
+    def _answered(
+        self,
+        response: LLMResponse,
+        client: Any,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+    ) -> LLMResponse:
+        """The finished answer, priced; what the provider said the prompt cost anchors
+        the counts where no exact counter is (``tokens``)."""
+        self._count_memo.answered(messages, tools, response.usage)
         return priced(response, self.config.model, client)
 
     async def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        """litellm's count for the model, each message counted once per adapter."""
+        """The model's count, each message counted once per adapter (``tokens``)."""
         return await self._count_memo.total(messages)
 
     async def count_each(self, messages: list[dict[str, Any]]) -> MessageCounts:
         """Each message's tokens by litellm's counter (off the event loop: it is CPU
-        work), or an estimate when litellm cannot count for the model (or, on the
-        ``openai_http`` path, is not loaded yet)."""
+        work), or an estimate when litellm cannot count for the model. ``NOT_COUNTED`` when
+        the calls do not go through litellm: loading it (and its tokenizer) only to count
+        would cost more than the calls, so the counts come from the provider's reports."""
+        if not self.uses_litellm:
+            return NOT_COUNTED
         litellm = await self._load_client()
         model = self.model_name.removeprefix(PROXY_PREFIX)
 
@@ -267,8 +274,6 @@ class LiteLLMAdapter:
 
         try:
             return await asyncio.to_thread(split_counts, count, messages)
-        except CounterNotReady:
-            raise  # estimated by the memo, and counted again once the counter is there
         except Exception:  # an unknown model or message shape: estimate instead
             log.debug("token_counter failed for %s; estimating", model, exc_info=True)
             return estimated_counts(messages)

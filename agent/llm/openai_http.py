@@ -6,7 +6,7 @@ with an ``api_base`` is answered by one POST to ``{api_base}/chat/completions`` 
 litellm itself only passes through. For those (``speaks_openai``) this module is the
 client: ``OpenAIHttp`` offers the part of litellm's interface that ``LiteLLMAdapter``,
 ``failures``, ``model_check`` and ``model_facts`` use (``acompletion``, the exception
-classes, ``cost_per_token``, ``model_cost``, ``get_model_info``, ``token_counter``...),
+classes, ``cost_per_token``, ``model_cost``, ``get_model_info``...),
 so the retries, the stream assembly and the error messages are the adapter's own code on
 either path. Every other provider goes through litellm, unchanged.
 
@@ -15,9 +15,8 @@ What goes on the wire is what litellm sends there: the model without its ``opena
 ``stream_options``; ``Authorization: Bearer <key>``. httpx is the transport litellm's
 OpenAI client uses too, so proxies (``HTTPS_PROXY``, ``NO_PROXY``) and certificates
 (``SSL_CERT_FILE``) are honoured alike. Prices and model facts come from litellm's own
-list (``cost_map``). Token counts are litellm's counter once litellm is loaded; the
-first call never waits for it: until it is loaded (in the background, after the first
-answer) a count is the four-characters-a-token estimate.
+list (``cost_map``). Token counts come from the provider's own reports (``tokens``):
+loading litellm's counter would undo what this module saves.
 """
 
 from __future__ import annotations
@@ -32,8 +31,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agentls.agent.config.models import LLMConfig
-from agentls.agent.llm import _litellm, cost_map
-from agentls.agent.llm.tokens import CounterNotReady
+from agentls.agent.llm import cost_map
 
 if TYPE_CHECKING:
     import httpx
@@ -279,8 +277,6 @@ class OpenAIHttp:
         self._pools: weakref.WeakKeyDictionary[Any, dict[bool, httpx.AsyncClient]] = (
             weakref.WeakKeyDictionary()
         )
-        self._counter_loading = False
-        self._answered = False
 
     # -- calls
 
@@ -385,35 +381,6 @@ class OpenAIHttp:
     def validate_environment(self, model: str) -> dict[str, Any]:
         # Only reached without an api_base, which this client is never used without.
         return {"keys_in_environment": True, "missing_keys": []}
-
-    def token_counter(self, *, model: str, messages: list[dict[str, Any]]) -> int:
-        """litellm's count once litellm is loaded; before, ``CounterNotReady`` (the
-        caller estimates), and after a first answer litellm's import started in the background:
-        no call waits for it, and a run of one answer ends without it."""
-        litellm = _litellm.loaded()
-        if litellm is not None:
-            return int(litellm.token_counter(model=model, messages=messages))
-        if self._answered:
-            self._load_counter()
-        raise CounterNotReady("litellm's token counter is not loaded yet")
-
-    def answered(self) -> None:
-        """A call was answered: the next count may start loading litellm's counter."""
-        self._answered = True
-
-    def _load_counter(self) -> None:
-        """Import litellm (its counter) in a daemon thread, once."""
-        if self._counter_loading or _litellm.loaded() is not None:
-            return
-        self._counter_loading = True
-        threading.Thread(target=_load_quietly, name="agentls-litellm-counter", daemon=True).start()
-
-
-def _load_quietly() -> None:
-    try:
-        _litellm.import_litellm_sync()
-    except Exception:  # counts stay estimates; the calls never needed it
-        log.debug("litellm could not be imported for token counts", exc_info=True)
 
 
 def _httpx() -> Any:

@@ -130,6 +130,7 @@ class ProcessLLM:
             async with contextlib.aclosing(self._frames("complete", messages, tools)) as frames:
                 async for item in frames:
                     if isinstance(item, LLMResponse):
+                        self._count_memo.answered(messages, tools, item.usage)
                         return item
         except _WorkerDied as exc:
             raise exc.error from None
@@ -144,7 +145,9 @@ class ProcessLLM:
             try:
                 async with contextlib.aclosing(self._frames("stream", messages, tools)) as frames:
                     async for item in frames:
-                        if not isinstance(item, LLMResponse):
+                        if isinstance(item, LLMResponse):
+                            self._count_memo.answered(messages, tools, item.usage)
+                        else:
                             shown = isinstance(item, StreamChunk)
                         yield item
                 return
@@ -168,7 +171,8 @@ class ProcessLLM:
         return ModelFacts.model_validate(facts) if facts else None
 
     async def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        """Counted by litellm in the worker (new messages only), so this process never
+        """Counted by litellm in the worker (new messages only), or from the provider's
+        reports where the calls do not go through litellm (``tokens``): this process never
         loads litellm or a tokenizer."""
         return await self._count_memo.total(messages)
 

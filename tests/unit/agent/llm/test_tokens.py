@@ -1,5 +1,5 @@
 """Token counts: litellm's numbers, asked once per message, with an estimate when no
-counter answers."""
+counter answers; the provider's own reports where the calls do not go through litellm."""
 
 from __future__ import annotations
 
@@ -9,8 +9,16 @@ import pytest
 
 from agentls.agent.config.models import LLMConfig
 from agentls.agent.llm._litellm import import_litellm_sync
-from agentls.agent.llm.adapter import LiteLLMAdapter
-from agentls.agent.llm.tokens import CountMemo, MessageCounts, estimate_tokens, split_counts
+from agentls.agent.llm.adapter import LiteLLMAdapter, adapter_for
+from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.llm.tokens import (
+    NOT_COUNTED,
+    CountMemo,
+    MessageCounts,
+    estimate_tokens,
+    estimate_tools,
+    split_counts,
+)
 
 CONVERSATION: list[dict[str, Any]] = [
     {"role": "system", "content": "You are a coding agent. " * 20},
@@ -98,3 +106,95 @@ async def test_an_answer_of_the_wrong_length_is_an_estimate() -> None:
 def test_malformed_counts_from_the_wire_are_refused(frame: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="malformed token counts"):
         MessageCounts.from_wire(frame)
+
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read a file of the workspace. " * 10,
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    }
+]
+
+
+def test_counts_without_an_exact_counter_cross_the_wire() -> None:
+    assert MessageCounts.from_wire(NOT_COUNTED.to_wire()) == NOT_COUNTED
+    assert MessageCounts.from_wire({"priming": 3, "counts": [1]}).exact
+
+
+async def test_without_an_exact_counter_the_providers_report_anchors_the_count() -> None:
+    asked: list[int] = []
+
+    async def fetch(messages: list[dict[str, Any]]) -> MessageCounts:
+        asked.append(len(messages))
+        return NOT_COUNTED
+
+    memo = CountMemo(fetch)
+    sent = CONVERSATION[:2]
+    # Before any answer: the estimate.
+    assert await memo.total(sent) == estimate_tokens(sent)
+    estimated = estimate_tokens(sent) + estimate_tools(TOOLS)
+    memo.answered(sent, TOOLS, {"prompt_tokens": round(estimated * 1.5), "completion_tokens": 9})
+    # What was sent costs what the provider said; what came after, its estimate scaled alike.
+    assert await memo.total(sent) == round(estimated * 1.5)
+    tail = estimate_tokens(CONVERSATION[2:])
+    assert await memo.total(CONVERSATION) == round(estimated * 1.5) + round(
+        tail * (round(estimated * 1.5) / estimated)
+    )
+    # A list that does not extend what was sent (a compaction rebuilt it): the whole request,
+    # tools included, estimated and scaled.
+    rebuilt = [CONVERSATION[0], *CONVERSATION[3:]]
+    scale = round(estimated * 1.5) / estimated
+    assert await memo.total(rebuilt) == round(
+        scale * (estimate_tokens(rebuilt) + estimate_tools(TOOLS))
+    )
+    assert asked == [2]  # once told there is no exact counter, it is not asked again
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [None, {}, {"prompt_tokens": 0}, {"prompt_tokens": "12"}, {"prompt_tokens": True}],
+)
+async def test_a_report_without_a_prompt_count_leaves_the_estimate(
+    usage: dict[str, Any] | None,
+) -> None:
+    async def fetch(messages: list[dict[str, Any]]) -> MessageCounts:
+        return NOT_COUNTED
+
+    memo = CountMemo(fetch)
+    memo.answered(CONVERSATION[:2], TOOLS, usage)
+    assert await memo.total(CONVERSATION) == estimate_tokens(CONVERSATION)
+
+
+async def test_a_report_far_from_any_tokenizer_scales_new_messages_within_bounds() -> None:
+    async def fetch(messages: list[dict[str, Any]]) -> MessageCounts:
+        return NOT_COUNTED
+
+    memo = CountMemo(fetch)
+    memo.answered(CONVERSATION[:2], None, {"prompt_tokens": 1})  # a server that makes it up
+    tail = estimate_tokens(CONVERSATION[2:])
+    assert await memo.total(CONVERSATION) == 1 + round(0.5 * tail)
+    memo.answered(CONVERSATION[:2], None, {"prompt_tokens": 10**6})
+    assert await memo.total(CONVERSATION) == 10**6 + round(2.0 * tail)
+
+
+async def test_an_openai_compatible_model_is_counted_from_its_reports_without_litellm() -> None:
+    with ScriptedModelServer() as server:
+        llm = adapter_for(LLMConfig(model="openai/m", api_base=server.api_base))
+        assert not llm.uses_litellm
+        sent = CONVERSATION[:2]
+        server.add(
+            "m",
+            tool_call("read_file", {"path": "app.py"}, usage={"prompt_tokens": 4321}),
+            text("done", usage={"prompt_tokens": 5000, "completion_tokens": 2}),
+        )
+        await llm.completion(sent, TOOLS)
+        assert await llm.count_tokens(sent) == 4321
+        assert await llm.count_tokens(CONVERSATION) > 4321
+        items = [item async for item in llm.completion_stream(CONVERSATION, TOOLS)]
+        assert items
+        assert await llm.count_tokens(CONVERSATION) == 5000
+    assert (await llm.count_each(CONVERSATION)) == NOT_COUNTED

@@ -29,6 +29,7 @@ from agentls.agent.llm import (
     StreamChunk,
     StreamRestart,
 )
+from agentls.agent.llm.models import assistant_tool_calls_message
 from agentls.agent.llm.scripted_server import (
     CutHow,
     CutPoint,
@@ -52,7 +53,7 @@ from agentls.agent.llm.worker_client import (
 USER = [{"role": "user", "content": "hi"}]
 
 
-# One worker (and one event loop) for the module: each spawn imports litellm (~2 s).
+# One worker (and one event loop) for the module: a spawn costs ~0.5 s.
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
@@ -137,15 +138,38 @@ async def test_stream_and_completion_match_the_adapter_in_process(
     assert response.tool_calls[0].arguments == {"path": "a.py"}
     # the request reached the provider from the worker, with the key
     assert scripted.requests_for("proc")[0].body["messages"] == USER
-    # The worker counts with litellm's counter once it has loaded it, in the background
-    # after the first answer (estimates until then, never remembered).
-    expected = await local_llm.count_tokens(USER)
-    assert expected > 0
-    for _ in range(600):
-        if await llm.count_tokens(USER) == expected:
-            break
-        await asyncio.sleep(0.1)
-    assert await llm.count_tokens(USER) == expected
+    # Counted as the in-process adapter counts: from what the provider reported.
+    assert response.usage is not None
+    assert await llm.count_tokens(USER) == response.usage["prompt_tokens"]
+    assert await local_llm.count_tokens(USER) == response.usage["prompt_tokens"]
+
+
+async def test_calls_and_counts_for_an_openai_compatible_endpoint_never_load_litellm(
+    scripted: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, TEST_KEY)
+    worker = ModelWorker()
+    try:
+        llm = ProcessLLM(config_for(scripted, "lean"), worker)
+        scripted.add(
+            "lean",
+            tool_call("read_file", {"path": "a.py"}, usage={"prompt_tokens": 700}),
+            text("done", usage={"prompt_tokens": 900, "completion_tokens": 3}),
+        )
+        conversation = list(USER)
+        assert await llm.count_tokens(conversation) > 0  # an estimate before any answer
+        first = await llm.completion(conversation)
+        assert await llm.count_tokens(conversation) == 700
+        conversation += [
+            assistant_tool_calls_message(None, first.tool_calls),
+            {"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": "x = 1\n" * 50},
+        ]
+        assert await llm.count_tokens(conversation) > 700
+        assert [i async for i in llm.completion_stream(conversation)]
+        assert await llm.count_tokens(conversation) == 900
+        assert await worker.prepare(llm.config) is False  # litellm is not in the worker
+    finally:
+        await worker.close()
 
 
 async def test_the_worker_loads_litellm_only_for_a_config_that_needs_it(
