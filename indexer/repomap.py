@@ -21,6 +21,7 @@ import json
 import os
 import re
 import threading
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -317,37 +318,29 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+#: A file's out-edges for the ranking: the targets' positions and their shares of its weight.
+Edges = tuple["array[int]", "array[float]"]
+
+
 def _pagerank(
-    nodes: list[str],
-    edges: dict[str, dict[str, float]],
-    personal: dict[str, float],
+    base: list[float],
+    out: list[Edges | None],
     rounds: int = 30,
     damping: float = 0.85,
     tolerance: float = 1e-6,
-) -> dict[str, float]:
+) -> list[float]:
     """Personalised PageRank by power iteration, stopping once it has converged."""
-    if not nodes:
-        return {}
-    position = {n: i for i, n in enumerate(nodes)}
-    total = sum(personal.values())
-    base = [personal.get(n, 0.0) / total if total > 0 else 1.0 / len(nodes) for n in nodes]
-    # Each source's out-edges as (target position, share of its weight), computed once.
-    out: list[list[tuple[int, float]]] = [[] for _ in nodes]
-    for src, weighted in edges.items():
-        weight = sum(weighted.values())
-        if weight > 0:
-            out[position[src]] = [(position[d], w / weight) for d, w in weighted.items()]
     rank = list(base)
     for _ in range(rounds):
         nxt = [(1 - damping) * b for b in base]
         dangling = 0.0
         for i, targets in enumerate(out):
             r = rank[i]
-            if not targets:
+            if targets is None:
                 dangling += r
                 continue
             r *= damping
-            for j, share in targets:
+            for j, share in zip(*targets, strict=True):
                 nxt[j] += r * share
         spread = damping * dangling
         nxt = [v + spread * b for v, b in zip(nxt, base, strict=True)]
@@ -355,32 +348,78 @@ def _pagerank(
         rank = nxt
         if moved < tolerance:
             break
-    return dict(zip(nodes, rank, strict=True))
+    return rank
 
 
-def rank_files(files: dict[str, FileSymbols], focus: MapFocus) -> list[tuple[str, float]]:
-    """Files by importance for this task, best first (ties by path: stable bytes)."""
-    words = set(_WORD.findall(focus.prompt))
-    referenced: set[str] = set()
+def reference_totals(files: dict[str, FileSymbols]) -> dict[str, int]:
+    """How many kept reference lines each name has, over every file."""
+    referenced: dict[str, int] = defaultdict(int)
     for symbols in files.values():
-        referenced.update(symbols.referenced_names())
-    # Only names some file refers to can make an edge: a large workspace defines
-    # hundreds of thousands of names, and a collection per name would cost tens of MB.
-    definers: dict[str, list[str]] = {}
-    for path, symbols in files.items():
-        for name in referenced.intersection(symbols.names()):
-            definers.setdefault(name, []).append(path)
-    named_paths = {p.strip("./") for p in _PATHISH.findall(focus.prompt)}
-    edges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    for path, symbols in files.items():
         for name, count in symbols.reference_counts():
-            targets = definers.get(name)
-            if not targets or len(targets) > MAX_DEFINERS:
+            referenced[name] += count
+    return referenced
+
+
+def _reference_graph(
+    files: dict[str, FileSymbols],
+    position: dict[str, int],
+    referenced: dict[str, int],
+    words: set[str],
+) -> list[Edges | None]:
+    """Each file's out-edges, by position: to the files that define the names it refers to.
+
+    Files are positions and edges are arrays, not paths in dicts of dicts: on a 50k-file
+    tree the graph's objects were most of a map's memory, and the symbol process's peak
+    is what a window pays during a run.
+    """
+    # Only names some file refers to can make an edge: a large workspace defines
+    # hundreds of thousands of names. Most names have one definer: a bare position.
+    definers: dict[str, int | list[int]] = {}
+    for path, symbols in files.items():
+        at = position[path]
+        for name in referenced.keys() & set(symbols.names()):
+            have = definers.get(name)
+            if have is None:
+                definers[name] = at
+            elif isinstance(have, int):
+                definers[name] = [have, at]
+            else:
+                have.append(at)
+    out: list[Edges | None] = [None] * len(position)
+    for path, symbols in files.items():
+        src = position[path]
+        weighted: dict[int, float] = {}
+        for name, count in symbols.reference_counts():
+            found = definers.get(name)
+            if found is None:
+                continue
+            targets = (found,) if isinstance(found, int) else found
+            if len(targets) > MAX_DEFINERS:
                 continue
             weight = count * (10.0 if name in words else 1.0) / len(targets)
             for target in targets:
-                if target != path:
-                    edges[path][target] += weight
+                if target != src:
+                    weighted[target] = weighted.get(target, 0.0) + weight
+        total = sum(weighted.values())
+        if total > 0:
+            out[src] = (array("l", weighted), array("d", [w / total for w in weighted.values()]))
+    return out
+
+
+def rank_files(
+    files: dict[str, FileSymbols], focus: MapFocus, referenced: dict[str, int] | None = None
+) -> list[tuple[str, float]]:
+    """Files by importance for this task, best first (ties by path: stable bytes).
+    ``referenced``: ``reference_totals(files)``, when the caller has it already."""
+    if not files:
+        return []
+    words = set(_WORD.findall(focus.prompt))
+    nodes = sorted(files)
+    position = {path: i for i, path in enumerate(nodes)}
+    if referenced is None:
+        referenced = reference_totals(files)
+    out = _reference_graph(files, position, referenced, words)
+    named_paths = {p.strip("./") for p in _PATHISH.findall(focus.prompt)}
     personal: dict[str, float] = {}
     for path, symbols in files.items():
         score = 0.0
@@ -399,11 +438,13 @@ def rank_files(files: dict[str, FileSymbols], focus: MapFocus) -> list[tuple[str
     for path in focus.recent_paths:
         if path in files:
             personal[path] = personal.get(path, 0.0) + 3.0
-    nodes = sorted(files)
-    rank = _pagerank(nodes, edges, personal)
+    total = sum(personal.values())
+    start = [personal.get(n, 0.0) / total if total > 0 else 1.0 / len(nodes) for n in nodes]
+    rank = _pagerank(start, out)
     # The files the task names come first whatever the graph says.
     return sorted(
-        ((n, rank[n] + personal.get(n, 0.0)) for n in nodes), key=lambda item: (-item[1], item[0])
+        ((n, r + personal.get(n, 0.0)) for n, r in zip(nodes, rank, strict=True)),
+        key=lambda item: (-item[1], item[0]),
     )
 
 
@@ -426,14 +467,11 @@ def render_map(files: dict[str, FileSymbols], focus: MapFocus, max_tokens: int) 
     if max_tokens <= 0 or not files:
         return ""
     words = set(_WORD.findall(focus.prompt))
-    referenced: dict[str, int] = defaultdict(int)
-    for symbols in files.values():
-        for name, count in symbols.reference_counts():
-            referenced[name] += count
+    referenced = reference_totals(files)
     budget = max_tokens * 4
     out: list[str] = []
     used = 0
-    for path, _score in rank_files(files, focus):
+    for path, _score in rank_files(files, focus, referenced):
         symbols = files[path]
         if not symbols.count:
             continue

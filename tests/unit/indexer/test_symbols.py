@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,11 @@ from agentls.indexer import IndexSettings, IndexWatcher, RepoIndexer
 from agentls.indexer import symbols as symbols_module
 from agentls.indexer.index import RepoIndex
 from agentls.indexer.repomap import (
+    MAX_DEFINERS,
     MapFocus,
     SymbolIndex,
     estimate_tokens,
+    rank_files,
     render_map,
 )
 from agentls.indexer.symbols import extract
@@ -161,6 +164,68 @@ def test_budget_holds_on_a_large_tree_and_the_map_is_byte_stable(tmp_path: Path)
         assert 0 < estimate_tokens(text) <= budget
         assert render_map(files, MapFocus(prompt="render_5 is slow"), budget) == text
     assert render_map(files, MapFocus(), 0) == ""
+
+
+def _ranked_by_dicts(
+    files: dict[str, symbols_module.FileSymbols], focus: MapFocus
+) -> list[tuple[str, float]]:
+    """The ranking written plainly (paths in dicts of dicts), to compare the compact one with."""
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", focus.prompt))
+    definers: dict[str, list[str]] = {}
+    for path, symbols in files.items():
+        for name in symbols.names():
+            if path not in definers.setdefault(name, []):
+                definers[name].append(path)
+    edges: dict[str, dict[str, float]] = {}
+    for path, symbols in files.items():
+        for name, count in symbols.reference_counts():
+            targets = definers.get(name, [])
+            if not targets or len(targets) > MAX_DEFINERS:
+                continue
+            for target in targets:
+                if target != path:
+                    weight = count * (10.0 if name in words else 1.0) / len(targets)
+                    edges.setdefault(path, {}).setdefault(target, 0.0)
+                    edges[path][target] += weight
+    nodes = sorted(files)
+    personal = {p: 5.0 for p in focus.open_paths if p in files}
+    total = sum(personal.values())
+    base = {n: personal.get(n, 0.0) / total if total else 1 / len(nodes) for n in nodes}
+    rank = dict(base)
+    for _ in range(30):
+        nxt = {n: 0.15 * base[n] for n in nodes}
+        dangling = 0.0
+        for n in nodes:
+            out = edges.get(n, {})
+            weight = sum(out.values())
+            if weight <= 0:
+                dangling += rank[n]
+                continue
+            for target, w in out.items():
+                nxt[target] += 0.85 * rank[n] * w / weight
+        nxt = {n: nxt[n] + 0.85 * dangling * base[n] for n in nodes}
+        moved = sum(abs(nxt[n] - rank[n]) for n in nodes)
+        rank = nxt
+        if moved < 1e-6:
+            break
+    return sorted(((n, rank[n] + personal.get(n, 0.0)) for n in nodes), key=lambda i: (-i[1], i[0]))
+
+
+def test_the_ranking_is_pagerank_over_the_reference_graph(tmp_path: Path) -> None:
+    _filler(tmp_path, 120)
+    write_file(tmp_path, "hub.py", "def shared_helper():\n    pass\n")
+    for i in range(6):  # more definers than an edge may have: no edges for that name
+        write_file(tmp_path, f"dup/d{i}.py", "def everywhere():\n    pass\n")
+    write_file(tmp_path, "user.py", "shared_helper()\neverywhere()\nshared_helper()\n")
+    files = _symbols(tmp_path).files()
+    focus = MapFocus(open_paths=["user.py"])
+    ranked = rank_files(files, focus)
+    expected = _ranked_by_dicts(files, focus)
+    assert [path for path, _ in ranked] == [path for path, _ in expected]
+    assert [score for _, score in ranked] == pytest.approx([score for _, score in expected])
+    # the file user.py refers to outranks the files nobody refers to
+    order = [path for path, _ in ranked]
+    assert order.index("hub.py") < order.index("dup/d0.py")
 
 
 async def test_a_write_the_watcher_applies_is_found(tmp_path: Path) -> None:
