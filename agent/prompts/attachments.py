@@ -309,12 +309,14 @@ def _fenced(heading: str, body: str) -> str:
 
 
 def sees_images(model: str, override: bool | None) -> bool:
-    """Whether ``model`` takes images: the config's word, else litellm's model list."""
+    """Whether ``model`` takes images: the config's word, else litellm's model list, read
+    from its file (the language server never imports litellm: ~190 MB for one flag)."""
     if override is not None:
         return override
-    try:
-        from agentls.agent.llm._litellm import import_litellm_sync
+    from agentls.agent.llm import cost_map
 
-        return bool(import_litellm_sync().supports_vision(model=model))
-    except Exception:
+    try:
+        found = cost_map.model_entry(model)
+    except Exception:  # an unreadable list: no images, as for a model it does not know
         return False
+    return bool(found and found[1].get("supports_vision"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from agentls.agent.folder.media import TERMINAL
 from agentls.agent.llm import LiteLLMAdapter
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text
 from agentls.agent.policy.approval import DenyingApprover
+from agentls.agent.prompts.attachments import sees_images
 from agentls.agent.run import FrontEnd, RunRequest, run_agent
 from agentls.agent.workspace import DiskFileAccess
 
@@ -200,3 +202,39 @@ def test_an_incomplete_attachment_is_refused_at_the_boundary() -> None:
         Attachment.model_validate({"kind": "file"})
     with pytest.raises(ValidationError, match="needs data and mime_type"):
         Attachment.model_validate({"kind": "image"})
+
+
+VISION_MODELS = [
+    "gpt-4o",
+    "openai/gpt-4o",
+    "gpt-4.1-mini",
+    "o3",
+    "litellm_proxy/gpt-4o",
+    "gpt-3.5-turbo",
+    "openai/gpt-3.5-turbo",
+    "anthropic/claude-3-5-sonnet-20241022",
+    "openai/bench",
+    "ollama/llava",
+    "openrouter/openai/gpt-4o",
+]
+
+
+@pytest.mark.parametrize("model", VISION_MODELS)
+def test_whether_a_model_sees_images_is_litellms_answer(model: str) -> None:
+    from agentls.agent.llm._litellm import import_litellm_sync
+
+    assert sees_images(model, None) is bool(import_litellm_sync().supports_vision(model=model))
+    assert sees_images(model, True) is True and sees_images(model, False) is False
+
+
+def test_asking_whether_a_model_sees_images_does_not_import_litellm() -> None:
+    code = (
+        "import sys\n"
+        "from agentls.agent.prompts.attachments import sees_images\n"
+        "print(sees_images('openai/gpt-4o', None), 'litellm' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "False"]
