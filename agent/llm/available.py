@@ -49,6 +49,9 @@ from agentls.agent.llm.provider_keys import (
 )
 from agentls.agent.wire_model import WireModel
 
+#: What starts the id of an editor's model (its facts are the editor's, never litellm's).
+EDITOR_PREFIX = "editor/"
+
 log = logging.getLogger(__name__)
 
 ModelSource = Literal["configured", "server", "provider", "editor"]
@@ -136,8 +139,9 @@ async def available_models(
     providers = [] if llm.api_base else [p.name for p in providers_with_keys(environ)]
     ids = [llm.model, *(m.id for m in served.models)]
     try:
-        # An OpenAI-compatible endpoint's ids need no import of litellm (~3 s) to be known.
-        from_file = not providers and speaks_openai(llm)
+        # An OpenAI-compatible endpoint's ids, or an editor's model, need no import of
+        # litellm (~3 s) to be known.
+        from_file = not providers and (speaks_openai(llm) or llm.model.startswith(EDITOR_PREFIX))
         known = await (knowledge or LocalKnowledge()).known_models(
             ids, providers, from_file=from_file
         )

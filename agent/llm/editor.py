@@ -21,14 +21,12 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agentls.agent.llm.available import AvailableModel
+from agentls.agent.llm.available import EDITOR_PREFIX, AvailableModel
 from agentls.agent.llm.errors import LLMBadRequestError, LLMStreamInterrupted
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, ToolCall
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.llm.tokens import CountMemo, MessageCounts, estimate_tokens
 
-#: What starts the id of an editor's model.
-EDITOR_PREFIX = "editor/"
 #: The provider named in errors.
 PROVIDER = "editor"
 UNAVAILABLE = (

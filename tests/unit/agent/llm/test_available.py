@@ -125,6 +125,45 @@ async def test_the_editors_models_are_listed_and_its_failure_is_one_line() -> No
     assert failed.problems == ["the editor's models could not be listed: the editor went away"]
 
 
+async def test_an_editors_model_is_listed_from_litellms_file_without_importing_it() -> None:
+    from agentls.agent.llm.available import AvailableModel
+    from agentls.agent.llm.model_facts import KnownModels
+
+    class Editor:
+        async def list(self) -> list[AvailableModel]:
+            return [
+                AvailableModel(
+                    id="editor/copilot/gpt-4o",
+                    label="GPT-4o (Copilot)",
+                    source="editor",
+                    tools=True,
+                    images=None,
+                    context_window=None,
+                    input_cost_per_token=None,
+                    output_cost_per_token=None,
+                )
+            ]
+
+    class Recording:
+        def __init__(self) -> None:
+            self.asked: list[bool] = []
+
+        async def known_models(
+            self, ids: list[str], providers: list[str], *, from_file: bool = False
+        ) -> KnownModels:
+            self.asked.append(from_file)
+            return KnownModels()
+
+    knowledge = Recording()
+    config = _config(model="editor/copilot/gpt-4o")
+    listed = await available_models(config, environ={}, editor=Editor(), knowledge=knowledge)
+    assert listed.current == "editor/copilot/gpt-4o"
+    assert "editor/copilot/gpt-4o" in _by_id(listed)
+    # With a provider's key set, its models are listed from litellm itself.
+    await available_models(config, environ={"OPENAI_API_KEY": "sk-x"}, knowledge=knowledge)
+    assert knowledge.asked == [True, False]
+
+
 @pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
 def test_the_key_variables_are_the_ones_litellm_reads(
     provider: Any, monkeypatch: pytest.MonkeyPatch
