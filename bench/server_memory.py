@@ -13,9 +13,9 @@ corpus of ``index_search.py``, installed once with npm), the real server
   built and watched and the symbol process has filled (a first start: the bench removes
   its cache, so it parses every file and writes the cache once done) and no run was made
   (*just filled*); once the symbol process has ended after ``indexer.symbols_idle_seconds``
-  (*idle*; the bench sets 10 s); the peak of their sum while a run reads a file and streams
-  its answer (*during a run*; the run starts the worker and the symbol process again, which
-  reads its cache back, and waits for them); and again once both have ended after
+  (*idle*; the bench sets 10 s); the peak of their sum while a run of five steps (reads, a
+  grep, a symbol lookup, then a streamed answer) works (*during a run*; the run starts the
+  worker and the symbol process again, which reads its cache back, and waits for them); and again once both have ended after
   ``llm.worker_idle_seconds`` (5 s here) and ``indexer.symbols_idle_seconds`` (*idle
   again*).
 - **worker at start** (``llm.worker_at_start: true`` and ``indexer.symbols_idle_seconds: 0``,
@@ -213,10 +213,15 @@ async def measure(name: str, root: Path, model: ScriptedModelServer) -> Measured
         await until(client, lambda pong: not symbols_running(server))
         idle = steady(server)
         worker_idle = not (await until(client, lambda pong: True))["workerRunning"]
+        # Several steps, as a real task has: a model worker that loaded anything in the
+        # background after its first answers would be caught at its peak.
         model.add(
             "bench",
             Turn(tool_calls=[call("read_file", {"path": a_file})]),
-            Turn(text="It is a module. " * 200, chunk_size=16, chunk_delay=0.01),
+            Turn(tool_calls=[call("grep", {"pattern": "function"})]),
+            Turn(tool_calls=[call("find_symbol", {"name": "main"})]),
+            Turn(tool_calls=[call("read_file", {"path": a_file})]),
+            Turn(text="It is a module. " * 400, chunk_size=16, chunk_delay=0.01),
         )
         run = client.run(prompt="what is this?", runId="mem")
         peak = Sample(0, 0, 0)
@@ -226,7 +231,7 @@ async def measure(name: str, root: Path, model: ScriptedModelServer) -> Measured
                 peak = now
             await asyncio.sleep(0.1)
         await run
-        system = str(model.requests_for("bench")[-2].messages[0]["content"])
+        system = str(model.requests_for("bench")[-5].messages[0]["content"])
         pong = await until(
             client, lambda pong: not pong["workerRunning"] and not symbols_running(server)
         )
