@@ -169,14 +169,14 @@ def table_digest(table: HooksTable, root: Path) -> str:
 def workspace_sources(root: Path) -> tuple[list[HookSource], list[str]]:
     """The workspace's hook files (never symlinks), and the problems of those that
     cannot be read."""
-    import yaml
-
     sources: list[HookSource] = []
     problems: list[str] = []
     for relative in WORKSPACE_FILES:
         path = root / relative
         if path.is_symlink() or not path.is_file():
             continue
+        import yaml  # here: a workspace without hook files never needs it (~20 ms)
+
         try:
             text = path.read_text(encoding="utf-8")
             data = yaml.safe_load(text) if path.suffix == ".yaml" else json.loads(text)
