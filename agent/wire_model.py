@@ -13,12 +13,15 @@ from pydantic.alias_generators import to_camel
 class WireModel(BaseModel):
     """A message of the protocol: camelCase on the wire, unknown keys refused."""
 
+    # Each message's validator is built when it is first used: a front end imports the
+    # whole protocol, and a session uses a few of its messages.
     model_config = ConfigDict(
         alias_generator=to_camel,
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
         extra="forbid",
+        defer_build=True,
     )
 
     #: Whether ``to_wire`` leaves out the optional fields that are unset (None).

@@ -11,7 +11,12 @@ hits them alike), against one in-process scripted model server that answers "Hel
 - the editor: the model worker as the language server starts it again after its idle stop
   (``ModelWorker`` + ``ProcessLLM``, the server's own classes), the run's ``check`` then
   its first streamed call;
-- aider, codex and opencode when on PATH (their own defaults; skipped with a note when not).
+- aider, codex and opencode when on PATH (their own defaults; skipped with a note when not);
+- for reference, ``python -c "import acp"`` from spawn to exit: the ACP SDK's import alone,
+  which an ACP agent built on it pays before it can answer ``initialize``.
+
+Every contender is started once before the timed rounds, with ``PYTHONDONTWRITEBYTECODE``
+taken out of the environment: the bytecode caches are then there, as in an install.
 
 "to the model" is from spawning (or, for the worker, from the run's first need of it) to
 the request's arrival at the server (its clock, same machine). "exit after the answer" is
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import shutil
 import statistics
@@ -180,6 +186,13 @@ class Bench:
         ended = time.time()
         return self._arrival(before) - start, ended - answered
 
+    def acp_sdk(self) -> tuple[float, float]:
+        """Not a contender: ``python -c "import acp"``, from spawn to exit: what any ACP
+        agent built on the ACP SDK pays before it can answer ``initialize``."""
+        start = time.time()
+        subprocess.run([sys.executable, "-c", "import acp"], check=True, env=self.env)
+        return time.time() - start, math.nan
+
     def editor_worker(self) -> tuple[float, float]:
         return asyncio.run(self._editor_worker())
 
@@ -276,6 +289,9 @@ def first_request_tables(runs: int, files: int, compare: Path | None = None) -> 
             "XDG_STATE_HOME": str(home / ".local" / "state"),
             "NO_COLOR": "1",
         }
+        # Bytecode caches written as an install has them (pip compiles at install): with
+        # PYTHONDONTWRITEBYTECODE set, a source checkout compiles every module at each start.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         bench = Bench(server, root, env)
         bench.run()  # warm-up (the OS file cache), and the body the floor will send
         tokens = len(bench.body_file.read_text()) // 4
@@ -290,6 +306,9 @@ def first_request_tables(runs: int, files: int, compare: Path | None = None) -> 
             contenders["agentls run (before)"] = other.run
             contenders["agentls acp (before)"] = other.acp
             contenders["editor: model worker restarted (before)"] = other.editor_worker
+        contenders["`import acp` alone (the ACP SDK; spawn → exit)"] = bench.acp_sdk
+        for warm_up in list(contenders.values())[1:]:  # every other one, once
+            warm_up()
         skipped = []
         for name, command in peer_commands(server.api_base).items():
             if command is None:
@@ -317,7 +336,8 @@ def first_request_tables(runs: int, files: int, compare: Path | None = None) -> 
             continue
         reach = statistics.median(t for t, _ in samples)
         leave = statistics.median(e for _, e in samples)
-        print(f"| {name} | {reach:.2f} | {reach / floor:.1f} | {leave:.2f} |")
+        exit_text = "—" if math.isnan(leave) else f"{leave:.2f}"
+        print(f"| {name} | {reach:.2f} | {reach / floor:.1f} | {exit_text} |")
     if skipped:
         print()
         print(f"not on PATH, skipped: {', '.join(skipped)}")

@@ -13,11 +13,13 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from agentls.indexer.settings import IndexSettings
 from agentls.regular_files import read_regular
+
+if TYPE_CHECKING:
+    import pathspec
 
 GITIGNORE = ".gitignore"
 
@@ -101,6 +103,8 @@ class IgnoreRules:
             lines.extend(raw.decode("utf-8", "surrogateescape").splitlines())
         spec: pathspec.GitIgnoreSpec | None = None
         if any(line.strip() and not line.startswith("#") for line in lines):
+            import pathspec  # here: a folder without .gitignore files never needs it (~20 ms)
+
             try:
                 # "simple" (Python's re): the faster backends pathspec picks when
                 # hyperscan or re2 is installed cannot take non-UTF-8 file names.

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import ValidationError as PydanticValidationError
 
 from agentls.agent.config.models import (
@@ -135,6 +134,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path.name}: not UTF-8 text ({exc.reason})") from exc
+    import yaml  # here: a folder without config files never needs it (~20 ms to import)
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -23,14 +23,16 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.util import load_yaml_guess_indent
+from typing import TYPE_CHECKING
 
 from agentls.agent.config.userdirs import user_config_file
 from agentls.agent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+
+# ruamel.yaml is imported where a file is read or written (~20 ms): a run whose user
+# config has no rules file, or that saves no rule, never needs it.
 
 try:
     import fcntl
@@ -54,6 +56,9 @@ def _mapping_indent(text: str) -> int | None:
 
 def _yaml(text: str) -> YAML:
     """A round-trip YAML (comments and layout survive) that indents as ``text`` does."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.util import load_yaml_guess_indent
+
     yaml = YAML()
     yaml.preserve_quotes = True
     mapping, sequence, offset = 2, 4, 2
@@ -90,6 +95,9 @@ def saved_allow_rules(path: Path | None = None) -> tuple[str, ...]:
     cached = _read_cache.get(target)
     if cached is not None and cached[0] == key:
         return cached[1]
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
     rules: tuple[str, ...] = ()
     try:
         data = YAML(typ="safe").load(target.read_text(encoding="utf-8"))
@@ -120,6 +128,9 @@ def add_allow_rule(rule: str, path: Path | None = None) -> bool:
 
 
 def _add(rule: str, target: Path) -> bool:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.error import YAMLError
+
     try:
         text = target.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 from pydantic import Field
 
 from agentls.agent.config.models import AppConfig
+from agentls.agent.llm.editor import EDITOR_PREFIX
 from agentls.agent.llm.local_servers import (
     ServedModel,
     ServerAnswer,
@@ -48,9 +49,6 @@ from agentls.agent.llm.provider_keys import (
     providers_with_keys,
 )
 from agentls.agent.wire_model import WireModel
-
-#: What starts the id of an editor's model (its facts are the editor's, never litellm's).
-EDITOR_PREFIX = "editor/"
 
 log = logging.getLogger(__name__)
 

@@ -19,14 +19,18 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agentls.agent.llm.available import EDITOR_PREFIX, AvailableModel
 from agentls.agent.llm.errors import LLMBadRequestError, LLMStreamInterrupted
 from agentls.agent.llm.models import LLMResponse, StreamChunk, StreamRestart, ToolCall
 from agentls.agent.llm.protocol import LLM
 from agentls.agent.llm.tokens import CountMemo, MessageCounts, estimate_tokens
 
+if TYPE_CHECKING:
+    from agentls.agent.llm.available import AvailableModel
+
+#: What starts the id of an editor's model.
+EDITOR_PREFIX = "editor/"
 #: The provider named in errors.
 PROVIDER = "editor"
 UNAVAILABLE = (
@@ -228,6 +232,10 @@ class ChannelEditorModels:
 
 
 def available_editor_model(info: EditorModelInfo) -> AvailableModel:
+    # Here: a run that only asks whether its model is the editor's never needs the list's
+    # machinery (provider keys, local servers).
+    from agentls.agent.llm.available import AvailableModel
+
     return AvailableModel(
         id=editor_model_id(info.vendor, info.id),
         label=f"{info.name} ({info.vendor}, editor)",

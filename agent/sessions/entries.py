@@ -3,6 +3,7 @@ discriminator, each with the key that makes its append idempotent."""
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -15,7 +16,9 @@ class _Entry(BaseModel):
     """What every entry has: the run that wrote it, the model call of the run it belongs
     to and when it was written."""
 
-    model_config = ConfigDict(extra="ignore")
+    # Each kind's validator is built when it is first used: a run writes four kinds or
+    # so, and building all fourteen at import is time before the first model request.
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     run_id: str
     model_call_index: int = 0
@@ -220,8 +223,13 @@ Entry = Annotated[
     | SubagentEntry,
     Field(discriminator="type"),
 ]
-_ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
+
+
+@functools.cache
+def _entry_adapter() -> TypeAdapter[Entry]:
+    """The validator of any entry, built when a session file is first read."""
+    return TypeAdapter(Entry)
 
 
 def parse_entry(line: str | bytes) -> Entry:
-    return _ENTRY.validate_json(line)
+    return _entry_adapter().validate_json(line)

@@ -13,45 +13,18 @@ if TYPE_CHECKING:
 
 def builtin_tools(config: AppConfig | None = None) -> list[AnyTool]:
     """Every built-in tool (MCP tools are added per run by agent.mcp); ``config`` tunes
-    what their descriptions say (which patch format apply_patch shows first)."""
-    from agentls.agent.tools.delegate import DelegateTool
-    from agentls.agent.tools.edit import ApplyPatchTool, EditFileTool, lead_patch_format
-    from agentls.agent.tools.exec import ExecuteCommandTool, PythonExecutorTool
-    from agentls.agent.tools.files import DeleteFileTool, ListFilesTool, ReadFileTool, WriteFileTool
-    from agentls.agent.tools.interaction import AskUserTool, UpdatePlanTool
-    from agentls.agent.tools.navigate import NavigateCodeTool
-    from agentls.agent.tools.problems import GetProblemsTool
-    from agentls.agent.tools.rename import RenameSymbolTool
-    from agentls.agent.tools.search import FindFilesTool, GrepTool, SearchCodeTool
-    from agentls.agent.tools.skills import LoadSkillTool
-    from agentls.agent.tools.symbols import FindReferencesTool, FindSymbolTool
+    what their descriptions say (which patch format apply_patch shows first). All but
+    ``delegate`` import their modules at their first call (``agent.tools.catalog``)."""
+    from agentls.agent.tools.catalog import lazy_tools
+    from agentls.agent.tools.patch_format import lead_patch_format
 
-    tools: list[AnyTool] = [
-        ReadFileTool(),
-        WriteFileTool(),
-        DeleteFileTool(),
-        ListFilesTool(),
-        EditFileTool(),
-        ApplyPatchTool(
-            lead_patch_format(config.llm.patch_format, config.llm.model)
-            if config is not None
-            else "unified"
-        ),
-        SearchCodeTool(),
-        GrepTool(),
-        FindFilesTool(),
-        FindSymbolTool(),
-        FindReferencesTool(),
-        NavigateCodeTool(),
-        RenameSymbolTool(),
-        GetProblemsTool(),
-        ExecuteCommandTool(),
-        PythonExecutorTool(),
-        UpdatePlanTool(),
-        AskUserTool(),
-        LoadSkillTool(),
-    ]
+    lead = "unified"
+    if config is not None:
+        lead = lead_patch_format(config.llm.patch_format, config.llm.model)
+    tools = lazy_tools({"ApplyPatchTool": lead})
     if config is None or config.subagents.enabled:
+        from agentls.agent.tools.delegate import DelegateTool
+
         tools.append(DelegateTool(config))
     return tools
 

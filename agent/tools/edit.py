@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any
 
 from agentls.agent.errors import InvalidTargetError, PatchError, PathTraversalError
 from agentls.agent.policy.masked_edits import masked_hint
 from agentls.agent.tools.base import FileEditingTool, ToolContext, ToolResult
 from agentls.agent.tools.outcome import outcome_result
+from agentls.agent.tools.patch_format import PatchFormat
 from agentls.agent.tools.schemas import ApplyPatchArgs, EditFileArgs
 from agentls.agent.workspace import FileChange, change_stats, diff_stats
 
@@ -90,8 +91,6 @@ class EditFileTool(FileEditingTool[EditFileArgs], name="edit_file"):
 
 _HEADER = re.compile(r"^(---|\+\+\+) ", re.MULTILINE)
 
-PatchFormat = Literal["unified", "v4a"]
-
 _UNIFIED_HELP = (
     "a unified diff: `--- a/path` and `+++ b/path` headers, then `@@ -l,n +l,n @@` hunks of "
     "' ' context, '-' removed and '+' added lines (line numbers may be approximate; "
@@ -105,19 +104,6 @@ _V4A_HELP = (
     "context is not unique, `*** End of File` after a change at the end, no line numbers; "
     "then `*** End Patch`"
 )
-
-
-# Model families trained on V4A patches (OpenAI's prompting guides and Codex).
-_V4A_MODELS = re.compile(r"^(gpt-4\.1|gpt-5|o\d|codex)", re.IGNORECASE)
-
-
-def lead_patch_format(setting: str, model: str) -> PatchFormat:
-    """The format apply_patch's description leads with: the setting, or for ``auto`` the
-    one the model family was trained on (``openai/gpt-5-mini`` → V4A)."""
-    if setting in ("unified", "v4a"):
-        return setting  # type: ignore[return-value]
-    name = model.rsplit("/", 1)[-1]
-    return "v4a" if _V4A_MODELS.match(name) else "unified"
 
 
 def apply_patch_description(lead: PatchFormat) -> str:

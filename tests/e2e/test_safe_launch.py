@@ -202,6 +202,7 @@ def test_installed_wheel_has_one_top_level_name(tmp_path: Path) -> None:
         names = archive.namelist()
     assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"agentls"}
     assert any(n.startswith("agentls/indexer/_lines.") for n in names), "the compiled helper"
+    assert "agentls/agent/tools/catalog.json" in names, "what the model is shown of the tools"
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

@@ -13,6 +13,7 @@ import pytest
 from agentls_e2e import LspFactory, plain, server_command, server_env
 
 from agentls.agent.llm.scripted_server import ScriptedModelServer, text, tool_call
+from agentls.agent.tools.catalog import LAZY_TOOLS
 
 
 def held_worker(go: Path) -> str:
@@ -192,3 +193,79 @@ def test_before_initialize_the_server_imports_only_what_answering_it_needs(
     assert "agentls.server.app" in imported  # the server did start
     heavy = {"pydantic", "litellm", "mcp", "tiktoken", "tree_sitter", "acp", "yaml"}
     assert not heavy & imported, sorted(heavy & imported)
+
+
+def _imported(stderr: str) -> set[str]:
+    """The modules ``python -X importtime`` says it imported."""
+    return {
+        line.rsplit("|", 1)[-1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:")
+    }
+
+
+#: What a run that calls no tool, in a folder without config, hook or ignore files, at
+#: an OpenAI-compatible endpoint, never imports: each is loaded where it is first needed.
+NOT_FOR_A_HELLO = {
+    # The built-in tools' machinery: shown to the model from agent/tools/catalog.json.
+    *(module for module, _ in LAZY_TOOLS),
+    "agentls.indexer.search",
+    "agentls.agent.patch",
+    # Parsers of files this folder does not have.
+    "yaml",
+    "ruamel.yaml",
+    "pathspec",
+    # The model list, litellm, the other front ends' protocols, the shell parser.
+    "agentls.agent.llm.available",
+    "litellm",
+    "acp",
+    "lsprotocol.types",
+    "bashlex",
+}
+
+
+def test_a_run_that_calls_no_tool_imports_only_what_its_first_request_needs(
+    tmp_path: Path, scripted: ScriptedModelServer
+) -> None:
+    (tmp_path / "app.py").write_text("def greet() -> str:\n    return 'hi'\n")
+    scripted.add("hello", text("Hello!"))
+    model = ["--model", "openai/hello", "--api-base", scripted.api_base, "--mode", "yolo"]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-P", "-m", "agentls", "run", "Say hello.", *model],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=server_env(),
+        timeout=150,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Hello!" in done.stdout
+    imported = _imported(done.stderr)
+    assert "agentls.agent.run" in imported  # the run did start
+    assert not NOT_FOR_A_HELLO & imported, sorted(NOT_FOR_A_HELLO & imported)
+    # The model was shown every tool all the same.
+    sent = scripted.requests_for("hello")[0].body
+    assert len(sent["tools"]) == len(LAZY_TOOLS) + 1  # and delegate
+
+
+def test_parsing_the_command_line_imports_no_engine(tmp_path: Path) -> None:
+    """The parser is built from every subcommand's module; what a command runs is
+    imported by its function, after the arguments are read."""
+    code = (
+        "import json, sys\n"
+        "from agentls.cli.main import build_parser\n"
+        "build_parser().parse_args(['run', 'Say hello.'])\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=server_env(),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    imported = set(json.loads(done.stdout))
+    engine = {"agentls.agent.run", "agentls.agent.loop", "agentls.agent.tools.base", "httpx"}
+    assert not engine & imported, sorted(engine & imported)

@@ -138,3 +138,36 @@ def test_prices_and_facts_from_the_file_are_litellms() -> None:
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["models"] > 50
     assert out["differ"] == []
+
+
+@pytest.mark.parametrize(
+    ("url", "proxy", "verified"),
+    [
+        ("http://127.0.0.1:1234/v1/chat/completions", None, False),
+        ("http://models.lan:8000/v1/chat/completions", None, False),
+        ("https://api.example.com/v1/chat/completions", None, True),
+        ("https://127.0.0.1:1234/v1/chat/completions", None, True),
+        # Through a proxy, even a plain URL may reach a TLS connection (to the proxy).
+        ("http://127.0.0.1:1234/v1/chat/completions", "https://proxy.lan:3128", True),
+    ],
+)
+async def test_certificates_are_checked_wherever_tls_can_happen(
+    url: str, proxy: str | None, verified: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a pool that can never speak TLS skips loading the certificate store."""
+    import ssl
+
+    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("ALL_PROXY", raising=False)
+    if proxy is not None:
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+    http = openai_http.OpenAIHttp()
+    pool = http._client(url)
+    try:
+        # httpx keeps the context it made from ``verify`` on its transport's pool.
+        context = pool._transport._pool._ssl_context  # type: ignore[attr-defined]
+        assert (context.verify_mode == ssl.CERT_REQUIRED) is verified
+        assert http._client(url) is pool
+    finally:
+        await pool.aclose()
