@@ -15,9 +15,9 @@ corpus of ``index_search.py``, installed once with npm), the real server
   (*just filled*); once the symbol process has ended after ``indexer.symbols_idle_seconds``
   (*idle*; the bench sets 10 s); the peak of their sum while a run of five steps (reads, a
   grep, a symbol lookup, then a streamed answer) works (*during a run*; the run starts the
-  worker and the symbol process again, which reads its cache back, and waits for them); and again once both have ended after
-  ``llm.worker_idle_seconds`` (5 s here) and ``indexer.symbols_idle_seconds`` (*idle
-  again*).
+  worker and the symbol process again, which reads its cache back, and waits for them);
+  and again once both have ended after ``llm.worker_idle_seconds`` (5 s here) and
+  ``indexer.symbols_idle_seconds`` (*idle again*).
 - **worker at start** (``llm.worker_at_start: true`` and ``indexer.symbols_idle_seconds: 0``,
   what every window did before): *idle* only, the baseline an idle window is compared with.
 

@@ -74,8 +74,9 @@ class LLMConfig(_Strict):
         300,
         ge=0,
         description="The language server's model worker (the process that makes the model "
-        "calls: ~40 MB for an OpenAI-compatible endpoint, ~250 MB with litellm) ends after this many seconds without a run or a model call, and starts "
-        "again when next needed; 0 keeps it until the server exits.",
+        "calls: ~40 MB for an OpenAI-compatible endpoint, ~250 MB with litellm) ends after "
+        "this many seconds without a run or a model call, and starts again when next "
+        "needed; 0 keeps it until the server exits.",
     )
     worker_at_start: bool = Field(
         False,
