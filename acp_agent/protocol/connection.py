@@ -108,6 +108,7 @@ class Connection:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._write_lock = asyncio.Lock()
+        #: The client closed its output (nothing it answers can arrive), or ``close`` ran.
         self._closed = False
 
     # -- sending ---------------------------------------------------------------------------
@@ -148,6 +149,8 @@ class Connection:
         """Reads and dispatches frames until the client closes its output."""
         while (message := await self._receive()) is not None:
             self._dispatch(message)
+        # No answer can come any more: what waits for one fails, and so does what would.
+        self._closed = True
         self._fail_pending(ConnectionError("Connection closed"))
 
     async def _receive(self) -> dict[str, Any] | None:
@@ -246,7 +249,7 @@ class Connection:
 
     async def close(self) -> None:
         """Fails what waits for the client, stops the handlers still running, closes the pipe."""
-        if self._closed:
+        if self._transport.is_closing():
             return
         self._closed = True
         self._fail_pending(ConnectionError("Connection closed"))

@@ -144,9 +144,23 @@ def _without_urls(value: Any) -> Any:
     return value
 
 
-def test_a_frame_that_is_no_json_object_is_ignored(tmp_path: Path) -> None:
-    """The SDK's agent ended at such a frame; agentls's logs it and reads on."""
-    frames = [[1, 2], 7, {"jsonrpc": "2.0", "id": 0, "method": "authenticate", "params": {}}]
+def test_a_frame_that_is_no_json_object_is_ignored_and_a_long_one_read_whole(
+    tmp_path: Path,
+) -> None:
+    """The SDK's agent ended at a frame that is not an object; agentls's logs it and reads
+    on. A frame longer than the reader's buffer (a big embedded file) is read whole."""
+    long_prompt = [{"type": "text", "text": "x" * 3_000_000}]
+    frames = [
+        [1, 2],
+        7,
+        {"jsonrpc": "2.0", "id": 0, "method": "authenticate", "params": {}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/prompt",
+            "params": {"sessionId": "nope", "prompt": long_prompt},
+        },
+    ]
     done = subprocess.run(
         [sys.executable, "-P", "-m", "agentls", "acp", "--model", "openai/x"],
         input="".join(json.dumps(frame) + "\n" for frame in frames),
@@ -157,6 +171,8 @@ def test_a_frame_that_is_no_json_object_is_ignored(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    (answer,) = [json.loads(line) for line in done.stdout.splitlines()]
-    assert answer["id"] == 0 and answer["error"]["code"] == -32602
+    first, second = sorted((json.loads(line) for line in done.stdout.splitlines()), key=_id)
+    assert first["id"] == 0 and first["error"]["code"] == -32602
     assert "not a JSON object" in done.stderr
+    assert second["id"] == 1
+    assert second["error"]["data"] == {"message": "unknown session nope: start it with session/new"}
