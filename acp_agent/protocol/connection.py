@@ -66,7 +66,7 @@ def frame_bytes(message: dict[str, Any]) -> bytes:
     return (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-class _PipeProtocol(asyncio.Protocol):
+class PipeProtocol(asyncio.Protocol):
     """The write end's flow control: ``drain`` waits while the pipe is full."""
 
     def __init__(self) -> None:
@@ -98,7 +98,7 @@ class Connection:
         handler: Handler,
         reader: asyncio.StreamReader,
         transport: asyncio.WriteTransport,
-        pipe: _PipeProtocol,
+        pipe: PipeProtocol,
     ) -> None:
         self._handler = handler
         self._reader = reader
@@ -274,5 +274,5 @@ async def stdio_connection(handler: Handler, protocol_out: BinaryIO) -> Connecti
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=READ_LIMIT)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, pipe = await loop.connect_write_pipe(_PipeProtocol, protocol_out)
+    transport, pipe = await loop.connect_write_pipe(PipeProtocol, protocol_out)
     return Connection(handler, reader, transport, pipe)
