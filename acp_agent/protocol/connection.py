@@ -19,6 +19,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import sys
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, BinaryIO
 
@@ -266,13 +268,59 @@ def _hashable(value: Any) -> bool:
     return isinstance(value, int | str | float | bool | None)
 
 
-async def stdio_connection(handler: Handler, protocol_out: BinaryIO) -> Connection:
-    """A connection reading stdin and writing ``protocol_out`` (the process's fd 1, which
-    ``protect_stdout`` set aside for the protocol)."""
-    import sys
+class BlockingWriteTransport(asyncio.WriteTransport):
+    """Writes straight to a file, for an output the event loop cannot watch (Windows's
+    console handles, a regular file): each frame is one small write."""
 
+    def __init__(self, out: BinaryIO) -> None:
+        super().__init__()
+        self._out = out
+        self._closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self._out.write(data)
+        self._out.flush()
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        self._closing = True
+
+
+def _read_in_a_thread(stdin: BinaryIO, reader: asyncio.StreamReader) -> None:
+    """Feeds ``reader`` from ``stdin`` read in a thread of its own (a blocking read)."""
     loop = asyncio.get_running_loop()
+
+    def pump() -> None:
+        while data := stdin.readline():
+            loop.call_soon_threadsafe(reader.feed_data, data)
+        loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=pump, name="acp-stdin", daemon=True).start()
+
+
+async def stdio_connection(
+    handler: Handler, protocol_out: BinaryIO, stdin: BinaryIO | None = None
+) -> Connection:
+    """A connection reading stdin and writing ``protocol_out`` (the process's fd 1, which
+    ``protect_stdout`` set aside for the protocol). The event loop watches both when they
+    are pipes (how an editor starts an agent); otherwise, and always on Windows (as the
+    SDK did there), stdin is read in a thread and the output written directly."""
+    loop = asyncio.get_running_loop()
+    stdin = stdin if stdin is not None else sys.stdin.buffer
     reader = asyncio.StreamReader(limit=READ_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, pipe = await loop.connect_write_pipe(PipeProtocol, protocol_out)
+    watched = sys.platform != "win32"
+    try:
+        if not watched:
+            raise ValueError("Windows: stdin is read in a thread")
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    except ValueError:  # not a pipe, a socket or a character device
+        _read_in_a_thread(stdin, reader)
+    try:
+        if not watched:
+            raise ValueError("Windows: the output is written directly")
+        transport, pipe = await loop.connect_write_pipe(PipeProtocol, protocol_out)
+    except ValueError:
+        return Connection(handler, reader, BlockingWriteTransport(protocol_out), PipeProtocol())
     return Connection(handler, reader, transport, pipe)

@@ -176,3 +176,29 @@ def test_a_frame_that_is_no_json_object_is_ignored_and_a_long_one_read_whole(
     assert "not a JSON object" in done.stderr
     assert second["id"] == 1
     assert second["error"]["data"] == {"message": "unknown session nope: start it with session/new"}
+
+
+def test_stdin_and_stdout_that_are_files_are_read_and_written(tmp_path: Path) -> None:
+    """Not pipes (the loop cannot watch a regular file): stdin is read in a thread and the
+    answers written directly, as on Windows."""
+    frames = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+        {"jsonrpc": "2.0", "id": 1, "method": "authenticate", "params": {"methodId": "m"}},
+    ]
+    requests, answers = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    requests.write_text("".join(json.dumps(frame) + "\n" for frame in frames))
+    with requests.open("rb") as stdin, answers.open("wb") as stdout:
+        done = subprocess.run(
+            [sys.executable, "-P", "-m", "agentls", "acp", "--model", "openai/x"],
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=server_env(),
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = sorted((json.loads(line) for line in answers.read_text().splitlines()), key=_id)
+    assert [a["id"] for a in got] == [0, 1]
+    assert got[0]["result"]["protocolVersion"] == 1 and got[1]["result"] == {}
