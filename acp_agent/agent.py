@@ -17,9 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp import PROTOCOL_VERSION, helpers
-from acp.interfaces import Client
-from acp.schema import (
+from agentls import __version__
+from agentls.acp_agent.approver import SessionRules
+from agentls.acp_agent.protocol import helpers
+from agentls.acp_agent.protocol.client import Client
+from agentls.acp_agent.protocol.connection import RequestError
+from agentls.acp_agent.protocol.schema import (
+    PROTOCOL_VERSION,
     AgentCapabilities,
     ClientCapabilities,
     EmbeddedResourceContentBlock,
@@ -39,9 +43,6 @@ from acp.schema import (
     TextContentBlock,
     TextResourceContents,
 )
-
-from agentls import __version__
-from agentls.acp_agent.approver import SessionRules
 from agentls.acp_agent.replay import replay
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.config.models import AppConfig, ConfirmMode
@@ -96,8 +97,9 @@ class AcpSession:
 
 
 class AgentlsAcpAgent:
-    """Implements the SDK's Agent interface; ``overrides`` apply to every session's config
-    (the command line's ``--model``, ``--api-base``), ``confirm_mode`` to every run."""
+    """The agent's methods of ACP (``protocol.router`` calls them); ``overrides`` apply to
+    every session's config (the command line's ``--model``, ``--api-base``),
+    ``confirm_mode`` to every run."""
 
     def __init__(
         self,
@@ -437,8 +439,6 @@ def _session_engine() -> FolderEngine:
 
 
 def _request_error(message: str) -> Exception:
-    from acp import RequestError
-
     return RequestError.invalid_params({"message": message})
 
 

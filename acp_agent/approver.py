@@ -20,10 +20,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from acp import helpers
-from acp.interfaces import Client
-from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
-
+from agentls.acp_agent.protocol import helpers
+from agentls.acp_agent.protocol.client import Client
+from agentls.acp_agent.protocol.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 from agentls.acp_agent.updates import UpdateSender, subagent_title, tool_kind, tool_title
 from agentls.agent.policy.approval import ApprovalAnswer, ApprovalRequest, BaseApprover, EditRequest
 from agentls.agent.text import shorten

@@ -8,9 +8,9 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp import helpers
-from acp.interfaces import Client
-from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
+from agentls.acp_agent.protocol import helpers
+from agentls.acp_agent.protocol.client import Client
+from agentls.acp_agent.protocol.schema import AvailableCommand, UnstructuredCommandInput
 
 if TYPE_CHECKING:
     from agentls.agent.folder.folder import FolderEngine
@@ -39,7 +39,7 @@ def _offer(command: SlashCommand) -> AvailableCommand:
     return AvailableCommand(
         name=command.name,
         description=command.description or f"/{command.name}",
-        input=AvailableCommandInput(UnstructuredCommandInput(hint=hint)) if hint else None,
+        input=UnstructuredCommandInput(hint=hint) if hint else None,
     )
 
 

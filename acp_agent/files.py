@@ -17,8 +17,7 @@ import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from acp.interfaces import Client
-
+from agentls.acp_agent.protocol.client import Client
 from agentls.agent.errors import InvalidTargetError
 from agentls.agent.workspace import DiskFileAccess, EditOutcome, FileChange, TextFile, relpath
 from agentls.regular_files import kind_of

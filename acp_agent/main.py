@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, cast
-
-if TYPE_CHECKING:
-    from acp.interfaces import Agent
+from typing import BinaryIO
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,10 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def serve(args: argparse.Namespace, protocol_out: BinaryIO) -> None:
-    from acp import run_agent
-    from acp.stdio import stdio_streams
-
     from agentls.acp_agent.agent import AgentlsAcpAgent
+    from agentls.acp_agent.protocol.client import ClientConnection
+    from agentls.acp_agent.protocol.connection import stdio_connection
+    from agentls.acp_agent.protocol.router import AgentRouter
     from agentls.agent.folder.settings import command_line_overrides
 
     flags = command_line_overrides(
@@ -59,19 +55,12 @@ async def serve(args: argparse.Namespace, protocol_out: BinaryIO) -> None:
         confirm_mode=args.mode,
         client_terminals=args.client_terminals,
     )
-    # The SDK opens its writer on sys.stdout: hand it the protocol's stream for that
-    # moment only, so everything else printed goes to stderr.
-    saved, sys.stdout = sys.stdout, protocol_out
+    connection = await stdio_connection(AgentRouter(agent), protocol_out)
+    agent.on_connect(ClientConnection(connection))
     try:
-        reader, writer = await stdio_streams()
+        await connection.listen()
     finally:
-        sys.stdout = saved
-    # The SDK names the streams from the client's side: it writes to its "input".
-    # Methods agentls does not define (modes, forks...) are answered "method not found"
-    # by the SDK's router, so a partial implementation of its Agent protocol is enough.
-    try:
-        await run_agent(cast("Agent", agent), input_stream=writer, output_stream=reader)
-    finally:
+        await asyncio.shield(connection.close())
         await agent.aclose()
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import os
 
-from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
-
+from agentls.acp_agent.protocol.schema import SessionConfigOptionSelect, SessionConfigSelectOption
 from agentls.agent.config.models import AppConfig
 from agentls.agent.llm.available import AvailableModel, ModelCatalog, available_models
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from acp import helpers
-
+from agentls.acp_agent.protocol import helpers
 from agentls.acp_agent.updates import PlanStatus, Update, plan_status, tool_kind, tool_title
 from agentls.agent.sessions.entries import (
     AssistantMessage,

@@ -14,8 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from acp.interfaces import Client
-
+from agentls.acp_agent.protocol.client import Client
 from agentls.agent.exec.process import DEFAULT_MAX_OUTPUT, ProcessResult
 
 

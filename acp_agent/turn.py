@@ -6,14 +6,13 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from acp import helpers
-from acp.interfaces import Client
-from acp.schema import ClientCapabilities, StopReason
-
 from agentls.acp_agent.agent import AcpSession
 from agentls.acp_agent.approver import AcpApprover
 from agentls.acp_agent.commands import CLEAR_ANSWER
 from agentls.acp_agent.files import AcpFileAccess
+from agentls.acp_agent.protocol import helpers
+from agentls.acp_agent.protocol.client import Client
+from agentls.acp_agent.protocol.schema import ClientCapabilities, StopReason
 from agentls.acp_agent.terminals import EditorTerminals
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent.config.models import AppConfig, MCPServerConfig

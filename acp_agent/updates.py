@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from acp import helpers
-from acp.interfaces import Client
-from acp.schema import (
+from agentls.acp_agent.protocol import helpers
+from agentls.acp_agent.protocol.client import Client
+from agentls.acp_agent.protocol.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
     AgentThoughtChunk,
@@ -28,7 +28,6 @@ from acp.schema import (
     UsageUpdate,
     UserMessageChunk,
 )
-
 from agentls.agent.context.meter import compaction_text
 from agentls.agent.events import (
     AgentEvent,

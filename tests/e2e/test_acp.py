@@ -36,6 +36,7 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
+from acp_frames import record
 from agentls_e2e import write_prompt_hook
 from hostile_repo import REPO_PROMPT, SECRET_VALUE, SECRET_VARIABLE, make_hostile_repo
 
@@ -174,6 +175,7 @@ async def acp_agent(
         # outlasts the SDK's 2 s default, which would end the test in a TimeoutError.
         transport_kwargs={"stderr": None, "shutdown_timeout": 60.0},
     ) as (conn, _process):
+        record(conn)
         yield conn
 
 

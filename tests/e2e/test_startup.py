@@ -8,6 +8,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agentls_e2e import LspFactory, plain, server_command, server_env
@@ -269,3 +270,72 @@ def test_parsing_the_command_line_imports_no_engine(tmp_path: Path) -> None:
     imported = set(json.loads(done.stdout))
     engine = {"agentls.agent.run", "agentls.agent.loop", "agentls.agent.tools.base", "httpx"}
     assert not engine & imported, sorted(engine & imported)
+
+
+class RawAcpClient:
+    """``agentls acp`` under ``-X importtime``, spoken to in raw JSON-RPC frames (no SDK
+    in this process either); stderr goes to a file, read at the end."""
+
+    def __init__(self, tmp_path: Path, scripted: ScriptedModelServer, model: str) -> None:
+        command = [sys.executable, "-X", "importtime", "-P", "-m", "agentls", "acp"]
+        command += ["--model", f"openai/{model}", "--api-base", scripted.api_base]
+        self.errors = tmp_path / "acp-stderr.txt"
+        with self.errors.open("wb") as stderr:
+            self.process = subprocess.Popen(
+                [*command, "--mode", "yolo"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                cwd=tmp_path,
+                env=server_env(),
+            )
+        self.frames: list[dict[str, Any]] = []
+        self.next_id = 0
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The answer to the request (every frame before it is kept in ``frames``)."""
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        request_id, self.next_id = self.next_id, self.next_id + 1
+        frame = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        stdin.write((json.dumps(frame) + "\n").encode())
+        stdin.flush()
+        while line := stdout.readline():
+            self.frames.append(json.loads(line))
+            if self.frames[-1].get("id") == request_id and "method" not in self.frames[-1]:
+                return self.frames[-1]
+        raise AssertionError(self.errors.read_text()[-3000:])
+
+    def close(self) -> str:
+        """Ends the agent (end of its input) and answers its stderr."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            assert self.process.wait(timeout=60) == 0
+        finally:
+            self.process.kill()
+            assert self.process.stdout is not None
+            self.process.stdout.close()
+        return self.errors.read_text()
+
+
+def test_acp_through_a_first_prompt_never_imports_the_acp_sdk(
+    tmp_path: Path, scripted: ScriptedModelServer
+) -> None:
+    """The agent side of ACP is agentls's own: the SDK (whose import alone takes longer
+    than the rest of the start) is the tests' client only."""
+    (tmp_path / "app.py").write_text("def greet() -> str:\n    return 'hi'\n")
+    scripted.add("acp-hello", text("Hello!"))
+    agent = RawAcpClient(tmp_path, scripted, "acp-hello")
+    agent.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    new = agent.request("session/new", {"cwd": str(tmp_path), "mcpServers": []})
+    prompt = [{"type": "text", "text": "Say hello."}]
+    answer = agent.request(
+        "session/prompt", {"sessionId": new["result"]["sessionId"], "prompt": prompt}
+    )
+    stderr = agent.close()
+    assert answer["result"] == {"stopReason": "end_turn"}, stderr[-3000:]
+    imported = _imported(stderr)
+    assert "agentls.acp_agent.turn" in imported  # the prompt did run
+    sdk = {module for module in imported if module == "acp" or module.startswith("acp.")}
+    assert not sdk, sorted(sdk)

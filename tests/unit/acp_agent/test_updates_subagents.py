@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp.schema import (
+from agentls.acp_agent.approver import AcpApprover, SessionRules
+from agentls.acp_agent.protocol.schema import (
     AllowedOutcome,
     ContentToolCallContent,
     PermissionOption,
@@ -16,8 +17,6 @@ from acp.schema import (
     ToolCallStart,
     ToolCallUpdate,
 )
-
-from agentls.acp_agent.approver import AcpApprover, SessionRules
 from agentls.acp_agent.replay import replay
 from agentls.acp_agent.updates import UpdateSender
 from agentls.agent import events
