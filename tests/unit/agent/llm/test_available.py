@@ -96,53 +96,42 @@ async def test_providers_whose_keys_are_set_list_their_chat_models_with_tools() 
     assert configured.note == "set OPENAI_API_KEY (or LITELLM_API_KEY) to use it"
 
 
+class _CopilotEditor:
+    """An editor that offers one model."""
+
+    async def list(self) -> list[Any]:
+        from agentls.agent.llm.available import AvailableModel
+
+        return [
+            AvailableModel(
+                id="editor/copilot/gpt-4o",
+                label="GPT-4o (Copilot)",
+                source="editor",
+                tools=True,
+                images=None,
+                context_window=None,
+                input_cost_per_token=None,
+                output_cost_per_token=None,
+            )
+        ]
+
+
 async def test_the_editors_models_are_listed_and_its_failure_is_one_line() -> None:
     from agentls.agent.llm.available import AvailableModel
-
-    class Editor:
-        async def list(self) -> list[AvailableModel]:
-            return [
-                AvailableModel(
-                    id="editor/copilot/gpt-4o",
-                    label="GPT-4o (Copilot)",
-                    source="editor",
-                    tools=True,
-                    images=None,
-                    context_window=None,
-                    input_cost_per_token=None,
-                    output_cost_per_token=None,
-                )
-            ]
 
     class Broken:
         async def list(self) -> list[AvailableModel]:
             raise RuntimeError("the editor went away")
 
     config = _config(model="anthropic/claude-sonnet-4-5")
-    listed = await available_models(config, environ={}, editor=Editor())
+    listed = await available_models(config, environ={}, editor=_CopilotEditor())
     assert "editor/copilot/gpt-4o" in _by_id(listed)
     failed = await available_models(config, environ={}, editor=Broken())
     assert failed.problems == ["the editor's models could not be listed: the editor went away"]
 
 
 async def test_an_editors_model_is_listed_from_litellms_file_without_importing_it() -> None:
-    from agentls.agent.llm.available import AvailableModel
     from agentls.agent.llm.model_facts import KnownModels
-
-    class Editor:
-        async def list(self) -> list[AvailableModel]:
-            return [
-                AvailableModel(
-                    id="editor/copilot/gpt-4o",
-                    label="GPT-4o (Copilot)",
-                    source="editor",
-                    tools=True,
-                    images=None,
-                    context_window=None,
-                    input_cost_per_token=None,
-                    output_cost_per_token=None,
-                )
-            ]
 
     class Recording:
         def __init__(self) -> None:
@@ -156,7 +145,9 @@ async def test_an_editors_model_is_listed_from_litellms_file_without_importing_i
 
     knowledge = Recording()
     config = _config(model="editor/copilot/gpt-4o")
-    listed = await available_models(config, environ={}, editor=Editor(), knowledge=knowledge)
+    listed = await available_models(
+        config, environ={}, editor=_CopilotEditor(), knowledge=knowledge
+    )
     assert listed.current == "editor/copilot/gpt-4o"
     assert "editor/copilot/gpt-4o" in _by_id(listed)
     # With a provider's key set, its models are listed from litellm itself.
