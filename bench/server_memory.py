@@ -45,9 +45,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
+import procfs  # noqa: E402
 from agentls_e2e import VSCODE, AgentClient, make_client, plain, server_command, server_env  # noqa: E402
 from index_search import npm_corpus, stdlib_corpus  # noqa: E402
 from lsprotocol import types  # noqa: E402
+from procfs import cmdline, status_field  # noqa: E402
 from pygls.uris import from_fs_path  # noqa: E402
 from pytest_lsp import ClientServerConfig  # noqa: E402
 from server_responsiveness import make_sources  # noqa: E402
@@ -66,39 +68,12 @@ SYMBOLS = "agentls.indexer.symbols_process"
 
 
 def rss_mb(pid: int | None) -> float:
-    if pid is None:
-        return 0.0
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+    return status_field(pid, "VmRSS") / 1024
 
 
 def children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(entry))
-    return found
-
-
-def cmdline(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return fh.read().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
+    """The live children of ``pid`` (zombies left out)."""
+    return [child for child, state in procfs.children(pid) if state != "Z"]
 
 
 @dataclass

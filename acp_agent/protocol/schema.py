@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import ConfigDict, Field
+
+from agentls.agent.wire_model import WireModel
 
 PROTOCOL_VERSION = 1
 
@@ -27,21 +28,11 @@ PermissionOptionKind = Literal["allow_once", "allow_always", "reject_once", "rej
 Meta = Annotated[dict[str, Any] | None, Field(alias="_meta")]
 
 
-class AcpModel(BaseModel):
-    """A message of ACP: camelCase on the wire, unknown keys ignored."""
+class AcpModel(WireModel):
+    """A message of ACP: camelCase on the wire, like every protocol message of agentls,
+    but unknown keys ignored (newer clients send more), as the SDK's models do."""
 
-    # Each message's validator is built when it is first used: a session uses a few.
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        validate_by_name=True,
-        validate_by_alias=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-
-    def to_wire(self) -> dict[str, Any]:
-        """The JSON-ready dict that goes on the wire: the fields that are not None."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+    model_config = ConfigDict(extra="ignore")
 
 
 # -- content ------------------------------------------------------------------------------
