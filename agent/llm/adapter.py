@@ -35,6 +35,7 @@ from agentls.agent.llm.tokens import (
     estimated_counts,
     split_counts,
 )
+from agentls.agent.startup_collector import resume_collection
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,13 @@ class LiteLLMAdapter:
         )
         await self._sleep(delay)
 
+    async def _call(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
+        try:
+            return await litellm.acompletion(**kwargs)
+        finally:
+            # A command-line process's start ends with its first model call.
+            resume_collection()
+
     # -- the LLM protocol
 
     async def completion(
@@ -162,7 +170,7 @@ class LiteLLMAdapter:
         retry = 0
         while True:
             try:
-                response = await litellm.acompletion(**kwargs)
+                response = await self._call(litellm, kwargs)
                 return self._answered(response_from_completion(response), litellm, messages, tools)
             except Exception as exc:
                 if retry < self.config.retries and is_transient(exc, litellm):
@@ -191,7 +199,7 @@ class LiteLLMAdapter:
                 while True:
                     try:
                         if stream is None:
-                            stream = await litellm.acompletion(**kwargs)
+                            stream = await self._call(litellm, kwargs)
                         chunk = await anext(stream)
                     except StopAsyncIteration:
                         break

@@ -393,19 +393,24 @@ class OpenAIHttp:
 
 
 def _httpx() -> Any:
-    """httpx, imported without its command-line client: with rich and click installed,
-    ``import httpx`` loads them for it too, half of its ~0.25 s."""
+    """httpx, and the httpcore its clients load, imported without what an HTTP/1.1 client
+    never uses: httpx's command line (with rich and click installed, ``import httpx`` loads
+    them too, half of its ~0.25 s) and httpcore's HTTP/2 (h2 and hpack, with h2 installed).
+    Both packages import those on an ``ImportError`` fallback, so each is kept out for the
+    import only; a later ``http2=True`` client (litellm's) still loads h2 where it needs it."""
     module = sys.modules.get("httpx")
     if module is not None:
         return module
-    blocked = "httpx._main" not in sys.modules
-    if blocked:
-        sys.modules["httpx._main"] = None  # type: ignore[assignment]  # its ImportError path
+    blocked = [name for name in ("httpx._main", "h2") if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]  # its ImportError path
     try:
+        import httpcore  # noqa: F401  # here, where h2 is kept out of it
         import httpx
     finally:
-        if blocked and sys.modules.get("httpx._main", 0) is None:
-            del sys.modules["httpx._main"]
+        for name in blocked:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
     return httpx
 
 

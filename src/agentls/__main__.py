@@ -9,6 +9,8 @@ Everything else is a subcommand of the terminal front end, ``agentls.cli``.
 The terminal front end and ACP end the process as the server does, without tearing the
 interpreter down (``exit_now``): once the answer is out, freeing every module's objects one
 by one (seconds with litellm loaded, ~0.3 s without) is time the user waits for nothing.
+Both also start with the garbage collector paused until their first model call
+(``agent/startup_collector.py``).
 """
 
 from __future__ import annotations
@@ -36,12 +38,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     program, a test) the exit code is returned."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     ends_process = argv is None
+    served = server_argv(arguments)
+    if ends_process and served is None:
+        from agentls.agent.startup_collector import pause_collection
+
+        pause_collection()
     if arguments[:1] == ["acp"]:
         from agentls.acp_agent.main import main as acp_main
 
         code = acp_main(arguments[1:])
         return exit_now(code) if ends_process else code
-    served = server_argv(arguments)
     if served is not None:
         from agentls.server.__main__ import run
 

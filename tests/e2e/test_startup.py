@@ -222,6 +222,11 @@ NOT_FOR_A_HELLO = {
     "acp",
     "lsprotocol.types",
     "bashlex",
+    # The HTTP client's parts an HTTP/1.1 call never uses: its command line, HTTP/2.
+    "rich",
+    "click",
+    "h2",
+    "hpack",
 }
 
 
