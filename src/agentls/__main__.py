@@ -10,7 +10,8 @@ The terminal front end and ACP end the process as the server does, without teari
 interpreter down (``exit_now``): once the answer is out, freeing every module's objects one
 by one (seconds with litellm loaded, ~0.3 s without) is time the user waits for nothing.
 Both also start with the garbage collector paused until their first model call
-(``agent/startup_collector.py``).
+(``agent/startup_collector.py``), and with the methods of dataclasses compiled once per
+installation (``dataclass_methods.py``).
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ends_process = argv is None
     served = server_argv(arguments)
     if ends_process and served is None:
+        from agentls import dataclass_methods
         from agentls.agent.startup_collector import pause_collection
 
+        dataclass_methods.install()
         pause_collection()
     if arguments[:1] == ["acp"]:
         from agentls.acp_agent.main import main as acp_main
