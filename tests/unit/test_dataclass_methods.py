@@ -51,7 +51,9 @@ try:
     f.a = 3
 except dataclasses.FrozenInstanceError as exc:
     answers["frozen set"] = type(exc).__name__
-answers["ordered"] = [repr(Ordered(1, "z")), Ordered(1) < Ordered(2), sorted([Ordered(3), Ordered(1)])[0].n]
+answers["ordered"] = [
+    repr(Ordered(1, "z")), Ordered(1) < Ordered(2), sorted([Ordered(3), Ordered(1)])[0].n
+]
 k = KeywordsOnly(a=1)
 answers["keywords"] = [repr(k), k == KeywordsOnly(a=1), k == k]
 try:
@@ -59,7 +61,8 @@ try:
 except TypeError as exc:
     answers["keywords positional"] = "TypeError"
 answers["initvar"] = [repr(WithInitVar(1, 5)), WithInitVar(2) == WithInitVar(1, 1)]
-answers["slots"] = [repr(FrozenSlots(1.5)), FrozenSlots.__slots__, hash(FrozenSlots(1.5)) == hash(FrozenSlots(1.5))]
+s = FrozenSlots(1.5)
+answers["slots"] = [repr(s), FrozenSlots.__slots__, hash(s) == hash(FrozenSlots(1.5))]
 """
 
 
