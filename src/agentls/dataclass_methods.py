@@ -13,7 +13,8 @@ class's objects are passed in when it runs), so ``install`` gives the ``dataclas
 module its own ``exec``, which looks the text up in a table of code objects before
 compiling it. The table is kept where the interpreter keeps agentls's own bytecode, in
 its ``__pycache__``, under the interpreter's cache tag, and read with ``marshal`` as a
-``.pyc`` is: the same files, the same trust, gone with the installation. A table that
+``.pyc`` is: the same files, the same trust, gone with the installation, and not written
+under ``PYTHONDONTWRITEBYTECODE``. A table that
 cannot be read is ignored, one that cannot be written is not kept: either way the
 dataclasses compile their methods as they always did.
 """
@@ -27,7 +28,6 @@ import dataclasses
 import marshal
 import os
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from types import CodeType
@@ -42,23 +42,26 @@ _known: dict[str, CodeType] = {}
 _compiled: dict[str, CodeType] = {}
 _looked_up: set[str] = set()
 _table: Path | None = None
+_writable = False
 
 
 def table_path() -> Path | None:
-    """Where this interpreter's table lives, or None when it keeps no bytecode caches."""
+    """Where this interpreter's table lives, or None for one without bytecode caches."""
     tag = sys.implementation.cache_tag
-    if tag is None or sys.dont_write_bytecode:
+    if tag is None:
         return None
     return Path(__file__).parent / "__pycache__" / f"dataclass_methods.{tag}.marshal"
 
 
 def install(at: Path | None = None) -> None:
     """Give ``dataclasses`` the caching ``exec``, with the table at ``at`` (by default
-    ``table_path()``) read, and written at exit; idempotent."""
-    global _table
+    ``table_path()``) read, and written at exit; idempotent. As with ``.pyc`` files,
+    ``PYTHONDONTWRITEBYTECODE`` keeps the default table from being written, not read."""
+    global _table, _writable
     if getattr(dataclasses, "exec", None) is _exec:
         return
     _table = at or table_path()
+    _writable = at is not None or not sys.dont_write_bytecode
     if _table is not None:
         _known.update(_read(_table))
     dataclasses.exec = _exec  # type: ignore[attr-defined]
@@ -68,12 +71,14 @@ def install(at: Path | None = None) -> None:
 def save() -> None:
     """Write the table, with what this process compiled, when it compiled anything."""
     with _lock:
-        if _table is None or not _compiled:
+        if _table is None or not _writable or not _compiled:
             return
         table = {**_known, **_compiled}
         here = _looked_up | _compiled.keys()
         _known.update(_compiled)
         _compiled.clear()
+    import tempfile  # at exit, not at every start
+
     with contextlib.suppress(OSError, ValueError):  # no table kept: nothing is lost
         data = marshal.dumps(table)
         if len(data) > MAX_TABLE_BYTES:

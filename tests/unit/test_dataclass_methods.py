@@ -122,23 +122,33 @@ def test_a_table_that_cannot_be_read_is_compiled_anew_and_replaced(tmp_path: Pat
     assert again["compiled here"] == 0
 
 
-def test_no_table_is_kept_where_the_interpreter_keeps_no_bytecode(tmp_path: Path) -> None:
-    answers = _python(
-        "import json\n"
+def test_the_default_table_is_read_but_not_written_without_bytecode_writing(
+    tmp_path: Path,
+) -> None:
+    """As the interpreter treats ``.pyc`` files under ``PYTHONDONTWRITEBYTECODE``."""
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
         "from agentls import dataclass_methods\n"
-        "print(json.dumps({'where': str(dataclass_methods.table_path())}))\n",
-        env={"PYTHONDONTWRITEBYTECODE": "1"},
+        f"dataclass_methods.table_path = lambda: Path({str(tmp_path / 'default.marshal')!r})\n"
+        "dataclass_methods.install()\n"
+        + CLASSES
+        + "print(json.dumps({'known': len(dataclass_methods._known)}))\n"
     )
-    assert answers == {"where": "None"}
+    assert _python(code, env={"PYTHONDONTWRITEBYTECODE": "1"}) == {"known": 0}
+    assert not (tmp_path / "default.marshal").exists()
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "default.marshal").exists()  # written where bytecode may be
+    answers = _python(code, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert isinstance(answers["known"], int) and answers["known"] > 20  # and read
 
 
 def test_the_table_is_kept_beside_agentls_own_bytecode() -> None:
     from agentls import dataclass_methods
 
     where = dataclass_methods.table_path()
-    if sys.dont_write_bytecode:
-        assert where is None
-        return
     assert where is not None
     assert where.parent == Path(dataclass_methods.__file__).parent / "__pycache__"
-    assert sys.implementation.cache_tag in where.name
+    assert where.name == f"dataclass_methods.{sys.implementation.cache_tag}.marshal"
