@@ -14,9 +14,9 @@ module its own ``exec``, which looks the text up in a table of code objects befo
 compiling it. The table is kept where the interpreter keeps agentls's own bytecode, in
 its ``__pycache__``, under the interpreter's cache tag, and read with ``marshal`` as a
 ``.pyc`` is: the same files, the same trust, gone with the installation, and not written
-under ``PYTHONDONTWRITEBYTECODE``. A table that
-cannot be read is ignored, one that cannot be written is not kept: either way the
-dataclasses compile their methods as they always did.
+under ``PYTHONDONTWRITEBYTECODE``. A table that cannot be read is ignored, one that cannot
+be written is not kept: either way the dataclasses compile their methods as they always
+did.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from types import CodeType
 from typing import Any
 
 #: A table past this size starts over (source texts of classes no longer defined pile
-#: up over upgrades of other packages); it holds ~0.8 MB for agentls's own start.
+#: up over upgrades of other packages); it holds ~1 MB for agentls's own start.
 MAX_TABLE_BYTES = 8 * 1024 * 1024
 
 _lock = threading.Lock()
@@ -104,15 +104,18 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
     if not isinstance(source, str):
         builtins.exec(source, globals, locals)
         return
-    code = _known.get(source)
-    if code is not None:
-        _looked_up.add(source)
-    else:
-        code = _compiled.get(source)
-        if code is None:
-            # As the builtin compiles it when called from dataclasses, whose module has
-            # no ``__future__`` imports: no flags inherited from here.
-            code = _compiled[source] = compile(source, "<string>", "exec", dont_inherit=True)
+    with _lock:  # a class may be defined in any thread, and ``save`` copies these
+        code = _known.get(source)
+        if code is not None:
+            _looked_up.add(source)
+        else:
+            code = _compiled.get(source)
+    if code is None:
+        # As the builtin compiles it when called from dataclasses, whose module has no
+        # ``__future__`` imports: no flags inherited from here.
+        code = compile(source, "<string>", "exec", dont_inherit=True)
+        with _lock:
+            _compiled[source] = code
     builtins.exec(code, globals, locals)
 
 
