@@ -472,9 +472,10 @@ def _discard(root: Path, worktree: Worktree, *, keep_branch: bool, force: bool) 
 def prepare(folder: Path, name: str | None) -> tuple[Worktree, bool]:
     """The worktree a run asked to work in ``name`` uses, and whether it is new: that one
     if it exists, else a new one (named after a fresh id when ``name`` is empty). A folder
-    the user trusts lends its trust to its worktrees, so their runs read the same
-    workspace config."""
-    from agentls.agent.config.trust import TrustStore
+    the user trusts lends its trust and its approvals of MCP servers and hooks to its
+    worktrees, so their runs read the same workspace config and start the same servers
+    without asking again (while their definitions are the same)."""
+    from agentls.agent.config.trust import TrustStore, canonical
 
     root = repository_root(folder)
     with _changing(root):
@@ -485,8 +486,10 @@ def prepare(folder: Path, name: str | None) -> tuple[Worktree, bool]:
                 return find(folder, name), False
         worktree = _create(root, check_name(name or uuid.uuid4().hex[:12]))
     store = TrustStore()
-    if store.is_trusted(repository_root(folder)):
-        store.set_trusted(worktree.path, True)
+    if store.is_trusted(root):
+        store.lend(root, worktree.path)
+        if canonical(folder) != canonical(root):  # approved in a folder below the top
+            store.lend(folder, worktree.path)
     return worktree, True
 
 

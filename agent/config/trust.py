@@ -120,6 +120,22 @@ class TrustStore:
                 digest
             )
 
+    def lend(self, origin: Path | str, to: Path | str) -> None:
+        """Give ``to``, a worktree made from ``origin``, the trust ``origin`` has and the
+        approvals stored for it. An approval is the digest of one exact definition and the
+        workspace files it runs, so a lent one covers the worktree's server or hooks only
+        while they are byte for byte what the user approved; anything else there asks."""
+        with self._update() as data:
+            decision = data.get("folders", {}).get(canonical(origin))
+            if isinstance(decision, dict) and decision.get("trusted") is True:
+                data.setdefault("folders", {})[canonical(to)] = {**decision, "at": time.time()}
+            approvals = data.get("approvals", {}).get(canonical(origin))
+            if isinstance(approvals, dict) and approvals:
+                lent = data.setdefault("approvals", {}).setdefault(canonical(to), {})
+                for key, digest in approvals.items():
+                    if isinstance(digest, str):
+                        lent.setdefault(key, digest)  # the worktree's own answer stands
+
     # -- the file -----------------------------------------------------------------------
     def _read(self) -> dict[str, Any]:
         try:
