@@ -259,15 +259,35 @@ _INTRODUCER = re.compile(
 def release_point(held: str, *, whole_lines: bool = False) -> int:
     """How much of ``held`` a stream may mask and show now: up to the last whitespace (a
     key never contains one), or the last line end with ``whole_lines``, but never between
-    a header word and its value (``Bearer`` | ``abc...``) nor inside a private key block,
-    which are only masked whole."""
+    the words that introduce a secret and its value (``Bearer`` | ``abc...``,
+    ``aws_secret_access_key`` | ``= ...``, ``password`` | ``n3trc...``), which are only
+    masked together, nor inside a private key block, which is only masked whole."""
     begin = held.rfind("-----BEGIN ")
     if begin >= 0 and "-----END " not in held[begin:]:
         return begin
     cut = held.rfind("\n") + 1
     if not whole_lines:
         cut = max(cut, max(held.rfind(" "), held.rfind("\t")) + 1)
-    while cut > 0 and held[cut - 1] in " \t" and _INTRODUCER.search(held[:cut].rstrip(" \t")):
-        line_start = held.rfind("\n", 0, cut) + 1
-        cut = line_start
+    line_start = held.rfind("\n", 0, cut) + 1
+    if cut > line_start and held[cut - 1] in " \t":
+        before = held[line_start:cut]
+        if _INTRODUCER.search(before.rstrip(" \t")) or _introduces_secret(before):
+            return line_start
     return cut
+
+
+#: A made-up value of a key's characters with a digit, which no shape masks alone: put
+#: after a text, it is masked only when that text introduces a secret.
+_PROBE = "Zq8Lm3Xp9Rt2Vn6Wk4Yh7Bd5Fg1Jc0Ps8Qe2Tu6"
+#: How far back the words that introduce a secret are looked for.
+_INTRODUCER_REACH = 256
+
+
+def _introduces_secret(text: str) -> bool:
+    """Whether a secret right after ``text``, or after a ``=`` or ``:`` still to come,
+    would be masked only with ``text`` in front of it: the shapes themselves are asked."""
+    context = text[-_INTRODUCER_REACH:]
+    return any(
+        not mask_patterns(context + joint + _PROBE).endswith(_PROBE)
+        for joint in ("", "=", " = ", ": ")
+    )

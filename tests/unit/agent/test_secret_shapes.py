@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from secret_samples import SAMPLES, Sample, secret_of
+from secret_samples import SAMPLES, Sample, all_samples_text, leaked, secret_of
 
 from agentls.agent.secrets import MASK, mask_outward, release_point
 
@@ -68,3 +68,33 @@ def test_a_stream_holds_a_header_word_and_a_key_block_until_whole() -> None:
     assert release_point(held, whole_lines=True) == len("out\n")
     done = held + "-----END RSA PRIVATE KEY-----\n"
     assert release_point(done, whole_lines=True) == len(done)
+
+
+#: Every sample after an answer's first words, as a model repeating them would stream it.
+STREAMED = "I found these:\n" + all_samples_text()
+
+
+@pytest.mark.parametrize("whole_lines", [False, True])
+@pytest.mark.parametrize("sample", SAMPLES, ids=[s.shape for s in SAMPLES])
+def test_a_stream_cut_at_any_point_never_shows_a_secret(sample: Sample, whole_lines: bool) -> None:
+    """A piece may end anywhere: between ``aws_secret_access_key`` and its ``= ...``,
+    after ``password`` and before the netrc value, inside a value."""
+    streamed = f"I found this:\n{sample.text}\nand more.\n"
+    for end in range(len(streamed)):
+        held = streamed[:end]
+        cut = release_point(held, whole_lines=whole_lines)
+        shown = mask_outward(held[:cut]) + mask_outward(held[cut:] + streamed[end:])
+        assert secret_of(sample) not in shown, repr(streamed[max(0, end - 40) : end])
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 21, 34])
+def test_a_stream_in_pieces_of_any_size_never_shows_a_secret(size: int) -> None:
+    shown, held = [], ""
+    for start in range(0, len(STREAMED), size):
+        held += STREAMED[start : start + size]
+        cut = release_point(held)
+        shown.append(mask_outward(held[:cut]))
+        held = held[cut:]
+    shown.append(mask_outward(held))
+    assert leaked("".join(shown)) == []
+    assert "".join(shown).startswith("I found these:\n")
