@@ -46,7 +46,7 @@ from agentls.agent.events import (
     ToolStarted,
     WorktreeSetup,
 )
-from agentls.agent.secrets import mask_outward, mask_tree
+from agentls.agent.secrets import HeldText, mask_outward, mask_tree
 from agentls.agent.workspace import FileChange
 
 log = logging.getLogger(__name__)
@@ -140,6 +140,9 @@ class UpdateSender:
         self.session_id = session_id
         self.root = root
         self.streamed_text = False
+        #: The model's streamed text not yet sent: a secret split across two chunks is
+        #: masked whole, as in the terminal and the editor.
+        self._text = HeldText()
         self._queue: asyncio.Queue[Update | None] = asyncio.Queue()
         self._task = asyncio.create_task(self._drain(), name=f"acp-updates-{session_id}")
         #: Diffs of applied edits by path, shown when the tool call that made them ends.
@@ -148,7 +151,13 @@ class UpdateSender:
         self._children: dict[str, ChildProgress] = {}
 
     def send(self, update: Update) -> None:
+        """``update`` after the streamed text still held, so the session keeps its order."""
+        self._send_text(self._text.rest())
         self._queue.put_nowait(update)
+
+    def _send_text(self, masked: str) -> None:
+        if masked:
+            self._queue.put_nowait(helpers.update_agent_message_text(masked))
 
     async def _drain(self) -> None:
         while (update := await self._queue.get()) is not None:
@@ -161,9 +170,12 @@ class UpdateSender:
         self._queue.task_done()
 
     async def flush(self) -> None:
+        """Every update so far, the held text too, delivered."""
+        self._send_text(self._text.rest())
         await self._queue.join()
 
     async def close(self) -> None:
+        self._send_text(self._text.rest())
         self._queue.put_nowait(None)
         await self._task
 
@@ -195,7 +207,7 @@ class UpdateSender:
         edits are the editor's own files, and stay as they are)."""
         if isinstance(event, StreamText):
             self.streamed_text = True
-            self.send(helpers.update_agent_message_text(mask_outward(event.text)))
+            self._send_text(self._text.add(event.text))
         elif isinstance(event, StreamRestarted):
             self.send(
                 helpers.update_agent_message_text(

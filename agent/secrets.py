@@ -276,6 +276,35 @@ def release_point(held: str, *, whole_lines: bool = False) -> int:
     return cut
 
 
+class HeldText:
+    """Text that leaves in pieces (a model's stream, a program's output), each masked by
+    the outward pass and none cut where a secret may go on in the next piece
+    (``release_point``). Past ``max_held`` characters without such a cut, what is held
+    leaves as it stands (masked)."""
+
+    def __init__(self, *, max_held: int = 4096) -> None:
+        self.max_held = max_held
+        self._held = ""
+
+    def add(self, text: str, *, whole_lines: bool = False) -> str:
+        """``text`` taken in; what may leave now, masked ("" when nothing may)."""
+        held = self._held + text
+        cut = release_point(held, whole_lines=whole_lines)
+        if len(held) > self.max_held:
+            cut = len(held)
+        self._held = held[cut:]
+        return mask_outward(held[:cut]) if cut else ""
+
+    def rest(self) -> str:
+        """Everything still held, masked; nothing is held after."""
+        held, self._held = self._held, ""
+        return mask_outward(held) if held else ""
+
+    def discard(self) -> None:
+        """Drop what is held, unshown (a stream that starts again)."""
+        self._held = ""
+
+
 #: A made-up value of a key's characters with a digit, which no shape masks alone: put
 #: after a text, it is masked only when that text introduces a secret.
 _PROBE = "Zq8Lm3Xp9Rt2Vn6Wk4Yh7Bd5Fg1Jc0Ps8Qe2Tu6"

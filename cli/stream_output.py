@@ -26,7 +26,7 @@ from agentls.agent.event_stream import (
     StreamEventBase,
 )
 from agentls.agent.events import StreamRestarted, StreamText
-from agentls.agent.secrets import mask_outward, mask_tree, release_point
+from agentls.agent.secrets import HeldText, mask_tree
 
 if TYPE_CHECKING:
     from agentls.agent.events import AgentEvent
@@ -46,25 +46,22 @@ if TYPE_CHECKING:
 class StreamWriter:
     """Writes stream objects to ``out`` whole, one a line; callable as the run's observer.
 
-    Streamed text is held up to its last whitespace (``release_point``), as the terminal
+    Streamed text is held up to its last whitespace (``HeldText``), as the terminal
     and the server hold it, so a secret split across two chunks is masked whole; any other
     event writes what is held first, so the lines keep the order of the run's events.
     """
-
-    #: Beyond this many held characters, they are written anyway.
-    MAX_HELD = 4096
 
     def __init__(self, out: IO[str] | None = None) -> None:
         self.out = out or sys.stdout
         # Observers may be called from the loop and from worker threads (command output).
         self._lock = threading.RLock()
-        self._held = ""
+        self._held = HeldText()
         #: The run's lines; named anew by ``start`` once the run book has named the run.
         self.lines = RunLines("")
 
     def write(self, event: StreamEventBase) -> None:
         with self._lock:
-            self._release(whole=True)
+            self._release()
             self._line(event)
 
     def _line(self, event: StreamEventBase) -> None:
@@ -72,22 +69,22 @@ class StreamWriter:
         self.out.write(line + "\n")
         self.out.flush()
 
-    def _release(self, *, whole: bool) -> None:
-        held = self._held
-        cut = len(held) if whole or len(held) > self.MAX_HELD else release_point(held)
-        if cut:
-            self._held = held[cut:]
-            # Masked before it is counted: a restart's ``discard`` counts what was written.
-            self._line(self.lines.text(mask_outward(held[:cut])))
+    def _release(self) -> None:
+        """All the text held, before a line that is not text."""
+        # Masked before it is counted: a restart's ``discard`` counts what was written.
+        masked = self._held.rest()
+        if masked:
+            self._line(self.lines.text(masked))
 
     def _text(self, text: str) -> None:
         with self._lock:
-            self._held += text
-            self._release(whole=False)
+            masked = self._held.add(text)
+            if masked:
+                self._line(self.lines.text(masked))
 
     def _restart(self, event: StreamRestarted) -> None:
         with self._lock:
-            self._held = ""  # void: the step's text comes again
+            self._held.discard()  # void: the step's text comes again
             self._line(self.lines.restart(event))
 
     def start(self, request: RunRequest) -> None:
@@ -115,7 +112,7 @@ class StreamWriter:
             self._restart(event)
             return
         with self._lock:
-            self._release(whole=True)  # the text before the event, counted in its step
+            self._release()  # the text before the event, counted in its step
             line = self.lines.line(event)
             if line is not None:
                 self._line(line)

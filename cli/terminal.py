@@ -130,48 +130,32 @@ class RedactingStream:
     Text is held until a line ends; a ``flush`` (streamed model text flushes each chunk)
     writes up to the last whitespace and holds the rest, because a key never contains
     whitespace: a secret split across two chunks is still seen whole before it is shown.
-    A header word and its value (``Bearer`` | ``abc...``) and a private key block are
-    held until whole (``agent.secrets.release_point``).
+    The words that introduce a secret and its value (``Bearer`` | ``abc...``) and a
+    private key block are held until whole (``agent.secrets.HeldText``).
     """
 
-    #: Beyond this many held characters, they are written anyway.
-    MAX_HELD = 4096
-
     def __init__(self, inner: IO[str]) -> None:
+        from agentls.agent.secrets import HeldText
+
         self.inner = inner
-        self._held = ""
+        self._held = HeldText()
 
     def write(self, text: str) -> int:
-        self._held += text
-        self._release(whole_lines=True)
+        self._emit(self._held.add(text, whole_lines=True))
         return len(text)
 
     def flush(self) -> None:
-        self._release(whole_lines=False)
+        self._emit(self._held.add("", whole_lines=False))
         self.inner.flush()
-
-    def _release(self, *, whole_lines: bool) -> None:
-        from agentls.agent.secrets import release_point
-
-        held = self._held
-        cut = release_point(held, whole_lines=whole_lines)
-        if len(held) > self.MAX_HELD:
-            cut = len(held)
-        if cut:
-            self._emit(held[:cut])
-            self._held = held[cut:]
 
     def close_held(self) -> None:
         """Write what is still held (at exit)."""
-        if self._held:
-            self._emit(self._held)
-            self._held = ""
+        self._emit(self._held.rest())
         self.inner.flush()
 
-    def _emit(self, text: str) -> None:
-        from agentls.agent.secrets import mask_outward
-
-        self.inner.write(mask_outward(text))
+    def _emit(self, masked: str) -> None:
+        if masked:
+            self.inner.write(masked)
 
     def isatty(self) -> bool:
         return self.inner.isatty()

@@ -33,3 +33,24 @@ async def test_every_update_is_masked() -> None:
     await sender.close()
     dumped = json.dumps([u.model_dump(mode="json") for u in client.updates])
     assert len(client.updates) == 4 and TOKEN not in dumped and "***" in dumped
+
+
+async def test_a_secret_split_across_streamed_chunks_is_masked_whole() -> None:
+    """A model's stream may cut a token or its introducing words anywhere; the session
+    still gets the text in order, whole, and masked."""
+    secret = "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "0123456789"
+    answer = f"Here: {TOKEN} and\n{secret}\nmachine h login me password n3trc-Secret99 done.\n"
+    for size in (1, 3, 7, 24):
+        client = _Client()
+        sender = UpdateSender(client, "s1", "/ws")  # type: ignore[arg-type]
+        for start in range(0, len(answer), size):
+            sender.observer(events.StreamText(answer[start : start + size]))
+        sender.observer(events.Notice("warning", "then a notice"))
+        await sender.close()
+        texts = [u.content.text for u in client.updates]
+        shown = "".join(texts[:-1])
+        assert texts[-1] == "warning: then a notice"  # after all the text, in order
+        assert shown.startswith("Here: ") and shown.endswith(" done.\n"), size
+        for part in (TOKEN, "wJalrXUtnFEMI", "n3trc-Secret99"):
+            assert part not in shown, (size, part)
+        assert shown.count("***") == 3, shown
