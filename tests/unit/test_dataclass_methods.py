@@ -1,5 +1,6 @@
-"""The methods of dataclasses, compiled once and kept in a table. Each case runs in its
-own interpreter: the table's ``exec`` is given to the process's ``dataclasses``."""
+"""The methods of dataclasses, compiled once and kept in a table per package. Each case
+runs in its own interpreter: the tables' ``exec`` is given to the process's
+``dataclasses``."""
 
 from __future__ import annotations
 
@@ -79,24 +80,44 @@ def _python(code: str, *, env: dict[str, str] | None = None) -> dict[str, object
     return result
 
 
-def _with_table(table: Path) -> str:
+#: The module the classes are defined in (classes of ``__main__`` are not kept).
+MODULE = "shapes_under_test"
+
+
+def _program(tmp_path: Path, install: str | None) -> str:
+    """Defines ``CLASSES`` as a module of its own, after ``install`` (code, or None for
+    none), and prints what they answered and what the tables did."""
+    (tmp_path / f"{MODULE}.py").write_text(CLASSES)
     return (
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
         "from pathlib import Path\n"
         "from agentls import dataclass_methods\n"
-        f"dataclass_methods.install(Path({str(table)!r}))\n"
-        + CLASSES
-        + "answers['compiled here'] = len(dataclass_methods._compiled)\n"
-        "answers['looked up'] = len(dataclass_methods._looked_up)\n"
+        + (install or "")
+        + f"\nfrom {MODULE} import answers\n"
+        "tables = dataclass_methods._tables\n"
+        "if tables is not None:\n"
+        "    answers['compiled here'] = sum(map(len, tables.compiled.values()))\n"
+        "    answers['looked up'] = sum(map(len, tables.looked_up.values()))\n"
         "print(json.dumps(answers))\n"
     )
 
 
+def _with_tables(tmp_path: Path) -> str:
+    return _program(tmp_path, f"dataclass_methods.install(Path({str(tmp_path / 'tables')!r}))")
+
+
+def _table(tmp_path: Path) -> Path:
+    return (
+        tmp_path / "tables" / f"dataclass_methods.{sys.implementation.cache_tag}.{MODULE}.marshal"
+    )
+
+
 def test_dataclasses_behave_the_same_with_their_methods_from_the_table(tmp_path: Path) -> None:
-    table = tmp_path / "methods.marshal"
-    plain = _python(CLASSES + "print(json.dumps(answers))\n")
-    first = _python(_with_table(table))
-    assert table.exists()  # written at exit
-    second = _python(_with_table(table))
+    plain = _python(_program(tmp_path, None))
+    first = _python(_with_tables(tmp_path))
+    assert _table(tmp_path).exists()  # written at exit, named after the classes' package
+    second = _python(_with_tables(tmp_path))
 
     assert isinstance(first["compiled here"], int) and first["compiled here"] > 20
     assert first["looked up"] == 0
@@ -108,47 +129,60 @@ def test_dataclasses_behave_the_same_with_their_methods_from_the_table(tmp_path:
     assert plain["frozen set"] == "FrozenInstanceError"
 
 
+def test_each_package_has_its_table_read_at_its_first_class(tmp_path: Path) -> None:
+    _python(_with_tables(tmp_path))
+    seen = _python(
+        "import json\n"
+        "from pathlib import Path\n"
+        "from agentls import dataclass_methods\n"
+        f"dataclass_methods.install(Path({str(tmp_path / 'tables')!r}))\n"
+        "from dataclasses import dataclass\n"
+        "@dataclass\n"
+        "class InMain:\n"
+        "    x: int\n"
+        "print(json.dumps(sorted(dataclass_methods._tables.known)))\n"
+    )
+    assert MODULE not in seen  # not read: no class of that package was defined
+    assert "__main__" not in seen  # and a script's classes are not kept
+
+
 def test_a_table_that_cannot_be_read_is_compiled_anew_and_replaced(tmp_path: Path) -> None:
-    table = tmp_path / "methods.marshal"
-    plain = _python(CLASSES + "print(json.dumps(answers))\n")
+    plain = _python(_program(tmp_path, None))
+    table = _table(tmp_path)
+    table.parent.mkdir()
     for garbage in (b"", b"\x00not marshal at all", b"\xe9\x03\x00\x00"):  # the last: an int
         table.write_bytes(garbage)
-        answers = _python(_with_table(table))
+        answers = _python(_with_tables(tmp_path))
         assert isinstance(answers.pop("compiled here"), int)
         answers.pop("looked up")
         assert answers == plain
         assert table.read_bytes() != garbage
-    again = _python(_with_table(table))
+    again = _python(_with_tables(tmp_path))
     assert again["compiled here"] == 0
 
 
-def test_the_default_table_is_read_but_not_written_without_bytecode_writing(
+def test_the_default_tables_are_read_but_not_written_without_bytecode_writing(
     tmp_path: Path,
 ) -> None:
     """As the interpreter treats ``.pyc`` files under ``PYTHONDONTWRITEBYTECODE``."""
-    code = (
-        "import json, sys\n"
-        "from pathlib import Path\n"
-        "from agentls import dataclass_methods\n"
-        f"dataclass_methods.table_path = lambda: Path({str(tmp_path / 'default.marshal')!r})\n"
-        "dataclass_methods.install()\n"
-        + CLASSES
-        + "print(json.dumps({'known': len(dataclass_methods._known)}))\n"
+    code = _program(
+        tmp_path,
+        f"dataclass_methods.table_directory = lambda: Path({str(tmp_path / 'tables')!r})\n"
+        "dataclass_methods.install()",
     )
-    assert _python(code, env={"PYTHONDONTWRITEBYTECODE": "1"}) == {"known": 0}
-    assert not (tmp_path / "default.marshal").exists()
+    quiet = _python(code, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert not _table(tmp_path).exists()
+    assert quiet["looked up"] == 0
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     done = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True)
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "default.marshal").exists()  # written where bytecode may be
-    answers = _python(code, env={"PYTHONDONTWRITEBYTECODE": "1"})
-    assert isinstance(answers["known"], int) and answers["known"] > 20  # and read
+    assert _table(tmp_path).exists()  # written where bytecode may be
+    again = _python(code, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert again["compiled here"] == 0  # and read
 
 
-def test_the_table_is_kept_beside_agentls_own_bytecode() -> None:
+def test_the_tables_are_kept_beside_agentls_own_bytecode() -> None:
     from agentls import dataclass_methods
 
-    where = dataclass_methods.table_path()
-    assert where is not None
-    assert where.parent == Path(dataclass_methods.__file__).parent / "__pycache__"
-    assert where.name == f"dataclass_methods.{sys.implementation.cache_tag}.marshal"
+    where = dataclass_methods.table_directory()
+    assert where == Path(dataclass_methods.__file__).parent / "__pycache__"
