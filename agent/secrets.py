@@ -282,14 +282,17 @@ class HeldText:
     (``release_point``). Past ``max_held`` characters without such a cut, what is held
     leaves as it stands (masked)."""
 
-    def __init__(self, *, max_held: int = 4096) -> None:
+    def __init__(self, *, max_held: int = 4096, returns_end_lines: bool = False) -> None:
         self.max_held = max_held
+        #: A carriage return ends a line too (a program's progress bar redraws its line).
+        self.returns_end_lines = returns_end_lines
         self._held = ""
 
     def add(self, text: str, *, whole_lines: bool = False) -> str:
         """``text`` taken in; what may leave now, masked ("" when nothing may)."""
         held = self._held + text
-        cut = release_point(held, whole_lines=whole_lines)
+        lines = held.replace("\r", "\n") if self.returns_end_lines else held
+        cut = release_point(lines, whole_lines=whole_lines)
         if len(held) > self.max_held:
             cut = len(held)
         self._held = held[cut:]

@@ -50,7 +50,3 @@ def resume_collection() -> None:
         gc.enable()
     if timer is not None and timer is not threading.current_thread():
         timer.cancel()
-
-
-def collection_paused() -> bool:
-    return _paused

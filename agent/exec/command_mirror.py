@@ -1,13 +1,12 @@
 """A running command's output as events, for a front end that mirrors it (an editor's
 terminal): ``CommandStarted``, then ``CommandOutput`` pieces in order, then ``CommandEnded``.
 
-The output is masked like everything else shown (``agent.secrets``, the outward pass). A
-piece is released up to its last whitespace and the rest held until more comes, because a
-secret never contains whitespace: one split across two reads of the pipe is still seen
-whole before it is masked (a header word and its value, and a private key block, are held
-until whole: ``release_point``). What a command
-prints beyond ``MAX_MIRRORED`` characters is not mirrored (the model's result keeps the
-ends, as ever), and the mirror says so.
+The output is masked like everything else shown (``agent.secrets``, the outward pass) and
+held as every stream that leaves in pieces is (``HeldText``): a secret split across two
+reads of the pipe is still seen whole before it is masked, and what is cut off past
+``MAX_MIRRORED`` characters is cut from masked text, never through a secret. What a
+command prints beyond that is not mirrored (the model's result keeps the ends, as ever),
+and the mirror says so.
 """
 
 from __future__ import annotations
@@ -15,10 +14,8 @@ from __future__ import annotations
 import codecs
 
 from agentls.agent.events import CommandEnded, CommandOutput, CommandStarted, Observer
-from agentls.agent.secrets import mask_outward, release_point
+from agentls.agent.secrets import HeldText, mask_outward
 
-#: Held without whitespace beyond this, text is released anyway (masked as it stands).
-MAX_HELD = 4096
 #: A command's output mirrored at most (characters), so a flood cannot swamp an editor.
 MAX_MIRRORED = 2_000_000
 
@@ -31,7 +28,7 @@ class CommandMirror:
         self._observer = observer
         self._call_id = call_id
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._held = ""
+        self._held = HeldText(returns_end_lines=True)
         self._sent = 0
         self._cut = False
         observer(CommandStarted(call_id, tool, mask_outward(command)))
@@ -39,27 +36,22 @@ class CommandMirror:
     def feed(self, data: bytes) -> None:
         if self._cut:
             return
-        self._held += self._decoder.decode(data)
-        cut = release_point(self._held.replace("\r", "\n"))
-        if len(self._held) > MAX_HELD:
-            cut = len(self._held)
-        if cut:
-            self._send(self._held[:cut])
-            self._held = self._held[cut:]
+        self._send(self._held.add(self._decoder.decode(data)))
 
     def end(self, exit_code: int | None, *, timed_out: bool = False) -> None:
         """The process is gone: what is held, then ``CommandEnded``."""
         if not self._cut:
-            self._send(self._held + self._decoder.decode(b"", final=True))
-        self._held = ""
+            self._send(self._held.add(self._decoder.decode(b"", final=True)))
+            self._send(self._held.rest())
+        self._held.discard()
         self._observer(CommandEnded(self._call_id, exit_code, timed_out))
 
-    def _send(self, text: str) -> None:
-        if not text:
+    def _send(self, masked: str) -> None:
+        if not masked or self._cut:
             return
-        if self._sent + len(text) > MAX_MIRRORED:
+        if self._sent + len(masked) > MAX_MIRRORED:
             self._cut = True
-            text = text[: max(MAX_MIRRORED - self._sent, 0)]
-            text += "\n[... the rest of the output is not shown here ...]\n"
-        self._sent += len(text)
-        self._observer(CommandOutput(self._call_id, mask_outward(text)))
+            masked = masked[: max(MAX_MIRRORED - self._sent, 0)]
+            masked += "\n[... the rest of the output is not shown here ...]\n"
+        self._sent += len(masked)
+        self._observer(CommandOutput(self._call_id, masked))

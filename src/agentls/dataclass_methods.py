@@ -49,7 +49,7 @@ class _Tables:
     (``agentls``, ``pydantic``, ``litellm``...), each read at its package's first class,
     so a process that never imports litellm never reads litellm's ~2 MB."""
 
-    def __init__(self, directory: Path | None, writable: bool) -> None:
+    def __init__(self, directory: Path, writable: bool) -> None:
         self.directory = directory
         self.writable = writable
         self.lock = threading.Lock()
@@ -59,7 +59,7 @@ class _Tables:
 
     def path(self, package: str) -> Path | None:
         tag = sys.implementation.cache_tag
-        if self.directory is None or tag is None:
+        if tag is None:  # an interpreter without bytecode caches
             return None
         return self.directory / f"dataclass_methods.{tag}.{package}.marshal"
 

@@ -47,3 +47,16 @@ def test_a_flood_is_cut_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
     assert shown.startswith("y\ny\n") and shown.endswith("not shown here ...]\n")
     assert shown.count("y") == 50
     assert isinstance(events[-1], CommandEnded)
+
+
+def test_a_flood_cut_inside_a_key_shows_none_of_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cut falls on masked text: a key's first characters never show."""
+    key = "ghp_" + "A1b2C3d4E5" * 4
+    monkeypatch.setattr(command_mirror, "MAX_MIRRORED", len("token ") + 12)
+    events: list[AgentEvent] = []
+    mirror = CommandMirror(events.append, "c4", "execute_command", "cat")
+    mirror.feed(f"token {key} and more output\n".encode())
+    mirror.end(0)
+    shown = mirrored(events)
+    assert shown.startswith("token ***") and shown.endswith("not shown here ...]\n")
+    assert "ghp_" not in shown and "A1b2" not in shown

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from secret_samples import SAMPLES, Sample, all_samples_text, leaked, secret_of
 
-from agentls.agent.secrets import MASK, mask_outward, release_point
+from agentls.agent.secrets import MASK, HeldText, mask_outward, release_point
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=[s.shape for s in SAMPLES])
@@ -89,12 +89,8 @@ def test_a_stream_cut_at_any_point_never_shows_a_secret(sample: Sample, whole_li
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 21, 34])
 def test_a_stream_in_pieces_of_any_size_never_shows_a_secret(size: int) -> None:
-    shown, held = [], ""
-    for start in range(0, len(STREAMED), size):
-        held += STREAMED[start : start + size]
-        cut = release_point(held)
-        shown.append(mask_outward(held[:cut]))
-        held = held[cut:]
-    shown.append(mask_outward(held))
+    held = HeldText()
+    shown = [held.add(STREAMED[start : start + size]) for start in range(0, len(STREAMED), size)]
+    shown.append(held.rest())
     assert leaked("".join(shown)) == []
     assert "".join(shown).startswith("I found these:\n")

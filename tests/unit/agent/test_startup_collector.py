@@ -107,7 +107,7 @@ def test_agentls_run_and_acp_start_with_the_collector_paused() -> None:
         paused = {}
         def record(name):
             def front_end(argv):
-                paused[name] = startup_collector.collection_paused()
+                paused[name] = not gc.isenabled()
                 startup_collector.resume_collection()
                 return 0
             return front_end
